@@ -1,0 +1,55 @@
+//! `forge hook [EVENT]`: the hook handler. Its command line cannot fail (see `main`).
+
+use std::io::{IsTerminal, Read};
+use std::process::ExitCode;
+
+use crate::env::Env;
+use crate::hooks;
+
+/// Handle a Claude Code hook event.
+///
+/// Claude Code runs this with the event's JSON on stdin. The event comes from the
+/// argument or from the payload's hook_event_name. It writes .forge/logs state and
+/// prints only what Claude Code expects; it always exits 0, whatever the input.
+///
+/// Example settings.json entry:
+///   {"type": "command", "command": "/usr/local/bin/forge hook SessionStart"}
+#[derive(clap::Args, Debug)]
+pub struct HookArgs {
+    /// The hook event (SessionStart, Stop, SessionEnd, PreCompact, PreToolUse,
+    /// Notification, PermissionRequest, UserPromptSubmit…); unknown names are logged only.
+    pub event: Option<String>,
+    /// Anything else is accepted and ignored, so a newer settings file never breaks a session.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    pub rest: Vec<String>,
+}
+
+/// Reads stdin (at most 1 MiB; not at all when it is a terminal), handles the event,
+/// prints the output. Never panics out, never exits non-zero.
+pub fn run(args: &HookArgs, env: &Env) -> ExitCode {
+    run_event(args.event.as_deref(), env)
+}
+
+/// The hook entry point, also used when the command line itself did not parse.
+pub fn run_event(event: Option<&str>, env: &Env) -> ExitCode {
+    let outcome = std::panic::catch_unwind(|| {
+        let input = read_stdin();
+        hooks::handle_input(event, &input, env)
+    });
+    if let Ok(out) = outcome {
+        if !out.is_empty() {
+            super::print_out(&out);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn read_stdin() -> Vec<u8> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Vec::new();
+    }
+    let mut buf = Vec::new();
+    let _ = stdin.lock().take(hooks::MAX_STDIN).read_to_end(&mut buf);
+    buf
+}

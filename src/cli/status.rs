@@ -1,0 +1,205 @@
+//! `forge status`: the Snapshot as text for people or JSON for scripts.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use color_eyre::eyre::{WrapErr, bail};
+use serde_json::json;
+
+use crate::env::Env;
+use crate::model::Snapshot;
+use crate::model::handoff::Drift;
+use crate::store::snapshot::{GitSource, load};
+use crate::store::{Paths, resolve_root};
+
+/// Show the project's forge state: last session, flags, sessions, handoffs, Signals.
+///
+/// Examples:
+///   forge status
+///   forge status --json | jq '.blocked'
+#[derive(clap::Args, Debug)]
+pub struct StatusArgs {
+    /// Project folder (default: found from the current folder).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Print the snapshot as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Resolves `--project DIR` (which must exist) or finds the project from the cwd.
+pub fn project_paths(project: Option<&PathBuf>, env: &Env) -> color_eyre::Result<Paths> {
+    match project {
+        Some(dir) => {
+            if !dir.is_dir() {
+                bail!("--project {}: no such folder", dir.display());
+            }
+            let dir = std::path::absolute(dir).wrap_err("resolving --project")?;
+            Ok(Paths::new(dir))
+        }
+        None => Ok(Paths::new(resolve_root(
+            env.claude_project_dir.as_deref(),
+            &env.cwd,
+        ))),
+    }
+}
+
+/// Runs `forge status`.
+pub fn run(args: &StatusArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+    let paths = project_paths(args.project.as_ref(), env)?;
+    let snap = load(&paths, env.now, GitSource::Live);
+    if args.json {
+        let text = serde_json::to_string_pretty(&to_json(&snap)).wrap_err("encoding JSON")?;
+        super::print_out(&format!("{text}\n"));
+    } else {
+        super::print_out(&render_text(&snap));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The snapshot as JSON, with the derived lists scripts want (`blocked`, `attention`).
+pub fn to_json(snap: &Snapshot) -> serde_json::Value {
+    let mut v = serde_json::to_value(snap).unwrap_or_else(|_| json!({}));
+    if let Some(obj) = v.as_object_mut() {
+        obj.insert(
+            "blocked".into(),
+            json!(
+                snap.blocked()
+                    .map(|h| h.file_name.clone())
+                    .collect::<Vec<_>>()
+            ),
+        );
+        obj.insert(
+            "attention".into(),
+            json!(
+                snap.needing_attention()
+                    .iter()
+                    .map(|s| json!({"session_id": s.session_id, "attention": s.attention}))
+                    .collect::<Vec<_>>()
+            ),
+        );
+    }
+    v
+}
+
+/// The snapshot as a few readable lines.
+pub fn render_text(snap: &Snapshot) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Project: {}", snap.root.display());
+    match &snap.git {
+        Some(g) => {
+            let _ = writeln!(
+                out,
+                "Git: branch {} · {} uncommitted",
+                g.branch.as_deref().unwrap_or("?"),
+                g.uncommitted_changes
+            );
+        }
+        None => out.push_str("Git: not a git repository\n"),
+    }
+    if snap.workflow.phase.is_some() || snap.workflow.task.is_some() {
+        let _ = writeln!(
+            out,
+            "Workflow: phase {} · task {}",
+            snap.workflow.phase.as_deref().unwrap_or("-"),
+            snap.workflow.task.as_deref().unwrap_or("-")
+        );
+    }
+    match &snap.last_session {
+        Some(l) => {
+            let _ = writeln!(
+                out,
+                "{}{}",
+                crate::hooks::handle::last_session_line(l),
+                if l.is_final { " (final)" } else { "" }
+            );
+        }
+        None => out.push_str("Last session: none recorded\n"),
+    }
+    if let Some(s) = snap.current_session() {
+        let pct = s
+            .used_percentage
+            .map_or_else(|| "unknown".to_owned(), |p| format!("{p:.0}%"));
+        let _ = writeln!(out, "Context: {pct} (session {})", short(&s.session_id));
+    }
+    let f = &snap.flags;
+    let mut flags = Vec::new();
+    if f.learn_pending {
+        flags.push("learn pending".to_owned());
+    }
+    if f.threshold_fired {
+        flags.push("threshold handoff fired".to_owned());
+    }
+    if let Some(p) = &f.pending_resume {
+        flags.push(format!("pending resume → {}", p.display()));
+    }
+    if !f.compaction_markers.is_empty() {
+        flags.push(format!(
+            "compaction re-read pending ({})",
+            f.compaction_markers.len()
+        ));
+    }
+    let _ = writeln!(
+        out,
+        "Flags: {}",
+        if flags.is_empty() {
+            "none".to_owned()
+        } else {
+            flags.join(" · ")
+        }
+    );
+    for s in snap.needing_attention() {
+        let _ = writeln!(
+            out,
+            "Attention: session {} is {}",
+            short(&s.session_id),
+            s.attention.map_or("?", |a| a.as_str())
+        );
+    }
+    let blocked: Vec<_> = snap.blocked().collect();
+    let _ = writeln!(
+        out,
+        "Handoffs: {} ({} blocked)",
+        snap.handoffs.len(),
+        blocked.len()
+    );
+    for h in snap.handoffs.iter().take(10) {
+        let drift = Drift::of(h, snap.branch(), snap.uncommitted(), snap.taken_at);
+        let _ = writeln!(
+            out,
+            "  {:<8} {:<10} {:<8} {}{}",
+            h.kind.as_str(),
+            h.status_word(),
+            h.task().unwrap_or("-"),
+            h.file_name,
+            if drift.any() { "  (drift)" } else { "" }
+        );
+        if let Some(crate::model::SignalParse::Malformed { reason }) = &h.signal {
+            let _ = writeln!(out, "           ⚠ {reason}");
+        }
+        if let Some(sig) = h
+            .signal
+            .as_ref()
+            .and_then(crate::model::SignalParse::signal)
+        {
+            if sig.is_blocked() {
+                for q in &sig.open_questions {
+                    let _ = writeln!(out, "           ? {q}");
+                }
+            }
+        }
+    }
+    if snap.handoffs.len() > 10 {
+        let _ = writeln!(
+            out,
+            "  … and {} more (forge resume lists them all)",
+            snap.handoffs.len() - 10
+        );
+    }
+    out
+}
+
+fn short(id: &str) -> &str {
+    id.get(..8).unwrap_or(id)
+}

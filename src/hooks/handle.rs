@@ -1,0 +1,552 @@
+//! The effects of each hook event (DESIGN.md "Hook events") and the text it prints.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+
+use super::event::HookEvent;
+use super::wire::WireHookInput;
+use crate::config::{self, Config};
+use crate::env::Env;
+use crate::model::Snapshot;
+use crate::model::handoff::Drift;
+use crate::model::state::{Attention, EventLine, LastSession, PreCompactState};
+use crate::store::snapshot::{GitSource, load};
+use crate::store::{self, Paths, files, handoffs};
+
+/// The most stdin forge reads (1 MiB); a longer payload is cut and fails to parse.
+pub const MAX_STDIN: u64 = 1024 * 1024;
+/// SessionStart output stays under Claude Code's 10,000-character cap.
+pub const SESSION_START_BUDGET: usize = 9_500;
+/// How many changed names go into the pre-compact state and the re-read list.
+const RECENT_FILES: usize = 20;
+
+/// Handles one hook call: `event_arg` from the command line (may be absent), `input`
+/// the raw stdin bytes. Returns what to print on stdout (often nothing).
+///
+/// Errors are logged, never returned: the caller always exits 0.
+pub fn handle_input(event_arg: Option<&str>, input: &[u8], env: &Env) -> String {
+    let parsed: Result<Value, String> = if input.iter().all(u8::is_ascii_whitespace) {
+        Err("empty input".to_owned())
+    } else {
+        serde_json::from_slice(input).map_err(|e| format!("invalid JSON: {e}"))
+    };
+    let wire = parsed
+        .as_ref()
+        .map(WireHookInput::from_value)
+        .unwrap_or_default();
+    let cwd = wire
+        .cwd
+        .as_deref()
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute() && p.is_dir())
+        .unwrap_or_else(|| env.cwd.clone());
+    let paths = Paths::new(store::resolve_root(env.claude_project_dir.as_deref(), &cwd));
+    let name = event_arg
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .or_else(|| wire.hook_event_name.clone());
+
+    let problem = match (&parsed, &name) {
+        (Err(e), _) => Some(e.clone()),
+        (Ok(v), _) if !v.is_object() => Some("payload is not a JSON object".to_owned()),
+        (Ok(_), None) => Some("no event name (argument or hook_event_name)".to_owned()),
+        _ => None,
+    };
+    if let Some(problem) = problem {
+        // A logged no-op: only where forge's state folder already exists.
+        if paths.logs().is_dir() {
+            let event = name.clone().unwrap_or_else(|| "unknown".to_owned());
+            store::log_error(&paths, &format!("hook {event}"), &problem);
+            let mut facts = serde_json::Map::new();
+            facts.insert("error".into(), Value::String(problem));
+            let _ = files::append_event(
+                &paths,
+                &EventLine {
+                    time: files::iso(env.now),
+                    event,
+                    session: wire.session_id.clone(),
+                    facts,
+                },
+            );
+        }
+        return String::new();
+    }
+    let name = name.unwrap_or_default();
+    let event = HookEvent::from_wire(&name, &wire);
+    let ctx = Ctx {
+        paths,
+        env,
+        wire: &wire,
+        now: env.now,
+    };
+    if let Err(e) = ctx.paths.ensure_dirs() {
+        // Read-only or otherwise unwritable: nothing can be recorded. Stay silent.
+        let _ = e;
+        return String::new();
+    }
+    let _ = files::append_event(&ctx.paths, &event_line(&event, &wire, env.now));
+    match ctx.dispatch(&event) {
+        Ok(out) => out,
+        Err(e) => {
+            store::log_error(
+                &ctx.paths,
+                &format!("hook {}", event.name()),
+                &e.to_string(),
+            );
+            String::new()
+        }
+    }
+}
+
+fn event_line(event: &HookEvent, w: &WireHookInput, now: DateTime<Utc>) -> EventLine {
+    let mut facts = serde_json::Map::new();
+    let mut put = |k: &str, v: &Option<String>| {
+        if let Some(v) = v {
+            facts.insert(k.to_owned(), Value::String(v.chars().take(80).collect()));
+        }
+    };
+    put("source", &w.source);
+    put("reason", &w.reason);
+    put("trigger", &w.trigger);
+    put("tool", &w.tool_name);
+    put("notification", &w.notification_type);
+    if matches!(event, HookEvent::Stop { .. }) && w.stop_hook_active {
+        facts.insert("stop_hook_active".into(), Value::Bool(true));
+    }
+    EventLine {
+        time: files::iso(now),
+        event: event.name().to_owned(),
+        session: w.session_id.clone(),
+        facts,
+    }
+}
+
+struct Ctx<'a> {
+    paths: Paths,
+    env: &'a Env,
+    wire: &'a WireHookInput,
+    now: DateTime<Utc>,
+}
+
+type HookResult = std::io::Result<String>;
+
+impl Ctx<'_> {
+    fn dispatch(&self, event: &HookEvent) -> HookResult {
+        match event {
+            HookEvent::SessionStart { source } => self.session_start(source.as_deref()),
+            HookEvent::Stop { stop_hook_active } => self.stop(*stop_hook_active),
+            HookEvent::SessionEnd { reason } => self.session_end(reason.as_deref()),
+            HookEvent::PreCompact { trigger } => self.pre_compact(trigger.as_deref()),
+            HookEvent::PreToolUse { .. } => self.pre_tool_use(),
+            HookEvent::Notification { kind, message } => {
+                let attention = match kind.as_deref() {
+                    Some("permission_prompt" | "worker_permission_prompt") => {
+                        Some(Attention::WaitingPermission)
+                    }
+                    Some(
+                        "idle_prompt"
+                        | "agent_needs_input"
+                        | "elicitation_dialog"
+                        | "elicitation_url_dialog",
+                    ) => Some(Attention::WaitingInput),
+                    _ => None,
+                };
+                self.touch_bridge(event.name(), attention, message.clone());
+                Ok(String::new())
+            }
+            HookEvent::PermissionRequest { tool_name } => {
+                let msg = tool_name.as_ref().map(|t| format!("permission to use {t}"));
+                self.touch_bridge(event.name(), Some(Attention::WaitingPermission), msg);
+                Ok(String::new())
+            }
+            HookEvent::UserPromptSubmit => {
+                self.touch_bridge(event.name(), Some(Attention::Busy), None);
+                Ok(String::new())
+            }
+            HookEvent::Other(_) => Ok(String::new()),
+        }
+    }
+
+    fn config(&self) -> Config {
+        config::load_or_default(&self.paths, self.env)
+    }
+
+    fn session_id(&self) -> Option<&str> {
+        self.wire.session_id.as_deref()
+    }
+
+    /// Records the last event (and attention state) in the session's bridge file.
+    fn touch_bridge(&self, event: &str, attention: Option<Attention>, message: Option<String>) {
+        let Some(sid) = self.session_id() else { return };
+        let transcript = self.wire.transcript_path.clone();
+        let cwd = self.wire.cwd.clone();
+        let now = files::iso(self.now);
+        let result = files::update_bridge(&self.paths, sid, self.now, |b| {
+            b.last_event = Some(event.to_owned());
+            b.last_event_at = Some(now);
+            if let Some(a) = attention {
+                b.attention = Some(a);
+                b.attention_message = message;
+            }
+            if transcript.is_some() {
+                b.transcript_path = transcript;
+            }
+            if cwd.is_some() {
+                b.cwd = cwd;
+            }
+            true
+        });
+        if let Err(e) = result {
+            store::log_error(&self.paths, event, &format!("bridge: {e}"));
+        }
+    }
+
+    // ----- SessionStart ---------------------------------------------------------
+
+    fn session_start(&self, source: Option<&str>) -> HookResult {
+        let snap = load(&self.paths, self.now, GitSource::Live);
+        let mut out = String::new();
+
+        if let Some(last) = &snap.last_session {
+            let _ = writeln!(out, "{}", last_session_line(last));
+            if last.forge_phase.is_some() || last.forge_task.is_some() {
+                let _ = writeln!(
+                    out,
+                    "Workflow: phase {} · task {}",
+                    last.forge_phase.as_deref().unwrap_or("-"),
+                    last.forge_task.as_deref().unwrap_or("-")
+                );
+            }
+        }
+        if snap.flags.learn_pending {
+            out.push_str(
+                "Learn: the last session ended without extracting what it learned. \
+                 Run /forge-learn to save reusable patterns (never credentials or file contents).\n",
+            );
+            let _ = store::remove_if_exists(&self.paths.learn_pending());
+        }
+        let keep_guard = source == Some("resume");
+        files::clear_threshold(
+            &self.paths,
+            if keep_guard { None } else { self.session_id() },
+        );
+
+        for h in snap.unseen_blocked() {
+            out.push_str(&blocked_lines(h));
+        }
+
+        if source == Some("compact") {
+            out.push_str(&reread_guidance(&snap));
+        }
+
+        if let Some(target) = self.take_pending_resume() {
+            out.push_str(&resume_text(
+                &target,
+                &snap,
+                self.now,
+                SESSION_START_BUDGET.saturating_sub(out.chars().count()),
+            ));
+        }
+
+        let attention = if source == Some("compact") {
+            Attention::Busy
+        } else {
+            Attention::WaitingInput
+        };
+        self.touch_bridge("SessionStart", Some(attention), None);
+        Ok(truncate_chars(&out, SESSION_START_BUDGET))
+    }
+
+    /// Consumes the pending resume: the project marker first; the global one only
+    /// when it points inside this project. Both are removed when they agree.
+    fn take_pending_resume(&self) -> Option<PathBuf> {
+        let project = files::read_marker(&self.paths.pending_resume());
+        let global_path = self.env.global_pending_resume();
+        let global = global_path.as_deref().and_then(files::read_marker);
+        let target = project.clone().or_else(|| {
+            global
+                .clone()
+                .filter(|g| files::points_inside(g, &self.paths.root))
+        })?;
+        if project.is_some() {
+            let _ = store::remove_if_exists(&self.paths.pending_resume());
+        }
+        if let (Some(gp), Some(g)) = (&global_path, &global) {
+            if g == &target {
+                let _ = store::remove_if_exists(gp);
+            }
+        }
+        Some(target)
+    }
+
+    // ----- Stop / SessionEnd ----------------------------------------------------
+
+    fn record_end(
+        &self,
+        is_final: bool,
+        reason: Option<&str>,
+    ) -> Option<crate::model::state::GitCache> {
+        let git = crate::git::refresh_cache(&self.paths, self.now);
+        let workflow = files::read_workflow(&self.paths);
+        let bridge = self
+            .session_id()
+            .and_then(|s| files::read_bridge(&self.paths, s));
+        let last = LastSession {
+            ended_at: files::iso(self.now),
+            branch: git.as_ref().and_then(|g| g.branch.clone()),
+            uncommitted_changes: git.as_ref().map_or(0, |g| g.uncommitted_changes),
+            forge_phase: workflow.phase,
+            forge_task: workflow.task,
+            session_id: self.wire.session_id.clone(),
+            transcript_path: self.wire.transcript_path.clone(),
+            reason: reason.map(str::to_owned),
+            is_final,
+            context_used_pct: bridge.and_then(|b| b.used_percentage),
+        };
+        if let Err(e) = files::write_last_session(&self.paths, &last) {
+            store::log_error(&self.paths, "last-session", &e.to_string());
+        }
+        let _ = store::touch_flag(&self.paths.learn_pending());
+        git
+    }
+
+    fn stop(&self, stop_hook_active: bool) -> HookResult {
+        let git = self.record_end(false, None);
+        self.touch_bridge("Stop", Some(Attention::WaitingInput), None);
+        // Failsafe: a compaction happened and no tool ran since, so PreToolUse never
+        // got to ask for the re-read. Block the stop once (never when already
+        // continuing because of a Stop hook).
+        if !stop_hook_active {
+            if let Some(files_to_read) = self.consume_compaction_marker() {
+                let reason = reread_reason(&files_to_read);
+                return Ok(format!(
+                    "{}\n",
+                    json!({"decision": "block", "reason": reason})
+                ));
+            }
+        }
+        Ok(dirty_warning(git.as_ref()))
+    }
+
+    fn session_end(&self, reason: Option<&str>) -> HookResult {
+        let git = self.record_end(true, reason);
+        self.touch_bridge("SessionEnd", Some(Attention::Ended), None);
+        Ok(dirty_warning(git.as_ref()))
+    }
+
+    // ----- PreCompact / PreToolUse ---------------------------------------------
+
+    fn pre_compact(&self, trigger: Option<&str>) -> HookResult {
+        let cfg = self.config();
+        let git = crate::git::facts(&self.paths.root);
+        let state = PreCompactState {
+            captured_at: files::iso(self.now),
+            branch: git.as_ref().map(|g| g.branch.clone()),
+            uncommitted_changes: git.as_ref().map_or(0, |g| g.uncommitted),
+            recent_files: git
+                .as_ref()
+                .map(|g| g.changed.iter().take(RECENT_FILES).cloned().collect())
+                .unwrap_or_default(),
+            trigger: trigger.map(str::to_owned),
+            session_id: self.wire.session_id.clone(),
+        };
+        store::write_json(&self.paths.pre_compact_state(), &state)?;
+        let line = serde_json::to_string(&state).map_err(std::io::Error::other)?;
+        store::append_line_capped(&self.paths.compactions(), &line, store::COMPACTIONS_CAP)?;
+        if cfg.hooks.compaction_reread {
+            if let Some(sid) = self.session_id() {
+                let files_to_read = reread_files(&self.paths, &state.recent_files);
+                store::write_json(
+                    &self.paths.compaction_marker(sid),
+                    &json!({"captured_at": state.captured_at, "reread": files_to_read}),
+                )?;
+            }
+        }
+        self.touch_bridge("PreCompact", None, None);
+        Ok(String::new())
+    }
+
+    /// Removes this session's compaction marker; `Some(files to re-read)` for the one
+    /// caller that removed it (parallel tool calls race; exactly one wins).
+    fn consume_compaction_marker(&self) -> Option<Vec<String>> {
+        let sid = self.session_id()?;
+        let marker = self.paths.compaction_marker(sid);
+        if !marker.exists() {
+            return None;
+        }
+        let recorded: Option<Value> = store::read_json(&marker);
+        if !store::remove_if_exists(&marker).unwrap_or(false) {
+            return None;
+        }
+        let list = recorded
+            .as_ref()
+            .and_then(|v| v.get("reread"))
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_else(|| reread_files(&self.paths, &[]));
+        Some(list)
+    }
+
+    fn pre_tool_use(&self) -> HookResult {
+        if let Some(files_to_read) = self.consume_compaction_marker() {
+            let out = json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": reread_reason(&files_to_read),
+                }
+            });
+            return Ok(format!("{out}\n"));
+        }
+        // A tool is running, so the session is busy again (after a permission prompt).
+        if let Some(sid) = self.session_id() {
+            let waiting = files::read_bridge(&self.paths, sid)
+                .and_then(|b| b.attention)
+                .is_some_and(|a| a != Attention::Busy);
+            if waiting {
+                self.touch_bridge("PreToolUse", Some(Attention::Busy), None);
+            }
+        }
+        Ok(String::new())
+    }
+}
+
+/// `Last session: <ended_at> · branch <b> · <n> uncommitted`.
+pub fn last_session_line(last: &LastSession) -> String {
+    format!(
+        "Last session: {} · branch {} · {} uncommitted",
+        last.ended_at,
+        last.branch.as_deref().unwrap_or("(none)"),
+        last.uncommitted_changes
+    )
+}
+
+fn blocked_lines(h: &crate::model::HandoffEntry) -> String {
+    let mut out = String::new();
+    let task = h.task().unwrap_or("?");
+    let route = h.route().unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "Blocked agent signal: task {task} ({route}) in .forge/handoffs/{}",
+        h.file_name
+    );
+    if let Some(s) = h
+        .signal
+        .as_ref()
+        .and_then(crate::model::SignalParse::signal)
+    {
+        for q in &s.open_questions {
+            let _ = writeln!(out, "  Open question: {q}");
+        }
+        if s.open_questions.is_empty() && s.open_question_count > 0 {
+            let _ = writeln!(
+                out,
+                "  {} open question(s): see the file",
+                s.open_question_count
+            );
+        }
+    }
+    out
+}
+
+/// The files to re-read after a compaction: project instructions, workflow state,
+/// the newest session handoff, and the recently changed files.
+fn reread_files(paths: &Paths, recent: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    if paths.root.join("CLAUDE.md").exists() {
+        out.push("CLAUDE.md".to_owned());
+    }
+    if paths.state_json().exists() {
+        out.push(".forge/state.json".to_owned());
+    }
+    if let Some(h) = handoffs::list(paths)
+        .into_iter()
+        .find(|h| h.kind == crate::model::HandoffKind::Session)
+    {
+        out.push(format!(".forge/handoffs/{}", h.file_name));
+    }
+    out.extend(recent.iter().take(RECENT_FILES).cloned());
+    if out.is_empty() {
+        out.push("CLAUDE.md".to_owned());
+    }
+    out
+}
+
+fn reread_reason(files_to_read: &[String]) -> String {
+    format!(
+        "forge: the context was just compacted and details were lost. Before continuing, \
+         re-read: {}. Then carry on with the task.",
+        files_to_read.join(", ")
+    )
+}
+
+fn reread_guidance(snap: &Snapshot) -> String {
+    let recent = snap
+        .pre_compact
+        .as_ref()
+        .map(|p| p.recent_files.clone())
+        .unwrap_or_default();
+    let paths = Paths::new(snap.root.clone());
+    format!(
+        "Context was compacted. Re-read before continuing: {}.\n",
+        reread_files(&paths, &recent).join(", ")
+    )
+}
+
+fn resume_text(target: &Path, snap: &Snapshot, now: DateTime<Utc>, budget: usize) -> String {
+    let Some(entry) = handoffs::load_one(target) else {
+        return format!(
+            "Pending resume pointed at {}, which no longer exists; nothing to resume.\n",
+            target.display()
+        );
+    };
+    let text = store::read_text(target).unwrap_or_default();
+    let mut out = format!("Resuming from handoff {}:\n", target.display());
+    let drift = Drift::of(&entry, snap.branch(), snap.uncommitted(), now);
+    for note in drift.notes() {
+        let _ = writeln!(out, "Drift: {note}");
+    }
+    let room = budget.saturating_sub(out.chars().count() + 80);
+    let body = truncate_chars(&text, room);
+    out.push_str(&body);
+    if body.chars().count() < text.chars().count() {
+        let _ = write!(
+            out,
+            "\n[handoff cut to fit; read the rest in {}]\n",
+            target.display()
+        );
+    }
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+fn dirty_warning(git: Option<&crate::model::state::GitCache>) -> String {
+    match git {
+        Some(g) if g.uncommitted_changes > 0 => format!(
+            "forge: {} uncommitted change{} on branch {} — commit them or note them in a handoff.\n",
+            g.uncommitted_changes,
+            if g.uncommitted_changes == 1 { "" } else { "s" },
+            g.branch.as_deref().unwrap_or("(none)")
+        ),
+        _ => String::new(),
+    }
+}
+
+/// Cuts `s` to at most `max` characters (on a character boundary).
+pub fn truncate_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => s.get(..i).unwrap_or(s).to_owned(),
+        None => s.to_owned(),
+    }
+}

@@ -1,0 +1,20 @@
+//! forge keeps Claude Code sessions oriented across context limits.
+//!
+//! The crate is a library with a thin binary (`src/main.rs`). Module map:
+//!
+//! - [`env`]: the process environment, injected so tests never touch the real `~/.claude`.
+//! - [`store`]: paths, atomic writes, capped logs, typed state-file readers/writers.
+//! - [`model`]: pure types: Signals, handoff listing, the `Snapshot`, levels, transcripts.
+//! - [`git`]: git facts through `git2` (branch, uncommitted count, changed names).
+//! - [`config`]: layered TOML configuration.
+//! - [`hooks`]: `forge hook`: wire types → domain events → state-file effects.
+//! - [`cli`]: one file per subcommand (`Args` + `run`).
+//! - [`ui`], [`tui`], [`watch`]: the dashboard.
+
+pub mod cli;
+pub mod config;
+pub mod env;
+pub mod git;
+pub mod hooks;
+pub mod model;
+pub mod store;

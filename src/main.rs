@@ -1,0 +1,24 @@
+//! The `forge` binary: parse the command line and dispatch. Everything else is in the
+//! library.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use forge::cli::{self, Cli};
+use forge::env::Env;
+
+fn main() -> ExitCode {
+    let env = Env::from_process();
+    match Cli::try_parse() {
+        Ok(cli) => cli::run(cli, &env),
+        Err(err) => {
+            // clap exits 2 on bad input, and exit 2 *blocks* a PreToolUse call: the
+            // hook's command line must never fail.
+            if std::env::args_os().nth(1).is_some_and(|a| a == "hook") {
+                let event = std::env::args().nth(2).filter(|a| !a.starts_with('-'));
+                return cli::hook::run_event(event.as_deref(), &env);
+            }
+            err.exit()
+        }
+    }
+}

@@ -1,0 +1,380 @@
+//! Handoff files: session handoffs (`handoff-YYYYMMDD-HHMMSS*.md`) and agent handoffs
+//! (`agent-{TASK}-{YYYYMMDD-HHMMSS}*.md`), their names, front matter and order.
+//!
+//! "Newer" compares the timestamps in file names; front matter `created_at` or the
+//! file's mtime are used only when a name carries none.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
+use serde::Serialize;
+
+use super::signal::{AgentHeader, SignalParse};
+
+/// Session handoff or agent handoff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HandoffKind {
+    /// `handoff-*.md`, written by `forge handoff`.
+    Session,
+    /// `agent-*.md`, written by `forge signal` or an agent.
+    Agent,
+}
+
+impl HandoffKind {
+    /// Classifies a file name; `None` for anything that is not a handoff.
+    /// No `handoff-*` name is ever an agent file and vice versa.
+    pub fn of_file_name(name: &str) -> Option<Self> {
+        if !name.ends_with(".md") {
+            return None;
+        }
+        if name.starts_with("handoff-") {
+            Some(Self::Session)
+        } else if name.starts_with("agent-") {
+            Some(Self::Agent)
+        } else {
+            None
+        }
+    }
+    /// `"session"` or `"agent"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Session => "session",
+            Self::Agent => "agent",
+        }
+    }
+}
+
+/// YAML-style `key: value` front matter between `---` lines (flat; values as text).
+pub type FrontMatter = BTreeMap<String, String>;
+
+/// Splits a document into its front matter (when it opens with `---`) and its body.
+pub fn split_front_matter(text: &str) -> (FrontMatter, &str) {
+    let mut fm = FrontMatter::new();
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return (fm, text);
+    };
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        offset += line.len();
+        let trimmed = line.trim_end();
+        if trimmed == "---" {
+            return (fm, rest.get(offset..).unwrap_or(""));
+        }
+        if let Some((k, v)) = trimmed.split_once(':') {
+            let v = v.trim().trim_matches('"').trim_matches('\'');
+            fm.insert(k.trim().to_owned(), v.to_owned());
+        }
+    }
+    // No closing fence: not front matter after all.
+    (FrontMatter::new(), text)
+}
+
+/// The `YYYYMMDD-HHMMSS` stamp in a handoff file name (the last one in the name, so a
+/// task id containing digits and dashes does not confuse it), as UTC.
+pub fn stamp_from_file_name(name: &str) -> Option<DateTime<Utc>> {
+    let bytes = name.as_bytes();
+    let is_stamp = |w: &[u8]| {
+        w.len() == 15
+            && w.iter().enumerate().all(|(i, b)| {
+                if i == 8 {
+                    *b == b'-'
+                } else {
+                    b.is_ascii_digit()
+                }
+            })
+    };
+    let pos = (0..bytes.len().saturating_sub(14))
+        .rev()
+        .find(|&i| bytes.get(i..i + 15).is_some_and(is_stamp))?;
+    let s = name.get(pos..pos + 15)?;
+    let naive = NaiveDateTime::parse_from_str(s, "%Y%m%d-%H%M%S").ok()?;
+    Some(Utc.from_utc_datetime(&naive))
+}
+
+/// The first `# ` heading of a body, without the `#`.
+pub fn title_of(body: &str) -> Option<String> {
+    body.lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("# ") || l.starts_with("## "))
+        .map(|l| l.trim_start_matches('#').trim().to_owned())
+}
+
+/// One handoff file, parsed.
+#[derive(Debug, Clone, Serialize)]
+pub struct HandoffEntry {
+    /// Absolute path.
+    pub path: PathBuf,
+    /// File name.
+    pub file_name: String,
+    /// Session or agent.
+    pub kind: HandoffKind,
+    /// When it was written: name stamp, else `created_at`/`Timestamp`, else mtime.
+    pub created: Option<DateTime<Utc>>,
+    /// Front matter (session handoffs).
+    pub front: FrontMatter,
+    /// The first heading.
+    pub title: Option<String>,
+    /// Agent header lines (agent handoffs).
+    pub header: Option<AgentHeader>,
+    /// The Signal (agent handoffs only).
+    pub signal: Option<SignalParse>,
+}
+
+impl HandoffEntry {
+    /// Builds an entry from a file's name, text and mtime.
+    pub fn parse(path: PathBuf, text: &str, mtime: Option<DateTime<Utc>>) -> Option<Self> {
+        let file_name = path.file_name()?.to_str()?.to_owned();
+        let kind = HandoffKind::of_file_name(&file_name)?;
+        let (front, body) = split_front_matter(text);
+        let (header, signal) = match kind {
+            HandoffKind::Agent => (
+                Some(super::signal::parse_header(body)),
+                Some(super::signal::parse_signal(body)),
+            ),
+            HandoffKind::Session => (None, None),
+        };
+        let parse_time = |s: &str| {
+            DateTime::parse_from_rfc3339(s)
+                .ok()
+                .map(|d| d.with_timezone(&Utc))
+        };
+        let created = stamp_from_file_name(&file_name)
+            .or_else(|| front.get("created_at").and_then(|s| parse_time(s)))
+            .or_else(|| {
+                header
+                    .as_ref()
+                    .and_then(|h| h.timestamp.as_deref())
+                    .and_then(parse_time)
+            })
+            .or(mtime);
+        Some(Self {
+            path,
+            file_name,
+            kind,
+            created,
+            title: title_of(body),
+            front,
+            header,
+            signal,
+        })
+    }
+
+    /// The task this handoff is about: Signal task id, header `Task:`, or front matter.
+    pub fn task(&self) -> Option<&str> {
+        self.signal
+            .as_ref()
+            .and_then(SignalParse::signal)
+            .map(|s| s.task_id.as_str())
+            .or_else(|| self.header.as_ref().and_then(|h| h.task.as_deref()))
+            .or_else(|| self.front.get("forge_task").map(String::as_str))
+    }
+
+    /// Whether this is an agent handoff whose Signal blocks.
+    pub fn is_blocked(&self) -> bool {
+        self.signal.as_ref().is_some_and(SignalParse::is_blocked)
+    }
+
+    /// complete / partial / blocked / malformed for agents; the trigger for sessions.
+    pub fn status_word(&self) -> &str {
+        match &self.signal {
+            Some(s) => s.status_word(),
+            None => self.front.get("trigger").map_or("session", String::as_str),
+        }
+    }
+
+    /// `from→to` for agent handoffs.
+    pub fn route(&self) -> Option<String> {
+        if let Some(s) = self.signal.as_ref().and_then(SignalParse::signal) {
+            return Some(format!("{}→{}", s.from, s.to));
+        }
+        let h = self.header.as_ref()?;
+        Some(format!(
+            "{}→{}",
+            h.from.as_deref().unwrap_or("?"),
+            h.to.as_deref().unwrap_or("?")
+        ))
+    }
+
+    /// The branch recorded in front matter.
+    pub fn branch(&self) -> Option<&str> {
+        self.front.get("branch").map(String::as_str)
+    }
+
+    /// The uncommitted count recorded in front matter.
+    pub fn uncommitted(&self) -> Option<u64> {
+        self.front.get("uncommitted_changes")?.parse().ok()
+    }
+}
+
+/// Sorts newest first (by `created`, then by name so equal stamps keep a stable order).
+pub fn sort_newest_first(entries: &mut [HandoffEntry]) {
+    entries.sort_by(|a, b| {
+        b.created
+            .cmp(&a.created)
+            .then_with(|| b.file_name.cmp(&a.file_name))
+    });
+}
+
+/// Drift between a handoff and the tree now.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Drift {
+    /// The branch now, when it differs from the handoff's.
+    pub branch_changed: Option<(String, String)>,
+    /// Uncommitted changes then and now, when there are more now.
+    pub dirtier: Option<(u64, u64)>,
+    /// Age in hours, when older than 24 h.
+    pub stale_hours: Option<i64>,
+}
+
+impl Drift {
+    /// Compares a handoff with the current branch and uncommitted count at `now`.
+    pub fn of(
+        entry: &HandoffEntry,
+        branch_now: Option<&str>,
+        uncommitted_now: Option<u64>,
+        now: DateTime<Utc>,
+    ) -> Self {
+        let branch_changed = match (entry.branch(), branch_now) {
+            (Some(then), Some(now_b)) if then != now_b => Some((then.to_owned(), now_b.to_owned())),
+            _ => None,
+        };
+        let dirtier = match (entry.uncommitted(), uncommitted_now) {
+            (Some(then), Some(n)) if n > then => Some((then, n)),
+            _ => None,
+        };
+        let stale_hours = entry
+            .created
+            .map(|c| (now - c).num_hours())
+            .filter(|h| *h >= 24);
+        Self {
+            branch_changed,
+            dirtier,
+            stale_hours,
+        }
+    }
+
+    /// Whether anything drifted.
+    pub fn any(&self) -> bool {
+        self.branch_changed.is_some() || self.dirtier.is_some() || self.stale_hours.is_some()
+    }
+
+    /// One note per drift, in words.
+    pub fn notes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some((then, now)) = &self.branch_changed {
+            out.push(format!(
+                "branch changed: the handoff was written on {then}, you are on {now}"
+            ));
+        }
+        if let Some((then, now)) = self.dirtier {
+            out.push(format!(
+                "tree dirtier: {then} uncommitted changes then, {now} now"
+            ));
+        }
+        if let Some(h) = self.stale_hours {
+            out.push(format!("older than 24 h: written {h} h ago"));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SESSION: &str = include_str!("../../tests/fixtures/handoffs/handoff-20261121-094500.md");
+
+    #[test]
+    fn kinds_never_cross() {
+        assert_eq!(
+            HandoffKind::of_file_name("handoff-20261121-094500.md"),
+            Some(HandoffKind::Session)
+        );
+        assert_eq!(
+            HandoffKind::of_file_name("agent-T-1-20261121-094500.md"),
+            Some(HandoffKind::Agent)
+        );
+        assert_eq!(
+            HandoffKind::of_file_name("agent-handoff-x.md"),
+            Some(HandoffKind::Agent)
+        );
+        assert_eq!(
+            HandoffKind::of_file_name("handoff-agent-x.md"),
+            Some(HandoffKind::Session)
+        );
+        assert_eq!(HandoffKind::of_file_name("notes.md"), None);
+        assert_eq!(HandoffKind::of_file_name("handoff-1.txt"), None);
+    }
+
+    #[test]
+    fn stamp_is_the_last_one_in_the_name() {
+        let s = stamp_from_file_name("agent-20200101-000000-20261121-101502.md").unwrap();
+        assert_eq!(s.to_rfc3339(), "2026-11-21T10:15:02+00:00");
+        let s = stamp_from_file_name("handoff-20261121-094500-2.md").unwrap();
+        assert_eq!(s.to_rfc3339(), "2026-11-21T09:45:00+00:00");
+        assert!(stamp_from_file_name("handoff-x.md").is_none());
+        assert!(stamp_from_file_name("handoff-20261399-999999.md").is_none());
+    }
+
+    #[test]
+    fn front_matter_is_parsed_and_body_split() {
+        let (fm, body) = split_front_matter(SESSION);
+        assert_eq!(
+            fm.get("trigger").map(String::as_str),
+            Some("context-threshold")
+        );
+        assert_eq!(fm.get("branch").map(String::as_str), Some("feat/pool"));
+        assert!(body.trim_start().starts_with("# Session handoff"));
+        let (fm, body) = split_front_matter("---\nno closing");
+        assert!(fm.is_empty());
+        assert_eq!(body, "---\nno closing");
+    }
+
+    #[test]
+    fn drift_notes_branch_dirt_and_age() {
+        let e = HandoffEntry::parse(
+            PathBuf::from("/x/handoff-20261121-094500.md"),
+            SESSION,
+            None,
+        )
+        .unwrap();
+        let now = Utc.with_ymd_and_hms(2026, 11, 23, 9, 45, 0).unwrap();
+        let d = Drift::of(&e, Some("main"), Some(5), now);
+        assert_eq!(d.branch_changed, Some(("feat/pool".into(), "main".into())));
+        assert_eq!(d.dirtier, Some((2, 5)));
+        assert_eq!(d.stale_hours, Some(48));
+        assert_eq!(d.notes().len(), 3);
+        let fresh = Drift::of(
+            &e,
+            Some("feat/pool"),
+            Some(2),
+            Utc.with_ymd_and_hms(2026, 11, 21, 10, 0, 0).unwrap(),
+        );
+        assert!(!fresh.any());
+    }
+
+    #[test]
+    fn newest_first_by_name_stamp() {
+        let mk = |n: &str| HandoffEntry::parse(PathBuf::from(format!("/h/{n}")), "", None).unwrap();
+        let mut v = vec![
+            mk("handoff-20261120-100000.md"),
+            mk("agent-T-1-20261121-080000.md"),
+            mk("handoff-20261121-090000.md"),
+        ];
+        sort_newest_first(&mut v);
+        let names: Vec<_> = v.iter().map(|e| e.file_name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "handoff-20261121-090000.md",
+                "agent-T-1-20261121-080000.md",
+                "handoff-20261120-100000.md"
+            ]
+        );
+    }
+}

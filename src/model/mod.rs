@@ -1,0 +1,15 @@
+//! Pure types and functions shared by every face: no terminal, no watcher, no disk.
+//!
+//! The store (`crate::store`) reads files and hands their text to the parsers here;
+//! the dashboard, `forge status` and SessionStart all draw the same [`Snapshot`].
+
+pub mod handoff;
+pub mod level;
+pub mod signal;
+pub mod snapshot;
+pub mod state;
+
+pub use handoff::{FrontMatter, HandoffEntry, HandoffKind};
+pub use level::Level;
+pub use signal::{Signal, SignalParse, SignalStatus};
+pub use snapshot::Snapshot;

@@ -1,0 +1,270 @@
+//! The JSON state files of DESIGN.md's table, as typed values.
+//!
+//! Field names are the contract other tools read: do not rename them. Readers are
+//! lenient (`#[serde(default)]` everywhere, unknown fields ignored).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// `logs/last-session.json`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LastSession {
+    /// ISO 8601 UTC.
+    pub ended_at: String,
+    /// Branch at the time (`null` outside git).
+    pub branch: Option<String>,
+    /// Count of uncommitted changes.
+    pub uncommitted_changes: u64,
+    /// `state.json` `phase`.
+    pub forge_phase: Option<String>,
+    /// `state.json` `task` or `build.current_task`.
+    pub forge_task: Option<String>,
+    /// The session that wrote it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// That session's transcript.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transcript_path: Option<String>,
+    /// SessionEnd's `reason`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// True when written by SessionEnd.
+    #[serde(rename = "final")]
+    pub is_final: bool,
+    /// The last known context use of that session.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_used_pct: Option<f64>,
+}
+
+/// `logs/pre-compact-state.json` (and each line of `compactions.jsonl`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PreCompactState {
+    /// ISO 8601 UTC.
+    pub captured_at: String,
+    /// Branch at the time.
+    pub branch: Option<String>,
+    /// Count of uncommitted changes.
+    pub uncommitted_changes: u64,
+    /// Repo-relative names of recently changed files (never contents).
+    pub recent_files: Vec<String>,
+    /// `auto` or `manual`.
+    pub trigger: Option<String>,
+    /// The session being compacted.
+    pub session_id: Option<String>,
+}
+
+/// What a session is doing, for "sessions needing attention".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Attention {
+    /// Working.
+    #[serde(rename = "busy")]
+    Busy,
+    /// A permission prompt is open.
+    #[serde(rename = "waiting:permission")]
+    WaitingPermission,
+    /// Claude finished and waits for the user.
+    #[serde(rename = "waiting:input")]
+    WaitingInput,
+    /// The session ended.
+    #[serde(rename = "ended")]
+    Ended,
+}
+
+impl Attention {
+    /// The contract spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Busy => "busy",
+            Self::WaitingPermission => "waiting:permission",
+            Self::WaitingInput => "waiting:input",
+            Self::Ended => "ended",
+        }
+    }
+    /// Whether a person should look at this session.
+    pub fn needs_attention(self) -> bool {
+        !matches!(self, Self::Busy)
+    }
+}
+
+/// One context reading, kept for trend and forecast.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reading {
+    /// ISO 8601 UTC.
+    pub at: String,
+    /// Input-side tokens in context.
+    pub tokens: Option<u64>,
+    /// Used percentage.
+    pub pct: f64,
+}
+
+/// `logs/sessions/<session_id>.json`: what the statusline and hooks know of a session.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SessionBridge {
+    /// The session id.
+    pub session_id: String,
+    /// Latest `used_percentage`.
+    pub used_percentage: Option<f64>,
+    /// Latest `context_window_size`.
+    pub context_window_size: Option<u64>,
+    /// Latest input-side tokens.
+    pub tokens: Option<u64>,
+    /// Model display name.
+    pub model: Option<String>,
+    /// Transcript path.
+    pub transcript_path: Option<String>,
+    /// Working directory last reported.
+    pub cwd: Option<String>,
+    /// Recent readings, oldest first, bounded by [`SessionBridge::MAX_READINGS`].
+    pub readings: Vec<Reading>,
+    /// The last hook event seen.
+    pub last_event: Option<String>,
+    /// When it was seen (ISO 8601 UTC).
+    pub last_event_at: Option<String>,
+    /// busy / waiting:permission / waiting:input / ended.
+    pub attention: Option<Attention>,
+    /// The message of the last notification (e.g. which tool needs permission).
+    pub attention_message: Option<String>,
+    /// When this session last wrote a handoff.
+    pub handoff_written_at: Option<String>,
+    /// When this session crossed the handoff threshold.
+    pub threshold_crossed_at: Option<String>,
+    /// Last update of this file (ISO 8601 UTC).
+    pub updated_at: Option<String>,
+}
+
+impl SessionBridge {
+    /// How many readings are kept.
+    pub const MAX_READINGS: usize = 60;
+
+    /// Adds a reading unless it repeats the last one; drops the oldest past the cap.
+    /// Returns whether anything changed.
+    pub fn push_reading(&mut self, reading: Reading) -> bool {
+        if let Some(last) = self.readings.last() {
+            if last.tokens == reading.tokens && (last.pct - reading.pct).abs() < f64::EPSILON {
+                return false;
+            }
+        }
+        self.readings.push(reading);
+        let excess = self.readings.len().saturating_sub(Self::MAX_READINGS);
+        self.readings.drain(..excess);
+        true
+    }
+}
+
+/// `logs/git-cache.json`: git facts written by hooks so the statusline never runs git.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GitCache {
+    /// When it was computed (ISO 8601 UTC).
+    pub updated_at: String,
+    /// Branch (or `detached@<sha>`).
+    pub branch: Option<String>,
+    /// Count of uncommitted changes.
+    pub uncommitted_changes: u64,
+    /// Up to 50 changed file names.
+    pub changed_files: Vec<String>,
+}
+
+/// The parts of the user's `.forge/state.json` forge reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct WorkflowState {
+    /// `phase`.
+    pub phase: Option<String>,
+    /// `task`, else `build.current_task`.
+    pub task: Option<String>,
+}
+
+impl WorkflowState {
+    /// Reads `phase` and `task`/`build.current_task` from any JSON value; strings and
+    /// numbers are accepted, anything else is ignored.
+    pub fn from_value(v: &Value) -> Self {
+        let text = |v: Option<&Value>| match v {
+            Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            Some(Value::Object(o)) => o.get("id").and_then(Value::as_str).map(str::to_owned),
+            _ => None,
+        };
+        Self {
+            phase: text(v.get("phase")),
+            task: text(v.get("task"))
+                .or_else(|| text(v.get("build").and_then(|b| b.get("current_task")))),
+        }
+    }
+}
+
+/// One line of `logs/events.jsonl`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EventLine {
+    /// ISO 8601 UTC.
+    pub time: String,
+    /// Hook event name (or `invalid`).
+    pub event: String,
+    /// Session id, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// Short facts (source, reason, tool, notification type…).
+    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+    pub facts: serde_json::Map<String, Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn workflow_reads_task_or_build_current_task() {
+        let a = WorkflowState::from_value(&json!({"phase":"build","task":"T-1"}));
+        assert_eq!(
+            (a.phase.as_deref(), a.task.as_deref()),
+            (Some("build"), Some("T-1"))
+        );
+        let b = WorkflowState::from_value(&json!({"phase":"build","build":{"current_task":"T-2"}}));
+        assert_eq!(b.task.as_deref(), Some("T-2"));
+        let c = WorkflowState::from_value(&json!({"phase":7,"task":null}));
+        assert_eq!((c.phase.as_deref(), c.task), (Some("7"), None));
+        let d = WorkflowState::from_value(&json!([1, 2]));
+        assert_eq!(d, WorkflowState::default());
+    }
+
+    #[test]
+    fn last_session_keeps_contract_field_names() {
+        let s = LastSession {
+            ended_at: "2026-11-21T10:00:00Z".into(),
+            branch: Some("main".into()),
+            uncommitted_changes: 3,
+            ..LastSession::default()
+        };
+        let v = serde_json::to_value(&s).unwrap();
+        for key in [
+            "ended_at",
+            "branch",
+            "uncommitted_changes",
+            "forge_phase",
+            "forge_task",
+            "final",
+        ] {
+            assert!(v.get(key).is_some(), "{key} missing from {v}");
+        }
+    }
+
+    #[test]
+    fn readings_are_bounded_and_deduplicated() {
+        let mut b = SessionBridge::default();
+        for i in 0..100 {
+            let r = Reading {
+                at: String::new(),
+                tokens: Some(i),
+                pct: i as f64,
+            };
+            assert!(b.push_reading(r.clone()));
+            assert!(!b.push_reading(r));
+        }
+        assert_eq!(b.readings.len(), SessionBridge::MAX_READINGS);
+        assert_eq!(b.readings.last().unwrap().tokens, Some(99));
+    }
+}

@@ -1,0 +1,233 @@
+//! Typed readers and writers for the state files in DESIGN.md's table.
+//!
+//! Readers return `None`/defaults for missing or unparsable files. Writers are atomic.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+
+use super::{Paths, read_json, read_text, write_atomic, write_json};
+use crate::env::Env;
+use crate::model::state::{
+    EventLine, GitCache, LastSession, PreCompactState, SessionBridge, WorkflowState,
+};
+
+/// ISO 8601 UTC with seconds and a `Z`, the format of every time in the state files.
+pub fn iso(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// Parses an ISO 8601 time written by [`iso`] (or any RFC 3339 time).
+pub fn parse_iso(s: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s.trim())
+        .ok()
+        .map(|d| d.with_timezone(&Utc))
+}
+
+/// `logs/last-session.json`.
+pub fn read_last_session(paths: &Paths) -> Option<LastSession> {
+    read_json(&paths.last_session())
+}
+
+/// Writes `logs/last-session.json`.
+pub fn write_last_session(paths: &Paths, s: &LastSession) -> io::Result<()> {
+    write_json(&paths.last_session(), s)
+}
+
+/// `logs/pre-compact-state.json`.
+pub fn read_pre_compact(paths: &Paths) -> Option<PreCompactState> {
+    read_json(&paths.pre_compact_state())
+}
+
+/// `.forge/state.json`'s phase and task (defaults when missing or unparsable).
+pub fn read_workflow(paths: &Paths) -> WorkflowState {
+    read_json::<serde_json::Value>(&paths.state_json())
+        .map(|v| WorkflowState::from_value(&v))
+        .unwrap_or_default()
+}
+
+/// `logs/git-cache.json`.
+pub fn read_git_cache(paths: &Paths) -> Option<GitCache> {
+    read_json(&paths.git_cache())
+}
+
+/// Writes `logs/git-cache.json`.
+pub fn write_git_cache(paths: &Paths, cache: &GitCache) -> io::Result<()> {
+    write_json(&paths.git_cache(), cache)
+}
+
+/// A session's bridge file.
+pub fn read_bridge(paths: &Paths, session_id: &str) -> Option<SessionBridge> {
+    read_json(&paths.session_bridge(session_id))
+}
+
+/// Read-modify-writes a session's bridge under a short lock. `change` returns whether
+/// it changed anything; the file is only written when it did. Returns the bridge.
+pub fn update_bridge(
+    paths: &Paths,
+    session_id: &str,
+    now: DateTime<Utc>,
+    change: impl FnOnce(&mut SessionBridge) -> bool,
+) -> io::Result<SessionBridge> {
+    let path = paths.session_bridge(session_id);
+    let lock_path = super::sibling(&path, ".lock");
+    let _lock = super::FileLock::acquire(&lock_path, Duration::from_millis(100));
+    let mut bridge: SessionBridge = read_json(&path).unwrap_or_default();
+    let fresh = bridge.session_id.is_empty();
+    if fresh {
+        bridge.session_id = session_id.to_owned();
+    }
+    if change(&mut bridge) || fresh {
+        bridge.updated_at = Some(iso(now));
+        write_json(&path, &bridge)?;
+    }
+    Ok(bridge)
+}
+
+/// Appends one line to `logs/events.jsonl` (capped, rotated).
+pub fn append_event(paths: &Paths, line: &EventLine) -> io::Result<()> {
+    let text = serde_json::to_string(line).map_err(io::Error::other)?;
+    super::append_line_capped(&paths.events(), &text, super::EVENTS_CAP)
+}
+
+/// Reads a pending-resume marker: the absolute path it holds, when non-empty.
+pub fn read_marker(path: &Path) -> Option<PathBuf> {
+    let text = read_text(path)?;
+    let line = text.lines().next()?.trim();
+    (!line.is_empty()).then(|| PathBuf::from(line))
+}
+
+/// Makes `target` the pending resume: writes its absolute path to
+/// `.forge/pending-resume` and to `~/.claude/pending-resume`.
+/// Returns the markers written.
+pub fn write_pending_resume(paths: &Paths, env: &Env, target: &Path) -> io::Result<Vec<PathBuf>> {
+    let abs = std::path::absolute(target)?;
+    let line = format!("{}\n", abs.display());
+    let mut written = Vec::new();
+    write_atomic(&paths.pending_resume(), line.as_bytes())?;
+    written.push(paths.pending_resume());
+    if let Some(global) = env.global_pending_resume() {
+        write_atomic(&global, line.as_bytes())?;
+        written.push(global);
+    }
+    Ok(written)
+}
+
+/// Removes the pending resume of this project: the project marker, and the global
+/// one when it points inside this project. Returns the markers removed.
+pub fn clear_pending_resume(paths: &Paths, env: &Env) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    if super::remove_if_exists(&paths.pending_resume()).unwrap_or(false) {
+        removed.push(paths.pending_resume());
+    }
+    if let Some(global) = env.global_pending_resume() {
+        if read_marker(&global).is_some_and(|p| points_inside(&p, &paths.root))
+            && super::remove_if_exists(&global).unwrap_or(false)
+        {
+            removed.push(global);
+        }
+    }
+    removed
+}
+
+/// Whether `path` lies inside `root` (comparing canonical paths when they exist).
+pub fn points_inside(path: &Path, root: &Path) -> bool {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    canon(path).starts_with(canon(root))
+}
+
+/// The sessions listed in `logs/context-threshold-triggered`.
+pub fn threshold_sessions(paths: &Paths) -> Vec<String> {
+    read_text(&paths.threshold_flag())
+        .map(|t| {
+            t.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Records that `session_id` crossed the handoff threshold. Exactly one caller per
+/// session (per crossing) gets `Ok(true)`: the guard file is created with
+/// `create_new`, so a second or racing tick gets `Ok(false)`. The session is also
+/// listed in `logs/context-threshold-triggered` for other tools.
+pub fn claim_threshold(paths: &Paths, session_id: &str, now: DateTime<Utc>) -> io::Result<bool> {
+    let guard = paths.threshold_guard(session_id);
+    std::fs::create_dir_all(paths.sessions())?;
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&guard)
+    {
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(false),
+        Err(e) => return Err(e),
+    }
+    let lock = super::sibling(&paths.threshold_flag(), ".lock");
+    let _lock = super::FileLock::acquire(&lock, Duration::from_millis(50));
+    let mut sessions = threshold_sessions(paths);
+    if !sessions.iter().any(|s| s == session_id) {
+        sessions.push(session_id.to_owned());
+    }
+    let mut text = sessions.join("\n");
+    text.push('\n');
+    write_atomic(&paths.threshold_flag(), text.as_bytes())?;
+    let _ = update_bridge(paths, session_id, now, |b| {
+        b.threshold_crossed_at = Some(iso(now));
+        true
+    });
+    Ok(true)
+}
+
+/// Clears the threshold flag and this session's guard (SessionStart: a new session,
+/// or a compacted one whose context dropped, may cross again).
+pub fn clear_threshold(paths: &Paths, session_id: Option<&str>) {
+    let _ = super::remove_if_exists(&paths.threshold_flag());
+    if let Some(sid) = session_id {
+        let _ = super::remove_if_exists(&paths.threshold_guard(sid));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threshold_fires_once_per_session() {
+        let t = tempfile::tempdir().unwrap();
+        let p = Paths::new(t.path());
+        let now = Utc::now();
+        assert!(claim_threshold(&p, "a", now).unwrap());
+        assert!(!claim_threshold(&p, "a", now).unwrap());
+        assert!(claim_threshold(&p, "b", now).unwrap());
+        assert_eq!(threshold_sessions(&p), vec!["a", "b"]);
+        clear_threshold(&p, Some("a"));
+        assert!(!p.threshold_flag().exists());
+        assert!(claim_threshold(&p, "a", now).unwrap());
+    }
+
+    #[test]
+    fn pending_resume_global_only_cleared_when_it_points_here() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("home");
+        let root = t.path().join("proj");
+        std::fs::create_dir_all(root.join(".forge/handoffs")).unwrap();
+        let env = Env::for_test(&home, &root);
+        let p = Paths::new(&root);
+        let h = root.join(".forge/handoffs/handoff-20261121-094500.md");
+        std::fs::write(&h, "x").unwrap();
+        let written = write_pending_resume(&p, &env, &h).unwrap();
+        assert_eq!(written.len(), 2);
+        assert_eq!(read_marker(&p.pending_resume()).unwrap(), h);
+        assert_eq!(clear_pending_resume(&p, &env).len(), 2);
+        // A global marker for another project is left alone.
+        let global = env.global_pending_resume().unwrap();
+        std::fs::write(&global, "/elsewhere/handoff-1.md\n").unwrap();
+        assert!(clear_pending_resume(&p, &env).is_empty());
+        assert!(global.exists());
+    }
+}

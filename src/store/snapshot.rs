@@ -1,0 +1,95 @@
+//! Builds the [`Snapshot`] from a project's `.forge/` folder — in one place, for the
+//! dashboard, `forge status` and SessionStart alike.
+
+use std::fs;
+
+use chrono::{DateTime, Utc};
+
+use super::{Paths, files, handoffs, read_capped};
+use crate::model::Snapshot;
+use crate::model::snapshot::Flags;
+use crate::model::state::{EventLine, SessionBridge};
+
+/// How many session bridges are loaded (most recently modified first).
+const MAX_SESSIONS: usize = 50;
+/// How many recent events are kept.
+const RECENT_EVENTS: usize = 20;
+
+/// Where the snapshot's git facts come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GitSource {
+    /// Only the hooks' cache (`logs/git-cache.json`): no git work at all.
+    Cache,
+    /// Compute them now with git2 (and refresh the cache).
+    Live,
+}
+
+/// Reads everything forge knows about the project at `paths`.
+pub fn load(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
+    let mut snap = Snapshot::empty(paths.root.clone(), now);
+    snap.last_session = files::read_last_session(paths);
+    snap.pre_compact = files::read_pre_compact(paths);
+    snap.compactions = read_capped(&paths.compactions(), super::COMPACTIONS_CAP * 2)
+        .map(|b| b.split(|c| *c == b'\n').filter(|l| !l.is_empty()).count())
+        .unwrap_or(0);
+    snap.workflow = files::read_workflow(paths);
+    snap.git = match git {
+        GitSource::Cache => files::read_git_cache(paths),
+        GitSource::Live => crate::git::refresh_cache(paths, now),
+    };
+    snap.sessions = load_sessions(paths);
+    snap.flags = Flags {
+        learn_pending: paths.learn_pending().exists(),
+        threshold_fired: paths.threshold_flag().exists(),
+        threshold_sessions: files::threshold_sessions(paths),
+        pending_resume: files::read_marker(&paths.pending_resume()),
+        compaction_markers: compaction_markers(paths),
+    };
+    snap.handoffs = handoffs::list(paths);
+    snap.recent_events = super::tail_lines(&paths.events(), RECENT_EVENTS, 64 * 1024)
+        .iter()
+        .filter_map(|l| serde_json::from_str::<EventLine>(l).ok())
+        .collect();
+    snap
+}
+
+fn load_sessions(paths: &Paths) -> Vec<SessionBridge> {
+    let Ok(read) = fs::read_dir(paths.sessions()) else {
+        return Vec::new();
+    };
+    let mut files: Vec<(std::time::SystemTime, std::path::PathBuf)> = read
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.ends_with(".json") && !n.starts_with('.'))
+        })
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    files.sort_by_key(|f| std::cmp::Reverse(f.0));
+    let mut out: Vec<SessionBridge> = files
+        .into_iter()
+        .take(MAX_SESSIONS)
+        .filter_map(|(_, p)| super::read_json::<SessionBridge>(&p))
+        .filter(|b| !b.session_id.is_empty())
+        .collect();
+    out.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+    out
+}
+
+fn compaction_markers(paths: &Paths) -> Vec<String> {
+    let Ok(read) = fs::read_dir(paths.sessions()) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = read
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_suffix(".compacted")
+                .map(str::to_owned)
+        })
+        .collect();
+    out.sort();
+    out
+}
