@@ -1,0 +1,124 @@
+//! Shared helpers for process tests: a temporary git project with `HOME` and
+//! `XDG_CONFIG_HOME` in temporary folders, so no test touches the real `~/.claude`.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command as StdCommand;
+
+use assert_cmd::Command;
+
+/// A temporary project: `root` is a git repository, `home` and `xdg` are empty.
+pub struct TestProject {
+    pub dir: tempfile::TempDir,
+    pub root: PathBuf,
+    pub home: PathBuf,
+    pub xdg: PathBuf,
+}
+
+/// The fixture folder of this crate.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Runs git in `dir` with a fixed identity; panics when git fails.
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = StdCommand::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .env("HOME", dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+impl TestProject {
+    /// A git repository on branch `main` with one commit (README.md).
+    pub fn new() -> Self {
+        let p = Self::bare_folder();
+        git(&p.root, &["init", "-q", "-b", "main"]);
+        std::fs::write(p.root.join("README.md"), "# test\n").unwrap();
+        git(&p.root, &["add", "README.md"]);
+        git(&p.root, &["commit", "-qm", "initial"]);
+        p
+    }
+
+    /// A plain folder (no git).
+    pub fn bare_folder() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("project");
+        let home = dir.path().join("home");
+        let xdg = dir.path().join("xdg");
+        for d in [&root, &home, &xdg] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let root = root.canonicalize().unwrap();
+        Self {
+            dir,
+            root,
+            home,
+            xdg,
+        }
+    }
+
+    /// `forge` with a clean environment pointed at the temp folders, run in `root`.
+    pub fn forge(&self) -> Command {
+        let mut cmd = Command::cargo_bin("forge").unwrap();
+        cmd.current_dir(&self.root)
+            .env("HOME", &self.home)
+            .env("XDG_CONFIG_HOME", &self.xdg)
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("COLUMNS")
+            .env_remove("LINES")
+            .env_remove("EDITOR")
+            .env_remove("VISUAL")
+            .env("NO_COLOR", "1");
+        cmd
+    }
+
+    /// A fixture payload with the example paths (`/home/alice/...`) rewritten to this
+    /// project and home.
+    pub fn payload(&self, fixture: &str) -> String {
+        let text = std::fs::read_to_string(fixtures().join(fixture)).unwrap();
+        text.replace(
+            "/home/alice/.claude",
+            &self.home.join(".claude").display().to_string(),
+        )
+        .replace("/home/alice/src/acme-api", &self.root.display().to_string())
+    }
+
+    /// `.forge/` of this project.
+    pub fn forge_dir(&self) -> PathBuf {
+        self.root.join(".forge")
+    }
+
+    /// Writes a file under the project root, creating folders.
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    /// Reads a file under the project root.
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    }
+
+    /// Copies a fixture handoff into `.forge/handoffs/`.
+    pub fn add_handoff_fixture(&self, name: &str) -> PathBuf {
+        let dst = self.forge_dir().join("handoffs").join(name);
+        std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
+        std::fs::copy(fixtures().join("handoffs").join(name), &dst).unwrap();
+        dst
+    }
+}
