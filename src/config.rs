@@ -216,15 +216,15 @@ fn one_line(s: &str) -> String {
 /// Adds the section to serde's "unknown field" messages, which name only the key.
 fn describe_de_error(message: &str, table: &toml::Table) -> String {
     let msg = one_line(message);
-    if let Some(rest) = msg.strip_prefix("unknown field `") {
-        if let Some(key) = rest.split('`').next() {
-            if table.contains_key(key) {
-                return format!("unknown key `{key}` (sections: context, statusline, git, hooks)");
-            }
-            for (section, value) in table {
-                if value.as_table().is_some_and(|t| t.contains_key(key)) {
-                    return format!("unknown key `{section}.{key}` — {msg}");
-                }
+    if let Some(rest) = msg.strip_prefix("unknown field `")
+        && let Some(key) = rest.split('`').next()
+    {
+        if table.contains_key(key) {
+            return format!("unknown key `{key}` (sections: context, statusline, git, hooks)");
+        }
+        for (section, value) in table {
+            if value.as_table().is_some_and(|t| t.contains_key(key)) {
+                return format!("unknown key `{section}.{key}` — {msg}");
             }
         }
     }

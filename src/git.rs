@@ -14,7 +14,10 @@
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
-use git2::{ErrorCode, Repository, Status, StatusOptions};
+use std::collections::BTreeSet;
+use std::os::unix::ffi::OsStrExt;
+
+use git2::{DiffOptions, ErrorCode, Repository};
 
 use crate::model::state::GitCache;
 use crate::store::{Paths, files};
@@ -94,39 +97,181 @@ pub fn branch_from_head_file(root: &Path) -> Option<String> {
     head.get(..7).map(|s| format!("detached@{s}"))
 }
 
+/// Index size from which the work-tree scan is split across two threads.
+const PARALLEL_MIN_ENTRIES: usize = 4000;
+
 /// Computes branch, uncommitted count and changed names for the work tree at `root`.
 /// `None` when `root` is not inside a git work tree.
+///
+/// The count matches `git status --porcelain`: staged changes (HEAD → index, renames
+/// found) and work-tree changes (index → work tree, untracked files, an untracked
+/// folder once), one per path. On a large tree the work-tree scan — one `lstat` per
+/// file, nearly all of the cost — is split between two threads by folder.
 pub fn facts(root: &Path) -> Option<GitFacts> {
     let repo = open(root)?;
+    let workdir = repo.workdir()?.to_path_buf();
     let branch = branch(&repo).unwrap_or_else(|| "HEAD".to_owned());
-    let mut opts = StatusOptions::new();
+    let index = repo.index().ok()?;
+    let split = if index.len() >= PARALLEL_MIN_ENTRIES {
+        split_workdir(&workdir, &index)
+    } else {
+        None
+    };
+    let mut changed: BTreeSet<String> = BTreeSet::new();
+    let ok = std::thread::scope(|scope| {
+        let (mine, theirs) = match &split {
+            Some((a, b)) => (Some(a), Some(b)),
+            None => (None, None),
+        };
+        let helper = theirs.map(|specs| {
+            let dir = workdir.clone();
+            scope.spawn(move || {
+                let repo = Repository::open(&dir).ok()?;
+                let index = repo.index().ok()?;
+                workdir_changes(&repo, &index, Some(specs))
+            })
+        });
+        let staged = staged_changes(&repo, &index)?;
+        let local = workdir_changes(&repo, &index, mine)?;
+        changed.extend(staged);
+        changed.extend(local);
+        if let Some(h) = helper {
+            changed.extend(h.join().ok()??);
+        }
+        Some(())
+    });
+    ok?;
+    changed.retain(|name| name != ".forge" && !name.starts_with(".forge/"));
+    Some(GitFacts {
+        branch,
+        uncommitted: changed.len() as u64,
+        changed: changed.into_iter().take(MAX_CHANGED_NAMES).collect(),
+    })
+}
+
+fn delta_paths(diff: &git2::Diff<'_>) -> Vec<String> {
+    diff.deltas()
+        .filter_map(|d| {
+            d.new_file()
+                .path()
+                .or_else(|| d.old_file().path())
+                .and_then(|p| p.to_str())
+                .map(str::to_owned)
+        })
+        .collect()
+}
+
+/// HEAD → index (what `git status` calls "Changes to be committed").
+fn staged_changes(repo: &Repository, index: &git2::Index) -> Option<Vec<String>> {
+    let head_tree = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
+    let mut opts = DiffOptions::new();
+    opts.ignore_submodules(true);
+    let mut diff = repo
+        .diff_tree_to_index(head_tree.as_ref(), Some(index), Some(&mut opts))
+        .ok()?;
+    let _ = diff.find_similar(None);
+    Some(delta_paths(&diff))
+}
+
+/// Index → work tree plus untracked files, optionally limited to `specs` (literal
+/// folder or file names, so only those subtrees are read).
+fn workdir_changes(
+    repo: &Repository,
+    index: &git2::Index,
+    specs: Option<&PathSpecs>,
+) -> Option<Vec<String>> {
+    let mut opts = DiffOptions::new();
     opts.include_untracked(true)
         .recurse_untracked_dirs(false)
         .include_ignored(false)
-        .exclude_submodules(true)
-        .renames_head_to_index(false);
-    let statuses = repo.statuses(Some(&mut opts)).ok()?;
-    let mut uncommitted = 0;
-    let mut changed = Vec::new();
-    for entry in statuses.iter() {
-        let status = entry.status();
-        if status.is_empty() || status.contains(Status::IGNORED) || status == Status::CURRENT {
-            continue;
-        }
-        let Ok(name) = entry.path() else { continue };
-        if name == ".forge" || name.starts_with(".forge/") {
-            continue;
-        }
-        uncommitted += 1;
-        if changed.len() < MAX_CHANGED_NAMES {
-            changed.push(name.to_owned());
+        .ignore_submodules(true);
+    if let Some(specs) = specs {
+        opts.disable_pathspec_match(true);
+        for s in specs {
+            opts.pathspec(s.clone());
         }
     }
-    Some(GitFacts {
-        branch,
-        uncommitted,
-        changed,
-    })
+    let diff = repo
+        .diff_index_to_workdir(Some(index), Some(&mut opts))
+        .ok()?;
+    Some(delta_paths(&diff))
+}
+
+/// Literal paths (bytes) given to libgit2 as a pathspec list.
+type PathSpecs = Vec<Vec<u8>>;
+
+/// Splits the work tree into two sets of literal paths with about the same number of
+/// tracked files each: top-level entries, and the entries of any folder that holds
+/// most of the files (up to three levels down). Every entry of the tree is in exactly
+/// one set, tracked or not. `None` when the tree cannot be split usefully.
+fn split_workdir(workdir: &Path, index: &git2::Index) -> Option<(PathSpecs, PathSpecs)> {
+    let total = index.len();
+    let mut groups = children_with_counts(workdir, b"", index)?;
+    for _ in 0..3 {
+        // One folder holds most files: split inside it instead.
+        let Some(pos) = groups.iter().position(|g| g.1 * 10 > total * 6) else {
+            break;
+        };
+        let (name, _) = groups.swap_remove(pos);
+        let is_dir = std::fs::symlink_metadata(workdir.join(std::ffi::OsStr::from_bytes(&name)))
+            .is_ok_and(|m| m.is_dir());
+        if !is_dir {
+            groups.push((name, 0));
+            break;
+        }
+        let mut prefix = name;
+        prefix.push(b'/');
+        groups.extend(children_with_counts(workdir, &prefix, index)?);
+    }
+    if groups.len() < 2 {
+        return None;
+    }
+    groups.sort_by_key(|g| std::cmp::Reverse(g.1));
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let (mut na, mut nb) = (0usize, 0usize);
+    for (name, n) in groups {
+        if na <= nb {
+            a.push(name);
+            na += n;
+        } else {
+            b.push(name);
+            nb += n;
+        }
+    }
+    (!a.is_empty() && !b.is_empty()).then_some((a, b))
+}
+
+/// The entries of folder `prefix` (`""` for the root, else ending in `/`) as full
+/// relative paths, each with the number of index entries under it.
+fn children_with_counts(
+    workdir: &Path,
+    prefix: &[u8],
+    index: &git2::Index,
+) -> Option<Vec<(Vec<u8>, usize)>> {
+    let dir = workdir.join(std::ffi::OsStr::from_bytes(prefix));
+    let mut groups: std::collections::BTreeMap<Vec<u8>, usize> = std::fs::read_dir(&dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().as_bytes().to_vec())
+        .filter(|n| !(prefix.is_empty() && n.as_slice() == b".git"))
+        .map(|n| {
+            let mut full = prefix.to_vec();
+            full.extend_from_slice(&n);
+            (full, 0)
+        })
+        .collect();
+    for entry in index.iter() {
+        let Some(rest) = entry.path.strip_prefix(prefix) else {
+            continue;
+        };
+        let first = rest.split(|b| *b == b'/').next().unwrap_or(rest);
+        let mut full = prefix.to_vec();
+        full.extend_from_slice(first);
+        if let Some(n) = groups.get_mut(&full) {
+            *n += 1;
+        }
+    }
+    Some(groups.into_iter().collect())
 }
 
 /// The subjects of the last `n` commits on HEAD (`<sha7> <subject>`).
@@ -154,7 +299,13 @@ pub fn recent_commits(root: &Path, n: usize) -> Vec<String> {
         .collect()
 }
 
+/// How long an unchanged cache is left as it is before its time is refreshed.
+const CACHE_REWRITE_SECS: i64 = 10;
+
 /// Computes git facts now and writes them to `logs/git-cache.json` (best effort).
+///
+/// An unchanged cache younger than a few seconds is not rewritten: creating a file is
+/// the slowest part of a hook on some file systems.
 pub fn refresh_cache(paths: &Paths, now: DateTime<Utc>) -> Option<GitCache> {
     let f = facts(&paths.root)?;
     let cache = GitCache {
@@ -164,7 +315,16 @@ pub fn refresh_cache(paths: &Paths, now: DateTime<Utc>) -> Option<GitCache> {
         changed_files: f.changed,
     };
     if paths.logs().is_dir() {
-        let _ = files::write_git_cache(paths, &cache);
+        let fresh_enough = files::read_git_cache(paths).is_some_and(|old| {
+            old.branch == cache.branch
+                && old.uncommitted_changes == cache.uncommitted_changes
+                && old.changed_files == cache.changed_files
+                && files::parse_iso(&old.updated_at)
+                    .is_some_and(|t| (now - t).num_seconds() < CACHE_REWRITE_SECS)
+        });
+        if !fresh_enough {
+            let _ = files::write_git_cache(paths, &cache);
+        }
     }
     Some(cache)
 }
@@ -221,6 +381,60 @@ mod tests {
         let f = facts(d).unwrap();
         assert!(f.branch.starts_with("detached@"), "{}", f.branch);
         assert_eq!(branch_from_head_file(d), Some(f.branch));
+    }
+
+    fn porcelain(dir: &Path) -> Vec<String> {
+        let out = Command::new("git")
+            .args(["status", "--porcelain", "--no-renames"])
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        let mut v: Vec<String> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l[3..].trim_matches('"').to_owned())
+            .filter(|l| !l.starts_with(".forge"))
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn large_tree_split_scan_matches_git_status() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        git(d, &["init", "-q", "-b", "main"]);
+        for i in 0..(PARALLEL_MIN_ENTRIES + 500) {
+            let sub = d.join(format!("src/m{:02}", i / 400));
+            std::fs::create_dir_all(&sub).unwrap();
+            std::fs::write(sub.join(format!("f{i}.rs")), format!("{i}")).unwrap();
+        }
+        std::fs::write(d.join("top.txt"), "t").unwrap();
+        std::fs::write(d.join("src/lib.rs"), "l").unwrap();
+        git(d, &["add", "-A"]);
+        git(d, &["commit", "-qm", "init"]);
+        assert!(facts(d).unwrap().uncommitted == 0);
+        // Changes spread over both halves, the top level and src/ itself.
+        std::fs::write(d.join("src/m00/f0.rs"), "changed").unwrap();
+        std::fs::write(d.join("src/m11/f4400.rs"), "changed").unwrap();
+        std::fs::remove_file(d.join("src/m05/f2000.rs")).unwrap();
+        std::fs::write(d.join("top.txt"), "changed").unwrap();
+        std::fs::write(d.join("src/lib.rs"), "changed").unwrap();
+        std::fs::create_dir_all(d.join("src/m03/newdir/deeper")).unwrap();
+        std::fs::write(d.join("src/m03/newdir/deeper/a"), "a").unwrap();
+        std::fs::write(d.join("src/untracked.rs"), "u").unwrap();
+        std::fs::write(d.join("new-top"), "n").unwrap();
+        std::fs::write(d.join("src/m07/staged.rs"), "s").unwrap();
+        git(d, &["add", "src/m07/staged.rs"]);
+        std::fs::create_dir_all(d.join(".forge/logs")).unwrap();
+        std::fs::write(d.join(".forge/logs/x"), "x").unwrap();
+        let index = open(d).unwrap().index().unwrap();
+        assert!(split_workdir(d, &index).is_some(), "large tree is split");
+        let f = facts(d).unwrap();
+        let expected = porcelain(d);
+        assert_eq!(f.changed, expected);
+        assert_eq!(f.uncommitted, expected.len() as u64);
+        assert_eq!(f.uncommitted, 9);
     }
 
     #[test]

@@ -1,23 +1,753 @@
 //! Process tests for `forge hook`: the real binary, a temporary git repo, `HOME` in a
 //! temporary folder.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
 use common::TestProject;
+use serde_json::{Value, json};
+
+const SID: &str = "3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21";
+
+fn json_file(p: &Path) -> Value {
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}: {text}", p.display()))
+}
+
+fn events(p: &TestProject) -> Vec<Value> {
+    std::fs::read_to_string(p.forge_dir().join("logs/events.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("torn line {l:?}: {e}")))
+        .collect()
+}
+
+/// Runs `forge hook <event>` with `stdin`, asserts exit 0, returns stdout.
+fn hook(p: &TestProject, event: &str, stdin: impl Into<Vec<u8>>) -> String {
+    let out = p
+        .forge()
+        .args(["hook", event])
+        .write_stdin(stdin)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{event}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn with(payload: &str, patch: Value) -> String {
+    let mut v: Value = serde_json::from_str(payload).unwrap();
+    for (k, val) in patch.as_object().unwrap() {
+        v[k] = val.clone();
+    }
+    v.to_string()
+}
+
+// ----- every input exits 0 --------------------------------------------------------
 
 #[test]
-fn stop_writes_last_session_and_learn_flag() {
+fn hostile_inputs_exit_zero_with_no_stdout() {
     let p = TestProject::new();
-    p.forge()
-        .args(["hook", "Stop"])
-        .write_stdin(p.payload("hooks/Stop.json"))
-        .assert()
-        .success()
-        .stdout("");
-    let last: serde_json::Value =
-        serde_json::from_str(&p.read(".forge/logs/last-session.json")).unwrap();
+    std::fs::create_dir_all(p.forge_dir().join("logs")).unwrap();
+    let stop = p.payload("hooks/Stop.json");
+    let big = format!(
+        "{{\"session_id\":\"x\",\"pad\":\"{}\"}}",
+        "a".repeat(3 * 1024 * 1024)
+    );
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        ("whitespace", b"  \n\t ".to_vec()),
+        ("garbage", b"\x00\xff not json at all".to_vec()),
+        ("truncated", stop.as_bytes()[..stop.len() / 2].to_vec()),
+        ("array", b"[1,2,3]".to_vec()),
+        ("string", b"\"Stop\"".to_vec()),
+        ("wrong types", br#"{"session_id":7,"cwd":["x"],"stop_hook_active":"yes","hook_event_name":"Stop"}"#.to_vec()),
+        ("nulls", br#"{"session_id":null,"cwd":null,"transcript_path":null,"hook_event_name":null,"stop_hook_active":null}"#.to_vec()),
+        ("multi-megabyte", big.into_bytes()),
+    ];
+    for event in [
+        "Stop",
+        "SessionStart",
+        "PreToolUse",
+        "PreCompact",
+        "SessionEnd",
+        "Notification",
+    ] {
+        for (name, input) in &cases {
+            let out = p
+                .forge()
+                .args(["hook", event])
+                .write_stdin(input.clone())
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{event}/{name}");
+            // A bad payload is a logged no-op: nothing on stdout.
+            if *name != "wrong types" && *name != "nulls" {
+                assert!(
+                    out.stdout.is_empty(),
+                    "{event}/{name}: {:?}",
+                    String::from_utf8_lossy(&out.stdout)
+                );
+            }
+        }
+    }
+    let errors = p.read(".forge/logs/errors.log");
+    assert!(errors.contains("invalid JSON"), "{errors}");
+    assert!(errors.contains("empty input"), "{errors}");
+}
+
+#[test]
+fn command_line_never_fails() {
+    let p = TestProject::new();
+    let stop = p.payload("hooks/Stop.json");
+    for args in [
+        vec!["hook"],
+        vec!["hook", "NoSuchEvent"],
+        vec!["hook", "--unknown-flag"],
+        vec!["hook", "Stop", "--unknown-flag", "extra", "args"],
+        vec!["hook", "-x"],
+        vec!["hook", "--help-me"],
+    ] {
+        let out = p
+            .forge()
+            .args(&args)
+            .write_stdin(stop.clone())
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stdout.is_empty() || args.len() > 1, "{args:?}");
+    }
+    // With no argument, the event comes from hook_event_name: Stop ran.
+    assert!(p.forge_dir().join("logs/last-session.json").exists());
+    let names: Vec<String> = events(&p)
+        .iter()
+        .map(|e| e["event"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(names.contains(&"NoSuchEvent".to_owned()), "{names:?}");
+}
+
+#[test]
+fn terminal_stdin_is_not_waited_for() {
+    let p = TestProject::new();
+    let bin = assert_cmd::cargo::cargo_bin("forge");
+    // `script` gives the child a terminal on stdin; we keep our end open and never
+    // type, so a hook that read the terminal would hang until the timeout.
+    let mut child = Command::new("script")
+        .args([
+            "-qefc",
+            &format!("{} hook Stop", bin.display()),
+            "/dev/null",
+        ])
+        .current_dir(&p.root)
+        .env("HOME", &p.home)
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("script(1) from util-linux");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("forge hook waited on a terminal stdin");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status:?}");
+}
+
+#[test]
+fn no_git_repo_and_missing_forge_still_work() {
+    let p = TestProject::bare_folder();
+    assert!(!p.forge_dir().exists());
+    assert_eq!(hook(&p, "Stop", p.payload("hooks/Stop.json")), "");
+    let last = json_file(&p.forge_dir().join("logs/last-session.json"));
+    assert_eq!(last["branch"], Value::Null);
+    assert_eq!(last["uncommitted_changes"], 0);
+    // A fresh .forge/ ignores itself, so it never shows up in git status.
+    assert_eq!(p.read(".forge/.gitignore").lines().last(), Some("*"));
+}
+
+#[test]
+fn unwritable_forge_is_a_silent_no_op() {
+    let p = TestProject::new();
+    // `.forge` is a file: nothing can be created under it (works even as root, where
+    // permission bits do not stop writes).
+    std::fs::write(p.forge_dir(), "not a folder").unwrap();
+    for (event, fixture) in [
+        ("Stop", "hooks/Stop.json"),
+        ("PreCompact", "hooks/PreCompact-auto.json"),
+        ("SessionStart", "hooks/SessionStart-startup.json"),
+    ] {
+        assert_eq!(hook(&p, event, p.payload(fixture)), "", "{event}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(p.forge_dir()).unwrap(),
+        "not a folder"
+    );
+
+    // And a read-only .forge/logs (meaningful when not running as root).
+    let q = TestProject::new();
+    let logs = q.forge_dir().join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    std::fs::create_dir_all(q.forge_dir().join("handoffs")).unwrap();
+    let mut perm = std::fs::metadata(&logs).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o555);
+    std::fs::set_permissions(&logs, perm.clone()).unwrap();
+    assert_eq!(hook(&q, "Stop", q.payload("hooks/Stop.json")), "");
+    assert_eq!(
+        hook(&q, "PreToolUse", q.payload("hooks/PreToolUse.json")),
+        ""
+    );
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+    std::fs::set_permissions(&logs, perm).unwrap();
+}
+
+// ----- per-event behaviour --------------------------------------------------------
+
+#[test]
+fn stop_and_session_end_record_the_session() {
+    let p = TestProject::new();
+    p.write(
+        ".forge/state.json",
+        r#"{"phase":"build","build":{"current_task":"T-012"}}"#,
+    );
+    assert_eq!(hook(&p, "Stop", p.payload("hooks/Stop.json")), "");
+    let last = json_file(&p.forge_dir().join("logs/last-session.json"));
     assert_eq!(last["branch"], "main");
     assert_eq!(last["uncommitted_changes"], 0);
+    assert_eq!(last["forge_phase"], "build");
+    assert_eq!(last["forge_task"], "T-012");
     assert_eq!(last["final"], false);
+    assert_eq!(last["session_id"], SID);
+    let ended = last["ended_at"].as_str().unwrap();
+    assert!(
+        chrono::DateTime::parse_from_rfc3339(ended).is_ok() && ended.ends_with('Z'),
+        "{ended}"
+    );
     assert!(p.forge_dir().join("logs/learn-pending").exists());
+
+    // Dirty tree: two changes (one modified, one untracked) → the warning with the count.
+    p.write("README.md", "changed\n");
+    p.write("new.txt", "new\n");
+    let out = hook(&p, "SessionEnd", p.payload("hooks/SessionEnd.json"));
+    assert!(
+        out.contains("2 uncommitted changes on branch main"),
+        "{out}"
+    );
+    let last = json_file(&p.forge_dir().join("logs/last-session.json"));
+    assert_eq!(last["final"], true);
+    assert_eq!(last["reason"], "prompt_input_exit");
+    assert_eq!(last["uncommitted_changes"], 2);
+    let bridge = json_file(&p.forge_dir().join(format!("logs/sessions/{SID}.json")));
+    assert_eq!(bridge["attention"], "ended");
+}
+
+#[test]
+fn pre_compact_captures_state_silently_and_creates_logs() {
+    let p = TestProject::new();
+    p.write("src/lib.rs", "// new\n");
+    assert!(!p.forge_dir().exists());
+    assert_eq!(
+        hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json")),
+        ""
+    );
+    let state = json_file(&p.forge_dir().join("logs/pre-compact-state.json"));
+    assert_eq!(state["branch"], "main");
+    assert_eq!(state["uncommitted_changes"], 1);
+    assert_eq!(state["recent_files"], json!(["src/"]));
+    assert_eq!(state["trigger"], "auto");
+    assert!(state["captured_at"].as_str().unwrap().ends_with('Z'));
+    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    let lines = p.read(".forge/logs/compactions.jsonl");
+    assert_eq!(lines.lines().count(), 2);
+    assert!(
+        p.forge_dir()
+            .join(format!("logs/sessions/{SID}.compacted"))
+            .exists()
+    );
+}
+
+#[test]
+fn first_tool_after_compaction_is_denied_once() {
+    let p = TestProject::new();
+    p.write("CLAUDE.md", "# rules\n");
+    p.write("src/db.rs", "// changed\n");
+    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    let first = hook(&p, "PreToolUse", p.payload("hooks/PreToolUse.json"));
+    let v: Value = serde_json::from_str(first.trim()).expect("JSON only on stdout");
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+    let reason = v["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    assert!(
+        reason.contains("re-read") && reason.contains("CLAUDE.md") && reason.contains("src/"),
+        "{reason}"
+    );
+    // The next call passes.
+    assert_eq!(
+        hook(&p, "PreToolUse", p.payload("hooks/PreToolUse.json")),
+        ""
+    );
+    // Another session is not affected by this session's marker.
+    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    let other = with(
+        &p.payload("hooks/PreToolUse.json"),
+        json!({"session_id": "other-session"}),
+    );
+    assert_eq!(hook(&p, "PreToolUse", other), "");
+}
+
+#[test]
+fn stop_is_the_failsafe_when_no_tool_ran() {
+    let p = TestProject::new();
+    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    // A Stop that is already continuing because of a Stop hook is never blocked.
+    let active = with(
+        &p.payload("hooks/Stop.json"),
+        json!({"stop_hook_active": true}),
+    );
+    assert_eq!(hook(&p, "Stop", active), "");
+    let out = hook(&p, "Stop", p.payload("hooks/Stop.json"));
+    let v: Value = serde_json::from_str(out.trim()).expect("JSON only on stdout");
+    assert_eq!(v["decision"], "block");
+    assert!(v["reason"].as_str().unwrap().contains("re-read"));
+    // Once only; then PreToolUse passes too.
+    assert_eq!(hook(&p, "Stop", p.payload("hooks/Stop.json")), "");
+    assert_eq!(
+        hook(&p, "PreToolUse", p.payload("hooks/PreToolUse.json")),
+        ""
+    );
+}
+
+#[test]
+fn attention_states_follow_notifications() {
+    let p = TestProject::new();
+    let bridge = || json_file(&p.forge_dir().join(format!("logs/sessions/{SID}.json")));
+    hook(
+        &p,
+        "UserPromptSubmit",
+        with(
+            &p.payload("hooks/Stop.json"),
+            json!({"hook_event_name":"UserPromptSubmit","prompt":"hi"}),
+        ),
+    );
+    assert_eq!(bridge()["attention"], "busy");
+    let perm = with(
+        &p.payload("hooks/Notification-idle.json"),
+        json!({"notification_type":"permission_prompt","message":"Claude needs your permission to use Bash"}),
+    );
+    assert_eq!(hook(&p, "Notification", perm), "");
+    assert_eq!(bridge()["attention"], "waiting:permission");
+    hook(&p, "PreToolUse", p.payload("hooks/PreToolUse.json"));
+    assert_eq!(bridge()["attention"], "busy");
+    hook(
+        &p,
+        "Notification",
+        p.payload("hooks/Notification-idle.json"),
+    );
+    assert_eq!(bridge()["attention"], "waiting:input");
+    hook(
+        &p,
+        "PermissionRequest",
+        with(
+            &p.payload("hooks/PreToolUse.json"),
+            json!({"hook_event_name":"PermissionRequest"}),
+        ),
+    );
+    assert_eq!(bridge()["attention"], "waiting:permission");
+    assert_eq!(bridge()["last_event"], "PermissionRequest");
+    // Every call left one event line, and no prompt text.
+    let ev = events(&p);
+    assert_eq!(ev.len(), 5);
+    assert!(
+        !std::fs::read_to_string(p.forge_dir().join("logs/events.jsonl"))
+            .unwrap()
+            .contains("\"hi\"")
+    );
+}
+
+// ----- SessionStart ---------------------------------------------------------------
+
+#[test]
+fn session_start_orients_the_new_session() {
+    let p = TestProject::new();
+    p.write("README.md", "dirty\n");
+    hook(&p, "Stop", p.payload("hooks/Stop.json"));
+    std::fs::write(
+        p.forge_dir().join("logs/context-threshold-triggered"),
+        "old\n",
+    )
+    .unwrap();
+    // Inbox: a session handoff at 09:45, a blocked Signal at 10:15 (newer), a blocked
+    // one that is older than the session handoff (already seen), a malformed one.
+    p.add_handoff_fixture("handoff-20261121-094500.md");
+    p.add_handoff_fixture("agent-T-012-20261121-101502.md");
+    p.add_handoff_fixture("agent-T-011-20261121-090102.md");
+    let old_blocked =
+        std::fs::read_to_string(common::fixtures().join("handoffs/agent-T-012-20261121-101502.md"))
+            .unwrap()
+            .replace("T-012", "T-007");
+    p.write(
+        ".forge/handoffs/agent-T-007-20261120-080000.md",
+        &old_blocked,
+    );
+
+    let out = hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-startup.json"),
+    );
+    let first = out.lines().next().unwrap();
+    assert!(
+        first.starts_with("Last session: ") && first.ends_with(" · branch main · 1 uncommitted"),
+        "{out}"
+    );
+    assert!(out.contains("/forge-learn"), "{out}");
+    assert!(
+        out.contains("Blocked agent signal: task T-012 (builder→reviewer)"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "Open question: Should the pool size come from the environment or from config.toml?"
+        ),
+        "{out}"
+    );
+    assert!(
+        !out.contains("T-007"),
+        "older blocked Signal was already superseded: {out}"
+    );
+    assert!(!out.contains("compacted"), "{out}");
+    assert!(!p.forge_dir().join("logs/learn-pending").exists());
+    assert!(
+        !p.forge_dir()
+            .join("logs/context-threshold-triggered")
+            .exists()
+    );
+    // The learn notice is shown once.
+    let again = hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-startup.json"),
+    );
+    assert!(!again.contains("/forge-learn"), "{again}");
+}
+
+#[test]
+fn session_start_after_compaction_says_what_to_reread() {
+    let p = TestProject::new();
+    p.write("CLAUDE.md", "# rules\n");
+    p.write("src/pool.rs", "// new\n");
+    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    let out = hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-compact.json"),
+    );
+    assert!(
+        out.contains("Context was compacted. Re-read before continuing: CLAUDE.md"),
+        "{out}"
+    );
+    assert!(out.contains("src/"), "{out}");
+}
+
+#[test]
+fn session_start_consumes_pending_resume_with_drift_notes() {
+    let p = TestProject::new();
+    let h = p.add_handoff_fixture("handoff-20261121-094500.md");
+    std::fs::write(
+        p.forge_dir().join("pending-resume"),
+        format!("{}\n", h.display()),
+    )
+    .unwrap();
+    let global = p.home.join(".claude/pending-resume");
+    std::fs::create_dir_all(global.parent().unwrap()).unwrap();
+    std::fs::write(&global, format!("{}\n", h.display())).unwrap();
+    p.write("a.txt", "1");
+    p.write("b.txt", "2");
+    p.write("c.txt", "3");
+
+    let out = hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-startup.json"),
+    );
+    assert!(
+        out.contains(&format!("Resuming from handoff {}", h.display())),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "Drift: branch changed: the handoff was written on feat/pool, you are on main"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("Drift: tree dirtier: 2 uncommitted changes then, 3 now"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Move handlers in src/routes/orders.rs"),
+        "{out}"
+    );
+    assert!(!p.forge_dir().join("pending-resume").exists());
+    assert!(
+        !global.exists(),
+        "the global marker pointed at the same file"
+    );
+    // Consumed: the next session does not resume it again.
+    let again = hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-startup.json"),
+    );
+    assert!(!again.contains("Resuming"), "{again}");
+}
+
+#[test]
+fn global_pending_resume_only_when_it_points_into_this_project() {
+    let p = TestProject::new();
+    let global = p.home.join(".claude/pending-resume");
+    std::fs::create_dir_all(global.parent().unwrap()).unwrap();
+    let elsewhere = p
+        .dir
+        .path()
+        .join("other/.forge/handoffs/handoff-20261121-094500.md");
+    std::fs::create_dir_all(elsewhere.parent().unwrap()).unwrap();
+    std::fs::copy(
+        common::fixtures().join("handoffs/handoff-20261121-094500.md"),
+        &elsewhere,
+    )
+    .unwrap();
+    std::fs::write(&global, format!("{}\n", elsewhere.display())).unwrap();
+    let out = hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-startup.json"),
+    );
+    assert!(!out.contains("Resuming"), "{out}");
+    assert!(global.exists(), "another project's marker is left alone");
+
+    let mine = p.add_handoff_fixture("handoff-20261121-094500.md");
+    std::fs::write(&global, format!("{}\n", mine.display())).unwrap();
+    let out = hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-startup.json"),
+    );
+    assert!(out.contains("Resuming from handoff"), "{out}");
+    assert!(!global.exists());
+}
+
+#[test]
+fn session_start_output_stays_under_ten_thousand_characters() {
+    let p = TestProject::new();
+    let huge = format!(
+        "---\nkind: session-handoff\nbranch: main\n---\n# Huge\n{}",
+        "lorem ipsum ∑ dolor\n".repeat(5000)
+    );
+    let h = p.write(".forge/handoffs/handoff-20261121-100000.md", &huge);
+    std::fs::write(
+        p.forge_dir().join("pending-resume"),
+        h.display().to_string(),
+    )
+    .unwrap();
+    for i in 0..40 {
+        let blocked = std::fs::read_to_string(
+            common::fixtures().join("handoffs/agent-T-012-20261121-101502.md"),
+        )
+        .unwrap()
+        .replace(
+            "Should the pool size",
+            &format!(
+                "Question {i}: {} should the pool size",
+                "very long ".repeat(20)
+            ),
+        );
+        p.write(
+            &format!(
+                ".forge/handoffs/agent-T-{i:03}-20261121-11{:02}00.md",
+                i % 60
+            ),
+            &blocked,
+        );
+    }
+    hook(&p, "Stop", p.payload("hooks/Stop.json"));
+    let out = hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-compact.json"),
+    );
+    assert!(
+        out.chars().count() < 10_000,
+        "{} chars",
+        out.chars().count()
+    );
+    assert!(out.starts_with("Last session:"), "{}", &out[..200]);
+}
+
+// ----- concurrency and ids ---------------------------------------------------------
+
+#[test]
+fn fifty_concurrent_hooks_lose_nothing() {
+    let p = TestProject::new();
+    p.write("dirty.txt", "x");
+    let bin = assert_cmd::cargo::cargo_bin("forge");
+    let fixtures = [
+        ("Stop", "hooks/Stop.json"),
+        ("PreToolUse", "hooks/PreToolUse.json"),
+        ("Notification", "hooks/Notification-idle.json"),
+        ("PreCompact", "hooks/PreCompact-auto.json"),
+        ("SessionStart", "hooks/SessionStart-startup.json"),
+        ("SessionEnd", "hooks/SessionEnd.json"),
+    ];
+    let mut children = Vec::new();
+    for i in 0..50 {
+        let (event, fixture) = fixtures[i % fixtures.len()];
+        let payload = with(
+            &p.payload(fixture),
+            json!({"session_id": format!("s-{}", i % 7)}),
+        );
+        let mut child = Command::new(&bin)
+            .args(["hook", event])
+            .current_dir(&p.root)
+            .env("HOME", &p.home)
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.as_bytes())
+            .unwrap();
+        children.push(child);
+    }
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    let ev = events(&p);
+    assert_eq!(ev.len(), 50, "every call left exactly one whole line");
+    let logs = p.forge_dir().join("logs");
+    for f in [
+        "last-session.json",
+        "pre-compact-state.json",
+        "git-cache.json",
+    ] {
+        json_file(&logs.join(f));
+    }
+    for e in std::fs::read_dir(logs.join("sessions")).unwrap() {
+        let path = e.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        assert!(
+            !name.ends_with(".tmp") && (name == ".lock" || !name.ends_with(".lock")),
+            "left behind: {name}"
+        );
+        if name.ends_with(".json") || name.ends_with(".compacted") {
+            json_file(&path);
+        }
+    }
+    for line in p.read(".forge/logs/compactions.jsonl").lines() {
+        serde_json::from_str::<Value>(line).unwrap();
+    }
+}
+
+#[test]
+fn hostile_session_ids_stay_inside_their_folder() {
+    let p = TestProject::new();
+    for sid in ["../../../escape", "/tmp/abs", "..", "a/../../b", "x\u{0}y"] {
+        let payload = with(
+            &p.payload("hooks/Notification-idle.json"),
+            json!({"session_id": sid}),
+        );
+        hook(&p, "Notification", payload);
+        let payload = with(
+            &p.payload("hooks/PreCompact-auto.json"),
+            json!({"session_id": sid}),
+        );
+        hook(&p, "PreCompact", payload);
+    }
+    let sessions = p.forge_dir().join("logs/sessions");
+    let names: Vec<String> = std::fs::read_dir(&sessions)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(names.len() >= 5, "{names:?}");
+    assert!(!p.dir.path().join("escape.json").exists());
+    assert!(!p.root.join("escape.json").exists());
+    assert!(!Path::new("/tmp/abs.json").exists());
+    // Nothing outside the project folder besides what the test made.
+    let mut top: Vec<String> = std::fs::read_dir(p.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    top.sort();
+    assert_eq!(top, ["home", "project", "xdg"]);
+}
+
+// ----- status ----------------------------------------------------------------------
+
+#[test]
+fn status_prints_the_snapshot_as_text_and_json() {
+    let p = TestProject::new();
+    p.add_handoff_fixture("agent-T-012-20261121-101502.md");
+    p.add_handoff_fixture("agent-T-011-20261121-090102.md");
+    p.add_handoff_fixture("handoff-20261121-094500.md");
+    hook(&p, "Stop", p.payload("hooks/Stop.json"));
+    let out = p.forge().args(["status"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Handoffs: 3 (1 blocked)"), "{text}");
+    assert!(
+        text.contains("unknown status") || text.contains("does not parse"),
+        "{text}"
+    );
+    assert!(text.contains("learn pending"), "{text}");
+
+    let out = p
+        .forge()
+        .args(["status", "--json", "--project"])
+        .arg(&p.root)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["blocked"], json!(["agent-T-012-20261121-101502.md"]));
+    assert_eq!(v["flags"]["learn_pending"], true);
+    assert_eq!(v["last_session"]["branch"], "main");
+    assert_eq!(v["handoffs"].as_array().unwrap().len(), 3);
+    assert_eq!(v["handoffs"][0]["signal"]["kind"], "valid");
+    assert_eq!(v["handoffs"][2]["signal"]["kind"], "malformed");
+
+    let out = p
+        .forge()
+        .args(["status", "--project", "/no/such/dir"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no such folder"));
 }

@@ -36,10 +36,10 @@ pub fn run_event(event: Option<&str>, env: &Env) -> ExitCode {
         let input = read_stdin();
         hooks::handle_input(event, &input, env)
     });
-    if let Ok(out) = outcome {
-        if !out.is_empty() {
-            super::print_out(&out);
-        }
+    if let Ok(out) = outcome
+        && !out.is_empty()
+    {
+        super::print_out(&out);
     }
     ExitCode::SUCCESS
 }

@@ -182,11 +182,10 @@ pub fn render_text(snap: &Snapshot) -> String {
             .signal
             .as_ref()
             .and_then(crate::model::SignalParse::signal)
+            && sig.is_blocked()
         {
-            if sig.is_blocked() {
-                for q in &sig.open_questions {
-                    let _ = writeln!(out, "           ? {q}");
-                }
+            for q in &sig.open_questions {
+                let _ = writeln!(out, "           ? {q}");
             }
         }
     }

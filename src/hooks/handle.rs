@@ -164,6 +164,8 @@ impl Ctx<'_> {
                 Ok(String::new())
             }
             HookEvent::UserPromptSubmit => {
+                // Once per turn: keep the statusline's git cache fresh while it works.
+                let _ = crate::git::refresh_cache(&self.paths, self.now);
                 self.touch_bridge(event.name(), Some(Attention::Busy), None);
                 Ok(String::new())
             }
@@ -275,10 +277,10 @@ impl Ctx<'_> {
         if project.is_some() {
             let _ = store::remove_if_exists(&self.paths.pending_resume());
         }
-        if let (Some(gp), Some(g)) = (&global_path, &global) {
-            if g == &target {
-                let _ = store::remove_if_exists(gp);
-            }
+        if let (Some(gp), Some(g)) = (&global_path, &global)
+            && g == &target
+        {
+            let _ = store::remove_if_exists(gp);
         }
         Some(target)
     }
@@ -320,14 +322,12 @@ impl Ctx<'_> {
         // Failsafe: a compaction happened and no tool ran since, so PreToolUse never
         // got to ask for the re-read. Block the stop once (never when already
         // continuing because of a Stop hook).
-        if !stop_hook_active {
-            if let Some(files_to_read) = self.consume_compaction_marker() {
-                let reason = reread_reason(&files_to_read);
-                return Ok(format!(
-                    "{}\n",
-                    json!({"decision": "block", "reason": reason})
-                ));
-            }
+        if !stop_hook_active && let Some(files_to_read) = self.consume_compaction_marker() {
+            let reason = reread_reason(&files_to_read);
+            return Ok(format!(
+                "{}\n",
+                json!({"decision": "block", "reason": reason})
+            ));
         }
         Ok(dirty_warning(git.as_ref()))
     }
@@ -357,14 +357,14 @@ impl Ctx<'_> {
         store::write_json(&self.paths.pre_compact_state(), &state)?;
         let line = serde_json::to_string(&state).map_err(std::io::Error::other)?;
         store::append_line_capped(&self.paths.compactions(), &line, store::COMPACTIONS_CAP)?;
-        if cfg.hooks.compaction_reread {
-            if let Some(sid) = self.session_id() {
-                let files_to_read = reread_files(&self.paths, &state.recent_files);
-                store::write_json(
-                    &self.paths.compaction_marker(sid),
-                    &json!({"captured_at": state.captured_at, "reread": files_to_read}),
-                )?;
-            }
+        if cfg.hooks.compaction_reread
+            && let Some(sid) = self.session_id()
+        {
+            let files_to_read = reread_files(&self.paths, &state.recent_files);
+            store::write_json(
+                &self.paths.compaction_marker(sid),
+                &json!({"captured_at": state.captured_at, "reread": files_to_read}),
+            )?;
         }
         self.touch_bridge("PreCompact", None, None);
         Ok(String::new())

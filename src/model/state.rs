@@ -142,10 +142,11 @@ impl SessionBridge {
     /// Adds a reading unless it repeats the last one; drops the oldest past the cap.
     /// Returns whether anything changed.
     pub fn push_reading(&mut self, reading: Reading) -> bool {
-        if let Some(last) = self.readings.last() {
-            if last.tokens == reading.tokens && (last.pct - reading.pct).abs() < f64::EPSILON {
-                return false;
-            }
+        if let Some(last) = self.readings.last()
+            && last.tokens == reading.tokens
+            && (last.pct - reading.pct).abs() < f64::EPSILON
+        {
+            return false;
         }
         self.readings.push(reading);
         let excess = self.readings.len().saturating_sub(Self::MAX_READINGS);

@@ -72,8 +72,9 @@ pub fn update_bridge(
     change: impl FnOnce(&mut SessionBridge) -> bool,
 ) -> io::Result<SessionBridge> {
     let path = paths.session_bridge(session_id);
-    let lock_path = super::sibling(&path, ".lock");
-    let _lock = super::FileLock::acquire(&lock_path, Duration::from_millis(100));
+    // One persistent lock for all bridges: critical sections are a read and a write.
+    let _lock =
+        super::FileLock::acquire(&paths.sessions().join(".lock"), Duration::from_millis(100));
     let mut bridge: SessionBridge = read_json(&path).unwrap_or_default();
     let fresh = bridge.session_id.is_empty();
     if fresh {
@@ -122,12 +123,11 @@ pub fn clear_pending_resume(paths: &Paths, env: &Env) -> Vec<PathBuf> {
     if super::remove_if_exists(&paths.pending_resume()).unwrap_or(false) {
         removed.push(paths.pending_resume());
     }
-    if let Some(global) = env.global_pending_resume() {
-        if read_marker(&global).is_some_and(|p| points_inside(&p, &paths.root))
-            && super::remove_if_exists(&global).unwrap_or(false)
-        {
-            removed.push(global);
-        }
+    if let Some(global) = env.global_pending_resume()
+        && read_marker(&global).is_some_and(|p| points_inside(&p, &paths.root))
+        && super::remove_if_exists(&global).unwrap_or(false)
+    {
+        removed.push(global);
     }
     removed
 }

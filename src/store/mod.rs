@@ -21,7 +21,7 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::thread;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 pub use paths::{Paths, resolve_root, sanitize_id};
 
@@ -112,63 +112,47 @@ pub fn remove_if_exists(path: &Path) -> io::Result<bool> {
     }
 }
 
-/// A lock held by creating a file exclusively; removed on drop.
+/// An advisory lock (`flock`) on a small, persistent lock file; released on drop
+/// (and by the kernel when a process dies, so a crash never leaves a stale lock).
 ///
 /// Hooks never wait on a lock without limit: [`FileLock::acquire`] gives up after a
-/// deadline of tens of milliseconds, and a lock older than a few seconds is taken
-/// to be left behind by a crashed process and broken.
+/// deadline of tens of milliseconds and the caller carries on without it.
 #[derive(Debug)]
 pub struct FileLock {
-    path: PathBuf,
+    _file: fs::File,
 }
 
 impl FileLock {
-    /// How old a lock file must be before it is considered abandoned.
-    const STALE: Duration = Duration::from_secs(5);
-
-    /// Tries to take the lock at `path` until `deadline` has passed.
+    /// Tries to take the lock at `path` (creating the lock file when missing) until
+    /// `deadline` has passed.
     pub fn acquire(path: &Path, deadline: Duration) -> Option<Self> {
         let start = Instant::now();
+        let open = || {
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(path)
+        };
+        let file = match open() {
+            Ok(f) => f,
+            Err(_) => {
+                fs::create_dir_all(path.parent()?).ok()?;
+                open().ok()?
+            }
+        };
         loop {
-            match OpenOptions::new().write(true).create_new(true).open(path) {
-                Ok(_) => {
-                    return Some(Self {
-                        path: path.to_path_buf(),
-                    });
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                    let stale = fs::metadata(path)
-                        .and_then(|m| m.modified())
-                        .ok()
-                        .and_then(|t| SystemTime::now().duration_since(t).ok())
-                        .is_some_and(|age| age > Self::STALE);
-                    if stale {
-                        let _ = fs::remove_file(path);
-                        continue;
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    if let Some(dir) = path.parent() {
-                        if fs::create_dir_all(dir).is_err() {
-                            return None;
-                        }
-                        continue;
-                    }
-                    return None;
-                }
-                Err(_) => return None,
+            match file.try_lock() {
+                Ok(()) => return Some(Self { _file: file }),
+                Err(fs::TryLockError::WouldBlock) => {}
+                Err(fs::TryLockError::Error(_)) => return None,
             }
             if start.elapsed() >= deadline {
                 return None;
             }
             thread::sleep(Duration::from_millis(2));
         }
-    }
-}
-
-impl Drop for FileLock {
-    fn drop(&mut self) {
-        let _ = fs::remove_file(&self.path);
     }
 }
 
@@ -323,7 +307,7 @@ mod tests {
     #[test]
     fn lock_is_exclusive_and_released_on_drop() {
         let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("x.lock");
+        let p = dir.path().join("sub/x.lock");
         let first = FileLock::acquire(&p, Duration::from_millis(10)).unwrap();
         assert!(FileLock::acquire(&p, Duration::from_millis(10)).is_none());
         drop(first);
