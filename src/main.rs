@@ -14,7 +14,11 @@ fn main() -> ExitCode {
         Err(err) => {
             // clap exits 2 on bad input, and exit 2 *blocks* a PreToolUse call: the
             // hook's command line must never fail.
-            if std::env::args_os().nth(1).is_some_and(|a| a == "hook") {
+            let wants_help = matches!(
+                err.kind(),
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+            );
+            if !wants_help && std::env::args_os().nth(1).is_some_and(|a| a == "hook") {
                 let event = std::env::args().nth(2).filter(|a| !a.starts_with('-'));
                 return cli::hook::run_event(event.as_deref(), &env);
             }

@@ -131,6 +131,10 @@ fn command_line_never_fails() {
         );
         assert!(out.stdout.is_empty() || args.len() > 1, "{args:?}");
     }
+    // --help still helps (exit 0), it is not an error.
+    let out = p.forge().args(["hook", "--help"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Usage: forge hook"));
     // With no argument, the event comes from hook_event_name: Stop ran.
     assert!(p.forge_dir().join("logs/last-session.json").exists());
     let names: Vec<String> = events(&p)

@@ -11,10 +11,12 @@ use crate::hooks;
 /// Claude Code runs this with the event's JSON on stdin. The event comes from the
 /// argument or from the payload's hook_event_name. It writes .forge/logs state and
 /// prints only what Claude Code expects; it always exits 0, whatever the input.
-///
-/// Example settings.json entry:
-///   {"type": "command", "command": "/usr/local/bin/forge hook SessionStart"}
 #[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Example (what `forge init` puts in .claude/settings.json):\n  \
+    {\"type\": \"command\", \"command\": \"/usr/local/bin/forge hook SessionStart\"}\n\n\
+    Try it by hand:\n  echo '{\"session_id\":\"s1\",\"cwd\":\"'$PWD'\"}' | forge hook Stop"
+)]
 pub struct HookArgs {
     /// The hook event (SessionStart, Stop, SessionEnd, PreCompact, PreToolUse,
     /// Notification, PermissionRequest, UserPromptSubmit…); unknown names are logged only.

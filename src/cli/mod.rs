@@ -23,12 +23,12 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// forge's subcommands.
+/// forge's subcommands. Their help text is the doc comment of each `Args` struct.
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Handle a Claude Code hook event (JSON on stdin). Always exits 0.
+    #[allow(missing_docs)]
     Hook(hook::HookArgs),
-    /// Show the project's forge state: last session, flags, handoffs, Signals.
+    #[allow(missing_docs)]
     Status(status::StatusArgs),
 }
 

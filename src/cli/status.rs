@@ -14,11 +14,8 @@ use crate::store::snapshot::{GitSource, load};
 use crate::store::{Paths, resolve_root};
 
 /// Show the project's forge state: last session, flags, sessions, handoffs, Signals.
-///
-/// Examples:
-///   forge status
-///   forge status --json | jq '.blocked'
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:\n  forge status\n  forge status --json | jq '.blocked'")]
 pub struct StatusArgs {
     /// Project folder (default: found from the current folder).
     #[arg(long, value_name = "DIR")]
@@ -168,7 +165,7 @@ pub fn render_text(snap: &Snapshot) -> String {
         let drift = Drift::of(h, snap.branch(), snap.uncommitted(), snap.taken_at);
         let _ = writeln!(
             out,
-            "  {:<8} {:<10} {:<8} {}{}",
+            "  {:<8} {:<17} {:<8} {}{}",
             h.kind.as_str(),
             h.status_word(),
             h.task().unwrap_or("-"),
@@ -176,7 +173,7 @@ pub fn render_text(snap: &Snapshot) -> String {
             if drift.any() { "  (drift)" } else { "" }
         );
         if let Some(crate::model::SignalParse::Malformed { reason }) = &h.signal {
-            let _ = writeln!(out, "           ⚠ {reason}");
+            let _ = writeln!(out, "    ⚠ {reason}");
         }
         if let Some(sig) = h
             .signal
@@ -185,7 +182,7 @@ pub fn render_text(snap: &Snapshot) -> String {
             && sig.is_blocked()
         {
             for q in &sig.open_questions {
-                let _ = writeln!(out, "           ? {q}");
+                let _ = writeln!(out, "    ? {q}");
             }
         }
     }
