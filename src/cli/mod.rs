@@ -1,7 +1,15 @@
 //! The command line: one file per subcommand, each with an `Args` struct (its doc
 //! comment is the `--help`) and a `run` function.
 
+pub mod completions;
+pub mod config;
+pub mod doctor;
 pub mod hook;
+pub mod init;
+pub mod learn;
+pub mod man;
+pub mod resume;
+pub mod signal;
 pub mod status;
 
 use std::process::ExitCode;
@@ -30,6 +38,22 @@ pub enum Command {
     Hook(hook::HookArgs),
     /// Show the project's forge state: last session, flags, handoffs, Signals.
     Status(status::StatusArgs),
+    /// Wire Claude Code to forge: hooks, statusline, .forge/ and .gitignore.
+    Init(init::InitArgs),
+    /// Check forge's setup and explain what to fix.
+    Doctor(doctor::DoctorArgs),
+    /// Show, check or locate forge's configuration.
+    Config(config::ConfigArgs),
+    /// Write an agent handoff with a Signal block.
+    Signal(signal::SignalArgs),
+    /// List handoffs and choose the one the next session resumes from.
+    Resume(resume::ResumeArgs),
+    /// Check or tidy the project's Claude Code memory.
+    Learn(learn::LearnArgs),
+    /// Print a shell completion script.
+    Completions(completions::CompletionsArgs),
+    /// Print the manual page.
+    Man(man::ManArgs),
 }
 
 /// Runs the parsed command.
@@ -37,6 +61,14 @@ pub fn run(cli: Cli, env: &Env) -> ExitCode {
     match cli.command {
         Command::Hook(args) => hook::run(&args, env),
         Command::Status(args) => report(status::run(&args, env)),
+        Command::Init(args) => report(init::run(&args, env)),
+        Command::Doctor(args) => report(doctor::run(&args, env)),
+        Command::Config(args) => report(config::run(&args, env)),
+        Command::Signal(args) => report(signal::run(&args, env)),
+        Command::Resume(args) => report(resume::run(&args, env)),
+        Command::Learn(args) => report(learn::run(&args, env)),
+        Command::Completions(args) => report(completions::run(&args, env)),
+        Command::Man(args) => report(man::run(&args, env)),
     }
 }
 
