@@ -38,21 +38,14 @@ pub enum Command {
     Hook(hook::HookArgs),
     /// Show the project's forge state: last session, flags, handoffs, Signals.
     Status(status::StatusArgs),
-    /// Wire Claude Code to forge: hooks, statusline, .forge/ and .gitignore.
+    // The commands below take their help text from their Args struct's doc comment.
     Init(init::InitArgs),
-    /// Check forge's setup and explain what to fix.
     Doctor(doctor::DoctorArgs),
-    /// Show, check or locate forge's configuration.
     Config(config::ConfigArgs),
-    /// Write an agent handoff with a Signal block.
     Signal(signal::SignalArgs),
-    /// List handoffs and choose the one the next session resumes from.
     Resume(resume::ResumeArgs),
-    /// Check or tidy the project's Claude Code memory.
     Learn(learn::LearnArgs),
-    /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
-    /// Print the manual page.
     Man(man::ManArgs),
 }
 

@@ -15,10 +15,9 @@ use crate::store::{self, Paths, sanitize_id};
 /// The agent-handoff template shipped with forge.
 pub const TEMPLATE: &str = include_str!("../../assets/templates/agent-handoff.md");
 
-/// Write an agent handoff (.forge/handoffs/agent-<TASK>-<YYYYMMDD-HHMMSS>.md) with a
-/// Signal block, and print its path.
+/// Write an agent handoff with a Signal block, and print its path.
 ///
-/// Other agents, `forge status`, the dashboard and the SessionStart hook read it; a
+/// The file is .forge/handoffs/agent-<TASK>-<YYYYMMDD-HHMMSS>.md. Other agents, `forge status`, the dashboard and the SessionStart hook read it; a
 /// blocked Signal and its open questions are shown first.
 ///
 /// Examples:
