@@ -118,7 +118,9 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
                 replace_statusline: args.replace_statusline,
                 expand: Expand {
                     home: home.as_deref(),
-                    project: Some(&paths.root),
+                    // A user-level hook under $CLAUDE_PROJECT_DIR may exist in other
+                    // projects: only check those against this project's files.
+                    project: (!args.user).then_some(paths.root.as_path()),
                 },
                 exists: &exists,
             },
@@ -268,6 +270,9 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
                     let _ = write!(done, " (backup: {name}.bak)");
                 }
                 done.push('\n');
+                if c.path == settings_path {
+                    done.push_str(&std::mem::take(&mut report));
+                }
             }
             (None, _) => {
                 store::remove_if_exists(&c.path)

@@ -616,6 +616,15 @@ mod tests {
         assert_eq!(script_path(&w("npx something"), e), None);
         assert_eq!(script_path(&w("$OTHER/x.sh"), e), None);
         assert_eq!(script_path(&w("./rel.sh"), e), None);
+        let user_level = Expand {
+            home: Some(Path::new("/home/u")),
+            project: None,
+        };
+        assert_eq!(
+            script_path(&w("$CLAUDE_PROJECT_DIR/.claude/x.sh"), user_level),
+            None,
+            "without a project, project-relative scripts are not judged"
+        );
         let none = |_: &Path| false;
         assert!(dead_script(&w("/gone.sh"), e, &none).is_some());
     }
