@@ -162,12 +162,13 @@ fn source_of<'a>(loaded: &'a Loaded, key: &str) -> &'a Source {
 
 fn show_text(loaded: &Loaded) -> color_eyre::Result<String> {
     let rows = leaves(loaded)?;
+    // Align the `#` column, but let a long value (the segment list) run past it.
     let width = rows
         .iter()
-        .map(|(k, v)| k.len() + v.to_string().len())
+        .map(|(k, v)| k.len() + v.to_string().len() + 3)
+        .filter(|w| *w <= 40)
         .max()
-        .unwrap_or(0)
-        + 3;
+        .unwrap_or(0);
     let mut out = String::new();
     for (key, value) in rows {
         let assignment = format!("{key} = {value}");
