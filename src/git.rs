@@ -274,6 +274,21 @@ fn children_with_counts(
     Some(groups.into_iter().collect())
 }
 
+/// Whether git ignores `rel` (a path relative to the work tree, which need not exist).
+/// `None` when `root` is not inside a git work tree.
+pub fn is_ignored(root: &Path, rel: &str) -> Option<bool> {
+    let repo = open(root)?;
+    let workdir = repo.workdir()?.to_path_buf();
+    let abs = root.join(rel);
+    let canon_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let canon_work = std::fs::canonicalize(&workdir).unwrap_or(workdir);
+    let inside = canon_root
+        .strip_prefix(&canon_work)
+        .map(|p| p.join(rel))
+        .unwrap_or(abs);
+    repo.is_path_ignored(&inside).ok()
+}
+
 /// The subjects of the last `n` commits on HEAD (`<sha7> <subject>`).
 pub fn recent_commits(root: &Path, n: usize) -> Vec<String> {
     let Some(repo) = open(root) else {

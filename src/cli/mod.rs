@@ -1,7 +1,15 @@
 //! The command line: one file per subcommand, each with an `Args` struct (its doc
 //! comment is the `--help`) and a `run` function.
 
+pub mod completions;
+pub mod config;
+pub mod doctor;
 pub mod hook;
+pub mod init;
+pub mod learn;
+pub mod man;
+pub mod resume;
+pub mod signal;
 pub mod status;
 
 use std::process::ExitCode;
@@ -30,6 +38,15 @@ pub enum Command {
     Hook(hook::HookArgs),
     #[allow(missing_docs)]
     Status(status::StatusArgs),
+    // The commands below take their help text from their Args struct's doc comment.
+    Init(init::InitArgs),
+    Doctor(doctor::DoctorArgs),
+    Config(config::ConfigArgs),
+    Signal(signal::SignalArgs),
+    Resume(resume::ResumeArgs),
+    Learn(learn::LearnArgs),
+    Completions(completions::CompletionsArgs),
+    Man(man::ManArgs),
 }
 
 /// Runs the parsed command.
@@ -37,6 +54,14 @@ pub fn run(cli: Cli, env: &Env) -> ExitCode {
     match cli.command {
         Command::Hook(args) => hook::run(&args, env),
         Command::Status(args) => report(status::run(&args, env)),
+        Command::Init(args) => report(init::run(&args, env)),
+        Command::Doctor(args) => report(doctor::run(&args, env)),
+        Command::Config(args) => report(config::run(&args, env)),
+        Command::Signal(args) => report(signal::run(&args, env)),
+        Command::Resume(args) => report(resume::run(&args, env)),
+        Command::Learn(args) => report(learn::run(&args, env)),
+        Command::Completions(args) => report(completions::run(&args, env)),
+        Command::Man(args) => report(man::run(&args, env)),
     }
 }
 

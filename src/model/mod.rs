@@ -3,8 +3,12 @@
 //! The store (`crate::store`) reads files and hands their text to the parsers here;
 //! the dashboard, `forge status` and SessionStart all draw the same [`Snapshot`].
 
+pub mod diff;
 pub mod handoff;
 pub mod level;
+pub mod memory;
+pub mod secrets;
+pub mod settings;
 pub mod signal;
 pub mod snapshot;
 pub mod state;

@@ -1,0 +1,194 @@
+//! `forge config show|validate|path`: the layered configuration and where each value
+//! comes from.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use color_eyre::eyre::{WrapErr, eyre};
+use serde_json::json;
+
+use super::status::project_paths;
+use crate::config::{self, Loaded, Source};
+use crate::env::Env;
+use crate::store::Paths;
+
+/// Show, check or locate forge's configuration.
+///
+/// Settings come from .forge/config.toml over ~/.config/forge/config.toml
+/// ($XDG_CONFIG_HOME respected) over built-in defaults, merged key by key.
+///
+/// Examples:
+///   forge config show
+///   forge config show --json
+///   forge config validate && echo fine
+///   forge config path
+#[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
+pub struct ConfigArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: ConfigAction,
+    /// Project folder (default: found from the current folder).
+    #[arg(long, value_name = "DIR", global = true)]
+    pub project: Option<PathBuf>,
+}
+
+/// `forge config` actions.
+#[derive(clap::Subcommand, Debug)]
+pub enum ConfigAction {
+    /// Print every effective value and where it came from (default, user or project).
+    Show {
+        /// Print as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check the config files; exit 1 with the error (naming key and file) when wrong.
+    Validate,
+    /// Print the user and project config file paths and whether each exists.
+    Path {
+        /// Print as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Runs `forge config`.
+pub fn run(args: &ConfigArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+    let paths = project_paths(args.project.as_ref(), env)?;
+    match args.action {
+        ConfigAction::Show { json } => {
+            let loaded = load(&paths, env)?;
+            let text = if json {
+                let v = show_json(&loaded)?;
+                format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&v).wrap_err("encoding JSON")?
+                )
+            } else {
+                show_text(&loaded)?
+            };
+            super::print_out(&text);
+            Ok(ExitCode::SUCCESS)
+        }
+        ConfigAction::Validate => {
+            let loaded = load(&paths, env)?;
+            let found: Vec<String> = loaded
+                .files
+                .iter()
+                .filter(|(_, e)| *e)
+                .map(|(s, _)| s.to_string())
+                .collect();
+            super::print_out(&if found.is_empty() {
+                "Config OK (no config files; built-in defaults)\n".to_owned()
+            } else {
+                format!("Config OK: {}\n", found.join(", "))
+            });
+            Ok(ExitCode::SUCCESS)
+        }
+        ConfigAction::Path { json } => {
+            let files = file_paths(&paths, env);
+            if json {
+                let v: Vec<_> = files
+                    .iter()
+                    .map(|(layer, p)| {
+                        json!({"layer": layer, "path": p, "exists": p.as_ref().is_some_and(|p| p.exists())})
+                    })
+                    .collect();
+                super::print_out(&format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&v).wrap_err("encoding JSON")?
+                ));
+            } else {
+                let mut out = String::new();
+                for (layer, p) in &files {
+                    match p {
+                        Some(p) => {
+                            let _ = writeln!(
+                                out,
+                                "{layer:<8} {} ({})",
+                                p.display(),
+                                if p.exists() { "exists" } else { "not found" }
+                            );
+                        }
+                        None => {
+                            let _ = writeln!(out, "{layer:<8} (none: set HOME or XDG_CONFIG_HOME)");
+                        }
+                    }
+                }
+                super::print_out(&out);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn load(paths: &Paths, env: &Env) -> color_eyre::Result<Loaded> {
+    config::load(paths, env).map_err(|e| {
+        eyre!("config is invalid: {e}\nFix that key in that file (`forge config show` lists every valid key once the files load).")
+    })
+}
+
+/// The user and project config paths, in precedence order (lowest first).
+fn file_paths(paths: &Paths, env: &Env) -> Vec<(&'static str, Option<PathBuf>)> {
+    vec![
+        ("user", config::user_path(env)),
+        ("project", Some(paths.config())),
+    ]
+}
+
+/// Every leaf `section.key` with its value, in the order of the config struct.
+fn leaves(loaded: &Loaded) -> color_eyre::Result<Vec<(String, toml::Value)>> {
+    let value = toml::Value::try_from(&loaded.config).wrap_err("encoding the config")?;
+    let mut out = Vec::new();
+    if let toml::Value::Table(sections) = value {
+        for (section, v) in sections {
+            match v {
+                toml::Value::Table(keys) => {
+                    for (k, v) in keys {
+                        out.push((format!("{section}.{k}"), v));
+                    }
+                }
+                other => out.push((section, other)),
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn source_of<'a>(loaded: &'a Loaded, key: &str) -> &'a Source {
+    loaded.sources.get(key).unwrap_or(&Source::Default)
+}
+
+fn show_text(loaded: &Loaded) -> color_eyre::Result<String> {
+    let rows = leaves(loaded)?;
+    // Align the `#` column, but let a long value (the segment list) run past it.
+    let width = rows
+        .iter()
+        .map(|(k, v)| k.len() + v.to_string().len() + 3)
+        .filter(|w| *w <= 40)
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for (key, value) in rows {
+        let assignment = format!("{key} = {value}");
+        let _ = writeln!(out, "{assignment:<width$}  # {}", source_of(loaded, &key));
+    }
+    Ok(out)
+}
+
+fn show_json(loaded: &Loaded) -> color_eyre::Result<serde_json::Value> {
+    let rows = leaves(loaded)?;
+    let mut out = Vec::new();
+    for (key, value) in rows {
+        let source = source_of(loaded, &key);
+        let (layer, path) = match source {
+            Source::Default => ("default", None),
+            Source::User(p) => ("user", Some(p.clone())),
+            Source::Project(p) => ("project", Some(p.clone())),
+        };
+        let value = serde_json::to_value(&value).wrap_err("encoding a value")?;
+        out.push(json!({"key": key, "value": value, "source": layer, "path": path}));
+    }
+    Ok(json!({"values": out}))
+}

@@ -1,0 +1,406 @@
+//! `forge init`: wire Claude Code to forge in one command (and undo it).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use color_eyre::eyre::{WrapErr, eyre};
+use serde_json::Value;
+
+use super::status::project_paths;
+use crate::env::Env;
+use crate::model::diff;
+use crate::model::settings::{self, Expand, InstallOptions, Outcome, Removal};
+use crate::store::{self, Paths};
+
+/// The slash commands `--commands` installs: (file name, text).
+pub const COMMANDS: [(&str, &str); 2] = [
+    (
+        "forge-learn.md",
+        include_str!("../../assets/commands/forge-learn.md"),
+    ),
+    (
+        "forge-continue.md",
+        include_str!("../../assets/commands/forge-continue.md"),
+    ),
+];
+
+/// The line `forge init` adds to `.gitignore`.
+const IGNORE_LINE: &str = ".forge/";
+
+/// Wire Claude Code to forge: hooks, statusline, .forge/ folders and .gitignore.
+///
+/// Merges into .claude/settings.json (or ~/.claude/settings.json with --user) one
+/// `forge hook <Event>` entry for each of SessionStart, Stop, SessionEnd, PreCompact,
+/// PreToolUse, Notification, PermissionRequest and UserPromptSubmit, plus forge's
+/// statusLine, all running this binary by its absolute path. Every other key and hook
+/// is kept; hook entries whose script no longer exists are removed and listed. The
+/// old file is kept as settings.json.bak. It also creates .forge/logs and
+/// .forge/handoffs and adds `.forge/` to .gitignore. Running it twice changes
+/// nothing the second time.
+///
+/// Examples:
+///   forge init --dry-run        # show the diff, write nothing
+///   forge init                  # wire this project
+///   forge init --user --commands
+///   forge init --uninstall      # remove forge's entries, nothing else
+#[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
+pub struct InitArgs {
+    /// Project folder (default: found from the current folder).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Edit the user settings ($CLAUDE_CONFIG_DIR or ~/.claude/settings.json) instead
+    /// of the project's .claude/settings.json.
+    #[arg(long)]
+    pub user: bool,
+    /// Print what would change (a diff) and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Remove forge's hook entries and statusLine, and nothing else.
+    #[arg(long)]
+    pub uninstall: bool,
+    /// Also install the /forge-learn and /forge-continue slash commands into
+    /// .claude/commands/ (removed again with --uninstall --commands).
+    #[arg(long)]
+    pub commands: bool,
+    /// Replace a statusLine that belongs to another tool with forge's.
+    #[arg(long, conflicts_with = "uninstall")]
+    pub replace_statusline: bool,
+}
+
+/// One planned file change.
+struct FileChange {
+    path: PathBuf,
+    old: Option<String>,
+    /// `None` removes the file.
+    new: Option<String>,
+    backup: bool,
+}
+
+/// Runs `forge init`.
+pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+    let paths = project_paths(args.project.as_ref(), env)?;
+    let claude_base = if args.user {
+        env.claude_dir()
+            .ok_or_else(|| eyre!("HOME is not set: set HOME or CLAUDE_CONFIG_DIR and try again"))?
+    } else {
+        paths.root.join(".claude")
+    };
+    let settings_path = claude_base.join("settings.json");
+    let exe = std::env::current_exe().wrap_err("finding this forge binary's path")?;
+    let program = settings::shell_quote(&exe.to_string_lossy());
+
+    let mut changes = Vec::new();
+    let mut report = String::new();
+
+    // settings.json
+    let old_text = read_optional(&settings_path)?;
+    let old_value: Value = match old_text.as_deref() {
+        None => Value::Null,
+        Some(t) if t.trim().is_empty() => Value::Null,
+        Some(t) => serde_json::from_str(t).map_err(|e| {
+            eyre!(
+                "{}: not valid JSON ({e}); fix it or move it away, then run `forge init` again",
+                settings_path.display()
+            )
+        })?,
+    };
+    let home = env.home.clone();
+    let exists = |p: &Path| p.exists();
+    let outcome: Outcome = if args.uninstall {
+        settings::uninstall(&old_value)
+    } else {
+        settings::install(
+            &old_value,
+            &InstallOptions {
+                program: &program,
+                replace_statusline: args.replace_statusline,
+                expand: Expand {
+                    home: home.as_deref(),
+                    // A user-level hook under $CLAUDE_PROJECT_DIR may exist in other
+                    // projects: only check those against this project's files.
+                    project: (!args.user).then_some(paths.root.as_path()),
+                },
+                exists: &exists,
+            },
+        )
+    }
+    .map_err(|e| eyre!("{}: {e}", settings_path.display()))?;
+    let new_text = settings::to_text(&outcome.settings);
+    let old_normal = (!old_value.is_null()).then(|| settings::to_text(&old_value));
+    let settings_changes = if args.uninstall {
+        old_normal.is_some() && old_normal.as_deref() != Some(new_text.as_str())
+    } else {
+        old_normal.as_deref() != Some(new_text.as_str())
+    };
+    if settings_changes {
+        changes.push(FileChange {
+            path: settings_path.clone(),
+            old: old_text.clone(),
+            new: Some(new_text),
+            backup: old_text.is_some(),
+        });
+    }
+    if settings_changes && !args.uninstall {
+        let _ = writeln!(
+            report,
+            "  forge hooks: `{program} hook <Event>` for {}",
+            settings::FORGE_EVENTS.join(", ")
+        );
+        if settings::statusline_command(&outcome.settings).is_some_and(settings::is_forge_command) {
+            let _ = writeln!(report, "  statusLine: `{program} statusline`");
+        }
+    }
+    describe_outcome(&mut report, &outcome, &settings_path, &paths, args);
+
+    // .forge/ folders and .gitignore (project installs only).
+    let mut make_dirs = false;
+    if !args.user && !args.uninstall {
+        make_dirs = !paths.logs().is_dir() || !paths.handoffs().is_dir();
+        let ignore_path = paths.root.join(".gitignore");
+        let ignore_old = read_optional(&ignore_path)?;
+        if let Some(new) = with_ignore_line(ignore_old.as_deref()) {
+            changes.push(FileChange {
+                path: ignore_path,
+                old: ignore_old,
+                new: Some(new),
+                backup: false,
+            });
+        }
+    }
+
+    // Slash commands.
+    if args.commands {
+        for (name, text) in COMMANDS {
+            let path = claude_base.join("commands").join(name);
+            let old = read_optional(&path)?;
+            if args.uninstall {
+                match old.as_deref() {
+                    Some(o) if o == text => changes.push(FileChange {
+                        path,
+                        old,
+                        new: None,
+                        backup: false,
+                    }),
+                    Some(_) => {
+                        let _ = writeln!(
+                            report,
+                            "Kept {} (you changed it; remove it by hand if you want)",
+                            shown(&path, &paths)
+                        );
+                    }
+                    None => {}
+                }
+            } else if old.as_deref() != Some(text) {
+                let backup = old.is_some();
+                changes.push(FileChange {
+                    path,
+                    old,
+                    new: Some(text.to_owned()),
+                    backup,
+                });
+            }
+        }
+    }
+
+    if changes.is_empty() && !make_dirs {
+        report.push_str(if args.uninstall {
+            "forge is not wired here; nothing changed.\n"
+        } else {
+            "forge is already set up here; nothing changed.\n"
+        });
+        super::print_out(&report);
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    if args.dry_run {
+        let mut out =
+            String::from("Dry run: nothing was written. forge init would make these changes:\n");
+        for c in &changes {
+            let name = shown(&c.path, &paths);
+            let old_label = if c.old.is_some() {
+                name.clone()
+            } else {
+                "/dev/null".to_owned()
+            };
+            let new_label = if c.new.is_some() {
+                format!("{name} (after forge init)")
+            } else {
+                "/dev/null".to_owned()
+            };
+            out.push_str(&diff::unified(
+                c.old.as_deref().unwrap_or(""),
+                c.new.as_deref().unwrap_or(""),
+                &old_label,
+                &new_label,
+            ));
+        }
+        if make_dirs {
+            out.push_str("would create .forge/logs and .forge/handoffs\n");
+        }
+        out.push_str(&report);
+        super::print_out(&out);
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    let mut done = String::new();
+    if make_dirs {
+        paths
+            .ensure_dirs()
+            .wrap_err_with(|| format!("creating {}", paths.forge_dir().display()))?;
+        done.push_str("Created .forge/logs and .forge/handoffs\n");
+    }
+    for c in &changes {
+        let name = shown(&c.path, &paths);
+        match (&c.new, &c.old) {
+            (Some(new), old) => {
+                if c.backup
+                    && let Some(old) = old
+                {
+                    let bak = store::sibling(&c.path, ".bak");
+                    store::write_atomic(&bak, old.as_bytes())
+                        .wrap_err_with(|| format!("writing the backup {}", bak.display()))?;
+                }
+                store::write_atomic(&c.path, new.as_bytes())
+                    .wrap_err_with(|| format!("writing {}", c.path.display()))?;
+                let verb = if old.is_some() { "Updated" } else { "Created" };
+                let _ = write!(done, "{verb} {name}");
+                if c.backup {
+                    let _ = write!(done, " (backup: {name}.bak)");
+                }
+                done.push('\n');
+                if c.path == settings_path {
+                    done.push_str(&std::mem::take(&mut report));
+                }
+            }
+            (None, _) => {
+                store::remove_if_exists(&c.path)
+                    .wrap_err_with(|| format!("removing {}", c.path.display()))?;
+                let _ = writeln!(done, "Removed {name}");
+            }
+        }
+    }
+    done.push_str(&report);
+    super::print_out(&done);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What the settings transform did, in words.
+fn describe_outcome(out: &mut String, o: &Outcome, path: &Path, paths: &Paths, args: &InitArgs) {
+    let name = shown(path, paths);
+    let removed = if args.dry_run {
+        "would remove"
+    } else {
+        "removed"
+    };
+    let list = |out: &mut String, title: &str, items: &[Removal]| {
+        for r in items {
+            let _ = writeln!(out, "  {title} ({}): {}", r.event, r.command);
+        }
+    };
+    if args.uninstall {
+        list(out, &format!("{removed} from {name}"), &o.removed_forge);
+    } else {
+        list(
+            out,
+            &format!("{removed} from {name}, script not found"),
+            &o.removed_dead,
+        );
+        list(
+            out,
+            &format!("{removed} duplicate forge entry from {name}"),
+            &o.removed_forge,
+        );
+    }
+    for n in &o.notes {
+        let _ = writeln!(out, "  note: {n}");
+    }
+}
+
+/// The `.gitignore` text with `.forge/` added, or `None` when it is already ignored.
+pub fn with_ignore_line(old: Option<&str>) -> Option<String> {
+    let listed = old.is_some_and(|t| {
+        t.lines().map(str::trim).any(|l| {
+            matches!(
+                l,
+                ".forge" | ".forge/" | "/.forge" | "/.forge/" | ".forge/*" | "/.forge/*"
+            )
+        })
+    });
+    if listed {
+        return None;
+    }
+    let mut text = old.unwrap_or("").to_owned();
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(IGNORE_LINE);
+    text.push('\n');
+    Some(text)
+}
+
+fn read_optional(path: &Path) -> color_eyre::Result<Option<String>> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).wrap_err_with(|| format!("reading {}", path.display())),
+    }
+}
+
+/// A path relative to the project root when inside it, else as is.
+fn shown(path: &Path, paths: &Paths) -> String {
+    path.strip_prefix(&paths.root)
+        .map_or_else(|_| path.display().to_string(), |p| p.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gitignore_line_added_once() {
+        assert_eq!(with_ignore_line(None).as_deref(), Some(".forge/\n"));
+        assert_eq!(
+            with_ignore_line(Some("target")).as_deref(),
+            Some("target\n.forge/\n")
+        );
+        assert_eq!(with_ignore_line(Some("target\n/.forge\n")), None);
+        let once = with_ignore_line(Some("a\n")).unwrap();
+        assert_eq!(with_ignore_line(Some(&once)), None);
+    }
+
+    #[test]
+    fn shipped_commands_have_front_matter_and_no_bad_model() {
+        for (name, text) in COMMANDS {
+            let (fm, body) = crate::model::handoff::split_front_matter(text);
+            assert!(fm.contains_key("description"), "{name}");
+            assert!(!fm.contains_key("model"), "{name}");
+            assert!(!body.trim().is_empty());
+        }
+        let learn = COMMANDS[0].1;
+        for word in [
+            "Extracted",
+            "Confidence",
+            "Context",
+            "Pattern",
+            "When to Apply",
+            "Steps",
+            "Why This Works",
+            "Source",
+            "learned-<slug>.md",
+            "forge learn archive",
+            "credentials",
+            "tokens",
+            "connection strings",
+            "file contents",
+            "environment variable values",
+        ] {
+            assert!(learn.contains(word), "forge-learn.md lacks {word}");
+        }
+        let cont = COMMANDS[1].1;
+        for word in ["forge resume --print", "blocked", "open question", "Drift"] {
+            assert!(cont.contains(word), "forge-continue.md lacks {word}");
+        }
+    }
+}

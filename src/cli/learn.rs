@@ -1,0 +1,214 @@
+//! `forge learn status|archive`: the project's Claude Code memory folder.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use color_eyre::eyre::{WrapErr, bail, eyre};
+use serde_json::json;
+
+use super::status::project_paths;
+use crate::env::Env;
+use crate::model::memory::{self, MEMORY_MAX_LINES};
+use crate::store::{self, Paths};
+
+/// Check or tidy the project's Claude Code memory (the /forge-learn output).
+///
+/// The memory folder is <claude dir>/projects/<name>/memory/, where <name> is the
+/// project's real path with every character that is not a letter or digit replaced
+/// by `-`, as Claude Code names it.
+///
+/// Examples:
+///   forge learn status
+///   forge learn archive     # when MEMORY.md is over 180 lines
+#[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
+pub struct LearnArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: LearnAction,
+    /// Project folder (default: found from the current folder).
+    #[arg(long, value_name = "DIR", global = true)]
+    pub project: Option<PathBuf>,
+}
+
+/// `forge learn` actions.
+#[derive(clap::Subcommand, Debug)]
+pub enum LearnAction {
+    /// Show whether learning is pending, the memory folder, MEMORY.md's size and the
+    /// learned-*.md files.
+    Status {
+        /// Print as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Move MEMORY.md's content to memory/archive-YYYY-MM-DD.md when it is over 180
+    /// lines, leaving a one-line pointer.
+    Archive,
+}
+
+/// The project's memory folder: `<claude dir>/projects/<name>/memory`.
+pub fn memory_dir(paths: &Paths, env: &Env) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(&paths.root).unwrap_or_else(|_| paths.root.clone());
+    let name = memory::project_dir_name(&real.to_string_lossy());
+    Some(env.claude_dir()?.join("projects").join(name).join("memory"))
+}
+
+/// The `learned-*.md` files of a memory folder, sorted by name.
+pub fn learned_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_file()
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("learned-") && n.ends_with(".md"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Lines in a text file, `None` when it is missing.
+pub fn line_count(path: &Path) -> Option<usize> {
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|t| t.lines().count())
+}
+
+/// Runs `forge learn`.
+pub fn run(args: &LearnArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+    let paths = project_paths(args.project.as_ref(), env)?;
+    let dir = memory_dir(&paths, env)
+        .ok_or_else(|| eyre!("HOME is not set: set HOME or CLAUDE_CONFIG_DIR and try again"))?;
+    match args.action {
+        LearnAction::Status { json } => status(&paths, &dir, json),
+        LearnAction::Archive => archive(&dir, env),
+    }
+}
+
+fn status(paths: &Paths, dir: &Path, as_json: bool) -> color_eyre::Result<ExitCode> {
+    let pending = paths.learn_pending().exists();
+    let memory_md = dir.join("MEMORY.md");
+    let lines = line_count(&memory_md);
+    let learned: Vec<(String, usize)> = learned_files(dir)
+        .iter()
+        .map(|p| {
+            (
+                p.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                line_count(p).unwrap_or(0),
+            )
+        })
+        .collect();
+    if as_json {
+        let v = json!({
+            "learn_pending": pending,
+            "memory_dir": dir,
+            "memory_dir_exists": dir.is_dir(),
+            "memory_md_lines": lines,
+            "memory_md_limit": MEMORY_MAX_LINES,
+            "learned": learned.iter().map(|(n, l)| json!({"file": n, "lines": l})).collect::<Vec<_>>(),
+        });
+        let text = serde_json::to_string_pretty(&v).wrap_err("encoding JSON")?;
+        super::print_out(&format!("{text}\n"));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Learn pending: {}",
+        if pending {
+            "yes (the last session ended without /forge-learn; run it in Claude Code)"
+        } else {
+            "no"
+        }
+    );
+    let _ = writeln!(
+        out,
+        "Memory folder: {}{}",
+        dir.display(),
+        if dir.is_dir() {
+            ""
+        } else {
+            " (not created yet)"
+        }
+    );
+    match lines {
+        Some(n) if n > MEMORY_MAX_LINES => {
+            let _ = writeln!(
+                out,
+                "MEMORY.md: {n} lines (over {MEMORY_MAX_LINES}: run `forge learn archive`)"
+            );
+        }
+        Some(n) => {
+            let _ = writeln!(out, "MEMORY.md: {n} lines");
+        }
+        None => out.push_str("MEMORY.md: none\n"),
+    }
+    if learned.is_empty() {
+        out.push_str("Learned patterns: none (run /forge-learn in Claude Code to extract some)\n");
+    } else {
+        let _ = writeln!(out, "Learned patterns: {}", learned.len());
+        for (name, n) in &learned {
+            let _ = writeln!(out, "  {name} ({n} lines)");
+        }
+    }
+    super::print_out(&out);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn archive(dir: &Path, env: &Env) -> color_eyre::Result<ExitCode> {
+    let memory_md = dir.join("MEMORY.md");
+    let text = match std::fs::read_to_string(&memory_md) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            super::print_out(&format!(
+                "No MEMORY.md in {}: nothing to archive.\n",
+                dir.display()
+            ));
+            return Ok(ExitCode::SUCCESS);
+        }
+        Err(e) => return Err(e).wrap_err_with(|| format!("reading {}", memory_md.display())),
+    };
+    let name = format!("archive-{}.md", env.now.format("%Y-%m-%d"));
+    let archive_path = dir.join(&name);
+    let existing = match std::fs::read_to_string(&archive_path) {
+        Ok(t) => Some(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e).wrap_err_with(|| format!("reading {}", archive_path.display())),
+    };
+    let stamp = store::files::iso(env.now);
+    let Some(plan) = memory::plan_archive(&text, existing.as_deref(), &name, &stamp) else {
+        super::print_out(&format!(
+            "MEMORY.md has {} lines (limit {MEMORY_MAX_LINES}): nothing to archive.\n",
+            text.lines().count()
+        ));
+        return Ok(ExitCode::SUCCESS);
+    };
+    // The archive first, and checked, so MEMORY.md is only shortened once its content
+    // is safely elsewhere.
+    store::write_atomic(&archive_path, plan.archive.as_bytes())
+        .wrap_err_with(|| format!("writing {}", archive_path.display()))?;
+    let written = std::fs::read_to_string(&archive_path)
+        .wrap_err_with(|| format!("reading back {}", archive_path.display()))?;
+    if !written.contains(&text) {
+        bail!(
+            "{} does not hold MEMORY.md's content after writing; MEMORY.md was left as it is",
+            archive_path.display()
+        );
+    }
+    store::write_atomic(&memory_md, plan.memory.as_bytes())
+        .wrap_err_with(|| format!("writing {}", memory_md.display()))?;
+    super::print_out(&format!(
+        "Moved {} lines of MEMORY.md to {}\nMEMORY.md now points at it ({} lines).\n",
+        plan.moved_lines,
+        archive_path.display(),
+        plan.memory.lines().count()
+    ));
+    Ok(ExitCode::SUCCESS)
+}

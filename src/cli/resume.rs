@@ -1,0 +1,280 @@
+//! `forge resume`: list the handoff inbox, choose the handoff the next session loads,
+//! or print it (with drift notes) for `claude "$(forge resume --print)"`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use chrono::{DateTime, Utc};
+use color_eyre::eyre::{WrapErr, bail, eyre};
+
+use super::status::project_paths;
+use crate::env::Env;
+use crate::model::handoff::Drift;
+use crate::model::{HandoffEntry, HandoffKind};
+use crate::store::{self, Paths, files, handoffs};
+
+/// List handoffs, choose the one the next session resumes from, or print it.
+///
+/// With no arguments, lists session and agent handoffs, newest first and numbered.
+/// Choosing one (by number, path, or --latest) writes .forge/pending-resume and
+/// ~/.claude/pending-resume; the next session's SessionStart hook loads it.
+/// --print writes the chosen (or pending) handoff with drift notes to stdout.
+///
+/// Examples:
+///   forge resume                 # list
+///   forge resume 2               # the next session resumes from #2
+///   forge resume --latest        # ... from the newest session handoff
+///   claude "$(forge resume --latest --print --clear)"
+///   forge resume --clear         # nothing pending
+#[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
+pub struct ResumeArgs {
+    /// A handoff's number in the list, or its path.
+    #[arg(value_name = "N|PATH", conflicts_with = "latest")]
+    pub selection: Option<String>,
+    /// Choose the newest session handoff.
+    #[arg(long)]
+    pub latest: bool,
+    /// Print the chosen (or pending) handoff with drift notes.
+    #[arg(long)]
+    pub print: bool,
+    /// Remove the pending-resume markers (after printing, with --print).
+    #[arg(long)]
+    pub clear: bool,
+    /// Project folder (default: found from the current folder).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+}
+
+/// Runs `forge resume`.
+pub fn run(args: &ResumeArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+    let paths = project_paths(args.project.as_ref(), env)?;
+    let list = handoffs::list(&paths);
+    let chosen = if args.latest {
+        Some(latest_session(&list)?.path.clone())
+    } else if let Some(sel) = &args.selection {
+        Some(select(sel, &list, &paths, env)?)
+    } else {
+        None
+    };
+
+    if let Some(target) = &chosen {
+        if args.clear && !args.print {
+            bail!(
+                "choose a handoff or --clear, not both (--clear with --print prints it, then clears)"
+            );
+        }
+        if !args.clear {
+            let written = files::write_pending_resume(&paths, env, target)
+                .wrap_err("writing the pending-resume markers")?;
+            let msg = format!(
+                "The next session will resume from {}\n(markers: {})\n",
+                target.display(),
+                written
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            // With --print, stdout carries only the handoff.
+            if args.print {
+                eprint!("{msg}");
+            } else {
+                super::print_out(&msg);
+            }
+        }
+    }
+
+    if args.print {
+        let target = match chosen.clone() {
+            Some(t) => t,
+            None => pending(&paths, env).ok_or_else(|| {
+                eyre!(
+                    "nothing is pending: choose a handoff with `forge resume N` or `forge resume --latest` (run `forge resume` to list them)"
+                )
+            })?,
+        };
+        super::print_out(&print_text(&target, &paths, env.now)?);
+    }
+
+    if args.clear {
+        let removed = files::clear_pending_resume(&paths, env);
+        let msg = if removed.is_empty() {
+            "Nothing was pending.\n".to_owned()
+        } else {
+            format!(
+                "Cleared the pending resume ({})\n",
+                removed
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        if args.print {
+            eprint!("{msg}");
+        } else {
+            super::print_out(&msg);
+        }
+    }
+
+    if chosen.is_none() && !args.print && !args.clear {
+        super::print_out(&render_list(
+            &list,
+            pending(&paths, env).as_deref(),
+            env.now,
+        ));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The pending resume of this project: its own marker, else the global one when it
+/// points inside this project (the same rule SessionStart uses).
+fn pending(paths: &Paths, env: &Env) -> Option<PathBuf> {
+    files::read_marker(&paths.pending_resume()).or_else(|| {
+        env.global_pending_resume()
+            .as_deref()
+            .and_then(files::read_marker)
+            .filter(|p| files::points_inside(p, &paths.root))
+    })
+}
+
+fn latest_session(list: &[HandoffEntry]) -> color_eyre::Result<&HandoffEntry> {
+    if list.is_empty() {
+        bail!("no handoffs in .forge/handoffs yet: write one with `forge handoff`");
+    }
+    list.iter()
+        .find(|h| h.kind == HandoffKind::Session)
+        .ok_or_else(|| {
+            eyre!(
+                "no session handoff yet (only agent handoffs): write one with `forge handoff`, or pick an agent handoff by number"
+            )
+        })
+}
+
+fn select(
+    sel: &str,
+    list: &[HandoffEntry],
+    paths: &Paths,
+    env: &Env,
+) -> color_eyre::Result<PathBuf> {
+    if !sel.is_empty() && sel.chars().all(|c| c.is_ascii_digit()) {
+        if list.is_empty() {
+            bail!("no handoffs in .forge/handoffs yet: write one with `forge handoff`");
+        }
+        let n: usize = sel.parse().unwrap_or(0);
+        return n
+            .checked_sub(1)
+            .and_then(|i| list.get(i))
+            .map(|h| h.path.clone())
+            .ok_or_else(|| {
+                eyre!(
+                    "there is no handoff #{sel}: the list has 1 to {} (run `forge resume` to see it)",
+                    list.len()
+                )
+            });
+    }
+    let given = Path::new(sel);
+    let candidates = [env.cwd.join(given), paths.handoffs().join(given)];
+    let found = candidates
+        .iter()
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            eyre!(
+                "no such handoff file: {sel} (give a path, a file name in .forge/handoffs, or a number from `forge resume`)"
+            )
+        })?;
+    std::path::absolute(found).wrap_err("resolving the handoff path")
+}
+
+fn age(created: Option<DateTime<Utc>>, now: DateTime<Utc>) -> String {
+    let Some(c) = created else {
+        return "?".into();
+    };
+    let mins = (now - c).num_minutes().max(0);
+    match mins {
+        m if m < 60 => format!("{m}m"),
+        m if m < 60 * 48 => format!("{}h", m / 60),
+        m => format!("{}d", m / (60 * 24)),
+    }
+}
+
+/// The numbered list, newest first; `→` marks the pending one.
+pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<Utc>) -> String {
+    if list.is_empty() {
+        return "No handoffs in .forge/handoffs yet. Write one with `forge handoff` (or `forge signal` for agents).\n".into();
+    }
+    let mut out = String::new();
+    let name_w = list
+        .iter()
+        .map(|h| h.file_name.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let _ = writeln!(
+        out,
+        "    #  {:<name_w$}  {:<7}  {:>4}  {:<17}  {:<12}  TITLE",
+        "FILE", "KIND", "AGE", "TRIGGER/STATUS", "BRANCH"
+    );
+    for (i, h) in list.iter().enumerate() {
+        let mark = if pending.is_some_and(|p| same_file(p, &h.path)) {
+            "→"
+        } else {
+            " "
+        };
+        let branch = h.branch().unwrap_or("-");
+        let title = match h.kind {
+            HandoffKind::Agent => {
+                let route = h.route().unwrap_or_default();
+                format!("{} {}", h.task().unwrap_or("?"), route)
+            }
+            HandoffKind::Session => h.title.clone().unwrap_or_default(),
+        };
+        let _ = writeln!(
+            out,
+            "{mark} {:>3}  {:<name_w$}  {:<7}  {:>4}  {:<17}  {:<12}  {title}",
+            i + 1,
+            h.file_name,
+            h.kind.as_str(),
+            age(h.created, now),
+            h.status_word(),
+            branch,
+        );
+    }
+    out.push_str("\nChoose one with `forge resume N` (or --latest); print it with --print.\n");
+    out
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    canon(a) == canon(b)
+}
+
+/// The handoff text preceded by drift notes against the current git state.
+pub fn print_text(target: &Path, paths: &Paths, now: DateTime<Utc>) -> color_eyre::Result<String> {
+    let entry = handoffs::load_one(target).ok_or_else(|| {
+        eyre!(
+            "the handoff {} no longer exists or is not a handoff file: choose another with `forge resume`, or `forge resume --clear`",
+            target.display()
+        )
+    })?;
+    let text = store::read_text(target).ok_or_else(|| eyre!("cannot read {}", target.display()))?;
+    let git = crate::git::facts(&paths.root);
+    let drift = Drift::of(
+        &entry,
+        git.as_ref().map(|g| g.branch.as_str()),
+        git.as_ref().map(|g| g.uncommitted),
+        now,
+    );
+    let mut out = format!("Resuming from handoff {}\n", target.display());
+    for note in drift.notes() {
+        let _ = writeln!(out, "Drift: {note}");
+    }
+    out.push('\n');
+    out.push_str(&text);
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    Ok(out)
+}

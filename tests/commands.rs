@@ -1,0 +1,881 @@
+//! Process tests for the setup and workflow commands: init, doctor, config, signal,
+//! resume, learn, completions and man. Each runs the real binary in a temporary git
+//! project with HOME and XDG_CONFIG_HOME in temporary folders.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::TestProject;
+use forge::model::memory::project_dir_name;
+use forge::model::settings::{FORGE_EVENTS, command_hooks, is_forge_command, statusline_command};
+use forge::model::signal::{SignalStatus, parse_signal};
+use predicates::prelude::PredicateBooleanExt;
+use predicates::str::contains;
+use serde_json::Value;
+
+const FOREIGN_SETTINGS: &str = r#"{
+  "model": "opus",
+  "permissions": {"allow": ["Bash(cargo test:*)"]},
+  "hooks": {
+    "Stop": [
+      {"hooks": [{"type": "command", "command": "~/.golem/hooks/stop.sh"}]},
+      {"matcher": "", "hooks": [{"type": "command", "command": "/bin/sh -c true"}]}
+    ],
+    "PostToolUse": [
+      {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "cargo fmt"}]}
+    ]
+  },
+  "env": {"RUST_LOG": "info"}
+}
+"#;
+
+fn settings(p: &TestProject) -> Value {
+    serde_json::from_str(&p.read(".claude/settings.json")).unwrap()
+}
+
+fn forge_exe() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("forge")
+}
+
+fn memory_dir(p: &TestProject) -> PathBuf {
+    p.home
+        .join(".claude/projects")
+        .join(project_dir_name(&p.root.to_string_lossy()))
+        .join("memory")
+}
+
+fn stdout_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+// ----- init ---------------------------------------------------------------------
+
+#[test]
+fn init_dry_run_shows_diff_and_writes_nothing() {
+    let p = TestProject::new();
+    p.write(".claude/settings.json", FOREIGN_SETTINGS);
+    let out = p.forge().args(["init", "--dry-run"]).output().unwrap();
+    assert!(out.status.success());
+    let text = stdout_of(&out);
+    assert!(text.contains("--- .claude/settings.json"), "{text}");
+    assert!(
+        text.contains("+++ .claude/settings.json (after forge init)"),
+        "{text}"
+    );
+    assert!(text.contains("@@ "), "{text}");
+    assert!(text.contains("hook SessionStart"), "{text}");
+    assert!(text.contains("-      {\"hooks\": [{\"type\": \"command\", \"command\": \"~/.golem/hooks/stop.sh\"}]},"), "{text}");
+    assert!(text.contains("+.forge/"), "{text}");
+    assert!(text.contains("would remove"), "{text}");
+    assert_eq!(p.read(".claude/settings.json"), FOREIGN_SETTINGS);
+    assert!(!p.root.join(".claude/settings.json.bak").exists());
+    assert!(!p.root.join(".gitignore").exists());
+    assert!(!p.forge_dir().exists());
+}
+
+#[test]
+fn init_keeps_foreign_removes_dead_backs_up_and_is_idempotent() {
+    let p = TestProject::new();
+    p.write(".claude/settings.json", FOREIGN_SETTINGS);
+    p.write(".gitignore", "target");
+    let out = p.forge().arg("init").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout_of(&out);
+    assert!(
+        text.contains("~/.golem/hooks/stop.sh"),
+        "removal listed: {text}"
+    );
+    assert!(text.contains("script not found"), "{text}");
+
+    let s = settings(&p);
+    let keys: Vec<_> = s.as_object().unwrap().keys().cloned().collect();
+    assert_eq!(keys, ["model", "permissions", "hooks", "env", "statusLine"]);
+    assert_eq!(s["env"]["RUST_LOG"], "info");
+    assert_eq!(s["permissions"]["allow"][0], "Bash(cargo test:*)");
+    let hooks = command_hooks(&s);
+    assert!(
+        hooks
+            .iter()
+            .any(|h| h.command == "/bin/sh -c true" && h.event == "Stop")
+    );
+    assert!(
+        hooks
+            .iter()
+            .any(|h| h.command == "cargo fmt" && h.event == "PostToolUse")
+    );
+    assert!(!hooks.iter().any(|h| h.command.contains("golem")));
+    let exe = forge_exe();
+    for event in FORGE_EVENTS {
+        let want = format!("{} hook {event}", exe.display());
+        assert_eq!(
+            hooks
+                .iter()
+                .filter(|h| h.event == event && h.command == want)
+                .count(),
+            1,
+            "{event}"
+        );
+    }
+    assert_eq!(
+        s["statusLine"],
+        serde_json::json!({"type": "command", "command": format!("{} statusline", exe.display()), "padding": 0})
+    );
+    assert_eq!(p.read(".claude/settings.json.bak"), FOREIGN_SETTINGS);
+    assert!(p.forge_dir().join("logs").is_dir());
+    assert!(p.forge_dir().join("handoffs").is_dir());
+    assert_eq!(p.read(".gitignore"), "target\n.forge/\n");
+
+    // Second run: nothing changes.
+    let before = p.read(".claude/settings.json");
+    p.forge()
+        .arg("init")
+        .assert()
+        .success()
+        .stdout(contains("nothing changed"));
+    assert_eq!(p.read(".claude/settings.json"), before);
+    assert_eq!(p.read(".claude/settings.json.bak"), FOREIGN_SETTINGS);
+    assert_eq!(p.read(".gitignore"), "target\n.forge/\n");
+    // And a dry run now has nothing to show.
+    p.forge()
+        .args(["init", "--dry-run"])
+        .assert()
+        .success()
+        .stdout(contains("nothing changed"));
+}
+
+#[test]
+fn uninstall_removes_forge_and_nothing_else() {
+    let p = TestProject::new();
+    p.write(".claude/settings.json", FOREIGN_SETTINGS);
+    p.forge().arg("init").assert().success();
+    p.forge()
+        .args(["init", "--uninstall"])
+        .assert()
+        .success()
+        .stdout(contains("hook SessionStart"));
+    let s = settings(&p);
+    let hooks = command_hooks(&s);
+    assert!(
+        hooks.iter().all(|h| !is_forge_command(&h.command)),
+        "{hooks:?}"
+    );
+    assert!(hooks.iter().any(|h| h.command == "/bin/sh -c true"));
+    assert!(hooks.iter().any(|h| h.command == "cargo fmt"));
+    assert!(statusline_command(&s).is_none());
+    assert_eq!(s["model"], "opus");
+    assert_eq!(s["env"]["RUST_LOG"], "info");
+    // Uninstall does not touch dead hooks of other tools either.
+    let p2 = TestProject::new();
+    p2.write(".claude/settings.json", FOREIGN_SETTINGS);
+    p2.forge()
+        .args(["init", "--uninstall"])
+        .assert()
+        .success()
+        .stdout(contains("nothing changed"));
+    assert_eq!(p2.read(".claude/settings.json"), FOREIGN_SETTINGS);
+}
+
+#[test]
+fn init_keeps_a_foreign_statusline_unless_asked() {
+    let p = TestProject::new();
+    p.write(
+        ".claude/settings.json",
+        r#"{"statusLine": {"type": "command", "command": "/bin/sh -c 'echo mine'"}}"#,
+    );
+    p.forge()
+        .arg("init")
+        .assert()
+        .success()
+        .stdout(contains("--replace-statusline"));
+    assert_eq!(
+        statusline_command(&settings(&p)),
+        Some("/bin/sh -c 'echo mine'")
+    );
+    p.forge()
+        .args(["init", "--replace-statusline"])
+        .assert()
+        .success();
+    assert!(statusline_command(&settings(&p)).is_some_and(is_forge_command));
+}
+
+#[test]
+fn init_user_and_commands() {
+    let p = TestProject::new();
+    p.forge()
+        .args(["init", "--user", "--commands"])
+        .assert()
+        .success();
+    let user = p.home.join(".claude/settings.json");
+    let s: Value = serde_json::from_str(&std::fs::read_to_string(&user).unwrap()).unwrap();
+    assert_eq!(command_hooks(&s).len(), FORGE_EVENTS.len());
+    assert!(!p.root.join(".claude/settings.json").exists());
+    for name in ["forge-learn.md", "forge-continue.md"] {
+        let text = std::fs::read_to_string(p.home.join(".claude/commands").join(name)).unwrap();
+        assert!(text.starts_with("---\ndescription:"), "{name}");
+    }
+    // CLAUDE_CONFIG_DIR replaces ~/.claude.
+    let alt = p.dir.path().join("alt-claude");
+    p.forge()
+        .args(["init", "--user"])
+        .env("CLAUDE_CONFIG_DIR", &alt)
+        .assert()
+        .success();
+    assert!(alt.join("settings.json").is_file());
+    // Project commands, idempotent.
+    p.forge().args(["init", "--commands"]).assert().success();
+    assert!(p.root.join(".claude/commands/forge-continue.md").is_file());
+    p.forge()
+        .args(["init", "--commands"])
+        .assert()
+        .success()
+        .stdout(contains("nothing changed"));
+}
+
+#[test]
+fn init_refuses_broken_json_and_says_what_to_do() {
+    let p = TestProject::new();
+    p.write(".claude/settings.json", "{\"hooks\": [}");
+    p.forge()
+        .arg("init")
+        .assert()
+        .code(1)
+        .stderr(contains("not valid JSON").and(contains("fix it or move it away")));
+    assert_eq!(p.read(".claude/settings.json"), "{\"hooks\": [}");
+}
+
+// ----- doctor -------------------------------------------------------------------
+
+#[test]
+fn doctor_passes_on_a_clean_project() {
+    let p = TestProject::new();
+    p.forge().args(["init", "--commands"]).assert().success();
+    p.add_handoff_fixture("agent-T-012-20261121-101502.md");
+    let out = p.forge().arg("doctor").output().unwrap();
+    assert!(out.status.success(), "{}", stdout_of(&out));
+    assert!(
+        stdout_of(&out).contains("Everything looks right"),
+        "{}",
+        stdout_of(&out)
+    );
+    let out = p.forge().args(["doctor", "--json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ok"], true);
+    assert!(v["checks"].as_array().unwrap().len() >= 9);
+}
+
+#[test]
+fn doctor_names_every_problem_and_fails() {
+    let p = TestProject::new();
+    // Not wired, no statusLine, a dead hook.
+    p.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "~/.golem/hooks/stop.sh"}]}]}}"#,
+    );
+    p.write(
+        ".claude/commands/review.md",
+        "---\ndescription: x\nmodel: gpt-4o\n---\nbody\n",
+    );
+    p.write(
+        ".claude/agents/planner.md",
+        "---\nname: planner\nmodel: opus\n---\n",
+    );
+    p.write(
+        ".claude/agents/builder.md",
+        "---\nname: builder\nmodel: claude-sonnet-9\n---\n",
+    );
+    p.add_handoff_fixture("agent-T-011-20261121-090102.md");
+    let mem = memory_dir(&p);
+    std::fs::create_dir_all(&mem).unwrap();
+    std::fs::write(
+        mem.join("learned-deploy.md"),
+        "# Deploy\n\nUse DATABASE_URL=postgres://app:hunter22@db:5432/app\n",
+    )
+    .unwrap();
+    let long: String = (0..200).map(|i| format!("- note {i}\n")).collect();
+    std::fs::write(mem.join("MEMORY.md"), long).unwrap();
+
+    let out = p.forge().arg("doctor").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout_of(&out);
+    for want in [
+        "FAIL  hooks",
+        "forge init",
+        "FAIL  statusline",
+        "FAIL  gitignore",
+        "FAIL  dead-hooks",
+        "~/.golem/hooks/stop.sh",
+        "FAIL  model-aliases",
+        ".claude/commands/review.md: model: gpt-4o",
+        ".claude/agents/builder.md: model: claude-sonnet-9",
+        "FAIL  signals",
+        "agent-T-011-20261121-090102.md",
+        "FAIL  learned-secrets",
+        "learned-deploy.md:3",
+        "warn  memory-size",
+        "forge learn archive",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in:\n{text}");
+    }
+    assert!(!text.contains("planner.md"), "a valid alias is not flagged");
+    assert!(
+        !text.contains("hunter22"),
+        "the secret itself is never printed"
+    );
+
+    let out = p.forge().args(["doctor", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ok"], false);
+    let status = |name: &str| {
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .map(|c| c["status"].as_str().unwrap().to_owned())
+            .unwrap()
+    };
+    assert_eq!(status("model-aliases"), "fail");
+    assert_eq!(status("memory-size"), "warn");
+    assert_eq!(status("config"), "ok");
+}
+
+#[test]
+fn doctor_flags_a_missing_forge_binary() {
+    let p = TestProject::new();
+    let mut s = String::from(r#"{"hooks": {"#);
+    let entries: Vec<String> = FORGE_EVENTS
+        .iter()
+        .map(|e| format!(r#""{e}": [{{"hooks": [{{"type": "command", "command": "/gone/bin/forge hook {e}"}}]}}]"#))
+        .collect();
+    s.push_str(&entries.join(","));
+    s.push_str(r#"}, "statusLine": {"type": "command", "command": "/gone/bin/forge statusline"}}"#);
+    p.write(".claude/settings.json", &s);
+    let out = p.forge().arg("doctor").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout_of(&out);
+    assert!(text.contains("ok    hooks"), "{text}");
+    assert!(text.contains("FAIL  binary"), "{text}");
+    assert!(text.contains("/gone/bin/forge does not exist"), "{text}");
+    // forge init repairs it in place.
+    p.forge().arg("init").assert().success();
+    let s = settings(&p);
+    assert_eq!(command_hooks(&s).len(), FORGE_EVENTS.len());
+    p.forge().arg("doctor").assert().success();
+}
+
+// ----- config -------------------------------------------------------------------
+
+#[test]
+fn config_show_layers_and_names_sources() {
+    let p = TestProject::new();
+    let user = p.xdg.join("forge/config.toml");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, "[context]\nwarn = 60\ncritical = 80\n").unwrap();
+    p.write(
+        ".forge/config.toml",
+        "[context]\nwarn = 65\n[statusline]\nbar_width = 20\n",
+    );
+    let out = p.forge().args(["config", "show"]).output().unwrap();
+    assert!(out.status.success());
+    let text = stdout_of(&out);
+    let line = |key: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("{key} = ")))
+            .unwrap_or_else(|| panic!("{key} missing:\n{text}"))
+            .to_owned()
+    };
+    assert!(line("context.warn").contains("65") && line("context.warn").contains("project ("));
+    assert!(line("context.critical").contains("80") && line("context.critical").contains("user ("));
+    assert!(
+        line("context.emergency").contains("95") && line("context.emergency").contains("# default")
+    );
+    assert!(line("statusline.bar_width").contains("20"));
+    for key in [
+        "context.handoff_threshold",
+        "statusline.segments",
+        "git.cache_ttl_secs",
+        "hooks.handoff_on_precompact",
+        "hooks.compaction_reread",
+    ] {
+        line(key);
+    }
+    let out = p
+        .forge()
+        .args(["config", "show", "--json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let warn = v["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["key"] == "context.warn")
+        .unwrap()
+        .clone();
+    assert_eq!(warn["value"], 65.0);
+    assert_eq!(warn["source"], "project");
+    assert!(
+        warn["path"]
+            .as_str()
+            .unwrap()
+            .ends_with(".forge/config.toml")
+    );
+
+    p.forge()
+        .args(["config", "validate"])
+        .assert()
+        .success()
+        .stdout(contains("Config OK"));
+    p.forge()
+        .args(["config", "path"])
+        .assert()
+        .success()
+        .stdout(contains(user.display().to_string()).and(contains("exists")));
+}
+
+#[test]
+fn config_errors_name_key_and_file() {
+    let p = TestProject::new();
+    p.write(".forge/config.toml", "[context]\nwarm = 60\n");
+    p.forge()
+        .args(["config", "validate"])
+        .assert()
+        .code(1)
+        .stderr(contains("context.warm").and(contains(".forge/config.toml")));
+    p.forge()
+        .args(["config", "show"])
+        .assert()
+        .code(1)
+        .stderr(contains("context.warm"));
+    std::fs::remove_file(p.root.join(".forge/config.toml")).unwrap();
+    let user = p.xdg.join("forge/config.toml");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, "[git]\ncache_ttl_secs = \"soon\"\n").unwrap();
+    p.forge()
+        .args(["config", "validate"])
+        .assert()
+        .code(1)
+        .stderr(contains("cache_ttl_secs").and(contains(user.display().to_string())));
+    p.forge()
+        .args(["config", "path"])
+        .assert()
+        .success()
+        .stdout(contains("not found"));
+}
+
+// ----- signal -------------------------------------------------------------------
+
+#[test]
+fn signal_round_trips_through_the_signal_parser() {
+    let p = TestProject::new();
+    let out = p
+        .forge()
+        .args([
+            "signal",
+            "--from",
+            "builder",
+            "--to",
+            "reviewer",
+            "--task",
+            "T-042",
+            "--status",
+            "blocked",
+            "--question",
+            "Pool size from env or config?",
+            "--question",
+            "Keep the old handler?",
+            "--file",
+            "src/db/pool.rs",
+            "--finding",
+            "Pool must start first",
+            "--recommendation",
+            "Decide, then migrate",
+            "--context",
+            "Moved to a pool",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let path = PathBuf::from(stdout_of(&out).trim());
+    assert_eq!(path.parent().unwrap(), p.forge_dir().join("handoffs"));
+    let name = path.file_name().unwrap().to_str().unwrap();
+    assert!(
+        name.starts_with("agent-T-042-") && name.ends_with(".md"),
+        "{name}"
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    for section in [
+        "From: builder",
+        "To: reviewer",
+        "Timestamp: ",
+        "Task: T-042",
+        "### Context",
+        "### Findings",
+        "- Pool must start first",
+        "### Files Modified",
+        "### Open Questions",
+        "### Recommendations",
+        "### Signal",
+    ] {
+        assert!(text.contains(section), "{section}:\n{text}");
+    }
+    let sig = parse_signal(&text);
+    let s = sig.signal().expect("valid Signal");
+    assert_eq!(
+        (s.from.as_str(), s.to.as_str(), s.task_id.as_str()),
+        ("builder", "reviewer", "T-042")
+    );
+    assert_eq!(s.status, SignalStatus::Blocked);
+    assert!(s.blocking);
+    assert_eq!(s.files_modified, ["src/db/pool.rs"]);
+    assert_eq!(
+        s.open_questions,
+        ["Pool size from env or config?", "Keep the old handler?"]
+    );
+    // The rest of forge sees it as blocked.
+    p.forge()
+        .arg("status")
+        .assert()
+        .success()
+        .stdout(contains("blocked").and(contains("Keep the old handler?")));
+    // A second signal in the same second gets its own file.
+    let again = p
+        .forge()
+        .args([
+            "signal", "--from", "a", "--to", "b", "--task", "T-042", "--status", "complete",
+        ])
+        .output()
+        .unwrap();
+    let second = PathBuf::from(stdout_of(&again).trim());
+    assert_ne!(second, path);
+    let s2 = parse_signal(&std::fs::read_to_string(&second).unwrap());
+    assert!(!s2.is_blocked());
+    assert_eq!(s2.signal().unwrap().status, SignalStatus::Complete);
+}
+
+#[test]
+fn signal_rejects_unknown_status_listing_valid_ones() {
+    let p = TestProject::new();
+    p.forge()
+        .args([
+            "signal", "--from", "a", "--to", "b", "--task", "T-1", "--status", "done",
+        ])
+        .assert()
+        .code(2)
+        .stderr(
+            contains("complete")
+                .and(contains("partial"))
+                .and(contains("blocked")),
+        );
+    assert!(!p.forge_dir().join("handoffs").exists());
+}
+
+#[test]
+fn signal_task_id_cannot_escape_the_handoffs_folder() {
+    let p = TestProject::new();
+    let out = p
+        .forge()
+        .args([
+            "signal",
+            "--from",
+            "a",
+            "--to",
+            "b",
+            "--task",
+            "../../../outside/x",
+            "--status",
+            "partial",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let path = PathBuf::from(stdout_of(&out).trim());
+    assert_eq!(path.parent().unwrap(), p.forge_dir().join("handoffs"));
+    assert!(!p.dir.path().join("outside").exists());
+    let s = parse_signal(&std::fs::read_to_string(&path).unwrap());
+    assert_eq!(s.signal().unwrap().task_id, "../../../outside/x");
+}
+
+// ----- resume -------------------------------------------------------------------
+
+fn inbox(p: &TestProject) {
+    for f in [
+        "agent-T-010-20261120-170944.md",
+        "agent-T-011-20261121-090102.md",
+        "agent-T-012-20261121-101502.md",
+        "handoff-20261121-094500.md",
+    ] {
+        p.add_handoff_fixture(f);
+    }
+}
+
+fn marker(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap().trim().to_owned()
+}
+
+#[test]
+fn resume_lists_newest_first_with_details() {
+    let p = TestProject::new();
+    inbox(&p);
+    let out = p.forge().arg("resume").output().unwrap();
+    assert!(out.status.success());
+    let text = stdout_of(&out);
+    let pos = |s: &str| {
+        text.find(s)
+            .unwrap_or_else(|| panic!("{s} missing:\n{text}"))
+    };
+    assert!(pos("agent-T-012-20261121-101502.md") < pos("handoff-20261121-094500.md"));
+    assert!(pos("handoff-20261121-094500.md") < pos("agent-T-011-20261121-090102.md"));
+    let session_line = text
+        .lines()
+        .find(|l| l.contains("handoff-20261121-094500.md"))
+        .unwrap();
+    for want in [
+        "  2  ",
+        "session",
+        "context-threshold",
+        "feat/pool",
+        "Session handoff",
+    ] {
+        assert!(session_line.contains(want), "{want}: {session_line}");
+    }
+    let blocked_line = text.lines().find(|l| l.contains("agent-T-012")).unwrap();
+    assert!(blocked_line.contains("blocked") && blocked_line.contains("builder→reviewer"));
+    assert!(
+        text.lines()
+            .any(|l| l.contains("agent-T-011") && l.contains("malformed"))
+    );
+}
+
+#[test]
+fn resume_selects_prints_with_drift_and_clears() {
+    let p = TestProject::new();
+    inbox(&p);
+    let project_marker = p.forge_dir().join("pending-resume");
+    let global_marker = p.home.join(".claude/pending-resume");
+    let session = p.forge_dir().join("handoffs/handoff-20261121-094500.md");
+
+    p.forge().args(["resume", "1"]).assert().success();
+    let first = p
+        .forge_dir()
+        .join("handoffs/agent-T-012-20261121-101502.md");
+    assert_eq!(marker(&project_marker), first.display().to_string());
+    assert_eq!(marker(&global_marker), first.display().to_string());
+
+    p.forge()
+        .args(["resume", "--latest"])
+        .assert()
+        .success()
+        .stdout(contains("handoff-20261121-094500.md"));
+    assert_eq!(marker(&project_marker), session.display().to_string());
+
+    // --print: the pending one, drift first (the fixture was written on feat/pool).
+    let out = p.forge().args(["resume", "--print"]).output().unwrap();
+    assert!(out.status.success());
+    let text = stdout_of(&out);
+    assert!(text.starts_with("Resuming from handoff "), "{text}");
+    let drift = text.find("Drift: branch changed").expect("drift note");
+    let body = text
+        .find("# Session handoff — T-011")
+        .expect("handoff text");
+    assert!(drift < body);
+    assert!(text.contains("feat/pool") && text.contains("main"));
+
+    // By path, printed at once; stdout carries only the handoff.
+    let out = p
+        .forge()
+        .args([
+            "resume",
+            ".forge/handoffs/agent-T-010-20261120-170944.md",
+            "--print",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(stdout_of(&out).starts_with("Resuming from handoff "));
+    assert!(stdout_of(&out).contains("Task: T-010"));
+    assert!(!stdout_of(&out).contains("next session"));
+    assert!(marker(&project_marker).ends_with("agent-T-010-20261120-170944.md"));
+
+    p.forge()
+        .args(["resume", "--clear"])
+        .assert()
+        .success()
+        .stdout(contains("Cleared"));
+    assert!(!project_marker.exists());
+    assert!(!global_marker.exists());
+    p.forge()
+        .args(["resume", "--print"])
+        .assert()
+        .code(1)
+        .stderr(contains("nothing is pending").and(contains("forge resume --latest")));
+}
+
+#[test]
+fn resume_errors_say_what_to_do() {
+    let p = TestProject::new();
+    p.forge()
+        .args(["resume", "--latest"])
+        .assert()
+        .code(1)
+        .stderr(contains("no handoffs").and(contains("forge handoff")));
+    p.forge()
+        .args(["resume", "1"])
+        .assert()
+        .code(1)
+        .stderr(contains("no handoffs"));
+    p.forge()
+        .arg("resume")
+        .assert()
+        .success()
+        .stdout(contains("No handoffs"));
+    inbox(&p);
+    p.forge()
+        .args(["resume", "9"])
+        .assert()
+        .code(1)
+        .stderr(contains("no handoff #9").and(contains("1 to 4")));
+    p.forge()
+        .args(["resume", "0"])
+        .assert()
+        .code(1)
+        .stderr(contains("no handoff #0"));
+    p.forge()
+        .args(["resume", "missing.md"])
+        .assert()
+        .code(1)
+        .stderr(contains("no such handoff file: missing.md"));
+    assert!(!p.forge_dir().join("pending-resume").exists());
+}
+
+// ----- learn --------------------------------------------------------------------
+
+#[test]
+fn learn_status_reports_flag_folder_and_files() {
+    let p = TestProject::new();
+    let mem = memory_dir(&p);
+    p.forge()
+        .args(["learn", "status"])
+        .assert()
+        .success()
+        .stdout(
+            contains(mem.display().to_string())
+                .and(contains("Learn pending: no"))
+                .and(contains("MEMORY.md: none")),
+        );
+    std::fs::create_dir_all(&mem).unwrap();
+    std::fs::write(mem.join("MEMORY.md"), "# m\n- a\n- b\n").unwrap();
+    std::fs::write(mem.join("learned-retry.md"), "# Retry\nx\n").unwrap();
+    std::fs::write(mem.join("other.md"), "x").unwrap();
+    p.write(".forge/logs/learn-pending", "");
+    let out = p.forge().args(["learn", "status"]).output().unwrap();
+    let text = stdout_of(&out);
+    assert!(text.contains("Learn pending: yes"), "{text}");
+    assert!(text.contains("MEMORY.md: 3 lines"), "{text}");
+    assert!(text.contains("learned-retry.md (2 lines)"), "{text}");
+    assert!(!text.contains("other.md"), "{text}");
+    let out = p
+        .forge()
+        .args(["learn", "status", "--json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["learn_pending"], true);
+    assert_eq!(v["memory_md_lines"], 3);
+}
+
+#[test]
+fn learn_archive_moves_everything_and_leaves_a_pointer() {
+    let p = TestProject::new();
+    let mem = memory_dir(&p);
+    std::fs::create_dir_all(&mem).unwrap();
+    let long: String = std::iter::once("# Project memory\n".to_owned())
+        .chain((1..=199).map(|i| format!("- note {i}: keep me\n")))
+        .collect();
+    std::fs::write(mem.join("MEMORY.md"), &long).unwrap();
+    p.forge()
+        .args(["learn", "archive"])
+        .assert()
+        .success()
+        .stdout(contains("Moved 200 lines"));
+    let archives: Vec<_> = std::fs::read_dir(&mem)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("archive-"))
+        .collect();
+    assert_eq!(archives.len(), 1, "{archives:?}");
+    let archive = std::fs::read_to_string(mem.join(&archives[0])).unwrap();
+    assert!(archive.contains(&long), "every line kept");
+    let memory = std::fs::read_to_string(mem.join("MEMORY.md")).unwrap();
+    assert!(memory.lines().count() <= 3, "{memory}");
+    assert!(memory.contains(&archives[0]), "{memory}");
+    // Short now: nothing to do.
+    p.forge()
+        .args(["learn", "archive"])
+        .assert()
+        .success()
+        .stdout(contains("nothing to archive"));
+    // Grows again the same day: appended, nothing lost.
+    let more: String = (1..=190).map(|i| format!("- later {i}\n")).collect();
+    std::fs::write(mem.join("MEMORY.md"), &more).unwrap();
+    p.forge().args(["learn", "archive"]).assert().success();
+    let archive2 = std::fs::read_to_string(mem.join(&archives[0])).unwrap();
+    assert!(archive2.starts_with(&archive));
+    assert!(archive2.contains(&more));
+}
+
+// ----- completions, man, help ---------------------------------------------------
+
+#[test]
+fn completions_and_man_produce_output() {
+    let p = TestProject::new();
+    for shell in ["bash", "zsh", "fish"] {
+        let out = p.forge().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success());
+        let text = stdout_of(&out);
+        assert!(text.contains("forge") && text.contains("resume"), "{shell}");
+    }
+    p.forge().args(["completions", "tcsh"]).assert().code(2);
+    let out = p.forge().arg("man").output().unwrap();
+    let page = stdout_of(&out);
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH forge"),
+        "{page}"
+    );
+    assert!(page.contains("doctor"));
+    p.forge()
+        .args(["man", "init"])
+        .assert()
+        .success()
+        .stdout(contains(".TH forge-init").and(contains("dry")));
+    p.forge()
+        .args(["man", "nope"])
+        .assert()
+        .code(1)
+        .stderr(contains("choose one of"));
+}
+
+#[test]
+fn every_new_command_has_help_with_an_example() {
+    let p = TestProject::new();
+    for cmd in [
+        "init",
+        "doctor",
+        "config",
+        "signal",
+        "resume",
+        "learn",
+        "completions",
+        "man",
+    ] {
+        p.forge()
+            .args([cmd, "--help"])
+            .assert()
+            .success()
+            .stdout(contains("Examples:").and(contains(format!("forge {cmd}"))));
+    }
+}
