@@ -18,3 +18,5 @@ pub mod git;
 pub mod hooks;
 pub mod model;
 pub mod store;
+pub mod ui;
+pub mod watch;

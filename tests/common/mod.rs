@@ -1,7 +1,7 @@
 //! Shared helpers for process tests: a temporary git project with `HOME` and
 //! `XDG_CONFIG_HOME` in temporary folders, so no test touches the real `~/.claude`.
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
