@@ -3,6 +3,7 @@
 
 pub mod hook;
 pub mod status;
+pub mod tui;
 
 use std::process::ExitCode;
 
@@ -30,6 +31,8 @@ pub enum Command {
     Hook(hook::HookArgs),
     /// Show the project's forge state: last session, flags, handoffs, Signals.
     Status(status::StatusArgs),
+    /// Show the live dashboard (context, sessions, flags, handoff inbox).
+    Tui(tui::TuiArgs),
 }
 
 /// Runs the parsed command.
@@ -37,6 +40,7 @@ pub fn run(cli: Cli, env: &Env) -> ExitCode {
     match cli.command {
         Command::Hook(args) => hook::run(&args, env),
         Command::Status(args) => report(status::run(&args, env)),
+        Command::Tui(args) => report(tui::run(&args, env)),
     }
 }
 

@@ -289,6 +289,8 @@ pub const KEYMAP: &[Binding] = &[
         "page down",
         false,
     ),
+    bind(N, &[K::Char('?')], Action::ToggleHelp, "?", "help", true),
+    bind(N, &[K::Char('q'), K::Esc], Action::Quit, "q", "quit", true),
     bind(N, &[K::Tab], Action::NextPane, "Tab", "next pane", true),
     bind(
         N,
@@ -346,8 +348,6 @@ pub const KEYMAP: &[Binding] = &[
         "clear filters",
         false,
     ),
-    bind(N, &[K::Char('?')], Action::ToggleHelp, "?", "help", true),
-    bind(N, &[K::Char('q'), K::Esc], Action::Quit, "q", "quit", true),
     bind(
         F,
         &[K::Enter],

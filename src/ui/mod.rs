@@ -11,7 +11,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Gauge, Paragraph, Sparkline, Widget, Wrap};
+use ratatui::widgets::{Clear, Paragraph, Sparkline, Widget, Wrap};
 
 use crate::model::dashboard::{
     self, Binding, ContextView, KindFilter, Mode, Model, Pane, age, bindings, parse_time,
@@ -97,7 +97,7 @@ impl Widget for Dashboard<'_> {
                 render_preview(m, r, buf);
             }
             if let Some(r) = plan.footer {
-                footer(m).render(r, buf);
+                footer(m, r.width).render(r, buf);
             }
             if m.mode == Mode::Help {
                 render_help(area, buf);
@@ -226,12 +226,21 @@ fn render_context(m: &Model, area: Rect, buf: &mut Buffer) {
     } = c;
     match (pct, level) {
         (Some(p), Some(l)) => {
-            Gauge::default()
-                .ratio((p / 100.0).clamp(0.0, 1.0))
-                .label(format!("{p:.0}% {l}"))
-                .gauge_style(Style::new().fg(level_color(l)).bg(Color::DarkGray))
-                .use_unicode(true)
-                .render(gauge_row, buf);
+            let color = level_color(l);
+            let label = format!("{p:>3.0}% {l} ");
+            let lw = (label.len() as u16).min(gauge_row.width);
+            Paragraph::new(Span::styled(
+                label,
+                Style::new().fg(color).add_modifier(Modifier::BOLD),
+            ))
+            .render(
+                Rect {
+                    width: lw,
+                    ..gauge_row
+                },
+                buf,
+            );
+            bar(p, color).render(indent(gauge_row, lw), buf);
         }
         _ => Paragraph::new(Line::styled("unknown: no reading yet", DIM)).render(gauge_row, buf),
     }
@@ -260,6 +269,27 @@ fn render_context(m: &Model, area: Rect, buf: &mut Buffer) {
         };
         Paragraph::new(Line::styled(text, DIM)).render(r, buf);
     }
+}
+
+/// A gauge bar that reads as text too: `█` for the used part, `░` for the rest.
+fn bar(pct: f64, color: Color) -> impl Widget {
+    struct Bar(f64, Color);
+    impl Widget for Bar {
+        fn render(self, area: Rect, buf: &mut Buffer) {
+            let w = f64::from(area.width);
+            let filled = ((self.0 / 100.0).clamp(0.0, 1.0) * w).round() as u16;
+            for x in 0..area.width {
+                if let Some(cell) = buf.cell_mut((area.x + x, area.y)) {
+                    if x < filled {
+                        cell.set_symbol("█").set_fg(self.1);
+                    } else {
+                        cell.set_symbol("░").set_fg(Color::DarkGray);
+                    }
+                }
+            }
+        }
+    }
+    Bar(pct, color)
 }
 
 fn render_session(m: &Model, area: Rect, buf: &mut Buffer) {
@@ -400,7 +430,7 @@ fn drift_mark(m: &Model, h: &HandoffEntry) -> String {
         s.push('±');
     }
     if d.stale_hours.is_some() {
-        s.push('⌛');
+        s.push('◷');
     }
     s
 }
@@ -530,7 +560,8 @@ fn render_preview(m: &Model, area: Rect, buf: &mut Buffer) {
 }
 
 /// The footer: a notice, the filter prompt, or key hints from [`dashboard::KEYMAP`].
-fn footer(m: &Model) -> Paragraph<'static> {
+/// Hints that do not fit in `width` are left out whole, never cut in half.
+fn footer(m: &Model, width: u16) -> Paragraph<'static> {
     if let Some(n) = &m.notice {
         let style = if n.error {
             Style::new().fg(Color::Red)
@@ -546,8 +577,15 @@ fn footer(m: &Model) -> Paragraph<'static> {
             Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
         ));
     }
+    let mut used: usize = spans.iter().map(Span::width).sum();
     for b in bindings(m.mode).filter(|b| b.footer) {
-        spans.extend(hint(b));
+        let h = hint(b);
+        let w: usize = h.iter().map(Span::width).sum();
+        if used + w > usize::from(width) {
+            continue;
+        }
+        used += w;
+        spans.extend(h);
     }
     Paragraph::new(Line::from(spans))
 }
@@ -590,7 +628,7 @@ fn render_help(area: Rect, buf: &mut Buffer) {
         ("S / A", "session / agent handoff"),
         ("⎇", "written on another branch"),
         ("±", "more uncommitted changes now"),
-        ("⌛", "older than 24 h"),
+        ("◷", "older than 24 h"),
         ("⚠", "malformed Signal (never counts as complete)"),
     ] {
         lines.push(Line::from(vec![
