@@ -1,6 +1,8 @@
 //! `forge tui` as a whole process: `--once` frames through assert_cmd, and the live
 //! dashboard driven in a real terminal through tmux (send-keys, capture-pane).
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use std::path::{Path, PathBuf};
