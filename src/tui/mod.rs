@@ -217,7 +217,9 @@ pub fn run(mut model: Model, session: Session) -> color_eyre::Result<()> {
         }
     })
     .wrap_err_with(|| format!("watching {}", session.paths.root.display()))?;
-    let mut terminal = ratatui::try_init().wrap_err("setting up the terminal")?;
+    let mut terminal = ratatui::try_init()
+        .inspect_err(|_| ratatui::restore())
+        .wrap_err("setting up the terminal")?;
     let mouse = MouseGuard::enable();
     let input = Input::spawn(tx);
     let result = event_loop(&mut terminal, &mut model, &session, watcher, &rx, &input);
