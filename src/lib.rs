@@ -18,3 +18,6 @@ pub mod git;
 pub mod hooks;
 pub mod model;
 pub mod store;
+pub mod tui;
+pub mod ui;
+pub mod watch;

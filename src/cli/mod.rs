@@ -11,6 +11,7 @@ pub mod man;
 pub mod resume;
 pub mod signal;
 pub mod status;
+pub mod tui;
 
 use std::process::ExitCode;
 
@@ -34,11 +35,8 @@ pub struct Cli {
 /// forge's subcommands. Their help text is the doc comment of each `Args` struct.
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    #[allow(missing_docs)]
     Hook(hook::HookArgs),
-    #[allow(missing_docs)]
     Status(status::StatusArgs),
-    // The commands below take their help text from their Args struct's doc comment.
     Init(init::InitArgs),
     Doctor(doctor::DoctorArgs),
     Config(config::ConfigArgs),
@@ -47,6 +45,7 @@ pub enum Command {
     Learn(learn::LearnArgs),
     Completions(completions::CompletionsArgs),
     Man(man::ManArgs),
+    Tui(tui::TuiArgs),
 }
 
 /// Runs the parsed command.
@@ -62,6 +61,7 @@ pub fn run(cli: Cli, env: &Env) -> ExitCode {
         Command::Learn(args) => report(learn::run(&args, env)),
         Command::Completions(args) => report(completions::run(&args, env)),
         Command::Man(args) => report(man::run(&args, env)),
+        Command::Tui(args) => report(tui::run(&args, env)),
     }
 }
 

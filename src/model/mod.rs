@@ -3,6 +3,7 @@
 //! The store (`crate::store`) reads files and hands their text to the parsers here;
 //! the dashboard, `forge status` and SessionStart all draw the same [`Snapshot`].
 
+pub mod dashboard;
 pub mod diff;
 pub mod handoff;
 pub mod level;
@@ -12,6 +13,7 @@ pub mod settings;
 pub mod signal;
 pub mod snapshot;
 pub mod state;
+pub mod trend;
 
 pub use handoff::{FrontMatter, HandoffEntry, HandoffKind};
 pub use level::Level;

@@ -26,6 +26,14 @@ pub enum GitSource {
 
 /// Reads everything forge knows about the project at `paths`.
 pub fn load(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
+    let mut snap = load_state(paths, now, git);
+    snap.handoffs = handoffs::list(paths);
+    snap
+}
+
+/// Reads everything but the handoff folder (whose listing is the costly part): for
+/// the dashboard, when only state files changed.
+pub fn load_state(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
     let mut snap = Snapshot::empty(paths.root.clone(), now);
     snap.last_session = files::read_last_session(paths);
     snap.pre_compact = files::read_pre_compact(paths);
@@ -45,7 +53,6 @@ pub fn load(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
         pending_resume: files::read_marker(&paths.pending_resume()),
         compaction_markers: compaction_markers(paths),
     };
-    snap.handoffs = handoffs::list(paths);
     snap.recent_events = super::tail_lines(&paths.events(), RECENT_EVENTS, 64 * 1024)
         .iter()
         .filter_map(|l| serde_json::from_str::<EventLine>(l).ok())

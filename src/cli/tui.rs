@@ -1,0 +1,89 @@
+//! `forge tui`: the dashboard, for a side pane next to Claude Code.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use color_eyre::eyre::{WrapErr, bail};
+
+use crate::env::Env;
+use crate::store::Paths;
+use crate::store::snapshot::GitSource;
+use crate::tui::{self, Session, demo};
+
+/// Show the live dashboard: context gauge, last session, flags, sessions needing
+/// attention, the handoff inbox (blocked Signals first) and a preview.
+///
+/// It updates when files under .forge/ change. Press ? for the keys, q to quit.
+///
+/// Examples:
+///   forge tui
+///   forge tui --demo
+///   forge tui --once --width 100 --height 30 > frame.txt
+#[derive(clap::Args, Debug)]
+pub struct TuiArgs {
+    /// Project folder (default: found from the current folder).
+    #[arg(long, value_name = "DIR", conflicts_with = "demo")]
+    pub project: Option<PathBuf>,
+    /// Open a bundled sample project (copied to a temporary folder).
+    #[arg(long)]
+    pub demo: bool,
+    /// Print one frame as plain text and exit (for scripts and tests).
+    #[arg(long)]
+    pub once: bool,
+    /// Frame width for --once (default: $COLUMNS, else 100).
+    #[arg(long, value_name = "COLS", requires = "once")]
+    pub width: Option<u16>,
+    /// Frame height for --once (default: $LINES, else 30).
+    #[arg(long, value_name = "ROWS", requires = "once")]
+    pub height: Option<u16>,
+    /// Append the time of every frame drawn to FILE (for the latency benchmark).
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub trace_draws: Option<PathBuf>,
+}
+
+/// Runs `forge tui`.
+pub fn run(args: &TuiArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+    let mut env = env.clone();
+    // Kept alive until the dashboard closes; removed afterwards.
+    let mut _demo_dir = None;
+    let (paths, git) = if args.demo {
+        let dir = tempfile::Builder::new()
+            .prefix("forge-demo-")
+            .tempdir()
+            .wrap_err("creating a temporary folder for the demo")?;
+        let root = demo::install(dir.path(), env.now).wrap_err("writing the demo project")?;
+        // The demo's pending resume must not land in the real ~/.claude.
+        env.home = Some(dir.path().join("home"));
+        env.claude_config_dir = None;
+        _demo_dir = Some(dir);
+        (Paths::new(root), GitSource::Cache)
+    } else {
+        (
+            super::status::project_paths(args.project.as_ref(), &env)?,
+            GitSource::Live,
+        )
+    };
+    let mut model = tui::initial_model(&paths, &env, git);
+    model.demo = args.demo;
+    let session = Session {
+        paths,
+        env: env.clone(),
+        no_color: env.no_color,
+        trace: args.trace_draws.clone(),
+    };
+    if args.once {
+        let width = args.width.or(env.columns).unwrap_or(100);
+        let height = args.height.or(env.lines).unwrap_or(30);
+        let start = model.start();
+        tui::run_effects(&mut model, &session, start);
+        super::print_out(&tui::render_text(&model, width, height));
+        return Ok(ExitCode::SUCCESS);
+    }
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        bail!("forge tui needs a terminal; use --once to print one frame instead");
+    }
+    let _ = color_eyre::install();
+    tui::run(model, session)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,506 @@
+//! The terminal side of the dashboard: setup and restore, the input thread, the
+//! event loop and the effects (`model::dashboard::Effect`) it carries out.
+//!
+//! One channel, many producers: the input thread sends terminal events, the
+//! debouncer's thread sends file-system batches, and the loop itself wakes for the
+//! slow tick. The loop blocks on the channel (no busy polling), drains whatever else
+//! is queued, applies it all to the model, and draws only when something changed.
+
+pub mod demo;
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use color_eyre::eyre::WrapErr;
+use crossterm::event::{
+    self as ct, DisableMouseCapture, EnableMouseCapture, KeyCode, KeyEventKind, KeyModifiers,
+    MouseEventKind,
+};
+use crossterm::execute;
+use notify_debouncer_full::DebounceEventResult;
+use ratatui::DefaultTerminal;
+
+use crate::env::Env;
+use crate::model::dashboard::{self, Action, Effect, Event, Key, Model, Pane};
+use crate::store::snapshot::{self, GitSource};
+use crate::store::{self, Paths};
+use crate::ui::{self, layout};
+use crate::watch::{Pending, Watcher};
+
+/// How often ages are redrawn when nothing else happens.
+pub const TICK: Duration = Duration::from_secs(30);
+/// How long the input thread waits for a key before checking whether it must pause
+/// (while `$EDITOR` owns the terminal). Blocking, not busy: about four wakeups a second.
+const INPUT_WAIT: Duration = Duration::from_millis(250);
+/// Preview files are read up to this size.
+const PREVIEW_CAP: u64 = 1024 * 1024;
+
+/// What arrives on the loop's channel.
+#[derive(Debug)]
+pub enum LoopEvent {
+    /// A terminal event from the input thread.
+    Input(ct::Event),
+    /// A debounced batch of file-system events.
+    Fs(DebounceEventResult),
+}
+
+/// Converts a crossterm key to the dashboard's own key type.
+pub fn key_of(code: KeyCode, mods: KeyModifiers) -> Option<Key> {
+    Some(match code {
+        KeyCode::Char('c') if mods.contains(KeyModifiers::CONTROL) => Key::Esc,
+        KeyCode::Char(c) => Key::Char(c),
+        KeyCode::Up => Key::Up,
+        KeyCode::Down => Key::Down,
+        KeyCode::Home => Key::Home,
+        KeyCode::End => Key::End,
+        KeyCode::PageUp => Key::PageUp,
+        KeyCode::PageDown => Key::PageDown,
+        KeyCode::Tab => Key::Tab,
+        KeyCode::BackTab => Key::BackTab,
+        KeyCode::Enter => Key::Enter,
+        KeyCode::Esc => Key::Esc,
+        KeyCode::Backspace => Key::Backspace,
+        _ => return None,
+    })
+}
+
+/// The input thread, which can be paused while another program owns the terminal.
+struct Input {
+    paused: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    ack: Receiver<()>,
+    resume: Sender<()>,
+}
+
+impl Input {
+    fn spawn(tx: Sender<LoopEvent>) -> Self {
+        let paused = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (ack_tx, ack) = mpsc::channel();
+        let (resume, resume_rx) = mpsc::channel::<()>();
+        let (p, s) = (paused.clone(), stop.clone());
+        thread::spawn(move || {
+            while !s.load(Ordering::Relaxed) {
+                if p.load(Ordering::Relaxed) {
+                    let _ = ack_tx.send(());
+                    if resume_rx.recv().is_err() {
+                        return;
+                    }
+                    continue;
+                }
+                match ct::poll(INPUT_WAIT) {
+                    Ok(true) => match ct::read() {
+                        Ok(ev) => {
+                            if tx.send(LoopEvent::Input(ev)).is_err() {
+                                return;
+                            }
+                        }
+                        Err(_) => return,
+                    },
+                    Ok(false) => {}
+                    Err(_) => return,
+                }
+            }
+        });
+        Self {
+            paused,
+            stop,
+            ack,
+            resume,
+        }
+    }
+
+    /// Stops reading the terminal; returns once the thread is out of `poll`.
+    fn pause(&self) {
+        self.paused.store(true, Ordering::Relaxed);
+        let _ = self.ack.recv_timeout(INPUT_WAIT * 4);
+    }
+
+    fn resume(&self) {
+        self.paused.store(false, Ordering::Relaxed);
+        let _ = self.resume.send(());
+    }
+}
+
+impl Drop for Input {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = self.resume.send(());
+    }
+}
+
+/// Turns mouse capture off when dropped (also while unwinding from a panic).
+/// ratatui's own panic hook restores raw mode and the alternate screen.
+struct MouseGuard;
+
+impl MouseGuard {
+    fn enable() -> Self {
+        let _ = execute!(io::stdout(), EnableMouseCapture);
+        Self
+    }
+}
+
+impl Drop for MouseGuard {
+    fn drop(&mut self) {
+        // Failures only matter to nobody: the terminal is going away.
+        let _ = execute!(io::stdout(), DisableMouseCapture);
+    }
+}
+
+/// Everything the loop needs besides the model.
+pub struct Session {
+    /// The project.
+    pub paths: Paths,
+    /// The environment (for `$EDITOR` and `~/.claude/pending-resume`).
+    pub env: Env,
+    /// Draw without colours.
+    pub no_color: bool,
+    /// Append a line per frame drawn to this file (benchmarks).
+    pub trace: Option<PathBuf>,
+}
+
+/// Reads the project and builds the first model.
+pub fn initial_model(paths: &Paths, env: &Env, git: GitSource) -> Model {
+    let config = crate::config::load_or_default(paths, env);
+    let snap = snapshot::load(paths, env.now, git);
+    Model::new(snap, config.context.thresholds(), env.now)
+}
+
+/// Carries out the effects that need no terminal (preview reads, marker writes),
+/// feeding the results back into the model. Returns the rest (editor, quit).
+pub fn run_effects(model: &mut Model, s: &Session, effects: Vec<Effect>) -> Vec<Effect> {
+    let mut queue = effects;
+    let mut rest = Vec::new();
+    while let Some(fx) = queue.pop() {
+        let more = match fx {
+            Effect::LoadPreview(path) => {
+                let text = store::read_capped(&path, PREVIEW_CAP)
+                    .map(|b| String::from_utf8_lossy(&b).into_owned());
+                dashboard::update(model, Event::PreviewLoaded { path, text })
+            }
+            Effect::WritePendingResume(target) => {
+                let result = store::files::write_pending_resume(&s.paths, &s.env, &target)
+                    .map_err(|e| e.to_string());
+                dashboard::update(model, Event::ResumeWritten { target, result })
+            }
+            other => {
+                rest.push(other);
+                Vec::new()
+            }
+        };
+        queue.extend(more);
+    }
+    rest
+}
+
+/// Renders one frame of `model` at `width`×`height` as plain text (for `--once`).
+pub fn render_text(model: &Model, width: u16, height: u16) -> String {
+    let area = ratatui::layout::Rect::new(0, 0, width, height);
+    let mut buf = ratatui::buffer::Buffer::empty(area);
+    ratatui::widgets::Widget::render(ui::Dashboard::new(model), area, &mut buf);
+    ui::buffer_text(&buf)
+}
+
+/// Runs the dashboard until the user quits. Restores the terminal on every path out.
+pub fn run(mut model: Model, session: Session) -> color_eyre::Result<()> {
+    let (tx, rx) = mpsc::channel::<LoopEvent>();
+    let fs_tx = Mutex::new(tx.clone());
+    let watcher = Watcher::start(&session.paths, move |res: DebounceEventResult| {
+        if let Ok(tx) = fs_tx.lock() {
+            let _ = tx.send(LoopEvent::Fs(res));
+        }
+    })
+    .wrap_err_with(|| format!("watching {}", session.paths.root.display()))?;
+    let mut terminal = ratatui::try_init()
+        .inspect_err(|_| ratatui::restore())
+        .wrap_err("setting up the terminal")?;
+    let mouse = MouseGuard::enable();
+    let input = Input::spawn(tx);
+    let result = event_loop(&mut terminal, &mut model, &session, watcher, &rx, &input);
+    drop(input);
+    drop(mouse);
+    ratatui::restore();
+    result
+}
+
+fn event_loop(
+    terminal: &mut DefaultTerminal,
+    model: &mut Model,
+    s: &Session,
+    mut watcher: Watcher,
+    rx: &Receiver<LoopEvent>,
+    input: &Input,
+) -> color_eyre::Result<()> {
+    let start = model.start();
+    run_effects(model, s, start);
+    let mut dirty = true;
+    let mut next_tick = Instant::now() + TICK;
+    loop {
+        if dirty {
+            let size = terminal.size().wrap_err("reading the terminal size")?;
+            let plan = layout::plan(
+                ratatui::layout::Rect::new(0, 0, size.width, size.height),
+                model.snapshot.needing_attention().len(),
+            );
+            if (plan.inbox_rows(), plan.preview_rows()) != (model.inbox_rows, model.preview_rows) {
+                dashboard::update(
+                    model,
+                    Event::Viewport {
+                        inbox_rows: plan.inbox_rows(),
+                        preview_rows: plan.preview_rows(),
+                    },
+                );
+            }
+            terminal
+                .draw(|f| {
+                    f.render_widget(ui::Dashboard::new(model).no_color(s.no_color), f.area());
+                })
+                .wrap_err("drawing")?;
+            if let Some(t) = &s.trace {
+                trace_draw(t, model);
+            }
+            dirty = false;
+        }
+        let wait = next_tick.saturating_duration_since(Instant::now());
+        let first = match rx.recv_timeout(wait) {
+            Ok(ev) => Some(ev),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => return Ok(()),
+        };
+        let Some(first) = first else {
+            dashboard::update(model, Event::Tick(Utc::now()));
+            next_tick = Instant::now() + TICK;
+            dirty = true;
+            continue;
+        };
+        let mut pending = Pending::default();
+        let mut effects = Vec::new();
+        for ev in std::iter::once(first).chain(rx.try_iter()) {
+            match ev {
+                LoopEvent::Fs(res) => pending.add_result(&res, watcher.forge_dir()),
+                LoopEvent::Input(ev) => {
+                    if let Some(action) = action_of(&ev, model, terminal) {
+                        effects.extend(dashboard::update(model, Event::Action(action)));
+                        dirty = true;
+                    } else if matches!(ev, ct::Event::Resize(..)) {
+                        dirty = true;
+                    }
+                }
+            }
+        }
+        if !pending.is_empty() {
+            let _ = watcher.sync();
+            effects.extend(reload(model, &s.paths, &pending));
+            dirty = true;
+        }
+        for fx in run_effects(model, s, effects) {
+            match fx {
+                Effect::Quit => return Ok(()),
+                Effect::OpenEditor(path) => {
+                    let result =
+                        suspend_for_editor(terminal, input, s.env.editor.as_deref(), &path);
+                    let more = dashboard::update(model, Event::EditorClosed(result));
+                    run_effects(model, s, more);
+                    dirty = true;
+                }
+                Effect::LoadPreview(_) | Effect::WritePendingResume(_) => {}
+            }
+        }
+        if model.quit {
+            return Ok(());
+        }
+    }
+}
+
+/// Re-reads what `pending` says changed and returns the model's effects.
+pub fn reload(model: &mut Model, paths: &Paths, pending: &Pending) -> Vec<Effect> {
+    let now = Utc::now();
+    let keep_git = |snap: &mut crate::model::Snapshot, model: &Model| {
+        // Hooks refresh the git cache; until one has, keep the facts read at start.
+        if snap.git.is_none() {
+            snap.git = model.snapshot.git.clone();
+        }
+    };
+    let mut fx = dashboard::update(model, Event::Tick(now));
+    if pending.full {
+        let mut snap = snapshot::load(paths, now, GitSource::Cache);
+        keep_git(&mut snap, model);
+        fx.extend(dashboard::update(model, Event::Loaded(Box::new(snap))));
+        return fx;
+    }
+    if pending.state {
+        let mut snap = snapshot::load_state(paths, now, GitSource::Cache);
+        keep_git(&mut snap, model);
+        fx.extend(dashboard::update(model, Event::StateLoaded(Box::new(snap))));
+    }
+    if !pending.handoffs.is_empty() {
+        let changes = pending
+            .handoffs
+            .iter()
+            .map(|p| (p.clone(), store::handoffs::load_one(p)))
+            .collect();
+        fx.extend(dashboard::update(model, Event::HandoffsChanged(changes)));
+    }
+    fx
+}
+
+fn action_of(ev: &ct::Event, model: &Model, terminal: &DefaultTerminal) -> Option<Action> {
+    match ev {
+        ct::Event::Key(k) if k.kind == KeyEventKind::Press => {
+            dashboard::action_for(model.mode, key_of(k.code, k.modifiers)?)
+        }
+        ct::Event::Mouse(m) => {
+            let delta = match m.kind {
+                MouseEventKind::ScrollUp => -1,
+                MouseEventKind::ScrollDown => 1,
+                _ => return None,
+            };
+            let size = terminal.size().ok()?;
+            let plan = layout::plan(
+                ratatui::layout::Rect::new(0, 0, size.width, size.height),
+                model.snapshot.needing_attention().len(),
+            );
+            let pane = plan.pane_at(m.column, m.row)?;
+            let lines = if pane == Pane::Preview { 3 } else { 1 };
+            Some(Action::Scroll(pane, delta * lines))
+        }
+        _ => None,
+    }
+}
+
+/// Hands the terminal to `$EDITOR` for `path` and takes it back.
+fn suspend_for_editor(
+    terminal: &mut DefaultTerminal,
+    input: &Input,
+    editor: Option<&str>,
+    path: &Path,
+) -> Result<(), String> {
+    let Some(editor) = editor else {
+        return Err(format!(
+            "set $EDITOR (or $VISUAL) to open handoffs; this one is {}",
+            path.display()
+        ));
+    };
+    input.pause();
+    let _ = execute!(io::stdout(), DisableMouseCapture);
+    ratatui::restore();
+    // Through the shell, so an $EDITOR with arguments ("code -w") works; the path is
+    // passed as "$1", never spliced into the command text.
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("forge-editor")
+        .arg(path)
+        .status();
+    let _ = crossterm::terminal::enable_raw_mode();
+    let _ = execute!(
+        io::stdout(),
+        crossterm::terminal::EnterAlternateScreen,
+        EnableMouseCapture
+    );
+    let _ = terminal.clear();
+    input.resume();
+    match status {
+        Ok(st) if st.success() => Ok(()),
+        Ok(st) => Err(format!("{editor} exited with {st}")),
+        Err(e) => Err(format!("could not start {editor}: {e}")),
+    }
+}
+
+/// `--trace-draws <file>`: after each frame, appends the wall-clock time and the
+/// handoff count, so the benchmark can measure how fast a change reaches the screen.
+fn trace_draw(path: &Path, model: &Model) {
+    let line = format!(
+        "{} handoffs={}",
+        Utc::now().timestamp_micros(),
+        model.snapshot.handoffs.len()
+    );
+    let _ = store::append_line_capped(path, &line, 1024 * 1024);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crossterm_keys_convert() {
+        assert_eq!(
+            key_of(KeyCode::Char('j'), KeyModifiers::NONE),
+            Some(Key::Char('j'))
+        );
+        assert_eq!(
+            key_of(KeyCode::Char('c'), KeyModifiers::CONTROL),
+            Some(Key::Esc)
+        );
+        assert_eq!(
+            key_of(KeyCode::BackTab, KeyModifiers::SHIFT),
+            Some(Key::BackTab)
+        );
+        assert_eq!(key_of(KeyCode::F(1), KeyModifiers::NONE), None);
+    }
+
+    #[test]
+    fn enter_writes_both_markers_through_the_store() {
+        let t = tempfile::tempdir().unwrap();
+        let root = demo::install(t.path(), Utc::now()).unwrap();
+        let env = Env::for_test(&t.path().join("home"), &root);
+        let paths = Paths::new(&root);
+        let mut model = initial_model(&paths, &env, GitSource::Cache);
+        let s = Session {
+            paths: paths.clone(),
+            env,
+            no_color: true,
+            trace: None,
+        };
+        let start = model.start();
+        run_effects(&mut model, &s, start);
+        assert!(
+            model
+                .preview
+                .text
+                .as_deref()
+                .unwrap()
+                .contains("FORGE AGENT HANDOFF")
+        );
+        let fx = dashboard::update(&mut model, Event::Action(Action::Resume));
+        assert!(run_effects(&mut model, &s, fx).is_empty());
+        let marker = std::fs::read_to_string(paths.pending_resume()).unwrap();
+        assert!(marker.contains("agent-T-012-"), "{marker}");
+        assert!(t.path().join("home/.claude/pending-resume").exists());
+        assert!(model.notice.unwrap().text.contains("pending resume"));
+    }
+
+    #[test]
+    fn reload_applies_handoff_and_state_changes() {
+        let t = tempfile::tempdir().unwrap();
+        let root = demo::install(t.path(), Utc::now()).unwrap();
+        let env = Env::for_test(&t.path().join("home"), &root);
+        let paths = Paths::new(&root);
+        let mut model = initial_model(&paths, &env, GitSource::Cache);
+        let new = paths.handoffs().join("handoff-20991231-235959.md");
+        std::fs::write(&new, "# later\n").unwrap();
+        let mut p = Pending::default();
+        p.handoffs.insert(new.clone());
+        reload(&mut model, &paths, &p);
+        assert_eq!(model.snapshot.handoffs.len(), 7);
+        std::fs::remove_file(paths.learn_pending()).unwrap();
+        let p = Pending {
+            state: true,
+            ..Pending::default()
+        };
+        reload(&mut model, &paths, &p);
+        assert!(!model.snapshot.flags.learn_pending);
+        assert_eq!(
+            model.snapshot.handoffs.len(),
+            7,
+            "state reload keeps handoffs"
+        );
+        assert!(model.snapshot.git.is_some());
+    }
+}

@@ -1,0 +1,268 @@
+//! Where each pane goes for a given terminal size.
+//!
+//! A pure function of the area (and how many sessions need attention), shared by the
+//! renderer, by the loop (mouse hit-testing, page sizes) and by tests. Space is handed
+//! out by priority — the header, the footer and the inbox first — so a tiny side pane
+//! shows what matters most instead of squeezing everything to nothing.
+
+use ratatui::layout::Rect;
+
+use crate::model::dashboard::Pane;
+
+/// Width from which the dashboard uses two columns.
+pub const WIDE: u16 = 110;
+/// Width of the left column in the two-column layout.
+const LEFT: u16 = 44;
+
+/// Context section height: title, gauge, sparkline, trend.
+pub const CONTEXT_H: u16 = 4;
+/// Last session + flags section height.
+pub const SESSION_H: u16 = 4;
+
+/// The rectangles of one frame. A section that does not fit is `None`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Plan {
+    /// One-line header.
+    pub header: Option<Rect>,
+    /// Context gauge.
+    pub context: Option<Rect>,
+    /// Last session and flags.
+    pub session: Option<Rect>,
+    /// Sessions needing attention.
+    pub attention: Option<Rect>,
+    /// Handoff inbox.
+    pub inbox: Option<Rect>,
+    /// Preview of the selected handoff.
+    pub preview: Option<Rect>,
+    /// One-line footer (keys, notices, filter prompt).
+    pub footer: Option<Rect>,
+    /// Too small for sections: one summary line in `header`.
+    pub tiny: bool,
+}
+
+impl Plan {
+    /// Rows available for list items in the inbox (its title excluded).
+    pub fn inbox_rows(&self) -> u16 {
+        self.inbox.map_or(1, |r| r.height.saturating_sub(1).max(1))
+    }
+    /// Rows available for preview text (its title excluded).
+    pub fn preview_rows(&self) -> u16 {
+        self.preview
+            .map_or(1, |r| r.height.saturating_sub(1).max(1))
+    }
+    /// The focusable pane under a terminal cell.
+    pub fn pane_at(&self, col: u16, row: u16) -> Option<Pane> {
+        let hit = |r: Option<Rect>| {
+            r.is_some_and(|r| {
+                col >= r.x && col < r.x + r.width && row >= r.y && row < r.y + r.height
+            })
+        };
+        if hit(self.inbox) {
+            Some(Pane::Inbox)
+        } else if hit(self.preview) {
+            Some(Pane::Preview)
+        } else if hit(self.attention) {
+            Some(Pane::Sessions)
+        } else {
+            None
+        }
+    }
+}
+
+/// Lays out `area`. `attention` is the number of sessions needing attention.
+pub fn plan(area: Rect, attention: usize) -> Plan {
+    if area.width < 16 || area.height < 6 {
+        return tiny(area);
+    }
+    let header = row(area, area.y);
+    let footer = row(area, area.y + area.height - 1);
+    let body = Rect {
+        y: area.y + 1,
+        height: area.height - 2,
+        ..area
+    };
+    let attention_h = 1 + (attention.clamp(1, 4) as u16);
+    if area.width >= WIDE && area.height >= 14 {
+        let left = Rect {
+            width: LEFT,
+            ..body
+        };
+        let right = Rect {
+            x: body.x + LEFT + 1,
+            width: body.width - LEFT - 1,
+            ..body
+        };
+        let mut col = Stack::new(left);
+        let context = col.take(CONTEXT_H);
+        let session = col.take(SESSION_H);
+        let attention = col.rest();
+        let split = (right.height * 2 / 5).max(4).min(right.height);
+        let inbox = Rect {
+            height: split,
+            ..right
+        };
+        let preview = Rect {
+            y: right.y + split,
+            height: right.height - split,
+            ..right
+        };
+        return Plan {
+            header: Some(header),
+            context,
+            session,
+            attention,
+            inbox: Some(inbox),
+            preview: (preview.height >= 2).then_some(preview),
+            footer: Some(footer),
+            tiny: false,
+        };
+    }
+    // One column. Heights are granted by priority: inbox (3), context, session,
+    // attention, preview (5); what is left goes to the inbox and the preview.
+    let mut left = body.height;
+    let mut grant = |want: u16| {
+        if left >= want {
+            left -= want;
+            want
+        } else {
+            0
+        }
+    };
+    let inbox_min = grant(3.min(body.height));
+    let context_h = grant(CONTEXT_H);
+    let session_h = grant(SESSION_H);
+    let attention_h = grant(attention_h);
+    let preview_min = grant(5);
+    let (inbox_h, preview_h) = if preview_min > 0 {
+        let extra_inbox = left * 2 / 5;
+        (inbox_min + extra_inbox, preview_min + left - extra_inbox)
+    } else {
+        (inbox_min + left, 0)
+    };
+    let mut col = Stack::new(body);
+    Plan {
+        header: Some(header),
+        context: col.take(context_h),
+        session: col.take(session_h),
+        attention: col.take(attention_h),
+        inbox: col.take(inbox_h),
+        preview: col.take(preview_h),
+        footer: Some(footer),
+        tiny: false,
+    }
+}
+
+fn tiny(area: Rect) -> Plan {
+    if area.width == 0 || area.height == 0 {
+        return Plan {
+            tiny: true,
+            ..Plan::default()
+        };
+    }
+    Plan {
+        header: Some(row(area, area.y)),
+        footer: (area.height >= 2).then(|| row(area, area.y + area.height - 1)),
+        inbox: (area.height >= 4).then(|| Rect {
+            y: area.y + 1,
+            height: area.height - 2,
+            ..area
+        }),
+        tiny: true,
+        ..Plan::default()
+    }
+}
+
+fn row(area: Rect, y: u16) -> Rect {
+    Rect {
+        y,
+        height: 1,
+        ..area
+    }
+}
+
+/// Hands out rows from the top of a column.
+struct Stack {
+    area: Rect,
+    used: u16,
+}
+
+impl Stack {
+    fn new(area: Rect) -> Self {
+        Self { area, used: 0 }
+    }
+    fn take(&mut self, h: u16) -> Option<Rect> {
+        let h = h.min(self.area.height - self.used);
+        if h == 0 {
+            return None;
+        }
+        let r = Rect {
+            y: self.area.y + self.used,
+            height: h,
+            ..self.area
+        };
+        self.used += h;
+        Some(r)
+    }
+    fn rest(&mut self) -> Option<Rect> {
+        self.take(self.area.height - self.used)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inside(outer: Rect, r: Option<Rect>) {
+        if let Some(r) = r {
+            assert!(
+                r.x >= outer.x
+                    && r.y >= outer.y
+                    && r.x + r.width <= outer.x + outer.width
+                    && r.y + r.height <= outer.y + outer.height,
+                "{r:?} outside {outer:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_size_stays_inside_the_area() {
+        for w in 0..130 {
+            for h in 0..40 {
+                let area = Rect::new(0, 0, w, h);
+                let p = plan(area, 2);
+                for r in [
+                    p.header,
+                    p.context,
+                    p.session,
+                    p.attention,
+                    p.inbox,
+                    p.preview,
+                    p.footer,
+                ] {
+                    inside(area, r);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn small_panes_keep_the_inbox_and_drop_the_rest() {
+        let p = plan(Rect::new(0, 0, 40, 9), 1);
+        assert!(p.inbox.is_some() && p.context.is_some());
+        assert!(p.preview.is_none());
+        let p = plan(Rect::new(0, 0, 10, 3), 0);
+        assert!(p.tiny && p.header.is_some() && p.inbox.is_none());
+        let p = plan(Rect::new(0, 0, 60, 40), 1);
+        assert!(p.preview.unwrap().height > 5 && p.inbox.unwrap().height > 3);
+        assert_eq!(p.pane_at(1, p.inbox.unwrap().y), Some(Pane::Inbox));
+        assert_eq!(p.pane_at(1, p.preview.unwrap().y + 1), Some(Pane::Preview));
+        assert_eq!(p.pane_at(1, 0), None);
+    }
+
+    #[test]
+    fn wide_panes_use_two_columns() {
+        let p = plan(Rect::new(0, 0, 140, 40), 1);
+        assert_eq!(p.context.unwrap().x, 0);
+        assert!(p.inbox.unwrap().x > 40);
+    }
+}

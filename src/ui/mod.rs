@@ -1,0 +1,727 @@
+//! The dashboard's widgets. They borrow the [`Model`] and draw it; every decision
+//! (order, filters, drift, trend, ages) is made in `crate::model::dashboard` first.
+//! Time comes from `Model::now`, never from the clock, so frames are reproducible.
+//!
+//! Widgets render into any area, including `Rect::ZERO` and 1×1, without panicking.
+
+pub mod layout;
+pub mod markdown;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Sparkline, Widget, Wrap};
+
+use crate::model::dashboard::{
+    self, Binding, ContextView, KindFilter, Mode, Model, Pane, age, bindings, parse_time,
+};
+use crate::model::handoff::{HandoffEntry, HandoffKind};
+use crate::model::level::Level;
+use crate::model::signal::SignalParse;
+use crate::model::state::Attention;
+
+/// The colour of a context level.
+pub fn level_color(level: Level) -> Color {
+    match level {
+        Level::L0 => Color::Green,
+        Level::L1 => Color::Yellow,
+        Level::L2 => Color::LightRed,
+        Level::L3 => Color::Red,
+    }
+}
+
+/// The colour of a handoff status word; blocked is red, malformed yellow.
+pub fn status_style(word: &str) -> Style {
+    match word {
+        "blocked" => Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+        "malformed" => Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
+        "partial" => Style::new().fg(Color::Yellow),
+        "complete" => Style::new().fg(Color::Green),
+        _ => Style::new().fg(Color::Blue),
+    }
+}
+
+const DIM: Style = Style::new().fg(Color::DarkGray);
+const TITLE: Style = Style::new().add_modifier(Modifier::BOLD);
+const WARN: Style = Style::new().fg(Color::Yellow);
+
+/// The whole dashboard.
+pub struct Dashboard<'a> {
+    model: &'a Model,
+    no_color: bool,
+}
+
+impl<'a> Dashboard<'a> {
+    /// A dashboard over `model`.
+    pub fn new(model: &'a Model) -> Self {
+        Self {
+            model,
+            no_color: false,
+        }
+    }
+    /// Draws without colours (`NO_COLOR`); bold, reverse and underline stay.
+    pub fn no_color(mut self, yes: bool) -> Self {
+        self.no_color = yes;
+        self
+    }
+}
+
+impl Widget for Dashboard<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let area = area.intersection(buf.area);
+        if area.is_empty() {
+            return;
+        }
+        let m = self.model;
+        let plan = layout::plan(area, m.snapshot.needing_attention().len());
+        if plan.tiny {
+            render_tiny(m, &plan, buf);
+        } else {
+            if let Some(r) = plan.header {
+                header(m).render(r, buf);
+            }
+            if let Some(r) = plan.context {
+                render_context(m, r, buf);
+            }
+            if let Some(r) = plan.session {
+                render_session(m, r, buf);
+            }
+            if let Some(r) = plan.attention {
+                render_attention(m, r, buf);
+            }
+            if let Some(r) = plan.inbox {
+                render_inbox(m, r, buf);
+            }
+            if let Some(r) = plan.preview {
+                render_preview(m, r, buf);
+            }
+            if let Some(r) = plan.footer {
+                footer(m, r.width).render(r, buf);
+            }
+            if m.mode == Mode::Help {
+                render_help(area, buf);
+            }
+        }
+        if self.no_color {
+            for y in area.top()..area.bottom() {
+                for x in area.left()..area.right() {
+                    if let Some(cell) = buf.cell_mut((x, y)) {
+                        cell.set_fg(Color::Reset).set_bg(Color::Reset);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn short(id: &str) -> &str {
+    id.get(..8).unwrap_or(id)
+}
+
+fn header(m: &Model) -> Paragraph<'static> {
+    let s = &m.snapshot;
+    let name = s.root.file_name().map_or_else(
+        || s.root.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let mut spans = vec![Span::styled(
+        " forge ",
+        Style::new().fg(Color::Black).bg(Color::Cyan),
+    )];
+    if m.demo {
+        spans.push(Span::styled(
+            " DEMO ",
+            Style::new().fg(Color::Black).bg(Color::Yellow),
+        ));
+    }
+    spans.push(Span::styled(format!(" {name}"), TITLE));
+    if let Some(b) = s.branch() {
+        spans.push(Span::raw(format!(" ⎇ {b}")));
+    }
+    if let Some(n) = s.uncommitted().filter(|n| *n > 0) {
+        spans.push(Span::styled(format!(" ●{n}"), WARN));
+    }
+    let blocked = s.blocked().count();
+    if blocked > 0 {
+        spans.push(Span::styled(
+            format!("  ⚑ {blocked} blocked"),
+            status_style("blocked"),
+        ));
+    }
+    if let (Some(p), Some(t)) = (&s.workflow.phase, &s.workflow.task) {
+        spans.push(Span::styled(format!("  {p} {t}"), DIM));
+    }
+    Paragraph::new(Line::from(spans))
+}
+
+/// A section title on the first row; returns the rows below it.
+fn title(
+    area: Rect,
+    buf: &mut Buffer,
+    text: &str,
+    extra: Vec<Span<'static>>,
+    focused: bool,
+) -> Rect {
+    let mark = if focused { "▸ " } else { "  " };
+    let style = if focused {
+        TITLE.fg(Color::Cyan)
+    } else {
+        TITLE
+    };
+    let mut spans = vec![Span::styled(format!("{mark}{text}"), style)];
+    spans.extend(extra);
+    Paragraph::new(Line::from(spans)).render(Rect { height: 1, ..area }, buf);
+    Rect {
+        y: area.y + 1,
+        height: area.height.saturating_sub(1),
+        ..area
+    }
+}
+
+fn indent(area: Rect, by: u16) -> Rect {
+    let by = by.min(area.width);
+    Rect {
+        x: area.x + by,
+        width: area.width - by,
+        ..area
+    }
+}
+
+fn rows(area: Rect) -> impl Iterator<Item = Rect> {
+    (0..area.height).map(move |i| Rect {
+        y: area.y + i,
+        height: 1,
+        ..area
+    })
+}
+
+fn render_context(m: &Model, area: Rect, buf: &mut Buffer) {
+    let ctx = m.context();
+    let extra = ctx
+        .as_ref()
+        .map(|c| {
+            vec![Span::styled(
+                format!(" session {}", short(&c.session_id)),
+                DIM,
+            )]
+        })
+        .unwrap_or_default();
+    let body = indent(title(area, buf, "Context", extra, false), 2);
+    let mut lines = rows(body);
+    let (Some(gauge_row), Some(c)) = (lines.next(), ctx) else {
+        if let Some(r) = rows(body).next() {
+            Paragraph::new(Line::styled("unknown: no session has reported yet", DIM))
+                .render(r, buf);
+        }
+        return;
+    };
+    let ContextView {
+        pct,
+        level,
+        history,
+        growth,
+        next,
+        ..
+    } = c;
+    match (pct, level) {
+        (Some(p), Some(l)) => {
+            let color = level_color(l);
+            let label = format!("{p:>3.0}% {l} ");
+            let lw = (label.len() as u16).min(gauge_row.width);
+            Paragraph::new(Span::styled(
+                label,
+                Style::new().fg(color).add_modifier(Modifier::BOLD),
+            ))
+            .render(
+                Rect {
+                    width: lw,
+                    ..gauge_row
+                },
+                buf,
+            );
+            bar(p, color).render(indent(gauge_row, lw), buf);
+        }
+        _ => Paragraph::new(Line::styled("unknown: no reading yet", DIM)).render(gauge_row, buf),
+    }
+    if let Some(r) = lines.next() {
+        let w = usize::from(r.width);
+        let data: Vec<u64> = history
+            .iter()
+            .skip(history.len().saturating_sub(w))
+            .map(|p| p.clamp(0.0, 100.0).round() as u64)
+            .collect();
+        Sparkline::default()
+            .data(&data)
+            .max(100)
+            .style(Style::new().fg(level.map_or(Color::Gray, level_color)))
+            .render(r, buf);
+    }
+    if let Some(r) = lines.next() {
+        let text = match (growth, next) {
+            (Some(g), Some((lvl, turns))) => format!(
+                "{g:+.1}%/turn · {lvl} in ~{turns} turn{}",
+                if turns == 1 { "" } else { "s" }
+            ),
+            (Some(g), None) if level == Some(Level::L3) => format!("{g:+.1}%/turn · at L3"),
+            (Some(g), None) => format!("{g:+.1}%/turn · not growing"),
+            (None, _) => "growth unknown (needs two readings)".into(),
+        };
+        Paragraph::new(Line::styled(text, DIM)).render(r, buf);
+    }
+}
+
+/// A gauge bar that reads as text too: `█` for the used part, `░` for the rest.
+fn bar(pct: f64, color: Color) -> impl Widget {
+    struct Bar(f64, Color);
+    impl Widget for Bar {
+        fn render(self, area: Rect, buf: &mut Buffer) {
+            let w = f64::from(area.width);
+            let filled = ((self.0 / 100.0).clamp(0.0, 1.0) * w).round() as u16;
+            for x in 0..area.width {
+                if let Some(cell) = buf.cell_mut((area.x + x, area.y)) {
+                    if x < filled {
+                        cell.set_symbol("█").set_fg(self.1);
+                    } else {
+                        cell.set_symbol("░").set_fg(Color::DarkGray);
+                    }
+                }
+            }
+        }
+    }
+    Bar(pct, color)
+}
+
+fn render_session(m: &Model, area: Rect, buf: &mut Buffer) {
+    let body = indent(title(area, buf, "Last session", Vec::new(), false), 2);
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    match &m.snapshot.last_session {
+        Some(l) => {
+            let when = parse_time(&l.ended_at);
+            let clock = when.map_or_else(
+                || l.ended_at.clone(),
+                |t| t.format("%m-%d %H:%M UTC").to_string(),
+            );
+            let fin = if l.is_final {
+                Span::styled(
+                    format!(
+                        " · final{}",
+                        l.reason
+                            .as_ref()
+                            .map(|r| format!(" ({r})"))
+                            .unwrap_or_default()
+                    ),
+                    Style::new().fg(Color::Green),
+                )
+            } else {
+                Span::styled(" · not final", WARN)
+            };
+            lines.push(Line::from(vec![
+                Span::raw(format!("ended {} ago, {clock}", age(m.now, when))),
+                fin,
+            ]));
+            let mut facts = vec![Span::raw(format!(
+                "⎇ {}",
+                l.branch.as_deref().unwrap_or("(no branch)")
+            ))];
+            let dirty = l.uncommitted_changes;
+            facts.push(Span::styled(
+                format!(" · {dirty} uncommitted"),
+                if dirty > 0 { WARN } else { Style::new() },
+            ));
+            if l.forge_phase.is_some() || l.forge_task.is_some() {
+                facts.push(Span::raw(format!(
+                    " · {} / {}",
+                    l.forge_phase.as_deref().unwrap_or("-"),
+                    l.forge_task.as_deref().unwrap_or("-")
+                )));
+            }
+            lines.push(Line::from(facts));
+        }
+        None => lines.push(Line::styled("none recorded yet", DIM)),
+    }
+    lines.push(flags_line(m));
+    Paragraph::new(lines).render(body, buf);
+}
+
+fn flags_line(m: &Model) -> Line<'static> {
+    let f = &m.snapshot.flags;
+    let mut spans = Vec::new();
+    let mut push = |text: String, style: Style| {
+        if !spans.is_empty() {
+            spans.push(Span::styled(" · ", DIM));
+        }
+        spans.push(Span::styled(text, style));
+    };
+    if f.learn_pending {
+        push("✎ learn pending".into(), Style::new().fg(Color::Magenta));
+    }
+    if f.threshold_fired {
+        push("⚠ threshold fired".into(), WARN);
+    }
+    if let Some(p) = &f.pending_resume {
+        let name = p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        push(format!("↻ resume {name}"), Style::new().fg(Color::Cyan));
+    }
+    if !f.compaction_markers.is_empty() {
+        push(format!("⟳ compacted ×{}", f.compaction_markers.len()), WARN);
+    }
+    if spans.is_empty() {
+        return Line::styled("no flags", DIM);
+    }
+    let mut line = vec![Span::styled("⚑ ", DIM)];
+    line.extend(spans);
+    Line::from(line)
+}
+
+fn attention_style(a: Option<Attention>) -> Style {
+    match a {
+        Some(Attention::WaitingPermission) => Style::new().fg(Color::Red),
+        Some(Attention::WaitingInput) => Style::new().fg(Color::Yellow),
+        _ => DIM,
+    }
+}
+
+fn render_attention(m: &Model, area: Rect, buf: &mut Buffer) {
+    let list = m.snapshot.needing_attention();
+    let extra = vec![Span::styled(format!(" {}", list.len()), DIM)];
+    let body = indent(
+        title(
+            area,
+            buf,
+            "Needs attention",
+            extra,
+            m.focus == Pane::Sessions,
+        ),
+        2,
+    );
+    if list.is_empty() {
+        if let Some(r) = rows(body).next() {
+            Paragraph::new(Line::styled("no session is waiting", DIM)).render(r, buf);
+        }
+        return;
+    }
+    for (r, s) in rows(body).zip(list.iter().skip(m.sessions_scroll)) {
+        let when = s.last_event_at.as_deref().and_then(parse_time);
+        let mut spans = vec![
+            Span::styled(
+                format!("{:<18}", s.attention.map_or("?", Attention::as_str)),
+                attention_style(s.attention),
+            ),
+            Span::raw(format!(" {} {:>3}", short(&s.session_id), age(m.now, when))),
+        ];
+        if let Some(msg) = &s.attention_message {
+            spans.push(Span::styled(format!(" {msg}"), DIM));
+        }
+        Paragraph::new(Line::from(spans)).render(r, buf);
+    }
+}
+
+fn drift_mark(m: &Model, h: &HandoffEntry) -> String {
+    let d = m.drift(h);
+    let mut s = String::new();
+    if d.branch_changed.is_some() {
+        s.push('⎇');
+    }
+    if d.dirtier.is_some() {
+        s.push('±');
+    }
+    if d.stale_hours.is_some() {
+        s.push('◷');
+    }
+    s
+}
+
+fn render_inbox(m: &Model, area: Rect, buf: &mut Buffer) {
+    let total = m.snapshot.handoffs.len();
+    let mut extra = vec![Span::styled(
+        if m.rows.len() == total {
+            format!(" {total}")
+        } else {
+            format!(" {} of {total}", m.rows.len())
+        },
+        DIM,
+    )];
+    let f = &m.filter;
+    if f.is_active() {
+        let mut parts = Vec::new();
+        if !f.text.is_empty() {
+            parts.push(format!("/{}", f.text));
+        }
+        if f.blocked_only {
+            parts.push("blocked only".into());
+        }
+        if f.kind != KindFilter::All {
+            parts.push(format!("{} only", f.kind.as_str()));
+        }
+        extra.push(Span::styled(format!(" · {}", parts.join(" · ")), WARN));
+    }
+    let focused = m.focus == Pane::Inbox;
+    let body = title(area, buf, "Handoffs", extra, focused);
+    if m.rows.is_empty() {
+        if let Some(r) = rows(body).next() {
+            let text = if total == 0 {
+                "  no handoffs yet (.forge/handoffs/ is empty)"
+            } else {
+                "  nothing matches the filter (c clears it)"
+            };
+            Paragraph::new(Line::styled(text, DIM)).render(r, buf);
+        }
+        return;
+    }
+    let height = usize::from(body.height.max(1));
+    // Keep the selection in view.
+    let first = m.selected.saturating_sub(height - 1);
+    let wide = body.width >= 60;
+    for (i, (r, h)) in rows(body).zip(m.visible().skip(first)).enumerate() {
+        let selected = first + i == m.selected;
+        let word = h.status_word();
+        let status = match (&h.signal, h.kind) {
+            (Some(SignalParse::Malformed { .. }), _) => "⚠malformed".to_owned(),
+            (_, HandoffKind::Session) => "session".to_owned(),
+            _ => word.to_owned(),
+        };
+        let status_st = match (&h.signal, h.kind) {
+            (Some(_), _) => status_style(word),
+            (None, _) => status_style("session"),
+        };
+        let kind = match h.kind {
+            HandoffKind::Session => "S",
+            HandoffKind::Agent => "A",
+        };
+        let mut spans = vec![
+            Span::raw(if selected { "▶" } else { " " }),
+            Span::styled(format!("{kind} "), DIM),
+            Span::raw(format!("{:>3} ", age(m.now, h.created))),
+            Span::styled(format!("{status:<10} "), status_st),
+            Span::raw(format!("{:<8} ", h.task().unwrap_or("-"))),
+        ];
+        if wide {
+            let route = match h.kind {
+                HandoffKind::Agent => h.route().unwrap_or_default(),
+                HandoffKind::Session => h.status_word().to_owned(),
+            };
+            spans.push(Span::styled(format!("{route:<18} "), DIM));
+        }
+        spans.push(Span::styled(drift_mark(m, h), WARN));
+        let mut line = Line::from(spans);
+        if selected {
+            line = line.style(if focused {
+                Style::new().add_modifier(Modifier::REVERSED)
+            } else {
+                Style::new().add_modifier(Modifier::BOLD)
+            });
+        }
+        Paragraph::new(line).render(r, buf);
+    }
+}
+
+fn render_preview(m: &Model, area: Rect, buf: &mut Buffer) {
+    let focused = m.focus == Pane::Preview;
+    let entry = m.selected_entry();
+    let extra = entry
+        .map(|h| vec![Span::styled(format!(" {}", h.file_name), DIM)])
+        .unwrap_or_default();
+    let body = indent(title(area, buf, "Preview", extra, focused), 2);
+    let Some(h) = entry else {
+        Paragraph::new(Line::styled("select a handoff to read it here", DIM)).render(body, buf);
+        return;
+    };
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    if let Some(SignalParse::Malformed { reason }) = &h.signal {
+        lines.push(Line::styled(
+            format!("⚠ malformed Signal: {reason}"),
+            WARN.add_modifier(Modifier::BOLD),
+        ));
+    }
+    if h.is_blocked() {
+        lines.push(Line::styled(
+            "⚑ blocked: this agent waits for an answer",
+            status_style("blocked"),
+        ));
+    }
+    for note in m.drift(h).notes() {
+        lines.push(Line::styled(format!("Δ {note}"), WARN));
+    }
+    if !lines.is_empty() {
+        lines.push(Line::raw(""));
+    }
+    let skip = usize::from(m.preview.scroll);
+    match &m.preview.text {
+        Some(t) => lines.extend(markdown::render(t).into_iter().skip(skip)),
+        None => lines.push(Line::styled("loading…", DIM)),
+    }
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .render(body, buf);
+}
+
+/// The footer: a notice, the filter prompt, or key hints from [`dashboard::KEYMAP`].
+/// Hints that do not fit in `width` are left out whole, never cut in half.
+fn footer(m: &Model, width: u16) -> Paragraph<'static> {
+    if let Some(n) = &m.notice {
+        let style = if n.error {
+            Style::new().fg(Color::Red)
+        } else {
+            Style::new().fg(Color::Green)
+        };
+        return Paragraph::new(Line::styled(format!(" {}", n.text), style));
+    }
+    let mut spans = Vec::new();
+    if m.mode == Mode::Filter {
+        spans.push(Span::styled(
+            format!(" /{}▏ ", m.filter.text),
+            Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+        ));
+    }
+    let mut used: usize = spans.iter().map(Span::width).sum();
+    for b in bindings(m.mode).filter(|b| b.footer) {
+        let h = hint(b);
+        let w: usize = h.iter().map(Span::width).sum();
+        if used + w > usize::from(width) {
+            continue;
+        }
+        used += w;
+        spans.extend(h);
+    }
+    Paragraph::new(Line::from(spans))
+}
+
+fn hint(b: &Binding) -> [Span<'static>; 2] {
+    let word = b.desc.split_whitespace().next().unwrap_or(b.desc);
+    let word = match b.action {
+        dashboard::Action::Resume => "resume",
+        dashboard::Action::ToggleBlocked => "blocked",
+        dashboard::Action::CycleKind => "kind",
+        dashboard::Action::NextPane => "pane",
+        _ => word,
+    };
+    [
+        Span::styled(format!(" {}", b.label), Style::new().fg(Color::Cyan)),
+        Span::styled(format!(" {word} "), DIM),
+    ]
+}
+
+/// The `?` help: every binding of [`dashboard::KEYMAP`], and what the marks mean.
+fn render_help(area: Rect, buf: &mut Buffer) {
+    let mut lines = vec![Line::styled("Keys", TITLE)];
+    for b in bindings(Mode::Normal).chain(bindings(Mode::Filter)) {
+        let prefix = if b.mode == Mode::Filter {
+            "filter "
+        } else {
+            ""
+        };
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{prefix}{:<6} ", b.label),
+                Style::new().fg(Color::Cyan),
+            ),
+            Span::raw(b.desc),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("Marks", TITLE));
+    for (mark, what) in [
+        ("S / A", "session / agent handoff"),
+        ("⎇", "written on another branch"),
+        ("±", "more uncommitted changes now"),
+        ("◷", "older than 24 h"),
+        ("⚠", "malformed Signal (never counts as complete)"),
+    ] {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{mark:<6} "), WARN),
+            Span::raw(what),
+        ]));
+    }
+    let w = area.width.min(58);
+    let h = area.height.min(lines.len() as u16 + 2);
+    let r = Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    };
+    Clear.render(r, buf);
+    Paragraph::new(lines)
+        .block(
+            ratatui::widgets::Block::bordered()
+                .title(" help · ? or Esc closes ")
+                .border_style(Style::new().fg(Color::Cyan)),
+        )
+        .render(r, buf);
+}
+
+fn render_tiny(m: &Model, plan: &layout::Plan, buf: &mut Buffer) {
+    let s = &m.snapshot;
+    let mut spans = vec![Span::styled("forge", TITLE)];
+    let blocked = s.blocked().count();
+    if blocked > 0 {
+        spans.push(Span::styled(
+            format!(" ⚑{blocked}"),
+            status_style("blocked"),
+        ));
+    }
+    if let Some(c) = m.context()
+        && let (Some(p), Some(l)) = (c.pct, c.level)
+    {
+        spans.push(Span::styled(
+            format!(" {p:.0}%"),
+            Style::new().fg(level_color(l)),
+        ));
+    }
+    spans.push(Span::styled(format!(" {}h", s.handoffs.len()), DIM));
+    if let Some(r) = plan.header {
+        Paragraph::new(Line::from(spans)).render(r, buf);
+    }
+    if let Some(r) = plan.inbox {
+        for (row, h) in rows(r).zip(m.visible()) {
+            Paragraph::new(Line::from(vec![
+                Span::styled(
+                    format!("{} ", h.status_word()),
+                    status_style(h.status_word()),
+                ),
+                Span::raw(h.task().unwrap_or("-").to_owned()),
+            ]))
+            .render(row, buf);
+        }
+    }
+    if let Some(r) = plan.footer {
+        Paragraph::new(Line::styled("q quit", DIM)).render(r, buf);
+    }
+}
+
+/// The text of a buffer, one line per row, trailing spaces trimmed (for `--once`).
+pub fn buffer_text(buf: &Buffer) -> String {
+    let mut out = String::new();
+    let area = buf.area;
+    for y in area.top()..area.bottom() {
+        let mut line = String::new();
+        let mut skip = 0usize;
+        for x in area.left()..area.right() {
+            let Some(cell) = buf.cell((x, y)) else {
+                continue;
+            };
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            let sym = cell.symbol();
+            line.push_str(sym);
+            skip = unicode_width(sym).saturating_sub(1);
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn unicode_width(s: &str) -> usize {
+    use ratatui::text::Span;
+    Span::raw(s).width()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,354 @@
+//! Watching `.forge/` for the dashboard.
+//!
+//! Watcher events are hints: [`classify`] turns each debounced event into a
+//! [`Change`] (or nothing), and the dashboard re-reads the disk. Folders are watched,
+//! never single files, because an atomic write renames a new inode over the old one.
+//! forge's own temp files (`.forge-*.tmp`) and lock files are ignored, so a write
+//! causes one reload, not three. A rescan request, an error or an event notify cannot
+//! describe (`Any`/`Other`) means a full reload.
+//!
+//! When the project has no `.forge/` yet, the root is watched (not recursively) until
+//! it appears; the dashboard never creates `.forge/` just by looking at a project.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use notify::{EventKind, RecommendedWatcher, RecursiveMode};
+use notify_debouncer_full::{
+    DebounceEventHandler, DebounceEventResult, DebouncedEvent, Debouncer, RecommendedCache,
+    new_debouncer,
+};
+
+use crate::model::handoff::HandoffKind;
+use crate::store::{Paths, TEMP_PREFIX, TEMP_SUFFIX};
+
+/// How long the debouncer waits for a burst of events to settle.
+pub const DEBOUNCE: Duration = Duration::from_millis(100);
+/// How often the debouncer looks for settled events (its thread sleeps in between).
+pub const DEBOUNCE_TICK: Duration = Duration::from_millis(50);
+
+/// What a watcher event means for the dashboard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// Re-read everything.
+    Full,
+    /// A state file changed (logs, flags, bridges, `state.json`, `pending-resume`).
+    State,
+    /// These handoff files were created, changed or removed (re-`stat` each).
+    Handoffs(Vec<PathBuf>),
+    /// `.forge/` was created: watch it, and read everything.
+    ForgeAppeared,
+}
+
+/// Whether a file name is one of forge's temp or lock files.
+pub fn is_noise(name: &str) -> bool {
+    (name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX)) || name.ends_with(".lock")
+}
+
+/// What one debounced event means, given the project's `.forge` folder.
+pub fn classify(event: &DebouncedEvent, forge_dir: &Path) -> Option<Change> {
+    if event.need_rescan() {
+        return Some(Change::Full);
+    }
+    match event.kind {
+        EventKind::Access(_) => return None,
+        EventKind::Any | EventKind::Other => return Some(Change::Full),
+        EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_) => {}
+    }
+    let handoffs_dir = forge_dir.join("handoffs");
+    let mut handoffs = Vec::new();
+    let mut state = false;
+    for path in &event.paths {
+        if path == forge_dir {
+            return Some(match event.kind {
+                EventKind::Create(_) => Change::ForgeAppeared,
+                _ => Change::Full,
+            });
+        }
+        if !path.starts_with(forge_dir) {
+            continue;
+        }
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if is_noise(name) {
+            continue;
+        }
+        if path == &handoffs_dir {
+            return Some(Change::Full);
+        }
+        if path.parent() == Some(handoffs_dir.as_path()) {
+            if HandoffKind::of_file_name(name).is_some() {
+                handoffs.push(path.clone());
+            }
+            continue;
+        }
+        state = true;
+    }
+    match (state, handoffs.is_empty()) {
+        (true, false) => Some(Change::Full),
+        (true, true) => Some(Change::State),
+        (false, false) => Some(Change::Handoffs(handoffs)),
+        (false, true) => None,
+    }
+}
+
+/// Changes gathered from a burst of events, to be applied with one reload.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pending {
+    /// Re-read everything.
+    pub full: bool,
+    /// Re-read the state files.
+    pub state: bool,
+    /// Re-read these handoffs.
+    pub handoffs: BTreeSet<PathBuf>,
+}
+
+impl Pending {
+    /// Folds the result of one debouncer delivery in.
+    pub fn add_result(&mut self, result: &DebounceEventResult, forge_dir: &Path) {
+        match result {
+            Ok(events) => {
+                for e in events {
+                    if let Some(c) = classify(e, forge_dir) {
+                        self.add(c);
+                    }
+                }
+            }
+            Err(_) => self.full = true,
+        }
+    }
+
+    /// Folds one change in.
+    pub fn add(&mut self, change: Change) {
+        match change {
+            Change::Full | Change::ForgeAppeared => self.full = true,
+            Change::State => self.state = true,
+            Change::Handoffs(paths) => self.handoffs.extend(paths),
+        }
+    }
+
+    /// Whether nothing needs reading.
+    pub fn is_empty(&self) -> bool {
+        !self.full && !self.state && self.handoffs.is_empty()
+    }
+}
+
+/// The debounced watcher of one project. Dropping it stops watching.
+pub struct Watcher {
+    debouncer: Debouncer<RecommendedWatcher, RecommendedCache>,
+    root: PathBuf,
+    forge_dir: PathBuf,
+    watching_forge: bool,
+}
+
+impl Watcher {
+    /// Starts watching the project at `paths`; `handler` receives debounced batches
+    /// on the debouncer's thread.
+    pub fn start(paths: &Paths, handler: impl DebounceEventHandler) -> notify::Result<Self> {
+        let debouncer = new_debouncer(DEBOUNCE, Some(DEBOUNCE_TICK), handler)?;
+        let mut w = Self {
+            debouncer,
+            root: paths.root.clone(),
+            forge_dir: paths.forge_dir(),
+            watching_forge: false,
+        };
+        w.debouncer.watch(&w.root, RecursiveMode::NonRecursive)?;
+        w.sync()?;
+        Ok(w)
+    }
+
+    /// The `.forge` folder this watcher reports on.
+    pub fn forge_dir(&self) -> &Path {
+        &self.forge_dir
+    }
+
+    /// Watches `.forge/` recursively once it exists (and stops when it is removed).
+    /// The root stays watched, non-recursively, so `.forge/` coming or going is seen.
+    pub fn sync(&mut self) -> notify::Result<()> {
+        let exists = self.forge_dir.is_dir();
+        if exists && !self.watching_forge {
+            self.debouncer
+                .watch(&self.forge_dir, RecursiveMode::Recursive)?;
+            self.watching_forge = true;
+        } else if !exists && self.watching_forge {
+            let _ = self.debouncer.unwatch(&self.forge_dir);
+            self.watching_forge = false;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use notify::event::{
+        AccessKind, CreateKind, DataChange, MetadataKind, ModifyKind, RemoveKind, RenameMode,
+    };
+    use notify::{Event, event::Flag};
+    use std::time::Instant;
+
+    fn ev(kind: EventKind, paths: &[&str]) -> DebouncedEvent {
+        let mut e = Event::new(kind);
+        for p in paths {
+            e = e.add_path(PathBuf::from(p));
+        }
+        DebouncedEvent::new(e, Instant::now())
+    }
+
+    const F: &str = "/p/.forge";
+
+    #[test]
+    fn classify_table() {
+        let h = |n: &str| format!("/p/.forge/handoffs/{n}");
+        let new_h = h("handoff-20261121-094500.md");
+        let agent = h("agent-T-1-20261121-094500.md");
+        let tmp = h(".forge-abc123.tmp");
+        let cases: Vec<(DebouncedEvent, Option<Change>)> = vec![
+            (ev(EventKind::Any, &[&new_h]), Some(Change::Full)),
+            (ev(EventKind::Other, &[]), Some(Change::Full)),
+            (ev(EventKind::Access(AccessKind::Any), &[&new_h]), None),
+            (
+                ev(EventKind::Create(CreateKind::File), &[&new_h]),
+                Some(Change::Handoffs(vec![new_h.clone().into()])),
+            ),
+            (
+                ev(
+                    EventKind::Modify(ModifyKind::Data(DataChange::Any)),
+                    &[&agent],
+                ),
+                Some(Change::Handoffs(vec![agent.clone().into()])),
+            ),
+            (
+                ev(EventKind::Remove(RemoveKind::File), &[&agent]),
+                Some(Change::Handoffs(vec![agent.clone().into()])),
+            ),
+            // An atomic write: the temp file renamed over the target. Only the target counts.
+            (
+                ev(
+                    EventKind::Modify(ModifyKind::Name(RenameMode::Both)),
+                    &[&tmp, &new_h],
+                ),
+                Some(Change::Handoffs(vec![new_h.clone().into()])),
+            ),
+            (ev(EventKind::Create(CreateKind::File), &[&tmp]), None),
+            (
+                ev(
+                    EventKind::Create(CreateKind::File),
+                    &["/p/.forge/logs/sessions/a.json.lock"],
+                ),
+                None,
+            ),
+            (
+                ev(EventKind::Create(CreateKind::File), &[&h("notes.txt")]),
+                None,
+            ),
+            (
+                ev(
+                    EventKind::Modify(ModifyKind::Metadata(MetadataKind::Any)),
+                    &["/p/.forge/logs/sessions/a.json"],
+                ),
+                Some(Change::State),
+            ),
+            (
+                ev(
+                    EventKind::Create(CreateKind::File),
+                    &["/p/.forge/pending-resume"],
+                ),
+                Some(Change::State),
+            ),
+            (
+                ev(EventKind::Create(CreateKind::Folder), &[F]),
+                Some(Change::ForgeAppeared),
+            ),
+            (
+                ev(EventKind::Remove(RemoveKind::Folder), &[F]),
+                Some(Change::Full),
+            ),
+            (
+                ev(
+                    EventKind::Remove(RemoveKind::Folder),
+                    &["/p/.forge/handoffs"],
+                ),
+                Some(Change::Full),
+            ),
+            // Outside .forge (the root is watched until .forge exists): ignored.
+            (
+                ev(EventKind::Create(CreateKind::File), &["/p/src/main.rs"]),
+                None,
+            ),
+            // A rename from a state file to a handoff: read everything.
+            (
+                ev(
+                    EventKind::Modify(ModifyKind::Name(RenameMode::Both)),
+                    &["/p/.forge/logs/x.md", &new_h],
+                ),
+                Some(Change::Full),
+            ),
+            (
+                ev(EventKind::Create(CreateKind::File), &["/p/.forge/logs/x"]).set_rescan(),
+                Some(Change::Full),
+            ),
+        ];
+        for (i, (e, want)) in cases.into_iter().enumerate() {
+            assert_eq!(classify(&e, Path::new(F)), want, "case {i}: {e:?}");
+        }
+    }
+
+    trait Rescan {
+        fn set_rescan(self) -> Self;
+    }
+    impl Rescan for DebouncedEvent {
+        fn set_rescan(mut self) -> Self {
+            self.event = self.event.clone().set_flag(Flag::Rescan);
+            self
+        }
+    }
+
+    #[test]
+    fn pending_folds_a_burst() {
+        let mut p = Pending::default();
+        assert!(p.is_empty());
+        let h = "/p/.forge/handoffs/handoff-20261121-094500.md";
+        p.add_result(
+            &Ok(vec![
+                ev(EventKind::Create(CreateKind::File), &[h]),
+                ev(EventKind::Modify(ModifyKind::Any), &[h]),
+            ]),
+            Path::new(F),
+        );
+        assert_eq!(p.handoffs.len(), 1);
+        assert!(!p.full && !p.state);
+        p.add_result(&Err(vec![notify::Error::generic("overflow")]), Path::new(F));
+        assert!(p.full);
+    }
+
+    #[test]
+    fn watcher_reports_a_new_handoff_and_ignores_temp_files() {
+        let t = tempfile::tempdir().unwrap();
+        let paths = Paths::new(t.path().canonicalize().unwrap());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let mut w = Watcher::start(&paths, tx).unwrap();
+        // No .forge yet: creating it is seen.
+        std::fs::create_dir_all(paths.handoffs()).unwrap();
+        let mut seen = Pending::default();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !seen.full && Instant::now() < deadline {
+            if let Ok(r) = rx.recv_timeout(Duration::from_millis(100)) {
+                seen.add_result(&r, w.forge_dir());
+            }
+        }
+        assert!(seen.full, "creating .forge/ was not seen");
+        w.sync().unwrap();
+        let target = paths.handoffs().join("handoff-20261121-094500.md");
+        crate::store::write_atomic(&target, b"# hi\n").unwrap();
+        let mut seen = Pending::default();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while seen.handoffs.is_empty() && Instant::now() < deadline {
+            if let Ok(r) = rx.recv_timeout(Duration::from_millis(100)) {
+                seen.add_result(&r, w.forge_dir());
+            }
+        }
+        assert_eq!(seen.handoffs.into_iter().collect::<Vec<_>>(), vec![target]);
+        assert!(!seen.state, "temp files must not count as state changes");
+    }
+}

@@ -1,0 +1,298 @@
+//! `forge tui` as a whole process: `--once` frames through assert_cmd, and the live
+//! dashboard driven in a real terminal through tmux (send-keys, capture-pane).
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::TestProject;
+use predicates::prelude::*;
+
+#[test]
+fn once_prints_a_plain_frame_of_the_project() {
+    let p = TestProject::new();
+    p.add_handoff_fixture("agent-T-012-20261121-101502.md");
+    p.add_handoff_fixture("agent-T-011-20261121-090102.md");
+    let out = p
+        .forge()
+        .args(["tui", "--once", "--width", "72", "--height", "20"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert_eq!(text.lines().count(), 20, "{text}");
+    assert!(text.lines().all(|l| l.chars().count() <= 72));
+    assert!(!text.contains('\u{1b}'), "escape codes in --once output");
+    assert!(text.contains("⎇ main"), "{text}");
+    assert!(text.contains("blocked    T-012"), "{text}");
+    assert!(text.contains("⚠malformed"), "{text}");
+}
+
+#[test]
+fn once_size_comes_from_columns_and_lines() {
+    let p = TestProject::new();
+    let out = p
+        .forge()
+        .args(["tui", "--once"])
+        .env("COLUMNS", "50")
+        .env("LINES", "9")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert_eq!(text.lines().count(), 9, "{text}");
+}
+
+#[test]
+fn demo_works_from_any_folder() {
+    let p = TestProject::bare_folder();
+    p.forge()
+        .current_dir(&p.home)
+        .args(["tui", "--demo", "--once", "--width", "90", "--height", "30"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("DEMO")
+                .and(predicate::str::contains("blocked"))
+                .and(predicate::str::contains("⚠malformed"))
+                .and(predicate::str::contains("learn pending"))
+                .and(predicate::str::contains("% L1")),
+        );
+    assert!(!p.root.join(".forge").exists());
+}
+
+#[test]
+fn errors_say_what_to_do() {
+    let p = TestProject::new();
+    p.forge()
+        .args(["tui", "--project", "/no/such/folder"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("no such folder"));
+    // Not a terminal (assert_cmd pipes stdout): point at --once.
+    p.forge()
+        .args(["tui"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("--once"));
+    p.forge().args(["tui", "--width", "10"]).assert().code(2);
+}
+
+/// A tmux server of our own (unique socket), killed when dropped.
+struct Tmux {
+    socket: String,
+    socket_path: Option<PathBuf>,
+}
+
+impl Tmux {
+    fn available() -> bool {
+        Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }
+
+    fn start(width: u16, height: u16, command: &str) -> Self {
+        let socket = format!(
+            "forge-test-{}-{}",
+            std::process::id(),
+            Instant::now().elapsed().as_nanos() ^ rand_ish()
+        );
+        let mut t = Self {
+            socket,
+            socket_path: None,
+        };
+        let w = width.to_string();
+        let h = height.to_string();
+        t.run(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            &w,
+            "-y",
+            &h,
+            command,
+        ]);
+        let path = t.run(&["display-message", "-p", "#{socket_path}"]);
+        t.socket_path = Some(PathBuf::from(path.trim()));
+        t
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "t"])
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "t"];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    /// Waits until the screen contains `text`; panics with the screen after 10 s.
+    fn wait_for(&self, text: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let s = self.screen();
+            if s.contains(text) {
+                return s;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "waited 10 s for {text:?}; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
+        // tmux leaves its socket file behind.
+        if let Some(p) = &self.socket_path {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+fn rand_ish() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}
+
+fn sh_quote(p: &Path) -> String {
+    format!("'{}'", p.display().to_string().replace('\'', "'\\''"))
+}
+
+fn wait_file(path: &Path) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if let Ok(s) = std::fs::read_to_string(path)
+            && !s.is_empty()
+        {
+            return s;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("{} never appeared", path.display());
+}
+
+#[test]
+fn live_dashboard_in_a_real_terminal() {
+    if !Tmux::available() {
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let p = TestProject::new();
+    p.add_handoff_fixture("agent-T-012-20261121-101502.md");
+    p.add_handoff_fixture("handoff-20261121-094500.md");
+    let exit_file = p.dir.path().join("exit-status");
+    let opened = p.dir.path().join("opened");
+    let editor = p.dir.path().join("fake-editor.sh");
+    std::fs::write(
+        &editor,
+        format!("#!/bin/sh\nprintf '%s' \"$1\" > {}\n", sh_quote(&opened)),
+    )
+    .unwrap();
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
+    let command = format!(
+        "cd {root} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR -u VISUAL HOME={home} \
+         XDG_CONFIG_HOME={xdg} NO_COLOR=1 EDITOR='sh {editor}' {bin} tui; \
+         echo EXIT=$? > {exit}",
+        root = sh_quote(&p.root),
+        home = sh_quote(&p.home),
+        xdg = sh_quote(&p.xdg),
+        editor = editor.display(),
+        bin = sh_quote(&bin),
+        exit = sh_quote(&exit_file),
+    );
+    let tmux = Tmux::start(100, 30, &command);
+
+    // Start: the blocked Signal is first, and selected.
+    let screen = tmux.wait_for("blocked    T-012");
+    assert!(screen.contains("▶A"), "{screen}");
+    assert!(screen.contains("⚑ 1 blocked"), "{screen}");
+
+    // A new handoff appears without a key press.
+    let fresh = p
+        .forge_dir()
+        .join("handoffs/agent-T-099-20991231-235959.md");
+    std::fs::write(
+        &fresh,
+        std::fs::read_to_string(common::fixtures().join("handoffs/agent-T-010-20261120-170944.md"))
+            .unwrap()
+            .replace("T-010", "T-099"),
+    )
+    .unwrap();
+    tmux.wait_for("T-099");
+
+    // Enter makes the selected (blocked) handoff the pending resume, and says so.
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("pending resume → agent-T-012");
+    let marker = std::fs::read_to_string(p.forge_dir().join("pending-resume")).unwrap();
+    assert!(
+        marker
+            .trim_end()
+            .ends_with("agent-T-012-20261121-101502.md"),
+        "{marker}"
+    );
+    let global = std::fs::read_to_string(p.home.join(".claude/pending-resume")).unwrap();
+    assert_eq!(global, marker);
+    tmux.wait_for("↻ resume agent-T-012");
+
+    // o hands the terminal to $EDITOR and takes it back.
+    tmux.keys(&["o"]);
+    let opened_path = wait_file(&opened);
+    assert!(
+        opened_path.ends_with("agent-T-012-20261121-101502.md"),
+        "{opened_path}"
+    );
+    tmux.wait_for("Handoffs 3");
+
+    // Filter, help, and a tiny pane do not break it.
+    tmux.keys(&["/", "T", "-", "0", "9", "9", "Enter"]);
+    tmux.wait_for("Handoffs 1 of 3");
+    tmux.keys(&["?"]);
+    tmux.wait_for("help · ? or Esc closes");
+    tmux.keys(&["Escape"]);
+    tmux.run(&["resize-window", "-t", "t", "-x", "12", "-y", "4"]);
+    tmux.wait_for("forge");
+    tmux.run(&["resize-window", "-t", "t", "-x", "100", "-y", "30"]);
+    tmux.wait_for("Handoffs 1 of 3");
+
+    // q quits with status 0.
+    tmux.keys(&["q"]);
+    let status = wait_file(&exit_file);
+    assert_eq!(status.trim(), "EXIT=0");
+}
