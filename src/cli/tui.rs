@@ -14,12 +14,10 @@ use crate::tui::{self, Session, demo};
 /// attention, the handoff inbox (blocked Signals first) and a preview.
 ///
 /// It updates when files under .forge/ change. Press ? for the keys, q to quit.
-///
-/// Examples:
-///   forge tui
-///   forge tui --demo
-///   forge tui --once --width 100 --height 30 > frame.txt
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:\n  forge tui                      # this project, live\n  \
+    forge tui --demo               # a bundled sample project\n  \
+    forge tui --once --width 100 --height 30 > frame.txt")]
 pub struct TuiArgs {
     /// Project folder (default: found from the current folder).
     #[arg(long, value_name = "DIR", conflicts_with = "demo")]
