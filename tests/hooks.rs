@@ -191,6 +191,28 @@ fn no_git_repo_and_missing_forge_still_work() {
 }
 
 #[test]
+fn payload_cwd_that_does_not_exist_writes_nothing() {
+    let p = TestProject::new();
+    let payload = with(
+        &p.payload("hooks/Stop.json"),
+        json!({"cwd": "/no/such/folder"}),
+    );
+    assert_eq!(hook(&p, "Stop", payload.clone()), "");
+    assert!(!p.forge_dir().exists(), "state went to the process cwd");
+    // With CLAUDE_PROJECT_DIR, Claude Code has said where the project is.
+    let out = p
+        .forge()
+        .args(["hook", "Stop"])
+        .env("CLAUDE_PROJECT_DIR", &p.root)
+        .current_dir(p.dir.path())
+        .write_stdin(payload)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(p.forge_dir().join("logs/last-session.json").exists());
+}
+
+#[test]
 fn unwritable_forge_is_a_silent_no_op() {
     let p = TestProject::new();
     // `.forge` is a file: nothing can be created under it (works even as root, where
@@ -462,6 +484,7 @@ fn session_start_after_compaction_says_what_to_reread() {
     let p = TestProject::new();
     p.write("CLAUDE.md", "# rules\n");
     p.write("src/pool.rs", "// new\n");
+    hook(&p, "Stop", p.payload("hooks/Stop.json"));
     hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
     let out = hook(
         &p,
@@ -473,6 +496,11 @@ fn session_start_after_compaction_says_what_to_reread() {
         "{out}"
     );
     assert!(out.contains("src/"), "{out}");
+    // A compaction is not a new session: no "last session" (it is this one), and the
+    // learn flag waits for the next real start.
+    assert!(!out.contains("Last session"), "{out}");
+    assert!(!out.contains("/forge-learn"), "{out}");
+    assert!(p.forge_dir().join("logs/learn-pending").exists());
 }
 
 #[test]
@@ -600,7 +628,7 @@ fn session_start_output_stays_under_ten_thousand_characters() {
     let out = hook(
         &p,
         "SessionStart",
-        p.payload("hooks/SessionStart-compact.json"),
+        p.payload("hooks/SessionStart-startup.json"),
     );
     assert!(
         out.chars().count() < 10_000,
@@ -608,6 +636,26 @@ fn session_start_output_stays_under_ten_thousand_characters() {
         out.chars().count()
     );
     assert!(out.starts_with("Last session:"), "{}", &out[..200]);
+    // Blocked Signals are cut at whole lines with a pointer to the rest…
+    assert!(
+        out.contains("… more blocked Signals: run `forge status`"),
+        "{out}"
+    );
+    // …and the resumed handoff still gets its room, with a complete note.
+    assert!(
+        out.contains(&format!("Resuming from handoff {}:", h.display())),
+        "{out}"
+    );
+    assert!(out.contains("lorem ipsum ∑ dolor\n"), "{out}");
+    let note = format!("[handoff cut to fit; read the rest in {}]\n", h.display());
+    assert!(out.ends_with(&note), "{}", &out[out.len() - 300..]);
+    assert!(!p.forge_dir().join("pending-resume").exists());
+    for line in out.lines() {
+        assert!(
+            !line.ends_with("very lo"),
+            "a line was cut in the middle: {line}"
+        );
+    }
 }
 
 // ----- concurrency and ids ---------------------------------------------------------
@@ -746,6 +794,22 @@ fn status_prints_the_snapshot_as_text_and_json() {
     assert_eq!(v["handoffs"].as_array().unwrap().len(), 3);
     assert_eq!(v["handoffs"][0]["signal"]["kind"], "valid");
     assert_eq!(v["handoffs"][2]["signal"]["kind"], "malformed");
+
+    // Attention in words; a broken config is a warning, not a failure.
+    hook(&p, "SessionEnd", p.payload("hooks/SessionEnd.json"));
+    p.write(".forge/config.toml", "[context]\nwarm = 1\n");
+    let out = p.forge().args(["status"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("Attention: session 3f0c2a9e has ended"),
+        "{text}"
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("warning") && err.contains("context.warm"),
+        "{err}"
+    );
 
     let out = p
         .forge()

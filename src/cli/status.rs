@@ -10,6 +10,7 @@ use serde_json::json;
 use crate::env::Env;
 use crate::model::Snapshot;
 use crate::model::handoff::Drift;
+use crate::model::state::Attention;
 use crate::store::snapshot::{GitSource, load};
 use crate::store::{Paths, resolve_root};
 
@@ -46,6 +47,9 @@ pub fn project_paths(project: Option<&PathBuf>, env: &Env) -> color_eyre::Result
 pub fn run(args: &StatusArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
     let snap = load(&paths, env.now, GitSource::Live);
+    if let Err(e) = crate::config::load(&paths, env) {
+        eprintln!("forge: warning: {e} (using the built-in defaults; see `forge config validate`)");
+    }
     if args.json {
         let text = serde_json::to_string_pretty(&to_json(&snap)).wrap_err("encoding JSON")?;
         super::print_out(&format!("{text}\n"));
@@ -146,13 +150,21 @@ pub fn render_text(snap: &Snapshot) -> String {
             flags.join(" · ")
         }
     );
-    for s in snap.needing_attention() {
-        let _ = writeln!(
-            out,
-            "Attention: session {} is {}",
-            short(&s.session_id),
-            s.attention.map_or("?", |a| a.as_str())
-        );
+    // Sessions that need a person, seen in the last day (older ones are history).
+    let recent = |s: &&crate::model::state::SessionBridge| {
+        s.updated_at
+            .as_deref()
+            .and_then(crate::store::files::parse_iso)
+            .is_some_and(|t| (snap.taken_at - t).num_hours() < 24)
+    };
+    for s in snap.needing_attention().into_iter().filter(recent).take(5) {
+        let words = match s.attention {
+            Some(Attention::WaitingPermission) => "is waiting for permission",
+            Some(Attention::WaitingInput) => "is waiting for input",
+            Some(Attention::Ended) => "has ended",
+            Some(Attention::Busy) | None => "is busy",
+        };
+        let _ = writeln!(out, "Attention: session {} {words}", short(&s.session_id));
     }
     let blocked: Vec<_> = snap.blocked().collect();
     let _ = writeln!(
@@ -165,10 +177,10 @@ pub fn render_text(snap: &Snapshot) -> String {
         let drift = Drift::of(h, snap.branch(), snap.uncommitted(), snap.taken_at);
         let _ = writeln!(
             out,
-            "  {:<8} {:<17} {:<8} {}{}",
+            "  {:<8} {:<17} {:<12} {}{}",
             h.kind.as_str(),
             h.status_word(),
-            h.task().unwrap_or("-"),
+            fit(h.task().unwrap_or("-"), 12),
             h.file_name,
             if drift.any() { "  (drift)" } else { "" }
         );
@@ -194,6 +206,17 @@ pub fn render_text(snap: &Snapshot) -> String {
         );
     }
     out
+}
+
+/// At most `n` characters, with an ellipsis when cut, so columns stay aligned.
+fn fit(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_owned()
+    } else {
+        let mut out: String = s.chars().take(n.saturating_sub(1)).collect();
+        out.push('…');
+        out
+    }
 }
 
 fn short(id: &str) -> &str {

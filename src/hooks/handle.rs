@@ -20,6 +20,10 @@ use crate::store::{self, Paths, files, handoffs};
 pub const MAX_STDIN: u64 = 1024 * 1024;
 /// SessionStart output stays under Claude Code's 10,000-character cap.
 pub const SESSION_START_BUDGET: usize = 9_500;
+/// Of that, at most this much for the last-session line, learn notice and re-read list.
+const HEAD_BUDGET: usize = 1_500;
+/// And at most this much for blocked Signals, so a resumed handoff always has room.
+const BLOCKED_BUDGET: usize = 2_500;
 /// How many changed names go into the pre-compact state and the re-read list.
 const RECENT_FILES: usize = 20;
 
@@ -37,12 +41,14 @@ pub fn handle_input(event_arg: Option<&str>, input: &[u8], env: &Env) -> String 
         .as_ref()
         .map(WireHookInput::from_value)
         .unwrap_or_default();
-    let cwd = wire
-        .cwd
-        .as_deref()
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute() && p.is_dir())
-        .unwrap_or_else(|| env.cwd.clone());
+    // The payload's cwd wins over the process cwd. A cwd that names no folder here
+    // means the payload is not about this machine: without CLAUDE_PROJECT_DIR there is
+    // no safe place to write, so the call is a no-op.
+    let cwd = match wire.cwd.as_deref().map(PathBuf::from) {
+        Some(p) if p.is_absolute() && p.is_dir() => p,
+        Some(_) if env.claude_project_dir.is_none() => return String::new(),
+        _ => env.cwd.clone(),
+    };
     let paths = Paths::new(store::resolve_root(env.claude_project_dir.as_deref(), &cwd));
     let name = event_arg
         .map(str::trim)
@@ -211,56 +217,66 @@ impl Ctx<'_> {
 
     fn session_start(&self, source: Option<&str>) -> HookResult {
         let snap = load(&self.paths, self.now, GitSource::Live);
-        let mut out = String::new();
+        let compacted = source == Some("compact");
+        let mut head = String::new();
 
-        if let Some(last) = &snap.last_session {
-            let _ = writeln!(out, "{}", last_session_line(last));
-            if last.forge_phase.is_some() || last.forge_task.is_some() {
-                let _ = writeln!(
-                    out,
-                    "Workflow: phase {} · task {}",
-                    last.forge_phase.as_deref().unwrap_or("-"),
-                    last.forge_task.as_deref().unwrap_or("-")
-                );
+        // After a compaction the session goes on: it is not a new session, so the
+        // "last session" is itself and the learn flag waits for a real start.
+        if !compacted {
+            if let Some(last) = &snap.last_session {
+                let _ = writeln!(head, "{}", last_session_line(last));
+                if last.forge_phase.is_some() || last.forge_task.is_some() {
+                    let _ = writeln!(
+                        head,
+                        "Workflow: phase {} · task {}",
+                        last.forge_phase.as_deref().unwrap_or("-"),
+                        last.forge_task.as_deref().unwrap_or("-")
+                    );
+                }
             }
-        }
-        if snap.flags.learn_pending {
-            out.push_str(
-                "Learn: the last session ended without extracting what it learned. \
-                 Run /forge-learn to save reusable patterns (never credentials or file contents).\n",
-            );
-            let _ = store::remove_if_exists(&self.paths.learn_pending());
+            if snap.flags.learn_pending {
+                head.push_str(
+                    "Learn: the last session ended without extracting what it learned. \
+                     Run /forge-learn to save reusable patterns (never credentials or file contents).\n",
+                );
+                let _ = store::remove_if_exists(&self.paths.learn_pending());
+            }
         }
         let keep_guard = source == Some("resume");
         files::clear_threshold(
             &self.paths,
             if keep_guard { None } else { self.session_id() },
         );
-
-        for h in snap.unseen_blocked() {
-            out.push_str(&blocked_lines(h));
+        if compacted {
+            head.push_str(&reread_guidance(&snap));
         }
+        let head = cut_lines(&head, HEAD_BUDGET, "");
 
-        if source == Some("compact") {
-            out.push_str(&reread_guidance(&snap));
-        }
+        let blocked: String = snap
+            .unseen_blocked()
+            .iter()
+            .map(|h| blocked_lines(h))
+            .collect();
+        let blocked = cut_lines(
+            &blocked,
+            BLOCKED_BUDGET,
+            "… more blocked Signals: run `forge status` to see them all.\n",
+        );
 
+        let mut out = head;
+        out.push_str(&blocked);
         if let Some(target) = self.take_pending_resume() {
-            out.push_str(&resume_text(
-                &target,
-                &snap,
-                self.now,
-                SESSION_START_BUDGET.saturating_sub(out.chars().count()),
-            ));
+            let room = SESSION_START_BUDGET.saturating_sub(out.chars().count());
+            out.push_str(&resume_text(&target, &snap, self.now, room));
         }
 
-        let attention = if source == Some("compact") {
+        let attention = if compacted {
             Attention::Busy
         } else {
             Attention::WaitingInput
         };
         self.touch_bridge("SessionStart", Some(attention), None);
-        Ok(truncate_chars(&out, SESSION_START_BUDGET))
+        Ok(out)
     }
 
     /// Consumes the pending resume: the project marker first; the global one only
@@ -515,18 +531,38 @@ fn resume_text(target: &Path, snap: &Snapshot, now: DateTime<Utc>, budget: usize
     for note in drift.notes() {
         let _ = writeln!(out, "Drift: {note}");
     }
-    let room = budget.saturating_sub(out.chars().count() + 80);
-    let body = truncate_chars(&text, room);
-    out.push_str(&body);
-    if body.chars().count() < text.chars().count() {
-        let _ = write!(
-            out,
-            "\n[handoff cut to fit; read the rest in {}]\n",
-            target.display()
-        );
+    let note = format!(
+        "[handoff cut to fit; read the rest in {}]\n",
+        target.display()
+    );
+    let room = budget.saturating_sub(out.chars().count());
+    let mut body = text.clone();
+    if !body.ends_with('\n') {
+        body.push('\n');
     }
-    if !out.ends_with('\n') {
-        out.push('\n');
+    out.push_str(&cut_lines(&body, room, &note));
+    out
+}
+
+/// Cuts `text` to at most `max` characters at a line boundary. When anything is cut,
+/// `note` is appended whole (and counted in `max`).
+pub fn cut_lines(text: &str, max: usize, note: &str) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let room = max.saturating_sub(note.chars().count());
+    let mut out = String::new();
+    let mut used = 0;
+    for line in text.split_inclusive('\n') {
+        let n = line.chars().count();
+        if used + n > room {
+            break;
+        }
+        out.push_str(line);
+        used += n;
+    }
+    if note.chars().count() <= max {
+        out.push_str(note);
     }
     out
 }
@@ -543,10 +579,20 @@ fn dirty_warning(git: Option<&crate::model::state::GitCache>) -> String {
     }
 }
 
-/// Cuts `s` to at most `max` characters (on a character boundary).
-pub fn truncate_chars(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => s.get(..i).unwrap_or(s).to_owned(),
-        None => s.to_owned(),
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cut_lines_keeps_whole_lines_and_the_whole_note() {
+        let text = "one\ntwo\nthree\n";
+        assert_eq!(cut_lines(text, 100, "[cut]\n"), text);
+        assert_eq!(cut_lines(text, 13, "[cut]\n"), "one\n[cut]\n");
+        assert_eq!(cut_lines(text, 3, "[cut]\n"), "");
+        let long = "é".repeat(50) + "\n";
+        assert_eq!(
+            cut_lines(&long.repeat(3), 120, "…\n"),
+            format!("{long}{long}…\n")
+        );
     }
 }

@@ -132,10 +132,14 @@ impl HandoffEntry {
         let kind = HandoffKind::of_file_name(&file_name)?;
         let (front, body) = split_front_matter(text);
         let (header, signal) = match kind {
-            HandoffKind::Agent => (
-                Some(super::signal::parse_header(body)),
-                Some(super::signal::parse_signal(body)),
-            ),
+            HandoffKind::Agent => {
+                let mut header = super::signal::parse_header(body);
+                if header.task.is_none() {
+                    // A Signal that failed validation may still name its task.
+                    header.task = super::signal::lenient_task_id(body);
+                }
+                (Some(header), Some(super::signal::parse_signal(body)))
+            }
             HandoffKind::Session => (None, None),
         };
         let parse_time = |s: &str| {

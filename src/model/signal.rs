@@ -185,6 +185,12 @@ pub fn extract_signal_json(text: &str) -> Option<String> {
     Some(body.join("\n"))
 }
 
+/// The `task_id` of a Signal whose JSON parses, whether or not it is valid otherwise.
+pub fn lenient_task_id(text: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(&extract_signal_json(text)?).ok()?;
+    v.get("task_id")?.as_str().map(str::to_owned)
+}
+
 /// Parses the Signal of an agent handoff. `header` fills `from`/`to`/`task_id` when
 /// the JSON leaves them out.
 pub fn parse_signal(text: &str) -> SignalParse {
@@ -392,6 +398,17 @@ mod tests {
         );
         assert!(p.is_blocked());
         assert_eq!(p.status_word(), "blocked");
+    }
+
+    #[test]
+    fn malformed_signal_still_names_its_task() {
+        let text = "### Signal\n```json\n{\"task_id\":\"T-9\",\"status\":\"done\"}\n```";
+        assert!(matches!(parse_signal(text), SignalParse::Malformed { .. }));
+        assert_eq!(lenient_task_id(text).as_deref(), Some("T-9"));
+        let e =
+            crate::model::HandoffEntry::parse("/h/agent-T-9-20261121-101502.md".into(), text, None)
+                .unwrap();
+        assert_eq!(e.task(), Some("T-9"));
     }
 
     #[test]

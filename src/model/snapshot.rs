@@ -33,7 +33,8 @@ pub struct Flags {
 pub struct Snapshot {
     /// The project root.
     pub root: PathBuf,
-    /// When this snapshot was taken.
+    /// When this snapshot was taken (serialised to the second, like every state file).
+    #[serde(serialize_with = "iso_seconds")]
     pub taken_at: DateTime<Utc>,
     /// `logs/last-session.json`.
     pub last_session: Option<LastSession>,
@@ -53,6 +54,10 @@ pub struct Snapshot {
     pub handoffs: Vec<HandoffEntry>,
     /// The last few `events.jsonl` lines, oldest first.
     pub recent_events: Vec<EventLine>,
+}
+
+fn iso_seconds<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
 }
 
 impl Snapshot {
