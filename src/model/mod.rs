@@ -8,6 +8,7 @@ pub mod level;
 pub mod signal;
 pub mod snapshot;
 pub mod state;
+pub mod transcript;
 
 pub use handoff::{FrontMatter, HandoffEntry, HandoffKind};
 pub use level::Level;

@@ -16,6 +16,7 @@ pub mod files;
 pub mod handoffs;
 pub mod paths;
 pub mod snapshot;
+pub mod transcript;
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
