@@ -2,6 +2,8 @@
 //! `XDG_CONFIG_HOME` in temporary folders, so no test touches the real `~/.claude`.
 
 #![allow(dead_code)]
+// Test helpers, not library code: a failed setup step should panic the test.
+#![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
