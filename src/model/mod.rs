@@ -5,6 +5,7 @@
 
 pub mod handoff;
 pub mod level;
+pub mod redact;
 pub mod signal;
 pub mod snapshot;
 pub mod state;

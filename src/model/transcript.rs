@@ -312,7 +312,10 @@ fn user_request(rec: &Value) -> Option<String> {
         || is_sidechain(rec)
         || rec.get("isMeta").and_then(Value::as_bool) == Some(true)
         || rec.get("isCompactSummary").and_then(Value::as_bool) == Some(true)
-        || rec.get("isVisibleInTranscriptOnly").and_then(Value::as_bool) == Some(true)
+        || rec
+            .get("isVisibleInTranscriptOnly")
+            .and_then(Value::as_bool)
+            == Some(true)
     {
         return None;
     }
@@ -656,13 +659,13 @@ mod tests {
     #[test]
     fn iterations_use_the_last_qualifying_entry() {
         let rec = json!({"type":"assistant","message":{"model":"claude-opus-4-8","id":"m",
-            "usage":{"input_tokens":1,"cache_read_input_tokens":1,"output_tokens":1,
-              "iterations":[
-                {"type":"message","input_tokens":100,"cache_read_input_tokens":5000,"output_tokens":50},
-                {"type":"message","input_tokens":200,"cache_read_input_tokens":7000,"output_tokens":60},
-                {"type":"advisor_message","input_tokens":999_999,"output_tokens":1},
-                {"type":"compaction","input_tokens":888_888}
-              ]}}});
+        "usage":{"input_tokens":1,"cache_read_input_tokens":1,"output_tokens":1,
+          "iterations":[
+            {"type":"message","input_tokens":100,"cache_read_input_tokens":5000,"output_tokens":50},
+            {"type":"message","input_tokens":200,"cache_read_input_tokens":7000,"output_tokens":60},
+            {"type":"advisor_message","input_tokens":999_999,"output_tokens":1},
+            {"type":"compaction","input_tokens":888_888}
+          ]}}});
         let s = scan_tail(std::iter::once(rec.to_string().as_str()));
         assert_eq!(s.tokens(), Some(7_200));
     }
@@ -684,7 +687,10 @@ mod tests {
         assert_eq!(scan(&[]), TailScan::Nothing);
         assert_eq!(scan(&[String::new()]), TailScan::Nothing);
         assert!(!TailScan::Nothing.is_conclusive());
-        assert_eq!(extract_facts(std::iter::empty()), TranscriptFacts::default());
+        assert_eq!(
+            extract_facts(std::iter::empty()),
+            TranscriptFacts::default()
+        );
     }
 
     #[test]
@@ -702,8 +708,14 @@ mod tests {
         assert_eq!(window_for_model("claude-haiku-5-5"), 1_000_000);
         assert_eq!(window_for_model("claude-mythos-5-1"), 1_000_000);
         assert_eq!(window_for_model("gpt-something"), 200_000);
-        assert_eq!(infer_window(Some(500_000), Some("claude-sonnet-4-6"), None), 500_000);
-        assert_eq!(infer_window(None, Some("claude-sonnet-4-6"), Some(250_000)), 1_000_000);
+        assert_eq!(
+            infer_window(Some(500_000), Some("claude-sonnet-4-6"), None),
+            500_000
+        );
+        assert_eq!(
+            infer_window(None, Some("claude-sonnet-4-6"), Some(250_000)),
+            1_000_000
+        );
         assert_eq!(infer_window(None, None, None), 200_000);
     }
 
@@ -750,7 +762,11 @@ mod tests {
         assert_eq!(f.touched, ["/p/src/b.rs", "/p/n.ipynb", "/p/src/a.rs"]);
         assert_eq!(f.read, ["/p/SPEC.md", "/p/src"]);
         assert_eq!(f.last_request.as_deref(), Some("second request"));
-        let todos: Vec<_> = f.todos.iter().map(|t| (t.content.as_str(), t.status)).collect();
+        let todos: Vec<_> = f
+            .todos
+            .iter()
+            .map(|t| (t.content.as_str(), t.status))
+            .collect();
         assert_eq!(
             todos,
             [
@@ -766,15 +782,39 @@ mod tests {
     #[test]
     fn tasks_are_replayed_in_order() {
         let lines = vec![
-            tool_use("t0", "TodoWrite", &json!({"todos":[{"content":"stale","status":"pending"}]})),
-            tool_use("t1", "TaskCreate", &json!({"subject":"Write parser","description":"d"})),
+            tool_use(
+                "t0",
+                "TodoWrite",
+                &json!({"todos":[{"content":"stale","status":"pending"}]}),
+            ),
+            tool_use(
+                "t1",
+                "TaskCreate",
+                &json!({"subject":"Write parser","description":"d"}),
+            ),
             tool_result("t1", &json!({"task":{"id":"7","subject":"Write parser"}})),
             tool_use("t2", "TaskCreate", &json!({"subject":"Write tests"})),
             tool_use("t3", "TaskCreate", &json!({"subject":"Drop me"})),
-            tool_use("t4", "TaskUpdate", &json!({"taskId":"7","status":"completed"})),
-            tool_use("t5", "TaskUpdate", &json!({"taskId":"2","status":"in_progress","subject":"Write more tests"})),
-            tool_use("t6", "TaskUpdate", &json!({"taskId":"3","status":"deleted"})),
-            tool_use("t7", "TaskUpdate", &json!({"taskId":"99","status":"completed"})),
+            tool_use(
+                "t4",
+                "TaskUpdate",
+                &json!({"taskId":"7","status":"completed"}),
+            ),
+            tool_use(
+                "t5",
+                "TaskUpdate",
+                &json!({"taskId":"2","status":"in_progress","subject":"Write more tests"}),
+            ),
+            tool_use(
+                "t6",
+                "TaskUpdate",
+                &json!({"taskId":"3","status":"deleted"}),
+            ),
+            tool_use(
+                "t7",
+                "TaskUpdate",
+                &json!({"taskId":"99","status":"completed"}),
+            ),
         ];
         let f = extract_facts(lines.iter().map(String::as_str));
         let todos: Vec<_> = f
