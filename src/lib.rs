@@ -17,4 +17,5 @@ pub mod env;
 pub mod git;
 pub mod hooks;
 pub mod model;
+pub mod statusline;
 pub mod store;

@@ -4,6 +4,7 @@
 //! the dashboard, `forge status` and SessionStart all draw the same [`Snapshot`].
 
 pub mod handoff;
+pub mod handoff_doc;
 pub mod level;
 pub mod redact;
 pub mod signal;
