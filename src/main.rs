@@ -18,6 +18,19 @@ fn main() -> ExitCode {
                 let event = std::env::args().nth(2).filter(|a| !a.starts_with('-'));
                 return cli::hook::run_event(event.as_deref(), &env);
             }
+            // The status line must always print a line and exit 0, even when a newer
+            // settings file passes flags this version does not know.
+            let asked_for_help = matches!(
+                err.kind(),
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+            );
+            if !asked_for_help
+                && std::env::args_os()
+                    .nth(1)
+                    .is_some_and(|a| a == "statusline")
+            {
+                return cli::statusline::run(&cli::statusline::StatuslineArgs::default(), &env);
+            }
             err.exit()
         }
     }

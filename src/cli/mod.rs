@@ -1,8 +1,11 @@
 //! The command line: one file per subcommand, each with an `Args` struct (its doc
 //! comment is the `--help`) and a `run` function.
 
+pub mod context;
+pub mod handoff;
 pub mod hook;
 pub mod status;
+pub mod statusline;
 
 use std::process::ExitCode;
 
@@ -30,6 +33,12 @@ pub enum Command {
     Hook(hook::HookArgs),
     /// Show the project's forge state: last session, flags, handoffs, Signals.
     Status(status::StatusArgs),
+    /// Print Claude Code's status line (statusline JSON on stdin). Always exits 0.
+    Statusline(statusline::StatuslineArgs),
+    /// Write a session handoff and make it the pending resume.
+    Handoff(handoff::HandoffArgs),
+    /// Show a session's context use from its transcript.
+    Context(context::ContextArgs),
 }
 
 /// Runs the parsed command.
@@ -37,6 +46,9 @@ pub fn run(cli: Cli, env: &Env) -> ExitCode {
     match cli.command {
         Command::Hook(args) => hook::run(&args, env),
         Command::Status(args) => report(status::run(&args, env)),
+        Command::Statusline(args) => statusline::run(&args, env),
+        Command::Handoff(args) => handoff::run(&args, env),
+        Command::Context(args) => report(context::run(&args, env)),
     }
 }
 

@@ -115,17 +115,19 @@ fn explicit_nulls_are_missing_and_bad_numbers_are_clamped() {
 #[test]
 fn transcript_tail_is_the_last_resort() {
     let p = fixture("session-start-nulls.json");
-    let mut s = SessionState::default();
-    s.tail = Some(TailScan::Usage {
-        usage: Usage {
-            input: 3,
-            cache_creation: 11_942,
-            cache_read: 12_055,
-            output: 97,
-        },
-        model: None,
-        message_id: None,
-    });
+    let mut s = SessionState {
+        tail: Some(TailScan::Usage {
+            usage: Usage {
+                input: 3,
+                cache_creation: 11_942,
+                cache_read: 12_055,
+                output: 97,
+            },
+            model: None,
+            message_id: None,
+        }),
+        ..SessionState::default()
+    };
     assert_eq!(render(&p, &s), "Sonnet 4.6 │ █░░░░░░░░░ 12%");
     s.tail = Some(TailScan::Compacted {
         post_tokens: Some(11_890),

@@ -34,6 +34,23 @@ pub fn list_dir(dir: &Path) -> Vec<HandoffEntry> {
     out
 }
 
+/// Counts the agent handoffs whose Signal blocks. Only `agent-*.md` files are read
+/// (the statusline calls this every tick; session handoffs are never opened).
+pub fn count_blocked(paths: &Paths) -> usize {
+    let Ok(read) = fs::read_dir(paths.handoffs()) else {
+        return 0;
+    };
+    read.filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| HandoffKind::of_file_name(n) == Some(HandoffKind::Agent))
+        })
+        .filter_map(|e| load_one(&e.path()))
+        .filter(HandoffEntry::is_blocked)
+        .count()
+}
+
 /// Parses one handoff file.
 pub fn load_one(path: &Path) -> Option<HandoffEntry> {
     let meta = fs::metadata(path).ok()?;
@@ -69,5 +86,13 @@ mod tests {
             words,
             ["blocked", "context-threshold", "malformed", "complete"]
         );
+        let t = tempfile::tempdir().unwrap();
+        let paths = Paths::new(t.path());
+        assert_eq!(count_blocked(&paths), 0);
+        std::fs::create_dir_all(paths.handoffs()).unwrap();
+        for e in &list {
+            std::fs::copy(&e.path, paths.handoffs().join(&e.file_name)).unwrap();
+        }
+        assert_eq!(count_blocked(&paths), 1);
     }
 }

@@ -15,6 +15,7 @@
 pub mod files;
 pub mod handoffs;
 pub mod paths;
+pub mod session_handoff;
 pub mod snapshot;
 pub mod transcript;
 
