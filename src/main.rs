@@ -9,6 +9,19 @@ use forge::env::Env;
 
 fn main() -> ExitCode {
     let env = Env::from_process();
+    // Fast path: Claude Code runs `forge statusline` every ~300 ms while a session is
+    // busy, and building clap's whole command tree costs a third of a millisecond.
+    // The statusline's only flag is `--plain`; anything else goes through clap.
+    let mut args = std::env::args_os().skip(1);
+    if args.next().is_some_and(|a| a == "statusline") {
+        let rest: Vec<_> = args.collect();
+        if rest.is_empty() || (rest.len() == 1 && rest.first().is_some_and(|a| a == "--plain")) {
+            let args = cli::statusline::StatuslineArgs {
+                plain: !rest.is_empty(),
+            };
+            return cli::statusline::run(&args, &env);
+        }
+    }
     match Cli::try_parse() {
         Ok(cli) => cli::run(cli, &env),
         Err(err) => {

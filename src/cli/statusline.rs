@@ -71,7 +71,13 @@ pub fn tick(args: &StatuslineArgs, env: &Env, input: &[u8]) -> String {
         .filter(|p| p.is_absolute() && p.is_dir())
         .unwrap_or_else(|| env.cwd.clone());
     let paths = Paths::new(store::resolve_root(env.claude_project_dir.as_deref(), &cwd));
-    let cfg = config::load_or_default(&paths, env);
+    // Most projects have no config file: skip the layered merge then (two `stat`s).
+    let has_config = paths.config().exists() || config::user_path(env).is_some_and(|p| p.exists());
+    let cfg = if has_config {
+        config::load_or_default(&paths, env)
+    } else {
+        Config::default()
+    };
     let state = gather(&paths, &payload);
     let term = Term {
         color: !(env.no_color || args.plain),

@@ -1,6 +1,6 @@
 //! File I/O for session transcripts; the parsing is in `crate::model::transcript`.
 //!
-//! - [`tail_context`] reads only the **end** of the file: 64 KiB first, growing ×4 up
+//! - [`tail_context`] reads only the **end** of the file: 16 KiB first, growing ×4 up
 //!   to [`TAIL_MAX`] until a qualifying usage record or a `compact_boundary` is in
 //!   view. Its cost depends on how far back the last usage is, never on the file's
 //!   size.
@@ -15,8 +15,8 @@ use std::path::Path;
 
 use crate::model::transcript::{self, TailScan, TranscriptFacts};
 
-/// First tail read.
-pub const TAIL_START: u64 = 64 * 1024;
+/// First tail read (most last records are a few KB; it grows ×4 when needed).
+pub const TAIL_START: u64 = 16 * 1024;
 /// Largest tail read for the context size.
 pub const TAIL_MAX: u64 = 4 * 1024 * 1024;
 /// Most a handoff reads from the end of a transcript.
@@ -33,15 +33,18 @@ fn read_tail(file: &mut File, len: u64, max: u64) -> io::Result<(String, bool)> 
     let mut buf = Vec::with_capacity(usize::try_from(len - start).unwrap_or(0));
     file.take(max).read_to_end(&mut buf)?;
     let cut = start > 0;
-    let body = if cut {
-        match buf.iter().position(|b| *b == b'\n') {
-            Some(i) => buf.get(i + 1..).unwrap_or_default(),
-            None => &[][..],
-        }
-    } else {
-        buf.as_slice()
-    };
-    Ok((String::from_utf8_lossy(body).into_owned(), cut))
+    if cut {
+        // Drop the first (partial) line.
+        let first_newline = buf
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(buf.len(), |i| i + 1);
+        buf.drain(..first_newline);
+    }
+    // No copy when the bytes are valid UTF-8 (the usual case).
+    let text = String::from_utf8(buf)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    Ok((text, cut))
 }
 
 /// The current context size from the end of the transcript at `path`. A missing or
