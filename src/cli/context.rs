@@ -24,6 +24,7 @@ use crate::store::{files, session_handoff, transcript};
 ///   forge context ~/.claude/projects/-home-me-app/3f0c2a9e.jsonl --json
 ///   forge context --session 3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21
 #[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
 pub struct ContextArgs {
     /// A transcript file (default: the session's, from its bridge file).
     #[arg(value_name = "TRANSCRIPT", conflicts_with = "session")]

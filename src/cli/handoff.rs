@@ -24,6 +24,7 @@ use crate::store::{self, session_handoff};
 ///   forge handoff
 ///   forge handoff --session 3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21
 #[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
 pub struct HandoffArgs {
     /// Run unattended: print nothing, exit 0 whatever happens.
     #[arg(long)]

@@ -33,11 +33,12 @@ pub enum Command {
     Hook(hook::HookArgs),
     /// Show the project's forge state: last session, flags, handoffs, Signals.
     Status(status::StatusArgs),
-    /// Print Claude Code's status line (statusline JSON on stdin). Always exits 0.
+    // The `Args` structs' doc comments are the help (with examples) for these three.
+    #[allow(missing_docs)]
     Statusline(statusline::StatuslineArgs),
-    /// Write a session handoff and make it the pending resume.
+    #[allow(missing_docs)]
     Handoff(handoff::HandoffArgs),
-    /// Show a session's context use from its transcript.
+    #[allow(missing_docs)]
     Context(context::ContextArgs),
 }
 

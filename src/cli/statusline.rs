@@ -33,6 +33,7 @@ const FALLBACK: &str = "forge ?%";
 /// Example ~/.claude/settings.json entry:
 ///   "statusLine": {"type": "command", "command": "forge statusline"}
 #[derive(clap::Args, Debug, Default)]
+#[command(verbatim_doc_comment)]
 pub struct StatuslineArgs {
     /// Render without colours (as NO_COLOR does).
     #[arg(long)]
