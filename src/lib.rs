@@ -17,6 +17,7 @@ pub mod env;
 pub mod git;
 pub mod hooks;
 pub mod model;
+pub mod statusline;
 pub mod store;
 pub mod tui;
 pub mod ui;

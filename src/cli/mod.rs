@@ -3,7 +3,9 @@
 
 pub mod completions;
 pub mod config;
+pub mod context;
 pub mod doctor;
+pub mod handoff;
 pub mod hook;
 pub mod init;
 pub mod learn;
@@ -11,6 +13,7 @@ pub mod man;
 pub mod resume;
 pub mod signal;
 pub mod status;
+pub mod statusline;
 pub mod tui;
 
 use std::process::ExitCode;
@@ -46,6 +49,9 @@ pub enum Command {
     Completions(completions::CompletionsArgs),
     Man(man::ManArgs),
     Tui(tui::TuiArgs),
+    Statusline(statusline::StatuslineArgs),
+    Handoff(handoff::HandoffArgs),
+    Context(context::ContextArgs),
 }
 
 /// Runs the parsed command.
@@ -62,6 +68,9 @@ pub fn run(cli: Cli, env: &Env) -> ExitCode {
         Command::Completions(args) => report(completions::run(&args, env)),
         Command::Man(args) => report(man::run(&args, env)),
         Command::Tui(args) => report(tui::run(&args, env)),
+        Command::Statusline(args) => statusline::run(&args, env),
+        Command::Handoff(args) => handoff::run(&args, env),
+        Command::Context(args) => report(context::run(&args, env)),
     }
 }
 

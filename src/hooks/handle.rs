@@ -373,6 +373,10 @@ impl Ctx<'_> {
         store::write_json(&self.paths.pre_compact_state(), &state)?;
         let line = serde_json::to_string(&state).map_err(std::io::Error::other)?;
         store::append_line_capped(&self.paths.compactions(), &line, store::COMPACTIONS_CAP)?;
+        // Before the re-read marker, so the list it records names this handoff.
+        if cfg.hooks.handoff_on_precompact {
+            self.precompact_handoff(&cfg);
+        }
         if cfg.hooks.compaction_reread
             && let Some(sid) = self.session_id()
         {
@@ -384,6 +388,25 @@ impl Ctx<'_> {
         }
         self.touch_bridge("PreCompact", None, None);
         Ok(String::new())
+    }
+
+    /// The safety net: a handoff (trigger `pre-compact`) when this session wrote none
+    /// since it crossed the threshold (or none at all). Inline and bounded; failures
+    /// are logged, never surfaced.
+    fn precompact_handoff(&self, cfg: &Config) {
+        let Some(sid) = self.session_id() else { return };
+        let bridge = files::read_bridge(&self.paths, sid);
+        if !needs_safety_net(bridge.as_ref()) {
+            return;
+        }
+        let req = store::session_handoff::Request {
+            trigger: crate::model::handoff_doc::Trigger::PreCompact,
+            session_id: Some(sid),
+            transcript_path: self.wire.transcript_path.as_deref(),
+        };
+        if let Err(e) = store::session_handoff::write(&self.paths, self.env, cfg, &req) {
+            store::log_error(&self.paths, "PreCompact handoff", &e.to_string());
+        }
     }
 
     /// Removes this session's compaction marker; `Some(files to re-read)` for the one
@@ -433,6 +456,19 @@ impl Ctx<'_> {
             }
         }
         Ok(String::new())
+    }
+}
+
+/// Whether PreCompact should write a handoff for a session: none was written yet, or
+/// the last one is older than the session's threshold crossing.
+pub fn needs_safety_net(bridge: Option<&crate::model::state::SessionBridge>) -> bool {
+    let Some(b) = bridge else { return true };
+    let Some(written) = b.handoff_written_at.as_deref().and_then(files::parse_iso) else {
+        return true;
+    };
+    match b.threshold_crossed_at.as_deref().and_then(files::parse_iso) {
+        Some(crossed) => written < crossed,
+        None => false,
     }
 }
 
@@ -594,5 +630,22 @@ mod tests {
             cut_lines(&long.repeat(3), 120, "…\n"),
             format!("{long}{long}…\n")
         );
+    }
+
+    use crate::model::state::SessionBridge;
+
+    #[test]
+    fn safety_net_only_when_no_handoff_since_the_crossing() {
+        assert!(needs_safety_net(None));
+        let mut b = SessionBridge::default();
+        assert!(needs_safety_net(Some(&b)));
+        b.handoff_written_at = Some("2026-11-21T10:00:00Z".into());
+        assert!(!needs_safety_net(Some(&b)), "written, never crossed");
+        b.threshold_crossed_at = Some("2026-11-21T09:59:00Z".into());
+        assert!(!needs_safety_net(Some(&b)), "written after the crossing");
+        b.threshold_crossed_at = Some("2026-11-21T10:05:00Z".into());
+        assert!(needs_safety_net(Some(&b)), "crossed again since");
+        b.handoff_written_at = Some("garbage".into());
+        assert!(needs_safety_net(Some(&b)));
     }
 }

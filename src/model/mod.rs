@@ -6,13 +6,16 @@
 pub mod dashboard;
 pub mod diff;
 pub mod handoff;
+pub mod handoff_doc;
 pub mod level;
 pub mod memory;
+pub mod redact;
 pub mod secrets;
 pub mod settings;
 pub mod signal;
 pub mod snapshot;
 pub mod state;
+pub mod transcript;
 pub mod trend;
 
 pub use handoff::{FrontMatter, HandoffEntry, HandoffKind};

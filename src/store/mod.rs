@@ -15,7 +15,9 @@
 pub mod files;
 pub mod handoffs;
 pub mod paths;
+pub mod session_handoff;
 pub mod snapshot;
+pub mod transcript;
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -84,7 +86,10 @@ pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
 /// Reads at most `cap` bytes of a file; `None` when it is missing or unreadable.
 pub fn read_capped(path: &Path, cap: u64) -> Option<Vec<u8>> {
     let file = fs::File::open(path).ok()?;
-    let mut buf = Vec::new();
+    // Sized from the file's length, so a small file is read in one call rather than
+    // in growing 32-, 64-, 128-byte probes (this runs on the statusline's hot path).
+    let hint = file.metadata().map_or(0, |m| m.len().min(cap));
+    let mut buf = Vec::with_capacity(usize::try_from(hint).unwrap_or(0).saturating_add(1));
     file.take(cap).read_to_end(&mut buf).ok()?;
     Some(buf)
 }

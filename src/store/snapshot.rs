@@ -60,7 +60,8 @@ pub fn load_state(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot
     snap
 }
 
-fn load_sessions(paths: &Paths) -> Vec<SessionBridge> {
+/// The session bridges of the project, most recently updated first (at most 50).
+pub fn load_sessions(paths: &Paths) -> Vec<SessionBridge> {
     let Ok(read) = fs::read_dir(paths.sessions()) else {
         return Vec::new();
     };

@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Benchmark `forge statusline` against a floor measured in the same run.
+#
+# Builds release forge and two tiny Rust programs with rustc -O in a temp folder:
+#   floor - reads stdin and .git/HEAD and prints a line (the least a statusline does)
+#   timer - runs a command N times with a file on stdin, prints median/min/mean in ms
+# Generates a git repo of 20,000 committed files, transcripts of 200 KB and 50 MB,
+# and two payloads per transcript: one with used_percentage (the normal case) and one
+# with nulls (forces the transcript tail read). Prints a markdown table.
+#
+# hyperfine is used when it can feed stdin without a shell (--input and -N, 1.16+);
+# otherwise (e.g. Debian's 1.15) the timer above is used, because wrapping each run
+# in `sh -c '... < file'` would add a shell's start-up to every sample.
+#
+# Usage: scripts/bench-statusline.sh [RUNS]   (default 300 runs per cell)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS="${1:-300}"
+
+cargo build --release --quiet
+FORGE="$PWD/target/release/forge"
+FIXTURES="$PWD/tests/fixtures"
+# BENCH_DIR=path keeps the generated repo and transcripts there for repeated runs.
+if [ -n "${BENCH_DIR:-}" ]; then
+  WORK="$BENCH_DIR"; mkdir -p "$WORK"
+else
+  WORK="$(mktemp -d)"
+  trap 'cd /; rm -rf "$WORK"' EXIT
+fi
+
+cat > "$WORK/floor.rs" <<'EOF'
+use std::io::Read;
+fn main() {
+    let mut input = Vec::new();
+    let _ = std::io::stdin().read_to_end(&mut input);
+    let head = std::fs::read_to_string(".git/HEAD").unwrap_or_default();
+    println!("{} bytes · {}", input.len(), head.trim());
+}
+EOF
+cat > "$WORK/timer.rs" <<'EOF'
+use std::process::{Command, Stdio};
+use std::time::Instant;
+fn main() {
+    let a: Vec<String> = std::env::args().collect();
+    let runs: usize = a[1].parse().unwrap();
+    let mut t = Vec::with_capacity(runs);
+    for i in 0..runs + 10 {
+        let input = std::fs::File::open(&a[2]).unwrap();
+        let start = Instant::now();
+        let status = Command::new(&a[3]).args(&a[4..]).stdin(input)
+            .stdout(Stdio::null()).stderr(Stdio::null()).status().unwrap();
+        let e = start.elapsed().as_secs_f64() * 1000.0;
+        assert!(status.success(), "{:?} failed", &a[3..]);
+        if i >= 10 { t.push(e); }
+    }
+    t.sort_by(|x, y| x.partial_cmp(y).unwrap());
+    let mean = t.iter().sum::<f64>() / t.len() as f64;
+    println!("{:.3} {:.3} {:.3}", t[t.len() / 2], t[0], mean);
+}
+EOF
+rustc -O -o "$WORK/floor" "$WORK/floor.rs"
+rustc -O -o "$WORK/timer" "$WORK/timer.rs"
+
+REPO="$WORK/acme-api"
+export HOME="$WORK/home" XDG_CONFIG_HOME="$WORK/xdg"
+if [ ! -f "$WORK/.generated" ]; then
+rm -rf "$REPO" "$HOME" "$XDG_CONFIG_HOME"
+mkdir -p "$REPO" "$HOME/.claude/projects/p" "$XDG_CONFIG_HOME"
+python3 - "$REPO" <<'EOF'
+import os, sys
+root = sys.argv[1]
+for d in range(200):
+    dd = os.path.join(root, "src", f"mod{d:03}")
+    os.makedirs(dd, exist_ok=True)
+    for f in range(100):
+        with open(os.path.join(dd, f"file{f:03}.rs"), "w") as fh:
+            fh.write(f"// module {d} file {f}\npub fn f{f}() -> u32 {{ {f} }}\n")
+EOF
+(
+  cd "$REPO"
+  git init -q -b main
+  git config gc.auto 0
+  git config maintenance.auto false
+  git -c user.name=bench -c user.email=b@b add -A
+  git -c user.name=bench -c user.email=b@b commit -qm "20,000 files"
+  echo "// edited" >> src/mod000/file000.rs
+  echo "new" > notes.txt
+)
+# A realistic .forge: workflow state, a few handoffs and Signals, the hooks' git cache.
+mkdir -p "$REPO/.forge/handoffs"
+echo '{"phase":"build","task":"T-012"}' > "$REPO/.forge/state.json"
+for f in "$FIXTURES"/handoffs/*.md; do cp "$f" "$REPO/.forge/handoffs/"; done
+for i in $(seq 100 129); do
+  sed "s/T-012/T-$i/g" "$FIXTURES"/handoffs/agent-T-012-20261121-101502.md \
+    > "$REPO/.forge/handoffs/agent-T-$i-20261120-1000$((i % 60 + 10)).md"
+done
+STOP_PAYLOAD=$(printf '{"session_id":"bench","transcript_path":"","cwd":"%s","hook_event_name":"Stop","stop_hook_active":false}' "$REPO")
+(cd "$REPO" && echo "$STOP_PAYLOAD" | CLAUDE_PROJECT_DIR="$REPO" "$FORGE" hook Stop >/dev/null)
+
+python3 - "$HOME/.claude/projects/p" <<'EOF'
+import json, os, sys
+out = sys.argv[1]
+def lines():
+    n = 0
+    while True:
+        n += 1
+        yield json.dumps({"type": "user", "isSidechain": False, "message": {"role": "user",
+              "content": [{"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": "ok " * 200}]}})
+        yield json.dumps({"type": "assistant", "isSidechain": False, "message": {
+              "model": "claude-sonnet-4-6", "id": f"msg_{n}", "role": "assistant",
+              "content": [{"type": "tool_use", "id": f"toolu_{n+1}", "name": "Read",
+                           "input": {"file_path": f"/repo/src/mod{n % 200:03}/file{n % 100:03}.rs"}}],
+              "usage": {"input_tokens": 3, "cache_creation_input_tokens": 1201,
+                        "cache_read_input_tokens": 82796, "output_tokens": 412}}})
+for name, size in (("200k", 200 * 1024), ("50m", 50 * 1024 * 1024)):
+    written = 0
+    with open(os.path.join(out, f"{name}.jsonl"), "w") as fh:
+        for line in lines():
+            fh.write(line + "\n")
+            written += len(line) + 1
+            if written >= size:
+                break
+EOF
+touch "$WORK/.generated"
+fi
+
+payload() { # $1 transcript, $2 used_percentage JSON value, $3 current_usage JSON value
+  sed -e "s#/home/alice/.claude/projects/-home-alice-src-acme-api/3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21.jsonl#$1#" \
+      -e "s#/home/alice/src/acme-api#$REPO#g" \
+      "$FIXTURES/statusline/used-42.json" |
+    python3 -c "
+import json, sys
+p = json.load(sys.stdin)
+p['context_window']['used_percentage'] = json.loads(sys.argv[1])
+p['context_window']['current_usage'] = json.loads(sys.argv[2])
+print(json.dumps(p))" "$2" "$3"
+}
+
+use_hyperfine=0
+if command -v hyperfine >/dev/null 2>&1 && hyperfine --help 2>/dev/null | grep -q -- '--input' \
+   && hyperfine --help 2>/dev/null | grep -q -- '-N'; then
+  use_hyperfine=1
+fi
+
+measure() { # $1 stdin file, rest: command → "median min mean" in ms
+  local input="$1"; shift
+  if [ "$use_hyperfine" = 1 ]; then
+    hyperfine -N --warmup 10 --runs "$RUNS" --input "$input" --export-json "$WORK/h.json" \
+      -- "$(printf '%q ' "$@")" >/dev/null 2>&1
+    python3 -c "
+import json; r = json.load(open('$WORK/h.json'))['results'][0]
+print('%.3f %.3f %.3f' % (r['median'] * 1000, r['min'] * 1000, r['mean'] * 1000))"
+  else
+    "$WORK/timer" "$RUNS" "$input" "$@"
+  fi
+}
+
+cd "$REPO"
+export CLAUDE_PROJECT_DIR="$REPO"
+echo "tool: $([ "$use_hyperfine" = 1 ] && echo hyperfine || echo 'rustc-built timer (spawn + wait)'), runs per cell: $RUNS"
+echo "repo: $(git ls-files | wc -l) tracked files; $(ls .forge/handoffs | wc -l) handoff files"
+echo
+echo "| transcript | payload | forge statusline median (min) | floor median | /bin/true median | forge / floor | ≤ 3 ms and ≤ 1.5× floor |"
+echo "|---|---|---|---|---|---|---|"
+fail=0
+for t in 200k 50m; do
+  tr="$HOME/.claude/projects/p/$t.jsonl"
+  size=$(du -h "$tr" | cut -f1)
+  for kind in figure nulls; do
+    if [ "$kind" = figure ]; then
+      payload "$tr" 42 '{"input_tokens":3,"output_tokens":412,"cache_creation_input_tokens":1201,"cache_read_input_tokens":82796}' > "$WORK/p.json"
+      label="used_percentage 42"
+    else
+      payload "$tr" null null > "$WORK/p.json"
+      label="nulls → tail read"
+    fi
+    # One untimed tick so the session bridge exists (steady state: no write per tick).
+    "$FORGE" statusline < "$WORK/p.json" > "$WORK/line.txt"
+    read -r f_med f_min _ < <(measure "$WORK/p.json" "$FORGE" statusline)
+    read -r fl_med _ _ < <(measure "$WORK/p.json" "$WORK/floor")
+    read -r t_med _ _ < <(measure "$WORK/p.json" /bin/true)
+    ratio=$(python3 -c "print('%.2f' % ($f_med / $fl_med))")
+    ok=$(python3 -c "print('yes' if $f_med <= 3.0 and $f_med <= 1.5 * $fl_med else 'NO')")
+    [ "$ok" = yes ] || fail=1
+    echo "| $size | $label | ${f_med} ms (${f_min}) | ${fl_med} ms | ${t_med} ms | ${ratio}× | $ok |"
+  done
+done
+echo
+echo "sample line: $(sed 's/\x1b\[[0-9;]*m//g' "$WORK/line.txt")"
+exit $fail

@@ -1,0 +1,226 @@
+//! `forge statusline`: Claude Code's status line. Runs every ~300 ms while a session
+//! is busy, so it stays cheap: it reads stdin, a few small state files and
+//! `.git/HEAD`; no subprocess (except the one-time detached handoff), no directory
+//! walk of the repository, no git library, no full transcript read, no threads.
+
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use chrono::{DateTime, Utc};
+
+use crate::config::{self, Config};
+use crate::env::Env;
+use crate::model::state::{Reading, SessionBridge};
+use crate::statusline::{
+    ContextInfo, Payload, SessionState, Term, render_statusline, resolve_context,
+};
+use crate::store::{self, Paths, files, handoffs, transcript};
+
+/// The most stdin read (1 MiB).
+const MAX_STDIN: u64 = 1024 * 1024;
+/// Printed when something went badly wrong: the line must never be empty.
+const FALLBACK: &str = "forge ?%";
+
+/// Print Claude Code's status line (reads the statusline JSON on stdin).
+///
+/// Shows the model, project, branch and uncommitted count (from the hooks' git
+/// cache), context use with a bar and level, `⚠ CTX <pct>%` at or above the handoff
+/// threshold, workflow phase/task, blocked agent Signals and the learn flag. The first
+/// time a session reaches the threshold it starts `forge handoff --auto` in the
+/// background. Respects NO_COLOR and COLUMNS; always prints one line and exits 0.
+///
+/// Example ~/.claude/settings.json entry:
+///   "statusLine": {"type": "command", "command": "forge statusline"}
+#[derive(clap::Args, Debug, Default)]
+#[command(verbatim_doc_comment)]
+pub struct StatuslineArgs {
+    /// Render without colours (as NO_COLOR does).
+    #[arg(long)]
+    pub plain: bool,
+}
+
+/// Runs one statusline tick. Always prints a non-empty line and exits 0.
+pub fn run(args: &StatuslineArgs, env: &Env) -> ExitCode {
+    let input = read_stdin();
+    let line = std::panic::catch_unwind(|| tick(args, env, &input))
+        .ok()
+        .filter(|l| !l.trim().is_empty())
+        .unwrap_or_else(|| FALLBACK.to_owned());
+    super::print_out(&format!("{line}\n"));
+    ExitCode::SUCCESS
+}
+
+fn read_stdin() -> Vec<u8> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Vec::new();
+    }
+    let mut buf = Vec::new();
+    let _ = stdin.lock().take(MAX_STDIN).read_to_end(&mut buf);
+    buf
+}
+
+/// Renders the line for `input` and carries out the tick's effects (bridge update,
+/// threshold handoff).
+pub fn tick(args: &StatuslineArgs, env: &Env, input: &[u8]) -> String {
+    let payload = Payload::parse(input);
+    let cwd = payload
+        .cwd
+        .as_deref()
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute() && p.is_dir())
+        .unwrap_or_else(|| env.cwd.clone());
+    let paths = Paths::new(store::resolve_root(env.claude_project_dir.as_deref(), &cwd));
+    // Most projects have no config file: skip the layered merge then (two `stat`s).
+    let has_config = paths.config().exists() || config::user_path(env).is_some_and(|p| p.exists());
+    let cfg = if has_config {
+        config::load_or_default(&paths, env)
+    } else {
+        Config::default()
+    };
+    let state = gather(&paths, &payload);
+    let term = Term {
+        color: !(env.no_color || args.plain),
+        width: env.columns,
+    };
+    let line = render_statusline(&payload, &state, &cfg, &term, env.now);
+    if let Some(sid) = payload.session_id.as_deref() {
+        let ctx = resolve_context(&payload, state.tail.as_ref());
+        if let Err(e) = record(&paths, env, &cfg, &payload, &ctx, sid)
+            && paths.logs().is_dir()
+        {
+            store::log_error(&paths, "statusline", &e.to_string());
+        }
+    }
+    line
+}
+
+/// Reads what the line shows from the small state files (and `.git/HEAD`).
+pub fn gather(paths: &Paths, payload: &Payload) -> SessionState {
+    let cache = files::read_git_cache(paths);
+    let branch = crate::git::branch_from_head_file(&paths.root)
+        .or_else(|| cache.as_ref().and_then(|c| c.branch.clone()));
+    let tail = if payload.needs_transcript() {
+        payload
+            .transcript_path
+            .as_deref()
+            .map(|p| transcript::tail_context(Path::new(p)))
+    } else {
+        None
+    };
+    SessionState {
+        project: paths
+            .root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned()),
+        branch,
+        dirty: cache.as_ref().map(|c| c.uncommitted_changes),
+        git_cached_at: cache.as_ref().and_then(|c| files::parse_iso(&c.updated_at)),
+        workflow: files::read_workflow(paths),
+        blocked_signals: handoffs::count_blocked(paths),
+        learn_pending: paths.learn_pending().exists(),
+        tail,
+    }
+}
+
+/// Applies this tick's values to a bridge; returns whether anything changed.
+fn apply(b: &mut SessionBridge, p: &Payload, ctx: &ContextInfo, now: DateTime<Utc>) -> bool {
+    let mut changed = false;
+    let set = |changed: &mut bool, field: &mut Option<String>, v: Option<&String>| {
+        if let Some(v) = v
+            && field.as_ref() != Some(v)
+        {
+            *field = Some(v.clone());
+            *changed = true;
+        }
+    };
+    set(
+        &mut changed,
+        &mut b.model,
+        p.model_name.as_ref().or(p.model_id.as_ref()),
+    );
+    set(
+        &mut changed,
+        &mut b.transcript_path,
+        p.transcript_path.as_ref(),
+    );
+    set(&mut changed, &mut b.cwd, p.cwd.as_ref());
+    if let Some(w) = ctx.window.filter(|w| b.context_window_size != Some(*w)) {
+        b.context_window_size = Some(w);
+        changed = true;
+    }
+    if let Some(pct) = ctx.pct {
+        let pct_changed = b.used_percentage.is_none_or(|old| (old - pct).abs() > 1e-9);
+        if pct_changed || b.tokens != ctx.tokens {
+            b.used_percentage = Some(pct);
+            b.tokens = ctx.tokens;
+            b.push_reading(Reading {
+                at: files::iso(now),
+                tokens: ctx.tokens,
+                pct,
+            });
+            changed = true;
+        }
+    }
+    changed
+}
+
+/// Writes the session bridge only when a value changed (checked before taking the
+/// lock), then fires the threshold handoff once per session per crossing.
+fn record(
+    paths: &Paths,
+    env: &Env,
+    cfg: &Config,
+    payload: &Payload,
+    ctx: &ContextInfo,
+    sid: &str,
+) -> std::io::Result<()> {
+    let current = files::read_bridge(paths, sid);
+    let differs = match &current {
+        Some(b) => apply(&mut b.clone(), payload, ctx, env.now),
+        None => true,
+    };
+    if differs {
+        if !paths.forge_dir().is_dir() {
+            paths.ensure_dirs()?;
+        }
+        files::update_bridge(paths, sid, env.now, |b| apply(b, payload, ctx, env.now))?;
+    }
+    if ctx.pct.is_some_and(|p| p >= cfg.context.handoff_threshold) {
+        if !paths.forge_dir().is_dir() {
+            paths.ensure_dirs()?;
+        }
+        if files::claim_threshold(paths, sid, env.now)? {
+            spawn_handoff(paths, sid)?;
+        }
+    }
+    Ok(())
+}
+
+/// Starts `forge handoff --auto --trigger context-threshold` fully detached: its own
+/// process group, no inherited stdio, not waited for.
+fn spawn_handoff(paths: &Paths, sid: &str) -> std::io::Result<()> {
+    use std::process::{Command, Stdio};
+    let exe = std::env::current_exe()?;
+    let mut cmd = Command::new(exe);
+    cmd.args([
+        "handoff",
+        "--auto",
+        "--trigger",
+        "context-threshold",
+        "--session",
+        sid,
+    ])
+    .arg("--project")
+    .arg(&paths.root)
+    .stdin(Stdio::null())
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    cmd.spawn().map(drop)
+}

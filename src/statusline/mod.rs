@@ -1,0 +1,458 @@
+//! The statusline as pure functions: Claude Code's statusline JSON in, one line out.
+//!
+//! [`Payload`] mirrors the wire JSON leniently (explicit `null`s and wrong types are
+//! "missing", never an error). [`resolve_context`] picks the context size in
+//! DESIGN.md's order. [`render_statusline`] formats the line from the payload and a
+//! [`SessionState`] the caller gathered from small state files; it does no I/O, so it
+//! is tested directly over the payload fixtures.
+//!
+//! Line format (segments from `[statusline] segments`, joined by ` │ `; `project`
+//! and `git` side by side are joined by a space):
+//!
+//! `Opus 4.6 │ acme-api ⎇ main ●3 │ ███████░░░ 74% ⚠ CTX 74% L1 │ build T-012 │ ⚑1 blocked │ ✎ learn`
+
+use std::fmt::Write as _;
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use crate::config::Config;
+use crate::model::Level;
+use crate::model::state::WorkflowState;
+use crate::model::transcript::{self, TailScan, Usage, as_u64};
+
+/// The statusline JSON, as far as forge reads it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Payload {
+    /// `session_id`.
+    pub session_id: Option<String>,
+    /// `transcript_path` (empty means none).
+    pub transcript_path: Option<String>,
+    /// `cwd`, else `workspace.current_dir`.
+    pub cwd: Option<String>,
+    /// `workspace.project_dir`.
+    pub project_dir: Option<String>,
+    /// `model.id`.
+    pub model_id: Option<String>,
+    /// `model.display_name`.
+    pub model_name: Option<String>,
+    /// `context_window.context_window_size`.
+    pub window_size: Option<u64>,
+    /// `context_window.used_percentage`, clamped to 0..=100.
+    pub used_percentage: Option<f64>,
+    /// `context_window.current_usage`.
+    pub current_usage: Option<Usage>,
+}
+
+fn text_at(v: &Value, path: &[&str]) -> Option<String> {
+    let mut cur = v;
+    for key in path {
+        cur = cur.get(key)?;
+    }
+    cur.as_str()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+}
+
+fn value_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
+    let mut cur = v;
+    for key in path {
+        cur = cur.get(key)?;
+    }
+    (!cur.is_null()).then_some(cur)
+}
+
+impl Payload {
+    /// Parses stdin bytes; anything that is not a JSON object gives an empty payload.
+    pub fn parse(bytes: &[u8]) -> Self {
+        serde_json::from_slice::<Value>(bytes)
+            .map(|v| Self::from_value(&v))
+            .unwrap_or_default()
+    }
+
+    /// Reads the fields forge uses from any JSON value.
+    pub fn from_value(v: &Value) -> Self {
+        if !v.is_object() {
+            return Self::default();
+        }
+        let model_plain = v.get("model").and_then(Value::as_str).map(str::to_owned);
+        Self {
+            session_id: text_at(v, &["session_id"]),
+            transcript_path: text_at(v, &["transcript_path"]),
+            cwd: text_at(v, &["cwd"]).or_else(|| text_at(v, &["workspace", "current_dir"])),
+            project_dir: text_at(v, &["workspace", "project_dir"]),
+            model_id: text_at(v, &["model", "id"]).or_else(|| model_plain.clone()),
+            model_name: text_at(v, &["model", "display_name"]).or(model_plain),
+            window_size: value_at(v, &["context_window", "context_window_size"])
+                .and_then(as_u64)
+                .filter(|w| *w > 0),
+            used_percentage: value_at(v, &["context_window", "used_percentage"])
+                .and_then(Value::as_f64)
+                .filter(|p| p.is_finite())
+                .map(|p| p.clamp(0.0, 100.0)),
+            current_usage: value_at(v, &["context_window", "current_usage"])
+                .and_then(Usage::from_value),
+        }
+    }
+
+    /// Whether the payload carries no context figure, so the transcript tail is the
+    /// only source left.
+    pub fn needs_transcript(&self) -> bool {
+        self.used_percentage.is_none() && self.current_usage.is_none()
+    }
+}
+
+/// Where the context figure came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContextSource {
+    /// `context_window.used_percentage`.
+    UsedPercentage,
+    /// `context_window.current_usage` over the window.
+    CurrentUsage,
+    /// The transcript's last usage record.
+    Transcript,
+    /// The transcript's last `compact_boundary` (`postTokens`, an estimate).
+    CompactEstimate,
+    /// Nothing known yet.
+    Unknown,
+}
+
+/// The context figure the line shows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContextInfo {
+    /// Used percentage (0..=100) when known.
+    pub pct: Option<f64>,
+    /// Input-side tokens when known.
+    pub tokens: Option<u64>,
+    /// The window size used (declared, else inferred).
+    pub window: Option<u64>,
+    /// Where it came from.
+    pub source: ContextSource,
+    /// The session was just compacted and no fresh usage exists yet.
+    pub compacted: bool,
+}
+
+fn pct_of(tokens: u64, window: u64) -> f64 {
+    if window == 0 {
+        return 0.0;
+    }
+    (tokens as f64 / window as f64 * 100.0).clamp(0.0, 100.0)
+}
+
+/// The context figure, in DESIGN.md's order: `used_percentage`; else `current_usage`
+/// over the window; else the transcript tail (window from the payload, else from the
+/// model id); else unknown.
+pub fn resolve_context(p: &Payload, tail: Option<&TailScan>) -> ContextInfo {
+    let model = p.model_id.as_deref();
+    if let Some(pct) = p.used_percentage {
+        let tokens = p.current_usage.map(|u| u.context_in());
+        return ContextInfo {
+            pct: Some(pct),
+            tokens,
+            window: Some(transcript::infer_window(p.window_size, model, tokens)),
+            source: ContextSource::UsedPercentage,
+            compacted: false,
+        };
+    }
+    if let Some(u) = p.current_usage {
+        let tokens = u.context_in();
+        let window = transcript::infer_window(p.window_size, model, Some(tokens));
+        return ContextInfo {
+            pct: Some(pct_of(tokens, window)),
+            tokens: Some(tokens),
+            window: Some(window),
+            source: ContextSource::CurrentUsage,
+            compacted: false,
+        };
+    }
+    let unknown = ContextInfo {
+        pct: None,
+        tokens: None,
+        window: p.window_size,
+        source: ContextSource::Unknown,
+        compacted: false,
+    };
+    match tail {
+        Some(TailScan::Usage { usage, .. }) => {
+            let tokens = usage.context_in();
+            let window = transcript::infer_window(p.window_size, model, Some(tokens));
+            ContextInfo {
+                pct: Some(pct_of(tokens, window)),
+                tokens: Some(tokens),
+                window: Some(window),
+                source: ContextSource::Transcript,
+                compacted: false,
+            }
+        }
+        Some(TailScan::Compacted {
+            post_tokens: Some(t),
+        }) => {
+            let window = transcript::infer_window(p.window_size, model, Some(*t));
+            ContextInfo {
+                pct: Some(pct_of(*t, window)),
+                tokens: Some(*t),
+                window: Some(window),
+                source: ContextSource::CompactEstimate,
+                compacted: true,
+            }
+        }
+        Some(TailScan::Compacted { post_tokens: None }) => ContextInfo {
+            compacted: true,
+            ..unknown
+        },
+        Some(TailScan::Nothing) | None => unknown,
+    }
+}
+
+/// What the caller read from `.forge/` and `.git/HEAD` for this tick.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionState {
+    /// The project's folder name.
+    pub project: Option<String>,
+    /// The branch (from `.git/HEAD`, else the git cache).
+    pub branch: Option<String>,
+    /// Uncommitted changes from `logs/git-cache.json`.
+    pub dirty: Option<u64>,
+    /// When that cache was written.
+    pub git_cached_at: Option<DateTime<Utc>>,
+    /// `state.json` phase and task.
+    pub workflow: WorkflowState,
+    /// Blocked agent Signals.
+    pub blocked_signals: usize,
+    /// `logs/learn-pending` exists.
+    pub learn_pending: bool,
+    /// The transcript tail, when the payload had no context figure.
+    pub tail: Option<TailScan>,
+}
+
+/// The terminal the line is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Term {
+    /// Emit ANSI colours (false under `NO_COLOR` or `--plain`).
+    pub color: bool,
+    /// `$COLUMNS`: the line is cut to fit.
+    pub width: Option<u16>,
+}
+
+/// One piece of text with an SGR colour code (`""` = none).
+type Part = (String, &'static str);
+
+struct Segment {
+    key: &'static str,
+    parts: Vec<Part>,
+}
+
+impl Segment {
+    fn width(&self) -> usize {
+        self.parts.iter().map(|(t, _)| t.chars().count()).sum()
+    }
+}
+
+const SEP: &str = " │ ";
+/// Segments dropped first when the line is too wide (the context is never dropped).
+const DROP_ORDER: [&str; 6] = ["learn", "project", "task", "model", "git", "signals"];
+
+fn level_color(level: Level) -> &'static str {
+    match level {
+        Level::L0 => "32",
+        Level::L1 => "33",
+        Level::L2 => "31",
+        Level::L3 => "1;31",
+    }
+}
+
+fn context_segment(ctx: &ContextInfo, cfg: &Config, with_bar: bool) -> Segment {
+    let width = usize::from(cfg.statusline.bar_width);
+    let mut parts: Vec<Part> = Vec::new();
+    let Some(pct) = ctx.pct else {
+        if with_bar && width > 0 {
+            parts.push(("░".repeat(width), "90"));
+            parts.push((" ".to_owned(), ""));
+        }
+        let text = if ctx.compacted { "?% compacted" } else { "?%" };
+        parts.push((text.to_owned(), "90"));
+        return Segment {
+            key: "context",
+            parts,
+        };
+    };
+    let level = Level::from_pct(pct, &cfg.context.thresholds());
+    let color = level_color(level);
+    if with_bar && width > 0 {
+        let filled = ((pct / 100.0) * width as f64)
+            .round()
+            .clamp(0.0, width as f64) as usize;
+        parts.push(("█".repeat(filled), color));
+        parts.push(("░".repeat(width - filled), "90"));
+        parts.push((" ".to_owned(), ""));
+    }
+    let shown = pct.round() as i64;
+    let approx = if ctx.source == ContextSource::CompactEstimate {
+        "~"
+    } else {
+        ""
+    };
+    parts.push((format!("{approx}{shown}%"), color));
+    if pct >= cfg.context.handoff_threshold {
+        parts.push((" ".to_owned(), ""));
+        let warn = if level >= Level::L2 { "1;31" } else { "1;33" };
+        parts.push((format!("⚠ CTX {shown}%"), warn));
+    }
+    if level > Level::L0 {
+        parts.push((format!(" {level}"), color));
+    }
+    Segment {
+        key: "context",
+        parts,
+    }
+}
+
+fn build_segment(
+    key: &str,
+    p: &Payload,
+    s: &SessionState,
+    ctx: &ContextInfo,
+    cfg: &Config,
+    now: DateTime<Utc>,
+) -> Option<Segment> {
+    let seg = |key: &'static str, parts: Vec<Part>| Some(Segment { key, parts });
+    match key {
+        "model" => {
+            let name = p.model_name.clone().or_else(|| p.model_id.clone())?;
+            seg("model", vec![(name, "36")])
+        }
+        "project" => seg("project", vec![(s.project.clone()?, "1;37")]),
+        "git" => {
+            let branch = s.branch.clone()?;
+            let mut parts = vec![(format!("⎇ {branch}"), "35")];
+            let stale = s.git_cached_at.is_none_or(|t| {
+                (now - t).num_seconds() > i64::try_from(cfg.git.cache_ttl_secs).unwrap_or(i64::MAX)
+            });
+            match s.dirty {
+                Some(n) if n > 0 => {
+                    parts.push((format!(" ●{n}"), "33"));
+                    if stale {
+                        parts.push(("?".to_owned(), "90"));
+                    }
+                }
+                Some(_) if stale => parts.push((" ?".to_owned(), "90")),
+                _ => {}
+            }
+            seg("git", parts)
+        }
+        "context" => Some(context_segment(ctx, cfg, true)),
+        "task" => {
+            let text = match (&s.workflow.phase, &s.workflow.task) {
+                (Some(ph), Some(t)) => format!("{ph} {t}"),
+                (Some(x), None) | (None, Some(x)) => x.clone(),
+                (None, None) => return None,
+            };
+            seg("task", vec![(text, "34")])
+        }
+        "signals" => (s.blocked_signals > 0).then(|| Segment {
+            key: "signals",
+            parts: vec![(format!("⚑{} blocked", s.blocked_signals), "1;31")],
+        }),
+        "learn" => s.learn_pending.then(|| Segment {
+            key: "learn",
+            parts: vec![("✎ learn".to_owned(), "35")],
+        }),
+        _ => None,
+    }
+}
+
+fn joiner(prev: &str, next: &str) -> &'static str {
+    if prev == "project" && next == "git" {
+        " "
+    } else {
+        SEP
+    }
+}
+
+fn line_width(segs: &[Segment]) -> usize {
+    let mut w = 0;
+    for (i, s) in segs.iter().enumerate() {
+        if i > 0 {
+            w += joiner(segs[i - 1].key, s.key).chars().count();
+        }
+        w += s.width();
+    }
+    w
+}
+
+fn paint(segs: &[Segment], color: bool, max: Option<usize>) -> String {
+    let mut out = String::new();
+    let mut left = max.unwrap_or(usize::MAX);
+    let mut push = |out: &mut String, text: &str, code: &str| -> bool {
+        let n = text.chars().count();
+        let (text, cut) = if n > left {
+            let keep: String = text.chars().take(left.saturating_sub(1)).collect();
+            (format!("{keep}…"), true)
+        } else {
+            (text.to_owned(), false)
+        };
+        left = left.saturating_sub(n);
+        if color && !code.is_empty() {
+            let _ = write!(out, "\x1b[{code}m{text}\x1b[0m");
+        } else {
+            out.push_str(&text);
+        }
+        !cut
+    };
+    for (i, s) in segs.iter().enumerate() {
+        if i > 0 && !push(&mut out, joiner(segs[i - 1].key, s.key), "90") {
+            return out;
+        }
+        for (text, code) in &s.parts {
+            if !push(&mut out, text, code) {
+                return out;
+            }
+        }
+    }
+    out
+}
+
+/// Renders the statusline. Always returns a non-empty line: with nothing else to
+/// show, the context segment (`?%` when unknown) is still there.
+pub fn render_statusline(
+    payload: &Payload,
+    state: &SessionState,
+    cfg: &Config,
+    term: &Term,
+    now: DateTime<Utc>,
+) -> String {
+    let ctx = resolve_context(payload, state.tail.as_ref());
+    let mut segs: Vec<Segment> = cfg
+        .statusline
+        .segments
+        .iter()
+        .filter_map(|k| build_segment(k, payload, state, &ctx, cfg, now))
+        .collect();
+    if segs.is_empty() {
+        segs.push(context_segment(&ctx, cfg, true));
+    }
+    if let Some(max) = term.width.map(usize::from) {
+        for key in DROP_ORDER {
+            if line_width(&segs) <= max {
+                break;
+            }
+            if segs.len() > 1 {
+                segs.retain(|s| s.key != key);
+            }
+        }
+        if line_width(&segs) > max {
+            for s in &mut segs {
+                if s.key == "context" {
+                    *s = context_segment(&ctx, cfg, false);
+                }
+            }
+        }
+        return paint(&segs, term.color, Some(max.max(1)));
+    }
+    paint(&segs, term.color, None)
+}
+
+#[cfg(test)]
+mod tests;

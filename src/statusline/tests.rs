@@ -1,0 +1,253 @@
+use super::*;
+use chrono::TimeZone;
+
+fn fixture(name: &str) -> Payload {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/statusline")
+        .join(name);
+    Payload::parse(&std::fs::read(path).unwrap())
+}
+
+fn now() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 21, 10, 15, 2).unwrap()
+}
+
+fn state() -> SessionState {
+    SessionState {
+        project: Some("acme-api".into()),
+        branch: Some("main".into()),
+        dirty: Some(3),
+        git_cached_at: Some(now() - chrono::Duration::seconds(5)),
+        workflow: WorkflowState {
+            phase: Some("build".into()),
+            task: Some("T-012".into()),
+        },
+        blocked_signals: 1,
+        learn_pending: false,
+        tail: None,
+    }
+}
+
+const PLAIN: Term = Term {
+    color: false,
+    width: None,
+};
+
+fn render(p: &Payload, s: &SessionState) -> String {
+    render_statusline(p, s, &Config::default(), &PLAIN, now())
+}
+
+#[test]
+fn at_42_percent_no_warning() {
+    let line = render(&fixture("used-42.json"), &state());
+    assert_eq!(
+        line,
+        "Sonnet 4.6 │ acme-api ⎇ main ●3 │ ████░░░░░░ 42% │ build T-012 │ ⚑1 blocked"
+    );
+}
+
+#[test]
+fn at_74_percent_warns_with_level() {
+    let line = render(&fixture("used-74.json"), &state());
+    assert_eq!(
+        line,
+        "Opus 4.6 │ acme-api ⎇ main ●3 │ ███████░░░ 74% ⚠ CTX 74% L1 │ build T-012 │ ⚑1 blocked"
+    );
+}
+
+#[test]
+fn nulls_at_session_start_are_unknown_not_zero() {
+    let p = fixture("session-start-nulls.json");
+    assert!(p.needs_transcript());
+    let line = render(&p, &SessionState::default());
+    assert_eq!(line, "Sonnet 4.6 │ ░░░░░░░░░░ ?%");
+    assert!(!line.contains("0%"));
+}
+
+#[test]
+fn one_million_window_uses_its_own_size() {
+    let p = fixture("opus-1m-15.json");
+    let ctx = resolve_context(&p, None);
+    assert_eq!(ctx.window, Some(1_000_000));
+    assert_eq!(ctx.tokens, Some(148_000));
+    let line = render(&p, &SessionState::default());
+    assert_eq!(line, "Opus 4.6 (1M context) │ ██░░░░░░░░ 15%");
+    // Without used_percentage, the 148k tokens are measured against 1M, not 200k.
+    let mut p2 = p.clone();
+    p2.used_percentage = None;
+    let ctx = resolve_context(&p2, None);
+    assert_eq!(ctx.source, ContextSource::CurrentUsage);
+    assert!((ctx.pct.unwrap() - 14.8).abs() < 1e-9);
+    // And without the window size either, the `[1m]` model id still says 1M.
+    p2.window_size = None;
+    assert_eq!(resolve_context(&p2, None).window, Some(1_000_000));
+}
+
+#[test]
+fn garbage_and_empty_input_still_give_a_line() {
+    for input in [
+        &b""[..],
+        b"not json",
+        b"[1,2,3]",
+        b"{\"context_window\": \"lots\", \"model\": 7}",
+        b"{\"context_window\": {\"used_percentage\": \"74\", \"current_usage\": 3}}",
+        b"\xff\xfe\x00",
+    ] {
+        let p = Payload::parse(input);
+        let line = render(&p, &SessionState::default());
+        assert_eq!(line, "░░░░░░░░░░ ?%", "{input:?}");
+    }
+}
+
+#[test]
+fn explicit_nulls_are_missing_and_bad_numbers_are_clamped() {
+    let p = Payload::parse(
+        br#"{"session_id":null,"model":{"id":null,"display_name":null},
+            "context_window":{"used_percentage":130,"context_window_size":null}}"#,
+    );
+    assert_eq!(p.session_id, None);
+    assert_eq!(p.model_name, None);
+    assert_eq!(p.used_percentage, Some(100.0));
+    let line = render(&p, &SessionState::default());
+    assert_eq!(line, "██████████ 100% ⚠ CTX 100% L3");
+}
+
+#[test]
+fn transcript_tail_is_the_last_resort() {
+    let p = fixture("session-start-nulls.json");
+    let mut s = SessionState {
+        tail: Some(TailScan::Usage {
+            usage: Usage {
+                input: 3,
+                cache_creation: 11_942,
+                cache_read: 12_055,
+                output: 97,
+            },
+            model: None,
+            message_id: None,
+        }),
+        ..SessionState::default()
+    };
+    assert_eq!(render(&p, &s), "Sonnet 4.6 │ █░░░░░░░░░ 12%");
+    s.tail = Some(TailScan::Compacted {
+        post_tokens: Some(11_890),
+    });
+    assert_eq!(render(&p, &s), "Sonnet 4.6 │ █░░░░░░░░░ ~6%");
+    s.tail = Some(TailScan::Compacted { post_tokens: None });
+    assert_eq!(render(&p, &s), "Sonnet 4.6 │ ░░░░░░░░░░ ?% compacted");
+    // The tail is ignored when the payload has a figure.
+    assert!(render(&fixture("used-42.json"), &s).contains(" 42%"));
+}
+
+#[test]
+fn levels_and_threshold_follow_the_config() {
+    let mut cfg = Config::default();
+    cfg.context.handoff_threshold = 80.0;
+    let mut p = fixture("used-74.json");
+    let s = SessionState::default();
+    let line = render_statusline(&p, &s, &cfg, &PLAIN, now());
+    assert!(line.ends_with("74% L1"), "{line}");
+    p.used_percentage = Some(88.0);
+    let line = render_statusline(&p, &s, &cfg, &PLAIN, now());
+    assert!(line.ends_with("88% ⚠ CTX 88% L2"), "{line}");
+    p.used_percentage = Some(96.0);
+    cfg.statusline.bar_width = 4;
+    let line = render_statusline(&p, &s, &cfg, &PLAIN, now());
+    assert!(line.ends_with("████ 96% ⚠ CTX 96% L3"), "{line}");
+}
+
+#[test]
+fn segments_follow_the_config_order() {
+    let mut cfg = Config::default();
+    cfg.statusline.segments = vec!["context".into(), "learn".into(), "model".into()];
+    let mut s = state();
+    s.learn_pending = true;
+    let line = render_statusline(&fixture("used-42.json"), &s, &cfg, &PLAIN, now());
+    assert_eq!(line, "████░░░░░░ 42% │ ✎ learn │ Sonnet 4.6");
+}
+
+#[test]
+fn stale_git_cache_is_marked() {
+    let mut s = state();
+    s.git_cached_at = Some(now() - chrono::Duration::seconds(600));
+    let line = render(&fixture("used-42.json"), &s);
+    assert!(line.contains("⎇ main ●3? │"), "{line}");
+    s.dirty = Some(0);
+    let line = render(&fixture("used-42.json"), &s);
+    assert!(line.contains("⎇ main ? │"), "{line}");
+    s.git_cached_at = Some(now());
+    let line = render(&fixture("used-42.json"), &s);
+    assert!(line.contains("⎇ main │"), "{line}");
+}
+
+#[test]
+fn narrow_terminals_drop_low_priority_segments_first() {
+    let p = fixture("used-74.json");
+    let mut s = state();
+    s.learn_pending = true;
+    let full = render(&p, &s);
+    let width_of = |l: &str| l.chars().count();
+    let term = |w: u16| Term {
+        color: false,
+        width: Some(w),
+    };
+    let at = |w: u16| render_statusline(&p, &s, &Config::default(), &term(w), now());
+    assert_eq!(at(200), full);
+    let w60 = at(60);
+    assert!(width_of(&w60) <= 60, "{w60}");
+    assert!(w60.contains("⚠ CTX 74%"), "{w60}");
+    assert!(!w60.contains("learn"), "{w60}");
+    let w20 = at(20);
+    assert_eq!(w20, "74% ⚠ CTX 74% L1");
+    let w8 = at(8);
+    assert_eq!(width_of(&w8), 8);
+    assert!(w8.starts_with("74% ⚠"), "{w8}");
+    assert!(!at(1).is_empty());
+}
+
+#[test]
+fn colours_only_without_no_color() {
+    let p = fixture("used-74.json");
+    let colored = render_statusline(
+        &p,
+        &state(),
+        &Config::default(),
+        &Term {
+            color: true,
+            width: None,
+        },
+        now(),
+    );
+    assert!(colored.contains("\x1b[33m"), "{colored:?}");
+    assert!(
+        colored.contains("\x1b[1;33m⚠ CTX 74%\x1b[0m"),
+        "{colored:?}"
+    );
+    let plain = render(&p, &state());
+    assert!(!plain.contains('\x1b'));
+    // Colour codes do not count towards the width.
+    let narrow = render_statusline(
+        &p,
+        &state(),
+        &Config::default(),
+        &Term {
+            color: true,
+            width: Some(40),
+        },
+        now(),
+    );
+    let visible: String = {
+        let mut out = String::new();
+        let mut esc = false;
+        for c in narrow.chars() {
+            match (esc, c) {
+                (false, '\x1b') => esc = true,
+                (true, 'm') => esc = false,
+                (false, c) => out.push(c),
+                _ => {}
+            }
+        }
+        out
+    };
+    assert!(visible.chars().count() <= 40, "{visible}");
+}

@@ -1,0 +1,228 @@
+//! Gathering the inputs of a session handoff and writing it: used by `forge handoff`
+//! (manual or `--auto` from the statusline) and by PreCompact's safety net.
+//!
+//! Bounded work: the session bridge, the last [`super::transcript::FACTS_CAP`] bytes
+//! of the transcript, `git2` status and the last commits, `state.json` and the
+//! handoff inbox. The composition itself is `crate::model::handoff_doc::compose`.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::{Paths, files, handoffs, transcript};
+use crate::config::Config;
+use crate::env::Env;
+use crate::model::handoff::HandoffKind;
+use crate::model::handoff_doc::{self, HandoffInputs, OpenSignal, Trigger};
+use crate::model::state::SessionBridge;
+use crate::model::transcript::{TailScan, infer_window};
+use crate::model::{Level, SignalParse};
+
+/// How many commit subjects a handoff lists.
+const COMMITS: usize = 5;
+/// How many `-N` suffixes are tried for handoffs written in the same second.
+const MAX_SAME_SECOND: u32 = 100;
+
+/// What to write.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    /// Why.
+    pub trigger: Trigger,
+    /// The session; `None` takes the most recently updated session bridge.
+    pub session_id: Option<&'a str>,
+    /// A transcript path known to the caller (a hook payload); else the bridge's.
+    pub transcript_path: Option<&'a str>,
+}
+
+/// The most recently updated session bridge of the project.
+pub fn latest_bridge(paths: &Paths) -> Option<SessionBridge> {
+    super::snapshot::load_sessions(paths).into_iter().next()
+}
+
+/// Blocked and partial agent Signals, newest first.
+pub fn open_signals(paths: &Paths) -> Vec<OpenSignal> {
+    handoffs::list(paths)
+        .into_iter()
+        .filter(|h| h.kind == HandoffKind::Agent)
+        .filter_map(|h| {
+            let status = h.status_word().to_owned();
+            if status != "blocked" && status != "partial" {
+                return None;
+            }
+            let questions = h
+                .signal
+                .as_ref()
+                .and_then(SignalParse::signal)
+                .map(|s| s.open_questions.clone())
+                .unwrap_or_default();
+            Some(OpenSignal {
+                task: h.task().map(str::to_owned),
+                route: h.route(),
+                file_name: h.file_name,
+                status,
+                questions,
+            })
+        })
+        .collect()
+}
+
+/// Writes `text` as a new `handoff-<stamp>[-N].md`, never replacing an existing one.
+pub fn write_unique(
+    paths: &Paths,
+    created_at: chrono::DateTime<chrono::Utc>,
+    text: &str,
+) -> io::Result<PathBuf> {
+    let mut last_err = None;
+    for n in 1..=MAX_SAME_SECOND {
+        let path = paths.handoffs().join(handoff_doc::file_name(created_at, n));
+        match super::write_new_atomic(&path, text.as_bytes()) {
+            Ok(()) => return Ok(path),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last_err = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last_err.unwrap_or_else(|| io::Error::other("no free handoff file name")))
+}
+
+/// Gathers everything, writes the handoff, records `handoff_written_at` in the
+/// session's bridge and makes it the pending resume (project and global markers).
+/// Returns the absolute path written.
+pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::Result<PathBuf> {
+    paths.ensure_dirs()?;
+    let now = env.now;
+    let bridge = match req.session_id {
+        Some(id) => files::read_bridge(paths, id),
+        None => latest_bridge(paths),
+    };
+    let session_id = req
+        .session_id
+        .map(str::to_owned)
+        .or_else(|| bridge.as_ref().map(|b| b.session_id.clone()))
+        .filter(|s| !s.is_empty());
+    let transcript_path = req
+        .transcript_path
+        .filter(|p| !p.trim().is_empty())
+        .map(str::to_owned)
+        .or_else(|| bridge.as_ref().and_then(|b| b.transcript_path.clone()));
+
+    let (facts, cut, problem) = match &transcript_path {
+        Some(p) => match transcript::read_facts(Path::new(p)) {
+            Ok((f, cut)) => (Some(f), cut.then_some(transcript::FACTS_CAP), None),
+            Err(e) => (None, None, Some(format!("{p}: {e}"))),
+        },
+        None => (
+            None,
+            None,
+            Some("no transcript path known for this session".to_owned()),
+        ),
+    };
+
+    let mut pct = bridge.as_ref().and_then(|b| b.used_percentage);
+    let mut tokens = bridge.as_ref().and_then(|b| b.tokens);
+    let mut window = bridge.as_ref().and_then(|b| b.context_window_size);
+    if pct.is_none()
+        && let Some(p) = &transcript_path
+    {
+        let scan = transcript::tail_context(Path::new(p));
+        if let Some(t) = scan.tokens() {
+            let model = match &scan {
+                TailScan::Usage { model, .. } => model.clone(),
+                _ => None,
+            };
+            let w = infer_window(window, model.as_deref(), Some(t));
+            pct = Some((t as f64 / w as f64 * 100.0).clamp(0.0, 100.0));
+            tokens = Some(t);
+            window = Some(w);
+        }
+    }
+    let level = pct.map(|p| Level::from_pct(p, &cfg.context.thresholds()));
+
+    let git = crate::git::facts(&paths.root);
+    let inputs = HandoffInputs {
+        root: &paths.root,
+        created_at: now,
+        session_id: session_id.clone(),
+        trigger: req.trigger,
+        context_pct: pct,
+        level,
+        tokens,
+        window,
+        threshold: cfg.context.handoff_threshold,
+        transcript_path: transcript_path.clone(),
+        transcript: facts,
+        transcript_cut: cut,
+        transcript_problem: problem,
+        branch: git.as_ref().map(|g| g.branch.clone()),
+        uncommitted: git.as_ref().map(|g| g.uncommitted),
+        changed_files: git.as_ref().map(|g| g.changed.clone()).unwrap_or_default(),
+        recent_commits: crate::git::recent_commits(&paths.root, COMMITS),
+        workflow: files::read_workflow(paths),
+        signals: open_signals(paths),
+        has_claude_md: paths.root.join("CLAUDE.md").is_file(),
+        has_state_json: paths.state_json().is_file(),
+    };
+    let text = handoff_doc::compose(&inputs);
+    let path = write_unique(paths, now, &text)?;
+    let path = std::path::absolute(&path).unwrap_or(path);
+    if let Some(sid) = &session_id {
+        let at = files::iso(now);
+        files::update_bridge(paths, sid, now, |b| {
+            b.handoff_written_at = Some(at);
+            true
+        })?;
+    }
+    files::write_pending_resume(paths, env, &path)?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_second_handoffs_get_suffixes() {
+        let t = tempfile::tempdir().unwrap();
+        let paths = Paths::new(t.path());
+        let now = chrono::Utc::now();
+        let a = write_unique(&paths, now, "a").unwrap();
+        let b = write_unique(&paths, now, "b").unwrap();
+        let c = write_unique(&paths, now, "c").unwrap();
+        assert_ne!(a, b);
+        assert!(b.to_string_lossy().ends_with("-2.md"), "{}", b.display());
+        assert!(c.to_string_lossy().ends_with("-3.md"), "{}", c.display());
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "a");
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "b");
+    }
+
+    #[test]
+    fn writes_doc_bridge_and_markers_without_git_or_transcript() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("proj");
+        std::fs::create_dir_all(&root).unwrap();
+        let env = Env::for_test(&t.path().join("home"), &root);
+        let paths = Paths::new(&root);
+        files::update_bridge(&paths, "s1", env.now, |b| {
+            b.used_percentage = Some(74.0);
+            true
+        })
+        .unwrap();
+        let req = Request {
+            trigger: Trigger::Manual,
+            session_id: None,
+            transcript_path: None,
+        };
+        let path = write(&paths, &env, &Config::default(), &req).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("session_id: s1\n"), "{text}");
+        assert!(text.contains("context_used_pct: 74\nlevel: L1\n"), "{text}");
+        assert_eq!(
+            files::read_marker(&paths.pending_resume()),
+            Some(path.clone())
+        );
+        assert_eq!(
+            files::read_marker(&env.global_pending_resume().unwrap()),
+            Some(path)
+        );
+        let b = files::read_bridge(&paths, "s1").unwrap();
+        assert!(b.handoff_written_at.is_some());
+    }
+}

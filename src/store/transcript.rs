@@ -1,0 +1,181 @@
+//! File I/O for session transcripts; the parsing is in `crate::model::transcript`.
+//!
+//! - [`tail_context`] reads only the **end** of the file: 16 KiB first, growing ×4 up
+//!   to [`TAIL_MAX`] until a qualifying usage record or a `compact_boundary` is in
+//!   view. Its cost depends on how far back the last usage is, never on the file's
+//!   size.
+//! - [`read_facts`] reads at most the last [`FACTS_CAP`] bytes for a handoff and says
+//!   whether the file was cut.
+//! - [`count_compactions`] streams the file (at most [`COUNT_CAP`] bytes) line by
+//!   line; it is for `forge context`, never for the statusline.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use crate::model::transcript::{self, TailScan, TranscriptFacts};
+
+/// First tail read (most last records are a few KB; it grows ×4 when needed).
+pub const TAIL_START: u64 = 16 * 1024;
+/// Largest tail read for the context size.
+pub const TAIL_MAX: u64 = 4 * 1024 * 1024;
+/// Most a handoff reads from the end of a transcript.
+pub const FACTS_CAP: u64 = 16 * 1024 * 1024;
+/// Most `forge context` streams when counting compactions.
+pub const COUNT_CAP: u64 = 1024 * 1024 * 1024;
+
+/// The last `max` bytes of `file` (of length `len`), with the first partial line
+/// dropped when the read did not start at the beginning. Returns the text and
+/// whether it was cut.
+fn read_tail(file: &mut File, len: u64, max: u64) -> io::Result<(String, bool)> {
+    let start = len.saturating_sub(max);
+    file.seek(SeekFrom::Start(start))?;
+    let mut buf = Vec::with_capacity(usize::try_from(len - start).unwrap_or(0));
+    file.take(max).read_to_end(&mut buf)?;
+    let cut = start > 0;
+    if cut {
+        // Drop the first (partial) line.
+        let first_newline = buf
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(buf.len(), |i| i + 1);
+        buf.drain(..first_newline);
+    }
+    // No copy when the bytes are valid UTF-8 (the usual case).
+    let text = String::from_utf8(buf)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    Ok((text, cut))
+}
+
+/// The current context size from the end of the transcript at `path`. A missing or
+/// empty file gives [`TailScan::Nothing`].
+pub fn tail_context(path: &Path) -> TailScan {
+    let Ok(mut file) = File::open(path) else {
+        return TailScan::Nothing;
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut window = TAIL_START;
+    loop {
+        let Ok((text, cut)) = read_tail(&mut file, len, window) else {
+            return TailScan::Nothing;
+        };
+        let scan = transcript::scan_tail(text.lines());
+        if scan.is_conclusive() || !cut || window >= TAIL_MAX {
+            return scan;
+        }
+        window = (window * 4).min(TAIL_MAX);
+    }
+}
+
+/// Handoff facts from the last [`FACTS_CAP`] bytes of the transcript; the flag says
+/// the file was longer (so older todos or files may be missing).
+pub fn read_facts(path: &Path) -> io::Result<(TranscriptFacts, bool)> {
+    read_facts_capped(path, FACTS_CAP)
+}
+
+/// [`read_facts`] with an explicit cap.
+pub fn read_facts_capped(path: &Path, cap: u64) -> io::Result<(TranscriptFacts, bool)> {
+    let mut file = File::open(path)?;
+    let len = file.metadata()?.len();
+    let (text, cut) = read_tail(&mut file, len, cap)?;
+    Ok((transcript::extract_facts(text.lines()), cut))
+}
+
+/// Counts `compact_boundary` records, streaming at most `cap` bytes. Returns the
+/// count and whether the cap stopped the count early.
+pub fn count_compactions(path: &Path, cap: u64) -> io::Result<(usize, bool)> {
+    let file = File::open(path)?;
+    let len = file.metadata()?.len();
+    let mut reader = BufReader::with_capacity(256 * 1024, file.take(cap));
+    let mut line = Vec::new();
+    let mut count = 0;
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        let text = String::from_utf8_lossy(&line);
+        if transcript::is_boundary_line(&text) {
+            count += 1;
+        }
+    }
+    Ok((count, len > cap))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn usage_line(cr: u64) -> String {
+        format!(
+            r#"{{"type":"assistant","message":{{"model":"claude-sonnet-4-6","id":"m{cr}","usage":{{"input_tokens":1,"cache_read_input_tokens":{cr},"output_tokens":1}}}}}}"#
+        )
+    }
+
+    #[test]
+    fn empty_and_missing_files_are_nothing() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("t.jsonl");
+        assert_eq!(tail_context(&p), TailScan::Nothing);
+        std::fs::write(&p, "").unwrap();
+        assert_eq!(tail_context(&p), TailScan::Nothing);
+        assert_eq!(count_compactions(&p, COUNT_CAP).unwrap(), (0, false));
+    }
+
+    #[test]
+    fn tail_grows_past_a_long_run_of_records_without_usage() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("t.jsonl");
+        let mut f = File::create(&p).unwrap();
+        writeln!(f, "{}", usage_line(1000)).unwrap();
+        writeln!(f, "{}", usage_line(5000)).unwrap();
+        // 300 KiB of user records after the last usage: more than the first read.
+        let filler = format!(
+            r#"{{"type":"user","message":{{"role":"user","content":"{}"}}}}"#,
+            "x".repeat(1000)
+        );
+        for _ in 0..300 {
+            writeln!(f, "{filler}").unwrap();
+        }
+        // A half-written last line.
+        write!(f, "{}", &usage_line(9)[..20]).unwrap();
+        drop(f);
+        assert_eq!(tail_context(&p).tokens(), Some(5001));
+    }
+
+    #[test]
+    fn tail_gives_up_at_the_cap() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("t.jsonl");
+        let mut f = File::create(&p).unwrap();
+        writeln!(f, "{}", usage_line(7)).unwrap();
+        let filler = format!(r#"{{"type":"progress","data":"{}"}}"#, "y".repeat(4000));
+        for _ in 0..(TAIL_MAX / 4000 + 10) {
+            writeln!(f, "{filler}").unwrap();
+        }
+        drop(f);
+        assert_eq!(tail_context(&p), TailScan::Nothing);
+    }
+
+    #[test]
+    fn facts_say_when_the_file_was_cut_and_compactions_stream() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("t.jsonl");
+        let fixture = include_str!("../../tests/fixtures/transcripts/compact-excerpt.jsonl");
+        let mut text = String::new();
+        for _ in 0..3 {
+            text.push_str(fixture);
+        }
+        std::fs::write(&p, &text).unwrap();
+        let (facts, cut) = read_facts(&p).unwrap();
+        assert!(!cut);
+        assert_eq!(facts.compactions, 3);
+        assert_eq!(facts.last_request.as_deref(), Some("run the tests"));
+        let (_, cut) = read_facts_capped(&p, 1000).unwrap();
+        assert!(cut);
+        assert_eq!(count_compactions(&p, COUNT_CAP).unwrap(), (3, false));
+        let (n, capped) = count_compactions(&p, fixture.len() as u64).unwrap();
+        assert_eq!((n, capped), (1, true));
+    }
+}

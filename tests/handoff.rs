@@ -1,0 +1,319 @@
+//! Process tests for `forge handoff`, the PreCompact safety net and `forge context`.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::TestProject;
+use serde_json::json;
+
+const SID: &str = "3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21";
+
+const SECRETS: [&str; 7] = [
+    "sk-ant-api03-Zq8xVv2LmN4pR7tY1uW3eK9sD6fH0jB5cA",
+    "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s",
+    "AKIAIOSFODNN7EXAMPLE",
+    "hunter2-db-pass",
+    "xoxb-2048-abcdefghijklmnop",
+    "S3cretFromEnvLine",
+    "bearer-token-value-9f8e7d",
+];
+
+/// Writes a transcript with secrets in the user's words, a todo item and in tool
+/// inputs that carry file contents; returns its path.
+fn transcript_with_secrets(p: &TestProject) -> PathBuf {
+    let path = p
+        .home
+        .join(".claude/projects/-project")
+        .join(format!("{SID}.jsonl"));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let root = p.root.display().to_string();
+    let lines = [
+        json!({"type":"user","message":{"role":"user","content":"an older request"}}),
+        json!({"type":"assistant","message":{"model":"claude-sonnet-4-6","id":"m1","role":"assistant",
+            "content":[{"type":"tool_use","id":"t1","name":"Edit","input":{
+                "file_path": format!("{root}/src/config.rs"),
+                "old_string":"let key = \"\";",
+                "new_string": format!("let key = \"{}\"; // FILE-CONTENT-MARKER", SECRETS[1])}}],
+            "usage":{"input_tokens":5,"cache_read_input_tokens":100_000,"output_tokens":10}}}),
+        json!({"type":"assistant","message":{"model":"claude-sonnet-4-6","id":"m2","role":"assistant",
+            "content":[{"type":"tool_use","id":"t2","name":"Write","input":{
+                "file_path": format!("{root}/.env.example"),
+                "content": format!("AWS_KEY={}\nWRITE-CONTENT-MARKER", SECRETS[2])}}]}}),
+        json!({"type":"assistant","message":{"model":"claude-sonnet-4-6","id":"m3","role":"assistant",
+            "content":[{"type":"tool_use","id":"t3","name":"Read","input":{"file_path": format!("{root}/docs/SPEC.md")}}]}}),
+        json!({"type":"assistant","message":{"model":"claude-sonnet-4-6","id":"m4","role":"assistant",
+            "content":[{"type":"tool_use","id":"t4","name":"TodoWrite","input":{"todos":[
+                {"content":"Wire the client","status":"completed","activeForm":"Wiring"},
+                {"content": format!("Rotate the token {} in CI", SECRETS[4]),"status":"in_progress","activeForm":"Rotating"},
+                {"content":"Write tests","status":"pending","activeForm":"Writing"}]}}]}}),
+        json!({"type":"user","message":{"role":"user","content": format!(
+            "Use my key {} and connect to postgres://app:{}@db.internal/prod. Also DB_PASSWORD={} and \
+             curl -H 'Authorization: Bearer {}' then finish the config loader",
+            SECRETS[0], SECRETS[3], SECRETS[5], SECRETS[6])}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn bridge_for(p: &TestProject, transcript: &std::path::Path) {
+    let payload = p.payload("statusline/used-42.json").replace(
+        &p.home
+            .join(".claude/projects/-home-alice-src-acme-api")
+            .join(format!("{SID}.jsonl"))
+            .display()
+            .to_string(),
+        &transcript.display().to_string(),
+    );
+    p.forge()
+        .arg("statusline")
+        .write_stdin(payload)
+        .assert()
+        .success();
+}
+
+#[test]
+fn manual_handoff_redacts_secrets_and_never_copies_contents() {
+    let p = TestProject::new();
+    p.write("src/config.rs", "changed\n");
+    let transcript = transcript_with_secrets(&p);
+    bridge_for(&p, &transcript);
+    let out = p
+        .forge()
+        .args(["handoff", "--session", SID])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let printed = String::from_utf8(out).unwrap();
+    let path = PathBuf::from(printed.trim());
+    assert!(path.is_absolute() && path.is_file(), "{printed}");
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with("handoff-") && name.ends_with(".md"),
+        "{name}"
+    );
+    let doc = std::fs::read_to_string(&path).unwrap();
+    for s in SECRETS {
+        assert!(!doc.contains(s), "secret {s} leaked:\n{doc}");
+    }
+    for marker in ["FILE-CONTENT-MARKER", "WRITE-CONTENT-MARKER", "let key"] {
+        assert!(
+            !doc.contains(marker),
+            "file contents leaked ({marker}):\n{doc}"
+        );
+    }
+    assert!(doc.contains("trigger: manual\n"), "{doc}");
+    assert!(doc.contains(&format!("session_id: {SID}\n")), "{doc}");
+    assert!(
+        doc.contains("context_used_pct: 42\nlevel: L0\nbranch: main\nuncommitted_changes: 1\n"),
+        "{doc}"
+    );
+    assert!(doc.contains("- .env.example\n- src/config.rs\n"), "{doc}");
+    assert!(doc.contains("- docs/SPEC.md"), "{doc}");
+    assert!(
+        doc.contains("- [~] Rotate the token [REDACTED] in CI"),
+        "{doc}"
+    );
+    assert!(doc.contains("then finish the config loader"), "{doc}");
+    assert!(
+        doc.contains("- ") && doc.contains(" initial\n"),
+        "last commits listed:\n{doc}"
+    );
+    assert_eq!(
+        p.read(".forge/pending-resume").trim(),
+        path.display().to_string()
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.home.join(".claude/pending-resume"))
+            .unwrap()
+            .trim(),
+        path.display().to_string()
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&p.read(&format!(".forge/logs/sessions/{SID}.json"))).unwrap();
+    assert!(v["handoff_written_at"].is_string());
+
+    // A second one right away never overwrites the first.
+    let out = p
+        .forge()
+        .args(["handoff", "--session", SID])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let second = PathBuf::from(String::from_utf8(out).unwrap().trim());
+    assert_ne!(second, path);
+    assert!(path.is_file() && second.is_file());
+}
+
+#[test]
+fn auto_mode_is_silent_and_always_exits_zero() {
+    let p = TestProject::new();
+    p.forge()
+        .args(["handoff", "--auto", "--trigger", "context-threshold"])
+        .assert()
+        .success()
+        .stdout("")
+        .stderr("");
+    assert!(p.forge_dir().join("pending-resume").exists());
+    // Even when things are wrong.
+    p.forge()
+        .args([
+            "handoff",
+            "--auto",
+            "--trigger",
+            "nonsense",
+            "--project",
+            "/no/such/dir",
+        ])
+        .assert()
+        .success()
+        .stdout("")
+        .stderr("");
+    // A person gets a clear error instead.
+    p.forge()
+        .args(["handoff", "--trigger", "nonsense"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("unknown --trigger"));
+}
+
+#[test]
+fn precompact_writes_a_safety_net_handoff_once() {
+    let p = TestProject::new();
+    let transcript = transcript_with_secrets(&p);
+    let payload = p.payload("hooks/PreCompact-auto.json").replace(
+        &p.home
+            .join(".claude/projects/-home-alice-src-acme-api")
+            .join(format!("{SID}.jsonl"))
+            .display()
+            .to_string(),
+        &transcript.display().to_string(),
+    );
+    let list = |p: &TestProject| -> Vec<String> {
+        std::fs::read_dir(p.forge_dir().join("handoffs"))
+            .map(|r| {
+                r.filter_map(Result::ok)
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.starts_with("handoff-"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    p.forge()
+        .args(["hook", "PreCompact"])
+        .write_stdin(payload.clone())
+        .assert()
+        .success()
+        .stdout("");
+    let files = list(&p);
+    assert_eq!(files.len(), 1, "{files:?}");
+    let doc = p.read(&format!(".forge/handoffs/{}", files[0]));
+    assert!(doc.contains("trigger: pre-compact\n"), "{doc}");
+    for s in SECRETS {
+        assert!(!doc.contains(s), "secret {s} leaked");
+    }
+    // The re-read marker names the new handoff.
+    let marker = p.read(&format!(".forge/logs/sessions/{SID}.compacted"));
+    assert!(marker.contains(&files[0]), "{marker}");
+
+    // Written this session and no new crossing: the next PreCompact adds none.
+    p.forge()
+        .args(["hook", "PreCompact"])
+        .write_stdin(payload.clone())
+        .assert()
+        .success()
+        .stdout("");
+    assert_eq!(list(&p).len(), 1);
+
+    // Switched off in config: none either, even for a new session.
+    p.write(
+        ".forge/config.toml",
+        "[hooks]\nhandoff_on_precompact = false\n",
+    );
+    p.forge()
+        .args(["hook", "PreCompact"])
+        .write_stdin(payload.replace(SID, "another-session"))
+        .assert()
+        .success()
+        .stdout("");
+    assert_eq!(list(&p).len(), 1);
+}
+
+#[test]
+fn context_reports_tokens_window_level_and_compactions() {
+    let p = TestProject::new();
+    let fixture = common::fixtures().join("transcripts/compact-excerpt.jsonl");
+    let out = p
+        .forge()
+        .args(["context", "--json"])
+        .arg(&fixture)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["tokens"], 24_000);
+    assert_eq!(v["window"], 200_000);
+    assert_eq!(v["used_percentage"], 12.0);
+    assert_eq!(v["level"], "L0");
+    assert_eq!(v["compactions"], 1);
+    let text = p
+        .forge()
+        .arg("context")
+        .arg(&fixture)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(text).unwrap();
+    assert!(text.contains("tokens       24000"), "{text}");
+    assert!(text.contains("used         12%"), "{text}");
+    assert!(text.contains("compactions  1"), "{text}");
+
+    // By session: the window the statusline recorded (1M) is used.
+    let transcript = p.home.join("t.jsonl");
+    std::fs::copy(&fixture, &transcript).unwrap();
+    let payload = p.payload("statusline/opus-1m-15.json").replace(
+        &p.home
+            .join(".claude/projects/-home-alice-src-acme-api/c41d7e02-5f3a-4b9e-a8c6-2e7d91f0b354.jsonl")
+            .display()
+            .to_string(),
+        &transcript.display().to_string(),
+    );
+    p.forge()
+        .arg("statusline")
+        .write_stdin(payload)
+        .assert()
+        .success();
+    let out = p
+        .forge()
+        .args([
+            "context",
+            "--json",
+            "--session",
+            "c41d7e02-5f3a-4b9e-a8c6-2e7d91f0b354",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["window"], 1_000_000);
+    assert_eq!(v["used_percentage"], 2.4);
+
+    p.forge()
+        .args(["context", "--session", "nope"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("no session nope"));
+}

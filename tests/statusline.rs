@@ -1,0 +1,291 @@
+//! Process tests for `forge statusline`: the real binary on the payload fixtures, a
+//! temporary git repo, `HOME` in a temporary folder.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use common::TestProject;
+
+const S74: &str = "c41d7e02-5f3a-4b9e-a8c6-2e7d91f0b354";
+const S42: &str = "3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21";
+
+fn tick(p: &TestProject, payload: &str) -> String {
+    let out = p
+        .forge()
+        .arg("statusline")
+        .write_stdin(payload.to_owned())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    String::from_utf8(out).unwrap()
+}
+
+fn handoff_files(p: &TestProject) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(p.forge_dir().join("handoffs"))
+        .map(|r| {
+            r.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .unwrap()
+                        .to_string_lossy()
+                        .starts_with("handoff-")
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+fn wait_for(what: &str, cond: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "timed out: {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn fixtures_render_one_line_and_exit_zero() {
+    let p = TestProject::new();
+    let line = tick(&p, &p.payload("statusline/used-42.json"));
+    assert_eq!(line.lines().count(), 1, "{line:?}");
+    assert!(line.contains("Sonnet 4.6"), "{line}");
+    assert!(line.contains("⎇ main"), "{line}");
+    assert!(line.contains(" 42%"), "{line}");
+    assert!(!line.contains("CTX"), "{line}");
+    assert!(!line.contains('\x1b'), "NO_COLOR is set: {line:?}");
+
+    let line = tick(&p, &p.payload("statusline/session-start-nulls.json"));
+    assert!(line.contains("?%"), "{line}");
+    assert!(!line.contains(" 0%"), "{line}");
+
+    let line = tick(&p, &p.payload("statusline/opus-1m-15.json"));
+    assert!(line.contains("15%"), "{line}");
+}
+
+#[test]
+fn garbage_empty_and_bad_flags_still_print_a_line() {
+    let p = TestProject::new();
+    for input in [
+        "",
+        "garbage",
+        "{\"context_window\":{\"used_percentage\":\"x\"}}",
+        "[]",
+    ] {
+        let line = tick(&p, input);
+        assert!(!line.trim().is_empty(), "{input:?}");
+        assert!(line.contains("?%"), "{input:?} → {line}");
+    }
+    let out = p
+        .forge()
+        .args(["statusline", "--from-the-future"])
+        .write_stdin("{}")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(!String::from_utf8(out).unwrap().trim().is_empty());
+}
+
+#[test]
+fn colours_and_width_come_from_the_environment() {
+    let p = TestProject::new();
+    let out = p
+        .forge()
+        .arg("statusline")
+        .env_remove("NO_COLOR")
+        .env("COLUMNS", "30")
+        .write_stdin(p.payload("statusline/used-74.json"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let line = String::from_utf8(out).unwrap();
+    assert!(line.contains("\x1b["), "{line:?}");
+    let mut visible = String::new();
+    let mut esc = false;
+    for c in line.trim_end().chars() {
+        match (esc, c) {
+            (false, '\x1b') => esc = true,
+            (true, 'm') => esc = false,
+            (false, c) => visible.push(c),
+            _ => {}
+        }
+    }
+    assert!(visible.chars().count() <= 30, "{visible}");
+    assert!(visible.contains("⚠ CTX 74%"), "{visible}");
+}
+
+fn inode(path: &Path) -> u64 {
+    std::fs::metadata(path).unwrap().ino()
+}
+
+#[test]
+fn bridge_is_written_only_when_a_value_changes() {
+    let p = TestProject::new();
+    let bridge = p.forge_dir().join(format!("logs/sessions/{S42}.json"));
+    tick(&p, &p.payload("statusline/used-42.json"));
+    let first = inode(&bridge);
+    let v: serde_json::Value =
+        serde_json::from_str(&p.read(&format!(".forge/logs/sessions/{S42}.json"))).unwrap();
+    assert_eq!(v["used_percentage"], 42.0);
+    assert_eq!(v["context_window_size"], 200_000);
+    assert_eq!(v["tokens"], 84_000);
+    assert_eq!(v["model"], "Sonnet 4.6");
+    assert_eq!(v["readings"].as_array().unwrap().len(), 1);
+    assert!(v["transcript_path"].as_str().unwrap().ends_with(".jsonl"));
+
+    tick(&p, &p.payload("statusline/used-42.json"));
+    assert_eq!(
+        inode(&bridge),
+        first,
+        "same values: no write (atomic writes change the inode)"
+    );
+
+    let moved = p
+        .payload("statusline/used-42.json")
+        .replace("\"used_percentage\": 42", "\"used_percentage\": 43");
+    tick(&p, &moved);
+    assert_ne!(inode(&bridge), first);
+    let v: serde_json::Value =
+        serde_json::from_str(&p.read(&format!(".forge/logs/sessions/{S42}.json"))).unwrap();
+    assert_eq!(v["used_percentage"], 43.0);
+    assert_eq!(v["readings"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn threshold_fires_one_detached_handoff_per_session() {
+    let p = TestProject::new();
+    let payload = p.payload("statusline/used-74.json");
+    // A few ticks in a row, then several at once.
+    for _ in 0..3 {
+        assert!(tick(&p, &payload).contains("⚠ CTX 74%"));
+    }
+    let bin = assert_cmd::cargo::cargo_bin("forge");
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            let mut c = std::process::Command::new(&bin);
+            c.arg("statusline")
+                .current_dir(&p.root)
+                .env("HOME", &p.home)
+                .env("XDG_CONFIG_HOME", &p.xdg)
+                .env("NO_COLOR", "1")
+                .env_remove("CLAUDE_PROJECT_DIR")
+                .env_remove("CLAUDE_CONFIG_DIR")
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped());
+            let mut child = c.spawn().unwrap();
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(payload.as_bytes())
+                .unwrap();
+            child
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(out.status.success());
+        assert!(String::from_utf8_lossy(&out.stdout).contains("⚠ CTX 74%"));
+    }
+    let global = p.home.join(".claude/pending-resume");
+    wait_for("handoff and both markers", || {
+        handoff_files(&p).len() == 1
+            && global.exists()
+            && p.forge_dir().join("pending-resume").exists()
+    });
+    // Give any wrongly spawned second handoff time to show up.
+    std::thread::sleep(Duration::from_millis(1500));
+    let files = handoff_files(&p);
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(text.contains("trigger: context-threshold\n"), "{text}");
+    assert!(text.contains(&format!("session_id: {S74}\n")), "{text}");
+    assert!(
+        text.contains("context_used_pct: 74\nlevel: L1\nbranch: main\n"),
+        "{text}"
+    );
+    let marker = std::fs::read_to_string(&global).unwrap();
+    assert_eq!(marker.trim(), files[0].display().to_string());
+    assert_eq!(
+        p.read(".forge/pending-resume").trim(),
+        files[0].display().to_string()
+    );
+    let flag = p.read(".forge/logs/context-threshold-triggered");
+    assert_eq!(flag.trim(), S74);
+    let v: serde_json::Value =
+        serde_json::from_str(&p.read(&format!(".forge/logs/sessions/{S74}.json"))).unwrap();
+    assert!(v["threshold_crossed_at"].is_string());
+    wait_for("handoff_written_at recorded", || {
+        let v: serde_json::Value =
+            serde_json::from_str(&p.read(&format!(".forge/logs/sessions/{S74}.json"))).unwrap();
+        v["handoff_written_at"].is_string()
+    });
+
+    // Another session in the same project fires its own.
+    let other = payload.replace(S74, "0b8f5a61-0000-4000-8000-000000000001");
+    tick(&p, &other);
+    wait_for("second session's handoff", || handoff_files(&p).len() == 2);
+}
+
+#[test]
+fn below_threshold_never_fires() {
+    let p = TestProject::new();
+    tick(&p, &p.payload("statusline/used-42.json"));
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(handoff_files(&p).is_empty());
+    assert!(
+        !p.forge_dir()
+            .join("logs/context-threshold-triggered")
+            .exists()
+    );
+}
+
+#[test]
+fn transcript_tail_fills_in_when_the_payload_has_no_figure() {
+    let p = TestProject::new();
+    let payload = p.payload("statusline/session-start-nulls.json");
+    let v: serde_json::Value = serde_json::from_str(&payload).unwrap();
+    let transcript = PathBuf::from(v["transcript_path"].as_str().unwrap());
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    std::fs::copy(
+        common::fixtures().join("transcripts/compact-excerpt.jsonl"),
+        &transcript,
+    )
+    .unwrap();
+    let line = tick(&p, &payload);
+    assert!(line.contains(" 12%"), "{line}");
+}
+
+#[test]
+fn signals_task_and_learn_segments_read_state_files() {
+    let p = TestProject::new();
+    p.add_handoff_fixture("agent-T-012-20261121-101502.md");
+    p.add_handoff_fixture("agent-T-010-20261120-170944.md");
+    p.write(
+        ".forge/state.json",
+        r#"{"phase":"build","build":{"current_task":"T-012"}}"#,
+    );
+    p.write(".forge/logs/learn-pending", "");
+    let line = tick(&p, &p.payload("statusline/used-42.json"));
+    assert!(
+        line.contains("│ build T-012 │ ⚑1 blocked │ ✎ learn"),
+        "{line}"
+    );
+}
