@@ -74,6 +74,29 @@ pub fn run(cli: Cli, env: &Env) -> ExitCode {
     }
 }
 
+/// What to do when the command line does not parse.
+///
+/// clap exits 2 on bad input, and exit 2 *blocks* a PreToolUse call: the hook's
+/// command line must never fail. The status line must always print a line and exit 0,
+/// even when a newer settings file passes flags this version does not know. Everyone
+/// else gets clap's message (and `--help`/`--version` always work).
+pub fn on_parse_error(err: clap::Error, env: &Env) -> ExitCode {
+    use clap::error::ErrorKind;
+    let asked_for_help = matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    );
+    let first = std::env::args_os().nth(1);
+    if !asked_for_help && first.as_deref().is_some_and(|a| a == "hook") {
+        let event = std::env::args().nth(2).filter(|a| !a.starts_with('-'));
+        return hook::run_event(event.as_deref(), env);
+    }
+    if !asked_for_help && first.as_deref().is_some_and(|a| a == "statusline") {
+        return statusline::run(&statusline::StatuslineArgs::default(), env);
+    }
+    err.exit()
+}
+
 /// Prints an error report for interactive commands and maps it to exit status 1.
 pub fn report(result: color_eyre::Result<ExitCode>) -> ExitCode {
     match result {
