@@ -1,6 +1,5 @@
 //! `forge hook [EVENT]`: the hook handler. Its command line cannot fail (see `main`).
 
-use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 
 use crate::env::Env;
@@ -35,7 +34,7 @@ pub fn run(args: &HookArgs, env: &Env) -> ExitCode {
 /// The hook entry point, also used when the command line itself did not parse.
 pub fn run_event(event: Option<&str>, env: &Env) -> ExitCode {
     let outcome = std::panic::catch_unwind(|| {
-        let input = read_stdin();
+        let input = super::read_stdin_capped(hooks::MAX_STDIN);
         hooks::handle_input(event, &input, env)
     });
     if let Ok(out) = outcome
@@ -44,14 +43,4 @@ pub fn run_event(event: Option<&str>, env: &Env) -> ExitCode {
         super::print_out(&out);
     }
     ExitCode::SUCCESS
-}
-
-fn read_stdin() -> Vec<u8> {
-    let stdin = std::io::stdin();
-    if stdin.is_terminal() {
-        return Vec::new();
-    }
-    let mut buf = Vec::new();
-    let _ = stdin.lock().take(hooks::MAX_STDIN).read_to_end(&mut buf);
-    buf
 }

@@ -108,6 +108,19 @@ pub fn report(result: color_eyre::Result<ExitCode>) -> ExitCode {
     }
 }
 
+/// Reads stdin, at most `cap` bytes, and not at all when it is a terminal (a hook or
+/// status line run by hand must not wait for typing).
+pub fn read_stdin_capped(cap: u64) -> Vec<u8> {
+    use std::io::{IsTerminal, Read};
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Vec::new();
+    }
+    let mut buf = Vec::new();
+    let _ = stdin.lock().take(cap).read_to_end(&mut buf);
+    buf
+}
+
 /// Prints to stdout; a closed pipe (`forge status | head`) is not an error.
 pub fn print_out(text: &str) {
     use std::io::Write;

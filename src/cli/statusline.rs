@@ -3,7 +3,6 @@
 //! `.git/HEAD`; no subprocess (except the one-time detached handoff), no directory
 //! walk of the repository, no git library, no full transcript read, no threads.
 
-use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -59,23 +58,13 @@ pub fn fast_path(env: &Env) -> Option<ExitCode> {
 
 /// Runs one statusline tick. Always prints a non-empty line and exits 0.
 pub fn run(args: &StatuslineArgs, env: &Env) -> ExitCode {
-    let input = read_stdin();
+    let input = super::read_stdin_capped(MAX_STDIN);
     let line = std::panic::catch_unwind(|| tick(args, env, &input))
         .ok()
         .filter(|l| !l.trim().is_empty())
         .unwrap_or_else(|| FALLBACK.to_owned());
     super::print_out(&format!("{line}\n"));
     ExitCode::SUCCESS
-}
-
-fn read_stdin() -> Vec<u8> {
-    let stdin = std::io::stdin();
-    if stdin.is_terminal() {
-        return Vec::new();
-    }
-    let mut buf = Vec::new();
-    let _ = stdin.lock().take(MAX_STDIN).read_to_end(&mut buf);
-    buf
 }
 
 /// Renders the line for `input` and carries out the tick's effects (bridge update,
