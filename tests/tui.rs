@@ -211,6 +211,11 @@ fn wait_file(path: &Path) -> String {
 #[test]
 fn live_dashboard_in_a_real_terminal() {
     if !Tmux::available() {
+        // CI installs tmux (.ci/run), so there a missing tmux is a failure, not a skip.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tmux is missing on CI: .ci/run should have installed it"
+        );
         eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
         return;
     }
