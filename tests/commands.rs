@@ -47,6 +47,37 @@ fn memory_dir(p: &TestProject) -> PathBuf {
         .join("memory")
 }
 
+/// Backups `forge init` kept of project files, sorted.
+fn backups(p: &TestProject) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(p.forge_dir().join("backups"))
+        .into_iter()
+        .flatten()
+        .map(|e| e.unwrap().path())
+        .collect();
+    v.sort();
+    v
+}
+
+#[cfg(unix)]
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// The mode a newly created file gets in this process: `0666 & !umask`.
+#[cfg(unix)]
+fn new_file_mode() -> u32 {
+    let umask = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Umask:"))
+                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+        })
+        .unwrap_or(0o022);
+    0o666 & !umask
+}
+
 fn stdout_of(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -72,6 +103,7 @@ fn init_dry_run_shows_diff_and_writes_nothing() {
     assert!(text.contains("would remove"), "{text}");
     assert_eq!(p.read(".claude/settings.json"), FOREIGN_SETTINGS);
     assert!(!p.root.join(".claude/settings.json.bak").exists());
+    assert!(backups(&p).is_empty());
     assert!(!p.root.join(".gitignore").exists());
     assert!(!p.forge_dir().exists());
 }
@@ -123,7 +155,10 @@ fn init_keeps_foreign_removes_dead_backs_up_and_is_idempotent() {
         s["statusLine"],
         serde_json::json!({"type": "command", "command": format!("{} statusline", exe.display()), "padding": 0})
     );
-    assert_eq!(p.read(".claude/settings.json.bak"), FOREIGN_SETTINGS);
+    let baks = backups(&p);
+    assert_eq!(baks.len(), 1, "{baks:?}");
+    assert_eq!(std::fs::read_to_string(&baks[0]).unwrap(), FOREIGN_SETTINGS);
+    assert!(text.contains(".forge/backups/settings.json."), "{text}");
     assert!(p.forge_dir().join("logs").is_dir());
     assert!(p.forge_dir().join("handoffs").is_dir());
     assert_eq!(p.read(".gitignore"), "target\n.forge/\n");
@@ -136,7 +171,7 @@ fn init_keeps_foreign_removes_dead_backs_up_and_is_idempotent() {
         .success()
         .stdout(contains("nothing changed"));
     assert_eq!(p.read(".claude/settings.json"), before);
-    assert_eq!(p.read(".claude/settings.json.bak"), FOREIGN_SETTINGS);
+    assert_eq!(backups(&p), baks);
     assert_eq!(p.read(".gitignore"), "target\n.forge/\n");
     // And a dry run now has nothing to show.
     p.forge()
@@ -144,6 +179,55 @@ fn init_keeps_foreign_removes_dead_backs_up_and_is_idempotent() {
         .assert()
         .success()
         .stdout(contains("nothing changed"));
+}
+
+#[cfg(unix)]
+#[test]
+fn init_keeps_modes_and_never_overwrites_a_backup() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = TestProject::new();
+    let settings_path = p.write(".claude/settings.json", FOREIGN_SETTINGS);
+    std::fs::set_permissions(&settings_path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    p.forge().args(["init", "--commands"]).assert().success();
+    assert_eq!(mode(&settings_path), 0o600, "the rewrite keeps the mode");
+    let baks = backups(&p);
+    assert_eq!(baks.len(), 1);
+    assert_eq!(
+        mode(&baks[0]),
+        0o600,
+        "a private file gets a private backup"
+    );
+    for created in [
+        ".gitignore",
+        ".claude/commands/forge-learn.md",
+        ".claude/commands/forge-continue.md",
+    ] {
+        assert_eq!(mode(&p.root.join(created)), new_file_mode(), "{created}");
+    }
+    // A fresh settings file is an ordinary file too.
+    let q = TestProject::new();
+    q.forge().arg("init").assert().success();
+    assert_eq!(mode(&q.root.join(".claude/settings.json")), new_file_mode());
+    // Each change keeps its own backup: the first one is not overwritten.
+    let wired = p.read(".claude/settings.json");
+    p.forge().args(["init", "--uninstall"]).assert().success();
+    let baks2 = backups(&p);
+    assert_eq!(baks2.len(), 2, "{baks2:?}");
+    assert!(baks2.contains(&baks[0]));
+    assert_eq!(std::fs::read_to_string(&baks[0]).unwrap(), FOREIGN_SETTINGS);
+    let newest = baks2.iter().find(|b| **b != baks[0]).unwrap();
+    assert_eq!(std::fs::read_to_string(newest).unwrap(), wired);
+    // The backups are git-ignored.
+    let status = std::process::Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=all"])
+        .current_dir(&p.root)
+        .output()
+        .unwrap();
+    assert!(
+        !String::from_utf8_lossy(&status.stdout).contains("backups"),
+        "{}",
+        String::from_utf8_lossy(&status.stdout)
+    );
 }
 
 #[test]

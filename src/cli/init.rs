@@ -35,7 +35,8 @@ const IGNORE_LINE: &str = ".forge/";
 /// PreToolUse, Notification, PermissionRequest and UserPromptSubmit, plus forge's
 /// statusLine, all running this binary by its absolute path. Every other key and hook
 /// is kept; hook entries whose script no longer exists are removed and listed. The
-/// old file is kept as settings.json.bak. It also creates .forge/logs and
+/// old file is kept in .forge/backups/ (git-ignored; with --user, next to it as
+/// settings.json.forge-bak-<time>). It also creates .forge/logs and
 /// .forge/handoffs and adds `.forge/` to .gitignore. Running it twice changes
 /// nothing the second time.
 ///
@@ -245,6 +246,7 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     }
 
     let mut done = String::new();
+    let mut backups: Vec<String> = Vec::new();
     if make_dirs {
         paths
             .ensure_dirs()
@@ -255,19 +257,20 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         let name = shown(&c.path, &paths);
         match (&c.new, &c.old) {
             (Some(new), old) => {
+                let mut bak = None;
                 if c.backup
                     && let Some(old) = old
                 {
-                    let bak = store::sibling(&c.path, ".bak");
-                    store::write_atomic(&bak, old.as_bytes())
-                        .wrap_err_with(|| format!("writing the backup {}", bak.display()))?;
+                    let path = write_backup(&c.path, old, (!args.user).then_some(&paths), env)?;
+                    backups.push(shown(&path, &paths));
+                    bak = Some(path);
                 }
                 store::write_atomic(&c.path, new.as_bytes())
                     .wrap_err_with(|| format!("writing {}", c.path.display()))?;
                 let verb = if old.is_some() { "Updated" } else { "Created" };
                 let _ = write!(done, "{verb} {name}");
-                if c.backup {
-                    let _ = write!(done, " (backup: {name}.bak)");
+                if let Some(bak) = bak {
+                    let _ = write!(done, " (the old file is in {})", shown(&bak, &paths));
                 }
                 done.push('\n');
                 if c.path == settings_path {
@@ -282,8 +285,66 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         }
     }
     done.push_str(&report);
+    if !backups.is_empty() && !args.user {
+        done.push_str(
+            "Backups are kept in .forge/backups/, which is git-ignored, so they are never committed.\n",
+        );
+    }
     super::print_out(&done);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the previous version of `file` is kept before forge rewrites it, and
+/// writes it there (with the original's permissions). A new name every time, so an
+/// earlier backup is never overwritten.
+///
+/// Project files go to `.forge/backups/<name>.<stamp>`: `.forge/` is git-ignored, so a
+/// backup of a committed, shared `.claude/settings.json` cannot be committed by
+/// accident, and `.claude/` gets no stray files. User files (`--user`) are backed up
+/// next to themselves as `<name>.forge-bak-<stamp>` (no `.md` ending, so Claude Code
+/// never loads a backed-up command).
+fn write_backup(
+    file: &Path,
+    old: &str,
+    project: Option<&Paths>,
+    env: &Env,
+) -> color_eyre::Result<PathBuf> {
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "file".to_owned());
+    let stamp = env.now.format("%Y%m%d-%H%M%S");
+    let base = match project {
+        Some(paths) => {
+            // Creates .forge/.gitignore (`*`) too when .forge/ is new.
+            paths
+                .ensure_dirs()
+                .wrap_err_with(|| format!("creating {}", paths.forge_dir().display()))?;
+            paths
+                .forge_dir()
+                .join("backups")
+                .join(format!("{name}.{stamp}"))
+        }
+        None => file.with_file_name(format!("{name}.forge-bak-{stamp}")),
+    };
+    for n in 1..=100 {
+        let path = if n == 1 {
+            base.clone()
+        } else {
+            store::sibling(&base, &format!("-{n}"))
+        };
+        match store::write_new_atomic_like(&path, old.as_bytes(), file) {
+            Ok(()) => return Ok(path),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                return Err(e).wrap_err_with(|| format!("writing the backup {}", path.display()));
+            }
+        }
+    }
+    Err(eyre!(
+        "too many backups named {}*: remove some, then run `forge init` again",
+        base.display()
+    ))
 }
 
 /// What the settings transform did, in words.

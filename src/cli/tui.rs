@@ -15,9 +15,11 @@ use crate::tui::{self, Session, demo};
 ///
 /// It updates when files under .forge/ change. Press ? for the keys, q to quit.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Examples:\n  forge tui                      # this project, live\n  \
+#[command(
+    after_help = "Examples:\n  forge tui                      # this project, live\n  \
     forge tui --demo               # a bundled sample project\n  \
-    forge tui --once --width 100 --height 30 > frame.txt")]
+    forge tui --once --width 100 --height 30 > frame.txt"
+)]
 pub struct TuiArgs {
     /// Project folder (default: found from the current folder).
     #[arg(long, value_name = "DIR", conflicts_with = "demo")]
