@@ -22,6 +22,7 @@ const FOREIGN_SETTINGS: &str = r#"{
   "hooks": {
     "Stop": [
       {"hooks": [{"type": "command", "command": "~/.golem/hooks/stop.sh"}]},
+      {"hooks": [{"type": "command", "command": "bash", "args": ["${CLAUDE_PROJECT_DIR}/scripts/gone.sh"]}]},
       {"matcher": "", "hooks": [{"type": "command", "command": "/bin/sh -c true"}]}
     ],
     "PostToolUse": [
@@ -98,9 +99,18 @@ fn init_dry_run_shows_diff_and_writes_nothing() {
     );
     assert!(text.contains("@@ "), "{text}");
     assert!(text.contains("hook SessionStart"), "{text}");
-    assert!(text.contains("-      {\"hooks\": [{\"type\": \"command\", \"command\": \"~/.golem/hooks/stop.sh\"}]},"), "{text}");
+    assert!(text.contains("-      {\"hooks\": [{\"type\": \"command\", \"command\": \"bash\", \"args\": [\"${CLAUDE_PROJECT_DIR}/scripts/gone.sh\"]}]},"), "{text}");
+    assert!(
+        text.contains("+            \"command\": \"~/.golem/hooks/stop.sh\""),
+        "kept: {text}"
+    );
+    assert!(
+        !text.contains("+            \"command\": \"bash\""),
+        "{text}"
+    );
     assert!(text.contains("+.forge/"), "{text}");
-    assert!(text.contains("would remove"), "{text}");
+    assert!(text.contains("Would remove"), "{text}");
+    assert!(text.contains("Warning: would keep"), "{text}");
     assert_eq!(p.read(".claude/settings.json"), FOREIGN_SETTINGS);
     assert!(!p.root.join(".claude/settings.json.bak").exists());
     assert!(backups(&p).is_empty());
@@ -116,11 +126,21 @@ fn init_keeps_foreign_removes_dead_backs_up_and_is_idempotent() {
     let out = p.forge().arg("init").output().unwrap();
     assert!(out.status.success(), "{out:?}");
     let text = stdout_of(&out);
+    // The dead script inside the project is removed; the one under ~ may exist on a
+    // teammate's machine (the project settings are shared), so it is only warned about.
+    let removed_at = text.find("Removed from .claude/settings.json (script not found):");
+    let warned_at = text.find("Warning: kept in .claude/settings.json");
+    assert!(removed_at.is_some() && warned_at.is_some(), "{text}");
+    let removed = &text[removed_at.unwrap()..warned_at.unwrap()];
     assert!(
-        text.contains("~/.golem/hooks/stop.sh"),
-        "removal listed: {text}"
+        removed.contains("Stop: bash '${CLAUDE_PROJECT_DIR}/scripts/gone.sh'"),
+        "{text}"
     );
-    assert!(text.contains("script not found"), "{text}");
+    assert!(!removed.contains("golem"), "{text}");
+    assert!(
+        text[warned_at.unwrap()..].contains("Stop: ~/.golem/hooks/stop.sh"),
+        "{text}"
+    );
 
     let s = settings(&p);
     let keys: Vec<_> = s.as_object().unwrap().keys().cloned().collect();
@@ -138,7 +158,8 @@ fn init_keeps_foreign_removes_dead_backs_up_and_is_idempotent() {
             .iter()
             .any(|h| h.command == "cargo fmt" && h.event == "PostToolUse")
     );
-    assert!(!hooks.iter().any(|h| h.command.contains("golem")));
+    assert!(hooks.iter().any(|h| h.command.contains("golem")));
+    assert!(!hooks.iter().any(|h| h.command == "bash"));
     let exe = forge_exe();
     for event in FORGE_EVENTS {
         let want = format!("{} hook {event}", exe.display());
@@ -286,6 +307,33 @@ fn init_keeps_a_foreign_statusline_unless_asked() {
 }
 
 #[test]
+fn init_user_removes_dead_home_scripts_and_backs_up_beside_the_file() {
+    let p = TestProject::new();
+    let user = p.home.join(".claude/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, FOREIGN_SETTINGS).unwrap();
+    let out = p.forge().args(["init", "--user"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout_of(&out);
+    assert!(text.contains("(script not found)"), "{text}");
+    assert!(text.contains("Stop: ~/.golem/hooks/stop.sh"), "{text}");
+    assert!(!text.contains("Warning: kept"), "{text}");
+    let s: Value = serde_json::from_str(&std::fs::read_to_string(&user).unwrap()).unwrap();
+    assert!(
+        !command_hooks(&s)
+            .iter()
+            .any(|h| h.command.contains("golem"))
+    );
+    let baks: Vec<_> = std::fs::read_dir(user.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("settings.json.forge-bak-"))
+        .collect();
+    assert_eq!(baks.len(), 1, "{baks:?}");
+    assert!(text.contains(&baks[0]), "{text}");
+}
+
+#[test]
 fn init_user_and_commands() {
     let p = TestProject::new();
     p.forge()
@@ -368,7 +416,16 @@ fn doctor_names_every_problem_and_fails() {
     );
     p.write(
         ".claude/agents/builder.md",
-        "---\nname: builder\nmodel: claude-sonnet-9\n---\n",
+        "---\nname: builder\nmodel: Opus\n---\n",
+    );
+    // Full model ids are accepted, with or without the 1M suffix.
+    p.write(
+        ".claude/agents/reviewer.md",
+        "---\nname: reviewer\nmodel: claude-sonnet-4-6\n---\n",
+    );
+    p.write(
+        ".claude/commands/big.md",
+        "---\ndescription: x\nmodel: claude-opus-4-6[1m]\n---\n",
     );
     p.add_handoff_fixture("agent-T-011-20261121-090102.md");
     let mem = memory_dir(&p);
@@ -393,17 +450,23 @@ fn doctor_names_every_problem_and_fails() {
         "~/.golem/hooks/stop.sh",
         "FAIL  model-aliases",
         ".claude/commands/review.md: model: gpt-4o",
-        ".claude/agents/builder.md: model: claude-sonnet-9",
+        ".claude/agents/builder.md: model: Opus (aliases are lower-case: opus)",
         "FAIL  signals",
         "agent-T-011-20261121-090102.md",
         "FAIL  learned-secrets",
-        "learned-deploy.md:3",
+        "learned-deploy.md:3: looks like a password in a URL",
         "warn  memory-size",
         "forge learn archive",
     ] {
         assert!(text.contains(want), "missing {want:?} in:\n{text}");
     }
     assert!(!text.contains("planner.md"), "a valid alias is not flagged");
+    assert!(
+        !text.contains("reviewer.md"),
+        "a full model id is not flagged"
+    );
+    assert!(!text.contains("big.md"), "a [1m] model id is not flagged");
+    assert!(!text.contains("(s)"), "no file(s)-style plurals:\n{text}");
     assert!(
         !text.contains("hunter22"),
         "the secret itself is never printed"

@@ -124,6 +124,10 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
                     project: (!args.user).then_some(paths.root.as_path()),
                 },
                 exists: &exists,
+                // A committed project settings file is shared: a missing `~/…` or
+                // `/opt/…` script may exist on a teammate's machine, so only
+                // missing scripts inside the project are removed there.
+                remove_dead_only_inside: (!args.user).then_some(paths.root.as_path()),
             },
         )
     }
@@ -187,7 +191,8 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
                     Some(_) => {
                         let _ = writeln!(
                             report,
-                            "Kept {} (you changed it; remove it by hand if you want)",
+                            "{} {} (you changed it; remove it by hand if you want)",
+                            if args.dry_run { "Would keep" } else { "Kept" },
                             shown(&path, &paths)
                         );
                     }
@@ -347,35 +352,55 @@ fn write_backup(
     ))
 }
 
-/// What the settings transform did, in words.
+/// What the settings transform did, in words: what was removed, and what was only
+/// warned about.
 fn describe_outcome(out: &mut String, o: &Outcome, path: &Path, paths: &Paths, args: &InitArgs) {
     let name = shown(path, paths);
-    let removed = if args.dry_run {
-        "would remove"
+    let (remove, keep) = if args.dry_run {
+        ("Would remove", "Would keep")
     } else {
-        "removed"
+        ("Removed", "Kept")
     };
-    let list = |out: &mut String, title: &str, items: &[Removal]| {
+    let list = |out: &mut String, title: String, items: &[Removal]| {
+        if items.is_empty() {
+            return;
+        }
+        let _ = writeln!(out, "  {title}:");
         for r in items {
-            let _ = writeln!(out, "  {title} ({}): {}", r.event, r.command);
+            let _ = writeln!(out, "    {}: {}", r.event, r.command);
         }
     };
     if args.uninstall {
-        list(out, &format!("{removed} from {name}"), &o.removed_forge);
+        list(out, format!("{remove} from {name}"), &o.removed_forge);
     } else {
         list(
             out,
-            &format!("{removed} from {name}, script not found"),
+            format!("{remove} from {name} (script not found)"),
             &o.removed_dead,
         );
         list(
             out,
-            &format!("{removed} duplicate forge entry from {name}"),
+            format!(
+                "Warning: {} in {name} although the script is missing here (it is outside the project and may exist on a teammate's machine; remove it by hand if nobody uses it)",
+                keep.to_lowercase()
+            ),
+            &o.kept_dead,
+        );
+        list(
+            out,
+            format!(
+                "{remove} duplicate forge {} from {name}",
+                if o.removed_forge.len() == 1 {
+                    "entry"
+                } else {
+                    "entries"
+                }
+            ),
             &o.removed_forge,
         );
     }
     for n in &o.notes {
-        let _ = writeln!(out, "  note: {n}");
+        let _ = writeln!(out, "  Note: {n}");
     }
 }
 
