@@ -892,11 +892,61 @@ fn resume_errors_say_what_to_do() {
         .code(1)
         .stderr(contains("no handoff #0"));
     p.forge()
-        .args(["resume", "missing.md"])
+        .args(["resume", "handoff-missing.md"])
         .assert()
         .code(1)
-        .stderr(contains("no such handoff file: missing.md"));
+        .stderr(contains("no such handoff file: handoff-missing.md"));
     assert!(!p.forge_dir().join("pending-resume").exists());
+}
+
+#[test]
+fn resume_by_path_takes_only_handoff_files_and_clears_every_marker_it_wrote() {
+    let p = TestProject::new();
+    inbox(&p);
+    let project_marker = p.forge_dir().join("pending-resume");
+    let global_marker = p.home.join(".claude/pending-resume");
+    for not_a_handoff in ["README.md", ".forge/handoffs", "notes.txt"] {
+        p.forge()
+            .args(["resume", not_a_handoff])
+            .assert()
+            .code(1)
+            .stderr(contains("not a handoff file").and(contains("handoff-*.md")));
+    }
+    p.forge()
+        .args(["resume", "handoff-20990101-000000.md"])
+        .assert()
+        .code(1)
+        .stderr(contains("no such handoff file"));
+    assert!(!project_marker.exists());
+
+    // A detour through `..` is stored as the canonical path.
+    p.forge()
+        .args([
+            "resume",
+            ".forge/handoffs/../handoffs/handoff-20261121-094500.md",
+        ])
+        .assert()
+        .success();
+    let canonical = p
+        .forge_dir()
+        .join("handoffs/handoff-20261121-094500.md")
+        .canonicalize()
+        .unwrap();
+    assert_eq!(marker(&project_marker), canonical.display().to_string());
+
+    // A handoff of another project, chosen by path: --clear removes the global
+    // marker too, although it points outside this project.
+    let other = TestProject::new();
+    let theirs = other.add_handoff_fixture("handoff-20261121-094500.md");
+    p.forge().arg("resume").arg(&theirs).assert().success();
+    assert_eq!(marker(&global_marker), theirs.display().to_string());
+    p.forge()
+        .args(["resume", "--clear"])
+        .assert()
+        .success()
+        .stdout(contains(global_marker.display().to_string()));
+    assert!(!project_marker.exists());
+    assert!(!global_marker.exists());
 }
 
 // ----- learn --------------------------------------------------------------------

@@ -167,7 +167,7 @@ fn select(
         return n
             .checked_sub(1)
             .and_then(|i| list.get(i))
-            .map(|h| h.path.clone())
+            .map(|h| std::fs::canonicalize(&h.path).unwrap_or_else(|_| h.path.clone()))
             .ok_or_else(|| {
                 eyre!(
                     "there is no handoff #{sel}: the list has 1 to {} (run `forge resume` to see it)",
@@ -176,16 +176,25 @@ fn select(
             });
     }
     let given = Path::new(sel);
+    if !is_handoff_name(given) {
+        bail!(
+            "{sel} is not a handoff file: forge resumes from .forge/handoffs/handoff-*.md (session) or agent-*.md (agent) files; give a number from `forge resume`, or such a file"
+        );
+    }
     let candidates = [env.cwd.join(given), paths.handoffs().join(given)];
-    let found = candidates
-        .iter()
-        .find(|p| p.is_file())
-        .ok_or_else(|| {
-            eyre!(
-                "no such handoff file: {sel} (give a path, a file name in .forge/handoffs, or a number from `forge resume`)"
-            )
-        })?;
-    std::path::absolute(found).wrap_err("resolving the handoff path")
+    let found = candidates.iter().find(|p| p.is_file()).ok_or_else(|| {
+        eyre!(
+            "no such handoff file: {sel} (give a path, a file name in .forge/handoffs, or a number from `forge resume`)"
+        )
+    })?;
+    std::fs::canonicalize(found).wrap_err_with(|| format!("resolving {}", found.display()))
+}
+
+/// Whether a file name is a handoff's: `handoff-*.md` or `agent-*.md`.
+fn is_handoff_name(path: &Path) -> bool {
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+        n.len() > 3 && n.ends_with(".md") && (n.starts_with("handoff-") || n.starts_with("agent-"))
+    })
 }
 
 fn age(created: Option<DateTime<Utc>>, now: DateTime<Utc>) -> String {
@@ -218,7 +227,7 @@ pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<
         "FILE", "KIND", "AGE", "TRIGGER/STATUS", "BRANCH"
     );
     for (i, h) in list.iter().enumerate() {
-        let mark = if pending.is_some_and(|p| same_file(p, &h.path)) {
+        let mark = if pending.is_some_and(|p| files::same_file(p, &h.path)) {
             "→"
         } else {
             " "
@@ -244,11 +253,6 @@ pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<
     }
     out.push_str("\nChoose one with `forge resume N` (or --latest); print it with --print.\n");
     out
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    canon(a) == canon(b)
 }
 
 /// The handoff text preceded by drift notes against the current git state.
