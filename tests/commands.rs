@@ -593,11 +593,21 @@ fn config_errors_name_key_and_file() {
         .assert()
         .code(1)
         .stderr(contains("context.warm").and(contains(".forge/config.toml")));
-    p.forge()
-        .args(["config", "show"])
-        .assert()
-        .code(1)
-        .stderr(contains("context.warm"));
+    // show still shows the defaults (and says which file it left out), and the hint
+    // does not send you back to `forge config show`.
+    let out = p.forge().args(["config", "show"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("unknown key `context.warm` (valid keys in [context]: warn, critical, emergency, handoff_threshold)"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("warm").count(), 1, "{stderr}");
+    assert!(!stderr.contains("config show"), "{stderr}");
+    assert!(stderr.contains("forge config path"), "{stderr}");
+    let stdout = stdout_of(&out);
+    assert!(stdout.contains("context.warn = 70.0"), "{stdout}");
+    assert!(stdout.contains("# left out"), "{stdout}");
     std::fs::remove_file(p.root.join(".forge/config.toml")).unwrap();
     let user = p.xdg.join("forge/config.toml");
     std::fs::create_dir_all(user.parent().unwrap()).unwrap();

@@ -631,11 +631,9 @@ fn check_config(paths: &Paths, env: &Env) -> Check {
                 },
             )
         }
-        Err(e) => Check::new(
-            "config",
-            Status::Fail,
-            format!("{e} — fix it; `forge config show` lists the valid keys once it loads"),
-        ),
+        Err(e) => {
+            Check::new("config", Status::Fail, e.to_string()).with(vec![super::config::fix_hint()])
+        }
     }
 }
 
