@@ -359,11 +359,47 @@ fn init_user_and_commands() {
     // Project commands, idempotent.
     p.forge().args(["init", "--commands"]).assert().success();
     assert!(p.root.join(".claude/commands/forge-continue.md").is_file());
+    // They run forge by this binary's absolute path (forge need not be on PATH),
+    // and allowed-tools allows exactly that.
+    let cont = p.read(".claude/commands/forge-continue.md");
+    let exe = forge_exe().display().to_string();
+    assert!(
+        cont.contains(&format!("Run `{exe} resume --print`")),
+        "{cont}"
+    );
+    assert!(
+        cont.contains(&format!(
+            "allowed-tools: Bash({exe} resume:*), Bash({exe} status:*)"
+        )),
+        "{cont}"
+    );
+    assert!(!cont.contains("`forge resume"), "{cont}");
+    let learn = p.read(".claude/commands/forge-learn.md");
+    assert!(learn.contains(&format!("Bash({exe} learn:*)")), "{learn}");
     p.forge()
         .args(["init", "--commands"])
         .assert()
         .success()
         .stdout(contains("nothing changed"));
+    // A copy installed by a forge at another path is still forge's: re-pointed
+    // without a backup, and removed by --uninstall --commands.
+    p.write(
+        ".claude/commands/forge-learn.md",
+        &learn.replace(&exe, "/old/place/forge"),
+    );
+    p.forge().args(["init", "--commands"]).assert().success();
+    assert_eq!(p.read(".claude/commands/forge-learn.md"), learn);
+    assert!(backups(&p).is_empty(), "{:?}", backups(&p));
+    p.write(
+        ".claude/commands/forge-learn.md",
+        &learn.replace(&exe, "/old/place/forge"),
+    );
+    p.forge()
+        .args(["init", "--uninstall", "--commands"])
+        .assert()
+        .success();
+    assert!(!p.root.join(".claude/commands/forge-learn.md").exists());
+    assert!(!p.root.join(".claude/commands/forge-continue.md").exists());
 }
 
 #[test]

@@ -25,6 +25,38 @@ pub const COMMANDS: [(&str, &str); 2] = [
     ),
 ];
 
+/// The placeholder in the shipped slash commands for the forge program.
+const PROGRAM_SLOT: &str = "{{forge}}";
+
+/// A shipped slash command with `{{forge}}` replaced by `program` (this binary's
+/// absolute path, shell-quoted), so the command works when forge is not on PATH
+/// and its `allowed-tools` rules match the commands it asks Claude to run.
+pub fn render_command(template: &str, program: &str) -> String {
+    template.replace(PROGRAM_SLOT, program)
+}
+
+/// Whether `installed` is `template` rendered for *some* program path (an install
+/// by this or an older forge binary, unchanged since): such a file is forge's to
+/// replace or remove.
+pub fn is_rendered_from(installed: &str, template: &str) -> bool {
+    let mut parts = template.split(PROGRAM_SLOT);
+    let Some(first) = parts.next() else {
+        return false;
+    };
+    let Some(rest) = installed.strip_prefix(first) else {
+        return false;
+    };
+    let Some(second) = parts.next() else {
+        return installed == template;
+    };
+    // The program runs up to the text that follows the first slot.
+    let Some(end) = rest.find(second) else {
+        return false;
+    };
+    let program = &rest[..end];
+    !program.is_empty() && !program.contains('\n') && render_command(template, program) == installed
+}
+
 /// The line `forge init` adds to `.gitignore`.
 const IGNORE_LINE: &str = ".forge/";
 
@@ -177,12 +209,14 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
 
     // Slash commands.
     if args.commands {
-        for (name, text) in COMMANDS {
+        for (name, template) in COMMANDS {
+            let text = render_command(template, &program);
+            let text = text.as_str();
             let path = claude_base.join("commands").join(name);
             let old = read_optional(&path)?;
             if args.uninstall {
                 match old.as_deref() {
-                    Some(o) if o == text => changes.push(FileChange {
+                    Some(o) if is_rendered_from(o, template) => changes.push(FileChange {
                         path,
                         old,
                         new: None,
@@ -199,7 +233,10 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
                     None => {}
                 }
             } else if old.as_deref() != Some(text) {
-                let backup = old.is_some();
+                // A copy rendered for another forge path is forge's own: no backup.
+                let backup = old
+                    .as_deref()
+                    .is_some_and(|o| !is_rendered_from(o, template));
                 changes.push(FileChange {
                     path,
                     old,
@@ -457,14 +494,50 @@ mod tests {
     }
 
     #[test]
+    fn commands_name_forge_by_the_given_path_everywhere() {
+        for (name, template) in COMMANDS {
+            let text = render_command(template, "'/opt/my tools/forge'");
+            assert!(!text.contains(PROGRAM_SLOT), "{name}");
+            // Every command Claude is told to run, and every allowed-tools rule,
+            // uses the path; `forge` alone is left only in prose.
+            for line in text.lines() {
+                for bare in [
+                    "`forge resume",
+                    "`forge status",
+                    "`forge learn",
+                    "Bash(forge",
+                ] {
+                    assert!(!line.contains(bare), "{name}: {line}");
+                }
+            }
+            let (fm, _) = crate::model::handoff::split_front_matter(&text);
+            let tools = fm.get("allowed-tools").unwrap();
+            assert!(
+                tools.contains("Bash('/opt/my tools/forge' "),
+                "{name}: {tools}"
+            );
+            assert!(is_rendered_from(&text, template), "{name}");
+            assert!(is_rendered_from(
+                &render_command(template, "/usr/bin/forge"),
+                template
+            ));
+            assert!(
+                !is_rendered_from(&format!("{text}\nmine\n"), template),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
     fn shipped_commands_have_front_matter_and_no_bad_model() {
-        for (name, text) in COMMANDS {
+        for (name, template) in COMMANDS {
+            let text = &render_command(template, "forge");
             let (fm, body) = crate::model::handoff::split_front_matter(text);
             assert!(fm.contains_key("description"), "{name}");
             assert!(!fm.contains_key("model"), "{name}");
             assert!(!body.trim().is_empty());
         }
-        let learn = COMMANDS[0].1;
+        let learn = &render_command(COMMANDS[0].1, "forge");
         for word in [
             "Extracted",
             "Confidence",
@@ -484,7 +557,7 @@ mod tests {
         ] {
             assert!(learn.contains(word), "forge-learn.md lacks {word}");
         }
-        let cont = COMMANDS[1].1;
+        let cont = &render_command(COMMANDS[1].1, "forge");
         for word in ["forge resume --print", "blocked", "open question", "Drift"] {
             assert!(cont.contains(word), "forge-continue.md lacks {word}");
         }
