@@ -92,6 +92,13 @@ fn init_dry_run_shows_diff_and_writes_nothing() {
     let out = p.forge().args(["init", "--dry-run"]).output().unwrap();
     assert!(out.status.success());
     let text = stdout_of(&out);
+    assert!(
+        text.starts_with(&format!(
+            "Dry run for the project {}: nothing was written.",
+            p.root.display()
+        )),
+        "{text}"
+    );
     assert!(text.contains("--- .claude/settings.json"), "{text}");
     assert!(
         text.contains("+++ .claude/settings.json (after forge init)"),
@@ -400,6 +407,51 @@ fn init_user_and_commands() {
         .success();
     assert!(!p.root.join(".claude/commands/forge-learn.md").exists());
     assert!(!p.root.join(".claude/commands/forge-continue.md").exists());
+}
+
+#[test]
+fn project_flag_is_canonical_and_a_subfolder_means_its_project() {
+    let p = TestProject::new();
+    std::fs::create_dir_all(p.root.join("src/deep")).unwrap();
+    // From elsewhere, through a `..` detour into a subfolder.
+    let detour = p.root.join("src/../src/deep");
+    let out = p
+        .forge()
+        .current_dir(p.dir.path())
+        .arg("init")
+        .arg("--project")
+        .arg(&detour)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout_of(&out);
+    assert!(
+        text.starts_with(&format!(
+            "Wired forge into the project {}\n",
+            p.root.display()
+        )),
+        "{text}"
+    );
+    assert!(p.root.join(".claude/settings.json").is_file());
+    assert!(!p.root.join("src/deep/.claude").exists());
+    assert!(p.forge_dir().join("logs").is_dir());
+    // Other commands agree: the subfolder's project, named absolutely.
+    let out = p
+        .forge()
+        .current_dir(p.dir.path())
+        .args(["doctor", "--json", "--project", "project/src"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["project"], p.root.display().to_string());
+    p.forge()
+        .args(["init", "--project", "src"])
+        .assert()
+        .success()
+        .stdout(contains(format!(
+            "forge is already set up in the project {}; nothing changed.",
+            p.root.display()
+        )));
 }
 
 #[test]

@@ -74,7 +74,9 @@ pub fn model_problem(value: &str) -> Option<String> {
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct DoctorArgs {
-    /// Project folder (default: found from the current folder).
+    /// Project folder (default: the current folder's project). A folder inside a
+    /// project means that project (nearest .forge/ above, else the git root), as when
+    /// run from there.
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
     /// Print the checks as JSON.

@@ -80,7 +80,9 @@ const IGNORE_LINE: &str = ".forge/";
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct InitArgs {
-    /// Project folder (default: found from the current folder).
+    /// Project folder (default: the current folder's project). A folder inside a
+    /// project means that project (nearest .forge/ above, else the git root), as when
+    /// run from there.
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
     /// Edit the user settings ($CLAUDE_CONFIG_DIR or ~/.claude/settings.json) instead
@@ -247,19 +249,30 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         }
     }
 
+    // Say which project (or which user settings file) this is about, absolutely.
+    let target = if args.user {
+        format!(
+            "the user settings {} (every project)",
+            settings_path.display()
+        )
+    } else {
+        format!("the project {}", paths.root.display())
+    };
     if changes.is_empty() && !make_dirs {
-        report.push_str(if args.uninstall {
-            "forge is not wired here; nothing changed.\n"
+        report.push_str(&if args.uninstall {
+            format!("forge is not wired into {target}; nothing changed.\n")
         } else {
-            "forge is already set up here; nothing changed.\n"
+            format!("forge is already set up in {target}; nothing changed.\n")
         });
         super::print_out(&report);
         return Ok(ExitCode::SUCCESS);
     }
 
     if args.dry_run {
-        let mut out =
-            String::from("Dry run: nothing was written. forge init would make these changes:\n");
+        let mut out = format!(
+            "Dry run for {target}: nothing was written. forge init{} would make these changes:\n",
+            if args.uninstall { " --uninstall" } else { "" }
+        );
         for c in &changes {
             let name = shown(&c.path, &paths);
             let old_label = if c.old.is_some() {
@@ -280,14 +293,18 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
             ));
         }
         if make_dirs {
-            out.push_str("would create .forge/logs and .forge/handoffs\n");
+            out.push_str("Would create .forge/logs and .forge/handoffs\n");
         }
         out.push_str(&report);
         super::print_out(&out);
         return Ok(ExitCode::SUCCESS);
     }
 
-    let mut done = String::new();
+    let mut done = if args.uninstall {
+        format!("Removed forge from {target}\n")
+    } else {
+        format!("Wired forge into {target}\n")
+    };
     let mut backups: Vec<String> = Vec::new();
     if make_dirs {
         paths

@@ -27,7 +27,9 @@ pub struct LearnArgs {
     /// What to do.
     #[command(subcommand)]
     pub action: LearnAction,
-    /// Project folder (default: found from the current folder).
+    /// Project folder (default: the current folder's project). A folder inside a
+    /// project means that project (nearest .forge/ above, else the git root), as when
+    /// run from there.
     #[arg(long, value_name = "DIR", global = true)]
     pub project: Option<PathBuf>,
 }

@@ -42,7 +42,9 @@ pub struct ResumeArgs {
     /// Remove the pending-resume markers (after printing, with --print).
     #[arg(long)]
     pub clear: bool,
-    /// Project folder (default: found from the current folder).
+    /// Project folder (default: the current folder's project). A folder inside a
+    /// project means that project (nearest .forge/ above, else the git root), as when
+    /// run from there.
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
 }

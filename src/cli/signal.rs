@@ -55,7 +55,9 @@ pub struct SignalArgs {
     /// Background for the next agent.
     #[arg(long, value_name = "C")]
     pub context: Option<String>,
-    /// Project folder (default: found from the current folder).
+    /// Project folder (default: the current folder's project). A folder inside a
+    /// project means that project (nearest .forge/ above, else the git root), as when
+    /// run from there.
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
 }
