@@ -803,6 +803,52 @@ fn signal_round_trips_through_the_signal_parser() {
 }
 
 #[test]
+fn signal_makes_absolute_files_repo_relative_and_warns_on_a_blocked_without_question() {
+    let p = TestProject::new();
+    let file = p.write("src/db/pool.rs", "");
+    let out = p
+        .forge()
+        .args([
+            "signal", "--from", "a", "--to", "b", "--task", "T-5", "--status", "blocked",
+        ])
+        .arg("--file")
+        .arg(&file)
+        .args(["--file", "docs/x.md", "--file", "/etc/hosts"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: --status blocked without --question"),
+        "{stderr}"
+    );
+    let path = PathBuf::from(stdout_of(&out).trim());
+    let sig = parse_signal(&std::fs::read_to_string(&path).unwrap());
+    assert_eq!(
+        sig.signal().unwrap().files_modified,
+        ["src/db/pool.rs", "docs/x.md", "/etc/hosts"]
+    );
+    // With a question there is nothing to warn about.
+    p.forge()
+        .args([
+            "signal",
+            "--from",
+            "a",
+            "--to",
+            "b",
+            "--task",
+            "T-6",
+            "--status",
+            "blocked",
+            "--question",
+            "Which pool size?",
+        ])
+        .assert()
+        .success()
+        .stderr(predicates::str::is_empty());
+}
+
+#[test]
 fn signal_rejects_unknown_status_listing_valid_ones() {
     let p = TestProject::new();
     p.forge()
