@@ -388,6 +388,23 @@ fn init_user_and_commands() {
         .assert()
         .success()
         .stdout(contains("nothing changed"));
+    // A copy the user changed is kept by --uninstall, and a dry run says it would be.
+    p.write(".claude/commands/forge-continue.md", "my own version\n");
+    p.forge()
+        .args(["init", "--uninstall", "--commands", "--dry-run"])
+        .assert()
+        .success()
+        .stdout(contains(
+            "Would keep .claude/commands/forge-continue.md (you changed it",
+        ));
+    p.forge().args(["init", "--commands"]).assert().success();
+    let baks = backups(&p);
+    assert_eq!(baks.len(), 1, "a changed command is backed up: {baks:?}");
+    assert_eq!(
+        std::fs::read_to_string(&baks[0]).unwrap(),
+        "my own version\n"
+    );
+    std::fs::remove_file(&baks[0]).unwrap();
     // A copy installed by a forge at another path is still forge's: re-pointed
     // without a backup, and removed by --uninstall --commands.
     p.write(
@@ -1111,6 +1128,7 @@ fn learn_status_reports_flag_folder_and_files() {
     std::fs::create_dir_all(&mem).unwrap();
     std::fs::write(mem.join("MEMORY.md"), "# m\n- a\n- b\n").unwrap();
     std::fs::write(mem.join("learned-retry.md"), "# Retry\nx\n").unwrap();
+    std::fs::write(mem.join("learned-one.md"), "# One\n").unwrap();
     std::fs::write(mem.join("other.md"), "x").unwrap();
     p.write(".forge/logs/learn-pending", "");
     let out = p.forge().args(["learn", "status"]).output().unwrap();
@@ -1118,6 +1136,7 @@ fn learn_status_reports_flag_folder_and_files() {
     assert!(text.contains("Learn pending: yes"), "{text}");
     assert!(text.contains("MEMORY.md: 3 lines"), "{text}");
     assert!(text.contains("learned-retry.md (2 lines)"), "{text}");
+    assert!(text.contains("learned-one.md (1 line)\n"), "{text}");
     assert!(!text.contains("other.md"), "{text}");
     let out = p
         .forge()

@@ -144,11 +144,12 @@ fn status(paths: &Paths, dir: &Path, as_json: bool) -> color_eyre::Result<ExitCo
         Some(n) if n > MEMORY_MAX_LINES => {
             let _ = writeln!(
                 out,
-                "MEMORY.md: {n} lines (over {MEMORY_MAX_LINES}: run `forge learn archive`)"
+                "MEMORY.md: {} (over {MEMORY_MAX_LINES}: run `forge learn archive`)",
+                super::count(n, "line", "lines")
             );
         }
         Some(n) => {
-            let _ = writeln!(out, "MEMORY.md: {n} lines");
+            let _ = writeln!(out, "MEMORY.md: {}", super::count(n, "line", "lines"));
         }
         None => out.push_str("MEMORY.md: none\n"),
     }
@@ -157,7 +158,7 @@ fn status(paths: &Paths, dir: &Path, as_json: bool) -> color_eyre::Result<ExitCo
     } else {
         let _ = writeln!(out, "Learned patterns: {}", learned.len());
         for (name, n) in &learned {
-            let _ = writeln!(out, "  {name} ({n} lines)");
+            let _ = writeln!(out, "  {name} ({})", super::count(*n, "line", "lines"));
         }
     }
     super::print_out(&out);
@@ -187,8 +188,8 @@ fn archive(dir: &Path, env: &Env) -> color_eyre::Result<ExitCode> {
     let stamp = store::files::iso(env.now);
     let Some(plan) = memory::plan_archive(&text, existing.as_deref(), &name, &stamp) else {
         super::print_out(&format!(
-            "MEMORY.md has {} lines (limit {MEMORY_MAX_LINES}): nothing to archive.\n",
-            text.lines().count()
+            "MEMORY.md has {} (limit {MEMORY_MAX_LINES}): nothing to archive.\n",
+            super::count(text.lines().count(), "line", "lines")
         ));
         return Ok(ExitCode::SUCCESS);
     };
@@ -207,10 +208,10 @@ fn archive(dir: &Path, env: &Env) -> color_eyre::Result<ExitCode> {
     store::write_atomic(&memory_md, plan.memory.as_bytes())
         .wrap_err_with(|| format!("writing {}", memory_md.display()))?;
     super::print_out(&format!(
-        "Moved {} lines of MEMORY.md to {}\nMEMORY.md now points at it ({} lines).\n",
-        plan.moved_lines,
+        "Moved {} of MEMORY.md to {}\nMEMORY.md now points at it ({}).\n",
+        super::count(plan.moved_lines, "line", "lines"),
         archive_path.display(),
-        plan.memory.lines().count()
+        super::count(plan.memory.lines().count(), "line", "lines")
     ));
     Ok(ExitCode::SUCCESS)
 }
