@@ -1220,6 +1220,80 @@ fn completions_and_man_produce_output() {
 }
 
 #[test]
+fn man_pages_name_commands_as_typed_and_refer_to_no_missing_page() {
+    let p = TestProject::new();
+    let page = stdout_of(&p.forge().args(["man", "init"]).output().unwrap());
+    let after = |head: &str| {
+        let at = page.find(head).unwrap_or_else(|| panic!("{head}:\n{page}"));
+        page[at + head.len()..].lines().nth(1).unwrap().to_owned()
+    };
+    assert!(
+        after(".SH NAME").starts_with("forge\\-init \\- Wire Claude Code"),
+        "{page}"
+    );
+    assert!(
+        after(".SH SYNOPSIS").starts_with("\\fBforge init\\fR [\\-\\-project <DIR>] [\\-\\-user]"),
+        "{page}"
+    );
+    assert!(page.contains(".SH EXAMPLES"), "{page}");
+    // The whole manual: every command in one page, and no `forge-x(1)` references
+    // to pages that `forge man > forge.1` does not install.
+    let full = stdout_of(&p.forge().arg("man").output().unwrap());
+    assert!(!full.contains("(1)"), "{full}");
+    for cmd in [
+        "init", "doctor", "config", "signal", "resume", "learn", "man",
+    ] {
+        assert!(
+            full.contains(&format!(".SH \"FORGE {}\"", cmd.to_uppercase())),
+            "{cmd}"
+        );
+    }
+    assert!(full.contains("forge config show"));
+    assert!(full.contains("[\\-\\-question <Q>...]"), "{full}");
+    assert_eq!(full.matches(".ds Aq").count(), 2, "one preamble");
+    let config_page = stdout_of(&p.forge().args(["man", "config"]).output().unwrap());
+    assert!(!config_page.contains("(1)"), "{config_page}");
+    assert!(
+        config_page.contains("\\fBforge config show\\fR"),
+        "{config_page}"
+    );
+}
+
+#[test]
+fn help_lists_options_before_examples_and_summaries_without_periods() {
+    let p = TestProject::new();
+    let top = stdout_of(&p.forge().arg("--help").output().unwrap());
+    let list = &top[top.find("Commands:").unwrap()..top.find("Options:").unwrap()];
+    for cmd in [
+        "init",
+        "doctor",
+        "config",
+        "signal",
+        "resume",
+        "learn",
+        "completions",
+        "man",
+    ] {
+        let line = list
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{cmd} ")))
+            .unwrap();
+        assert!(!line.ends_with('.'), "{line}");
+        let help = stdout_of(&p.forge().args([cmd, "--help"]).output().unwrap());
+        let usage = help.find("Usage:").unwrap();
+        let examples = help
+            .find("Examples:")
+            .unwrap_or_else(|| panic!("{cmd}: {help}"));
+        let options = help.find("Options:").unwrap();
+        assert!(usage < options && options < examples, "{cmd}:\n{help}");
+        assert!(
+            help[examples..].contains(&format!("  forge {cmd}")),
+            "{cmd}:\n{help}"
+        );
+    }
+}
+
+#[test]
 fn every_new_command_has_help_with_an_example() {
     let p = TestProject::new();
     for cmd in [

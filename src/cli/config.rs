@@ -13,18 +13,21 @@ use crate::config::{self, Loaded, Source};
 use crate::env::Env;
 use crate::store::Paths;
 
-/// Show, check or locate forge's configuration.
+/// Show, check or locate forge's configuration
 ///
 /// Settings come from .forge/config.toml over ~/.config/forge/config.toml
 /// ($XDG_CONFIG_HOME respected) over built-in defaults, merged key by key.
-///
-/// Examples:
-///   forge config show
-///   forge config show --json
-///   forge config validate && echo fine
-///   forge config path
 #[derive(clap::Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_help = concat!(
+        "Examples:\n",
+        "  forge config show\n",
+        "  forge config show --json\n",
+        "  forge config validate && echo fine\n",
+        "  forge config path"
+    )
+)]
 pub struct ConfigArgs {
     /// What to do.
     #[command(subcommand)]

@@ -60,19 +60,23 @@ pub fn model_problem(value: &str) -> Option<String> {
     ))
 }
 
-/// Check forge's setup and explain what to fix. Exits 1 when something fails.
+/// Check forge's setup and explain what to fix
 ///
 /// Checks: forge wired into the settings (pointing at a binary that exists), the
 /// statusLine, `.forge/` git-ignored, hook commands whose script is missing,
-/// `model:` in .claude/commands and .claude/agents (opus, sonnet, haiku or inherit),
-/// every agent Signal in .forge/handoffs, learned-*.md memory files free of
-/// secret-looking text, MEMORY.md size, and the config files.
-///
-/// Examples:
-///   forge doctor
-///   forge doctor --json | jq '.checks[] | select(.status != "ok")'
+/// `model:` in .claude/commands and .claude/agents (opus, sonnet, haiku, inherit or
+/// a full model id such as claude-sonnet-4-6), every agent Signal in
+/// .forge/handoffs, learned-*.md memory files free of secret-looking text,
+/// MEMORY.md size, and the config files. Exits 1 when a check fails.
 #[derive(clap::Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_help = concat!(
+        "Examples:\n",
+        "  forge doctor\n",
+        "  forge doctor --json | jq '.checks[] | select(.status != \"ok\")'"
+    )
+)]
 pub struct DoctorArgs {
     /// Project folder (default: the current folder's project). A folder inside a
     /// project means that project (nearest .forge/ above, else the git root), as when

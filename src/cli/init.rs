@@ -60,7 +60,7 @@ pub fn is_rendered_from(installed: &str, template: &str) -> bool {
 /// The line `forge init` adds to `.gitignore`.
 const IGNORE_LINE: &str = ".forge/";
 
-/// Wire Claude Code to forge: hooks, statusline, .forge/ folders and .gitignore.
+/// Wire Claude Code to forge: hooks, statusline, .forge/ folders and .gitignore
 ///
 /// Merges into .claude/settings.json (or ~/.claude/settings.json with --user) one
 /// `forge hook <Event>` entry for each of SessionStart, Stop, SessionEnd, PreCompact,
@@ -71,14 +71,17 @@ const IGNORE_LINE: &str = ".forge/";
 /// settings.json.forge-bak-<time>). It also creates .forge/logs and
 /// .forge/handoffs and adds `.forge/` to .gitignore. Running it twice changes
 /// nothing the second time.
-///
-/// Examples:
-///   forge init --dry-run        # show the diff, write nothing
-///   forge init                  # wire this project
-///   forge init --user --commands
-///   forge init --uninstall      # remove forge's entries, nothing else
 #[derive(clap::Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_help = concat!(
+        "Examples:\n",
+        "  forge init --dry-run        # show the diff, write nothing\n",
+        "  forge init                  # wire this project\n",
+        "  forge init --user --commands\n",
+        "  forge init --uninstall      # remove forge's entries, nothing else"
+    )
+)]
 pub struct InitArgs {
     /// Project folder (default: the current folder's project). A folder inside a
     /// project means that project (nearest .forge/ above, else the git root), as when

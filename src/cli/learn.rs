@@ -12,17 +12,20 @@ use crate::env::Env;
 use crate::model::memory::{self, MEMORY_MAX_LINES};
 use crate::store::{self, Paths};
 
-/// Check or tidy the project's Claude Code memory (the /forge-learn output).
+/// Check or tidy the project's Claude Code memory (the /forge-learn output)
 ///
 /// The memory folder is <claude dir>/projects/<name>/memory/, where <name> is the
 /// project's real path with every character that is not a letter or digit replaced
 /// by `-`, as Claude Code names it.
-///
-/// Examples:
-///   forge learn status
-///   forge learn archive     # when MEMORY.md is over 180 lines
 #[derive(clap::Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_help = concat!(
+        "Examples:\n",
+        "  forge learn status\n",
+        "  forge learn archive     # when MEMORY.md is over 180 lines"
+    )
+)]
 pub struct LearnArgs {
     /// What to do.
     #[command(subcommand)]

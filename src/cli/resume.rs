@@ -14,23 +14,27 @@ use crate::model::handoff::Drift;
 use crate::model::{HandoffEntry, HandoffKind};
 use crate::store::{self, Paths, files, handoffs};
 
-/// List handoffs, choose the one the next session resumes from, or print it.
+/// List handoffs, choose the one the next session resumes from, or print it
 ///
 /// With no arguments, lists session and agent handoffs, newest first and numbered.
-/// Choosing one (by number, path, or --latest) writes .forge/pending-resume and
-/// ~/.claude/pending-resume; the next session's SessionStart hook loads it.
-/// --print writes the chosen (or pending) handoff with drift notes to stdout.
-///
-/// Examples:
-///   forge resume                 # list
-///   forge resume 2               # the next session resumes from #2
-///   forge resume --latest        # ... from the newest session handoff
-///   claude "$(forge resume --latest --print --clear)"
-///   forge resume --clear         # nothing pending
+/// Choosing one (by number, by the path of a handoff-*.md or agent-*.md file, or
+/// --latest) writes .forge/pending-resume and ~/.claude/pending-resume; the next
+/// session's SessionStart hook loads it. --print writes the chosen (or pending)
+/// handoff with drift notes to stdout.
 #[derive(clap::Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_help = concat!(
+        "Examples:\n",
+        "  forge resume                 # list\n",
+        "  forge resume 2               # the next session resumes from #2\n",
+        "  forge resume --latest        # ... from the newest session handoff\n",
+        "  claude \"$(forge resume --latest --print --clear)\"\n",
+        "  forge resume --clear         # nothing pending"
+    )
+)]
 pub struct ResumeArgs {
-    /// A handoff's number in the list, or its path.
+    /// A handoff's number in the list, or the path of a handoff-*.md / agent-*.md file.
     #[arg(value_name = "N|PATH", conflicts_with = "latest")]
     pub selection: Option<String>,
     /// Choose the newest session handoff.

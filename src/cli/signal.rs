@@ -15,18 +15,22 @@ use crate::store::{self, Paths, sanitize_id};
 /// The agent-handoff template shipped with forge.
 pub const TEMPLATE: &str = include_str!("../../assets/templates/agent-handoff.md");
 
-/// Write an agent handoff with a Signal block, and print its path.
+/// Write an agent handoff with a Signal block, and print its path
 ///
-/// The file is .forge/handoffs/agent-<TASK>-<YYYYMMDD-HHMMSS>.md. Other agents, `forge status`, the dashboard and the SessionStart hook read it; a
-/// blocked Signal and its open questions are shown first.
-///
-/// Examples:
-///   forge signal --from builder --to reviewer --task T-012 --status complete \
-///     --file src/db/pool.rs --finding "Pool must start before the router"
-///   forge signal --from builder --to lead --task T-013 --status blocked \
-///     --question "Pool size from env or config.toml?"
+/// The file is .forge/handoffs/agent-<TASK>-<YYYYMMDD-HHMMSS>.md. Other agents,
+/// `forge status`, the dashboard and the SessionStart hook read it; a blocked
+/// Signal and its open questions are shown first.
 #[derive(clap::Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_help = concat!(
+        "Examples:\n",
+        "  forge signal --from builder --to reviewer --task T-012 --status complete \\\n",
+        "    --file src/db/pool.rs --finding \"Pool must start before the router\"\n",
+        "  forge signal --from builder --to lead --task T-013 --status blocked \\\n",
+        "    --question \"Pool size from env or config.toml?\""
+    )
+)]
 pub struct SignalArgs {
     /// The agent writing the handoff.
     #[arg(long, value_name = "AGENT")]
