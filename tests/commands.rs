@@ -500,6 +500,13 @@ fn doctor_passes_on_a_clean_project() {
     let out = p.forge().args(["doctor", "--json"]).output().unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["ok"], true);
+    // Wired in the project and the user settings: the binary is named once.
+    p.forge().args(["init", "--user"]).assert().success();
+    let text = stdout_of(&p.forge().arg("doctor").output().unwrap());
+    let line = text.lines().find(|l| l.contains("  binary ")).unwrap();
+    let exe = forge_exe().display().to_string();
+    assert_eq!(line.matches(&exe).count(), 1, "{line}");
+    assert!(line.contains(".claude/settings.json, "), "{line}");
     assert!(v["checks"].as_array().unwrap().len() >= 9);
 }
 
