@@ -165,6 +165,36 @@ pub enum ConfigError {
     },
 }
 
+impl ConfigError {
+    /// The file the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            Self::Invalid { path, .. } | Self::Read { path, .. } => path,
+        }
+    }
+}
+
+/// Every section and its keys, in the order of the config structs (checked against
+/// [`Config::default`] by a test, so the two cannot drift).
+pub const KEYS: [(&str, &[&str]); 4] = [
+    (
+        "context",
+        &["warn", "critical", "emergency", "handoff_threshold"],
+    ),
+    ("statusline", &["segments", "bar_width"]),
+    ("git", &["cache_ttl_secs"]),
+    ("hooks", &["handoff_on_precompact", "compaction_reread"]),
+];
+
+/// The valid keys in one line, for error hints:
+/// `[context] warn, critical, … · [statusline] segments, bar_width · …`.
+pub fn valid_keys_text() -> String {
+    KEYS.iter()
+        .map(|(section, keys)| format!("[{section}] {}", keys.join(", ")))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
 /// The effective config, with where each value came from.
 #[derive(Debug, Clone)]
 pub struct Loaded {
@@ -198,11 +228,128 @@ fn parse_file(path: &Path) -> Result<Option<toml::Table>, ConfigError> {
     };
     let table: toml::Table =
         toml::from_str(&text).map_err(|e| invalid(one_line(&e.to_string())))?;
-    // Check this file alone, so the error names this file.
-    let config: Config = Config::deserialize(toml::Value::Table(table.clone()))
-        .map_err(|e| invalid(describe_de_error(&e.to_string(), &table)))?;
-    let _ = config;
+    // Check this file alone, so the error names this file: every unknown key at
+    // once, then the first wrong type.
+    let problems = unknown_keys(&table);
+    if !problems.is_empty() {
+        return Err(invalid(problems.join("; ")));
+    }
+    Config::deserialize(toml::Value::Table(table.clone()))
+        .map_err(|e| invalid(humanize_de_error(&e.to_string())))?;
     Ok(Some(table))
+}
+
+/// What a TOML value is, in words.
+fn kind_of(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => format!("the text \"{s}\""),
+        toml::Value::Integer(i) => format!("the number {i}"),
+        toml::Value::Float(f) => format!("the number {f}"),
+        toml::Value::Boolean(b) => format!("{b}"),
+        toml::Value::Datetime(d) => format!("the date {d}"),
+        toml::Value::Array(_) => "a list".to_owned(),
+        toml::Value::Table(_) => "a table".to_owned(),
+    }
+}
+
+/// Unknown sections and keys, and sections that are not tables, each named once.
+fn unknown_keys(table: &toml::Table) -> Vec<String> {
+    let mut out = Vec::new();
+    let sections = || {
+        KEYS.iter()
+            .map(|(s, _)| format!("[{s}]"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for (name, value) in table {
+        let Some((_, keys)) = KEYS.iter().find(|(s, _)| s == name) else {
+            out.push(format!(
+                "unknown key `{name}` (valid sections: {})",
+                sections()
+            ));
+            continue;
+        };
+        let Some(inner) = value.as_table() else {
+            out.push(format!(
+                "`{name}` must be a table like [{name}], found {}",
+                kind_of(value)
+            ));
+            continue;
+        };
+        for key in inner.keys() {
+            if !keys.contains(&key.as_str()) {
+                out.push(format!(
+                    "unknown key `{name}.{key}` (valid keys in [{name}]: {})",
+                    keys.join(", ")
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// serde's type errors in words a person uses: no Rust type names, and the key first.
+/// `invalid type: string "high", expected f64 in `context.warn`` becomes
+/// `` `context.warn` must be a number, found "high"``.
+fn humanize_de_error(message: &str) -> String {
+    let msg = one_line(message);
+    let body = msg
+        .strip_prefix("invalid type: ")
+        .or_else(|| msg.strip_prefix("invalid value: "))
+        .unwrap_or(&msg);
+    let expected_words = |e: &str| -> String {
+        let e = e.trim();
+        match e {
+            "f64" | "f32" => "a number".to_owned(),
+            "u8" | "u16" => format!(
+                "a whole number from 0 to {}",
+                if e == "u8" { 255 } else { 65535 }
+            ),
+            "u32" | "u64" | "usize" => "a whole number (0 or more)".to_owned(),
+            "i32" | "i64" | "isize" => "a whole number".to_owned(),
+            "a boolean" => "true or false".to_owned(),
+            "a sequence" => "a list".to_owned(),
+            "a string" | "a char" => "text in quotes".to_owned(),
+            _ => match e.strip_prefix("struct ") {
+                Some(name) => {
+                    let section = name.trim_end_matches("Config").to_ascii_lowercase();
+                    format!("a table like [{section}]")
+                }
+                None => e.to_owned(),
+            },
+        }
+    };
+    let found_words = |f: &str| -> String {
+        let f = f.trim();
+        let ticked = |s: &str| s.trim().trim_matches('`').to_owned();
+        if let Some(v) = f.strip_prefix("string ") {
+            format!("the text {v}")
+        } else if let Some(v) = f
+            .strip_prefix("integer ")
+            .or_else(|| f.strip_prefix("floating point "))
+        {
+            format!("the number {}", ticked(v))
+        } else if let Some(v) = f.strip_prefix("boolean ") {
+            ticked(v)
+        } else if f == "sequence" {
+            "a list".to_owned()
+        } else if f == "map" {
+            "a table".to_owned()
+        } else {
+            f.to_owned()
+        }
+    };
+    if let Some((head, key)) = body.rsplit_once(" in `")
+        && let Some(key) = key.strip_suffix('`')
+        && let Some((found, expected)) = head.split_once(", expected ")
+    {
+        return format!(
+            "`{key}` must be {}, found {}",
+            expected_words(expected),
+            found_words(found)
+        );
+    }
+    msg
 }
 
 fn one_line(s: &str) -> String {
@@ -211,24 +358,6 @@ fn one_line(s: &str) -> String {
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// Adds the section to serde's "unknown field" messages, which name only the key.
-fn describe_de_error(message: &str, table: &toml::Table) -> String {
-    let msg = one_line(message);
-    if let Some(rest) = msg.strip_prefix("unknown field `")
-        && let Some(key) = rest.split('`').next()
-    {
-        if table.contains_key(key) {
-            return format!("unknown key `{key}` (sections: context, statusline, git, hooks)");
-        }
-        for (section, value) in table {
-            if value.as_table().is_some_and(|t| t.contains_key(key)) {
-                return format!("unknown key `{section}.{key}` — {msg}");
-            }
-        }
-    }
-    msg
 }
 
 fn merge(
@@ -280,6 +409,41 @@ fn leaves(prefix: &str, v: &toml::Value, out: &mut Vec<String>) {
 
 /// Loads the layered config for a project. Errors name the file and the key.
 pub fn load(paths: &Paths, env: &Env) -> Result<Loaded, ConfigError> {
+    load_skipping(paths, env, &[])
+}
+
+/// The config with every broken file left out (defaults and the layers that load),
+/// plus the errors of the files that were left out. For `forge config show`, which
+/// still shows the effective values when one file is broken.
+pub fn load_lenient(paths: &Paths, env: &Env) -> (Loaded, Vec<ConfigError>) {
+    let mut skip: Vec<PathBuf> = Vec::new();
+    let mut errors = Vec::new();
+    // At most one retry per layer (user, project), then the defaults alone.
+    for _ in 0..3 {
+        match load_skipping(paths, env, &skip) {
+            Ok(l) => return (l, errors),
+            Err(e) => {
+                let path = e.path().to_path_buf();
+                errors.push(e);
+                if skip.contains(&path) {
+                    break;
+                }
+                skip.push(path);
+            }
+        }
+    }
+    let both = [user_path(env), Some(paths.config())];
+    skip.extend(both.into_iter().flatten());
+    let loaded = load_skipping(paths, env, &skip).unwrap_or_else(|_| Loaded {
+        config: Config::default(),
+        sources: BTreeMap::new(),
+        files: Vec::new(),
+    });
+    (loaded, errors)
+}
+
+/// [`load`], leaving out the files in `skip` (they are listed as not loaded).
+fn load_skipping(paths: &Paths, env: &Env, skip: &[PathBuf]) -> Result<Loaded, ConfigError> {
     let defaults = toml::Value::try_from(Config::default()).map_err(|e| ConfigError::Invalid {
         path: PathBuf::from("<defaults>"),
         message: e.to_string(),
@@ -304,6 +468,10 @@ pub fn load(paths: &Paths, env: &Env) -> Result<Loaded, ConfigError> {
             Source::User(p) | Source::Project(p) => p.clone(),
             Source::Default => continue,
         };
+        if skip.contains(&path) {
+            files.push((source.clone(), false));
+            continue;
+        }
         let table = parse_file(&path)?;
         files.push((source.clone(), table.is_some()));
         if let Some(table) = table {
@@ -313,7 +481,7 @@ pub fn load(paths: &Paths, env: &Env) -> Result<Loaded, ConfigError> {
     let config =
         Config::deserialize(toml::Value::Table(merged)).map_err(|e| ConfigError::Invalid {
             path: paths.config(),
-            message: one_line(&e.to_string()),
+            message: humanize_de_error(&e.to_string()),
         })?;
     validate(&config).map_err(|message| {
         // Name the file that set the offending value.
@@ -356,13 +524,26 @@ fn validate(c: &Config) -> Result<(), Invalid> {
             ));
         }
     }
-    if !(x.warn < x.critical && x.critical < x.emergency) {
+    let mut broken = Vec::new();
+    let mut keys = Vec::new();
+    if x.warn >= x.critical {
+        broken.push(format!(
+            "warn ({}) must be below critical ({})",
+            x.warn, x.critical
+        ));
+        keys.extend(["context.warn", "context.critical"]);
+    }
+    if x.critical >= x.emergency {
+        broken.push(format!(
+            "critical ({}) must be below emergency ({})",
+            x.critical, x.emergency
+        ));
+        keys.extend(["context.critical", "context.emergency"]);
+    }
+    if !broken.is_empty() {
         return Err((
-            vec!["context.warn", "context.critical", "context.emergency"],
-            format!(
-                "context levels must rise: warn ({}) < critical ({}) < emergency ({})",
-                x.warn, x.critical, x.emergency
-            ),
+            keys,
+            format!("context levels must rise: {}", broken.join(", and ")),
         ));
     }
     if !(1..=100).contains(&c.statusline.bar_width) {
@@ -440,6 +621,127 @@ mod tests {
         assert_eq!(l.sources["context.warn"], Source::Project(p.config()));
         assert_eq!(l.sources["context.critical"], Source::User(user));
         assert_eq!(l.sources["context.emergency"], Source::Default);
+    }
+
+    #[test]
+    fn keys_table_matches_the_config_structs() {
+        let v = toml::Value::try_from(Config::default()).unwrap();
+        let t = v.as_table().unwrap();
+        assert_eq!(t.len(), KEYS.len());
+        for (section, keys) in KEYS {
+            let inner = t[section].as_table().unwrap();
+            let mut want: Vec<&str> = keys.to_vec();
+            let mut got: Vec<&str> = inner.keys().map(String::as_str).collect();
+            want.sort_unstable();
+            got.sort_unstable();
+            assert_eq!(got, want, "[{section}]");
+        }
+    }
+
+    fn error_for(text: &str) -> String {
+        let (_t, p, env) = setup();
+        std::fs::write(p.config(), text).unwrap();
+        load(&p, &env).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn errors_speak_plainly() {
+        let e = error_for("[context]\nwran = 60\n");
+        assert!(
+            e.ends_with(
+                "unknown key `context.wran` (valid keys in [context]: warn, critical, emergency, handoff_threshold)"
+            ),
+            "{e}"
+        );
+        assert_eq!(e.matches("wran").count(), 1, "named once: {e}");
+        let e = error_for("[context]\nwran = 60\ncritcal = 1\n");
+        assert!(
+            e.contains("context.wran") && e.contains("context.critcal"),
+            "{e}"
+        );
+        for (text, want) in [
+            (
+                "[context]\nwarn = \"high\"\n",
+                "`context.warn` must be a number, found the text \"high\"",
+            ),
+            (
+                "[statusline]\nbar_width = 1.5\n",
+                "`statusline.bar_width` must be a whole number from 0 to 65535, found the number 1.5",
+            ),
+            (
+                "[statusline]\nbar_width = -1\n",
+                "`statusline.bar_width` must be a whole number from 0 to 65535, found the number -1",
+            ),
+            (
+                "[git]\ncache_ttl_secs = \"x\"\n",
+                "`git.cache_ttl_secs` must be a whole number (0 or more), found the text \"x\"",
+            ),
+            (
+                "[hooks]\ncompaction_reread = 1\n",
+                "`hooks.compaction_reread` must be true or false, found the number 1",
+            ),
+            (
+                "[statusline]\nsegments = \"git\"\n",
+                "`statusline.segments` must be a list, found the text \"git\"",
+            ),
+            (
+                "context = 5\n",
+                "`context` must be a table like [context], found the number 5",
+            ),
+            (
+                "colour = 1\n",
+                "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks])",
+            ),
+        ] {
+            let e = error_for(text);
+            assert!(e.ends_with(want), "{text}: {e}");
+            for rust in ["f64", "u16", "u64", "struct", "sequence", "boolean"] {
+                assert!(!e.contains(rust), "{text}: {e}");
+            }
+        }
+        // Only the relation that is broken is stated.
+        let e = error_for("[context]\nwarn = 90\n");
+        assert!(
+            e.ends_with("context levels must rise: warn (90) must be below critical (85)"),
+            "{e}"
+        );
+        let e = error_for("[context]\ncritical = 99\n");
+        assert!(
+            e.ends_with("context levels must rise: critical (99) must be below emergency (95)"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn lenient_load_skips_only_the_broken_file() {
+        let (t, p, env) = setup();
+        let user = t.path().join("xdg/forge/config.toml");
+        std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+        std::fs::write(&user, "[context]\nwarn = 60\n").unwrap();
+        std::fs::write(p.config(), "[context]\nwran = 1\n").unwrap();
+        let (l, errors) = load_lenient(&p, &env);
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].path(), p.config());
+        assert_eq!(l.config.context.warn, 60.0);
+        assert_eq!(l.sources["context.warn"], Source::User(user.clone()));
+        assert_eq!(
+            l.files,
+            vec![
+                (Source::User(user.clone()), true),
+                (Source::Project(p.config()), false)
+            ]
+        );
+        // A level order broken by the project file: that file is left out.
+        std::fs::write(p.config(), "[context]\ncritical = 55\n").unwrap();
+        let (l, errors) = load_lenient(&p, &env);
+        assert_eq!(errors.len(), 1);
+        assert_eq!(l.config.context.warn, 60.0);
+        assert_eq!(l.config.context.critical, 85.0);
+        // Both broken: the defaults alone.
+        std::fs::write(&user, "nonsense").unwrap();
+        let (l, errors) = load_lenient(&p, &env);
+        assert_eq!(errors.len(), 2);
+        assert_eq!(l.config, Config::default());
     }
 
     #[test]

@@ -22,6 +22,7 @@ const FOREIGN_SETTINGS: &str = r#"{
   "hooks": {
     "Stop": [
       {"hooks": [{"type": "command", "command": "~/.golem/hooks/stop.sh"}]},
+      {"hooks": [{"type": "command", "command": "bash", "args": ["${CLAUDE_PROJECT_DIR}/scripts/gone.sh"]}]},
       {"matcher": "", "hooks": [{"type": "command", "command": "/bin/sh -c true"}]}
     ],
     "PostToolUse": [
@@ -47,6 +48,37 @@ fn memory_dir(p: &TestProject) -> PathBuf {
         .join("memory")
 }
 
+/// Backups `forge init` kept of project files, sorted.
+fn backups(p: &TestProject) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(p.forge_dir().join("backups"))
+        .into_iter()
+        .flatten()
+        .map(|e| e.unwrap().path())
+        .collect();
+    v.sort();
+    v
+}
+
+#[cfg(unix)]
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// The mode a newly created file gets in this process: `0666 & !umask`.
+#[cfg(unix)]
+fn new_file_mode() -> u32 {
+    let umask = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Umask:"))
+                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+        })
+        .unwrap_or(0o022);
+    0o666 & !umask
+}
+
 fn stdout_of(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -60,6 +92,13 @@ fn init_dry_run_shows_diff_and_writes_nothing() {
     let out = p.forge().args(["init", "--dry-run"]).output().unwrap();
     assert!(out.status.success());
     let text = stdout_of(&out);
+    assert!(
+        text.starts_with(&format!(
+            "Dry run for the project {}: nothing was written.",
+            p.root.display()
+        )),
+        "{text}"
+    );
     assert!(text.contains("--- .claude/settings.json"), "{text}");
     assert!(
         text.contains("+++ .claude/settings.json (after forge init)"),
@@ -67,11 +106,21 @@ fn init_dry_run_shows_diff_and_writes_nothing() {
     );
     assert!(text.contains("@@ "), "{text}");
     assert!(text.contains("hook SessionStart"), "{text}");
-    assert!(text.contains("-      {\"hooks\": [{\"type\": \"command\", \"command\": \"~/.golem/hooks/stop.sh\"}]},"), "{text}");
+    assert!(text.contains("-      {\"hooks\": [{\"type\": \"command\", \"command\": \"bash\", \"args\": [\"${CLAUDE_PROJECT_DIR}/scripts/gone.sh\"]}]},"), "{text}");
+    assert!(
+        text.contains("+            \"command\": \"~/.golem/hooks/stop.sh\""),
+        "kept: {text}"
+    );
+    assert!(
+        !text.contains("+            \"command\": \"bash\""),
+        "{text}"
+    );
     assert!(text.contains("+.forge/"), "{text}");
-    assert!(text.contains("would remove"), "{text}");
+    assert!(text.contains("Would remove"), "{text}");
+    assert!(text.contains("Warning: would keep"), "{text}");
     assert_eq!(p.read(".claude/settings.json"), FOREIGN_SETTINGS);
     assert!(!p.root.join(".claude/settings.json.bak").exists());
+    assert!(backups(&p).is_empty());
     assert!(!p.root.join(".gitignore").exists());
     assert!(!p.forge_dir().exists());
 }
@@ -84,11 +133,21 @@ fn init_keeps_foreign_removes_dead_backs_up_and_is_idempotent() {
     let out = p.forge().arg("init").output().unwrap();
     assert!(out.status.success(), "{out:?}");
     let text = stdout_of(&out);
+    // The dead script inside the project is removed; the one under ~ may exist on a
+    // teammate's machine (the project settings are shared), so it is only warned about.
+    let removed_at = text.find("Removed from .claude/settings.json (script not found):");
+    let warned_at = text.find("Warning: kept in .claude/settings.json");
+    assert!(removed_at.is_some() && warned_at.is_some(), "{text}");
+    let removed = &text[removed_at.unwrap()..warned_at.unwrap()];
     assert!(
-        text.contains("~/.golem/hooks/stop.sh"),
-        "removal listed: {text}"
+        removed.contains("Stop: bash '${CLAUDE_PROJECT_DIR}/scripts/gone.sh'"),
+        "{text}"
     );
-    assert!(text.contains("script not found"), "{text}");
+    assert!(!removed.contains("golem"), "{text}");
+    assert!(
+        text[warned_at.unwrap()..].contains("Stop: ~/.golem/hooks/stop.sh"),
+        "{text}"
+    );
 
     let s = settings(&p);
     let keys: Vec<_> = s.as_object().unwrap().keys().cloned().collect();
@@ -106,7 +165,8 @@ fn init_keeps_foreign_removes_dead_backs_up_and_is_idempotent() {
             .iter()
             .any(|h| h.command == "cargo fmt" && h.event == "PostToolUse")
     );
-    assert!(!hooks.iter().any(|h| h.command.contains("golem")));
+    assert!(hooks.iter().any(|h| h.command.contains("golem")));
+    assert!(!hooks.iter().any(|h| h.command == "bash"));
     let exe = forge_exe();
     for event in FORGE_EVENTS {
         let want = format!("{} hook {event}", exe.display());
@@ -123,7 +183,10 @@ fn init_keeps_foreign_removes_dead_backs_up_and_is_idempotent() {
         s["statusLine"],
         serde_json::json!({"type": "command", "command": format!("{} statusline", exe.display()), "padding": 0})
     );
-    assert_eq!(p.read(".claude/settings.json.bak"), FOREIGN_SETTINGS);
+    let baks = backups(&p);
+    assert_eq!(baks.len(), 1, "{baks:?}");
+    assert_eq!(std::fs::read_to_string(&baks[0]).unwrap(), FOREIGN_SETTINGS);
+    assert!(text.contains(".forge/backups/settings.json."), "{text}");
     assert!(p.forge_dir().join("logs").is_dir());
     assert!(p.forge_dir().join("handoffs").is_dir());
     assert_eq!(p.read(".gitignore"), "target\n.forge/\n");
@@ -136,7 +199,7 @@ fn init_keeps_foreign_removes_dead_backs_up_and_is_idempotent() {
         .success()
         .stdout(contains("nothing changed"));
     assert_eq!(p.read(".claude/settings.json"), before);
-    assert_eq!(p.read(".claude/settings.json.bak"), FOREIGN_SETTINGS);
+    assert_eq!(backups(&p), baks);
     assert_eq!(p.read(".gitignore"), "target\n.forge/\n");
     // And a dry run now has nothing to show.
     p.forge()
@@ -144,6 +207,55 @@ fn init_keeps_foreign_removes_dead_backs_up_and_is_idempotent() {
         .assert()
         .success()
         .stdout(contains("nothing changed"));
+}
+
+#[cfg(unix)]
+#[test]
+fn init_keeps_modes_and_never_overwrites_a_backup() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = TestProject::new();
+    let settings_path = p.write(".claude/settings.json", FOREIGN_SETTINGS);
+    std::fs::set_permissions(&settings_path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    p.forge().args(["init", "--commands"]).assert().success();
+    assert_eq!(mode(&settings_path), 0o600, "the rewrite keeps the mode");
+    let baks = backups(&p);
+    assert_eq!(baks.len(), 1);
+    assert_eq!(
+        mode(&baks[0]),
+        0o600,
+        "a private file gets a private backup"
+    );
+    for created in [
+        ".gitignore",
+        ".claude/commands/forge-learn.md",
+        ".claude/commands/forge-continue.md",
+    ] {
+        assert_eq!(mode(&p.root.join(created)), new_file_mode(), "{created}");
+    }
+    // A fresh settings file is an ordinary file too.
+    let q = TestProject::new();
+    q.forge().arg("init").assert().success();
+    assert_eq!(mode(&q.root.join(".claude/settings.json")), new_file_mode());
+    // Each change keeps its own backup: the first one is not overwritten.
+    let wired = p.read(".claude/settings.json");
+    p.forge().args(["init", "--uninstall"]).assert().success();
+    let baks2 = backups(&p);
+    assert_eq!(baks2.len(), 2, "{baks2:?}");
+    assert!(baks2.contains(&baks[0]));
+    assert_eq!(std::fs::read_to_string(&baks[0]).unwrap(), FOREIGN_SETTINGS);
+    let newest = baks2.iter().find(|b| **b != baks[0]).unwrap();
+    assert_eq!(std::fs::read_to_string(newest).unwrap(), wired);
+    // The backups are git-ignored.
+    let status = std::process::Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=all"])
+        .current_dir(&p.root)
+        .output()
+        .unwrap();
+    assert!(
+        !String::from_utf8_lossy(&status.stdout).contains("backups"),
+        "{}",
+        String::from_utf8_lossy(&status.stdout)
+    );
 }
 
 #[test]
@@ -202,6 +314,33 @@ fn init_keeps_a_foreign_statusline_unless_asked() {
 }
 
 #[test]
+fn init_user_removes_dead_home_scripts_and_backs_up_beside_the_file() {
+    let p = TestProject::new();
+    let user = p.home.join(".claude/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, FOREIGN_SETTINGS).unwrap();
+    let out = p.forge().args(["init", "--user"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout_of(&out);
+    assert!(text.contains("(script not found)"), "{text}");
+    assert!(text.contains("Stop: ~/.golem/hooks/stop.sh"), "{text}");
+    assert!(!text.contains("Warning: kept"), "{text}");
+    let s: Value = serde_json::from_str(&std::fs::read_to_string(&user).unwrap()).unwrap();
+    assert!(
+        !command_hooks(&s)
+            .iter()
+            .any(|h| h.command.contains("golem"))
+    );
+    let baks: Vec<_> = std::fs::read_dir(user.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("settings.json.forge-bak-"))
+        .collect();
+    assert_eq!(baks.len(), 1, "{baks:?}");
+    assert!(text.contains(&baks[0]), "{text}");
+}
+
+#[test]
 fn init_user_and_commands() {
     let p = TestProject::new();
     p.forge()
@@ -227,11 +366,109 @@ fn init_user_and_commands() {
     // Project commands, idempotent.
     p.forge().args(["init", "--commands"]).assert().success();
     assert!(p.root.join(".claude/commands/forge-continue.md").is_file());
+    // They run forge by this binary's absolute path (forge need not be on PATH),
+    // and allowed-tools allows exactly that.
+    let cont = p.read(".claude/commands/forge-continue.md");
+    let exe = forge_exe().display().to_string();
+    assert!(
+        cont.contains(&format!("Run `{exe} resume --print`")),
+        "{cont}"
+    );
+    assert!(
+        cont.contains(&format!(
+            "allowed-tools: Bash({exe} resume:*), Bash({exe} status:*)"
+        )),
+        "{cont}"
+    );
+    assert!(!cont.contains("`forge resume"), "{cont}");
+    let learn = p.read(".claude/commands/forge-learn.md");
+    assert!(learn.contains(&format!("Bash({exe} learn:*)")), "{learn}");
     p.forge()
         .args(["init", "--commands"])
         .assert()
         .success()
         .stdout(contains("nothing changed"));
+    // A copy the user changed is kept by --uninstall, and a dry run says it would be.
+    p.write(".claude/commands/forge-continue.md", "my own version\n");
+    p.forge()
+        .args(["init", "--uninstall", "--commands", "--dry-run"])
+        .assert()
+        .success()
+        .stdout(contains(
+            "Would keep .claude/commands/forge-continue.md (you changed it",
+        ));
+    p.forge().args(["init", "--commands"]).assert().success();
+    let baks = backups(&p);
+    assert_eq!(baks.len(), 1, "a changed command is backed up: {baks:?}");
+    assert_eq!(
+        std::fs::read_to_string(&baks[0]).unwrap(),
+        "my own version\n"
+    );
+    std::fs::remove_file(&baks[0]).unwrap();
+    // A copy installed by a forge at another path is still forge's: re-pointed
+    // without a backup, and removed by --uninstall --commands.
+    p.write(
+        ".claude/commands/forge-learn.md",
+        &learn.replace(&exe, "/old/place/forge"),
+    );
+    p.forge().args(["init", "--commands"]).assert().success();
+    assert_eq!(p.read(".claude/commands/forge-learn.md"), learn);
+    assert!(backups(&p).is_empty(), "{:?}", backups(&p));
+    p.write(
+        ".claude/commands/forge-learn.md",
+        &learn.replace(&exe, "/old/place/forge"),
+    );
+    p.forge()
+        .args(["init", "--uninstall", "--commands"])
+        .assert()
+        .success();
+    assert!(!p.root.join(".claude/commands/forge-learn.md").exists());
+    assert!(!p.root.join(".claude/commands/forge-continue.md").exists());
+}
+
+#[test]
+fn project_flag_is_canonical_and_a_subfolder_means_its_project() {
+    let p = TestProject::new();
+    std::fs::create_dir_all(p.root.join("src/deep")).unwrap();
+    // From elsewhere, through a `..` detour into a subfolder.
+    let detour = p.root.join("src/../src/deep");
+    let out = p
+        .forge()
+        .current_dir(p.dir.path())
+        .arg("init")
+        .arg("--project")
+        .arg(&detour)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout_of(&out);
+    assert!(
+        text.starts_with(&format!(
+            "Wired forge into the project {}\n",
+            p.root.display()
+        )),
+        "{text}"
+    );
+    assert!(p.root.join(".claude/settings.json").is_file());
+    assert!(!p.root.join("src/deep/.claude").exists());
+    assert!(p.forge_dir().join("logs").is_dir());
+    // Other commands agree: the subfolder's project, named absolutely.
+    let out = p
+        .forge()
+        .current_dir(p.dir.path())
+        .args(["doctor", "--json", "--project", "project/src"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["project"], p.root.display().to_string());
+    p.forge()
+        .args(["init", "--project", "src"])
+        .assert()
+        .success()
+        .stdout(contains(format!(
+            "forge is already set up in the project {}; nothing changed.",
+            p.root.display()
+        )));
 }
 
 #[test]
@@ -263,6 +500,13 @@ fn doctor_passes_on_a_clean_project() {
     let out = p.forge().args(["doctor", "--json"]).output().unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["ok"], true);
+    // Wired in the project and the user settings: the binary is named once.
+    p.forge().args(["init", "--user"]).assert().success();
+    let text = stdout_of(&p.forge().arg("doctor").output().unwrap());
+    let line = text.lines().find(|l| l.contains("  binary ")).unwrap();
+    let exe = forge_exe().display().to_string();
+    assert_eq!(line.matches(&exe).count(), 1, "{line}");
+    assert!(line.contains(".claude/settings.json, "), "{line}");
     assert!(v["checks"].as_array().unwrap().len() >= 9);
 }
 
@@ -284,7 +528,16 @@ fn doctor_names_every_problem_and_fails() {
     );
     p.write(
         ".claude/agents/builder.md",
-        "---\nname: builder\nmodel: claude-sonnet-9\n---\n",
+        "---\nname: builder\nmodel: Opus\n---\n",
+    );
+    // Full model ids are accepted, with or without the 1M suffix.
+    p.write(
+        ".claude/agents/reviewer.md",
+        "---\nname: reviewer\nmodel: claude-sonnet-4-6\n---\n",
+    );
+    p.write(
+        ".claude/commands/big.md",
+        "---\ndescription: x\nmodel: claude-opus-4-6[1m]\n---\n",
     );
     p.add_handoff_fixture("agent-T-011-20261121-090102.md");
     let mem = memory_dir(&p);
@@ -309,17 +562,23 @@ fn doctor_names_every_problem_and_fails() {
         "~/.golem/hooks/stop.sh",
         "FAIL  model-aliases",
         ".claude/commands/review.md: model: gpt-4o",
-        ".claude/agents/builder.md: model: claude-sonnet-9",
+        ".claude/agents/builder.md: model: Opus (aliases are lower-case: opus)",
         "FAIL  signals",
         "agent-T-011-20261121-090102.md",
         "FAIL  learned-secrets",
-        "learned-deploy.md:3",
+        "learned-deploy.md:3: looks like a password in a URL",
         "warn  memory-size",
         "forge learn archive",
     ] {
         assert!(text.contains(want), "missing {want:?} in:\n{text}");
     }
     assert!(!text.contains("planner.md"), "a valid alias is not flagged");
+    assert!(
+        !text.contains("reviewer.md"),
+        "a full model id is not flagged"
+    );
+    assert!(!text.contains("big.md"), "a [1m] model id is not flagged");
+    assert!(!text.contains("(s)"), "no file(s)-style plurals:\n{text}");
     assert!(
         !text.contains("hunter22"),
         "the secret itself is never printed"
@@ -446,11 +705,21 @@ fn config_errors_name_key_and_file() {
         .assert()
         .code(1)
         .stderr(contains("context.warm").and(contains(".forge/config.toml")));
-    p.forge()
-        .args(["config", "show"])
-        .assert()
-        .code(1)
-        .stderr(contains("context.warm"));
+    // show still shows the defaults (and says which file it left out), and the hint
+    // does not send you back to `forge config show`.
+    let out = p.forge().args(["config", "show"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("unknown key `context.warm` (valid keys in [context]: warn, critical, emergency, handoff_threshold)"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("warm").count(), 1, "{stderr}");
+    assert!(!stderr.contains("config show"), "{stderr}");
+    assert!(stderr.contains("forge config path"), "{stderr}");
+    let stdout = stdout_of(&out);
+    assert!(stdout.contains("context.warn = 70.0"), "{stdout}");
+    assert!(stdout.contains("# left out"), "{stdout}");
     std::fs::remove_file(p.root.join(".forge/config.toml")).unwrap();
     let user = p.xdg.join("forge/config.toml");
     std::fs::create_dir_all(user.parent().unwrap()).unwrap();
@@ -555,6 +824,52 @@ fn signal_round_trips_through_the_signal_parser() {
     let s2 = parse_signal(&std::fs::read_to_string(&second).unwrap());
     assert!(!s2.is_blocked());
     assert_eq!(s2.signal().unwrap().status, SignalStatus::Complete);
+}
+
+#[test]
+fn signal_makes_absolute_files_repo_relative_and_warns_on_a_blocked_without_question() {
+    let p = TestProject::new();
+    let file = p.write("src/db/pool.rs", "");
+    let out = p
+        .forge()
+        .args([
+            "signal", "--from", "a", "--to", "b", "--task", "T-5", "--status", "blocked",
+        ])
+        .arg("--file")
+        .arg(&file)
+        .args(["--file", "docs/x.md", "--file", "/etc/hosts"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: --status blocked without --question"),
+        "{stderr}"
+    );
+    let path = PathBuf::from(stdout_of(&out).trim());
+    let sig = parse_signal(&std::fs::read_to_string(&path).unwrap());
+    assert_eq!(
+        sig.signal().unwrap().files_modified,
+        ["src/db/pool.rs", "docs/x.md", "/etc/hosts"]
+    );
+    // With a question there is nothing to warn about.
+    p.forge()
+        .args([
+            "signal",
+            "--from",
+            "a",
+            "--to",
+            "b",
+            "--task",
+            "T-6",
+            "--status",
+            "blocked",
+            "--question",
+            "Which pool size?",
+        ])
+        .assert()
+        .success()
+        .stderr(predicates::str::is_empty());
 }
 
 #[test]
@@ -745,11 +1060,61 @@ fn resume_errors_say_what_to_do() {
         .code(1)
         .stderr(contains("no handoff #0"));
     p.forge()
-        .args(["resume", "missing.md"])
+        .args(["resume", "handoff-missing.md"])
         .assert()
         .code(1)
-        .stderr(contains("no such handoff file: missing.md"));
+        .stderr(contains("no such handoff file: handoff-missing.md"));
     assert!(!p.forge_dir().join("pending-resume").exists());
+}
+
+#[test]
+fn resume_by_path_takes_only_handoff_files_and_clears_every_marker_it_wrote() {
+    let p = TestProject::new();
+    inbox(&p);
+    let project_marker = p.forge_dir().join("pending-resume");
+    let global_marker = p.home.join(".claude/pending-resume");
+    for not_a_handoff in ["README.md", ".forge/handoffs", "notes.txt"] {
+        p.forge()
+            .args(["resume", not_a_handoff])
+            .assert()
+            .code(1)
+            .stderr(contains("not a handoff file").and(contains("handoff-*.md")));
+    }
+    p.forge()
+        .args(["resume", "handoff-20990101-000000.md"])
+        .assert()
+        .code(1)
+        .stderr(contains("no such handoff file"));
+    assert!(!project_marker.exists());
+
+    // A detour through `..` is stored as the canonical path.
+    p.forge()
+        .args([
+            "resume",
+            ".forge/handoffs/../handoffs/handoff-20261121-094500.md",
+        ])
+        .assert()
+        .success();
+    let canonical = p
+        .forge_dir()
+        .join("handoffs/handoff-20261121-094500.md")
+        .canonicalize()
+        .unwrap();
+    assert_eq!(marker(&project_marker), canonical.display().to_string());
+
+    // A handoff of another project, chosen by path: --clear removes the global
+    // marker too, although it points outside this project.
+    let other = TestProject::new();
+    let theirs = other.add_handoff_fixture("handoff-20261121-094500.md");
+    p.forge().arg("resume").arg(&theirs).assert().success();
+    assert_eq!(marker(&global_marker), theirs.display().to_string());
+    p.forge()
+        .args(["resume", "--clear"])
+        .assert()
+        .success()
+        .stdout(contains(global_marker.display().to_string()));
+    assert!(!project_marker.exists());
+    assert!(!global_marker.exists());
 }
 
 // ----- learn --------------------------------------------------------------------
@@ -770,6 +1135,7 @@ fn learn_status_reports_flag_folder_and_files() {
     std::fs::create_dir_all(&mem).unwrap();
     std::fs::write(mem.join("MEMORY.md"), "# m\n- a\n- b\n").unwrap();
     std::fs::write(mem.join("learned-retry.md"), "# Retry\nx\n").unwrap();
+    std::fs::write(mem.join("learned-one.md"), "# One\n").unwrap();
     std::fs::write(mem.join("other.md"), "x").unwrap();
     p.write(".forge/logs/learn-pending", "");
     let out = p.forge().args(["learn", "status"]).output().unwrap();
@@ -777,6 +1143,7 @@ fn learn_status_reports_flag_folder_and_files() {
     assert!(text.contains("Learn pending: yes"), "{text}");
     assert!(text.contains("MEMORY.md: 3 lines"), "{text}");
     assert!(text.contains("learned-retry.md (2 lines)"), "{text}");
+    assert!(text.contains("learned-one.md (1 line)\n"), "{text}");
     assert!(!text.contains("other.md"), "{text}");
     let out = p
         .forge()
@@ -857,6 +1224,80 @@ fn completions_and_man_produce_output() {
         .assert()
         .code(1)
         .stderr(contains("choose one of"));
+}
+
+#[test]
+fn man_pages_name_commands_as_typed_and_refer_to_no_missing_page() {
+    let p = TestProject::new();
+    let page = stdout_of(&p.forge().args(["man", "init"]).output().unwrap());
+    let after = |head: &str| {
+        let at = page.find(head).unwrap_or_else(|| panic!("{head}:\n{page}"));
+        page[at + head.len()..].lines().nth(1).unwrap().to_owned()
+    };
+    assert!(
+        after(".SH NAME").starts_with("forge\\-init \\- Wire Claude Code"),
+        "{page}"
+    );
+    assert!(
+        after(".SH SYNOPSIS").starts_with("\\fBforge init\\fR [\\-\\-project <DIR>] [\\-\\-user]"),
+        "{page}"
+    );
+    assert!(page.contains(".SH EXAMPLES"), "{page}");
+    // The whole manual: every command in one page, and no `forge-x(1)` references
+    // to pages that `forge man > forge.1` does not install.
+    let full = stdout_of(&p.forge().arg("man").output().unwrap());
+    assert!(!full.contains("(1)"), "{full}");
+    for cmd in [
+        "init", "doctor", "config", "signal", "resume", "learn", "man",
+    ] {
+        assert!(
+            full.contains(&format!(".SH \"FORGE {}\"", cmd.to_uppercase())),
+            "{cmd}"
+        );
+    }
+    assert!(full.contains("forge config show"));
+    assert!(full.contains("[\\-\\-question <Q>...]"), "{full}");
+    assert_eq!(full.matches(".ds Aq").count(), 2, "one preamble");
+    let config_page = stdout_of(&p.forge().args(["man", "config"]).output().unwrap());
+    assert!(!config_page.contains("(1)"), "{config_page}");
+    assert!(
+        config_page.contains("\\fBforge config show\\fR"),
+        "{config_page}"
+    );
+}
+
+#[test]
+fn help_lists_options_before_examples_and_summaries_without_periods() {
+    let p = TestProject::new();
+    let top = stdout_of(&p.forge().arg("--help").output().unwrap());
+    let list = &top[top.find("Commands:").unwrap()..top.find("Options:").unwrap()];
+    for cmd in [
+        "init",
+        "doctor",
+        "config",
+        "signal",
+        "resume",
+        "learn",
+        "completions",
+        "man",
+    ] {
+        let line = list
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{cmd} ")))
+            .unwrap();
+        assert!(!line.ends_with('.'), "{line}");
+        let help = stdout_of(&p.forge().args([cmd, "--help"]).output().unwrap());
+        let usage = help.find("Usage:").unwrap();
+        let examples = help
+            .find("Examples:")
+            .unwrap_or_else(|| panic!("{cmd}: {help}"));
+        let options = help.find("Options:").unwrap();
+        assert!(usage < options && options < examples, "{cmd}:\n{help}");
+        assert!(
+            help[examples..].contains(&format!("  forge {cmd}")),
+            "{cmd}:\n{help}"
+        );
+    }
 }
 
 #[test]

@@ -8,14 +8,17 @@ use clap_complete::Shell;
 
 use crate::env::Env;
 
-/// Print a shell completion script for forge.
-///
-/// Examples:
-///   forge completions bash > ~/.local/share/bash-completion/completions/forge
-///   forge completions zsh > ~/.zfunc/_forge
-///   forge completions fish > ~/.config/fish/completions/forge.fish
+/// Print a shell completion script for forge
 #[derive(clap::Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_help = concat!(
+        "Examples:\n",
+        "  forge completions bash > ~/.local/share/bash-completion/completions/forge\n",
+        "  forge completions zsh > ~/.zfunc/_forge\n",
+        "  forge completions fish > ~/.config/fish/completions/forge.fish"
+    )
+)]
 pub struct CompletionsArgs {
     /// The shell: bash, zsh, fish, elvish or powershell.
     #[arg(value_enum)]

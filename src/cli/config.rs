@@ -13,23 +13,28 @@ use crate::config::{self, Loaded, Source};
 use crate::env::Env;
 use crate::store::Paths;
 
-/// Show, check or locate forge's configuration.
+/// Show, check or locate forge's configuration
 ///
 /// Settings come from .forge/config.toml over ~/.config/forge/config.toml
 /// ($XDG_CONFIG_HOME respected) over built-in defaults, merged key by key.
-///
-/// Examples:
-///   forge config show
-///   forge config show --json
-///   forge config validate && echo fine
-///   forge config path
 #[derive(clap::Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_help = concat!(
+        "Examples:\n",
+        "  forge config show\n",
+        "  forge config show --json\n",
+        "  forge config validate && echo fine\n",
+        "  forge config path"
+    )
+)]
 pub struct ConfigArgs {
     /// What to do.
     #[command(subcommand)]
     pub action: ConfigAction,
-    /// Project folder (default: found from the current folder).
+    /// Project folder (default: the current folder's project). A folder inside a
+    /// project means that project (nearest .forge/ above, else the git root), as when
+    /// run from there.
     #[arg(long, value_name = "DIR", global = true)]
     pub project: Option<PathBuf>,
 }
@@ -58,18 +63,46 @@ pub fn run(args: &ConfigArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
     match args.action {
         ConfigAction::Show { json } => {
-            let loaded = load(&paths, env)?;
+            // A broken file does not hide the rest: show the defaults and the layers
+            // that load, then say what is wrong (stderr) and exit 1.
+            let (loaded, errors) = match config::load(&paths, env) {
+                Ok(l) => (l, Vec::new()),
+                Err(_) => config::load_lenient(&paths, env),
+            };
             let text = if json {
-                let v = show_json(&loaded)?;
+                let mut v = show_json(&loaded)?;
+                if let Some(obj) = v.as_object_mut() {
+                    obj.insert(
+                        "errors".into(),
+                        json!(errors.iter().map(ToString::to_string).collect::<Vec<_>>()),
+                    );
+                }
                 format!(
                     "{}\n",
                     serde_json::to_string_pretty(&v).wrap_err("encoding JSON")?
                 )
             } else {
-                show_text(&loaded)?
+                let mut t = String::new();
+                for e in &errors {
+                    let _ = writeln!(
+                        t,
+                        "# left out (it has an error, see below): {}",
+                        e.path().display()
+                    );
+                }
+                t.push_str(&show_text(&loaded)?);
+                t
             };
             super::print_out(&text);
-            Ok(ExitCode::SUCCESS)
+            if errors.is_empty() {
+                Ok(ExitCode::SUCCESS)
+            } else {
+                for e in &errors {
+                    eprintln!("forge: config is invalid: {e}");
+                }
+                eprintln!("{}", fix_hint());
+                Ok(ExitCode::from(1))
+            }
         }
         ConfigAction::Validate => {
             let loaded = load(&paths, env)?;
@@ -124,9 +157,16 @@ pub fn run(args: &ConfigArgs, env: &Env) -> color_eyre::Result<ExitCode> {
 }
 
 fn load(paths: &Paths, env: &Env) -> color_eyre::Result<Loaded> {
-    config::load(paths, env).map_err(|e| {
-        eyre!("config is invalid: {e}\nFix that key in that file (`forge config show` lists every valid key once the files load).")
-    })
+    config::load(paths, env).map_err(|e| eyre!("config is invalid: {e}\n{}", fix_hint()))
+}
+
+/// What to do about a config error; self-contained (it does not send you to a
+/// command that needs the config to load).
+pub fn fix_hint() -> String {
+    format!(
+        "Fix that file. Valid keys: {}. `forge config path` lists the config files.",
+        config::valid_keys_text()
+    )
 }
 
 /// The user and project config paths, in precedence order (lowest first).

@@ -18,24 +18,69 @@ use crate::model::settings::{self, Expand, FORGE_EVENTS};
 use crate::model::{HandoffKind, SignalParse};
 use crate::store::{Paths, handoffs};
 
-/// The model values Claude Code accepts in command and agent front matter.
+/// The model aliases Claude Code accepts in command and agent front matter (full
+/// model ids such as `claude-sonnet-4-6` are accepted too, see [`model_problem`]).
 pub const MODEL_ALIASES: [&str; 4] = ["opus", "sonnet", "haiku", "inherit"];
 
-/// Check forge's setup and explain what to fix. Exits 1 when something fails.
+/// What is wrong with a `model:` value, or `None` when Claude Code accepts it: one of
+/// [`MODEL_ALIASES`], or a full model id `claude-…` (lower-case letters, digits, `.`
+/// and `-`), either optionally with the 1M-context suffix `[1m]` (reference §6.3).
+pub fn model_problem(value: &str) -> Option<String> {
+    fn accepted(v: &str) -> bool {
+        let base = v
+            .strip_suffix("[1m]")
+            .or_else(|| v.strip_suffix("[1M]"))
+            .unwrap_or(v);
+        if MODEL_ALIASES.contains(&base) {
+            return base == v || base == "opus" || base == "sonnet";
+        }
+        base.strip_prefix("claude-").is_some_and(|rest| {
+            !rest.is_empty()
+                && rest.chars().any(|c| c.is_ascii_alphabetic())
+                && rest
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '.' || c == '-')
+        })
+    }
+    if accepted(value) {
+        return None;
+    }
+    let lower = value.to_ascii_lowercase();
+    if lower != value && accepted(&lower) {
+        let what = if lower.starts_with("claude-") {
+            "model ids"
+        } else {
+            "aliases"
+        };
+        return Some(format!("{what} are lower-case: {lower}"));
+    }
+    Some(format!(
+        "use {} or a full model id such as claude-sonnet-4-6",
+        MODEL_ALIASES.join(", ")
+    ))
+}
+
+/// Check forge's setup and explain what to fix
 ///
 /// Checks: forge wired into the settings (pointing at a binary that exists), the
 /// statusLine, `.forge/` git-ignored, hook commands whose script is missing,
-/// `model:` in .claude/commands and .claude/agents (opus, sonnet, haiku or inherit),
-/// every agent Signal in .forge/handoffs, learned-*.md memory files free of
-/// secret-looking text, MEMORY.md size, and the config files.
-///
-/// Examples:
-///   forge doctor
-///   forge doctor --json | jq '.checks[] | select(.status != "ok")'
+/// `model:` in .claude/commands and .claude/agents (opus, sonnet, haiku, inherit or
+/// a full model id such as claude-sonnet-4-6), every agent Signal in
+/// .forge/handoffs, learned-*.md memory files free of secret-looking text,
+/// MEMORY.md size, and the config files. Exits 1 when a check fails.
 #[derive(clap::Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_help = concat!(
+        "Examples:\n",
+        "  forge doctor\n",
+        "  forge doctor --json | jq '.checks[] | select(.status != \"ok\")'"
+    )
+)]
 pub struct DoctorArgs {
-    /// Project folder (default: found from the current folder).
+    /// Project folder (default: the current folder's project). A folder inside a
+    /// project means that project (nearest .forge/ above, else the git root), as when
+    /// run from there.
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
     /// Print the checks as JSON.
@@ -286,16 +331,25 @@ fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>) -> Ch
         )
         .with(on_path);
     }
+    let mut distinct: Vec<&str> = Vec::new();
+    for (_, p) in &programs {
+        if !distinct.contains(&p.as_str()) {
+            distinct.push(p);
+        }
+    }
+    let mut files: Vec<&str> = Vec::new();
+    for (f, _) in &programs {
+        if !files.contains(&f.as_str()) {
+            files.push(f);
+        }
+    }
     Check::new(
         "binary",
         Status::Ok,
         format!(
-            "forge's entries run {}",
-            programs
-                .iter()
-                .map(|(_, p)| p.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            "forge's entries run {} ({})",
+            distinct.join(", "),
+            files.join(", ")
         ),
     )
 }
@@ -387,8 +441,8 @@ fn check_dead_hooks(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>) -
             "dead-hooks",
             Status::Fail,
             format!(
-                "{} hook command(s) run a script that does not exist (each fails on every event): run `forge init` to remove them",
-                dead.len()
+                "{} a script that does not exist (each fails on every event): `forge init` removes those inside the project, `forge init --user` those in your user settings; remove others from a shared project settings file by hand if nobody uses them",
+                super::count(dead.len(), "hook command runs", "hook commands run")
             ),
         )
         .with(dead)
@@ -433,13 +487,9 @@ fn check_models(paths: &Paths, env: &Env) -> Check {
         let (fm, _) = split_front_matter(&text);
         if let Some(model) = fm.get("model")
             && !model.is_empty()
-            && !MODEL_ALIASES.contains(&model.as_str())
+            && let Some(problem) = model_problem(model)
         {
-            bad.push(format!(
-                "{}: model: {model} (use one of {})",
-                shown(f, paths),
-                MODEL_ALIASES.join(", ")
-            ));
+            bad.push(format!("{}: model: {model} ({problem})", shown(f, paths)));
         }
     }
     if bad.is_empty() {
@@ -447,8 +497,8 @@ fn check_models(paths: &Paths, env: &Env) -> Check {
             "model-aliases",
             Status::Ok,
             format!(
-                "{} command/agent file(s) checked; every `model:` is one of {}",
-                files.len(),
+                "{} checked; every `model:` is an alias ({}) or a full model id",
+                super::count(files.len(), "command/agent file", "command/agent files"),
                 MODEL_ALIASES.join(", ")
             ),
         )
@@ -456,7 +506,7 @@ fn check_models(paths: &Paths, env: &Env) -> Check {
         Check::new(
             "model-aliases",
             Status::Fail,
-            "a command or agent asks for a model Claude Code does not know: change `model:` to opus, sonnet, haiku or inherit",
+            "a command or agent asks for a model Claude Code does not know: change `model:` to opus, sonnet, haiku, inherit or a full id like claude-sonnet-4-6",
         )
         .with(bad)
     }
@@ -480,7 +530,10 @@ fn check_signals(paths: &Paths) -> Check {
         Check::new(
             "signals",
             Status::Ok,
-            format!("{} agent handoff(s), every Signal valid", agents.len()),
+            format!(
+                "{}, every Signal valid",
+                super::count(agents.len(), "agent handoff", "agent handoffs")
+            ),
         )
     } else {
         Check::new(
@@ -511,7 +564,10 @@ fn check_learned(paths: &Paths, env: &Env) -> Check {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         for (line, kind) in find_secrets(&text) {
-            found.push(format!("{name}:{line}: looks like a {kind}"));
+            found.push(format!(
+                "{name}:{line}: looks like {}",
+                crate::model::secrets::with_article(kind)
+            ));
         }
     }
     if found.is_empty() {
@@ -519,8 +575,8 @@ fn check_learned(paths: &Paths, env: &Env) -> Check {
             "learned-secrets",
             Status::Ok,
             format!(
-                "{} learned pattern file(s), nothing secret-looking",
-                files.len()
+                "{}, nothing secret-looking",
+                super::count(files.len(), "learned pattern file", "learned pattern files")
             ),
         )
     } else {
@@ -550,13 +606,14 @@ fn check_memory_size(paths: &Paths, env: &Env) -> Check {
             "memory-size",
             Status::Warn,
             format!(
-                "MEMORY.md has {n} lines (over {MEMORY_MAX_LINES}; Claude Code loads only the first 200): run `forge learn archive`"
+                "MEMORY.md has {} (over {MEMORY_MAX_LINES}; Claude Code loads only the first 200): run `forge learn archive`",
+                super::count(n, "line", "lines")
             ),
         ),
         Some(n) => Check::new(
             "memory-size",
             Status::Ok,
-            format!("MEMORY.md has {n} lines"),
+            format!("MEMORY.md has {}", super::count(n, "line", "lines")),
         ),
     }
 }
@@ -580,11 +637,9 @@ fn check_config(paths: &Paths, env: &Env) -> Check {
                 },
             )
         }
-        Err(e) => Check::new(
-            "config",
-            Status::Fail,
-            format!("{e} — fix it; `forge config show` lists the valid keys once it loads"),
-        ),
+        Err(e) => {
+            Check::new("config", Status::Fail, e.to_string()).with(vec![super::config::fix_hint()])
+        }
     }
 }
 
@@ -609,9 +664,55 @@ pub fn render(paths: &Paths, checks: &[Check]) -> String {
         "{}",
         match (fails, warns) {
             (0, 0) => "Everything looks right.".to_owned(),
-            (0, w) => format!("No problems; {w} warning(s)."),
-            (f, w) => format!("{f} problem(s), {w} warning(s)."),
+            (0, w) => format!("No problems; {}.", super::count(w, "warning", "warnings")),
+            (f, w) => format!(
+                "{}, {}.",
+                super::count(f, "problem", "problems"),
+                super::count(w, "warning", "warnings")
+            ),
         }
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_values_aliases_and_full_ids() {
+        for ok in [
+            "opus",
+            "sonnet",
+            "haiku",
+            "inherit",
+            "claude-sonnet-4-6",
+            "claude-opus-4-6[1m]",
+            "claude-haiku-4-5-20251001",
+            "claude-3.5-sonnet",
+            "sonnet[1m]",
+        ] {
+            assert_eq!(model_problem(ok), None, "{ok}");
+        }
+        assert_eq!(
+            model_problem("Opus").as_deref(),
+            Some("aliases are lower-case: opus")
+        );
+        assert_eq!(
+            model_problem("Claude-Sonnet-4-6").as_deref(),
+            Some("model ids are lower-case: claude-sonnet-4-6")
+        );
+        for bad in [
+            "gpt-4",
+            "gpt-4o",
+            "claude-",
+            "claude",
+            "opus-4",
+            "claude-4 6",
+            "inherit[1m]",
+        ] {
+            let p = model_problem(bad).unwrap_or_else(|| panic!("{bad} accepted"));
+            assert!(p.contains("opus, sonnet, haiku, inherit"), "{bad}: {p}");
+        }
+    }
 }

@@ -25,29 +25,67 @@ pub const COMMANDS: [(&str, &str); 2] = [
     ),
 ];
 
+/// The placeholder in the shipped slash commands for the forge program.
+const PROGRAM_SLOT: &str = "{{forge}}";
+
+/// A shipped slash command with `{{forge}}` replaced by `program` (this binary's
+/// absolute path, shell-quoted), so the command works when forge is not on PATH
+/// and its `allowed-tools` rules match the commands it asks Claude to run.
+pub fn render_command(template: &str, program: &str) -> String {
+    template.replace(PROGRAM_SLOT, program)
+}
+
+/// Whether `installed` is `template` rendered for *some* program path (an install
+/// by this or an older forge binary, unchanged since): such a file is forge's to
+/// replace or remove.
+pub fn is_rendered_from(installed: &str, template: &str) -> bool {
+    let mut parts = template.split(PROGRAM_SLOT);
+    let Some(first) = parts.next() else {
+        return false;
+    };
+    let Some(rest) = installed.strip_prefix(first) else {
+        return false;
+    };
+    let Some(second) = parts.next() else {
+        return installed == template;
+    };
+    // The program runs up to the text that follows the first slot.
+    let Some(end) = rest.find(second) else {
+        return false;
+    };
+    let program = &rest[..end];
+    !program.is_empty() && !program.contains('\n') && render_command(template, program) == installed
+}
+
 /// The line `forge init` adds to `.gitignore`.
 const IGNORE_LINE: &str = ".forge/";
 
-/// Wire Claude Code to forge: hooks, statusline, .forge/ folders and .gitignore.
+/// Wire Claude Code to forge: hooks, statusline, .forge/ folders and .gitignore
 ///
 /// Merges into .claude/settings.json (or ~/.claude/settings.json with --user) one
 /// `forge hook <Event>` entry for each of SessionStart, Stop, SessionEnd, PreCompact,
 /// PreToolUse, Notification, PermissionRequest and UserPromptSubmit, plus forge's
 /// statusLine, all running this binary by its absolute path. Every other key and hook
 /// is kept; hook entries whose script no longer exists are removed and listed. The
-/// old file is kept as settings.json.bak. It also creates .forge/logs and
+/// old file is kept in .forge/backups/ (git-ignored; with --user, next to it as
+/// settings.json.forge-bak-<time>). It also creates .forge/logs and
 /// .forge/handoffs and adds `.forge/` to .gitignore. Running it twice changes
 /// nothing the second time.
-///
-/// Examples:
-///   forge init --dry-run        # show the diff, write nothing
-///   forge init                  # wire this project
-///   forge init --user --commands
-///   forge init --uninstall      # remove forge's entries, nothing else
 #[derive(clap::Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_help = concat!(
+        "Examples:\n",
+        "  forge init --dry-run        # show the diff, write nothing\n",
+        "  forge init                  # wire this project\n",
+        "  forge init --user --commands\n",
+        "  forge init --uninstall      # remove forge's entries, nothing else"
+    )
+)]
 pub struct InitArgs {
-    /// Project folder (default: found from the current folder).
+    /// Project folder (default: the current folder's project). A folder inside a
+    /// project means that project (nearest .forge/ above, else the git root), as when
+    /// run from there.
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
     /// Edit the user settings ($CLAUDE_CONFIG_DIR or ~/.claude/settings.json) instead
@@ -123,6 +161,10 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
                     project: (!args.user).then_some(paths.root.as_path()),
                 },
                 exists: &exists,
+                // A committed project settings file is shared: a missing `~/…` or
+                // `/opt/…` script may exist on a teammate's machine, so only
+                // missing scripts inside the project are removed there.
+                remove_dead_only_inside: (!args.user).then_some(paths.root.as_path()),
             },
         )
     }
@@ -172,12 +214,14 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
 
     // Slash commands.
     if args.commands {
-        for (name, text) in COMMANDS {
+        for (name, template) in COMMANDS {
+            let text = render_command(template, &program);
+            let text = text.as_str();
             let path = claude_base.join("commands").join(name);
             let old = read_optional(&path)?;
             if args.uninstall {
                 match old.as_deref() {
-                    Some(o) if o == text => changes.push(FileChange {
+                    Some(o) if is_rendered_from(o, template) => changes.push(FileChange {
                         path,
                         old,
                         new: None,
@@ -186,14 +230,18 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
                     Some(_) => {
                         let _ = writeln!(
                             report,
-                            "Kept {} (you changed it; remove it by hand if you want)",
+                            "{} {} (you changed it; remove it by hand if you want)",
+                            if args.dry_run { "Would keep" } else { "Kept" },
                             shown(&path, &paths)
                         );
                     }
                     None => {}
                 }
             } else if old.as_deref() != Some(text) {
-                let backup = old.is_some();
+                // A copy rendered for another forge path is forge's own: no backup.
+                let backup = old
+                    .as_deref()
+                    .is_some_and(|o| !is_rendered_from(o, template));
                 changes.push(FileChange {
                     path,
                     old,
@@ -204,19 +252,30 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         }
     }
 
+    // Say which project (or which user settings file) this is about, absolutely.
+    let target = if args.user {
+        format!(
+            "the user settings {} (every project)",
+            settings_path.display()
+        )
+    } else {
+        format!("the project {}", paths.root.display())
+    };
     if changes.is_empty() && !make_dirs {
-        report.push_str(if args.uninstall {
-            "forge is not wired here; nothing changed.\n"
+        report.push_str(&if args.uninstall {
+            format!("forge is not wired into {target}; nothing changed.\n")
         } else {
-            "forge is already set up here; nothing changed.\n"
+            format!("forge is already set up in {target}; nothing changed.\n")
         });
         super::print_out(&report);
         return Ok(ExitCode::SUCCESS);
     }
 
     if args.dry_run {
-        let mut out =
-            String::from("Dry run: nothing was written. forge init would make these changes:\n");
+        let mut out = format!(
+            "Dry run for {target}: nothing was written. forge init{} would make these changes:\n",
+            if args.uninstall { " --uninstall" } else { "" }
+        );
         for c in &changes {
             let name = shown(&c.path, &paths);
             let old_label = if c.old.is_some() {
@@ -237,14 +296,19 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
             ));
         }
         if make_dirs {
-            out.push_str("would create .forge/logs and .forge/handoffs\n");
+            out.push_str("Would create .forge/logs and .forge/handoffs\n");
         }
         out.push_str(&report);
         super::print_out(&out);
         return Ok(ExitCode::SUCCESS);
     }
 
-    let mut done = String::new();
+    let mut done = if args.uninstall {
+        format!("Removed forge from {target}\n")
+    } else {
+        format!("Wired forge into {target}\n")
+    };
+    let mut backups: Vec<String> = Vec::new();
     if make_dirs {
         paths
             .ensure_dirs()
@@ -255,19 +319,20 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         let name = shown(&c.path, &paths);
         match (&c.new, &c.old) {
             (Some(new), old) => {
+                let mut bak = None;
                 if c.backup
                     && let Some(old) = old
                 {
-                    let bak = store::sibling(&c.path, ".bak");
-                    store::write_atomic(&bak, old.as_bytes())
-                        .wrap_err_with(|| format!("writing the backup {}", bak.display()))?;
+                    let path = write_backup(&c.path, old, (!args.user).then_some(&paths), env)?;
+                    backups.push(shown(&path, &paths));
+                    bak = Some(path);
                 }
                 store::write_atomic(&c.path, new.as_bytes())
                     .wrap_err_with(|| format!("writing {}", c.path.display()))?;
                 let verb = if old.is_some() { "Updated" } else { "Created" };
                 let _ = write!(done, "{verb} {name}");
-                if c.backup {
-                    let _ = write!(done, " (backup: {name}.bak)");
+                if let Some(bak) = bak {
+                    let _ = write!(done, " (the old file is in {})", shown(&bak, &paths));
                 }
                 done.push('\n');
                 if c.path == settings_path {
@@ -282,39 +347,117 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         }
     }
     done.push_str(&report);
+    if !backups.is_empty() && !args.user {
+        done.push_str(
+            "Backups are kept in .forge/backups/, which is git-ignored, so they are never committed.\n",
+        );
+    }
     super::print_out(&done);
     Ok(ExitCode::SUCCESS)
 }
 
-/// What the settings transform did, in words.
+/// Where the previous version of `file` is kept before forge rewrites it, and
+/// writes it there (with the original's permissions). A new name every time, so an
+/// earlier backup is never overwritten.
+///
+/// Project files go to `.forge/backups/<name>.<stamp>`: `.forge/` is git-ignored, so a
+/// backup of a committed, shared `.claude/settings.json` cannot be committed by
+/// accident, and `.claude/` gets no stray files. User files (`--user`) are backed up
+/// next to themselves as `<name>.forge-bak-<stamp>` (no `.md` ending, so Claude Code
+/// never loads a backed-up command).
+fn write_backup(
+    file: &Path,
+    old: &str,
+    project: Option<&Paths>,
+    env: &Env,
+) -> color_eyre::Result<PathBuf> {
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "file".to_owned());
+    let stamp = env.now.format("%Y%m%d-%H%M%S");
+    let base = match project {
+        Some(paths) => {
+            // Creates .forge/.gitignore (`*`) too when .forge/ is new.
+            paths
+                .ensure_dirs()
+                .wrap_err_with(|| format!("creating {}", paths.forge_dir().display()))?;
+            paths
+                .forge_dir()
+                .join("backups")
+                .join(format!("{name}.{stamp}"))
+        }
+        None => file.with_file_name(format!("{name}.forge-bak-{stamp}")),
+    };
+    for n in 1..=100 {
+        let path = if n == 1 {
+            base.clone()
+        } else {
+            store::sibling(&base, &format!("-{n}"))
+        };
+        match store::write_new_atomic_like(&path, old.as_bytes(), file) {
+            Ok(()) => return Ok(path),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                return Err(e).wrap_err_with(|| format!("writing the backup {}", path.display()));
+            }
+        }
+    }
+    Err(eyre!(
+        "too many backups named {}*: remove some, then run `forge init` again",
+        base.display()
+    ))
+}
+
+/// What the settings transform did, in words: what was removed, and what was only
+/// warned about.
 fn describe_outcome(out: &mut String, o: &Outcome, path: &Path, paths: &Paths, args: &InitArgs) {
     let name = shown(path, paths);
-    let removed = if args.dry_run {
-        "would remove"
+    let (remove, keep) = if args.dry_run {
+        ("Would remove", "Would keep")
     } else {
-        "removed"
+        ("Removed", "Kept")
     };
-    let list = |out: &mut String, title: &str, items: &[Removal]| {
+    let list = |out: &mut String, title: String, items: &[Removal]| {
+        if items.is_empty() {
+            return;
+        }
+        let _ = writeln!(out, "  {title}:");
         for r in items {
-            let _ = writeln!(out, "  {title} ({}): {}", r.event, r.command);
+            let _ = writeln!(out, "    {}: {}", r.event, r.command);
         }
     };
     if args.uninstall {
-        list(out, &format!("{removed} from {name}"), &o.removed_forge);
+        list(out, format!("{remove} from {name}"), &o.removed_forge);
     } else {
         list(
             out,
-            &format!("{removed} from {name}, script not found"),
+            format!("{remove} from {name} (script not found)"),
             &o.removed_dead,
         );
         list(
             out,
-            &format!("{removed} duplicate forge entry from {name}"),
+            format!(
+                "Warning: {} in {name} although the script is missing here (it is outside the project and may exist on a teammate's machine; remove it by hand if nobody uses it)",
+                keep.to_lowercase()
+            ),
+            &o.kept_dead,
+        );
+        list(
+            out,
+            format!(
+                "{remove} duplicate forge {} from {name}",
+                if o.removed_forge.len() == 1 {
+                    "entry"
+                } else {
+                    "entries"
+                }
+            ),
             &o.removed_forge,
         );
     }
     for n in &o.notes {
-        let _ = writeln!(out, "  note: {n}");
+        let _ = writeln!(out, "  Note: {n}");
     }
 }
 
@@ -371,14 +514,50 @@ mod tests {
     }
 
     #[test]
+    fn commands_name_forge_by_the_given_path_everywhere() {
+        for (name, template) in COMMANDS {
+            let text = render_command(template, "'/opt/my tools/forge'");
+            assert!(!text.contains(PROGRAM_SLOT), "{name}");
+            // Every command Claude is told to run, and every allowed-tools rule,
+            // uses the path; `forge` alone is left only in prose.
+            for line in text.lines() {
+                for bare in [
+                    "`forge resume",
+                    "`forge status",
+                    "`forge learn",
+                    "Bash(forge",
+                ] {
+                    assert!(!line.contains(bare), "{name}: {line}");
+                }
+            }
+            let (fm, _) = crate::model::handoff::split_front_matter(&text);
+            let tools = fm.get("allowed-tools").unwrap();
+            assert!(
+                tools.contains("Bash('/opt/my tools/forge' "),
+                "{name}: {tools}"
+            );
+            assert!(is_rendered_from(&text, template), "{name}");
+            assert!(is_rendered_from(
+                &render_command(template, "/usr/bin/forge"),
+                template
+            ));
+            assert!(
+                !is_rendered_from(&format!("{text}\nmine\n"), template),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
     fn shipped_commands_have_front_matter_and_no_bad_model() {
-        for (name, text) in COMMANDS {
+        for (name, template) in COMMANDS {
+            let text = &render_command(template, "forge");
             let (fm, body) = crate::model::handoff::split_front_matter(text);
             assert!(fm.contains_key("description"), "{name}");
             assert!(!fm.contains_key("model"), "{name}");
             assert!(!body.trim().is_empty());
         }
-        let learn = COMMANDS[0].1;
+        let learn = &render_command(COMMANDS[0].1, "forge");
         for word in [
             "Extracted",
             "Confidence",
@@ -398,7 +577,7 @@ mod tests {
         ] {
             assert!(learn.contains(word), "forge-learn.md lacks {word}");
         }
-        let cont = COMMANDS[1].1;
+        let cont = &render_command(COMMANDS[1].1, "forge");
         for word in ["forge resume --print", "blocked", "open question", "Drift"] {
             assert!(cont.contains(word), "forge-continue.md lacks {word}");
         }

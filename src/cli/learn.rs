@@ -12,22 +12,27 @@ use crate::env::Env;
 use crate::model::memory::{self, MEMORY_MAX_LINES};
 use crate::store::{self, Paths};
 
-/// Check or tidy the project's Claude Code memory (the /forge-learn output).
+/// Check or tidy the project's Claude Code memory (the /forge-learn output)
 ///
 /// The memory folder is <claude dir>/projects/<name>/memory/, where <name> is the
 /// project's real path with every character that is not a letter or digit replaced
 /// by `-`, as Claude Code names it.
-///
-/// Examples:
-///   forge learn status
-///   forge learn archive     # when MEMORY.md is over 180 lines
 #[derive(clap::Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_help = concat!(
+        "Examples:\n",
+        "  forge learn status\n",
+        "  forge learn archive     # when MEMORY.md is over 180 lines"
+    )
+)]
 pub struct LearnArgs {
     /// What to do.
     #[command(subcommand)]
     pub action: LearnAction,
-    /// Project folder (default: found from the current folder).
+    /// Project folder (default: the current folder's project). A folder inside a
+    /// project means that project (nearest .forge/ above, else the git root), as when
+    /// run from there.
     #[arg(long, value_name = "DIR", global = true)]
     pub project: Option<PathBuf>,
 }
@@ -142,11 +147,12 @@ fn status(paths: &Paths, dir: &Path, as_json: bool) -> color_eyre::Result<ExitCo
         Some(n) if n > MEMORY_MAX_LINES => {
             let _ = writeln!(
                 out,
-                "MEMORY.md: {n} lines (over {MEMORY_MAX_LINES}: run `forge learn archive`)"
+                "MEMORY.md: {} (over {MEMORY_MAX_LINES}: run `forge learn archive`)",
+                super::count(n, "line", "lines")
             );
         }
         Some(n) => {
-            let _ = writeln!(out, "MEMORY.md: {n} lines");
+            let _ = writeln!(out, "MEMORY.md: {}", super::count(n, "line", "lines"));
         }
         None => out.push_str("MEMORY.md: none\n"),
     }
@@ -155,7 +161,7 @@ fn status(paths: &Paths, dir: &Path, as_json: bool) -> color_eyre::Result<ExitCo
     } else {
         let _ = writeln!(out, "Learned patterns: {}", learned.len());
         for (name, n) in &learned {
-            let _ = writeln!(out, "  {name} ({n} lines)");
+            let _ = writeln!(out, "  {name} ({})", super::count(*n, "line", "lines"));
         }
     }
     super::print_out(&out);
@@ -185,8 +191,8 @@ fn archive(dir: &Path, env: &Env) -> color_eyre::Result<ExitCode> {
     let stamp = store::files::iso(env.now);
     let Some(plan) = memory::plan_archive(&text, existing.as_deref(), &name, &stamp) else {
         super::print_out(&format!(
-            "MEMORY.md has {} lines (limit {MEMORY_MAX_LINES}): nothing to archive.\n",
-            text.lines().count()
+            "MEMORY.md has {} (limit {MEMORY_MAX_LINES}): nothing to archive.\n",
+            super::count(text.lines().count(), "line", "lines")
         ));
         return Ok(ExitCode::SUCCESS);
     };
@@ -205,10 +211,10 @@ fn archive(dir: &Path, env: &Env) -> color_eyre::Result<ExitCode> {
     store::write_atomic(&memory_md, plan.memory.as_bytes())
         .wrap_err_with(|| format!("writing {}", memory_md.display()))?;
     super::print_out(&format!(
-        "Moved {} lines of MEMORY.md to {}\nMEMORY.md now points at it ({} lines).\n",
-        plan.moved_lines,
+        "Moved {} of MEMORY.md to {}\nMEMORY.md now points at it ({}).\n",
+        super::count(plan.moved_lines, "line", "lines"),
         archive_path.display(),
-        plan.memory.lines().count()
+        super::count(plan.memory.lines().count(), "line", "lines")
     ));
     Ok(ExitCode::SUCCESS)
 }

@@ -121,6 +121,11 @@ pub fn read_stdin_capped(cap: u64) -> Vec<u8> {
     buf
 }
 
+/// `n` with the singular or plural noun: `count(1, "line", "lines")` is "1 line".
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Prints to stdout; a closed pipe (`forge status | head`) is not an error.
 pub fn print_out(text: &str) {
     use std::io::Write;
@@ -133,6 +138,13 @@ pub fn print_out(text: &str) {
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    #[test]
+    fn counts_agree_with_their_number() {
+        assert_eq!(count(1, "line", "lines"), "1 line");
+        assert_eq!(count(2, "line", "lines"), "2 lines");
+        assert_eq!(count(0, "line", "lines"), "0 lines");
+    }
 
     #[test]
     fn verify_cli() {

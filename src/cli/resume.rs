@@ -14,23 +14,27 @@ use crate::model::handoff::Drift;
 use crate::model::{HandoffEntry, HandoffKind};
 use crate::store::{self, Paths, files, handoffs};
 
-/// List handoffs, choose the one the next session resumes from, or print it.
+/// List handoffs, choose the one the next session resumes from, or print it
 ///
 /// With no arguments, lists session and agent handoffs, newest first and numbered.
-/// Choosing one (by number, path, or --latest) writes .forge/pending-resume and
-/// ~/.claude/pending-resume; the next session's SessionStart hook loads it.
-/// --print writes the chosen (or pending) handoff with drift notes to stdout.
-///
-/// Examples:
-///   forge resume                 # list
-///   forge resume 2               # the next session resumes from #2
-///   forge resume --latest        # ... from the newest session handoff
-///   claude "$(forge resume --latest --print --clear)"
-///   forge resume --clear         # nothing pending
+/// Choosing one (by number, by the path of a handoff-*.md or agent-*.md file, or
+/// --latest) writes .forge/pending-resume and ~/.claude/pending-resume; the next
+/// session's SessionStart hook loads it. --print writes the chosen (or pending)
+/// handoff with drift notes to stdout.
 #[derive(clap::Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_help = concat!(
+        "Examples:\n",
+        "  forge resume                 # list\n",
+        "  forge resume 2               # the next session resumes from #2\n",
+        "  forge resume --latest        # ... from the newest session handoff\n",
+        "  claude \"$(forge resume --latest --print --clear)\"\n",
+        "  forge resume --clear         # nothing pending"
+    )
+)]
 pub struct ResumeArgs {
-    /// A handoff's number in the list, or its path.
+    /// A handoff's number in the list, or the path of a handoff-*.md / agent-*.md file.
     #[arg(value_name = "N|PATH", conflicts_with = "latest")]
     pub selection: Option<String>,
     /// Choose the newest session handoff.
@@ -42,7 +46,9 @@ pub struct ResumeArgs {
     /// Remove the pending-resume markers (after printing, with --print).
     #[arg(long)]
     pub clear: bool,
-    /// Project folder (default: found from the current folder).
+    /// Project folder (default: the current folder's project). A folder inside a
+    /// project means that project (nearest .forge/ above, else the git root), as when
+    /// run from there.
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
 }
@@ -167,7 +173,7 @@ fn select(
         return n
             .checked_sub(1)
             .and_then(|i| list.get(i))
-            .map(|h| h.path.clone())
+            .map(|h| std::fs::canonicalize(&h.path).unwrap_or_else(|_| h.path.clone()))
             .ok_or_else(|| {
                 eyre!(
                     "there is no handoff #{sel}: the list has 1 to {} (run `forge resume` to see it)",
@@ -176,16 +182,25 @@ fn select(
             });
     }
     let given = Path::new(sel);
+    if !is_handoff_name(given) {
+        bail!(
+            "{sel} is not a handoff file: forge resumes from .forge/handoffs/handoff-*.md (session) or agent-*.md (agent) files; give a number from `forge resume`, or such a file"
+        );
+    }
     let candidates = [env.cwd.join(given), paths.handoffs().join(given)];
-    let found = candidates
-        .iter()
-        .find(|p| p.is_file())
-        .ok_or_else(|| {
-            eyre!(
-                "no such handoff file: {sel} (give a path, a file name in .forge/handoffs, or a number from `forge resume`)"
-            )
-        })?;
-    std::path::absolute(found).wrap_err("resolving the handoff path")
+    let found = candidates.iter().find(|p| p.is_file()).ok_or_else(|| {
+        eyre!(
+            "no such handoff file: {sel} (give a path, a file name in .forge/handoffs, or a number from `forge resume`)"
+        )
+    })?;
+    std::fs::canonicalize(found).wrap_err_with(|| format!("resolving {}", found.display()))
+}
+
+/// Whether a file name is a handoff's: `handoff-*.md` or `agent-*.md`.
+fn is_handoff_name(path: &Path) -> bool {
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+        n.len() > 3 && n.ends_with(".md") && (n.starts_with("handoff-") || n.starts_with("agent-"))
+    })
 }
 
 fn age(created: Option<DateTime<Utc>>, now: DateTime<Utc>) -> String {
@@ -218,7 +233,7 @@ pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<
         "FILE", "KIND", "AGE", "TRIGGER/STATUS", "BRANCH"
     );
     for (i, h) in list.iter().enumerate() {
-        let mark = if pending.is_some_and(|p| same_file(p, &h.path)) {
+        let mark = if pending.is_some_and(|p| files::same_file(p, &h.path)) {
             "→"
         } else {
             " "
@@ -244,11 +259,6 @@ pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<
     }
     out.push_str("\nChoose one with `forge resume N` (or --latest); print it with --print.\n");
     out
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    canon(a) == canon(b)
 }
 
 /// The handoff text preceded by drift notes against the current git state.

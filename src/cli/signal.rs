@@ -1,7 +1,7 @@
 //! `forge signal`: write an agent handoff with a Signal block from the command line.
 
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use color_eyre::eyre::{WrapErr, bail};
@@ -15,18 +15,22 @@ use crate::store::{self, Paths, sanitize_id};
 /// The agent-handoff template shipped with forge.
 pub const TEMPLATE: &str = include_str!("../../assets/templates/agent-handoff.md");
 
-/// Write an agent handoff with a Signal block, and print its path.
+/// Write an agent handoff with a Signal block, and print its path
 ///
-/// The file is .forge/handoffs/agent-<TASK>-<YYYYMMDD-HHMMSS>.md. Other agents, `forge status`, the dashboard and the SessionStart hook read it; a
-/// blocked Signal and its open questions are shown first.
-///
-/// Examples:
-///   forge signal --from builder --to reviewer --task T-012 --status complete \
-///     --file src/db/pool.rs --finding "Pool must start before the router"
-///   forge signal --from builder --to lead --task T-013 --status blocked \
-///     --question "Pool size from env or config.toml?"
+/// The file is .forge/handoffs/agent-<TASK>-<YYYYMMDD-HHMMSS>.md. Other agents,
+/// `forge status`, the dashboard and the SessionStart hook read it; a blocked
+/// Signal and its open questions are shown first.
 #[derive(clap::Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_help = concat!(
+        "Examples:\n",
+        "  forge signal --from builder --to reviewer --task T-012 --status complete \\\n",
+        "    --file src/db/pool.rs --finding \"Pool must start before the router\"\n",
+        "  forge signal --from builder --to lead --task T-013 --status blocked \\\n",
+        "    --question \"Pool size from env or config.toml?\""
+    )
+)]
 pub struct SignalArgs {
     /// The agent writing the handoff.
     #[arg(long, value_name = "AGENT")]
@@ -43,7 +47,8 @@ pub struct SignalArgs {
     /// An open question (repeatable).
     #[arg(long = "question", value_name = "Q")]
     pub questions: Vec<String>,
-    /// A file the agent modified (repeatable; names only).
+    /// A file the agent modified (repeatable; names only, never contents). An
+    /// absolute path inside the project is stored relative to the project root.
     #[arg(long = "file", value_name = "F")]
     pub files: Vec<String>,
     /// A finding (repeatable).
@@ -55,7 +60,9 @@ pub struct SignalArgs {
     /// Background for the next agent.
     #[arg(long, value_name = "C")]
     pub context: Option<String>,
-    /// Project folder (default: found from the current folder).
+    /// Project folder (default: the current folder's project). A folder inside a
+    /// project means that project (nearest .forge/ above, else the git root), as when
+    /// run from there.
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
 }
@@ -101,13 +108,43 @@ fn bullets(items: &[String]) -> String {
         .join("\n")
 }
 
-/// Renders the handoff text from the shipped template.
-pub fn render(args: &SignalArgs, timestamp: &str) -> String {
+/// A `--file` as the Signal stores it: as given, except that an absolute path inside
+/// the project becomes relative to the project root (the Signal names files, and a
+/// path on this machine means nothing on another).
+pub fn repo_relative(file: &str, root: &Path) -> String {
+    let path = Path::new(file);
+    if !path.is_absolute() {
+        return file.to_owned();
+    }
+    // Compare canonical forms when they exist (a file may be deleted already, so
+    // fall back to its folder, then to the path as given).
+    let canonical = std::fs::canonicalize(path).ok().or_else(|| {
+        let parent = std::fs::canonicalize(path.parent()?).ok()?;
+        Some(parent.join(path.file_name()?))
+    });
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    for candidate in [canonical.as_deref(), Some(path)].into_iter().flatten() {
+        if let Ok(rel) = candidate.strip_prefix(&root)
+            && !rel.as_os_str().is_empty()
+        {
+            return rel.to_string_lossy().into_owned();
+        }
+    }
+    file.to_owned()
+}
+
+/// Renders the handoff text from the shipped template. `root` is the project root,
+/// for making `--file` paths repo-relative.
+pub fn render(args: &SignalArgs, root: &Path, timestamp: &str) -> String {
     let status: SignalStatus = args.status.into();
     let from = one_line(&args.from);
     let to = one_line(&args.to);
     let task = one_line(&args.task);
-    let files: Vec<String> = args.files.iter().map(|f| one_line(f)).collect();
+    let files: Vec<String> = args
+        .files
+        .iter()
+        .map(|f| repo_relative(&one_line(f), root))
+        .collect();
     let questions: Vec<String> = args.questions.iter().map(|q| one_line(q)).collect();
     let signal = json!({
         "from": from,
@@ -209,7 +246,12 @@ pub fn run(args: &SignalArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         }
     }
     let paths = project_paths(args.project.as_ref(), env)?;
-    let text = render(args, &store::files::iso(env.now));
+    if args.status == StatusArg::Blocked && args.questions.iter().all(|q| one_line(q).is_empty()) {
+        eprintln!(
+            "forge: warning: --status blocked without --question: add --question \"…\" so the next agent knows what to answer"
+        );
+    }
+    let text = render(args, &paths.root, &store::files::iso(env.now));
     let stamp = env.now.format("%Y%m%d-%H%M%S").to_string();
     let path = write(&paths, &args.task, &stamp, &text)
         .wrap_err_with(|| format!("writing the handoff into {}", paths.handoffs().display()))?;
@@ -239,7 +281,11 @@ mod tests {
 
     #[test]
     fn renders_sections_and_a_signal_that_parses_back() {
-        let text = render(&args(StatusArg::Blocked), "2026-11-21T10:15:02Z");
+        let text = render(
+            &args(StatusArg::Blocked),
+            Path::new("/nowhere"),
+            "2026-11-21T10:15:02Z",
+        );
         for section in [
             "## FORGE AGENT HANDOFF",
             "From: builder",
@@ -262,7 +308,7 @@ mod tests {
         assert_eq!(s.files_modified, ["src/db/pool.rs", "src/main.rs"]);
         assert_eq!(s.open_questions, ["Pool size from env or config?"]);
         assert_eq!(parse_header(&text).task.as_deref(), Some("T-012"));
-        let complete = render(&args(StatusArg::Complete), "t");
+        let complete = render(&args(StatusArg::Complete), Path::new("/nowhere"), "t");
         assert!(!parse_signal(&complete).is_blocked());
     }
 
@@ -270,8 +316,30 @@ mod tests {
     fn template_keys_in_user_text_are_not_expanded() {
         let mut a = args(StatusArg::Partial);
         a.context = Some("literally {{from}}".into());
-        let text = render(&a, "t");
+        let text = render(&a, Path::new("/nowhere"), "t");
         assert!(text.contains("literally {{from}}"));
+    }
+
+    #[test]
+    fn absolute_files_inside_the_project_become_relative() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("proj");
+        std::fs::create_dir_all(root.join("src/db")).unwrap();
+        std::fs::write(root.join("src/db/pool.rs"), "").unwrap();
+        let abs = root.join("src/db/pool.rs").display().to_string();
+        assert_eq!(repo_relative(&abs, &root), "src/db/pool.rs");
+        // Deleted file, and a `..` detour.
+        let gone = root.join("src/db/old.rs").display().to_string();
+        assert_eq!(repo_relative(&gone, &root), "src/db/old.rs");
+        let detour = root.join("src/../src/db/pool.rs").display().to_string();
+        assert_eq!(repo_relative(&detour, &root), "src/db/pool.rs");
+        // As given otherwise.
+        assert_eq!(repo_relative("src/main.rs", &root), "src/main.rs");
+        assert_eq!(repo_relative("/etc/hosts", &root), "/etc/hosts");
+        assert_eq!(
+            repo_relative(&root.display().to_string(), &root),
+            root.display().to_string()
+        );
     }
 
     #[test]

@@ -27,19 +27,26 @@ pub struct StatusArgs {
 }
 
 /// Resolves `--project DIR` (which must exist) or finds the project from the cwd.
+///
+/// `DIR` is canonicalized (symlinks and `..` resolved, like the cwd), then treated
+/// like a cwd: a subfolder of a project means that project (the nearest folder
+/// above holding `.forge/`, else the git root), so `--project src` works the way
+/// running from `src` does. A folder in no project is the project itself.
 pub fn project_paths(project: Option<&PathBuf>, env: &Env) -> color_eyre::Result<Paths> {
+    let canonical = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
     match project {
         Some(dir) => {
             if !dir.is_dir() {
                 bail!("--project {}: no such folder", dir.display());
             }
-            let dir = std::path::absolute(dir).wrap_err("resolving --project")?;
-            Ok(Paths::new(dir))
+            let dir = std::fs::canonicalize(dir)
+                .wrap_err_with(|| format!("resolving --project {}", dir.display()))?;
+            Ok(Paths::new(resolve_root(None, &dir)))
         }
-        None => Ok(Paths::new(resolve_root(
+        None => Ok(Paths::new(canonical(resolve_root(
             env.claude_project_dir.as_deref(),
             &env.cwd,
-        ))),
+        )))),
     }
 }
 

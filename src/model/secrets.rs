@@ -26,6 +26,15 @@ const SECRET_NAMES: [&str; 12] = [
     "auth_key",
 ];
 
+/// A finding's kind with its article, for "looks like an API key", "a Bearer token".
+pub fn with_article(kind: &str) -> String {
+    let vowel = kind
+        .chars()
+        .next()
+        .is_some_and(|c| "AEIOUaeiou".contains(c));
+    format!("{} {kind}", if vowel { "an" } else { "a" })
+}
+
 /// Finds secret-looking text, at most one finding per kind per line.
 pub fn find_secrets(text: &str) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
@@ -206,6 +215,14 @@ fn is_placeholder(value: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kinds_read_with_the_right_article() {
+        assert_eq!(with_article("API key (sk-…)"), "an API key (sk-…)");
+        assert_eq!(with_article("AWS access key"), "an AWS access key");
+        assert_eq!(with_article("Bearer token"), "a Bearer token");
+        assert_eq!(with_article("password in a URL"), "a password in a URL");
+    }
 
     #[test]
     fn finds_each_kind_on_its_line() {

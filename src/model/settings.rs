@@ -23,6 +23,7 @@ pub const FORGE_EVENTS: [&str; 8] = [
 ];
 
 /// Programs that run a script given as their next argument (`bash ~/x.sh`).
+/// `env` is handled separately: it runs the program named after its assignments.
 const INTERPRETERS: [&str; 12] = [
     "sh", "bash", "zsh", "dash", "fish", "python", "python3", "node", "ruby", "perl", "bun", "deno",
 ];
@@ -57,6 +58,10 @@ pub struct Outcome {
     pub settings: Value,
     /// Entries removed because their script does not exist.
     pub removed_dead: Vec<Removal>,
+    /// Entries whose script does not exist here but which were kept: in a shared
+    /// (project) settings file, a script outside the project may exist on a
+    /// teammate's machine. Listed as warnings.
+    pub kept_dead: Vec<Removal>,
     /// forge's own entries removed (uninstall) or replaced duplicates (install).
     pub removed_forge: Vec<Removal>,
     /// Things the user should know (a foreign statusLine kept, …).
@@ -142,11 +147,35 @@ pub fn handler_words(handler: &Value) -> Option<Vec<String>> {
         return None;
     }
     let command = obj.get("command")?.as_str()?;
-    let mut words = split_words(command);
+    // Exec form (reference §3.2): with `args`, there is no shell; `command` is the
+    // program itself (spaces and all) and each arg is one word.
     if let Some(args) = obj.get("args").and_then(Value::as_array) {
+        let mut words = vec![command.to_owned()];
         words.extend(args.iter().filter_map(Value::as_str).map(str::to_owned));
+        return Some(words);
     }
-    Some(words)
+    Some(split_words(command))
+}
+
+/// A handler's command line as a person reads it: `command`, followed by its exec-form
+/// `args` (shell-quoted) when it has any.
+pub fn handler_display(handler: &Value) -> String {
+    let command = handler
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    match handler.get("args").and_then(Value::as_array) {
+        Some(args) if !args.is_empty() => {
+            let rest: Vec<String> = args
+                .iter()
+                .filter_map(Value::as_str)
+                .map(shell_quote)
+                .collect();
+            format!("{command} {}", rest.join(" "))
+        }
+        _ => command,
+    }
 }
 
 /// `Some("hook")` or `Some("statusline")` when the words run forge.
@@ -201,6 +230,14 @@ pub fn script_path(words: &[String], expand: Expand<'_>) -> Option<PathBuf> {
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or("");
+    if base == "env" {
+        // `env [-i] [NAME=value]… program args`: judge the program it runs.
+        let at = words
+            .iter()
+            .skip(1)
+            .position(|w| !w.starts_with('-') && !w.contains('='))?;
+        return script_path(words.get(at + 1..)?, expand);
+    }
     if INTERPRETERS.contains(&base) {
         let script = words.iter().skip(1).find(|w| !w.starts_with('-'))?;
         return expand_path(script, expand);
@@ -222,7 +259,7 @@ pub fn dead_script(
 pub struct HookRef {
     /// The event it is registered for.
     pub event: String,
-    /// Its `command` string.
+    /// Its command line as shown to people ([`handler_display`]).
     pub command: String,
     /// The words it runs.
     pub words: Vec<String>,
@@ -245,11 +282,7 @@ pub fn command_hooks(settings: &Value) -> Vec<HookRef> {
                 if let Some(words) = handler_words(h) {
                     out.push(HookRef {
                         event: event.clone(),
-                        command: h
-                            .get("command")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_owned(),
+                        command: handler_display(h),
                         words,
                     });
                 }
@@ -277,7 +310,7 @@ fn root_object(settings: &Value) -> Result<Map<String, Value>, ShapeError> {
         Value::Null => Ok(Map::new()),
         Value::Object(m) => Ok(m.clone()),
         _ => Err(ShapeError(
-            "the settings file is not a JSON object; fix it by hand, then run forge init again"
+            "the settings file is not a JSON object; fix it by hand, then run `forge init` again"
                 .into(),
         )),
     }
@@ -288,7 +321,7 @@ fn check_shape(root: &Map<String, Value>) -> Result<(), ShapeError> {
         None | Some(Value::Object(_)) => {}
         Some(_) => {
             return Err(ShapeError(
-                "`hooks` is not an object; fix it by hand, then run forge init again".into(),
+                "`hooks` is not an object; fix it by hand, then run `forge init` again".into(),
             ));
         }
     }
@@ -296,7 +329,7 @@ fn check_shape(root: &Map<String, Value>) -> Result<(), ShapeError> {
         for (event, groups) in hooks {
             if !groups.is_array() {
                 return Err(ShapeError(format!(
-                    "`hooks.{event}` is not a list; fix it by hand, then run forge init again"
+                    "`hooks.{event}` is not a list; fix it by hand, then run `forge init` again"
                 )));
             }
         }
@@ -357,6 +390,19 @@ pub struct InstallOptions<'a> {
     pub expand: Expand<'a>,
     /// Whether a path exists.
     pub exists: &'a dyn Fn(&Path) -> bool,
+    /// `Some(project root)` for a shared, committed project settings file: only
+    /// missing scripts inside the project are removed, the rest are kept and
+    /// reported in [`Outcome::kept_dead`]. `None` (user settings): every hook with a
+    /// missing script is removed.
+    pub remove_dead_only_inside: Option<&'a Path>,
+}
+
+impl InstallOptions<'_> {
+    /// Whether a hook whose script is at `missing` should be removed.
+    fn removes(&self, missing: &Path) -> bool {
+        self.remove_dead_only_inside
+            .is_none_or(|root| missing.starts_with(root))
+    }
 }
 
 /// The statusLine forge installs.
@@ -371,6 +417,7 @@ pub fn install(settings: &Value, opts: &InstallOptions<'_>) -> Result<Outcome, S
     let mut root = root_object(settings)?;
     check_shape(&root)?;
     let mut removed_dead = Vec::new();
+    let mut kept_dead = Vec::new();
     let mut removed_forge = Vec::new();
     let mut notes = Vec::new();
     let mut kept: Vec<String> = Vec::new();
@@ -379,11 +426,7 @@ pub fn install(settings: &Value, opts: &InstallOptions<'_>) -> Result<Outcome, S
         let Some(words) = handler_words(h) else {
             return Verdict::Keep;
         };
-        let command = h
-            .get("command")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned();
+        let command = handler_display(h);
         if forge_role(&words) == Some("hook") && FORGE_EVENTS.contains(&event) {
             if all && !kept.iter().any(|k| k == event) {
                 kept.push(event.to_owned());
@@ -405,12 +448,16 @@ pub fn install(settings: &Value, opts: &InstallOptions<'_>) -> Result<Outcome, S
             });
             return Verdict::Remove;
         }
-        if dead_script(&words, opts.expand, opts.exists).is_some() {
-            removed_dead.push(Removal {
+        if let Some(missing) = dead_script(&words, opts.expand, opts.exists) {
+            let r = Removal {
                 event: event.to_owned(),
                 command,
-            });
-            return Verdict::Remove;
+            };
+            if opts.removes(&missing) {
+                removed_dead.push(r);
+                return Verdict::Remove;
+            }
+            kept_dead.push(r);
         }
         Verdict::Keep
     });
@@ -460,6 +507,12 @@ pub fn install(settings: &Value, opts: &InstallOptions<'_>) -> Result<Outcome, S
                         obj.insert("padding".into(), json!(0));
                     }
                 }
+            } else if dead.as_deref().is_some_and(|d| !opts.removes(d)) && !opts.replace_statusline
+            {
+                kept_dead.push(Removal {
+                    event: "statusLine".into(),
+                    command: statusline_command_of(current),
+                });
             } else if dead.is_some() || opts.replace_statusline {
                 let command = statusline_command_of(current);
                 if dead.is_some() {
@@ -483,6 +536,7 @@ pub fn install(settings: &Value, opts: &InstallOptions<'_>) -> Result<Outcome, S
     Ok(Outcome {
         settings: Value::Object(root),
         removed_dead,
+        kept_dead,
         removed_forge,
         notes,
     })
@@ -507,11 +561,7 @@ pub fn uninstall(settings: &Value) -> Result<Outcome, ShapeError> {
         Some(words) if forge_role(&words).is_some() => {
             removed_forge.push(Removal {
                 event: event.to_owned(),
-                command: h
-                    .get("command")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
+                command: handler_display(h),
             });
             Verdict::Remove
         }
@@ -536,6 +586,7 @@ pub fn uninstall(settings: &Value) -> Result<Outcome, ShapeError> {
     Ok(Outcome {
         settings: Value::Object(root),
         removed_dead: Vec::new(),
+        kept_dead: Vec::new(),
         removed_forge,
         notes: Vec::new(),
     })
@@ -561,6 +612,7 @@ mod tests {
                 project: Some(Path::new("/p")),
             },
             exists,
+            remove_dead_only_inside: None,
         }
     }
 
@@ -738,6 +790,83 @@ mod tests {
         // A file forge created alone goes back to empty.
         let fresh = install(&Value::Null, &opts(&exists)).unwrap().settings;
         assert_eq!(uninstall(&fresh).unwrap().settings, json!({}));
+    }
+
+    #[test]
+    fn exec_form_program_is_not_split_and_its_script_is_checked() {
+        let e = Expand {
+            home: Some(Path::new("/home/u")),
+            project: Some(Path::new("/p")),
+        };
+        let h = json!({"type": "command", "command": "/opt/my tools/hook", "args": ["--x"]});
+        let words = handler_words(&h).unwrap();
+        assert_eq!(words, ["/opt/my tools/hook", "--x"]);
+        assert_eq!(
+            script_path(&words, e),
+            Some(PathBuf::from("/opt/my tools/hook"))
+        );
+        let h = json!({"type": "command", "command": "node", "args": ["${CLAUDE_PROJECT_DIR}/.claude/h.js"]});
+        assert_eq!(
+            script_path(&handler_words(&h).unwrap(), e),
+            Some(PathBuf::from("/p/.claude/h.js"))
+        );
+        assert_eq!(
+            script_path(&split_words("/usr/bin/env FOO=1 python3 ~/h.py"), e),
+            Some(PathBuf::from("/home/u/h.py"))
+        );
+        assert_eq!(script_path(&split_words("env -i npx x"), e), None);
+        // forge itself in exec form is still recognised.
+        let h = json!({"type": "command", "command": "/x/forge", "args": ["hook", "Stop"]});
+        assert_eq!(forge_role(&handler_words(&h).unwrap()), Some("hook"));
+    }
+
+    #[test]
+    fn shared_project_settings_only_lose_dead_scripts_inside_the_project() {
+        let s = json!({"hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": "~/.golem/hooks/stop.sh"},
+            {"type": "command", "command": "$HOME/bin/notify.sh"},
+            {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/gone.sh"},
+            {"type": "command", "command": "bash", "args": ["/p/scripts/gone.sh"]},
+            {"type": "command", "command": "/opt/tool/hook"}
+        ]}]}, "statusLine": {"type": "command", "command": "~/gone/status.sh"}});
+        let exists = |_: &Path| false;
+        let mut o = opts(&exists);
+        o.remove_dead_only_inside = Some(Path::new("/p"));
+        let out = install(&s, &o).unwrap();
+        let removed: Vec<_> = out
+            .removed_dead
+            .iter()
+            .map(|r| r.command.as_str())
+            .collect();
+        assert_eq!(
+            removed,
+            [
+                "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/gone.sh",
+                "bash /p/scripts/gone.sh"
+            ]
+        );
+        let kept: Vec<_> = out.kept_dead.iter().map(|r| r.command.as_str()).collect();
+        assert_eq!(
+            kept,
+            [
+                "~/.golem/hooks/stop.sh",
+                "$HOME/bin/notify.sh",
+                "/opt/tool/hook",
+                "~/gone/status.sh"
+            ]
+        );
+        assert_eq!(statusline_command(&out.settings), Some("~/gone/status.sh"));
+        let left = command_hooks(&out.settings);
+        assert!(left.iter().any(|h| h.command == "~/.golem/hooks/stop.sh"));
+        assert!(!left.iter().any(|h| h.command == "bash"));
+        assert_eq!(
+            handler_display(&json!({"command": "node", "args": ["a b.js", "-x"]})),
+            "node 'a b.js' -x"
+        );
+        // User settings: all of them go.
+        let out = install(&s, &opts(&exists)).unwrap();
+        assert_eq!(out.removed_dead.len(), 6);
+        assert!(out.kept_dead.is_empty());
     }
 
     #[test]

@@ -100,11 +100,12 @@ pub fn read_marker(path: &Path) -> Option<PathBuf> {
     (!line.is_empty()).then(|| PathBuf::from(line))
 }
 
-/// Makes `target` the pending resume: writes its absolute path to
+/// Makes `target` the pending resume: writes its canonical path (symlinks and `..`
+/// resolved, so markers written from different folders compare equal) to
 /// `.forge/pending-resume` and to `~/.claude/pending-resume`.
 /// Returns the markers written.
 pub fn write_pending_resume(paths: &Paths, env: &Env, target: &Path) -> io::Result<Vec<PathBuf>> {
-    let abs = std::path::absolute(target)?;
+    let abs = std::fs::canonicalize(target).or_else(|_| std::path::absolute(target))?;
     let line = format!("{}\n", abs.display());
     let mut written = Vec::new();
     write_atomic(&paths.pending_resume(), line.as_bytes())?;
@@ -116,20 +117,34 @@ pub fn write_pending_resume(paths: &Paths, env: &Env, target: &Path) -> io::Resu
     Ok(written)
 }
 
-/// Removes the pending resume of this project: the project marker, and the global
-/// one when it points inside this project. Returns the markers removed.
+/// Removes the pending resume of this project (`forge resume --clear`): the project
+/// marker, and the global one when it points inside this project *or* at the same
+/// file as the project marker (a handoff chosen by path may lie elsewhere). Returns
+/// the markers removed.
+///
+/// SessionStart does not use this: it consumes the global marker only when it
+/// points into the project (see `hooks::handle`).
 pub fn clear_pending_resume(paths: &Paths, env: &Env) -> Vec<PathBuf> {
     let mut removed = Vec::new();
+    let project = read_marker(&paths.pending_resume());
     if super::remove_if_exists(&paths.pending_resume()).unwrap_or(false) {
         removed.push(paths.pending_resume());
     }
     if let Some(global) = env.global_pending_resume()
-        && read_marker(&global).is_some_and(|p| points_inside(&p, &paths.root))
+        && read_marker(&global).is_some_and(|g| {
+            points_inside(&g, &paths.root) || project.as_deref().is_some_and(|p| same_file(p, &g))
+        })
         && super::remove_if_exists(&global).unwrap_or(false)
     {
         removed.push(global);
     }
     removed
+}
+
+/// Whether two paths name the same file (comparing canonical paths when they exist).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    canon(a) == canon(b)
 }
 
 /// Whether `path` lies inside `root` (comparing canonical paths when they exist).
@@ -229,5 +244,31 @@ mod tests {
         std::fs::write(&global, "/elsewhere/handoff-1.md\n").unwrap();
         assert!(clear_pending_resume(&p, &env).is_empty());
         assert!(global.exists());
+    }
+
+    #[test]
+    fn clearing_removes_a_global_marker_for_the_same_file_outside_the_project() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("home");
+        let root = t.path().join("proj");
+        std::fs::create_dir_all(root.join(".forge")).unwrap();
+        let elsewhere = t.path().join("other/.forge/handoffs");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        let h = elsewhere.join("handoff-20261121-094500.md");
+        std::fs::write(&h, "x").unwrap();
+        let env = Env::for_test(&home, &root);
+        let p = Paths::new(&root);
+        // Written through a `..` path: stored canonical.
+        let detour = t
+            .path()
+            .join("proj/../other/.forge/handoffs/handoff-20261121-094500.md");
+        write_pending_resume(&p, &env, &detour).unwrap();
+        assert_eq!(
+            read_marker(&p.pending_resume()),
+            Some(h.canonicalize().unwrap())
+        );
+        let global = env.global_pending_resume().unwrap();
+        assert_eq!(clear_pending_resume(&p, &env).len(), 2);
+        assert!(!global.exists());
     }
 }

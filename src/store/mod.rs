@@ -41,32 +41,59 @@ pub const TEMP_SUFFIX: &str = ".tmp";
 
 /// Writes `bytes` to `path` atomically: temp file in the same folder, sync, rename.
 ///
-/// Creates the parent folder when missing.
+/// Creates the parent folder when missing. An existing file keeps its permission
+/// mode; a new file gets the usual `0666 & !umask` (0644 under the common umask),
+/// not the temp file's private 0600.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .suffix(TEMP_SUFFIX)
-        .tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_data()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    let existing = fs::metadata(path).ok().map(|m| m.permissions());
+    persist_new_temp(path, bytes, existing, false)
 }
 
 /// Writes `bytes` to a new file at `path`, failing with `AlreadyExists` rather than
 /// replacing a file someone else created first. Atomic: the content appears whole.
+/// The file gets `0666 & !umask`, like any newly created file.
 pub fn write_new_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    persist_new_temp(path, bytes, None, true)
+}
+
+/// [`write_new_atomic`] with the permissions of `like` (a backup keeps the mode of
+/// the file it copies, so a private settings file gets a private backup).
+pub fn write_new_atomic_like(path: &Path, bytes: &[u8], like: &Path) -> io::Result<()> {
+    let perms = fs::metadata(like).ok().map(|m| m.permissions());
+    persist_new_temp(path, bytes, perms, true)
+}
+
+/// The one atomic writer: temp file (`.forge-*.tmp`) in the target's folder, its
+/// mode set *before* any content is written, sync, then rename (or link, for
+/// `no_clobber`). `perms: None` means a new file's default mode.
+fn persist_new_temp(
+    path: &Path,
+    bytes: &[u8],
+    perms: Option<fs::Permissions>,
+    no_clobber: bool,
+) -> io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .suffix(TEMP_SUFFIX)
-        .tempfile_in(dir)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(TEMP_PREFIX).suffix(TEMP_SUFFIX);
+    // tempfile creates 0600 by default; ask for 0666 so the umask decides, as for
+    // any file a program creates.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir)?;
+    if let Some(perms) = perms {
+        tmp.as_file().set_permissions(perms)?;
+    }
     tmp.write_all(bytes)?;
     tmp.as_file().sync_data()?;
-    tmp.persist_noclobber(path).map_err(|e| e.error)?;
+    if no_clobber {
+        tmp.persist_noclobber(path).map_err(|e| e.error)?;
+    } else {
+        tmp.persist(path).map_err(|e| e.error)?;
+    }
     Ok(())
 }
 
@@ -272,6 +299,41 @@ mod tests {
         let err = write_new_atomic(&p, b"second").unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
         assert_eq!(fs::read(&p).unwrap(), b"first");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writes_keep_an_existing_mode_and_give_new_files_the_umask_default() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let umask = fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("Umask:"))
+                    .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+            })
+            .unwrap_or(0o022);
+        let dir = tempfile::tempdir().unwrap();
+        let fresh = dir.path().join("new.json");
+        write_atomic(&fresh, b"x").unwrap();
+        assert_eq!(mode(&fresh), 0o666 & !umask);
+        let private = dir.path().join("private.json");
+        fs::write(&private, "old").unwrap();
+        fs::set_permissions(&private, fs::Permissions::from_mode(0o600)).unwrap();
+        write_atomic(&private, b"new").unwrap();
+        assert_eq!(mode(&private), 0o600);
+        let script = dir.path().join("run.sh");
+        fs::write(&script, "old").unwrap();
+        fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+        write_atomic(&script, b"new").unwrap();
+        assert_eq!(mode(&script), 0o755);
+        let created = dir.path().join("h.md");
+        write_new_atomic(&created, b"x").unwrap();
+        assert_eq!(mode(&created), 0o666 & !umask);
+        let bak = dir.path().join("private.json.bak");
+        write_new_atomic_like(&bak, b"old", &private).unwrap();
+        assert_eq!(mode(&bak), 0o600);
     }
 
     #[test]
