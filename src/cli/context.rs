@@ -12,7 +12,7 @@ use crate::model::Level;
 use crate::model::transcript::{TailScan, infer_window};
 use crate::store::{files, session_handoff, transcript};
 
-/// Show a session's context use: tokens, window, percentage, level, compactions.
+/// Show a session's context use: tokens, window, percentage, level, compactions
 ///
 /// The size comes from the end of the transcript (the last main-chain API usage, or
 /// the last compaction's estimate). The window is the one the statusline last

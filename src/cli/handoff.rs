@@ -9,7 +9,7 @@ use crate::env::Env;
 use crate::model::handoff_doc::Trigger;
 use crate::store::{self, session_handoff};
 
-/// Write a session handoff to .forge/handoffs/handoff-YYYYMMDD-HHMMSS.md.
+/// Write a session handoff to .forge/handoffs/handoff-YYYYMMDD-HHMMSS.md
 ///
 /// The document holds the context level, the current task and last request (secrets
 /// redacted), the todo list and files touched from the session transcript, git state,

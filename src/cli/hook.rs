@@ -14,7 +14,7 @@ use crate::hooks;
 #[command(
     after_help = "Example (what `forge init` puts in .claude/settings.json):\n  \
     {\"type\": \"command\", \"command\": \"/usr/local/bin/forge hook SessionStart\"}\n\n\
-    Try it by hand:\n  echo '{\"session_id\":\"s1\",\"cwd\":\"'$PWD'\"}' | forge hook Stop"
+    Try it by hand:\n  echo '{\"session_id\":\"s1\",\"cwd\":\"'\"$PWD\"'\"}' | forge hook Stop"
 )]
 pub struct HookArgs {
     /// The hook event (SessionStart, Stop, SessionEnd, PreCompact, PreToolUse,

@@ -28,7 +28,14 @@ use crate::env::Env;
 /// the status line, writes handoff documents before the context fills, and shows it
 /// all in a dashboard.
 #[derive(Parser, Debug)]
-#[command(name = "forge", version, propagate_version = true)]
+#[command(
+    name = "forge",
+    version,
+    propagate_version = true,
+    after_help = "Start here:\n  forge init --dry-run && forge init   # wire hooks and the status line\n  \
+        forge doctor                         # check the setup\n  \
+        forge tui --demo                     # see the dashboard on a sample project"
+)]
 pub struct Cli {
     /// The subcommand.
     #[command(subcommand)]
@@ -38,20 +45,21 @@ pub struct Cli {
 /// forge's subcommands. Their help text is the doc comment of each `Args` struct.
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    // The four faces first, then the everyday commands, then setup.
     Hook(hook::HookArgs),
+    Statusline(statusline::StatuslineArgs),
+    Tui(tui::TuiArgs),
     Status(status::StatusArgs),
+    Handoff(handoff::HandoffArgs),
+    Resume(resume::ResumeArgs),
+    Signal(signal::SignalArgs),
+    Context(context::ContextArgs),
     Init(init::InitArgs),
     Doctor(doctor::DoctorArgs),
     Config(config::ConfigArgs),
-    Signal(signal::SignalArgs),
-    Resume(resume::ResumeArgs),
     Learn(learn::LearnArgs),
     Completions(completions::CompletionsArgs),
     Man(man::ManArgs),
-    Tui(tui::TuiArgs),
-    Statusline(statusline::StatuslineArgs),
-    Handoff(handoff::HandoffArgs),
-    Context(context::ContextArgs),
 }
 
 /// Runs the parsed command.

@@ -21,7 +21,7 @@ const MAX_STDIN: u64 = 1024 * 1024;
 /// Printed when something went badly wrong: the line must never be empty.
 const FALLBACK: &str = "forge ?%";
 
-/// Print Claude Code's status line (reads the statusline JSON on stdin).
+/// Print Claude Code's status line (reads the statusline JSON on stdin)
 ///
 /// Shows the model, project, branch and uncommitted count (from the hooks' git
 /// cache), context use with a bar and level, `⚠ CTX <pct>%` at or above the handoff

@@ -10,8 +10,10 @@ use crate::store::Paths;
 use crate::store::snapshot::GitSource;
 use crate::tui::{self, Session, demo};
 
-/// Show the live dashboard: context gauge, last session, flags, sessions needing
-/// attention, the handoff inbox (blocked Signals first) and a preview.
+/// Show the live dashboard for a side pane next to Claude Code
+///
+/// Panes: context gauge and trend, last session, flags, sessions needing attention,
+/// the handoff inbox (blocked Signals first) and a preview of the selected handoff.
 ///
 /// It updates when files under .forge/ change. Press ? for the keys, q to quit.
 #[derive(clap::Args, Debug)]

@@ -6,6 +6,11 @@
 //! prefixes, `Bearer` tokens, `scheme://user:pass@` URLs, secret-named assignments
 //! (`DB_PASSWORD=…`, `api_key: …`) and PEM private-key blocks. Placeholders such as
 //! `<token>`, `${TOKEN}`, `$TOKEN`, `***` or `xxxx` are not reported.
+//!
+//! Its sibling [`crate::model::redact`] has the opposite bias: it over-redacts text
+//! copied into handoff documents (a false positive costs a word there), while doctor
+//! must not cry wolf over prose in a memory file (a false positive here is a failed
+//! check). Keep the two token lists in step when adding a new token shape.
 
 /// One finding: the 1-based line number and the kind of secret.
 pub type Finding = (usize, &'static str);
