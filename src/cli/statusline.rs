@@ -85,7 +85,7 @@ pub fn tick(args: &StatuslineArgs, env: &Env, input: &[u8]) -> String {
     } else {
         Config::default()
     };
-    let state = gather(&paths, &payload);
+    let state = gather(&paths, &payload, env.now);
     let term = Term {
         color: !(env.no_color || args.plain),
         width: env.columns,
@@ -103,7 +103,7 @@ pub fn tick(args: &StatuslineArgs, env: &Env, input: &[u8]) -> String {
 }
 
 /// Reads what the line shows from the small state files (and `.git/HEAD`).
-pub fn gather(paths: &Paths, payload: &Payload) -> SessionState {
+pub fn gather(paths: &Paths, payload: &Payload, now: DateTime<Utc>) -> SessionState {
     let cache = files::read_git_cache(paths);
     let branch = crate::git::branch_from_head_file(&paths.root)
         .or_else(|| cache.as_ref().and_then(|c| c.branch.clone()));
@@ -124,7 +124,7 @@ pub fn gather(paths: &Paths, payload: &Payload) -> SessionState {
         dirty: cache.as_ref().map(|c| c.uncommitted_changes),
         git_cached_at: cache.as_ref().and_then(|c| files::parse_iso(&c.updated_at)),
         workflow: files::read_workflow(paths),
-        blocked_signals: handoffs::count_blocked(paths),
+        blocked_signals: handoffs::count_blocked(paths, std::time::SystemTime::from(now)),
         learn_pending: paths.learn_pending().exists(),
         tail,
     }

@@ -2,6 +2,7 @@
 
 use std::fs;
 use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use chrono::{DateTime, Utc};
 
@@ -34,13 +35,27 @@ pub fn list_dir(dir: &Path) -> Vec<HandoffEntry> {
     out
 }
 
-/// `logs/signal-cache.txt`: one line per agent file, `<blocked 0|1> <len> <mtime_ns>
-/// <name>`, so the statusline parses an agent file only when it changed. Plain text:
-/// cheaper to read on every tick than JSON.
+/// `logs/signal-cache.txt`: a first line `dir <mtime_ns>` (the handoffs folder's
+/// mtime at the last full check), then one line per agent file, `<blocked 0|1> <len>
+/// <mtime_ns> <name>`, so the statusline parses an agent file only when it changed.
+/// Plain text: cheaper to read on every tick than JSON.
 const SIGNAL_CACHE: &str = "signal-cache.txt";
+
+/// Every agent file is `stat`ed again at least this often, to catch a file rewritten
+/// in place (which, unlike a new, removed or renamed file, leaves the folder's mtime
+/// alone).
+const SIGNAL_RECHECK: Duration = Duration::from_secs(5);
+
+fn mtime_ns(meta: &fs::Metadata) -> u128 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos())
+}
 
 fn parse_signal_cache(text: &str) -> std::collections::HashMap<&str, (u64, u128, bool)> {
     text.lines()
+        .filter(|l| !l.starts_with("dir "))
         .filter_map(|l| {
             let mut it = l.splitn(4, ' ');
             let blocked = it.next()? == "1";
@@ -52,16 +67,31 @@ fn parse_signal_cache(text: &str) -> std::collections::HashMap<&str, (u64, u128,
 }
 
 /// Counts the agent handoffs whose Signal blocks. The statusline calls this every
-/// tick: it lists the folder and `stat`s each `agent-*.md` file, and parses only the
-/// files that are new or changed since `logs/signal-cache.json` was written (the
-/// cache is rewritten only when something changed). Session handoffs are never opened.
-pub fn count_blocked(paths: &Paths) -> usize {
+/// tick. When the handoffs folder has not changed since the last full check and that
+/// check is younger than a few seconds, the answer comes from `logs/signal-cache.txt`
+/// alone (one `stat` and one small read). Otherwise it lists the folder, `stat`s each
+/// `agent-*.md` file and parses only the new or changed ones; the cache is rewritten
+/// when something changed, else only its time is refreshed. Session handoffs are
+/// never opened.
+pub fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
+    let Ok(dir_meta) = fs::metadata(paths.handoffs()) else {
+        return 0;
+    };
+    let dir_stamp = format!("dir {}\n", mtime_ns(&dir_meta));
+    let cache_path = paths.logs().join(SIGNAL_CACHE);
+    let cache_time = fs::metadata(&cache_path).and_then(|m| m.modified()).ok();
+    let old_text = super::read_text(&cache_path).unwrap_or_default();
+    let recent = cache_time.is_some_and(|t| t + SIGNAL_RECHECK > now && t <= now);
+    if recent && old_text.starts_with(&dir_stamp) {
+        return parse_signal_cache(&old_text)
+            .values()
+            .filter(|v| v.2)
+            .count();
+    }
+    let old = parse_signal_cache(&old_text);
     let Ok(read) = fs::read_dir(paths.handoffs()) else {
         return 0;
     };
-    let cache_path = paths.logs().join(SIGNAL_CACHE);
-    let old_text = super::read_text(&cache_path).unwrap_or_default();
-    let old = parse_signal_cache(&old_text);
     let mut rows: Vec<(String, u64, u128, bool)> = Vec::new();
     for e in read.filter_map(Result::ok) {
         let name = e.file_name();
@@ -73,25 +103,29 @@ pub fn count_blocked(paths: &Paths) -> usize {
         if !meta.is_file() {
             continue;
         }
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos());
+        let mtime = mtime_ns(&meta);
         let len = meta.len();
         let blocked = match old.get(name) {
-            Some(&(l, m, b)) if l == len && m == mtime_ns => b,
+            Some(&(l, m, b)) if l == len && m == mtime => b,
             _ => load_one(&e.path()).is_some_and(|h| h.is_blocked()),
         };
-        rows.push((name.to_owned(), len, mtime_ns, blocked));
+        rows.push((name.to_owned(), len, mtime, blocked));
     }
     rows.sort();
-    let text: String = rows
-        .iter()
-        .map(|(n, l, m, b)| format!("{} {l} {m} {n}\n", u8::from(*b)))
-        .collect();
-    if text != old_text && paths.logs().is_dir() {
-        let _ = super::write_atomic(&cache_path, text.as_bytes());
+    let mut text = dir_stamp;
+    for (n, l, m, b) in &rows {
+        text.push_str(&format!("{} {l} {m} {n}\n", u8::from(*b)));
+    }
+    if paths.logs().is_dir() {
+        if text == old_text {
+            // Nothing changed: only record that it was checked now.
+            let _ = fs::File::options()
+                .write(true)
+                .open(&cache_path)
+                .and_then(|f| f.set_modified(now));
+        } else {
+            let _ = super::write_atomic(&cache_path, text.as_bytes());
+        }
     }
     rows.iter().filter(|r| r.3).count()
 }
@@ -133,25 +167,42 @@ mod tests {
         );
         let t = tempfile::tempdir().unwrap();
         let paths = Paths::new(t.path());
-        assert_eq!(count_blocked(&paths), 0);
+        let now = SystemTime::now;
+        assert_eq!(count_blocked(&paths, now()), 0);
         std::fs::create_dir_all(paths.handoffs()).unwrap();
         for e in &list {
             std::fs::copy(&e.path, paths.handoffs().join(&e.file_name)).unwrap();
         }
-        assert_eq!(count_blocked(&paths), 1);
-        // With the cache in place, the answer is the same, and a changed file is re-read.
+        assert_eq!(count_blocked(&paths, now()), 1);
+        // With the cache in place, the answer is the same.
         std::fs::create_dir_all(paths.logs()).unwrap();
-        assert_eq!(count_blocked(&paths), 1);
-        assert!(paths.logs().join(SIGNAL_CACHE).exists());
-        assert_eq!(count_blocked(&paths), 1);
+        assert_eq!(count_blocked(&paths, now()), 1);
+        let cache = paths.logs().join(SIGNAL_CACHE);
+        assert!(std::fs::read_to_string(&cache).unwrap().starts_with("dir "));
+        assert_eq!(count_blocked(&paths, now()), 1);
+        // A file rewritten in place leaves the folder's mtime alone: it is seen at the
+        // next full check (at most SIGNAL_RECHECK later).
         let blocked = paths.handoffs().join("agent-T-012-20261121-101502.md");
         let text = std::fs::read_to_string(&blocked)
             .unwrap()
             .replace("\"blocked\"", "\"complete\"")
             .replace("\"blocking\": true", "\"blocking\": false");
         std::fs::write(&blocked, text).unwrap();
-        assert_eq!(count_blocked(&paths), 0);
-        std::fs::remove_file(&blocked).unwrap();
-        assert_eq!(count_blocked(&paths), 0);
+        assert_eq!(count_blocked(&paths, now()), 1, "served from the cache");
+        assert_eq!(
+            count_blocked(&paths, now() + SIGNAL_RECHECK + Duration::from_secs(1)),
+            0
+        );
+        // A new file changes the folder: seen at once.
+        let back = paths.handoffs().join("agent-T-099-20261121-101502.md");
+        std::fs::copy(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/handoffs/agent-T-012-20261121-101502.md"),
+            &back,
+        )
+        .unwrap();
+        assert_eq!(count_blocked(&paths, now()), 1);
+        std::fs::remove_file(&back).unwrap();
+        assert_eq!(count_blocked(&paths, now()), 0);
     }
 }
