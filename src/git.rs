@@ -97,8 +97,9 @@ pub fn branch_from_head_file(root: &Path) -> Option<String> {
     head.get(..7).map(|s| format!("detached@{s}"))
 }
 
-/// Index size from which the work-tree scan is split across two threads.
-const PARALLEL_MIN_ENTRIES: usize = 4000;
+/// Index file size from which the work-tree scan is split across two threads (about
+/// 4,000 entries).
+const PARALLEL_MIN_INDEX_BYTES: u64 = 350 * 1024;
 
 /// Computes branch, uncommitted count and changed names for the work tree at `root`.
 /// `None` when `root` is not inside a git work tree.
@@ -111,28 +112,38 @@ pub fn facts(root: &Path) -> Option<GitFacts> {
     let repo = open(root)?;
     let workdir = repo.workdir()?.to_path_buf();
     let branch = branch(&repo).unwrap_or_else(|| "HEAD".to_owned());
-    let index = repo.index().ok()?;
-    let split = if index.len() >= PARALLEL_MIN_ENTRIES {
-        split_workdir(&workdir, &index)
-    } else {
-        None
-    };
+    // Decide from the index file's size, before reading it, whether to use a second
+    // thread: then that thread loads its own copy of the index while this one does.
+    let big = std::fs::metadata(repo.path().join("index"))
+        .is_ok_and(|m| m.len() >= PARALLEL_MIN_INDEX_BYTES);
     let mut changed: BTreeSet<String> = BTreeSet::new();
     let ok = std::thread::scope(|scope| {
-        let (mine, theirs) = match &split {
+        let (tx, rx) = std::sync::mpsc::channel::<Option<PathSpecs>>();
+        let helper = big.then(|| {
+            let dir = workdir.clone();
+            scope.spawn(move || -> Option<Vec<String>> {
+                let repo = Repository::open(&dir).ok()?;
+                let index = repo.index().ok()?;
+                match rx.recv().ok()? {
+                    Some(specs) => workdir_changes(&repo, &index, Some(&specs)),
+                    None => Some(Vec::new()),
+                }
+            })
+        });
+        let index = repo.index().ok();
+        let split = match (&index, big) {
+            (Some(index), true) => split_workdir(&workdir, index),
+            _ => None,
+        };
+        let (mine, theirs) = match split {
             Some((a, b)) => (Some(a), Some(b)),
             None => (None, None),
         };
-        let helper = theirs.map(|specs| {
-            let dir = workdir.clone();
-            scope.spawn(move || {
-                let repo = Repository::open(&dir).ok()?;
-                let index = repo.index().ok()?;
-                workdir_changes(&repo, &index, Some(specs))
-            })
-        });
+        // Always answer the helper, so it never waits forever.
+        let _ = tx.send(theirs);
+        let index = index?;
         let staged = staged_changes(&repo, &index)?;
-        let local = workdir_changes(&repo, &index, mine)?;
+        let local = workdir_changes(&repo, &index, mine.as_ref())?;
         changed.extend(staged);
         changed.extend(local);
         if let Some(h) = helper {
@@ -183,6 +194,7 @@ fn workdir_changes(
     let mut opts = DiffOptions::new();
     opts.include_untracked(true)
         .recurse_untracked_dirs(false)
+        .enable_fast_untracked_dirs(true)
         .include_ignored(false)
         .ignore_submodules(true);
     if let Some(specs) = specs {
@@ -228,7 +240,8 @@ fn split_workdir(workdir: &Path, index: &git2::Index) -> Option<(PathSpecs, Path
     }
     groups.sort_by_key(|g| std::cmp::Reverse(g.1));
     let (mut a, mut b) = (Vec::new(), Vec::new());
-    let (mut na, mut nb) = (0usize, 0usize);
+    // This thread also diffs HEAD against the index: give it a little less.
+    let (mut na, mut nb) = (total / 8, 0usize);
     for (name, n) in groups {
         if na <= nb {
             a.push(name);
@@ -419,7 +432,7 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let d = t.path();
         git(d, &["init", "-q", "-b", "main"]);
-        for i in 0..(PARALLEL_MIN_ENTRIES + 500) {
+        for i in 0..5000 {
             let sub = d.join(format!("src/m{:02}", i / 400));
             std::fs::create_dir_all(&sub).unwrap();
             std::fs::write(sub.join(format!("f{i}.rs")), format!("{i}")).unwrap();
@@ -445,6 +458,11 @@ mod tests {
         std::fs::write(d.join(".forge/logs/x"), "x").unwrap();
         let index = open(d).unwrap().index().unwrap();
         assert!(split_workdir(d, &index).is_some(), "large tree is split");
+        let index_len = std::fs::metadata(d.join(".git/index")).unwrap().len();
+        assert!(
+            index_len >= PARALLEL_MIN_INDEX_BYTES,
+            "two threads are used: {index_len}"
+        );
         let f = facts(d).unwrap();
         let expected = porcelain(d);
         assert_eq!(f.changed, expected);

@@ -190,7 +190,7 @@ pub fn claim_threshold(paths: &Paths, session_id: &str, now: DateTime<Utc>) -> i
     }
     let mut text = sessions.join("\n");
     text.push('\n');
-    write_atomic(&paths.threshold_flag(), text.as_bytes())?;
+    super::write_state(&paths.threshold_flag(), text.as_bytes())?;
     let _ = update_bridge(paths, session_id, now, |b| {
         b.threshold_crossed_at = Some(iso(now));
         true

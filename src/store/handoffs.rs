@@ -124,7 +124,7 @@ pub fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
                 .open(&cache_path)
                 .and_then(|f| f.set_modified(now));
         } else {
-            let _ = super::write_atomic(&cache_path, text.as_bytes());
+            let _ = super::write_state(&cache_path, text.as_bytes());
         }
     }
     rows.iter().filter(|r| r.3).count()

@@ -46,31 +46,43 @@ pub const TEMP_SUFFIX: &str = ".tmp";
 /// not the temp file's private 0600.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let existing = fs::metadata(path).ok().map(|m| m.permissions());
-    persist_new_temp(path, bytes, existing, false)
+    persist_new_temp(path, bytes, existing, false, true)
+}
+
+/// [`write_atomic`] without the `fsync`, for forge's own high-frequency state (the
+/// session bridge, last-session, git and Signal caches, flags): rewritten on every
+/// turn or tick, where a sync would be most of a hook's cost. Readers still never see
+/// a torn file (the rename is atomic); after a power cut the worst case is the
+/// previous version, or no file, which readers treat as "no data". Documents people
+/// rely on (handoffs, settings, pending-resume) keep the sync.
+pub fn write_state(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let existing = fs::metadata(path).ok().map(|m| m.permissions());
+    persist_new_temp(path, bytes, existing, false, false)
 }
 
 /// Writes `bytes` to a new file at `path`, failing with `AlreadyExists` rather than
 /// replacing a file someone else created first. Atomic: the content appears whole.
 /// The file gets `0666 & !umask`, like any newly created file.
 pub fn write_new_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    persist_new_temp(path, bytes, None, true)
+    persist_new_temp(path, bytes, None, true, true)
 }
 
 /// [`write_new_atomic`] with the permissions of `like` (a backup keeps the mode of
 /// the file it copies, so a private settings file gets a private backup).
 pub fn write_new_atomic_like(path: &Path, bytes: &[u8], like: &Path) -> io::Result<()> {
     let perms = fs::metadata(like).ok().map(|m| m.permissions());
-    persist_new_temp(path, bytes, perms, true)
+    persist_new_temp(path, bytes, perms, true, true)
 }
 
 /// The one atomic writer: temp file (`.forge-*.tmp`) in the target's folder, its
-/// mode set *before* any content is written, sync, then rename (or link, for
-/// `no_clobber`). `perms: None` means a new file's default mode.
+/// mode set *before* any content is written, sync (when `sync`), then rename (or
+/// link, for `no_clobber`). `perms: None` means a new file's default mode.
 fn persist_new_temp(
     path: &Path,
     bytes: &[u8],
     perms: Option<fs::Permissions>,
     no_clobber: bool,
+    sync: bool,
 ) -> io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     fs::create_dir_all(dir)?;
@@ -88,7 +100,9 @@ fn persist_new_temp(
         tmp.as_file().set_permissions(perms)?;
     }
     tmp.write_all(bytes)?;
-    tmp.as_file().sync_data()?;
+    if sync {
+        tmp.as_file().sync_data()?;
+    }
     if no_clobber {
         tmp.persist_noclobber(path).map_err(|e| e.error)?;
     } else {
@@ -97,11 +111,12 @@ fn persist_new_temp(
     Ok(())
 }
 
-/// Serialises `value` as pretty JSON (with a trailing newline) and writes it atomically.
+/// Serialises `value` as pretty JSON (with a trailing newline) and writes it as state
+/// ([`write_state`]: atomic, not synced).
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> io::Result<()> {
     let mut bytes = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
     bytes.push(b'\n');
-    write_atomic(path, &bytes)
+    write_state(path, &bytes)
 }
 
 /// Reads and parses a JSON file; missing, unreadable or unparsable means `None`.
@@ -131,7 +146,7 @@ pub fn touch_flag(path: &Path) -> io::Result<()> {
     if path.exists() {
         return Ok(());
     }
-    write_atomic(path, b"")
+    write_state(path, b"")
 }
 
 /// Removes a file; a file that is already gone is not an error.
