@@ -213,6 +213,24 @@ fn payload_cwd_that_does_not_exist_writes_nothing() {
 }
 
 #[test]
+fn home_folder_is_not_a_project() {
+    let p = TestProject::new();
+    let payload = with(
+        &p.payload("hooks/Stop.json"),
+        json!({"cwd": p.home.display().to_string()}),
+    );
+    let out = p
+        .forge()
+        .args(["hook", "Stop"])
+        .current_dir(&p.home)
+        .write_stdin(payload)
+        .output()
+        .unwrap();
+    assert!(out.status.success() && out.stdout.is_empty());
+    assert!(!p.home.join(".forge").exists(), "state written into HOME");
+}
+
+#[test]
 fn unwritable_forge_is_a_silent_no_op() {
     let p = TestProject::new();
     // `.forge` is a file: nothing can be created under it (works even as root, where
@@ -554,6 +572,63 @@ fn session_start_consumes_pending_resume_with_drift_notes() {
         p.payload("hooks/SessionStart-startup.json"),
     );
     assert!(!again.contains("Resuming"), "{again}");
+}
+
+#[test]
+fn a_continuing_session_never_takes_another_sessions_handoff() {
+    let p = TestProject::new();
+    let theirs = p.write(
+        ".forge/handoffs/handoff-20261121-100000.md",
+        "---\nkind: session-handoff\nsession_id: other-session\n---\n# Theirs\n",
+    );
+    std::fs::write(
+        p.forge_dir().join("pending-resume"),
+        theirs.display().to_string(),
+    )
+    .unwrap();
+    // The compacting session (SID) goes on: Y's handoff is not for it.
+    let out = hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-compact.json"),
+    );
+    assert!(!out.contains("Resuming"), "{out}");
+    assert!(
+        !out.contains("handoff-20261121-100000.md"),
+        "re-read names another session's handoff: {out}"
+    );
+    assert!(
+        p.forge_dir().join("pending-resume").exists(),
+        "left for its owner"
+    );
+    // Its own handoff is resumed.
+    let mine = p.write(
+        ".forge/handoffs/handoff-20261121-100001.md",
+        &format!("---\nkind: session-handoff\nsession_id: {SID}\n---\n# Mine\n"),
+    );
+    std::fs::write(
+        p.forge_dir().join("pending-resume"),
+        mine.display().to_string(),
+    )
+    .unwrap();
+    let out = hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-compact.json"),
+    );
+    assert!(out.contains("# Mine"), "{out}");
+    // A new session takes whatever is pending.
+    std::fs::write(
+        p.forge_dir().join("pending-resume"),
+        theirs.display().to_string(),
+    )
+    .unwrap();
+    let out = hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-startup.json"),
+    );
+    assert!(out.contains("# Theirs"), "{out}");
 }
 
 #[test]

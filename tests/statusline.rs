@@ -242,6 +242,27 @@ fn threshold_fires_one_detached_handoff_per_session() {
     let other = payload.replace(S74, "0b8f5a61-0000-4000-8000-000000000001");
     tick(&p, &other);
     wait_for("second session's handoff", || handoff_files(&p).len() == 2);
+
+    // Hovering just under the threshold does not re-arm; falling well below it (a
+    // compaction) does, and the next crossing is a new one with its own handoff.
+    tick(
+        &p,
+        &payload.replace("\"used_percentage\": 74", "\"used_percentage\": 65"),
+    );
+    tick(&p, &payload);
+    std::thread::sleep(Duration::from_millis(800));
+    assert_eq!(handoff_files(&p).len(), 2, "65% is not a new crossing");
+    tick(
+        &p,
+        &payload.replace("\"used_percentage\": 74", "\"used_percentage\": 20"),
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&p.read(&format!(".forge/logs/sessions/{S74}.json"))).unwrap();
+    assert!(v["threshold_crossed_at"].is_null(), "{v}");
+    tick(&p, &payload);
+    wait_for("a handoff for the new crossing", || {
+        handoff_files(&p).len() == 3
+    });
 }
 
 #[test]

@@ -180,7 +180,10 @@ pub fn render_text(snap: &Snapshot) -> String {
         snap.handoffs.len(),
         blocked.len()
     );
-    for h in snap.handoffs.iter().take(10) {
+    // Blocked Signals first (as on the dashboard), then newest first.
+    let mut order: Vec<&crate::model::HandoffEntry> = snap.handoffs.iter().collect();
+    order.sort_by_key(|h| !h.is_blocked());
+    for h in order.into_iter().take(10) {
         let drift = Drift::of(h, snap.branch(), snap.uncommitted(), snap.taken_at);
         let _ = writeln!(
             out,
@@ -201,7 +204,7 @@ pub fn render_text(snap: &Snapshot) -> String {
             && sig.is_blocked()
         {
             for q in &sig.open_questions {
-                let _ = writeln!(out, "    ? {q}");
+                let _ = writeln!(out, "    ? {}", crate::model::redact::redact(q));
             }
         }
     }

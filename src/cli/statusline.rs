@@ -182,6 +182,9 @@ fn record(
     ctx: &ContextInfo,
     sid: &str,
 ) -> std::io::Result<()> {
+    if !paths.may_create_state(env.home.as_deref()) {
+        return Ok(());
+    }
     let current = files::read_bridge(paths, sid);
     let differs = match &current {
         Some(b) => apply(&mut b.clone(), payload, ctx, env.now),
@@ -193,16 +196,27 @@ fn record(
         }
         files::update_bridge(paths, sid, env.now, |b| apply(b, payload, ctx, env.now))?;
     }
-    if ctx.pct.is_some_and(|p| p >= cfg.context.handoff_threshold) {
+    let threshold = cfg.context.handoff_threshold;
+    if ctx.pct.is_some_and(|p| p >= threshold) {
         if !paths.forge_dir().is_dir() {
             paths.ensure_dirs()?;
         }
         if files::claim_threshold(paths, sid, env.now)? {
             spawn_handoff(paths, sid)?;
         }
+    } else if ctx.pct.is_some_and(|p| p < threshold - REARM_BELOW)
+        && current.is_some_and(|b| b.threshold_crossed_at.is_some())
+    {
+        // Well below the threshold again (a compaction, /clear): the next crossing is
+        // a new one and gets its own handoff.
+        files::rearm_threshold(paths, sid, env.now)?;
     }
     Ok(())
 }
+
+/// How far below the threshold the context must fall before another crossing counts,
+/// so a session hovering at the threshold does not write a handoff per tick.
+const REARM_BELOW: f64 = 10.0;
 
 /// Starts `forge handoff --auto --trigger context-threshold` fully detached: its own
 /// process group, no inherited stdio, not waited for.

@@ -24,6 +24,8 @@ pub const SESSION_START_BUDGET: usize = 9_500;
 const HEAD_BUDGET: usize = 1_500;
 /// And at most this much for blocked Signals, so a resumed handoff always has room.
 const BLOCKED_BUDGET: usize = 2_500;
+/// Per-session files untouched for this long are removed when a new session starts.
+const SESSION_RETENTION: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
 /// How many changed names go into the pre-compact state and the re-read list.
 const RECENT_FILES: usize = 20;
 
@@ -89,6 +91,10 @@ pub fn handle_input(event_arg: Option<&str>, input: &[u8], env: &Env) -> String 
         wire: &wire,
         now: env.now,
     };
+    if !ctx.paths.may_create_state(env.home.as_deref()) {
+        // `/` or the home folder itself: not a project, and no place for state.
+        return String::new();
+    }
     if let Err(e) = ctx.paths.ensure_dirs() {
         // Read-only or otherwise unwritable: nothing can be recorded. Stay silent.
         let _ = e;
@@ -234,6 +240,8 @@ impl Ctx<'_> {
                     );
                 }
             }
+            // A new session: forget sessions nobody has touched for a week.
+            let _ = files::prune_sessions(&self.paths, SESSION_RETENTION);
             if snap.flags.learn_pending {
                 head.push_str(
                     "Learn: the last session ended without extracting what it learned. \
@@ -248,7 +256,7 @@ impl Ctx<'_> {
             if keep_guard { None } else { self.session_id() },
         );
         if compacted {
-            head.push_str(&reread_guidance(&snap));
+            head.push_str(&reread_guidance(&snap, self.session_id()));
         }
         let head = cut_lines(&head, HEAD_BUDGET, "");
 
@@ -265,7 +273,10 @@ impl Ctx<'_> {
 
         let mut out = head;
         out.push_str(&blocked);
-        if let Some(target) = self.take_pending_resume() {
+        // A new session takes whatever is pending; a session that goes on (compact,
+        // resume) only its own handoff, never another session's.
+        let own_only = matches!(source, Some("compact" | "resume"));
+        if let Some(target) = self.take_pending_resume(own_only) {
             let room = SESSION_START_BUDGET.saturating_sub(out.chars().count());
             out.push_str(&resume_text(&target, &snap, self.now, room));
         }
@@ -280,8 +291,9 @@ impl Ctx<'_> {
     }
 
     /// Consumes the pending resume: the project marker first; the global one only
-    /// when it points inside this project. Both are removed when they agree.
-    fn take_pending_resume(&self) -> Option<PathBuf> {
+    /// when it points inside this project. Both are removed when they agree. With
+    /// `own_only`, a handoff written for another session is left pending.
+    fn take_pending_resume(&self, own_only: bool) -> Option<PathBuf> {
         let project = files::read_marker(&self.paths.pending_resume());
         let global_path = self.env.global_pending_resume();
         let global = global_path.as_deref().and_then(files::read_marker);
@@ -290,6 +302,13 @@ impl Ctx<'_> {
                 .clone()
                 .filter(|g| files::points_inside(g, &self.paths.root))
         })?;
+        if own_only {
+            let owner =
+                handoffs::load_one(&target).and_then(|h| h.front.get("session_id").cloned());
+            if owner.is_some_and(|o| !o.is_empty() && Some(o.as_str()) != self.session_id()) {
+                return None;
+            }
+        }
         if project.is_some() {
             let _ = store::remove_if_exists(&self.paths.pending_resume());
         }
@@ -380,7 +399,7 @@ impl Ctx<'_> {
         if cfg.hooks.compaction_reread
             && let Some(sid) = self.session_id()
         {
-            let files_to_read = reread_files(&self.paths, &state.recent_files);
+            let files_to_read = reread_files(&self.paths, self.session_id(), &state.recent_files);
             store::write_json(
                 &self.paths.compaction_marker(sid),
                 &json!({"captured_at": state.captured_at, "reread": files_to_read}),
@@ -431,7 +450,7 @@ impl Ctx<'_> {
                     .map(str::to_owned)
                     .collect()
             })
-            .unwrap_or_else(|| reread_files(&self.paths, &[]));
+            .unwrap_or_else(|| reread_files(&self.paths, Some(sid), &[]));
         Some(list)
     }
 
@@ -497,7 +516,7 @@ fn blocked_lines(h: &crate::model::HandoffEntry) -> String {
         .and_then(crate::model::SignalParse::signal)
     {
         for q in &s.open_questions {
-            let _ = writeln!(out, "  Open question: {q}");
+            let _ = writeln!(out, "  Open question: {}", crate::model::redact::redact(q));
         }
         if s.open_questions.is_empty() && s.open_question_count > 0 {
             let _ = writeln!(
@@ -511,8 +530,9 @@ fn blocked_lines(h: &crate::model::HandoffEntry) -> String {
 }
 
 /// The files to re-read after a compaction: project instructions, workflow state,
-/// the newest session handoff, and the recently changed files.
-fn reread_files(paths: &Paths, recent: &[String]) -> Vec<String> {
+/// this session's newest handoff (never another session's), and the recently changed
+/// files.
+fn reread_files(paths: &Paths, session_id: Option<&str>, recent: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     if paths.root.join("CLAUDE.md").exists() {
         out.push("CLAUDE.md".to_owned());
@@ -520,9 +540,11 @@ fn reread_files(paths: &Paths, recent: &[String]) -> Vec<String> {
     if paths.state_json().exists() {
         out.push(".forge/state.json".to_owned());
     }
-    if let Some(h) = handoffs::list(paths)
-        .into_iter()
-        .find(|h| h.kind == crate::model::HandoffKind::Session)
+    if let Some(sid) = session_id
+        && let Some(h) = handoffs::list(paths).into_iter().find(|h| {
+            h.kind == crate::model::HandoffKind::Session
+                && h.front.get("session_id").map(String::as_str) == Some(sid)
+        })
     {
         out.push(format!(".forge/handoffs/{}", h.file_name));
     }
@@ -541,7 +563,7 @@ fn reread_reason(files_to_read: &[String]) -> String {
     )
 }
 
-fn reread_guidance(snap: &Snapshot) -> String {
+fn reread_guidance(snap: &Snapshot, session_id: Option<&str>) -> String {
     let recent = snap
         .pre_compact
         .as_ref()
@@ -550,7 +572,7 @@ fn reread_guidance(snap: &Snapshot) -> String {
     let paths = Paths::new(snap.root.clone());
     format!(
         "Context was compacted. Re-read before continuing: {}.\n",
-        reread_files(&paths, &recent).join(", ")
+        reread_files(&paths, session_id, &recent).join(", ")
     )
 }
 

@@ -74,20 +74,22 @@ pub fn split_front_matter(text: &str) -> (FrontMatter, &str) {
     (FrontMatter::new(), text)
 }
 
+/// Whether `w` has the shape `YYYYMMDD-HHMMSS`.
+fn is_stamp(w: &[u8]) -> bool {
+    w.len() == 15
+        && w.iter().enumerate().all(|(i, b)| {
+            if i == 8 {
+                *b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        })
+}
+
 /// The `YYYYMMDD-HHMMSS` stamp in a handoff file name (the last one in the name, so a
 /// task id containing digits and dashes does not confuse it), as UTC.
 pub fn stamp_from_file_name(name: &str) -> Option<DateTime<Utc>> {
     let bytes = name.as_bytes();
-    let is_stamp = |w: &[u8]| {
-        w.len() == 15
-            && w.iter().enumerate().all(|(i, b)| {
-                if i == 8 {
-                    *b == b'-'
-                } else {
-                    b.is_ascii_digit()
-                }
-            })
-    };
     let pos = (0..bytes.len().saturating_sub(14))
         .rev()
         .find(|&i| bytes.get(i..i + 15).is_some_and(is_stamp))?;
@@ -215,11 +217,30 @@ impl HandoffEntry {
     }
 }
 
-/// Sorts newest first (by `created`, then by name so equal stamps keep a stable order).
+/// The `-N` after the stamp of a same-second handoff (`handoff-…-094500-2.md` → 2;
+/// no suffix → 1), so the second one of a second sorts after the first.
+pub fn seq_from_file_name(name: &str) -> u32 {
+    let stem = name.strip_suffix(".md").unwrap_or(name);
+    let ends_with_stamp = |s: &str| {
+        s.len() >= 15
+            && s.get(s.len() - 15..)
+                .is_some_and(|t| is_stamp(t.as_bytes()))
+    };
+    match stem.rsplit_once('-') {
+        Some((head, tail)) if !ends_with_stamp(stem) && ends_with_stamp(head) => {
+            tail.parse().unwrap_or(1)
+        }
+        _ => 1,
+    }
+}
+
+/// Sorts newest first: by `created`, then by the same-second suffix, then by name so
+/// the order is stable.
 pub fn sort_newest_first(entries: &mut [HandoffEntry]) {
     entries.sort_by(|a, b| {
         b.created
             .cmp(&a.created)
+            .then_with(|| seq_from_file_name(&b.file_name).cmp(&seq_from_file_name(&a.file_name)))
             .then_with(|| b.file_name.cmp(&a.file_name))
     });
 }
@@ -360,6 +381,31 @@ mod tests {
             Utc.with_ymd_and_hms(2026, 11, 21, 10, 0, 0).unwrap(),
         );
         assert!(!fresh.any());
+    }
+
+    #[test]
+    fn same_second_suffix_sorts_after_the_first() {
+        assert_eq!(seq_from_file_name("handoff-20261121-094500.md"), 1);
+        assert_eq!(seq_from_file_name("handoff-20261121-094500-2.md"), 2);
+        assert_eq!(seq_from_file_name("handoff-20261121-094500-13.md"), 13);
+        assert_eq!(seq_from_file_name("agent-T-12-20261121-094500.md"), 1);
+        assert_eq!(seq_from_file_name("agent-T-12-20261121-094500-3.md"), 3);
+        let mk = |n: &str| HandoffEntry::parse(PathBuf::from(format!("/h/{n}")), "", None).unwrap();
+        let mut v = vec![
+            mk("handoff-20261121-094500-2.md"),
+            mk("handoff-20261121-094500.md"),
+            mk("handoff-20261121-094500-3.md"),
+        ];
+        sort_newest_first(&mut v);
+        let names: Vec<_> = v.iter().map(|e| e.file_name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "handoff-20261121-094500-3.md",
+                "handoff-20261121-094500-2.md",
+                "handoff-20261121-094500.md"
+            ]
+        );
     }
 
     #[test]

@@ -198,6 +198,44 @@ pub fn claim_threshold(paths: &Paths, session_id: &str, now: DateTime<Utc>) -> i
     Ok(true)
 }
 
+/// Removes the per-session files (bridge, threshold guard, compaction marker) of
+/// sessions untouched for longer than `max_age`, so `logs/sessions/` does not grow
+/// forever. Returns how many files were removed.
+pub fn prune_sessions(paths: &Paths, max_age: std::time::Duration) -> usize {
+    let Ok(read) = std::fs::read_dir(paths.sessions()) else {
+        return 0;
+    };
+    let now = std::time::SystemTime::now();
+    read.filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name().to_str().is_some_and(|n| {
+                !n.starts_with('.')
+                    && (n.ends_with(".json")
+                        || n.ends_with(".threshold")
+                        || n.ends_with(".compacted"))
+            })
+        })
+        .filter(|e| {
+            e.metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| now.duration_since(t).ok())
+                .is_some_and(|age| age > max_age)
+        })
+        .filter(|e| std::fs::remove_file(e.path()).is_ok())
+        .count()
+}
+
+/// Re-arms one session's threshold handoff (its context fell well below the
+/// threshold): removes its guard and its `threshold_crossed_at`.
+pub fn rearm_threshold(paths: &Paths, session_id: &str, now: DateTime<Utc>) -> io::Result<()> {
+    super::remove_if_exists(&paths.threshold_guard(session_id))?;
+    update_bridge(paths, session_id, now, |b| {
+        b.threshold_crossed_at.take().is_some()
+    })?;
+    Ok(())
+}
+
 /// Clears the threshold flag and this session's guard (SessionStart: a new session,
 /// or a compacted one whose context dropped, may cross again).
 pub fn clear_threshold(paths: &Paths, session_id: Option<&str>) {
@@ -210,6 +248,37 @@ pub fn clear_threshold(paths: &Paths, session_id: Option<&str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn old_session_files_are_pruned() {
+        let t = tempfile::tempdir().unwrap();
+        let p = Paths::new(t.path());
+        std::fs::create_dir_all(p.sessions()).unwrap();
+        let old = p.session_bridge("old");
+        let fresh = p.session_bridge("fresh");
+        for f in [
+            &old,
+            &fresh,
+            &p.threshold_guard("old"),
+            &p.sessions().join(".lock"),
+        ] {
+            std::fs::write(f, "{}").unwrap();
+        }
+        let long_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(30 * 86_400);
+        for f in [&old, &p.threshold_guard("old"), &p.sessions().join(".lock")] {
+            std::fs::File::options()
+                .write(true)
+                .open(f)
+                .unwrap()
+                .set_modified(long_ago)
+                .unwrap();
+        }
+        assert_eq!(
+            prune_sessions(&p, std::time::Duration::from_secs(7 * 86_400)),
+            2
+        );
+        assert!(!old.exists() && fresh.exists() && p.sessions().join(".lock").exists());
+    }
 
     #[test]
     fn threshold_fires_once_per_session() {

@@ -92,6 +92,24 @@ impl Paths {
     pub fn config(&self) -> PathBuf {
         self.forge_dir().join("config.toml")
     }
+    /// Whether forge may create `.forge/` here on its own (hooks, status line,
+    /// handoffs): always when it exists already; never at a filesystem root or in the
+    /// home folder itself, where a session's cwd is not a project (`forge init` there
+    /// is still possible, deliberately).
+    pub fn may_create_state(&self, home: Option<&Path>) -> bool {
+        if self.forge_dir().is_dir() {
+            return true;
+        }
+        let same = |a: &Path, b: &Path| {
+            a == b
+                || (a
+                    .canonicalize()
+                    .ok()
+                    .is_some_and(|x| Some(x) == b.canonicalize().ok()))
+        };
+        self.root.parent().is_some() && !home.is_some_and(|h| same(&self.root, h))
+    }
+
     /// Creates `.forge/logs` and `.forge/handoffs`, and a `.forge/.gitignore` holding
     /// `*` when `.forge/` is new, so forge's state never shows up in `git status`.
     pub fn ensure_dirs(&self) -> std::io::Result<()> {
@@ -171,6 +189,20 @@ mod tests {
             let f = p.session_bridge(evil);
             assert_eq!(f.parent().unwrap(), p.sessions(), "{evil}");
         }
+    }
+
+    #[test]
+    fn state_is_never_created_at_the_root_or_in_home() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("home");
+        let proj = home.join("proj");
+        std::fs::create_dir_all(&proj).unwrap();
+        assert!(!Paths::new("/").may_create_state(Some(&home)));
+        assert!(!Paths::new(&home).may_create_state(Some(&home)));
+        assert!(Paths::new(&proj).may_create_state(Some(&home)));
+        // An existing .forge/ is always used (e.g. after `forge init` in home).
+        std::fs::create_dir_all(home.join(".forge")).unwrap();
+        assert!(Paths::new(&home).may_create_state(Some(&home)));
     }
 
     #[test]

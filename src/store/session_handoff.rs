@@ -87,6 +87,13 @@ pub fn write_unique(
 /// session's bridge and makes it the pending resume (project and global markers).
 /// Returns the absolute path written.
 pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::Result<PathBuf> {
+    if !paths.may_create_state(env.home.as_deref()) {
+        return Err(io::Error::other(format!(
+            "{} is not a project (no .forge/, and it is / or your home folder): \
+             run this inside a project, or `forge init` there first",
+            paths.root.display()
+        )));
+    }
     paths.ensure_dirs()?;
     let now = env.now;
     let bridge = match req.session_id {
