@@ -16,6 +16,7 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 use std::collections::BTreeSet;
 use std::os::unix::ffi::OsStrExt;
+use std::time::Duration;
 
 use git2::{DiffOptions, ErrorCode, Repository};
 
@@ -330,12 +331,50 @@ pub fn recent_commits(root: &Path, n: usize) -> Vec<String> {
 /// How long an unchanged cache is left as it is before its time is refreshed.
 const CACHE_REWRITE_SECS: i64 = 10;
 
-/// Computes git facts now and writes them to `logs/git-cache.json` (best effort).
+/// How long a hook waits for git facts before it falls back to the cache.
+pub const GIT_DEADLINE: Duration = Duration::from_secs(3);
+
+/// [`facts`] on a helper thread, waited for at most `deadline`. `None` when it takes
+/// longer (a huge or cold tree): the thread is left to finish on its own and the
+/// hook carries on — git work in a hook is bounded.
+pub fn facts_within(root: &Path, deadline: Duration) -> Option<GitFacts> {
+    let root = root.to_path_buf();
+    run_within(deadline, move || facts(&root))
+}
+
+/// Runs `work` on a helper thread and waits at most `deadline` for its answer.
+fn run_within<T: Send + 'static>(
+    deadline: Duration,
+    work: impl FnOnce() -> Option<T> + Send + 'static,
+) -> Option<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("git-facts".into())
+        .spawn(move || {
+            let _ = tx.send(work());
+        })
+        .ok()?;
+    rx.recv_timeout(deadline).ok().flatten()
+}
+
+/// Computes git facts (within [`GIT_DEADLINE`]) and writes them to
+/// `logs/git-cache.json`; falls back to the cache when git takes too long.
 ///
 /// An unchanged cache younger than a few seconds is not rewritten: creating a file is
 /// the slowest part of a hook on some file systems.
 pub fn refresh_cache(paths: &Paths, now: DateTime<Utc>) -> Option<GitCache> {
-    let f = facts(&paths.root)?;
+    refresh_cache_within(paths, now, GIT_DEADLINE)
+}
+
+/// [`refresh_cache`] with an explicit deadline.
+pub fn refresh_cache_within(
+    paths: &Paths,
+    now: DateTime<Utc>,
+    deadline: Duration,
+) -> Option<GitCache> {
+    let Some(f) = facts_within(&paths.root, deadline) else {
+        return files::read_git_cache(paths);
+    };
     let cache = GitCache {
         updated_at: files::iso(now),
         branch: Some(f.branch),
@@ -468,6 +507,19 @@ mod tests {
         assert_eq!(f.changed, expected);
         assert_eq!(f.uncommitted, expected.len() as u64);
         assert_eq!(f.uncommitted, 9);
+    }
+
+    #[test]
+    fn facts_within_gives_up_at_the_deadline() {
+        let t = tempfile::tempdir().unwrap();
+        git(t.path(), &["init", "-q", "-b", "main"]);
+        assert!(facts_within(t.path(), Duration::from_secs(10)).is_some());
+        let slow = || {
+            std::thread::sleep(Duration::from_millis(500));
+            Some(1)
+        };
+        assert_eq!(run_within(Duration::from_millis(20), slow), None);
+        assert_eq!(run_within(Duration::from_secs(5), || Some(2)), Some(2));
     }
 
     #[test]

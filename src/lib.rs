@@ -11,6 +11,8 @@
 //! - [`cli`]: one file per subcommand (`Args` + `run`).
 //! - [`ui`], [`tui`], [`watch`]: the dashboard.
 
+#![warn(missing_docs)]
+
 pub mod cli;
 pub mod config;
 pub mod env;

@@ -37,10 +37,19 @@ pub fn run_event(event: Option<&str>, env: &Env) -> ExitCode {
         let input = super::read_stdin_capped(hooks::MAX_STDIN);
         hooks::handle_input(event, &input, env)
     });
-    if let Ok(out) = outcome
-        && !out.is_empty()
-    {
-        super::print_out(&out);
+    match outcome {
+        Ok(out) if !out.is_empty() => super::print_out(&out),
+        Ok(_) => {}
+        Err(_) => {
+            // Nothing reached stdout; leave a trace where the developer looks.
+            let paths = crate::store::Paths::new(crate::store::resolve_root(
+                env.claude_project_dir.as_deref(),
+                &env.cwd,
+            ));
+            if paths.logs().is_dir() {
+                crate::store::log_error(&paths, "hook", "panic in hook (ignored)");
+            }
+        }
     }
     ExitCode::SUCCESS
 }

@@ -42,8 +42,10 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// forge's subcommands. Their help text is the doc comment of each `Args` struct.
+/// forge's subcommands. Their help text is the doc comment of each `Args` struct
+/// (a doc comment on a variant would replace it, so the variants have none).
 #[derive(Subcommand, Debug)]
+#[allow(missing_docs)]
 pub enum Command {
     // The four faces first, then the everyday commands, then setup.
     Hook(hook::HookArgs),
@@ -96,7 +98,11 @@ pub fn on_parse_error(err: clap::Error, env: &Env) -> ExitCode {
     );
     let first = std::env::args_os().nth(1);
     if !asked_for_help && first.as_deref().is_some_and(|a| a == "hook") {
-        let event = std::env::args().nth(2).filter(|a| !a.starts_with('-'));
+        // args_os: a non-UTF-8 argument must not panic here (outside catch_unwind).
+        let event = std::env::args_os()
+            .nth(2)
+            .and_then(|a| a.into_string().ok())
+            .filter(|a| !a.starts_with('-'));
         return hook::run_event(event.as_deref(), env);
     }
     if !asked_for_help && first.as_deref().is_some_and(|a| a == "statusline") {
@@ -116,16 +122,21 @@ pub fn report(result: color_eyre::Result<ExitCode>) -> ExitCode {
     }
 }
 
-/// Reads stdin, at most `cap` bytes, and not at all when it is a terminal (a hook or
-/// status line run by hand must not wait for typing).
+/// Reads stdin, keeping at most `cap` bytes, and not at all when it is a terminal (a
+/// hook or status line run by hand must not wait for typing). What is past the cap
+/// is read and dropped (up to 256 MiB), so the writer never gets a broken pipe.
 pub fn read_stdin_capped(cap: u64) -> Vec<u8> {
     use std::io::{IsTerminal, Read};
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
         return Vec::new();
     }
+    let mut lock = stdin.lock();
     let mut buf = Vec::new();
-    let _ = stdin.lock().take(cap).read_to_end(&mut buf);
+    let _ = (&mut lock).take(cap).read_to_end(&mut buf);
+    if buf.len() as u64 == cap {
+        let _ = std::io::copy(&mut lock.take(256 << 20), &mut std::io::sink());
+    }
     buf
 }
 

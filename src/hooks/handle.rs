@@ -34,15 +34,24 @@ const RECENT_FILES: usize = 20;
 ///
 /// Errors are logged, never returned: the caller always exits 0.
 pub fn handle_input(event_arg: Option<&str>, input: &[u8], env: &Env) -> String {
-    let parsed: Result<Value, String> = if input.iter().all(u8::is_ascii_whitespace) {
+    let mut parsed: Result<Value, String> = if input.iter().all(u8::is_ascii_whitespace) {
         Err("empty input".to_owned())
     } else {
         serde_json::from_slice(input).map_err(|e| format!("invalid JSON: {e}"))
     };
-    let wire = parsed
+    let mut wire = parsed
         .as_ref()
         .map(WireHookInput::from_value)
         .unwrap_or_default();
+    // A payload cut at the cap (a multi-megabyte Write) still names its session and
+    // tool in the part that was read: enough to consume a compaction marker.
+    if parsed.is_err()
+        && input.len() as u64 >= MAX_STDIN
+        && let Some(w) = WireHookInput::from_truncated(input)
+    {
+        wire = w;
+        parsed = Ok(Value::Object(serde_json::Map::new()));
+    }
     // The payload's cwd wins over the process cwd. A cwd that names no folder here
     // means the payload is not about this machine: without CLAUDE_PROJECT_DIR there is
     // no safe place to write, so the call is a no-op.
@@ -95,9 +104,8 @@ pub fn handle_input(event_arg: Option<&str>, input: &[u8], env: &Env) -> String 
         // `/` or the home folder itself: not a project, and no place for state.
         return String::new();
     }
-    if let Err(e) = ctx.paths.ensure_dirs() {
+    if ctx.paths.ensure_dirs().is_err() {
         // Read-only or otherwise unwritable: nothing can be recorded. Stay silent.
-        let _ = e;
         return String::new();
     }
     let _ = files::append_event(&ctx.paths, &event_line(&event, &wire, env.now));
@@ -176,8 +184,6 @@ impl Ctx<'_> {
                 Ok(String::new())
             }
             HookEvent::UserPromptSubmit => {
-                // Once per turn: keep the statusline's git cache fresh while it works.
-                let _ = crate::git::refresh_cache(&self.paths, self.now);
                 self.touch_bridge(event.name(), Some(Attention::Busy), None);
                 Ok(String::new())
             }
@@ -250,11 +256,16 @@ impl Ctx<'_> {
                 let _ = store::remove_if_exists(&self.paths.learn_pending());
             }
         }
-        let keep_guard = source == Some("resume");
-        files::clear_threshold(
-            &self.paths,
-            if keep_guard { None } else { self.session_id() },
-        );
+        match source {
+            // The session goes on with less context: its next crossing is a new one.
+            Some("compact") => {
+                if let Some(sid) = self.session_id() {
+                    let _ = files::rearm_threshold(&self.paths, sid, self.now);
+                }
+            }
+            Some("resume") => {}
+            _ => files::clear_threshold_flag(&self.paths),
+        }
         if compacted {
             head.push_str(&reread_guidance(&snap, self.session_id()));
         }
@@ -309,8 +320,17 @@ impl Ctx<'_> {
                 return None;
             }
         }
-        if project.is_some() {
-            let _ = store::remove_if_exists(&self.paths.pending_resume());
+        // Remove first, inject only if this process removed it: two SessionStarts
+        // racing for one marker must not both resume the same handoff.
+        let claimed = if project.is_some() {
+            store::remove_if_exists(&self.paths.pending_resume()).unwrap_or(false)
+        } else {
+            global_path
+                .as_deref()
+                .is_some_and(|gp| store::remove_if_exists(gp).unwrap_or(false))
+        };
+        if !claimed {
+            return None;
         }
         if let (Some(gp), Some(g)) = (&global_path, &global)
             && g == &target
@@ -327,7 +347,14 @@ impl Ctx<'_> {
         is_final: bool,
         reason: Option<&str>,
     ) -> Option<crate::model::state::GitCache> {
-        let git = crate::git::refresh_cache(&self.paths, self.now);
+        // SessionEnd shares a 1.5 s budget with every other SessionEnd hook: git gets
+        // 1 s there (then the cache Stop left is used); elsewhere GIT_DEADLINE.
+        let deadline = if is_final {
+            std::time::Duration::from_secs(1)
+        } else {
+            crate::git::GIT_DEADLINE
+        };
+        let git = crate::git::refresh_cache_within(&self.paths, self.now, deadline);
         let workflow = files::read_workflow(&self.paths);
         let bridge = self
             .session_id()
@@ -377,7 +404,7 @@ impl Ctx<'_> {
 
     fn pre_compact(&self, trigger: Option<&str>) -> HookResult {
         let cfg = self.config();
-        let git = crate::git::facts(&self.paths.root);
+        let git = crate::git::facts_within(&self.paths.root, crate::git::GIT_DEADLINE);
         let state = PreCompactState {
             captured_at: files::iso(self.now),
             branch: git.as_ref().map(|g| g.branch.clone()),
@@ -389,7 +416,7 @@ impl Ctx<'_> {
             trigger: trigger.map(str::to_owned),
             session_id: self.wire.session_id.clone(),
         };
-        store::write_json(&self.paths.pre_compact_state(), &state)?;
+        store::write_json_synced(&self.paths.pre_compact_state(), &state)?;
         let line = serde_json::to_string(&state).map_err(std::io::Error::other)?;
         store::append_line_capped(&self.paths.compactions(), &line, store::COMPACTIONS_CAP)?;
         // Before the re-read marker, so the list it records names this handoff.
@@ -455,6 +482,11 @@ impl Ctx<'_> {
     }
 
     fn pre_tool_use(&self) -> HookResult {
+        // A subagent's tool call carries the parent's session id, but the compaction
+        // was the main thread's: leave the marker for the main thread.
+        if self.wire.agent_id.is_some() {
+            return Ok(String::new());
+        }
         if let Some(files_to_read) = self.consume_compaction_marker() {
             let out = json!({
                 "hookSpecificOutput": {

@@ -33,6 +33,8 @@ pub struct WireHookInput {
     pub tool_name: Option<String>,
     /// SessionStart `model`.
     pub model: Option<String>,
+    /// Set inside a subagent (its tool calls carry the parent's `session_id`).
+    pub agent_id: Option<String>,
 }
 
 fn text(v: &Value, key: &str) -> Option<String> {
@@ -62,8 +64,53 @@ impl WireHookInput {
             message: text(v, "message").map(|m| m.chars().take(200).collect()),
             tool_name: text(v, "tool_name"),
             model: text(v, "model"),
+            agent_id: text(v, "agent_id"),
         }
     }
+
+    /// Reads the leading string fields of a payload that was cut at the stdin cap (a
+    /// `Write` of several megabytes): Claude Code sends the common fields first, so
+    /// the session, cwd, event and tool are usually all in the part that was read.
+    /// `None` when no `session_id` is found.
+    pub fn from_truncated(bytes: &[u8]) -> Option<Self> {
+        let text = String::from_utf8_lossy(bytes);
+        let w = Self {
+            session_id: leading_string(&text, "session_id"),
+            transcript_path: leading_string(&text, "transcript_path"),
+            cwd: leading_string(&text, "cwd"),
+            hook_event_name: leading_string(&text, "hook_event_name"),
+            tool_name: leading_string(&text, "tool_name"),
+            agent_id: leading_string(&text, "agent_id"),
+            ..Self::default()
+        };
+        w.session_id.is_some().then_some(w)
+    }
+}
+
+/// The first `"key": "value"` string in `text` (JSON escapes decoded), found without
+/// parsing the whole document.
+fn leading_string(text: &str, key: &str) -> Option<String> {
+    let needle = format!("\"{key}\"");
+    let at = text.find(&needle)? + needle.len();
+    let rest = text.get(at..)?.trim_start().strip_prefix(':')?.trim_start();
+    let body = rest.strip_prefix('"')?;
+    let mut end = None;
+    let mut escaped = false;
+    for (i, c) in body.char_indices() {
+        match (escaped, c) {
+            (true, _) => escaped = false,
+            (false, '\\') => escaped = true,
+            (false, '"') => {
+                end = Some(i);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let raw = body.get(..end?)?;
+    serde_json::from_str::<String>(&format!("\"{raw}\""))
+        .ok()
+        .filter(|s| !s.trim().is_empty())
 }
 
 #[cfg(test)]
@@ -87,6 +134,18 @@ mod tests {
             WireHookInput::from_value(&json!([1, 2])),
             WireHookInput::default()
         );
+    }
+
+    #[test]
+    fn a_cut_payload_still_names_its_session_and_tool() {
+        let full = r#"{"session_id":"s-1","transcript_path":"/t.jsonl","cwd":"/p/q \"x\"","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"content":"aaaa"#;
+        let w = WireHookInput::from_truncated(full.as_bytes()).unwrap();
+        assert_eq!(w.session_id.as_deref(), Some("s-1"));
+        assert_eq!(w.cwd.as_deref(), Some("/p/q \"x\""));
+        assert_eq!(w.hook_event_name.as_deref(), Some("PreToolUse"));
+        assert_eq!(w.tool_name.as_deref(), Some("Write"));
+        assert!(WireHookInput::from_truncated(b"{\"cwd\":\"/x\"").is_none());
+        assert!(WireHookInput::from_truncated(b"{\"session_id\":\"unterminated").is_none());
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub fn read_last_session(paths: &Paths) -> Option<LastSession> {
 
 /// Writes `logs/last-session.json`.
 pub fn write_last_session(paths: &Paths, s: &LastSession) -> io::Result<()> {
-    write_json(&paths.last_session(), s)
+    super::write_json_synced(&paths.last_session(), s)
 }
 
 /// `logs/pre-compact-state.json`.
@@ -73,8 +73,16 @@ pub fn update_bridge(
 ) -> io::Result<SessionBridge> {
     let path = paths.session_bridge(session_id);
     // One persistent lock for all bridges: critical sections are a read and a write.
-    let _lock =
-        super::FileLock::acquire(&paths.sessions().join(".lock"), Duration::from_millis(100));
+    // Without it, a stale read could overwrite another writer's fields: give up
+    // instead (the caller logs; the status line retries on its next tick).
+    let Some(_lock) =
+        super::FileLock::acquire(&paths.sessions().join(".lock"), Duration::from_millis(100))
+    else {
+        return Err(io::Error::new(
+            io::ErrorKind::WouldBlock,
+            "session bridge is locked",
+        ));
+    };
     let mut bridge: SessionBridge = read_json(&path).unwrap_or_default();
     let fresh = bridge.session_id.is_empty();
     if fresh {
@@ -143,14 +151,17 @@ pub fn clear_pending_resume(paths: &Paths, env: &Env) -> Vec<PathBuf> {
 
 /// Whether two paths name the same file (comparing canonical paths when they exist).
 pub fn same_file(a: &Path, b: &Path) -> bool {
-    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    canon(a) == canon(b)
+    canonical(a) == canonical(b)
 }
 
 /// Whether `path` lies inside `root` (comparing canonical paths when they exist).
 pub fn points_inside(path: &Path, root: &Path) -> bool {
-    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    canon(path).starts_with(canon(root))
+    canonical(path).starts_with(canonical(root))
+}
+
+/// The canonical form of `p` when it exists, else `p` as given.
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// The sessions listed in `logs/context-threshold-triggered`.
@@ -182,15 +193,17 @@ pub fn claim_threshold(paths: &Paths, session_id: &str, now: DateTime<Utc>) -> i
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(false),
         Err(e) => return Err(e),
     }
+    // The guard above decided; the list is for other tools. Never rewrite it unlocked.
     let lock = super::sibling(&paths.threshold_flag(), ".lock");
-    let _lock = super::FileLock::acquire(&lock, Duration::from_millis(50));
-    let mut sessions = threshold_sessions(paths);
-    if !sessions.iter().any(|s| s == session_id) {
-        sessions.push(session_id.to_owned());
+    if let Some(_lock) = super::FileLock::acquire(&lock, Duration::from_millis(100)) {
+        let mut sessions = threshold_sessions(paths);
+        if !sessions.iter().any(|s| s == session_id) {
+            sessions.push(session_id.to_owned());
+        }
+        let mut text = sessions.join("\n");
+        text.push('\n');
+        super::write_state(&paths.threshold_flag(), text.as_bytes())?;
     }
-    let mut text = sessions.join("\n");
-    text.push('\n');
-    super::write_state(&paths.threshold_flag(), text.as_bytes())?;
     let _ = update_bridge(paths, session_id, now, |b| {
         b.threshold_crossed_at = Some(iso(now));
         true
@@ -199,50 +212,75 @@ pub fn claim_threshold(paths: &Paths, session_id: &str, now: DateTime<Utc>) -> i
 }
 
 /// Removes the per-session files (bridge, threshold guard, compaction marker) of
-/// sessions untouched for longer than `max_age`, so `logs/sessions/` does not grow
+/// sessions untouched for longer than `max_age`, and temp files (`.forge-*.tmp`) a
+/// killed writer left behind more than an hour ago, so `logs/` does not grow
 /// forever. Returns how many files were removed.
 pub fn prune_sessions(paths: &Paths, max_age: std::time::Duration) -> usize {
-    let Ok(read) = std::fs::read_dir(paths.sessions()) else {
-        return 0;
-    };
     let now = std::time::SystemTime::now();
-    read.filter_map(Result::ok)
-        .filter(|e| {
-            e.file_name().to_str().is_some_and(|n| {
-                !n.starts_with('.')
-                    && (n.ends_with(".json")
-                        || n.ends_with(".threshold")
-                        || n.ends_with(".compacted"))
-            })
-        })
-        .filter(|e| {
-            e.metadata()
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| now.duration_since(t).ok())
-                .is_some_and(|age| age > max_age)
-        })
-        .filter(|e| std::fs::remove_file(e.path()).is_ok())
-        .count()
+    let older_than = |e: &std::fs::DirEntry, age: std::time::Duration| {
+        e.metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|a| a > age)
+    };
+    let is_temp = |n: &str| n.starts_with(super::TEMP_PREFIX) && n.ends_with(super::TEMP_SUFFIX);
+    let mut removed = 0;
+    for dir in [paths.sessions(), paths.logs(), paths.handoffs()] {
+        let Ok(read) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in read.filter_map(Result::ok) {
+            let name = e.file_name();
+            let Some(n) = name.to_str() else { continue };
+            let session_file = dir == paths.sessions()
+                && !n.starts_with('.')
+                && (n.ends_with(".json") || n.ends_with(".threshold") || n.ends_with(".compacted"));
+            let stale = (session_file && older_than(&e, max_age))
+                || (is_temp(n) && older_than(&e, std::time::Duration::from_secs(3600)));
+            if stale && std::fs::remove_file(e.path()).is_ok() {
+                removed += 1;
+            }
+        }
+    }
+    removed
 }
 
 /// Re-arms one session's threshold handoff (its context fell well below the
-/// threshold): removes its guard and its `threshold_crossed_at`.
+/// threshold, or it was compacted): removes its guard, its line in
+/// `context-threshold-triggered` (the file goes when it empties) and its
+/// `threshold_crossed_at`.
 pub fn rearm_threshold(paths: &Paths, session_id: &str, now: DateTime<Utc>) -> io::Result<()> {
     super::remove_if_exists(&paths.threshold_guard(session_id))?;
-    update_bridge(paths, session_id, now, |b| {
-        b.threshold_crossed_at.take().is_some()
-    })?;
+    let lock = super::sibling(&paths.threshold_flag(), ".lock");
+    if let Some(_lock) = super::FileLock::acquire(&lock, Duration::from_millis(100)) {
+        let before = threshold_sessions(paths);
+        let after: Vec<String> = before
+            .iter()
+            .filter(|s| *s != session_id)
+            .cloned()
+            .collect();
+        if after.is_empty() {
+            super::remove_if_exists(&paths.threshold_flag())?;
+        } else if after.len() != before.len() {
+            super::write_state(
+                &paths.threshold_flag(),
+                format!("{}\n", after.join("\n")).as_bytes(),
+            )?;
+        }
+    }
+    if paths.session_bridge(session_id).exists() {
+        update_bridge(paths, session_id, now, |b| {
+            b.threshold_crossed_at.take().is_some()
+        })?;
+    }
     Ok(())
 }
 
-/// Clears the threshold flag and this session's guard (SessionStart: a new session,
-/// or a compacted one whose context dropped, may cross again).
-pub fn clear_threshold(paths: &Paths, session_id: Option<&str>) {
+/// A new session starts: `context-threshold-triggered` is removed (DESIGN: "new
+/// sessions"); the guards of sessions still running stay, so they do not fire twice.
+pub fn clear_threshold_flag(paths: &Paths) {
     let _ = super::remove_if_exists(&paths.threshold_flag());
-    if let Some(sid) = session_id {
-        let _ = super::remove_if_exists(&paths.threshold_guard(sid));
-    }
 }
 
 #[cfg(test)]
@@ -289,9 +327,15 @@ mod tests {
         assert!(!claim_threshold(&p, "a", now).unwrap());
         assert!(claim_threshold(&p, "b", now).unwrap());
         assert_eq!(threshold_sessions(&p), vec!["a", "b"]);
-        clear_threshold(&p, Some("a"));
-        assert!(!p.threshold_flag().exists());
+        // A compaction re-arms only that session.
+        rearm_threshold(&p, "a", now).unwrap();
+        assert_eq!(threshold_sessions(&p), vec!["b"]);
+        assert!(!claim_threshold(&p, "b", now).unwrap());
         assert!(claim_threshold(&p, "a", now).unwrap());
+        // A new session clears the flag file; running sessions keep their guards.
+        clear_threshold_flag(&p);
+        assert!(!p.threshold_flag().exists());
+        assert!(!claim_threshold(&p, "a", now).unwrap());
     }
 
     #[test]

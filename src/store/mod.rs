@@ -119,6 +119,15 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> io::Result<()>
     write_state(path, &bytes)
 }
 
+/// [`write_json`] with an `fsync` before the rename, for the contract files other
+/// tools read after a session (`last-session.json`, `pre-compact-state.json`):
+/// written once a turn, so durability is cheap there.
+pub fn write_json_synced<T: serde::Serialize>(path: &Path, value: &T) -> io::Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
+    bytes.push(b'\n');
+    write_atomic(path, &bytes)
+}
+
 /// Reads and parses a JSON file; missing, unreadable or unparsable means `None`.
 pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
     let bytes = read_capped(path, 4 * 1024 * 1024)?;
