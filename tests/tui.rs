@@ -292,7 +292,8 @@ fn live_dashboard_in_a_real_terminal() {
     tmux.wait_for("help · ? or Esc closes");
     tmux.keys(&["Escape"]);
     tmux.run(&["resize-window", "-t", "t", "-x", "12", "-y", "4"]);
-    tmux.wait_for("forge");
+    // The one-line summary leads with what is blocked, in words.
+    tmux.wait_for("⚑1 blocked");
     tmux.run(&["resize-window", "-t", "t", "-x", "100", "-y", "30"]);
     tmux.wait_for("Handoffs 1 of 3");
 

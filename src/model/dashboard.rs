@@ -402,13 +402,19 @@ pub fn bindings(mode: Mode) -> impl Iterator<Item = &'static Binding> {
         .filter(move |b| b.mode == mode && !b.keys.is_empty())
 }
 
-/// A line for the user at the bottom of the screen.
+/// How long a notice stays when no key is pressed.
+pub const NOTICE_TTL: chrono::Duration = chrono::Duration::seconds(10);
+
+/// A line for the user at the bottom of the screen. It goes at the next key press,
+/// or at the first tick [`NOTICE_TTL`] after it was shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notice {
     /// The text.
     pub text: String,
     /// Whether it reports a failure.
     pub error: bool,
+    /// When it was shown (the model's `now` then).
+    pub at: DateTime<Utc>,
 }
 
 /// Something that happened: a user action or news from the disk or the clock.
@@ -440,12 +446,14 @@ pub enum Event {
     },
     /// The editor returned (or failed to start).
     EditorClosed(Result<(), String>),
-    /// The list and preview heights changed (terminal resized).
+    /// The list and preview sizes changed (terminal resized, preview text loaded).
     Viewport {
         /// Rows of the inbox list.
         inbox_rows: u16,
         /// Rows of the preview text.
         preview_rows: u16,
+        /// Rows the preview text takes, wrapped to the pane's width.
+        preview_len: usize,
     },
 }
 
@@ -484,8 +492,11 @@ pub struct ContextView {
     pub level: Option<Level>,
     /// Recent readings (percent), oldest first.
     pub history: Vec<f64>,
-    /// Percentage points per turn.
+    /// Percentage points per turn (since the last drop, if there was one).
     pub growth: Option<f64>,
+    /// Readings since the context last dropped (compaction, `/clear`); `None`
+    /// when it never did.
+    pub since_drop: Option<usize>,
     /// The next level and the turns until it.
     pub next: Option<(Level, u64)>,
 }
@@ -521,6 +532,9 @@ pub struct Model {
     pub inbox_rows: u16,
     /// Rows of the preview text (for paging).
     pub preview_rows: u16,
+    /// Rows the preview text takes once wrapped (scrolling stops at its last page).
+    /// Until the screen says otherwise, the number of lines in the text.
+    pub preview_len: usize,
     /// The last message for the user.
     pub notice: Option<Notice>,
     /// Set by Quit.
@@ -547,6 +561,7 @@ impl Model {
             sessions_scroll: 0,
             inbox_rows: 10,
             preview_rows: 10,
+            preview_len: 0,
             notice: None,
             quit: false,
             demo: false,
@@ -587,6 +602,7 @@ impl Model {
             level: pct.map(|p| Level::from_pct(p, &self.thresholds)),
             history: s.readings.iter().map(|r| r.pct).collect(),
             growth,
+            since_drop: trend::since_drop(&s.readings),
             next: pct
                 .zip(growth)
                 .and_then(|(p, g)| trend::turns_to_next(p, g, &self.thresholds)),
@@ -645,13 +661,7 @@ impl Model {
                 self.select(target)
             }
             Pane::Preview => {
-                let lines = self
-                    .preview
-                    .text
-                    .as_deref()
-                    .map_or(0, |t| t.lines().count());
-                let max = lines.saturating_sub(1) as isize;
-                let s = (self.preview.scroll as isize + delta).clamp(0, max.max(0));
+                let s = (self.preview.scroll as isize + delta).clamp(0, self.max_scroll());
                 self.preview.scroll = s as u16;
                 Vec::new()
             }
@@ -664,6 +674,34 @@ impl Model {
                 Vec::new()
             }
         }
+    }
+
+    /// The last useful preview scroll: the one that shows the last page, so the pane
+    /// never scrolls into blank rows.
+    pub fn max_scroll(&self) -> isize {
+        let max = self
+            .preview_len
+            .saturating_sub(usize::from(self.preview_rows.max(1)));
+        isize::try_from(max.min(usize::from(u16::MAX))).unwrap_or(0)
+    }
+
+    /// Whether `h` is the pending resume (`.forge/pending-resume` names it). The marker
+    /// holds a canonical path, so a project reached through a symlink still matches
+    /// by the file's name inside a `handoffs` folder.
+    pub fn is_pending_resume(&self, h: &HandoffEntry) -> bool {
+        let Some(p) = &self.snapshot.flags.pending_resume else {
+            return false;
+        };
+        p == &h.path
+            || (p.file_name().is_some_and(|n| n == h.file_name.as_str())
+                && p.parent()
+                    .and_then(Path::file_name)
+                    .is_some_and(|d| d == "handoffs"))
+    }
+
+    /// When the notice on screen goes, if no key is pressed first.
+    pub fn notice_expires(&self) -> Option<DateTime<Utc>> {
+        self.notice.as_ref().map(|n| n.at + NOTICE_TTL)
     }
 
     fn page(&self) -> isize {
@@ -712,6 +750,9 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
         Event::Action(a) => apply(m, a),
         Event::Tick(now) => {
             m.now = now;
+            if m.notice_expires().is_some_and(|t| now >= t) {
+                m.notice = None;
+            }
             Vec::new()
         }
         Event::Loaded(snap) => {
@@ -744,13 +785,22 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
         }
         Event::PreviewLoaded { path, text } => {
             if m.preview.path.as_deref() == Some(path.as_path()) {
-                m.preview.text = Some(text.unwrap_or_else(|| "(could not read this file)".into()));
+                let text = text.unwrap_or_else(|| "(could not read this file)".into());
+                // A first guess; the screen sends the wrapped count before the next key.
+                m.preview_len = text.lines().count();
+                m.preview.text = Some(text);
             }
             Vec::new()
         }
         Event::ResumeWritten { target, result } => {
+            if result.is_ok() {
+                // The marker names it now; the watcher's reload will say the same.
+                m.snapshot.flags.pending_resume = Some(target.clone());
+            }
+            let at = m.now;
             m.notice = Some(match result {
                 Ok(written) => Notice {
+                    at,
                     text: format!(
                         "pending resume → {} (written to {})",
                         file_name(&target),
@@ -765,14 +815,17 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
                 Err(e) => Notice {
                     text: format!("could not write the pending resume: {e}"),
                     error: true,
+                    at,
                 },
             });
             Vec::new()
         }
         Event::EditorClosed(result) => {
+            let at = m.now;
             m.notice = result.err().map(|e| Notice {
                 text: e,
                 error: true,
+                at,
             });
             // The file may have been edited.
             m.preview.path = None;
@@ -781,9 +834,16 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
         Event::Viewport {
             inbox_rows,
             preview_rows,
+            preview_len,
         } => {
             m.inbox_rows = inbox_rows;
             m.preview_rows = preview_rows;
+            m.preview_len = preview_len;
+            // A wider pane or a shorter text: stay on the last page, not past it.
+            let max = m.max_scroll();
+            if m.preview.scroll as isize > max {
+                m.preview.scroll = u16::try_from(max).unwrap_or(0);
+            }
             Vec::new()
         }
     }
@@ -870,6 +930,7 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
                 m.notice = Some(Notice {
                     text: "no handoff selected".into(),
                     error: true,
+                    at: m.now,
                 });
                 Vec::new()
             }
@@ -1109,15 +1170,139 @@ mod tests {
                 text: Some("a\nb\nc".into()),
             },
         );
+        // Three lines in a two-row pane: one line of scrolling, no more.
+        update(
+            &mut m,
+            Event::Viewport {
+                inbox_rows: 2,
+                preview_rows: 2,
+                preview_len: 3,
+            },
+        );
         press(&mut m, Key::Char('j'));
         press(&mut m, Key::Char('j'));
         press(&mut m, Key::Char('j'));
-        assert_eq!(m.preview.scroll, 2);
+        assert_eq!(m.preview.scroll, 1);
         press(&mut m, Key::Tab);
         press(&mut m, Key::Tab);
         assert_eq!(m.focus, Pane::Inbox);
         press(&mut m, Key::BackTab);
         assert_eq!(m.focus, Pane::Sessions);
+    }
+
+    #[test]
+    fn preview_scroll_stops_at_the_last_page() {
+        let mut m = model();
+        press(&mut m, Key::Tab);
+        let path = m.selected_path.clone().unwrap();
+        let text: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+        update(
+            &mut m,
+            Event::PreviewLoaded {
+                path,
+                text: Some(text),
+            },
+        );
+        // Before the screen reports, the text's own line count bounds the scroll.
+        assert_eq!(m.preview_len, 30);
+        update(
+            &mut m,
+            Event::Viewport {
+                inbox_rows: 5,
+                preview_rows: 10,
+                preview_len: 34, // wrapped rows
+            },
+        );
+        press(&mut m, Key::Char('G'));
+        assert_eq!(
+            m.preview.scroll, 24,
+            "G shows the last page, not a blank pane"
+        );
+        press(&mut m, Key::PageDown);
+        press(&mut m, Key::Char('j'));
+        assert_eq!(m.preview.scroll, 24);
+        press(&mut m, Key::Char('k'));
+        assert_eq!(m.preview.scroll, 23, "one key up moves one line at once");
+        press(&mut m, Key::Char('G'));
+        // A taller pane (or a wider one, fewer wrapped rows) pulls the scroll back.
+        update(
+            &mut m,
+            Event::Viewport {
+                inbox_rows: 5,
+                preview_rows: 20,
+                preview_len: 30,
+            },
+        );
+        assert_eq!(m.preview.scroll, 10);
+        // Mouse wheel too.
+        update(&mut m, Event::Action(Action::Scroll(Pane::Preview, 3)));
+        assert_eq!(m.preview.scroll, 10);
+        // A text shorter than the pane does not scroll at all.
+        update(
+            &mut m,
+            Event::Viewport {
+                inbox_rows: 5,
+                preview_rows: 40,
+                preview_len: 30,
+            },
+        );
+        assert_eq!(m.preview.scroll, 0);
+        press(&mut m, Key::PageDown);
+        assert_eq!(m.preview.scroll, 0);
+    }
+
+    #[test]
+    fn notice_goes_after_a_while_or_at_the_next_key() {
+        let mut m = model();
+        let target = m.selected_path.clone().unwrap();
+        let written = || Event::ResumeWritten {
+            target: target.clone(),
+            result: Ok(vec![PathBuf::from("/p/.forge/pending-resume")]),
+        };
+        update(&mut m, written());
+        assert_eq!(m.notice.as_ref().unwrap().at, now());
+        assert_eq!(m.notice_expires(), Some(now() + NOTICE_TTL));
+        update(&mut m, Event::Tick(now() + chrono::Duration::seconds(5)));
+        assert!(m.notice.is_some(), "still there after 5 s");
+        update(&mut m, Event::Tick(now() + chrono::Duration::seconds(10)));
+        assert!(m.notice.is_none(), "gone after 10 s");
+        // Any key clears it sooner (scrolling the mouse wheel does not).
+        update(&mut m, written());
+        update(&mut m, Event::Action(Action::Scroll(Pane::Inbox, 1)));
+        assert!(m.notice.is_some());
+        press(&mut m, Key::Char('j'));
+        assert!(m.notice.is_none());
+    }
+
+    #[test]
+    fn the_pending_resume_is_known_by_its_marker() {
+        let mut m = model();
+        let blocked = m.selected_entry().unwrap().clone();
+        assert!(!m.is_pending_resume(&blocked));
+        update(
+            &mut m,
+            Event::ResumeWritten {
+                target: blocked.path.clone(),
+                result: Ok(vec![]),
+            },
+        );
+        assert!(m.is_pending_resume(&blocked));
+        assert_eq!(m.visible().filter(|h| m.is_pending_resume(h)).count(), 1);
+        // The marker holds the canonical path: a symlinked root still matches.
+        m.snapshot.flags.pending_resume = Some(PathBuf::from(
+            "/real/p/.forge/handoffs/agent-T-012-20261121-101502.md",
+        ));
+        assert!(m.is_pending_resume(&blocked));
+        // A failed write marks nothing.
+        m.snapshot.flags.pending_resume = None;
+        update(
+            &mut m,
+            Event::ResumeWritten {
+                target: blocked.path.clone(),
+                result: Err("read-only".into()),
+            },
+        );
+        assert!(!m.is_pending_resume(&blocked));
     }
 
     #[test]

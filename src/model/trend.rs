@@ -13,11 +13,7 @@ const WINDOW: usize = 10;
 /// A drop (compaction, `/clear`) starts a new run: growth before it says nothing
 /// about growth after it. `None` with fewer than two readings in the current run.
 pub fn growth_per_turn(readings: &[Reading]) -> Option<f64> {
-    let start = readings
-        .windows(2)
-        .rposition(|w| w[1].pct < w[0].pct)
-        .map_or(0, |i| i + 1);
-    let run = &readings[start..];
+    let run = &readings[readings.len() - since_drop(readings).unwrap_or(readings.len())..];
     let run = &run[run.len().saturating_sub(WINDOW + 1)..];
     let (first, last) = (run.first()?, run.last()?);
     let steps = run.len() - 1;
@@ -25,6 +21,15 @@ pub fn growth_per_turn(readings: &[Reading]) -> Option<f64> {
         return None;
     }
     Some((last.pct - first.pct) / steps as f64)
+}
+
+/// How many readings there are since the last drop (a compaction, `/clear`), counting
+/// the first one after it; `None` when the context never dropped.
+pub fn since_drop(readings: &[Reading]) -> Option<usize> {
+    readings
+        .windows(2)
+        .rposition(|w| w[1].pct < w[0].pct)
+        .map(|i| readings.len() - (i + 1))
 }
 
 /// The next level above `pct` and how many turns at `growth` points per turn until it
@@ -66,6 +71,16 @@ mod tests {
             191.0, 192.0, 193.0, 194.0, 195.0, 196.0, 197.0, 198.0, 199.0, 200.0,
         ]);
         assert_eq!(growth_per_turn(&r(&long)), Some(1.0));
+    }
+
+    #[test]
+    fn readings_since_the_last_drop() {
+        assert_eq!(since_drop(&r(&[])), None);
+        assert_eq!(since_drop(&r(&[40.0, 44.0])), None);
+        assert_eq!(since_drop(&r(&[80.0, 90.0, 20.0])), Some(1));
+        assert_eq!(since_drop(&r(&[80.0, 90.0, 20.0, 23.0, 25.0])), Some(3));
+        // Two readings after the drop are enough for a growth figure.
+        assert_eq!(growth_per_turn(&r(&[80.0, 90.0, 20.0, 23.0])), Some(3.0));
     }
 
     #[test]

@@ -244,16 +244,17 @@ fn event_loop(
     loop {
         if dirty {
             let size = terminal.size().wrap_err("reading the terminal size")?;
-            let plan = layout::plan(
-                ratatui::layout::Rect::new(0, 0, size.width, size.height),
-                model.snapshot.needing_attention().len(),
-            );
-            if (plan.inbox_rows(), plan.preview_rows()) != (model.inbox_rows, model.preview_rows) {
+            let area = ratatui::layout::Rect::new(0, 0, size.width, size.height);
+            let (inbox_rows, preview_rows, preview_len) = ui::viewport(model, area);
+            if (inbox_rows, preview_rows, preview_len)
+                != (model.inbox_rows, model.preview_rows, model.preview_len)
+            {
                 dashboard::update(
                     model,
                     Event::Viewport {
-                        inbox_rows: plan.inbox_rows(),
-                        preview_rows: plan.preview_rows(),
+                        inbox_rows,
+                        preview_rows,
+                        preview_len,
                     },
                 );
             }
@@ -267,7 +268,11 @@ fn event_loop(
             }
             dirty = false;
         }
-        let wait = next_tick.saturating_duration_since(Instant::now());
+        let wait = sleep_for(
+            next_tick.saturating_duration_since(Instant::now()),
+            model.notice_expires(),
+            Utc::now(),
+        );
         let first = match rx.recv_timeout(wait) {
             Ok(ev) => Some(ev),
             Err(RecvTimeoutError::Timeout) => None,
@@ -275,10 +280,16 @@ fn event_loop(
         };
         let Some(first) = first else {
             dashboard::update(model, Event::Tick(Utc::now()));
-            next_tick = Instant::now() + TICK;
+            if Instant::now() >= next_tick {
+                next_tick = Instant::now() + TICK;
+            }
             dirty = true;
             continue;
         };
+        // The clock first, so a notice made now says when it was made.
+        let had_notice = model.notice.is_some();
+        dashboard::update(model, Event::Tick(Utc::now()));
+        dirty |= had_notice && model.notice.is_none();
         let mut pending = Pending::default();
         let mut effects = Vec::new();
         for ev in std::iter::once(first).chain(rx.try_iter()) {
@@ -315,6 +326,19 @@ fn event_loop(
         if model.quit {
             return Ok(());
         }
+    }
+}
+
+/// How long the loop may sleep: until the next tick, or until the notice on screen
+/// is due to go (plus a little, so that it has), whichever is first.
+fn sleep_for(
+    to_tick: Duration,
+    notice_expires: Option<chrono::DateTime<Utc>>,
+    now: chrono::DateTime<Utc>,
+) -> Duration {
+    match notice_expires {
+        Some(t) => to_tick.min((t - now).to_std().unwrap_or_default() + Duration::from_millis(50)),
+        None => to_tick,
     }
 }
 
@@ -443,6 +467,23 @@ mod tests {
             Some(Key::BackTab)
         );
         assert_eq!(key_of(KeyCode::F(1), KeyModifiers::NONE), None);
+    }
+
+    #[test]
+    fn the_loop_wakes_when_a_notice_is_due_to_go() {
+        let now = Utc::now();
+        let tick = TICK;
+        assert_eq!(sleep_for(tick, None, now), tick);
+        let in_10s = now + chrono::Duration::seconds(10);
+        assert_eq!(
+            sleep_for(tick, Some(in_10s), now),
+            Duration::from_millis(10_050)
+        );
+        // Overdue: wake almost at once; a tick due sooner still wins.
+        let past = now - chrono::Duration::seconds(1);
+        assert_eq!(sleep_for(tick, Some(past), now), Duration::from_millis(50));
+        let soon = Duration::from_millis(5);
+        assert_eq!(sleep_for(soon, Some(in_10s), now), soon);
     }
 
     #[test]

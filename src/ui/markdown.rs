@@ -1,12 +1,30 @@
 //! Handoff text made readable in a terminal: front matter as dim `key: value` lines,
 //! headings in bold, task lists as ✓ / ◐ / ☐, bullets as •, code dimmed.
 //! Not a Markdown engine — just the shapes forge's handoffs use.
+//!
+//! [`render_wrapped`] also wraps to a width, continuing list items under their text
+//! (a hanging indent) rather than under the bullet.
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
-/// The lines of a handoff document, styled.
+use super::text;
+
+/// The lines of a handoff document, styled, one per source line.
 pub fn render(text: &str) -> Vec<Line<'static>> {
+    render_hung(text).into_iter().map(|(l, _)| l).collect()
+}
+
+/// The lines of a handoff document, styled and wrapped to `width` cells.
+pub fn render_wrapped(text: &str, width: usize) -> Vec<Line<'static>> {
+    render_hung(text)
+        .into_iter()
+        .flat_map(|(l, hang)| text::wrap(l, width, hang))
+        .collect()
+}
+
+/// Each line with its hanging indent: where a wrapped continuation starts.
+fn render_hung(text: &str) -> Vec<(Line<'static>, usize)> {
     let mut out = Vec::new();
     let mut lines = text.lines().peekable();
     let dim = Style::new().fg(Color::DarkGray);
@@ -16,15 +34,18 @@ pub fn render(text: &str) -> Vec<Line<'static>> {
             lines.next();
             for l in lines.by_ref().take(end) {
                 match l.split_once(':') {
-                    Some((k, v)) => out.push(Line::from(vec![
-                        Span::styled(format!("{k}:"), dim),
-                        Span::raw(v.to_owned()),
-                    ])),
-                    None => out.push(Line::styled(l.to_owned(), dim)),
+                    Some((k, v)) => out.push((
+                        Line::from(vec![
+                            Span::styled(format!("{k}:"), dim),
+                            Span::raw(v.to_owned()),
+                        ]),
+                        2,
+                    )),
+                    None => out.push((Line::styled(l.to_owned(), dim), 2)),
                 }
             }
             lines.next();
-            out.push(Line::styled("─".repeat(20), dim));
+            out.push((Line::styled("─".repeat(20), dim), 0));
         }
     }
     let mut in_code = false;
@@ -32,14 +53,18 @@ pub fn render(text: &str) -> Vec<Line<'static>> {
         let t = l.trim_start();
         if t.starts_with("```") {
             in_code = !in_code;
-            out.push(Line::styled(
-                format!("  ┈┈ {}", t.trim_start_matches('`')),
-                dim,
+            out.push((
+                Line::styled(format!("  ┈┈ {}", t.trim_start_matches('`')), dim),
+                0,
             ));
             continue;
         }
         if in_code {
-            out.push(Line::styled(format!("  {l}"), Style::new().fg(Color::Gray)));
+            let hang = 2 + l.len() - t.len();
+            out.push((
+                Line::styled(format!("  {l}"), Style::new().fg(Color::Gray)),
+                hang,
+            ));
             continue;
         }
         out.push(line(l, t, dim));
@@ -47,23 +72,30 @@ pub fn render(text: &str) -> Vec<Line<'static>> {
     out
 }
 
-fn line(raw: &str, t: &str, dim: Style) -> Line<'static> {
-    let indent = " ".repeat(raw.len() - t.len());
+fn line(raw: &str, t: &str, dim: Style) -> (Line<'static>, usize) {
+    let lead = raw.len() - t.len();
+    let indent = " ".repeat(lead);
     if let Some(h) = t.strip_prefix("# ") {
-        return Line::styled(
-            h.trim().to_owned(),
-            Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+        return (
+            Line::styled(
+                h.trim().to_owned(),
+                Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+            ),
+            0,
         );
     }
     if t.starts_with("##") {
         let h = t.trim_start_matches('#').trim();
-        return Line::styled(
-            h.to_owned(),
-            Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+        return (
+            Line::styled(
+                h.to_owned(),
+                Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+            ),
+            0,
         );
     }
     if t.starts_with("<!--") {
-        return Line::styled(raw.to_owned(), dim);
+        return (Line::styled(raw.to_owned(), dim), lead);
     }
     for (prefix, mark, style) in [
         ("- [x] ", "✓ ", Style::new().fg(Color::Green)),
@@ -72,19 +104,28 @@ fn line(raw: &str, t: &str, dim: Style) -> Line<'static> {
         ("- [ ] ", "☐ ", Style::new()),
     ] {
         if let Some(rest) = t.strip_prefix(prefix) {
-            return Line::from(vec![
-                Span::styled(format!("{indent}  {mark}"), style),
-                Span::raw(rest.to_owned()),
-            ]);
+            let head = format!("{indent}  {mark}");
+            let hang = text::width(&head);
+            return (
+                Line::from(vec![Span::styled(head, style), Span::raw(rest.to_owned())]),
+                hang,
+            );
         }
     }
     if let Some(rest) = t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")) {
-        return Line::from(vec![
-            Span::raw(format!("{indent}  • ")),
-            Span::raw(rest.to_owned()),
-        ]);
+        let head = format!("{indent}  • ");
+        let hang = text::width(&head);
+        return (
+            Line::from(vec![Span::raw(head), Span::raw(rest.to_owned())]),
+            hang,
+        );
     }
-    Line::raw(raw.to_owned())
+    // Numbered items hang under their text too.
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    if digits > 0 && t[digits..].starts_with(". ") {
+        return (Line::raw(raw.to_owned()), lead + digits + 2);
+    }
+    (Line::raw(raw.to_owned()), lead)
 }
 
 #[cfg(test)]
@@ -121,6 +162,27 @@ mod tests {
         let styled = render("# T\n## S");
         assert!(styled[0].style.add_modifier.contains(Modifier::BOLD));
         assert_eq!(styled[1].style.fg, Some(Color::Cyan));
+    }
+
+    #[test]
+    fn wrapped_items_hang_under_their_text() {
+        let text = "- The pool must be created before the router, or checks fail.\n  - [ ] nested task that is long enough\n1. numbered item that wraps\nplain paragraph text that wraps\n";
+        let out = plain(&render_wrapped(text, 24));
+        assert_eq!(
+            out,
+            [
+                "  • The pool must be",
+                "    created before the",
+                "    router, or checks",
+                "    fail.",
+                "    ☐ nested task that",
+                "      is long enough",
+                "1. numbered item that",
+                "   wraps",
+                "plain paragraph text",
+                "that wraps",
+            ]
+        );
     }
 
     #[test]

@@ -6,12 +6,13 @@
 
 pub mod layout;
 pub mod markdown;
+pub mod text;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph, Sparkline, Widget, Wrap};
+use ratatui::widgets::{Clear, Paragraph, Sparkline, Widget};
 
 use crate::model::dashboard::{
     self, Binding, ContextView, KindFilter, Mode, Model, Pane, age, bindings, parse_time,
@@ -79,7 +80,7 @@ impl Widget for Dashboard<'_> {
             render_tiny(m, &plan, buf);
         } else {
             if let Some(r) = plan.header {
-                header(m).render(r, buf);
+                header(m, r.width).render(r, buf);
             }
             if let Some(r) = plan.context {
                 render_context(m, r, buf);
@@ -119,38 +120,65 @@ fn short(id: &str) -> &str {
     id.get(..8).unwrap_or(id)
 }
 
-fn header(m: &Model) -> Paragraph<'static> {
+/// The header, most important first: blocked Signals come before the project and
+/// branch, so a narrow pane keeps them. Pieces are shown whole; the first one that
+/// does not fit ends the line (a name or branch is cut with `…` when room is left).
+fn header(m: &Model, width: u16) -> Paragraph<'static> {
     let s = &m.snapshot;
     let name = s.root.file_name().map_or_else(
         || s.root.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let mut spans = vec![Span::styled(
-        " forge ",
-        Style::new().fg(Color::Black).bg(Color::Cyan),
+    // (spans, may be cut)
+    let mut pieces: Vec<(Vec<Span<'static>>, bool)> = vec![(
+        vec![Span::styled(
+            " forge ",
+            Style::new().fg(Color::Black).bg(Color::Cyan),
+        )],
+        false,
     )];
-    if m.demo {
-        spans.push(Span::styled(
-            " DEMO ",
-            Style::new().fg(Color::Black).bg(Color::Yellow),
-        ));
-    }
-    spans.push(Span::styled(format!(" {name}"), TITLE));
-    if let Some(b) = s.branch() {
-        spans.push(Span::raw(format!(" ⎇ {b}")));
-    }
-    if let Some(n) = s.uncommitted().filter(|n| *n > 0) {
-        spans.push(Span::styled(format!(" ●{n}"), WARN));
-    }
     let blocked = s.blocked().count();
     if blocked > 0 {
-        spans.push(Span::styled(
-            format!("  ⚑ {blocked} blocked"),
-            status_style("blocked"),
+        pieces.push((
+            vec![Span::styled(
+                format!(" ⚑ {blocked} blocked "),
+                status_style("blocked"),
+            )],
+            false,
         ));
     }
+    if m.demo {
+        pieces.push((
+            vec![Span::styled(
+                " DEMO ",
+                Style::new().fg(Color::Black).bg(Color::Yellow),
+            )],
+            false,
+        ));
+    }
+    pieces.push((vec![Span::styled(format!(" {name}"), TITLE)], true));
+    if let Some(b) = s.branch() {
+        pieces.push((vec![Span::raw(format!(" ⎇ {b}"))], true));
+    }
+    if let Some(n) = s.uncommitted().filter(|n| *n > 0) {
+        pieces.push((vec![Span::styled(format!(" ●{n}"), WARN)], false));
+    }
     if let (Some(p), Some(t)) = (&s.workflow.phase, &s.workflow.task) {
-        spans.push(Span::styled(format!("  {p} {t}"), DIM));
+        pieces.push((vec![Span::styled(format!("  {p} {t}"), DIM)], false));
+    }
+    let mut left = usize::from(width);
+    let mut spans = Vec::new();
+    for (piece, cuttable) in pieces {
+        let w: usize = piece.iter().map(|s| text::width(&s.content)).sum();
+        if w <= left {
+            left -= w;
+            spans.extend(piece);
+            continue;
+        }
+        if cuttable && left >= 4 {
+            spans.extend(text::fit_spans(piece, left));
+        }
+        break;
     }
     Paragraph::new(Line::from(spans))
 }
@@ -221,6 +249,7 @@ fn render_context(m: &Model, area: Rect, buf: &mut Buffer) {
         level,
         history,
         growth,
+        since_drop,
         next,
         ..
     } = c;
@@ -258,16 +287,23 @@ fn render_context(m: &Model, area: Rect, buf: &mut Buffer) {
             .render(r, buf);
     }
     if let Some(r) = lines.next() {
+        // After a drop (compaction, /clear) growth is measured from it, and says so.
+        let since = if since_drop.is_some() {
+            " since drop"
+        } else {
+            ""
+        };
         let text = match (growth, next) {
             (Some(g), Some((lvl, turns))) => format!(
-                "{g:+.1}%/turn · {lvl} in ~{turns} turn{}",
+                "{g:+.1}%/turn{since} · {lvl} in ~{turns} turn{}",
                 if turns == 1 { "" } else { "s" }
             ),
-            (Some(g), None) if level == Some(Level::L3) => format!("{g:+.1}%/turn · at L3"),
-            (Some(g), None) => format!("{g:+.1}%/turn · not growing"),
+            (Some(g), None) if level == Some(Level::L3) => format!("{g:+.1}%/turn{since} · at L3"),
+            (Some(g), None) => format!("{g:+.1}%/turn{since} · not growing"),
+            (None, _) if since_drop.is_some() => "dropped: growth after the next reading".into(),
             (None, _) => "growth unknown (needs two readings)".into(),
         };
-        Paragraph::new(Line::styled(text, DIM)).render(r, buf);
+        Paragraph::new(Line::styled(text::fit(&text, usize::from(r.width)), DIM)).render(r, buf);
     }
 }
 
@@ -340,7 +376,10 @@ fn render_session(m: &Model, area: Rect, buf: &mut Buffer) {
         }
         None => lines.push(Line::styled("none recorded yet", DIM)),
     }
-    lines.push(flags_line(m));
+    lines.push(Line::from(text::fit_spans(
+        flags_line(m).spans,
+        usize::from(body.width),
+    )));
     Paragraph::new(lines).render(body, buf);
 }
 
@@ -370,7 +409,7 @@ fn flags_line(m: &Model) -> Line<'static> {
         push(format!("⟳ compacted ×{}", f.compaction_markers.len()), WARN);
     }
     if spans.is_empty() {
-        return Line::styled("no flags", DIM);
+        return Line::from(Span::styled("no flags", DIM));
     }
     let mut line = vec![Span::styled("⚑ ", DIM)];
     line.extend(spans);
@@ -435,6 +474,9 @@ fn drift_mark(m: &Model, h: &HandoffEntry) -> String {
     s
 }
 
+/// Cells of the inbox's task column; longer ids are cut with `…`.
+const TASK_W: usize = 8;
+
 fn render_inbox(m: &Model, area: Rect, buf: &mut Buffer) {
     let total = m.snapshot.handoffs.len();
     let mut extra = vec![Span::styled(
@@ -492,19 +534,24 @@ fn render_inbox(m: &Model, area: Rect, buf: &mut Buffer) {
             HandoffKind::Session => "S",
             HandoffKind::Agent => "A",
         };
+        let resume = if m.is_pending_resume(h) { "↻" } else { " " };
         let mut spans = vec![
             Span::raw(if selected { "▶" } else { " " }),
-            Span::styled(format!("{kind} "), DIM),
-            Span::raw(format!("{:>3} ", age(m.now, h.created))),
+            Span::styled(kind, DIM),
+            Span::styled(resume, Style::new().fg(Color::Cyan)),
+            Span::raw(format!(" {:>3} ", age(m.now, h.created))),
             Span::styled(format!("{status:<10} "), status_st),
-            Span::raw(format!("{:<8} ", h.task().unwrap_or("-"))),
+            Span::raw(format!(
+                "{} ",
+                text::column(h.task().unwrap_or("-"), TASK_W)
+            )),
         ];
         if wide {
             let route = match h.kind {
                 HandoffKind::Agent => h.route().unwrap_or_default(),
                 HandoffKind::Session => h.status_word().to_owned(),
             };
-            spans.push(Span::styled(format!("{route:<18} "), DIM));
+            spans.push(Span::styled(format!("{} ", text::column(&route, 18)), DIM));
         }
         spans.push(Span::styled(drift_mark(m, h), WARN));
         let mut line = Line::from(spans);
@@ -519,16 +566,37 @@ fn render_inbox(m: &Model, area: Rect, buf: &mut Buffer) {
     }
 }
 
-fn render_preview(m: &Model, area: Rect, buf: &mut Buffer) {
-    let focused = m.focus == Pane::Preview;
-    let entry = m.selected_entry();
-    let extra = entry
-        .map(|h| vec![Span::styled(format!(" {}", h.file_name), DIM)])
-        .unwrap_or_default();
-    let body = indent(title(area, buf, "Preview", extra, focused), 2);
-    let Some(h) = entry else {
-        Paragraph::new(Line::styled("select a handoff to read it here", DIM)).render(body, buf);
-        return;
+/// The sizes the model pages and scrolls by, for a frame of `area`: rows of the inbox
+/// list, rows of the preview text (below its pinned warnings) and the rows the
+/// preview text takes once wrapped to the pane.
+pub fn viewport(m: &Model, area: Rect) -> (u16, u16, usize) {
+    let plan = layout::plan(area, m.snapshot.needing_attention().len());
+    let Some(body) = plan.preview.map(preview_body) else {
+        return (plan.inbox_rows(), plan.preview_rows(), 0);
+    };
+    let (pinned, text) = preview_parts(m, body.width);
+    let rows = body.height.saturating_sub(pinned.len() as u16).max(1);
+    (plan.inbox_rows(), rows, text.len())
+}
+
+/// The preview pane without its title row and margin.
+fn preview_body(area: Rect) -> Rect {
+    indent(
+        Rect {
+            y: area.y + area.height.min(1),
+            height: area.height.saturating_sub(1),
+            ..area
+        },
+        2,
+    )
+}
+
+/// The selected handoff's warnings (kept in view) and its text (scrolled), both
+/// wrapped to `width`.
+fn preview_parts(m: &Model, width: u16) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
+    let w = usize::from(width);
+    let Some(h) = m.selected_entry() else {
+        return (Vec::new(), Vec::new());
     };
     let mut lines: Vec<Line<'static>> = Vec::new();
     if let Some(SignalParse::Malformed { reason }) = &h.signal {
@@ -549,14 +617,34 @@ fn render_preview(m: &Model, area: Rect, buf: &mut Buffer) {
     if !lines.is_empty() {
         lines.push(Line::raw(""));
     }
-    let skip = usize::from(m.preview.scroll);
-    match &m.preview.text {
-        Some(t) => lines.extend(markdown::render(t).into_iter().skip(skip)),
-        None => lines.push(Line::styled("loading…", DIM)),
+    let pinned = lines
+        .into_iter()
+        .flat_map(|l| text::wrap(l, w, 2))
+        .collect();
+    let body = match &m.preview.text {
+        Some(t) => markdown::render_wrapped(t, w),
+        None => vec![Line::styled("loading…", DIM)],
+    };
+    (pinned, body)
+}
+
+fn render_preview(m: &Model, area: Rect, buf: &mut Buffer) {
+    let focused = m.focus == Pane::Preview;
+    let entry = m.selected_entry();
+    let extra = entry
+        .map(|h| vec![Span::styled(format!(" {}", h.file_name), DIM)])
+        .unwrap_or_default();
+    let body = indent(title(area, buf, "Preview", extra, focused), 2);
+    if entry.is_none() {
+        Paragraph::new(Line::styled("select a handoff to read it here", DIM)).render(body, buf);
+        return;
     }
-    Paragraph::new(lines)
-        .wrap(Wrap { trim: false })
-        .render(body, buf);
+    let (mut lines, text) = preview_parts(m, body.width);
+    // Never past the last page, even before the model has heard the pane's size.
+    let rows = usize::from(body.height).saturating_sub(lines.len());
+    let skip = usize::from(m.preview.scroll).min(text.len().saturating_sub(rows.max(1)));
+    lines.extend(text.into_iter().skip(skip));
+    Paragraph::new(lines).render(body, buf);
 }
 
 /// The footer: a notice, the filter prompt, or key hints from [`dashboard::KEYMAP`].
@@ -568,7 +656,8 @@ fn footer(m: &Model, width: u16) -> Paragraph<'static> {
         } else {
             Style::new().fg(Color::Green)
         };
-        return Paragraph::new(Line::styled(format!(" {}", n.text), style));
+        let text = text::fit(&format!(" {}", n.text), usize::from(width));
+        return Paragraph::new(Line::styled(text, style));
     }
     let mut spans = Vec::new();
     if m.mode == Mode::Filter {
@@ -626,6 +715,7 @@ fn render_help(area: Rect, buf: &mut Buffer) {
     lines.push(Line::styled("Marks", TITLE));
     for (mark, what) in [
         ("S / A", "session / agent handoff"),
+        ("↻", "the pending resume (⏎ sets it)"),
         ("⎇", "written on another branch"),
         ("±", "more uncommitted changes now"),
         ("◷", "older than 24 h"),
@@ -655,26 +745,8 @@ fn render_help(area: Rect, buf: &mut Buffer) {
 }
 
 fn render_tiny(m: &Model, plan: &layout::Plan, buf: &mut Buffer) {
-    let s = &m.snapshot;
-    let mut spans = vec![Span::styled("forge", TITLE)];
-    let blocked = s.blocked().count();
-    if blocked > 0 {
-        spans.push(Span::styled(
-            format!(" ⚑{blocked}"),
-            status_style("blocked"),
-        ));
-    }
-    if let Some(c) = m.context()
-        && let (Some(p), Some(l)) = (c.pct, c.level)
-    {
-        spans.push(Span::styled(
-            format!(" {p:.0}%"),
-            Style::new().fg(level_color(l)),
-        ));
-    }
-    spans.push(Span::styled(format!(" {}h", s.handoffs.len()), DIM));
     if let Some(r) = plan.header {
-        Paragraph::new(Line::from(spans)).render(r, buf);
+        Paragraph::new(Line::from(tiny_summary(m, usize::from(r.width)))).render(r, buf);
     }
     if let Some(r) = plan.inbox {
         for (row, h) in rows(r).zip(m.visible()) {
@@ -691,6 +763,73 @@ fn render_tiny(m: &Model, plan: &layout::Plan, buf: &mut Buffer) {
     if let Some(r) = plan.footer {
         Paragraph::new(Line::styled("q quit", DIM)).render(r, buf);
     }
+}
+
+/// The one-line summary of a tiny pane, every number with its word: `⚑1 blocked ·
+/// ctx 74% · forge · 6 handoffs` as room allows. Blocked Signals matter most, then
+/// the context, then the rest; what does not fit is left out whole. Below ten cells
+/// the short forms (`⚑1 74%`) are used before anything is cut.
+fn tiny_summary(m: &Model, width: usize) -> Vec<Span<'static>> {
+    let s = &m.snapshot;
+    // (priority, long form, short form, style), in display order.
+    let mut parts: Vec<(u8, String, String, Style)> = Vec::new();
+    parts.push((2, "forge".into(), String::new(), TITLE));
+    let blocked = s.blocked().count();
+    if blocked > 0 {
+        parts.push((
+            0,
+            format!("⚑{blocked} blocked"),
+            format!("⚑{blocked}"),
+            status_style("blocked"),
+        ));
+    }
+    if let Some(c) = m.context()
+        && let (Some(p), Some(l)) = (c.pct, c.level)
+    {
+        parts.push((
+            1,
+            format!("ctx {p:.0}%"),
+            format!("{p:.0}%"),
+            Style::new().fg(level_color(l)),
+        ));
+    }
+    let n = s.handoffs.len();
+    parts.push((
+        3,
+        format!("{n} handoff{}", if n == 1 { "" } else { "s" }),
+        String::new(),
+        DIM,
+    ));
+    let line = |k: usize, short: bool| -> Vec<Span<'static>> {
+        let mut ranks: Vec<u8> = parts.iter().map(|p| p.0).collect();
+        ranks.sort_unstable();
+        let cut = ranks.get(k - 1).copied().unwrap_or(u8::MAX);
+        let sep = if short { " " } else { " · " };
+        let mut spans = Vec::new();
+        for (rank, long, brief, style) in &parts {
+            let text = if short { brief } else { long };
+            if *rank > cut || text.is_empty() {
+                continue;
+            }
+            if !spans.is_empty() {
+                spans.push(Span::styled(sep, DIM));
+            }
+            spans.push(Span::styled(text.clone(), *style));
+        }
+        spans
+    };
+    let fits = |spans: &Vec<Span<'static>>| {
+        spans.iter().map(|s| text::width(&s.content)).sum::<usize>() <= width
+    };
+    for short in [false, true] {
+        for k in (1..=parts.len()).rev() {
+            let spans = line(k, short);
+            if !spans.is_empty() && fits(&spans) {
+                return spans;
+            }
+        }
+    }
+    text::fit_spans(line(1, true), width)
 }
 
 /// The text of a buffer, one line per row, trailing spaces trimmed (for `--once`).

@@ -162,6 +162,7 @@ fn tiny_panes_never_panic() {
             let mut buf = Buffer::empty(area);
             Dashboard::new(&m).render(area, &mut buf);
             Dashboard::new(&help).render(area, &mut buf);
+            viewport(&m, area);
         }
     }
     // Rendering into an area outside the buffer is clipped, not a panic.
@@ -214,4 +215,193 @@ fn once_text_has_no_escape_codes() {
     assert!(text.contains("blocked"));
     let _ = PathBuf::new();
     let _ = Snapshot::empty(PathBuf::new(), now());
+}
+
+/// The rows of a region of the buffer, as text.
+fn rows_text(buf: &Buffer) -> Vec<String> {
+    (0..buf.area.height).map(|y| buffer_row(buf, y)).collect()
+}
+
+#[test]
+fn preview_g_stops_at_the_last_line() {
+    let (_t, mut m) = demo_model();
+    let (w, h) = (70u16, 40u16);
+    // As the loop does before each frame: tell the model the pane's size.
+    let sync = |m: &mut Model| {
+        let (inbox_rows, preview_rows, preview_len) = viewport(m, Rect::new(0, 0, w, h));
+        update(
+            m,
+            Event::Viewport {
+                inbox_rows,
+                preview_rows,
+                preview_len,
+            },
+        );
+    };
+    sync(&mut m);
+    update(&mut m, Event::Action(Action::NextPane));
+    update(&mut m, Event::Action(Action::Bottom));
+    update(&mut m, Event::Action(Action::PageDown));
+    update(&mut m, Event::Action(Action::Down));
+    let rows = rows_text(draw(&m, w, h).backend().buffer());
+    // The row above the footer holds the document's last line: the pane is full.
+    let last = m
+        .preview
+        .text
+        .as_deref()
+        .unwrap()
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap()
+        .trim()
+        .trim_start_matches("- ")
+        .to_owned();
+    let bottom = &rows[usize::from(h) - 2];
+    assert!(
+        bottom.contains(&last),
+        "last line {last:?} not at the bottom:\n{}",
+        rows.join("\n")
+    );
+    // One line up moves the text at once (no dead keys past the end).
+    let scroll = m.preview.scroll;
+    update(&mut m, Event::Action(Action::Up));
+    assert_eq!(m.preview.scroll, scroll - 1);
+}
+
+#[test]
+fn pending_resume_is_marked_in_the_inbox_and_cut_lines_end_with_an_ellipsis() {
+    let (_t, mut m) = demo_model();
+    let target = m.selected_path.clone().unwrap();
+    update(
+        &mut m,
+        Event::ResumeWritten {
+            target,
+            result: Ok(vec![PathBuf::from(
+                "/home/someone/with/a/long/path/acme-api/.forge/pending-resume",
+            )]),
+        },
+    );
+    let terminal = draw(&m, 60, 30);
+    let buf = terminal.backend().buffer();
+    let rows = rows_text(buf);
+    // The inbox row of the pending resume carries ↻ (cyan); no other row does.
+    let marked: Vec<_> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.starts_with("▶A↻") || r.starts_with(" A↻") || r.starts_with(" S↻"))
+        .collect();
+    assert_eq!(marked.len(), 1, "{}", rows.join("\n"));
+    let (y, row) = marked[0];
+    assert!(row.contains("T-012"), "{row}");
+    assert_eq!(buf[(2, y as u16)].fg, Color::Cyan);
+    // The flags line names it, and being too long for 60 cells, ends with …
+    let flags = rows.iter().find(|r| r.contains("learn pending")).unwrap();
+    assert!(flags.trim_end().ends_with('…'), "{flags:?}");
+    assert!(flags.contains("↻ resume"), "{flags:?}");
+    // So does the notice in the footer.
+    let footer = &rows[29];
+    assert!(
+        footer.contains("pending resume → agent-T-012"),
+        "{footer:?}"
+    );
+    assert!(footer.trim_end().ends_with('…'), "{footer:?}");
+    assert_eq!(text::width(footer), 60);
+}
+
+#[test]
+fn tiny_panes_lead_with_what_is_blocked() {
+    let (_t, m) = demo_model();
+    let terminal = draw(&m, 20, 6);
+    frame_snapshot!("demo_20x6", terminal);
+    let rows = rows_text(terminal.backend().buffer());
+    assert!(rows[0].contains("⚑ 1 blocked"), "{:?}", rows[0]);
+    // Every number in the one-line summary says what it counts.
+    let line = |w: u16| rows_text(draw(&m, w, 3).backend().buffer())[0].clone();
+    assert_eq!(line(10).trim_end(), "⚑1 blocked");
+    assert_eq!(line(14).trim_end(), "⚑1 blocked");
+    assert_eq!(line(8).trim_end(), "⚑1 74%");
+    assert_eq!(line(30).trim_end(), "forge · ⚑1 blocked · ctx 74%");
+    assert_eq!(
+        line(60).trim_end(),
+        "forge · ⚑1 blocked · ctx 74% · 6 handoffs"
+    );
+    // Without blocked Signals the context leads.
+    let mut calm = m.clone();
+    calm.snapshot.handoffs.retain(|h| !h.is_blocked());
+    let rows = rows_text(draw(&calm, 12, 3).backend().buffer());
+    assert_eq!(rows[0].trim_end(), "ctx 74%");
+    let rows = rows_text(draw(&calm, 20, 3).backend().buffer());
+    assert_eq!(rows[0].trim_end(), "forge · ctx 74%");
+}
+
+#[test]
+fn a_long_task_id_keeps_the_columns_in_line() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join(".forge/handoffs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/handoffs");
+    let long = std::fs::read_to_string(fixtures.join("agent-T-010-20261120-170944.md"))
+        .unwrap()
+        .replace("T-010", "T-2026-11-pool-refactor-part-two");
+    std::fs::write(dir.join("agent-T-099-20261121-100000.md"), long).unwrap();
+    std::fs::copy(
+        fixtures.join("agent-T-012-20261121-101502.md"),
+        dir.join("agent-T-012-20261121-101502.md"),
+    )
+    .unwrap();
+    let m = model_of(t.path());
+    let rows = rows_text(draw(&m, 70, 24).backend().buffer());
+    let long_row = rows.iter().find(|r| r.contains("T-2026-")).unwrap();
+    let short_row = rows.iter().find(|r| r.contains("T-012 ")).unwrap();
+    assert!(long_row.contains("T-2026-… "), "{long_row:?}");
+    let col = |r: &str, s: &str| r[..r.find(s).unwrap()].chars().count();
+    assert_eq!(
+        col(long_row, "planner→builder"),
+        col(short_row, "builder→reviewer"),
+        "\n{long_row}\n{short_row}"
+    );
+}
+
+#[test]
+fn growth_after_a_compaction_is_measured_from_the_drop() {
+    use crate::model::state::{Reading, SessionBridge};
+    let (_t, mut m) = demo_model();
+    let with = |pcts: &[f64]| SessionBridge {
+        session_id: "3f0c2a9e-x".into(),
+        used_percentage: pcts.last().copied(),
+        readings: pcts
+            .iter()
+            .map(|p| Reading {
+                at: String::new(),
+                tokens: None,
+                pct: *p,
+            })
+            .collect(),
+        ..SessionBridge::default()
+    };
+    let trend_row = |m: &Model| {
+        rows_text(draw(m, 70, 40).backend().buffer())
+            .into_iter()
+            .nth(4)
+            .unwrap()
+    };
+    m.snapshot.sessions = vec![with(&[60.0, 70.0, 82.0, 30.0])];
+    assert!(
+        trend_row(&m).contains("dropped: growth after the next reading"),
+        "{}",
+        trend_row(&m)
+    );
+    m.snapshot.sessions = vec![with(&[60.0, 70.0, 82.0, 30.0, 33.0, 36.0])];
+    assert!(
+        trend_row(&m).contains("+3.0%/turn since drop · L1 in ~12 turns"),
+        "{}",
+        trend_row(&m)
+    );
+    m.snapshot.sessions = vec![with(&[30.0, 33.0])];
+    assert!(
+        trend_row(&m).contains("+3.0%/turn · L1"),
+        "{}",
+        trend_row(&m)
+    );
 }
