@@ -310,3 +310,44 @@ fn signals_task_and_learn_segments_read_state_files() {
         "{line}"
     );
 }
+
+#[test]
+fn control_characters_never_reach_the_terminal() {
+    let p = TestProject::new();
+    p.write(
+        ".forge/state.json",
+        r#"{"phase":"build\r\n","task":"T-9\nsecond line\u001b[2J\u0007"}"#,
+    );
+    let payload = p
+        .payload("statusline/used-42.json")
+        .replace("\"Sonnet 4.6\"", "\"Sonnet\\n4.6\\u001b]0;title\\u0007\"");
+    let line = tick(&p, &payload);
+    assert_eq!(line.matches('\n').count(), 1, "{line:?}");
+    assert!(line.ends_with('\n'), "{line:?}");
+    assert!(!line.contains(['\r', '\x1b', '\x07']), "{line:?}");
+    assert!(line.starts_with("Sonnet 4.6 ]0;title │ "), "{line:?}");
+    assert!(line.ends_with("│ build T-9 second line [2J\n"), "{line:?}");
+}
+
+#[test]
+fn a_derived_69_5_percent_is_70_everywhere() {
+    let p = TestProject::new();
+    // No used_percentage: 139,000 of 200,000 tokens from current_usage.
+    let payload = p
+        .payload("statusline/used-74.json")
+        .replace("\"used_percentage\": 74", "\"used_percentage\": null")
+        .replace(
+            "\"cache_read_input_tokens\": 145684",
+            "\"cache_read_input_tokens\": 136684",
+        );
+    let line = tick(&p, &payload);
+    assert!(line.contains(" 70% ⚠ CTX 70% L1"), "{line}");
+    let v: serde_json::Value =
+        serde_json::from_str(&p.read(&format!(".forge/logs/sessions/{S74}.json"))).unwrap();
+    assert_eq!(v["used_percentage"], 70.0);
+    assert_eq!(v["tokens"], 139_000);
+    // The threshold handoff fires, and records the same figure.
+    wait_for("the threshold handoff", || handoff_files(&p).len() == 1);
+    let doc = std::fs::read_to_string(&handoff_files(&p)[0]).unwrap();
+    assert!(doc.contains("context_used_pct: 70\nlevel: L1\n"), "{doc}");
+}

@@ -9,15 +9,19 @@ use serde_json::json;
 use crate::config;
 use crate::env::Env;
 use crate::model::Level;
-use crate::model::transcript::{TailScan, infer_window};
+use crate::model::state::SessionBridge;
+use crate::model::transcript::{TailScan, infer_window_with_source, pct_of, round_pct};
 use crate::store::{files, session_handoff, transcript};
 
 /// Show a session's context use: tokens, window, percentage, level, compactions
 ///
 /// The size comes from the end of the transcript (the last main-chain API usage, or
 /// the last compaction's estimate). The window is the one the statusline last
-/// recorded for the session, else inferred from the model. Compactions are counted
-/// by streaming the whole transcript, up to 1 GiB (the count says when it was capped).
+/// recorded for the session, else inferred from the model, else the 200000 default
+/// (it says which). The percentage is rounded as Claude Code rounds it, so it is the
+/// one the status line shows. Compactions are counted by streaming the whole
+/// transcript, up to 1 GiB (the count says when it was capped). When the session's
+/// transcript is gone, it shows what the statusline last recorded for the session.
 ///
 /// Examples:
 ///   forge context
@@ -54,28 +58,45 @@ pub fn run(args: &ContextArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         None if args.transcript.is_none() => session_handoff::latest_bridge(&paths),
         None => None,
     };
-    let path: PathBuf = match (&args.transcript, &bridge) {
-        (Some(p), _) => p.clone(),
-        (None, Some(b)) => match &b.transcript_path {
-            Some(p) => PathBuf::from(p),
-            None => bail!(
-                "session {} has no transcript path recorded yet; pass the transcript file",
-                b.session_id
-            ),
+    let report = match (&args.transcript, &bridge) {
+        (Some(p), _) => {
+            if p.is_dir() {
+                bail!(
+                    "{} is a folder, not a transcript file: pass the session's .jsonl file \
+                     (in ~/.claude/projects/<project>/)",
+                    p.display()
+                );
+            }
+            if !p.is_file() {
+                bail!("{}: no such transcript file", p.display());
+            }
+            measure(p, bridge.as_ref().and_then(|b| b.context_window_size), &cfg)?
+        }
+        (None, Some(b)) => match b.transcript_path.as_deref().map(PathBuf::from) {
+            Some(p) if p.is_file() => measure(&p, b.context_window_size, &cfg)?,
+            recorded => {
+                if b.used_percentage.is_none() && b.tokens.is_none() {
+                    match recorded {
+                        Some(p) => bail!(
+                            "{}: no such transcript file (session {} recorded it, and no \
+                             context figure yet); pass the transcript file",
+                            p.display(),
+                            b.session_id
+                        ),
+                        None => bail!(
+                            "session {} has no transcript path recorded yet; pass the transcript file",
+                            b.session_id
+                        ),
+                    }
+                }
+                from_bridge(b, recorded.as_deref(), &cfg)
+            }
         },
         (None, None) => bail!(
             "no session recorded in {} yet: pass a transcript file (forge context FILE)",
             paths.sessions().display()
         ),
     };
-    if !path.is_file() {
-        bail!("{}: no such transcript file", path.display());
-    }
-    let report = measure(
-        &path,
-        bridge.as_ref().and_then(|b| b.context_window_size),
-        &cfg,
-    )?;
     if args.json {
         super::print_out(&format!("{}\n", serde_json::to_string_pretty(&report)?));
     } else {
@@ -96,17 +117,20 @@ fn measure(
         TailScan::Compacted { .. } => (None, None, true),
         TailScan::Nothing => (None, None, false),
     };
-    let window = infer_window(declared_window, model.as_deref(), tokens);
-    let pct = tokens.map(|t| (t as f64 / window as f64 * 100.0).clamp(0.0, 100.0));
+    let (window, window_source) =
+        infer_window_with_source(declared_window, model.as_deref(), tokens);
+    let pct = tokens.map(|t| pct_of(t, window));
     let level = pct.map(|p| Level::from_pct(p, &cfg.context.thresholds()));
     let (compactions, capped) = transcript::count_compactions(path, transcript::COUNT_CAP)?;
     Ok(json!({
         "transcript": path.display().to_string(),
+        "source": "transcript",
+        "note": null,
         "tokens": tokens,
         "output_tokens": output,
         "window": window,
-        "window_source": if declared_window.is_some() { "statusline" } else { "model" },
-        "used_percentage": pct.map(|p| (p * 10.0).round() / 10.0),
+        "window_source": window_source.as_str(),
+        "used_percentage": pct.map(|p| p as u64),
         "level": level.map(Level::as_str),
         "model": model,
         "compacted": compacted,
@@ -116,9 +140,56 @@ fn measure(
     }))
 }
 
+/// The report from what the statusline last recorded in the session's bridge, for
+/// when the transcript is gone (or was never recorded).
+fn from_bridge(
+    b: &SessionBridge,
+    recorded: Option<&Path>,
+    cfg: &config::Config,
+) -> serde_json::Value {
+    let (window, window_source) =
+        infer_window_with_source(b.context_window_size, b.model.as_deref(), b.tokens);
+    let pct = b
+        .used_percentage
+        .map(round_pct)
+        .or_else(|| b.tokens.map(|t| pct_of(t, window)));
+    let level = pct.map(|p| Level::from_pct(p, &cfg.context.thresholds()));
+    let when = b.updated_at.as_deref().unwrap_or("an unknown time");
+    let note = match recorded {
+        Some(p) => format!(
+            "the transcript {} is gone; showing what the statusline recorded at {when}",
+            p.display()
+        ),
+        None => format!("no transcript recorded; showing what the statusline recorded at {when}"),
+    };
+    json!({
+        "transcript": recorded.map(|p| p.display().to_string()),
+        "source": "bridge",
+        "note": note,
+        "session_id": b.session_id,
+        "tokens": b.tokens,
+        "output_tokens": null,
+        "window": window,
+        "window_source": window_source.as_str(),
+        "used_percentage": pct.map(|p| p as u64),
+        "level": level.map(Level::as_str),
+        "model": b.model,
+        "compacted": false,
+        "estimate": false,
+        "compactions": null,
+        "compactions_capped": false,
+    })
+}
+
 fn render(r: &serde_json::Value) -> String {
     let num = |k: &str| r.get(k).and_then(serde_json::Value::as_u64);
-    let mut out = format!("transcript   {}\n", r["transcript"].as_str().unwrap_or(""));
+    let mut out = format!(
+        "transcript   {}\n",
+        r["transcript"].as_str().unwrap_or("(none recorded)")
+    );
+    if let Some(note) = r["note"].as_str() {
+        out.push_str(&format!("note         {note}\n"));
+    }
     let tokens = num("tokens").map_or_else(|| "unknown".to_owned(), |t| t.to_string());
     let note = if r["estimate"] == true {
         " (estimate after compaction)"
@@ -128,14 +199,16 @@ fn render(r: &serde_json::Value) -> String {
         ""
     };
     out.push_str(&format!("tokens       {tokens}{note}\n"));
+    let window_note = match r["window_source"].as_str().unwrap_or("default") {
+        "default" => "(default)".to_owned(),
+        "tokens" => "(inferred: more than 200000 tokens in context)".to_owned(),
+        other => format!("(from {other})"),
+    };
     out.push_str(&format!(
-        "window       {} (from {})\n",
+        "window       {} {window_note}\n",
         num("window").unwrap_or(0),
-        r["window_source"].as_str().unwrap_or("model")
     ));
-    let pct = r["used_percentage"]
-        .as_f64()
-        .map_or_else(|| "unknown".to_owned(), |p| format!("{p}%"));
+    let pct = num("used_percentage").map_or_else(|| "unknown".to_owned(), |p| format!("{p}%"));
     out.push_str(&format!("used         {pct}\n"));
     out.push_str(&format!(
         "level        {}\n",
@@ -143,7 +216,7 @@ fn render(r: &serde_json::Value) -> String {
     ));
     out.push_str(&format!(
         "compactions  {}{}\n",
-        num("compactions").unwrap_or(0),
+        num("compactions").map_or_else(|| "unknown".to_owned(), |n| n.to_string()),
         if r["compactions_capped"] == true {
             " (counted in the first 1 GiB only)"
         } else {

@@ -1,5 +1,6 @@
 //! `forge handoff`: write a session handoff document and make it the pending resume.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use color_eyre::eyre::{WrapErr, bail};
@@ -7,7 +8,7 @@ use color_eyre::eyre::{WrapErr, bail};
 use crate::config;
 use crate::env::Env;
 use crate::model::handoff_doc::Trigger;
-use crate::store::{self, session_handoff};
+use crate::store::{self, Paths, files, session_handoff, transcript};
 
 /// Write a session handoff to .forge/handoffs/handoff-YYYYMMDD-HHMMSS.md
 ///
@@ -17,12 +18,15 @@ use crate::store::{self, session_handoff};
 /// .forge/pending-resume and ~/.claude/pending-resume, so the next session loads it.
 ///
 /// The session is the one named by --session, else the most recently active one
-/// (from .forge/logs/sessions/). With --auto (used by the statusline and hooks) it
-/// prints nothing and always exits 0; errors go to .forge/logs/errors.log.
+/// (from .forge/logs/sessions/). A session forge has no record of is found by its
+/// transcript under ~/.claude/projects/; or pass the transcript with --transcript.
+/// With --auto (used by the statusline and hooks) it prints nothing and always exits
+/// 0; errors go to .forge/logs/errors.log.
 ///
 /// Examples:
 ///   forge handoff
 ///   forge handoff --session 3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21
+///   forge handoff --transcript ~/.claude/projects/-home-me-app/3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21.jsonl
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct HandoffArgs {
@@ -35,9 +39,12 @@ pub struct HandoffArgs {
     /// The session (default: the most recently updated session bridge).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+    /// The session's transcript file (default: the one its bridge file records).
+    #[arg(long, value_name = "PATH")]
+    pub transcript: Option<PathBuf>,
     /// Project folder (default: found from the current folder).
     #[arg(long, value_name = "DIR")]
-    pub project: Option<std::path::PathBuf>,
+    pub project: Option<PathBuf>,
 }
 
 /// Runs `forge handoff`.
@@ -58,7 +65,7 @@ pub fn run(args: &HandoffArgs, env: &Env) -> ExitCode {
     }))
 }
 
-fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<std::path::PathBuf> {
+fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<PathBuf> {
     let Some(trigger) = Trigger::parse(&args.trigger) else {
         bail!(
             "unknown --trigger {:?}: use one of context-threshold, pre-compact, manual, session-end",
@@ -67,10 +74,39 @@ fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<std::path::PathBuf
     };
     let paths = super::status::project_paths(args.project.as_ref(), env)?;
     let cfg = config::load_or_default(&paths, env);
+    let session = args
+        .session
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    let transcript_path = match &args.transcript {
+        Some(p) => Some(checked_transcript(p)?),
+        None if args.auto => None,
+        None => match session {
+            Some(id) => unknown_session_transcript(&paths, env, id)?,
+            None => None,
+        },
+    };
+    // A transcript given without --session names its session by its file name (as
+    // Claude Code names them); otherwise it is written for no session, never for
+    // the latest one, whose figures would not be this transcript's.
+    let stem = transcript_path
+        .as_ref()
+        .and_then(|p| p.file_stem())
+        .map(|s| s.to_string_lossy().into_owned());
+    let session = match (session, &args.transcript, &stem) {
+        (Some(id), _, _) => Some(id),
+        (None, Some(_), Some(stem)) if transcript::is_session_id(stem) => Some(stem.as_str()),
+        (None, Some(_), _) => Some(""),
+        (None, None, _) => None,
+    };
+    let transcript_text = transcript_path
+        .as_ref()
+        .map(|p| p.to_string_lossy().into_owned());
     let req = session_handoff::Request {
         trigger,
-        session_id: args.session.as_deref().filter(|s| !s.trim().is_empty()),
-        transcript_path: None,
+        session_id: session,
+        transcript_path: transcript_text.as_deref(),
     };
     session_handoff::write(&paths, env, &cfg, &req).wrap_err_with(|| {
         format!(
@@ -78,4 +114,42 @@ fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<std::path::PathBuf
             paths.handoffs().display()
         )
     })
+}
+
+/// `--transcript PATH`, checked: an existing file.
+fn checked_transcript(p: &std::path::Path) -> color_eyre::Result<PathBuf> {
+    if p.is_dir() {
+        bail!(
+            "{} is a folder, not a transcript file: pass the session's .jsonl file",
+            p.display()
+        );
+    }
+    if !p.is_file() {
+        bail!("{}: no such transcript file", p.display());
+    }
+    Ok(std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
+}
+
+/// For a manual `--session ID`: `Ok(None)` when forge has a bridge for it (the
+/// bridge names the transcript), the transcript found under Claude Code's projects
+/// folder when it has none, else an error: a handoff for a session nobody knows
+/// would only mislead (and must not become the pending resume).
+fn unknown_session_transcript(
+    paths: &Paths,
+    env: &Env,
+    id: &str,
+) -> color_eyre::Result<Option<PathBuf>> {
+    if files::read_bridge(paths, id).is_some() {
+        return Ok(None);
+    }
+    match env
+        .claude_dir()
+        .and_then(|dir| transcript::find_for_session(&dir, &paths.root, id))
+    {
+        Some(found) => Ok(Some(found)),
+        None => bail!(
+            "no session {id} in .forge/logs/sessions; `forge status` lists sessions \
+             (or pass its transcript with --transcript PATH)"
+        ),
+    }
 }

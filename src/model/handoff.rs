@@ -66,12 +66,56 @@ pub fn split_front_matter(text: &str) -> (FrontMatter, &str) {
             return (fm, rest.get(offset..).unwrap_or(""));
         }
         if let Some((k, v)) = trimmed.split_once(':') {
-            let v = v.trim().trim_matches('"').trim_matches('\'');
-            fm.insert(k.trim().to_owned(), v.to_owned());
+            fm.insert(k.trim().to_owned(), unquote(v.trim()));
         }
     }
     // No closing fence: not front matter after all.
     (FrontMatter::new(), text)
+}
+
+/// A front matter value as text. A YAML double-quoted value loses its quotes and
+/// has its backslash escapes undone (`\"`, `\\`, `\n`, `\t`, `\r`, `\0`, `\uXXXX`;
+/// any other escaped character stands for itself); a single-quoted one loses its
+/// quotes and has `''` turned back into `'`; anything else has stray surrounding
+/// quotes trimmed, as before.
+pub fn unquote(v: &str) -> String {
+    if v.len() >= 2 && v.starts_with('"') && v.ends_with('"') {
+        let inner = v.get(1..v.len() - 1).unwrap_or("");
+        if !inner.contains('\\') {
+            return inner.to_owned();
+        }
+        let mut out = String::with_capacity(inner.len());
+        let mut chars = inner.chars();
+        while let Some(c) = chars.next() {
+            if c != '\\' {
+                out.push(c);
+                continue;
+            }
+            match chars.next() {
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
+                Some('r') => out.push('\r'),
+                Some('0') => out.push('\0'),
+                Some('u') => {
+                    let hex: String = chars.by_ref().take(4).collect();
+                    match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                        Some(ch) => out.push(ch),
+                        None => {
+                            out.push_str("\\u");
+                            out.push_str(&hex);
+                        }
+                    }
+                }
+                Some(other) => out.push(other),
+                None => out.push('\\'),
+            }
+        }
+        return out;
+    }
+    if v.len() >= 2 && v.starts_with('\'') && v.ends_with('\'') {
+        return v.get(1..v.len() - 1).unwrap_or("").replace("''", "'");
+    }
+    v.trim_matches('"').trim_matches('\'').to_owned()
 }
 
 /// Whether `w` has the shape `YYYYMMDD-HHMMSS`.
@@ -313,6 +357,16 @@ mod tests {
     use super::*;
 
     const SESSION: &str = include_str!("../../tests/fixtures/handoffs/handoff-20261121-094500.md");
+
+    #[test]
+    fn quoted_values_are_unquoted_and_unescaped() {
+        assert_eq!(unquote(r#""a: b # c""#), "a: b # c");
+        assert_eq!(unquote(r#""say \"hi\" \\ \u00e9""#), r#"say "hi" \ é"#);
+        assert_eq!(unquote("'it''s'"), "it's");
+        assert_eq!(unquote("plain"), "plain");
+        assert_eq!(unquote(r#""unbalanced"#), "unbalanced");
+        assert_eq!(unquote("\"\""), "");
+    }
 
     #[test]
     fn kinds_never_cross() {

@@ -5,14 +5,16 @@
 //! file names, commit subjects, Signal questions) goes through
 //! [`crate::model::redact::redact`]. File contents and diffs are never inputs here.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Component, Path};
 
 use chrono::{DateTime, Utc};
 
 use super::level::Level;
 use super::redact::redact;
 use super::state::WorkflowState;
+use super::text::single_line;
 use super::transcript::{TodoStatus, TranscriptFacts};
 
 /// Why a handoff was written (the front matter's `trigger`).
@@ -131,22 +133,117 @@ pub fn file_name(created_at: DateTime<Utc>, n: u32) -> String {
     }
 }
 
-/// A path as the document shows it: relative to the root when inside it, redacted.
-fn show_path(root: &Path, p: &str) -> String {
-    let rel = Path::new(p)
-        .strip_prefix(root)
-        .map_or_else(|_| p.to_owned(), |r| r.display().to_string());
-    redact(&rel)
+/// A file path as the document shows it: relative to the root, on one line and
+/// redacted. `None` for anything that is not a file inside the project: a path
+/// outside the root (`~/.ssh/id_rsa`, `/etc/hosts`, `../x`), the root itself, or a
+/// relative path that leaves it or starts at `~`. (Folders are dropped by the caller,
+/// which can look at the disk.)
+pub fn project_path(root: &Path, p: &str) -> Option<String> {
+    let path = Path::new(p);
+    let rel = if path.is_absolute() {
+        path.strip_prefix(root).ok()?
+    } else {
+        path
+    };
+    let mut parts = rel.components().filter(|c| *c != Component::CurDir);
+    let first = parts.next()?;
+    let inside = matches!(first, Component::Normal(n) if !n.to_string_lossy().starts_with('~'))
+        && parts.all(|c| matches!(c, Component::Normal(_)));
+    if !inside {
+        return None;
+    }
+    let shown = one_line(&rel.display().to_string(), 400);
+    (!shown.is_empty()).then_some(shown)
 }
 
-/// One line (newlines folded), redacted and cut to `max` characters.
+/// One line (control characters folded, see [`single_line`]), redacted and cut to
+/// `max` characters.
 fn one_line(text: &str, max: usize) -> String {
-    let folded: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let red = redact(folded.trim());
+    let red = redact(single_line(text).trim());
     cut(&red, max)
+}
+
+/// A front matter value: on one line (a newline would end the value and break the
+/// front matter), then as a YAML scalar (see [`yaml_scalar`]).
+fn yaml_text(text: &str, max: usize) -> String {
+    yaml_scalar(&one_line(text, max)).into_owned()
+}
+
+/// `text` as a YAML scalar that every YAML reader reads back as this same string:
+/// plain when that is safe, else double-quoted with `\` and `"` escaped. Quoted are
+/// values with a `: ` or ` #` inside, leading or trailing spaces, a leading indicator
+/// character (`[ ] { } , & * ! | > ' " % @` and backquote, `#`, or `-`, `?`, `:`
+/// followed by a space), and values a YAML reader would take for something other
+/// than text: booleans and nulls (`yes`, `off`, `~`, `null`, …), numbers (`1.0`,
+/// `0x1f`, `12:30`, `.inf`), dates. Empty stays empty (a null: "unknown"). Control
+/// characters are folded first, so the result is always one line.
+pub fn yaml_scalar(text: &str) -> Cow<'_, str> {
+    let text = single_line(text);
+    if text.is_empty() || !needs_yaml_quotes(&text) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    Cow::Owned(out)
+}
+
+fn needs_yaml_quotes(s: &str) -> bool {
+    let first = s.chars().next().unwrap_or(' ');
+    let second = s.chars().nth(1);
+    s != s.trim()
+        || "[]{},&*!|>'\"%@`#".contains(first)
+        || (matches!(first, '-' | '?' | ':') && second.is_none_or(char::is_whitespace))
+        || s.contains(": ")
+        || s.ends_with(':')
+        || s.contains(" #")
+        || matches!(s, "=" | "<<")
+        || reads_as_non_text(s)
+}
+
+/// Whether a plain YAML scalar `s` would load as a bool, null, number or date
+/// (YAML 1.1 or 1.2). Errs towards yes: quoting a string needlessly is harmless.
+fn reads_as_non_text(s: &str) -> bool {
+    let lower = s.to_ascii_lowercase();
+    if matches!(
+        lower.as_str(),
+        "y" | "n"
+            | "yes"
+            | "no"
+            | "true"
+            | "false"
+            | "on"
+            | "off"
+            | "~"
+            | "null"
+            | ".inf"
+            | "+.inf"
+            | "-.inf"
+            | ".nan"
+    ) {
+        return true;
+    }
+    let body = lower.strip_prefix(['+', '-']).unwrap_or(&lower);
+    if !body.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+        return false;
+    }
+    if let Some(digits) = ["0x", "0o", "0b"].iter().find_map(|p| body.strip_prefix(p)) {
+        return digits.chars().all(|c| c.is_ascii_hexdigit() || c == '_');
+    }
+    // A date (`2026-11-21`, and any timestamp starting with one).
+    let b = body.as_bytes();
+    if b.len() >= 8 && b.iter().take(4).all(u8::is_ascii_digit) && b.get(4) == Some(&b'-') {
+        return true;
+    }
+    body.chars()
+        .all(|c| c.is_ascii_digit() || "_.:e+-".contains(c))
 }
 
 fn cut(text: &str, max: usize) -> String {
@@ -181,7 +278,7 @@ fn thousands(n: u64) -> String {
 /// The document text.
 pub fn compose(i: &HandoffInputs<'_>) -> String {
     let mut d = String::new();
-    let opt = |v: &Option<String>| v.as_deref().map(|s| one_line(s, 200)).unwrap_or_default();
+    let opt = |v: &Option<String>| v.as_deref().map(|s| yaml_text(s, 200)).unwrap_or_default();
     let _ = writeln!(d, "---");
     let _ = writeln!(d, "kind: session-handoff");
     let _ = writeln!(
@@ -221,9 +318,10 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         .or(i.branch.as_deref())
         .map(|t| one_line(t, 100))
         .unwrap_or_else(|| {
-            i.root
-                .file_name()
-                .map_or_else(|| "this session".to_owned(), |n| n.to_string_lossy().into())
+            i.root.file_name().map_or_else(
+                || "this session".to_owned(),
+                |n| one_line(&n.to_string_lossy(), 100),
+            )
         });
     let _ = writeln!(d, "# Session handoff — {title}\n");
 
@@ -279,9 +377,13 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     match request {
         Some(r) => {
             let _ = writeln!(d, "\nLast request:");
-            let text = cut(&redact(r.trim()), REQUEST_CHARS);
+            let full = redact(r.trim());
+            let text = cut(&full, REQUEST_CHARS);
             for line in text.lines() {
-                let _ = writeln!(d, "> {line}");
+                let _ = writeln!(d, "> {}", single_line(line));
+            }
+            if text.chars().count() < full.chars().count() {
+                let _ = writeln!(d, "(cut; the full request is in the transcript)");
             }
         }
         None => {
@@ -325,14 +427,14 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
             f.touched
                 .iter()
                 .rev()
-                .map(|p| show_path(i.root, p))
+                .filter_map(|p| project_path(i.root, p))
                 .collect()
         })
         .unwrap_or_default();
     let also: Vec<String> = i
         .changed_files
         .iter()
-        .map(|p| redact(p))
+        .map(|p| one_line(p, 400))
         .filter(|p| !touched.contains(p))
         .collect();
     if touched.is_empty() && also.is_empty() {
@@ -372,7 +474,7 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
             .changed_files
             .iter()
             .take(LIST_MAX)
-            .map(|p| redact(p))
+            .map(|p| one_line(p, 400))
             .collect();
         let _ = writeln!(d, "Changed: {}", names.join(", "));
     }
@@ -419,8 +521,7 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         reload.push(".forge/state.json".to_owned());
     }
     if let Some(f) = &i.transcript {
-        for p in f.read.iter().rev() {
-            let shown = show_path(i.root, p);
+        for shown in f.read.iter().rev().filter_map(|p| project_path(i.root, p)) {
             if !reload.contains(&shown) && reload.len() < 20 {
                 reload.push(shown);
             }
@@ -640,6 +741,209 @@ mod tests {
         assert!(doc.contains("Written on request; context at unknown."));
         assert!(doc.contains("(Transcript not read: no transcript path known.)"));
         assert!(doc.contains("## Open agent signals\nNone."));
+    }
+
+    const DESIGN_KEYS: [&str; 10] = [
+        "kind",
+        "created_at",
+        "session_id",
+        "trigger",
+        "context_used_pct",
+        "level",
+        "branch",
+        "uncommitted_changes",
+        "forge_phase",
+        "forge_task",
+    ];
+
+    /// The front matter's keys in file order (forge's reader sorts them).
+    fn keys_in_order(doc: &str) -> Vec<String> {
+        let fm = doc
+            .strip_prefix("---\n")
+            .unwrap()
+            .split("\n---\n")
+            .next()
+            .unwrap();
+        fm.lines()
+            .map(|l| l.split_once(':').unwrap().0.to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn yaml_scalar_quotes_only_what_needs_it() {
+        for plain in [
+            "T-012",
+            "build",
+            "feature/pool-size",
+            "3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21",
+            "C#",
+            "fix:colon",
+            "x\"y",
+            "v1.2-beta",
+            "yesterday",
+            "",
+        ] {
+            assert_eq!(yaml_scalar(plain), plain, "{plain:?}");
+        }
+        for (text, quoted) in [
+            ("T-9: fix pool # urgent", r#""T-9: fix pool # urgent""#),
+            ("build: phase 2", r#""build: phase 2""#),
+            ("yes", r#""yes""#),
+            ("Off", r#""Off""#),
+            ("~", r#""~""#),
+            ("null", r#""null""#),
+            ("1.0", r#""1.0""#),
+            ("42", r#""42""#),
+            ("-7", r#""-7""#),
+            ("0x1F", r#""0x1F""#),
+            ("12:30", r#""12:30""#),
+            (".inf", r#"".inf""#),
+            ("2026-11-21", r#""2026-11-21""#),
+            ("[wip] pool", r#""[wip] pool""#),
+            ("{a}", r#""{a}""#),
+            ("&anchor", r#""&anchor""#),
+            ("*alias", r#""*alias""#),
+            ("!tag", r#""!tag""#),
+            ("| pipe", r#""| pipe""#),
+            ("> fold", r#""> fold""#),
+            ("'single'", r#""'single'""#),
+            ("\"quoted\" \\ back", r#""\"quoted\" \\ back""#),
+            ("%TAG", r#""%TAG""#),
+            ("@at", r#""@at""#),
+            ("`tick`", r#""`tick`""#),
+            ("- item", r#""- item""#),
+            ("-", r#""-""#),
+            ("ends with:", r#""ends with:""#),
+            ("#hash", r##""#hash""##),
+            ("=", r#""=""#),
+            (" padded ", r#"" padded ""#),
+            ("two\nlines: x", r#""two lines: x""#),
+        ] {
+            assert_eq!(yaml_scalar(text), quoted, "{text:?}");
+            // Forge's own reader gives the text back (folded to one line).
+            let (fm, _) = split_front_matter(&format!("---\nforge_task: {quoted}\n---\n"));
+            assert_eq!(fm["forge_task"], single_line(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn front_matter_values_are_valid_yaml_and_read_back() {
+        let root = Path::new("/repo");
+        let mut i = inputs(root);
+        i.workflow = WorkflowState {
+            phase: Some("build: phase 2".into()),
+            task: Some("T-9: fix pool # urgent".into()),
+        };
+        i.branch = Some("yes".into());
+        i.session_id = Some("1.0".into());
+        let doc = compose(&i);
+        assert!(doc.contains("\nforge_phase: \"build: phase 2\"\n"), "{doc}");
+        assert!(
+            doc.contains("\nforge_task: \"T-9: fix pool # urgent\"\n"),
+            "{doc}"
+        );
+        assert!(doc.contains("\nbranch: \"yes\"\n"), "{doc}");
+        assert!(doc.contains("\nsession_id: \"1.0\"\n"), "{doc}");
+        assert_eq!(keys_in_order(&doc), DESIGN_KEYS);
+        let (fm, _) = split_front_matter(&doc);
+        assert_eq!(fm["forge_phase"], "build: phase 2");
+        assert_eq!(fm["forge_task"], "T-9: fix pool # urgent");
+        assert_eq!(fm["branch"], "yes");
+        assert_eq!(fm["session_id"], "1.0");
+        let e = HandoffEntry::parse(root.join("handoff-20261121-101502.md"), &doc, None).unwrap();
+        assert_eq!(e.branch(), Some("yes"));
+        assert_eq!(e.status_word(), "context-threshold");
+    }
+
+    #[test]
+    fn control_characters_cannot_break_front_matter_or_headings() {
+        let root = Path::new("/repo");
+        let mut i = inputs(root);
+        i.workflow = WorkflowState {
+            phase: Some("build\r\n".into()),
+            task: Some("T-9\n---\nkind: evil\n# Injected heading\x1b[2J".into()),
+        };
+        i.branch = Some("main\nlevel: L3".into());
+        let doc = compose(&i);
+        assert_eq!(keys_in_order(&doc), DESIGN_KEYS);
+        let (fm, body) = split_front_matter(&doc);
+        assert_eq!(fm["kind"], "session-handoff");
+        assert_eq!(fm["level"], "L1");
+        assert_eq!(fm["forge_phase"], "build");
+        assert_eq!(
+            fm["forge_task"],
+            "T-9 --- kind: evil # Injected heading [2J"
+        );
+        assert_eq!(fm["branch"], "main level: L3");
+        assert!(!doc.contains('\x1b') && !doc.contains('\r'), "{doc:?}");
+        let headings: Vec<&str> = body.lines().filter(|l| l.starts_with('#')).collect();
+        assert_eq!(headings.len(), 9, "{headings:?}");
+        assert_eq!(
+            headings[0],
+            "# Session handoff — T-9 --- kind: evil # Injected heading [2J"
+        );
+    }
+
+    #[test]
+    fn only_project_files_are_listed() {
+        let root = Path::new("/repo");
+        let mut i = inputs(root);
+        let f = i.transcript.as_mut().unwrap();
+        f.read = vec![
+            "/home/a/.ssh/id_rsa".into(),
+            "/repo".into(),
+            "/repo/".into(),
+            "/repo/../etc/passwd".into(),
+            "~/.aws/credentials".into(),
+            "../outside.txt".into(),
+            "/repository-next-door/x.rs".into(),
+            "/repo/docs/SPEC.md".into(),
+            "src/lib.rs".into(),
+        ];
+        f.touched = vec!["/etc/hosts".into(), "/repo/src/db/pool.rs".into()];
+        let doc = compose(&i);
+        for leak in [
+            "id_rsa",
+            "passwd",
+            "credentials",
+            "outside",
+            "hosts",
+            "next-door",
+        ] {
+            assert!(!doc.contains(leak), "{leak} listed:\n{doc}");
+        }
+        assert!(
+            doc.contains(
+                "## Reload\n- CLAUDE.md\n- .forge/state.json\n- src/lib.rs\n- docs/SPEC.md\n\n"
+            ),
+            "{doc}"
+        );
+        assert!(
+            doc.contains("## Files touched\n- src/db/pool.rs\n"),
+            "{doc}"
+        );
+        assert_eq!(
+            project_path(root, "/repo/./a/b.rs").as_deref(),
+            Some("a/b.rs")
+        );
+        assert_eq!(project_path(root, "./"), None);
+    }
+
+    #[test]
+    fn a_cut_request_says_so() {
+        let root = Path::new("/repo");
+        let mut i = inputs(root);
+        let long = format!("start {} end-marker", "word ".repeat(400));
+        i.transcript.as_mut().unwrap().last_request = Some(long);
+        let doc = compose(&i);
+        assert!(!doc.contains("end-marker"));
+        assert!(
+            doc.contains("…\n(cut; the full request is in the transcript)\n"),
+            "{doc}"
+        );
+        // A short request is not marked.
+        let doc = compose(&inputs(root));
+        assert!(!doc.contains("(cut;"), "{doc}");
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod settings;
 pub mod signal;
 pub mod snapshot;
 pub mod state;
+pub mod text;
 pub mod transcript;
 pub mod trend;
 

@@ -229,18 +229,84 @@ fn is_native_1m(model_id: &str) -> bool {
     }
 }
 
+/// The used percentage of `window` as Claude Code computes `used_percentage`
+/// (reference §4.1): `round(tokens / window * 100)`, clamped to 0..=100. Rounding
+/// first means the number shown, the bar, the warning and the level all agree.
+pub fn pct_of(tokens: u64, window: u64) -> f64 {
+    if window == 0 {
+        return 0.0;
+    }
+    round_pct(tokens as f64 / window as f64 * 100.0)
+}
+
+/// A percentage rounded to a whole number (halves up, as JavaScript's
+/// `Math.round` does for positive numbers) and clamped to 0..=100.
+pub fn round_pct(pct: f64) -> f64 {
+    if !pct.is_finite() {
+        return 0.0;
+    }
+    pct.round().clamp(0.0, 100.0)
+}
+
+/// Where [`infer_window_with_source`] took the window from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowSource {
+    /// Declared by the statusline payload (or recorded from it in the bridge).
+    Statusline,
+    /// Known from the model id.
+    Model,
+    /// More than 200k tokens were observed, so the window must be 1M.
+    Tokens,
+    /// Nothing said: the 200k default.
+    Default,
+}
+
+impl WindowSource {
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Statusline => "statusline",
+            Self::Model => "model",
+            Self::Tokens => "tokens",
+            Self::Default => "default",
+        }
+    }
+}
+
+/// Whether a model id names a family whose window forge knows (reference §6.3).
+fn is_known_model(model_id: &str) -> bool {
+    let id = model_id.to_ascii_lowercase();
+    id.contains("[1m]")
+        || ["opus", "sonnet", "haiku", "fable", "mythos"]
+            .iter()
+            .any(|f| id.contains(f))
+}
+
+/// [`infer_window`] and where the answer came from.
+pub fn infer_window_with_source(
+    declared: Option<u64>,
+    model_id: Option<&str>,
+    tokens: Option<u64>,
+) -> (u64, WindowSource) {
+    if let Some(w) = declared.filter(|w| *w > 0) {
+        return (w, WindowSource::Statusline);
+    }
+    let known = model_id.filter(|m| is_known_model(m));
+    let by_model = known.map_or(200_000, window_for_model);
+    if by_model < 1_000_000 && tokens.is_some_and(|t| t > 200_000) {
+        (1_000_000, WindowSource::Tokens)
+    } else if known.is_some() {
+        (by_model, WindowSource::Model)
+    } else {
+        (by_model, WindowSource::Default)
+    }
+}
+
 /// The window to assume: `declared` (the statusline's `context_window_size`) when
 /// known; else from the model id; else 1M when more than 200k tokens were observed.
 pub fn infer_window(declared: Option<u64>, model_id: Option<&str>, tokens: Option<u64>) -> u64 {
-    if let Some(w) = declared.filter(|w| *w > 0) {
-        return w;
-    }
-    let by_model = model_id.map_or(200_000, window_for_model);
-    if by_model < 1_000_000 && tokens.is_some_and(|t| t > 200_000) {
-        1_000_000
-    } else {
-        by_model
-    }
+    infer_window_with_source(declared, model_id, tokens).0
 }
 
 // ----- handoff facts -------------------------------------------------------------
@@ -717,6 +783,47 @@ mod tests {
             1_000_000
         );
         assert_eq!(infer_window(None, None, None), 200_000);
+    }
+
+    #[test]
+    fn window_sources_say_where_the_size_came_from() {
+        let src = |d, m, t| infer_window_with_source(d, m, t);
+        assert_eq!(
+            src(Some(1_000_000), None, None),
+            (1_000_000, WindowSource::Statusline)
+        );
+        assert_eq!(
+            src(None, Some("claude-sonnet-4-6"), None),
+            (200_000, WindowSource::Model)
+        );
+        assert_eq!(
+            src(None, Some("opus[1m]"), None),
+            (1_000_000, WindowSource::Model)
+        );
+        assert_eq!(
+            src(None, None, Some(1000)),
+            (200_000, WindowSource::Default)
+        );
+        assert_eq!(
+            src(None, Some("my-gateway"), Some(1000)),
+            (200_000, WindowSource::Default)
+        );
+        assert_eq!(
+            src(None, None, Some(250_000)),
+            (1_000_000, WindowSource::Tokens)
+        );
+    }
+
+    #[test]
+    fn percentages_round_like_claude_code() {
+        assert_eq!(pct_of(139_000, 200_000), 70.0);
+        assert_eq!(pct_of(138_999, 200_000), 69.0);
+        assert_eq!(pct_of(169_000, 200_000), 85.0);
+        assert_eq!(pct_of(189_000, 200_000), 95.0);
+        assert_eq!(pct_of(300_000, 200_000), 100.0);
+        assert_eq!(pct_of(5, 0), 0.0);
+        assert_eq!(round_pct(f64::NAN), 0.0);
+        assert_eq!(round_pct(-3.0), 0.0);
     }
 
     fn tool_use(id: &str, name: &str, input: &Value) -> String {

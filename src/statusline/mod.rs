@@ -19,7 +19,8 @@ use serde_json::Value;
 use crate::config::Config;
 use crate::model::Level;
 use crate::model::state::WorkflowState;
-use crate::model::transcript::{self, TailScan, Usage, as_u64};
+use crate::model::text::single_line;
+use crate::model::transcript::{self, TailScan, Usage, as_u64, pct_of, round_pct};
 
 /// The statusline JSON, as far as forge reads it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -122,7 +123,9 @@ pub enum ContextSource {
 /// The context figure the line shows.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ContextInfo {
-    /// Used percentage (0..=100) when known.
+    /// Used percentage when known: a whole number in 0..=100, rounded the way
+    /// Claude Code rounds `used_percentage`, so the figure shown, the bar, the
+    /// warning, the level and the session bridge all use the same value.
     pub pct: Option<f64>,
     /// Input-side tokens when known.
     pub tokens: Option<u64>,
@@ -134,13 +137,6 @@ pub struct ContextInfo {
     pub compacted: bool,
 }
 
-fn pct_of(tokens: u64, window: u64) -> f64 {
-    if window == 0 {
-        return 0.0;
-    }
-    (tokens as f64 / window as f64 * 100.0).clamp(0.0, 100.0)
-}
-
 /// The context figure, in DESIGN.md's order: `used_percentage`; else `current_usage`
 /// over the window; else the transcript tail (window from the payload, else from the
 /// model id); else unknown.
@@ -149,7 +145,7 @@ pub fn resolve_context(p: &Payload, tail: Option<&TailScan>) -> ContextInfo {
     if let Some(pct) = p.used_percentage {
         let tokens = p.current_usage.map(|u| u.context_in());
         return ContextInfo {
-            pct: Some(pct),
+            pct: Some(round_pct(pct)),
             tokens,
             window: Some(transcript::infer_window(p.window_size, model, tokens)),
             source: ContextSource::UsedPercentage,
@@ -248,11 +244,28 @@ impl Segment {
     fn width(&self) -> usize {
         self.parts.iter().map(|(t, _)| t.chars().count()).sum()
     }
+
+    /// The segment with every part kept on one line (see [`single_line`]): values
+    /// from `state.json`, the payload, folder and branch names can hold newlines or
+    /// escape sequences. Clean parts are left alone (no allocation); parts that clean
+    /// to nothing are dropped, and so is a segment left with no text.
+    fn sanitized(mut self) -> Option<Self> {
+        for part in &mut self.parts {
+            if let std::borrow::Cow::Owned(clean) = single_line(&part.0) {
+                part.0 = clean;
+            }
+        }
+        self.parts.retain(|(t, _)| !t.is_empty());
+        (!self.parts.is_empty()).then_some(self)
+    }
 }
 
 const SEP: &str = " │ ";
 /// Segments dropped first when the line is too wide (the context is never dropped).
-const DROP_ORDER: [&str; 6] = ["learn", "project", "task", "model", "git", "signals"];
+/// Before each drop the task is shortened instead when that is enough.
+const DROP_ORDER: [&str; 6] = ["learn", "task", "project", "model", "git", "signals"];
+/// The task is never shortened below this many characters (`…` included).
+const TASK_MIN: usize = 8;
 
 fn level_color(level: Level) -> &'static str {
     match level {
@@ -414,6 +427,28 @@ fn paint(segs: &[Segment], color: bool, max: Option<usize>) -> String {
     out
 }
 
+/// Shortens the task segment (ending it with `…`, keeping at least [`TASK_MIN`]
+/// characters) so the line fits `max`; returns whether it now fits. Leaves the
+/// segments alone when shortening the task is not enough.
+fn shorten_task(segs: &mut [Segment], max: usize) -> bool {
+    let over = line_width(segs).saturating_sub(max);
+    let Some(task) = segs.iter_mut().find(|s| s.key == "task") else {
+        return false;
+    };
+    let [(text, _)] = task.parts.as_mut_slice() else {
+        return false;
+    };
+    let keep = text.chars().count().saturating_sub(over);
+    if over == 0 || keep < TASK_MIN {
+        return false;
+    }
+    let mut short: String = text.chars().take(keep - 1).collect();
+    short.truncate(short.trim_end().len());
+    short.push('…');
+    *text = short;
+    true
+}
+
 /// Renders the statusline. Always returns a non-empty line: with nothing else to
 /// show, the context segment (`?%` when unknown) is still there.
 pub fn render_statusline(
@@ -429,13 +464,14 @@ pub fn render_statusline(
         .segments
         .iter()
         .filter_map(|k| build_segment(k, payload, state, &ctx, cfg, now))
+        .filter_map(Segment::sanitized)
         .collect();
     if segs.is_empty() {
         segs.push(context_segment(&ctx, cfg, true));
     }
     if let Some(max) = term.width.map(usize::from) {
         for key in DROP_ORDER {
-            if line_width(&segs) <= max {
+            if line_width(&segs) <= max || shorten_task(&mut segs, max) {
                 break;
             }
             if segs.len() > 1 {

@@ -77,7 +77,8 @@ fn one_million_window_uses_its_own_size() {
     p2.used_percentage = None;
     let ctx = resolve_context(&p2, None);
     assert_eq!(ctx.source, ContextSource::CurrentUsage);
-    assert!((ctx.pct.unwrap() - 14.8).abs() < 1e-9);
+    // 14.8% rounds to 15, as Claude Code's own `used_percentage` would.
+    assert_eq!(ctx.pct, Some(15.0));
     // And without the window size either, the `[1m]` model id still says 1M.
     p2.window_size = None;
     assert_eq!(resolve_context(&p2, None).window, Some(1_000_000));
@@ -250,4 +251,147 @@ fn colours_only_without_no_color() {
         out
     };
     assert!(visible.chars().count() <= 40, "{visible}");
+}
+
+/// A payload carrying only `current_usage` (no `used_percentage`) on a 200k window.
+fn usage_only(tokens: u64) -> Payload {
+    Payload {
+        model_name: Some("Opus 4.6".into()),
+        model_id: Some("claude-opus-4-6".into()),
+        window_size: Some(200_000),
+        current_usage: Some(Usage {
+            input: 1,
+            cache_creation: 0,
+            cache_read: tokens - 1,
+            output: 500,
+        }),
+        ..Payload::default()
+    }
+}
+
+#[test]
+fn derived_percentages_are_rounded_before_warning_and_levels() {
+    let s = SessionState::default();
+    for (tokens, pct, tail) in [
+        (139_000, 70, " ⚠ CTX 70% L1"),
+        (169_000, 85, " ⚠ CTX 85% L2"),
+        (189_000, 95, " ⚠ CTX 95% L3"),
+        (138_999, 69, ""),
+        (140_999, 70, " ⚠ CTX 70% L1"),
+    ] {
+        let derived = usage_only(tokens);
+        let ctx = resolve_context(&derived, None);
+        assert_eq!(ctx.pct, Some(f64::from(pct)), "{tokens}");
+        let line = render(&derived, &s);
+        assert!(
+            line.ends_with(&format!(" {pct}%{tail}")),
+            "{tokens}: {line}"
+        );
+        // Exactly what the same figure sent as used_percentage renders.
+        let mut sent = derived.clone();
+        sent.used_percentage = Some(f64::from(pct));
+        assert_eq!(render(&sent, &s), line, "{tokens}");
+        // The transcript tail gives the same answer.
+        let mut bare = derived.clone();
+        bare.current_usage = None;
+        let t = SessionState {
+            tail: Some(TailScan::Usage {
+                usage: derived.current_usage.unwrap(),
+                model: None,
+                message_id: None,
+            }),
+            ..SessionState::default()
+        };
+        assert_eq!(render(&bare, &t), line, "{tokens}");
+    }
+    // A fractional used_percentage is rounded too, so the number and the warning
+    // never disagree.
+    let mut p = usage_only(100_000);
+    p.used_percentage = Some(69.6);
+    assert!(render(&p, &s).ends_with(" 70% ⚠ CTX 70% L1"));
+}
+
+#[test]
+fn control_characters_never_break_the_line() {
+    let mut p = fixture("used-42.json");
+    p.model_name = Some("Sonnet\n4.6\x1b[2J".into());
+    let s = SessionState {
+        project: Some("acme\r\napi".into()),
+        branch: Some("main\x1b]0;pwned\x07".into()),
+        workflow: WorkflowState {
+            phase: Some("build\n\n".into()),
+            task: Some("T-012\n---\ntitle: x\t\u{85}end".into()),
+        },
+        ..state()
+    };
+    for color in [false, true] {
+        let term = Term { color, width: None };
+        let line = render_statusline(&p, &s, &Config::default(), &term, now());
+        assert!(
+            !line.contains(['\n', '\r', '\t', '\x07', '\u{85}']),
+            "{line:?}"
+        );
+        // The only escapes left are forge's own colour codes.
+        let stray = line.replace("\x1b[0m", "").replace("\x1b[", "");
+        assert!(!stray.contains('\x1b'), "{line:?}");
+        if !color {
+            assert_eq!(
+                line,
+                "Sonnet 4.6 [2J │ acme api ⎇ main ]0;pwned ●3 │ ████░░░░░░ 42% \
+                 │ build T-012 --- title: x end │ ⚑1 blocked"
+            );
+        }
+    }
+    // A value made only of control characters leaves no empty segment behind.
+    let blank = SessionState {
+        workflow: WorkflowState {
+            phase: Some("\n".into()),
+            task: None,
+        },
+        ..SessionState::default()
+    };
+    assert_eq!(
+        render(&fixture("used-42.json"), &blank),
+        "Sonnet 4.6 │ ████░░░░░░ 42%"
+    );
+}
+
+#[test]
+fn a_long_task_is_shortened_before_segments_are_dropped() {
+    let p = fixture("used-42.json");
+    let mut s = state();
+    s.workflow.task = Some("T-012 move every handler onto the shared pool".into());
+    s.learn_pending = true;
+    let full = render(&p, &s);
+    let term = |w: u16| Term {
+        color: false,
+        width: Some(w),
+    };
+    let at = |w: usize| render_statusline(&p, &s, &Config::default(), &term(w as u16), now());
+    // Ten columns short: the task gives them up, everything else stays.
+    let w = full.chars().count() - 10;
+    let line = at(w);
+    // (One less when the cut lands after a space: no space before the `…`.)
+    assert_eq!(line.chars().count(), w - 1, "{line}");
+    assert!(
+        line.contains("│ build T-012 move every handler onto the… │ ⚑1 blocked │ ✎ learn"),
+        "{line}"
+    );
+    // Narrower still: learn goes, then the task is shortened again...
+    let w = full.chars().count() - 45;
+    let line = at(w);
+    assert!(line.chars().count() <= w, "{line}");
+    assert!(!line.contains("learn"), "{line}");
+    assert_eq!(
+        line,
+        "Sonnet 4.6 │ acme-api ⎇ main ●3 │ ████░░░░░░ 42% │ build T-012 mov… │ ⚑1 blocked"
+    );
+    // ...then the task goes, then the project (the model, branch and signals stay).
+    let line = at(61);
+    assert_eq!(
+        line,
+        "Sonnet 4.6 │ acme-api ⎇ main ●3 │ ████░░░░░░ 42% │ ⚑1 blocked"
+    );
+    let line = at(52);
+    assert_eq!(line, "Sonnet 4.6 │ ⎇ main ●3 │ ████░░░░░░ 42% │ ⚑1 blocked");
 }

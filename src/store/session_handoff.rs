@@ -14,7 +14,7 @@ use crate::env::Env;
 use crate::model::handoff::HandoffKind;
 use crate::model::handoff_doc::{self, HandoffInputs, OpenSignal, Trigger};
 use crate::model::state::SessionBridge;
-use crate::model::transcript::{TailScan, infer_window};
+use crate::model::transcript::{TailScan, TranscriptFacts, infer_window, pct_of, round_pct};
 use crate::model::{Level, SignalParse};
 
 /// How many commit subjects a handoff lists.
@@ -27,7 +27,9 @@ const MAX_SAME_SECOND: u32 = 100;
 pub struct Request<'a> {
     /// Why.
     pub trigger: Trigger,
-    /// The session; `None` takes the most recently updated session bridge.
+    /// The session; `None` takes the most recently updated session bridge, and
+    /// `Some("")` means no session at all (a transcript given by a path that names
+    /// none).
     pub session_id: Option<&'a str>,
     /// A transcript path known to the caller (a hook payload); else the bridge's.
     pub transcript_path: Option<&'a str>,
@@ -65,6 +67,38 @@ pub fn open_signals(paths: &Paths) -> Vec<OpenSignal> {
         .collect()
 }
 
+/// Keeps only the files of `list` that are inside the project (the root as given
+/// or its canonical form) and are not folders (Grep and Glob record the folder they
+/// searched), as absolute paths under `root`. A file read outside the project (say
+/// `~/.ssh/id_rsa`) must not appear in a handoff at all.
+fn project_files(root: &Path, canonical: Option<&Path>, list: Vec<String>) -> Vec<String> {
+    list.into_iter()
+        .filter_map(|p| {
+            let path = Path::new(&p);
+            let rel = if path.is_absolute() {
+                path.strip_prefix(root)
+                    .ok()
+                    .or_else(|| canonical.and_then(|c| path.strip_prefix(c).ok()))?
+            } else {
+                path
+            };
+            // The pure rule (inside, not the root, no `..` or `~`) first, then the disk.
+            handoff_doc::project_path(root, &rel.to_string_lossy())?;
+            let full = root.join(rel);
+            (!full.is_dir()).then(|| full.to_string_lossy().into_owned())
+        })
+        .collect()
+}
+
+/// [`project_files`] over the touched and read lists of `facts`.
+fn keep_project_files(root: &Path, mut facts: TranscriptFacts) -> TranscriptFacts {
+    let canonical = std::fs::canonicalize(root).ok();
+    let canonical = canonical.as_deref().filter(|c| *c != root);
+    facts.touched = project_files(root, canonical, std::mem::take(&mut facts.touched));
+    facts.read = project_files(root, canonical, std::mem::take(&mut facts.read));
+    facts
+}
+
 /// Writes `text` as a new `handoff-<stamp>[-N].md`, never replacing an existing one.
 pub fn write_unique(
     paths: &Paths,
@@ -97,6 +131,7 @@ pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::R
     paths.ensure_dirs()?;
     let now = env.now;
     let bridge = match req.session_id {
+        Some("") => None,
         Some(id) => files::read_bridge(paths, id),
         None => latest_bridge(paths),
     };
@@ -113,7 +148,11 @@ pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::R
 
     let (facts, cut, problem) = match &transcript_path {
         Some(p) => match transcript::read_facts(Path::new(p)) {
-            Ok((f, cut)) => (Some(f), cut.then_some(transcript::FACTS_CAP), None),
+            Ok((f, cut)) => (
+                Some(keep_project_files(&paths.root, f)),
+                cut.then_some(transcript::FACTS_CAP),
+                None,
+            ),
             Err(e) => (None, None, Some(format!("{p}: {e}"))),
         },
         None => (
@@ -123,7 +162,12 @@ pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::R
         ),
     };
 
-    let mut pct = bridge.as_ref().and_then(|b| b.used_percentage);
+    // Rounded as the statusline rounds it (a bridge written by an older forge may
+    // hold a fraction), so the figure and the level agree.
+    let mut pct = bridge
+        .as_ref()
+        .and_then(|b| b.used_percentage)
+        .map(round_pct);
     let mut tokens = bridge.as_ref().and_then(|b| b.tokens);
     let mut window = bridge.as_ref().and_then(|b| b.context_window_size);
     if pct.is_none()
@@ -136,7 +180,7 @@ pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::R
                 _ => None,
             };
             let w = infer_window(window, model.as_deref(), Some(t));
-            pct = Some((t as f64 / w as f64 * 100.0).clamp(0.0, 100.0));
+            pct = Some(pct_of(t, w));
             tokens = Some(t);
             window = Some(w);
         }

@@ -102,6 +102,39 @@ pub fn count_compactions(path: &Path, cap: u64) -> io::Result<(usize, bool)> {
     Ok((count, len > cap))
 }
 
+/// Whether `id` has the shape of a Claude Code session id (a UUID), so it can name
+/// a transcript file safely.
+pub fn is_session_id(id: &str) -> bool {
+    id.len() == 36 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
+}
+
+/// The transcript of session `id`, looked for where Claude Code keeps it:
+/// `<claude dir>/projects/<project folder name>/<id>.jsonl` for the project at
+/// `root` first, then the same file name under any other project folder (a session
+/// started in a subfolder has its own). One directory listing at most; for manual
+/// commands, never the statusline.
+pub fn find_for_session(claude_dir: &Path, root: &Path, id: &str) -> Option<std::path::PathBuf> {
+    if !is_session_id(id) {
+        return None;
+    }
+    let projects = claude_dir.join("projects");
+    let file = format!("{id}.jsonl");
+    let real = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let own = projects
+        .join(crate::model::memory::project_dir_name(
+            &real.to_string_lossy(),
+        ))
+        .join(&file);
+    if own.is_file() {
+        return Some(own);
+    }
+    std::fs::read_dir(&projects)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path().join(&file))
+        .find(|p| p.is_file())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,5 +210,32 @@ mod tests {
         assert_eq!(count_compactions(&p, COUNT_CAP).unwrap(), (3, false));
         let (n, capped) = count_compactions(&p, fixture.len() as u64).unwrap();
         assert_eq!((n, capped), (1, true));
+    }
+
+    #[test]
+    fn finds_a_session_transcript_under_claude_projects() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("proj");
+        std::fs::create_dir_all(&root).unwrap();
+        let claude = t.path().join("claude");
+        let id = "3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21";
+        assert_eq!(find_for_session(&claude, &root, id), None);
+        let name =
+            crate::model::memory::project_dir_name(&root.canonicalize().unwrap().to_string_lossy());
+        let own = claude
+            .join("projects")
+            .join(name)
+            .join(format!("{id}.jsonl"));
+        let other = claude
+            .join("projects/-elsewhere")
+            .join(format!("{id}.jsonl"));
+        std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+        std::fs::write(&other, "").unwrap();
+        assert_eq!(find_for_session(&claude, &root, id), Some(other));
+        std::fs::create_dir_all(own.parent().unwrap()).unwrap();
+        std::fs::write(&own, "").unwrap();
+        assert_eq!(find_for_session(&claude, &root, id), Some(own));
+        // Not a session id: never turned into a path.
+        assert_eq!(find_for_session(&claude, &root, "../../etc/passwd"), None);
     }
 }
