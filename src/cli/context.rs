@@ -22,13 +22,11 @@ use crate::store::{files, session_handoff, transcript};
 /// one the status line shows. Compactions are counted by streaming the whole
 /// transcript, up to 1 GiB (the count says when it was capped). When the session's
 /// transcript is gone, it shows what the statusline last recorded for the session.
-///
-/// Examples:
-///   forge context
-///   forge context ~/.claude/projects/-home-me-app/3f0c2a9e.jsonl --json
-///   forge context --session 3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21
 #[derive(clap::Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_help = "Examples:\n  forge context\n  forge context ~/.claude/projects/-home-me-app/3f0c2a9e.jsonl --json\n  forge context --session 3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21"
+)]
 pub struct ContextArgs {
     /// A transcript file (default: the session's, from its bridge file).
     #[arg(value_name = "TRANSCRIPT", conflicts_with = "session")]

@@ -22,13 +22,11 @@ use crate::store::{self, Paths, files, session_handoff, transcript};
 /// transcript under ~/.claude/projects/; or pass the transcript with --transcript.
 /// With --auto (used by the statusline and hooks) it prints nothing and always exits
 /// 0; errors go to .forge/logs/errors.log.
-///
-/// Examples:
-///   forge handoff
-///   forge handoff --session 3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21
-///   forge handoff --transcript ~/.claude/projects/-home-me-app/3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21.jsonl
 #[derive(clap::Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_help = "Examples:\n  forge handoff\n  forge handoff --session 3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21\n  forge handoff --transcript ~/.claude/projects/-home-me-app/3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21.jsonl"
+)]
 pub struct HandoffArgs {
     /// Run unattended: print nothing, exit 0 whatever happens.
     #[arg(long)]
@@ -45,11 +43,18 @@ pub struct HandoffArgs {
     /// Project folder (default: found from the current folder).
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
+    /// Used by the status line: first claim this session's threshold crossing, and
+    /// write nothing when another process already has.
+    #[arg(long, hide = true, requires = "session")]
+    pub claim_threshold: bool,
 }
 
 /// Runs `forge handoff`.
 pub fn run(args: &HandoffArgs, env: &Env) -> ExitCode {
     if args.auto {
+        if args.claim_threshold && !claim(args, env) {
+            return ExitCode::SUCCESS;
+        }
         let outcome = std::panic::catch_unwind(|| write(args, env));
         if let Ok(Err(e)) = outcome
             && let Ok(paths) = super::status::project_paths(args.project.as_ref(), env)
@@ -63,6 +68,17 @@ pub fn run(args: &HandoffArgs, env: &Env) -> ExitCode {
         super::print_out(&format!("{}\n", path.display()));
         ExitCode::SUCCESS
     }))
+}
+
+/// Claims the session's threshold crossing: true for the one process that wins it.
+fn claim(args: &HandoffArgs, env: &Env) -> bool {
+    let (Ok(paths), Some(sid)) = (
+        super::status::project_paths(args.project.as_ref(), env),
+        args.session.as_deref(),
+    ) else {
+        return false;
+    };
+    files::claim_threshold(&paths, sid, env.now).unwrap_or(false)
 }
 
 fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<PathBuf> {

@@ -16,8 +16,6 @@ use crate::statusline::{
 };
 use crate::store::{self, Paths, files, handoffs, transcript};
 
-/// The most stdin read (1 MiB).
-const MAX_STDIN: u64 = 1024 * 1024;
 /// Printed when something went badly wrong: the line must never be empty.
 const FALLBACK: &str = "forge ?%";
 
@@ -28,11 +26,11 @@ const FALLBACK: &str = "forge ?%";
 /// threshold, workflow phase/task, blocked agent Signals and the learn flag. The first
 /// time a session reaches the threshold it starts `forge handoff --auto` in the
 /// background. Respects NO_COLOR and COLUMNS; always prints one line and exits 0.
-///
-/// Example ~/.claude/settings.json entry:
-///   "statusLine": {"type": "command", "command": "forge statusline"}
 #[derive(clap::Args, Debug, Default)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_help = "Example ~/.claude/settings.json entry:\n  \"statusLine\": {\"type\": \"command\", \"command\": \"forge statusline\"}"
+)]
 pub struct StatuslineArgs {
     /// Render without colours (as NO_COLOR does).
     #[arg(long)]
@@ -58,7 +56,7 @@ pub fn fast_path(env: &Env) -> Option<ExitCode> {
 
 /// Runs one statusline tick. Always prints a non-empty line and exits 0.
 pub fn run(args: &StatuslineArgs, env: &Env) -> ExitCode {
-    let input = super::read_stdin_capped(MAX_STDIN);
+    let input = super::read_stdin_capped(crate::hooks::MAX_STDIN);
     let line = std::panic::catch_unwind(|| tick(args, env, &input))
         .ok()
         .filter(|l| !l.trim().is_empty())
@@ -194,14 +192,20 @@ fn record(
         if !paths.forge_dir().is_dir() {
             paths.ensure_dirs()?;
         }
-        files::update_bridge(paths, sid, env.now, |b| apply(b, payload, ctx, env.now))?;
+        // The line must not wait: a busy lock skips this tick's write (the next tick
+        // finds the bridge still different and writes it).
+        files::update_bridge_within(paths, sid, env.now, BRIDGE_LOCK_WAIT, |b| {
+            apply(b, payload, ctx, env.now)
+        })?;
     }
     let threshold = cfg.context.handoff_threshold;
     if ctx.pct.is_some_and(|p| p >= threshold) {
         if !paths.forge_dir().is_dir() {
             paths.ensure_dirs()?;
         }
-        if files::claim_threshold(paths, sid, env.now)? {
+        // The detached child claims the crossing (exactly one child wins), so a tick
+        // that Claude Code aborts right here never leaves a claim without a handoff.
+        if !paths.threshold_guard(sid).exists() {
             spawn_handoff(paths, sid)?;
         }
     } else if ctx.pct.is_some_and(|p| p < threshold - REARM_BELOW)
@@ -214,11 +218,15 @@ fn record(
     Ok(())
 }
 
+/// How long a tick waits for the session-bridge lock.
+const BRIDGE_LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(5);
+
 /// How far below the threshold the context must fall before another crossing counts,
 /// so a session hovering at the threshold does not write a handoff per tick.
 const REARM_BELOW: f64 = 10.0;
 
-/// Starts `forge handoff --auto --trigger context-threshold` fully detached: its own
+/// Starts `forge handoff --auto --trigger context-threshold --claim-threshold` fully
+/// detached: its own
 /// process group, no inherited stdio, not waited for.
 fn spawn_handoff(paths: &Paths, sid: &str) -> std::io::Result<()> {
     use std::process::{Command, Stdio};
@@ -231,6 +239,7 @@ fn spawn_handoff(paths: &Paths, sid: &str) -> std::io::Result<()> {
         "context-threshold",
         "--session",
         sid,
+        "--claim-threshold",
     ])
     .arg("--project")
     .arg(&paths.root)

@@ -71,13 +71,22 @@ pub fn update_bridge(
     now: DateTime<Utc>,
     change: impl FnOnce(&mut SessionBridge) -> bool,
 ) -> io::Result<SessionBridge> {
+    update_bridge_within(paths, session_id, now, Duration::from_millis(100), change)
+}
+
+/// [`update_bridge`], waiting at most `wait` for the lock (`WouldBlock` after that).
+pub fn update_bridge_within(
+    paths: &Paths,
+    session_id: &str,
+    now: DateTime<Utc>,
+    wait: Duration,
+    change: impl FnOnce(&mut SessionBridge) -> bool,
+) -> io::Result<SessionBridge> {
     let path = paths.session_bridge(session_id);
     // One persistent lock for all bridges: critical sections are a read and a write.
     // Without it, a stale read could overwrite another writer's fields: give up
     // instead (the caller logs; the status line retries on its next tick).
-    let Some(_lock) =
-        super::FileLock::acquire(&paths.sessions().join(".lock"), Duration::from_millis(100))
-    else {
+    let Some(_lock) = super::FileLock::acquire(&paths.sessions().join(".lock"), wait) else {
         return Err(io::Error::new(
             io::ErrorKind::WouldBlock,
             "session bridge is locked",
