@@ -120,6 +120,7 @@ fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<PathBuf> {
         .as_ref()
         .map(|p| p.to_string_lossy().into_owned());
     let req = session_handoff::Request {
+        git: None,
         trigger,
         session_id: session,
         transcript_path: transcript_text.as_deref(),

@@ -90,11 +90,7 @@ impl From<StatusArg> for SignalStatus {
 
 /// One line: newlines and other control characters become spaces, ends trimmed.
 fn one_line(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect::<String>()
-        .trim()
-        .to_owned()
+    crate::model::text::single_line(s).trim().to_owned()
 }
 
 fn bullets(items: &[String]) -> String {

@@ -421,7 +421,7 @@ impl Ctx<'_> {
         store::append_line_capped(&self.paths.compactions(), &line, store::COMPACTIONS_CAP)?;
         // Before the re-read marker, so the list it records names this handoff.
         if cfg.hooks.handoff_on_precompact {
-            self.precompact_handoff(&cfg);
+            self.precompact_handoff(&cfg, git.as_ref());
         }
         if cfg.hooks.compaction_reread
             && let Some(sid) = self.session_id()
@@ -439,7 +439,7 @@ impl Ctx<'_> {
     /// The safety net: a handoff (trigger `pre-compact`) when this session wrote none
     /// since it crossed the threshold (or none at all). Inline and bounded; failures
     /// are logged, never surfaced.
-    fn precompact_handoff(&self, cfg: &Config) {
+    fn precompact_handoff(&self, cfg: &Config, git: Option<&crate::git::GitFacts>) {
         let Some(sid) = self.session_id() else { return };
         let bridge = files::read_bridge(&self.paths, sid);
         if !needs_safety_net(bridge.as_ref()) {
@@ -449,6 +449,7 @@ impl Ctx<'_> {
             trigger: crate::model::handoff_doc::Trigger::PreCompact,
             session_id: Some(sid),
             transcript_path: self.wire.transcript_path.as_deref(),
+            git,
         };
         if let Err(e) = store::session_handoff::write(&self.paths, self.env, cfg, &req) {
             store::log_error(&self.paths, "PreCompact handoff", &e.to_string());

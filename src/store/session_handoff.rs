@@ -33,6 +33,8 @@ pub struct Request<'a> {
     pub session_id: Option<&'a str>,
     /// A transcript path known to the caller (a hook payload); else the bridge's.
     pub transcript_path: Option<&'a str>,
+    /// Git facts the caller has just computed (PreCompact has); `None` computes them.
+    pub git: Option<&'a crate::git::GitFacts>,
 }
 
 /// The most recently updated session bridge of the project.
@@ -187,7 +189,10 @@ pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::R
     }
     let level = pct.map(|p| Level::from_pct(p, &cfg.context.thresholds()));
 
-    let git = crate::git::facts(&paths.root);
+    let git = match req.git {
+        Some(g) => Some(g.clone()),
+        None => crate::git::facts_within(&paths.root, crate::git::GIT_DEADLINE),
+    };
     let inputs = HandoffInputs {
         root: &paths.root,
         created_at: now,
@@ -257,6 +262,7 @@ mod tests {
         })
         .unwrap();
         let req = Request {
+            git: None,
             trigger: Trigger::Manual,
             session_id: None,
             transcript_path: None,
