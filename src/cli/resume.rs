@@ -74,21 +74,14 @@ pub fn run(args: &ResumeArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         if !args.clear {
             let written = files::write_pending_resume(&paths, env, target)
                 .wrap_err("writing the pending-resume markers")?;
-            let msg = format!(
-                "The next session will resume from {}\n(markers: {})\n",
-                target.display(),
-                written
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+            say(
+                args.print,
+                &format!(
+                    "The next session will resume from {}\n(markers: {})\n",
+                    target.display(),
+                    join_paths(&written)
+                ),
             );
-            // With --print, stdout carries only the handoff.
-            if args.print {
-                eprint!("{msg}");
-            } else {
-                super::print_out(&msg);
-            }
         }
     }
 
@@ -109,20 +102,9 @@ pub fn run(args: &ResumeArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         let msg = if removed.is_empty() {
             "Nothing was pending.\n".to_owned()
         } else {
-            format!(
-                "Cleared the pending resume ({})\n",
-                removed
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
+            format!("Cleared the pending resume ({})\n", join_paths(&removed))
         };
-        if args.print {
-            eprint!("{msg}");
-        } else {
-            super::print_out(&msg);
-        }
+        say(args.print, &msg);
     }
 
     if chosen.is_none() && !args.print && !args.clear {
@@ -287,4 +269,22 @@ pub fn print_text(target: &Path, paths: &Paths, now: DateTime<Utc>) -> color_eyr
         out.push('\n');
     }
     Ok(out)
+}
+
+/// A message for the person: on stdout, or on stderr with `--print` (then stdout
+/// carries only the handoff, for `claude "$(forge resume --print)"`).
+fn say(print: bool, msg: &str) {
+    if print {
+        eprint!("{msg}");
+    } else {
+        super::print_out(msg);
+    }
+}
+
+fn join_paths(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
