@@ -91,7 +91,9 @@ pub fn tick(args: &StatuslineArgs, env: &Env, input: &[u8]) -> String {
     let line = render_statusline(&payload, &state, &cfg, &term, env.now);
     if let Some(sid) = payload.session_id.as_deref() {
         let ctx = resolve_context(&payload, state.tail.as_ref());
+        // A busy bridge lock is not an error: the next tick writes.
         if let Err(e) = record(&paths, env, &cfg, &payload, &ctx, sid)
+            && e.kind() != std::io::ErrorKind::WouldBlock
             && paths.logs().is_dir()
         {
             store::log_error(&paths, "statusline", &e.to_string());
