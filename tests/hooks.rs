@@ -386,14 +386,28 @@ fn a_huge_write_after_compaction_is_still_denied_once_and_fully_read() {
     let mut v: Value = serde_json::from_str(&p.payload("hooks/PreToolUse.json")).unwrap();
     v["tool_name"] = json!("Write");
     v["tool_input"] = json!({"file_path": "/x", "content": "z".repeat(3 * 1024 * 1024)});
-    let out = p
-        .forge()
+    // Written by hand: assert_cmd ignores errors writing stdin, and a broken pipe is
+    // exactly what must not happen when forge stops keeping input at the cap.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("forge"))
         .args(["hook", "PreToolUse"])
-        .write_stdin(v.to_string())
-        .output()
+        .current_dir(&p.root)
+        .env("HOME", &p.home)
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
         .unwrap();
-    // write_stdin would fail with a broken pipe if forge stopped reading at the cap.
-    assert!(out.status.success());
+    let mut stdin = child.stdin.take().unwrap();
+    let payload = v.to_string();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        stdin.write_all(payload.as_bytes())
+    });
+    let out = child.wait_with_output().unwrap();
+    writer
+        .join()
+        .unwrap()
+        .expect("forge read the whole payload (no broken pipe)");
     let d: Value = serde_json::from_slice(&out.stdout).expect("the deny JSON");
     assert_eq!(d["hookSpecificOutput"]["permissionDecision"], "deny");
     assert_eq!(

@@ -78,7 +78,15 @@ fn claim(args: &HandoffArgs, env: &Env) -> bool {
     ) else {
         return false;
     };
-    files::claim_threshold(&paths, sid, env.now).unwrap_or(false)
+    match files::claim_threshold(&paths, sid, env.now) {
+        Ok(won) => won,
+        Err(e) => {
+            if paths.logs().is_dir() {
+                store::log_error(&paths, "threshold claim", &e.to_string());
+            }
+            false
+        }
+    }
 }
 
 fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<PathBuf> {
@@ -120,7 +128,7 @@ fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<PathBuf> {
         .as_ref()
         .map(|p| p.to_string_lossy().into_owned());
     let req = session_handoff::Request {
-        git: None,
+        git: session_handoff::GitInput::Compute,
         trigger,
         session_id: session,
         transcript_path: transcript_text.as_deref(),

@@ -196,9 +196,12 @@ fn record(
         }
         // The line must not wait: a busy lock skips this tick's write (the next tick
         // finds the bridge still different and writes it).
-        files::update_bridge_within(paths, sid, env.now, BRIDGE_LOCK_WAIT, |b| {
+        match files::update_bridge_within(paths, sid, env.now, BRIDGE_LOCK_WAIT, |b| {
             apply(b, payload, ctx, env.now)
-        })?;
+        }) {
+            Err(e) if e.kind() != std::io::ErrorKind::WouldBlock => return Err(e),
+            _ => {}
+        }
     }
     let threshold = cfg.context.handoff_threshold;
     if ctx.pct.is_some_and(|p| p >= threshold) {
@@ -215,7 +218,7 @@ fn record(
     {
         // Well below the threshold again (a compaction, /clear): the next crossing is
         // a new one and gets its own handoff.
-        files::rearm_threshold(paths, sid, env.now)?;
+        files::rearm_threshold(paths, sid, env.now, BRIDGE_LOCK_WAIT)?;
     }
     Ok(())
 }

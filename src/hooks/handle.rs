@@ -247,7 +247,7 @@ impl Ctx<'_> {
                 }
             }
             // A new session: forget sessions nobody has touched for a week.
-            let _ = files::prune_sessions(&self.paths, SESSION_RETENTION);
+            let _ = files::prune_sessions(&self.paths, SESSION_RETENTION, self.session_id());
             if snap.flags.learn_pending {
                 head.push_str(
                     "Learn: the last session ended without extracting what it learned. \
@@ -260,7 +260,12 @@ impl Ctx<'_> {
             // The session goes on with less context: its next crossing is a new one.
             Some("compact") => {
                 if let Some(sid) = self.session_id() {
-                    let _ = files::rearm_threshold(&self.paths, sid, self.now);
+                    let _ = files::rearm_threshold(
+                        &self.paths,
+                        sid,
+                        self.now,
+                        std::time::Duration::from_millis(100),
+                    );
                 }
             }
             Some("resume") => {}
@@ -449,7 +454,7 @@ impl Ctx<'_> {
             trigger: crate::model::handoff_doc::Trigger::PreCompact,
             session_id: Some(sid),
             transcript_path: self.wire.transcript_path.as_deref(),
-            git,
+            git: store::session_handoff::GitInput::Known(git),
         };
         if let Err(e) = store::session_handoff::write(&self.paths, self.env, cfg, &req) {
             store::log_error(&self.paths, "PreCompact handoff", &e.to_string());

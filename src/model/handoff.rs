@@ -115,7 +115,9 @@ pub fn unquote(v: &str) -> String {
     if v.len() >= 2 && v.starts_with('\'') && v.ends_with('\'') {
         return v.get(1..v.len() - 1).unwrap_or("").replace("''", "'");
     }
-    v.trim_matches('"').trim_matches('\'').to_owned()
+    // An unterminated quoted value (hand-edited front matter) loses its opening quote;
+    // a plain scalar is read as written (`fix "pool"` keeps its quotes).
+    v.strip_prefix(['"', '\'']).unwrap_or(v).to_owned()
 }
 
 /// Whether `w` has the shape `YYYYMMDD-HHMMSS`.
@@ -365,6 +367,7 @@ mod tests {
         assert_eq!(unquote("'it''s'"), "it's");
         assert_eq!(unquote("plain"), "plain");
         assert_eq!(unquote(r#""unbalanced"#), "unbalanced");
+        assert_eq!(unquote(r#"fix "pool""#), r#"fix "pool""#);
         assert_eq!(unquote("\"\""), "");
     }
 

@@ -204,6 +204,7 @@ fn needs_yaml_quotes(s: &str) -> bool {
         || s.contains(": ")
         || s.ends_with(':')
         || s.contains(" #")
+        || s.ends_with(['"', '\''])
         || matches!(s, "=" | "<<")
         || reads_as_non_text(s)
 }
@@ -767,6 +768,27 @@ mod tests {
         fm.lines()
             .map(|l| l.split_once(':').unwrap().0.to_owned())
             .collect()
+    }
+
+    #[test]
+    fn every_value_reads_back_as_written() {
+        for v in [
+            "fix \"pool\"",
+            "it's",
+            "quoted'",
+            "\"both\"",
+            "'single'",
+            "T-9: fix pool # urgent",
+            "a \\ b",
+            "plain",
+        ] {
+            let written = yaml_scalar(v);
+            assert_eq!(
+                crate::model::handoff::unquote(&written),
+                v,
+                "{v} → {written}"
+            );
+        }
     }
 
     #[test]

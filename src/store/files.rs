@@ -221,19 +221,20 @@ pub fn claim_threshold(paths: &Paths, session_id: &str, now: DateTime<Utc>) -> i
 }
 
 /// Removes the per-session files (bridge, threshold guard, compaction marker) of
-/// sessions untouched for longer than `max_age`, and temp files (`.forge-*.tmp`) a
-/// killed writer left behind more than an hour ago, so `logs/` does not grow
-/// forever. Returns how many files were removed.
-pub fn prune_sessions(paths: &Paths, max_age: std::time::Duration) -> usize {
+/// sessions whose bridge nobody has touched for longer than `max_age` — all of a
+/// session's files together, judged by its bridge, and never `keep`'s (the session
+/// starting now) — and temp files (`.forge-*.tmp`) a killed writer left behind more
+/// than an hour ago. Returns how many files were removed.
+pub fn prune_sessions(paths: &Paths, max_age: Duration, keep: Option<&str>) -> usize {
     let now = std::time::SystemTime::now();
-    let older_than = |e: &std::fs::DirEntry, age: std::time::Duration| {
-        e.metadata()
+    let age_of = |p: &Path| {
+        std::fs::metadata(p)
             .and_then(|m| m.modified())
             .ok()
             .and_then(|t| now.duration_since(t).ok())
-            .is_some_and(|a| a > age)
     };
     let is_temp = |n: &str| n.starts_with(super::TEMP_PREFIX) && n.ends_with(super::TEMP_SUFFIX);
+    let keep = keep.map(super::sanitize_id);
     let mut removed = 0;
     for dir in [paths.sessions(), paths.logs(), paths.handoffs()] {
         let Ok(read) = std::fs::read_dir(&dir) else {
@@ -242,11 +243,26 @@ pub fn prune_sessions(paths: &Paths, max_age: std::time::Duration) -> usize {
         for e in read.filter_map(Result::ok) {
             let name = e.file_name();
             let Some(n) = name.to_str() else { continue };
-            let session_file = dir == paths.sessions()
-                && !n.starts_with('.')
-                && (n.ends_with(".json") || n.ends_with(".threshold") || n.ends_with(".compacted"));
-            let stale = (session_file && older_than(&e, max_age))
-                || (is_temp(n) && older_than(&e, std::time::Duration::from_secs(3600)));
+            let session = (dir == paths.sessions() && !n.starts_with('.'))
+                .then(|| {
+                    [".json", ".threshold", ".compacted"]
+                        .iter()
+                        .find_map(|ext| n.strip_suffix(ext))
+                })
+                .flatten();
+            let stale = match session {
+                // The bridge decides for all of its session's files; a guard or marker
+                // without a bridge goes by its own age.
+                Some(id) if keep.as_deref() != Some(id) => {
+                    let bridge = paths.sessions().join(format!("{id}.json"));
+                    let judge = if bridge.exists() { bridge } else { e.path() };
+                    age_of(&judge).is_some_and(|a| a > max_age)
+                }
+                Some(_) => false,
+                None => {
+                    is_temp(n) && age_of(&e.path()).is_some_and(|a| a > Duration::from_secs(3600))
+                }
+            };
             if stale && std::fs::remove_file(e.path()).is_ok() {
                 removed += 1;
             }
@@ -259,10 +275,16 @@ pub fn prune_sessions(paths: &Paths, max_age: std::time::Duration) -> usize {
 /// threshold, or it was compacted): removes its guard, its line in
 /// `context-threshold-triggered` (the file goes when it empties) and its
 /// `threshold_crossed_at`.
-pub fn rearm_threshold(paths: &Paths, session_id: &str, now: DateTime<Utc>) -> io::Result<()> {
+/// Waits at most `wait` for each lock (the status line cannot wait long).
+pub fn rearm_threshold(
+    paths: &Paths,
+    session_id: &str,
+    now: DateTime<Utc>,
+    wait: Duration,
+) -> io::Result<()> {
     super::remove_if_exists(&paths.threshold_guard(session_id))?;
     let lock = super::sibling(&paths.threshold_flag(), ".lock");
-    if let Some(_lock) = super::FileLock::acquire(&lock, Duration::from_millis(100)) {
+    if let Some(_lock) = super::FileLock::acquire(&lock, wait) {
         let before = threshold_sessions(paths);
         let after: Vec<String> = before
             .iter()
@@ -279,7 +301,7 @@ pub fn rearm_threshold(paths: &Paths, session_id: &str, now: DateTime<Utc>) -> i
         }
     }
     if paths.session_bridge(session_id).exists() {
-        update_bridge(paths, session_id, now, |b| {
+        update_bridge_within(paths, session_id, now, wait, |b| {
             b.threshold_crossed_at.take().is_some()
         })?;
     }
@@ -303,28 +325,58 @@ mod tests {
         std::fs::create_dir_all(p.sessions()).unwrap();
         let old = p.session_bridge("old");
         let fresh = p.session_bridge("fresh");
-        for f in [
+        let mine = p.session_bridge("mine");
+        let tmp = p.logs().join(".forge-abc123.tmp");
+        let fresh_tmp = p.logs().join(".forge-def456.tmp");
+        let files = [
             &old,
             &fresh,
+            &mine,
             &p.threshold_guard("old"),
+            &p.threshold_guard("fresh"),
+            &p.threshold_guard("mine"),
             &p.sessions().join(".lock"),
-        ] {
+            &tmp,
+            &fresh_tmp,
+        ];
+        for f in files {
             std::fs::write(f, "{}").unwrap();
         }
-        let long_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(30 * 86_400);
-        for f in [&old, &p.threshold_guard("old"), &p.sessions().join(".lock")] {
+        let long_ago = std::time::SystemTime::now() - Duration::from_secs(30 * 86_400);
+        let age = |f: &Path| {
             std::fs::File::options()
                 .write(true)
                 .open(f)
                 .unwrap()
                 .set_modified(long_ago)
                 .unwrap();
+        };
+        // A running session that crossed long ago: old guard, fresh bridge — kept.
+        age(&p.threshold_guard("fresh"));
+        for f in [
+            &old,
+            &p.threshold_guard("old"),
+            &p.sessions().join(".lock"),
+            &tmp,
+            &mine,
+        ] {
+            age(f);
         }
         assert_eq!(
-            prune_sessions(&p, std::time::Duration::from_secs(7 * 86_400)),
-            2
+            prune_sessions(&p, Duration::from_secs(7 * 86_400), Some("mine")),
+            3
         );
-        assert!(!old.exists() && fresh.exists() && p.sessions().join(".lock").exists());
+        assert!(!old.exists() && !p.threshold_guard("old").exists());
+        assert!(
+            fresh.exists() && p.threshold_guard("fresh").exists(),
+            "judged by its bridge"
+        );
+        assert!(mine.exists(), "the session starting now keeps its files");
+        assert!(p.sessions().join(".lock").exists());
+        assert!(
+            !tmp.exists() && fresh_tmp.exists(),
+            "a writer may still be using a fresh temp file"
+        );
     }
 
     #[test]
@@ -337,7 +389,7 @@ mod tests {
         assert!(claim_threshold(&p, "b", now).unwrap());
         assert_eq!(threshold_sessions(&p), vec!["a", "b"]);
         // A compaction re-arms only that session.
-        rearm_threshold(&p, "a", now).unwrap();
+        rearm_threshold(&p, "a", now, Duration::from_millis(100)).unwrap();
         assert_eq!(threshold_sessions(&p), vec!["b"]);
         assert!(!claim_threshold(&p, "b", now).unwrap());
         assert!(claim_threshold(&p, "a", now).unwrap());

@@ -50,11 +50,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// [`write_atomic`] without the `fsync`, for forge's own high-frequency state (the
-/// session bridge, last-session, git and Signal caches, flags): rewritten on every
-/// turn or tick, where a sync would be most of a hook's cost. Readers still never see
+/// session bridges, git and Signal caches, flags): rewritten on every turn or tick,
+/// where a sync would be most of a hook's cost. Readers still never see
 /// a torn file (the rename is atomic); after a power cut the worst case is the
 /// previous version, or no file, which readers treat as "no data". Documents people
-/// rely on (handoffs, settings, pending-resume) keep the sync.
+/// and other tools rely on (handoffs, last-session, pre-compact state, settings,
+/// pending-resume) keep the sync.
 pub fn write_state(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let existing = fs::metadata(path).ok().map(|m| m.permissions());
     persist_new_temp(path, bytes, existing, false, false)
@@ -202,6 +203,11 @@ impl FileLock {
             match file.try_lock() {
                 Ok(()) => return Some(Self { _file: file }),
                 Err(fs::TryLockError::WouldBlock) => {}
+                // A file system without flock: locking cannot work there, so carry on
+                // unlocked rather than never writing at all.
+                Err(fs::TryLockError::Error(e)) if e.kind() == io::ErrorKind::Unsupported => {
+                    return Some(Self { _file: file });
+                }
                 Err(fs::TryLockError::Error(_)) => return None,
             }
             if start.elapsed() >= deadline {

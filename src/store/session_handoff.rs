@@ -33,8 +33,18 @@ pub struct Request<'a> {
     pub session_id: Option<&'a str>,
     /// A transcript path known to the caller (a hook payload); else the bridge's.
     pub transcript_path: Option<&'a str>,
-    /// Git facts the caller has just computed (PreCompact has); `None` computes them.
-    pub git: Option<&'a crate::git::GitFacts>,
+    /// Git facts: computed here, or already tried by the caller.
+    pub git: GitInput<'a>,
+}
+
+/// Where a handoff's git facts come from.
+#[derive(Debug, Clone, Copy)]
+pub enum GitInput<'a> {
+    /// Compute them (within the git deadline).
+    Compute,
+    /// The caller already asked git (PreCompact did): use its answer, which is `None`
+    /// when git took too long — never a second try with a second deadline.
+    Known(Option<&'a crate::git::GitFacts>),
 }
 
 /// The most recently updated session bridge of the project.
@@ -190,8 +200,8 @@ pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::R
     let level = pct.map(|p| Level::from_pct(p, &cfg.context.thresholds()));
 
     let git = match req.git {
-        Some(g) => Some(g.clone()),
-        None => crate::git::facts_within(&paths.root, crate::git::GIT_DEADLINE),
+        GitInput::Known(g) => g.cloned(),
+        GitInput::Compute => crate::git::facts_within(&paths.root, crate::git::GIT_DEADLINE),
     };
     let inputs = HandoffInputs {
         root: &paths.root,
@@ -262,7 +272,7 @@ mod tests {
         })
         .unwrap();
         let req = Request {
-            git: None,
+            git: GitInput::Compute,
             trigger: Trigger::Manual,
             session_id: None,
             transcript_path: None,
