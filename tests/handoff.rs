@@ -81,15 +81,8 @@ fn manual_handoff_redacts_secrets_and_never_copies_contents() {
     p.write("src/config.rs", "changed\n");
     let transcript = transcript_with_secrets(&p);
     bridge_for(&p, &transcript);
-    let out = p
-        .forge()
-        .args(["handoff", "--session", SID])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let printed = String::from_utf8(out).unwrap();
+    let out = common::ok_stdout(p.forge().args(["handoff", "--session", SID]));
+    let printed = out;
     let path = PathBuf::from(printed.trim());
     assert!(path.is_absolute() && path.is_file(), "{printed}");
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
@@ -139,15 +132,8 @@ fn manual_handoff_redacts_secrets_and_never_copies_contents() {
     assert!(v["handoff_written_at"].is_string());
 
     // A second one right away never overwrites the first.
-    let out = p
-        .forge()
-        .args(["handoff", "--session", SID])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let second = PathBuf::from(String::from_utf8(out).unwrap().trim());
+    let out = common::ok_stdout(p.forge().args(["handoff", "--session", SID]));
+    let second = PathBuf::from(out.trim());
     assert_ne!(second, path);
     assert!(path.is_file() && second.is_file());
 }
@@ -265,16 +251,7 @@ fn context_reports_tokens_window_level_and_compactions() {
     assert_eq!(v["used_percentage"], 12.0);
     assert_eq!(v["level"], "L0");
     assert_eq!(v["compactions"], 1);
-    let text = p
-        .forge()
-        .arg("context")
-        .arg(&fixture)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(text).unwrap();
+    let text = common::ok_stdout(p.forge().arg("context").arg(&fixture));
     assert!(text.contains("tokens       24000"), "{text}");
     assert!(text.contains("used         12%"), "{text}");
     assert!(text.contains("compactions  1"), "{text}");
@@ -374,15 +351,8 @@ fn unknown_session_is_a_clear_error_and_leaves_pending_resume_alone() {
     // A session forge has no bridge for, but whose transcript Claude Code keeps
     // under ~/.claude/projects/, is found there.
     let t = write_transcript(&p, &format!("{SID}.jsonl"), &[usage_record(90_000)]);
-    let out = p
-        .forge()
-        .args(["handoff", "--session", SID])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let doc = std::fs::read_to_string(String::from_utf8(out).unwrap().trim()).unwrap();
+    let out = common::ok_stdout(p.forge().args(["handoff", "--session", SID]));
+    let doc = std::fs::read_to_string(out.trim()).unwrap();
     assert!(doc.contains(&format!("session_id: {SID}\n")), "{doc}");
     assert!(doc.contains("context_used_pct: 45\n"), "{doc}");
     assert!(doc.contains(&t.display().to_string()), "{doc}");
@@ -392,16 +362,8 @@ fn unknown_session_is_a_clear_error_and_leaves_pending_resume_alone() {
 fn transcript_can_be_given_by_path() {
     let p = TestProject::new();
     let t = write_transcript(&p, &format!("{SID}.jsonl"), &[usage_record(139_000)]);
-    let out = p
-        .forge()
-        .args(["handoff", "--transcript"])
-        .arg(&t)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let doc = std::fs::read_to_string(String::from_utf8(out).unwrap().trim()).unwrap();
+    let out = common::ok_stdout(p.forge().args(["handoff", "--transcript"]).arg(&t));
+    let doc = std::fs::read_to_string(out.trim()).unwrap();
     // The session is named by the transcript's file name; the figure is rounded as
     // the statusline rounds it.
     assert!(doc.contains(&format!("session_id: {SID}\n")), "{doc}");
@@ -409,16 +371,8 @@ fn transcript_can_be_given_by_path() {
 
     // A file that names no session: written for none, not for the latest session.
     let other = write_transcript(&p, "export.jsonl", &[usage_record(20_000)]);
-    let out = p
-        .forge()
-        .args(["handoff", "--transcript"])
-        .arg(&other)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let doc = std::fs::read_to_string(String::from_utf8(out).unwrap().trim()).unwrap();
+    let out = common::ok_stdout(p.forge().args(["handoff", "--transcript"]).arg(&other));
+    let doc = std::fs::read_to_string(out.trim()).unwrap();
     assert!(doc.contains("session_id: \n"), "{doc}");
     assert!(doc.contains("context_used_pct: 10\n"), "{doc}");
 
@@ -444,15 +398,8 @@ fn front_matter_is_yaml_that_other_tools_read() {
         ".forge/state.json",
         r#"{"phase":"build: phase 2","task":"T-9: fix pool # urgent"}"#,
     );
-    let out = p
-        .forge()
-        .arg("handoff")
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let path = PathBuf::from(String::from_utf8(out).unwrap().trim());
+    let out = common::ok_stdout(p.forge().arg("handoff"));
+    let path = PathBuf::from(out.trim());
     let doc = std::fs::read_to_string(&path).unwrap();
     assert!(doc.contains("forge_phase: \"build: phase 2\"\n"), "{doc}");
     assert!(
@@ -530,16 +477,8 @@ fn only_files_inside_the_project_are_listed() {
             json!({"type":"user","message":{"role":"user","content":"carry on"}}),
         ],
     );
-    let out = p
-        .forge()
-        .args(["handoff", "--transcript"])
-        .arg(&t)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let doc = std::fs::read_to_string(String::from_utf8(out).unwrap().trim()).unwrap();
+    let out = common::ok_stdout(p.forge().args(["handoff", "--transcript"]).arg(&t));
+    let doc = std::fs::read_to_string(out.trim()).unwrap();
     for leak in ["id_rsa", ".ssh", "hostname", "secrets", ".bashrc"] {
         assert!(!doc.contains(leak), "{leak} listed:\n{doc}");
     }
@@ -554,16 +493,7 @@ fn context_agrees_with_the_statusline_and_explains_itself() {
     let p = TestProject::new();
     // 139,000 of 200k: 69.5% rounds to 70, as in the status line.
     let t = write_transcript(&p, "a.jsonl", &[usage_record(139_000)]);
-    let text = p
-        .forge()
-        .arg("context")
-        .arg(&t)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(text).unwrap();
+    let text = common::ok_stdout(p.forge().arg("context").arg(&t));
     assert!(
         text.contains("used         70%\nlevel        L1\n"),
         "{text}"
@@ -596,28 +526,9 @@ fn context_agrees_with_the_statusline_and_explains_itself() {
     let payload = p
         .payload("statusline/used-74.json")
         .replace("\"used_percentage\": 74", "\"used_percentage\": null");
-    let line = {
-        let out = p
-            .forge()
-            .arg("statusline")
-            .write_stdin(payload)
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        String::from_utf8(out).unwrap()
-    };
+    let line = { common::ok_stdout(p.forge().arg("statusline").write_stdin(payload)) };
     assert!(line.contains(" 74% ⚠ CTX 74% L1"), "{line}");
-    let text = p
-        .forge()
-        .arg("context")
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(text).unwrap();
+    let text = common::ok_stdout(p.forge().arg("context"));
     assert!(
         text.contains("is gone; showing what the statusline recorded at"),
         "{text}"

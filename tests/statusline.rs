@@ -15,16 +15,7 @@ const S74: &str = "c41d7e02-5f3a-4b9e-a8c6-2e7d91f0b354";
 const S42: &str = "3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21";
 
 fn tick(p: &TestProject, payload: &str) -> String {
-    let out = p
-        .forge()
-        .arg("statusline")
-        .write_stdin(payload.to_owned())
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    String::from_utf8(out).unwrap()
+    common::ok_stdout(p.forge().arg("statusline").write_stdin(payload.to_owned()))
 }
 
 fn handoff_files(p: &TestProject) -> Vec<PathBuf> {
@@ -88,33 +79,25 @@ fn garbage_empty_and_bad_flags_still_print_a_line() {
         assert!(!line.trim().is_empty(), "{input:?}");
         assert!(line.contains("?%"), "{input:?} → {line}");
     }
-    let out = p
-        .forge()
-        .args(["statusline", "--from-the-future"])
-        .write_stdin("{}")
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    assert!(!String::from_utf8(out).unwrap().trim().is_empty());
+    let out = common::ok_stdout(
+        p.forge()
+            .args(["statusline", "--from-the-future"])
+            .write_stdin("{}"),
+    );
+    assert!(!out.trim().is_empty());
 }
 
 #[test]
 fn colours_and_width_come_from_the_environment() {
     let p = TestProject::new();
-    let out = p
-        .forge()
-        .arg("statusline")
-        .env_remove("NO_COLOR")
-        .env("COLUMNS", "30")
-        .write_stdin(p.payload("statusline/used-74.json"))
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let line = String::from_utf8(out).unwrap();
+    let out = common::ok_stdout(
+        p.forge()
+            .arg("statusline")
+            .env_remove("NO_COLOR")
+            .env("COLUMNS", "30")
+            .write_stdin(p.payload("statusline/used-74.json")),
+    );
+    let line = out;
     assert!(line.contains("\x1b["), "{line:?}");
     let mut visible = String::new();
     let mut esc = false;

@@ -17,15 +17,11 @@ fn once_prints_a_plain_frame_of_the_project() {
     let p = TestProject::new();
     p.add_handoff_fixture("agent-T-012-20261121-101502.md");
     p.add_handoff_fixture("agent-T-011-20261121-090102.md");
-    let out = p
-        .forge()
-        .args(["tui", "--once", "--width", "72", "--height", "20"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(out).unwrap();
+    let out = common::ok_stdout(
+        p.forge()
+            .args(["tui", "--once", "--width", "72", "--height", "20"]),
+    );
+    let text = out;
     assert_eq!(text.lines().count(), 20, "{text}");
     assert!(text.lines().all(|l| l.chars().count() <= 72));
     assert!(!text.contains('\u{1b}'), "escape codes in --once output");
@@ -37,17 +33,13 @@ fn once_prints_a_plain_frame_of_the_project() {
 #[test]
 fn once_size_comes_from_columns_and_lines() {
     let p = TestProject::new();
-    let out = p
-        .forge()
-        .args(["tui", "--once"])
-        .env("COLUMNS", "50")
-        .env("LINES", "9")
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(out).unwrap();
+    let out = common::ok_stdout(
+        p.forge()
+            .args(["tui", "--once"])
+            .env("COLUMNS", "50")
+            .env("LINES", "9"),
+    );
+    let text = out;
     assert_eq!(text.lines().count(), 9, "{text}");
 }
 

@@ -16,6 +16,12 @@ pub struct TestProject {
     pub xdg: PathBuf,
 }
 
+/// Runs `cmd`, asserts it succeeded, and returns its stdout as text.
+pub fn ok_stdout(cmd: &mut Command) -> String {
+    let out = cmd.assert().success().get_output().stdout.clone();
+    String::from_utf8(out).expect("stdout is UTF-8")
+}
+
 /// The fixture folder of this crate.
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
