@@ -27,10 +27,7 @@ pub enum HookEvent {
         trigger: Option<String>,
     },
     /// A tool is about to run.
-    PreToolUse {
-        /// `tool_name`.
-        tool_name: Option<String>,
-    },
+    PreToolUse,
     /// Claude Code notified the user.
     Notification {
         /// `notification_type`.
@@ -66,9 +63,7 @@ impl HookEvent {
             "precompact" => Self::PreCompact {
                 trigger: w.trigger.clone(),
             },
-            "pretooluse" => Self::PreToolUse {
-                tool_name: w.tool_name.clone(),
-            },
+            "pretooluse" => Self::PreToolUse,
             "notification" => Self::Notification {
                 kind: w.notification_type.clone(),
                 message: w.message.clone(),
@@ -88,7 +83,7 @@ impl HookEvent {
             Self::Stop { .. } => "Stop",
             Self::SessionEnd { .. } => "SessionEnd",
             Self::PreCompact { .. } => "PreCompact",
-            Self::PreToolUse { .. } => "PreToolUse",
+            Self::PreToolUse => "PreToolUse",
             Self::Notification { .. } => "Notification",
             Self::PermissionRequest { .. } => "PermissionRequest",
             Self::UserPromptSubmit => "UserPromptSubmit",

@@ -98,7 +98,6 @@ pub fn handle_input(event_arg: Option<&str>, input: &[u8], env: &Env) -> String 
         paths,
         env,
         wire: &wire,
-        now: env.now,
     };
     if !ctx.paths.may_create_state(env.home.as_deref()) {
         // `/` or the home folder itself: not a project, and no place for state.
@@ -149,7 +148,6 @@ struct Ctx<'a> {
     paths: Paths,
     env: &'a Env,
     wire: &'a WireHookInput,
-    now: DateTime<Utc>,
 }
 
 type HookResult = std::io::Result<String>;
@@ -161,7 +159,7 @@ impl Ctx<'_> {
             HookEvent::Stop { stop_hook_active } => self.stop(*stop_hook_active),
             HookEvent::SessionEnd { reason } => self.session_end(reason.as_deref()),
             HookEvent::PreCompact { trigger } => self.pre_compact(trigger.as_deref()),
-            HookEvent::PreToolUse { .. } => self.pre_tool_use(),
+            HookEvent::PreToolUse => self.pre_tool_use(),
             HookEvent::Notification { kind, message } => {
                 let attention = match kind.as_deref() {
                     Some("permission_prompt" | "worker_permission_prompt") => {
@@ -204,8 +202,8 @@ impl Ctx<'_> {
         let Some(sid) = self.session_id() else { return };
         let transcript = self.wire.transcript_path.clone();
         let cwd = self.wire.cwd.clone();
-        let now = files::iso(self.now);
-        let result = files::update_bridge(&self.paths, sid, self.now, |b| {
+        let now = files::iso(self.env.now);
+        let result = files::update_bridge(&self.paths, sid, self.env.now, |b| {
             b.last_event = Some(event.to_owned());
             b.last_event_at = Some(now);
             if let Some(a) = attention {
@@ -228,7 +226,7 @@ impl Ctx<'_> {
     // ----- SessionStart ---------------------------------------------------------
 
     fn session_start(&self, source: Option<&str>) -> HookResult {
-        let snap = load(&self.paths, self.now, GitSource::Live);
+        let snap = load(&self.paths, self.env.now, GitSource::Live);
         let compacted = source == Some("compact");
         let mut head = String::new();
 
@@ -263,7 +261,7 @@ impl Ctx<'_> {
                     let _ = files::rearm_threshold(
                         &self.paths,
                         sid,
-                        self.now,
+                        self.env.now,
                         std::time::Duration::from_millis(100),
                     );
                 }
@@ -294,7 +292,7 @@ impl Ctx<'_> {
         let own_only = matches!(source, Some("compact" | "resume"));
         if let Some(target) = self.take_pending_resume(own_only) {
             let room = SESSION_START_BUDGET.saturating_sub(out.chars().count());
-            out.push_str(&resume_text(&target, &snap, self.now, room));
+            out.push_str(&resume_text(&target, &snap, self.env.now, room));
         }
 
         let attention = if compacted {
@@ -359,13 +357,13 @@ impl Ctx<'_> {
         } else {
             crate::git::GIT_DEADLINE
         };
-        let git = crate::git::refresh_cache_within(&self.paths, self.now, deadline);
+        let git = crate::git::refresh_cache_within(&self.paths, self.env.now, deadline);
         let workflow = files::read_workflow(&self.paths);
         let bridge = self
             .session_id()
             .and_then(|s| files::read_bridge(&self.paths, s));
         let last = LastSession {
-            ended_at: files::iso(self.now),
+            ended_at: files::iso(self.env.now),
             branch: git.as_ref().and_then(|g| g.branch.clone()),
             uncommitted_changes: git.as_ref().map_or(0, |g| g.uncommitted_changes),
             forge_phase: workflow.phase,
@@ -411,7 +409,7 @@ impl Ctx<'_> {
         let cfg = self.config();
         let git = crate::git::facts_within(&self.paths.root, crate::git::GIT_DEADLINE);
         let state = PreCompactState {
-            captured_at: files::iso(self.now),
+            captured_at: files::iso(self.env.now),
             branch: git.as_ref().map(|g| g.branch.clone()),
             uncommitted_changes: git.as_ref().map_or(0, |g| g.uncommitted),
             recent_files: git
