@@ -69,7 +69,7 @@ pub fn run(args: &ConfigArgs, env: &Env) -> color_eyre::Result<ExitCode> {
                 Ok(l) => (l, Vec::new()),
                 Err(_) => config::load_lenient(&paths, env),
             };
-            let text = if json {
+            if json {
                 let mut v = show_json(&loaded)?;
                 if let Some(obj) = v.as_object_mut() {
                     obj.insert(
@@ -77,10 +77,7 @@ pub fn run(args: &ConfigArgs, env: &Env) -> color_eyre::Result<ExitCode> {
                         json!(errors.iter().map(ToString::to_string).collect::<Vec<_>>()),
                     );
                 }
-                format!(
-                    "{}\n",
-                    serde_json::to_string_pretty(&v).wrap_err("encoding JSON")?
-                )
+                super::print_json(&v)?;
             } else {
                 let mut t = String::new();
                 for e in &errors {
@@ -91,16 +88,15 @@ pub fn run(args: &ConfigArgs, env: &Env) -> color_eyre::Result<ExitCode> {
                     );
                 }
                 t.push_str(&show_text(&loaded)?);
-                t
-            };
-            super::print_out(&text);
+                super::print_out(&t);
+            }
             if errors.is_empty() {
                 Ok(ExitCode::SUCCESS)
             } else {
                 for e in &errors {
-                    eprintln!("forge: config is invalid: {e}");
+                    super::print_err(&format!("forge: config is invalid: {e}\n"));
                 }
-                eprintln!("{}", fix_hint());
+                super::print_err(&format!("{}\n", fix_hint()));
                 Ok(ExitCode::from(1))
             }
         }
@@ -128,10 +124,7 @@ pub fn run(args: &ConfigArgs, env: &Env) -> color_eyre::Result<ExitCode> {
                         json!({"layer": layer, "path": p, "exists": p.as_ref().is_some_and(|p| p.exists())})
                     })
                     .collect();
-                super::print_out(&format!(
-                    "{}\n",
-                    serde_json::to_string_pretty(&v).wrap_err("encoding JSON")?
-                ));
+                super::print_json(&v)?;
             } else {
                 let mut out = String::new();
                 for (layer, p) in &files {

@@ -96,7 +96,7 @@ pub fn run(args: &ContextArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         ),
     };
     if args.json {
-        super::print_out(&format!("{}\n", serde_json::to_string_pretty(&report)?));
+        super::print_json(&report)?;
     } else {
         super::print_out(&render(&report));
     }

@@ -5,7 +5,6 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use color_eyre::eyre::WrapErr;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -145,8 +144,7 @@ pub fn run(args: &DoctorArgs, env: &Env) -> color_eyre::Result<ExitCode> {
             "ok": !failed,
             "checks": checks,
         });
-        let text = serde_json::to_string_pretty(&v).wrap_err("encoding JSON")?;
-        super::print_out(&format!("{text}\n"));
+        super::print_json(&v)?;
     } else {
         super::print_out(&render(&paths, &checks));
     }

@@ -119,8 +119,7 @@ fn status(paths: &Paths, dir: &Path, as_json: bool) -> color_eyre::Result<ExitCo
             "memory_md_limit": MEMORY_MAX_LINES,
             "learned": learned.iter().map(|(n, l)| json!({"file": n, "lines": l})).collect::<Vec<_>>(),
         });
-        let text = serde_json::to_string_pretty(&v).wrap_err("encoding JSON")?;
-        super::print_out(&format!("{text}\n"));
+        super::print_json(&v)?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = String::new();

@@ -116,7 +116,7 @@ pub fn report(result: color_eyre::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("forge: {e:#}");
+            print_err(&format!("forge: {e:#}\n"));
             ExitCode::from(1)
         }
     }
@@ -145,10 +145,43 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// Prints to stdout; a closed pipe (`forge status | head`) is not an error.
+/// Prints text to stdout through the one sanitiser ([`crate::model::text::clean`]):
+/// whatever a file, a payload or a branch name put in it, no escape sequence, control
+/// or bidi character reaches the terminal (`\n` and `\t` stay). A closed pipe
+/// (`forge status | head`) is not an error.
 pub fn print_out(text: &str) {
-    use std::io::Write;
+    write_raw(
+        &mut std::io::stdout().lock(),
+        &crate::model::text::clean(text),
+    );
+}
+
+/// Prints a value as pretty JSON to stdout, exact for a script (serde escapes C0
+/// controls; [`crate::model::text::json_for_terminal`] escapes DEL, C1 and bidi
+/// controls too, so the terminal shows them as `\uXXXX` and a reader decodes them
+/// back to the same value).
+pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> color_eyre::Result<()> {
+    use color_eyre::eyre::WrapErr;
+    let text = serde_json::to_string_pretty(value).wrap_err("encoding JSON")?;
     let mut out = std::io::stdout().lock();
+    write_raw(&mut out, &crate::model::text::json_for_terminal(&text));
+    write_raw(&mut out, "\n");
+    Ok(())
+}
+
+/// Prints a message to stderr through the same sanitiser as [`print_out`]: error
+/// messages quote paths and file contents.
+pub fn print_err(text: &str) {
+    write_raw(
+        &mut std::io::stderr().lock(),
+        &crate::model::text::clean(text),
+    );
+}
+
+/// Writes `text` as it is and flushes, ignoring a closed pipe. Only for output whose
+/// every outside part is already clean (the status line: its parts went through
+/// [`crate::model::text::single_line`], the rest is forge's own colour codes).
+pub fn write_raw(out: &mut impl std::io::Write, text: &str) {
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
 }

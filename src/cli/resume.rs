@@ -220,7 +220,9 @@ pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<
         } else {
             " "
         };
-        let branch = h.branch().unwrap_or("-");
+        // Values from the files stay on their row (`print_out` removes the rest).
+        let one = crate::model::text::single_line;
+        let branch = one(h.branch().unwrap_or("-"));
         let title = match h.kind {
             HandoffKind::Agent => {
                 let route = h.route().unwrap_or_default();
@@ -228,11 +230,12 @@ pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<
             }
             HandoffKind::Session => h.title.clone().unwrap_or_default(),
         };
+        let title = one(&title);
         let _ = writeln!(
             out,
             "{mark} {:>3}  {:<name_w$}  {:<7}  {:>4}  {:<17}  {:<12}  {title}",
             i + 1,
-            h.file_name,
+            one(&h.file_name),
             h.kind.as_str(),
             age(h.created, now),
             h.status_word(),
@@ -275,7 +278,7 @@ pub fn print_text(target: &Path, paths: &Paths, now: DateTime<Utc>) -> color_eyr
 /// carries only the handoff, for `claude "$(forge resume --print)"`).
 fn say(print: bool, msg: &str) {
     if print {
-        eprint!("{msg}");
+        super::print_err(msg);
     } else {
         super::print_out(msg);
     }

@@ -243,8 +243,8 @@ pub fn run(args: &SignalArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     }
     let paths = project_paths(args.project.as_ref(), env)?;
     if args.status == StatusArg::Blocked && args.questions.iter().all(|q| one_line(q).is_empty()) {
-        eprintln!(
-            "forge: warning: --status blocked without --question: add --question \"…\" so the next agent knows what to answer"
+        super::print_err(
+            "forge: warning: --status blocked without --question: add --question \"…\" so the next agent knows what to answer\n",
         );
     }
     let text = render(args, &paths.root, &store::files::iso(env.now));

@@ -10,7 +10,9 @@ use serde_json::json;
 use crate::env::Env;
 use crate::model::Snapshot;
 use crate::model::handoff::Drift;
+use crate::model::redact::redact;
 use crate::model::state::Attention;
+use crate::model::text::single_line;
 use crate::store::snapshot::{GitSource, load};
 use crate::store::{Paths, resolve_root};
 
@@ -55,11 +57,12 @@ pub fn run(args: &StatusArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
     let snap = load(&paths, env.now, GitSource::Live);
     if let Err(e) = crate::config::load(&paths, env) {
-        eprintln!("forge: warning: {e} (using the built-in defaults; see `forge config validate`)");
+        super::print_err(&format!(
+            "forge: warning: {e} (using the built-in defaults; see `forge config validate`)\n"
+        ));
     }
     if args.json {
-        let text = serde_json::to_string_pretty(&to_json(&snap)).wrap_err("encoding JSON")?;
-        super::print_out(&format!("{text}\n"));
+        super::print_json(&to_json(&snap))?;
     } else {
         super::print_out(&render_text(&snap));
     }
@@ -91,7 +94,9 @@ pub fn to_json(snap: &Snapshot) -> serde_json::Value {
     v
 }
 
-/// The snapshot as a few readable lines.
+/// The snapshot as a few readable lines. Values from files (branch, task, questions)
+/// are kept on their line with [`single_line`], so none can forge a line of its own;
+/// `print_out` then cleans the whole text for the terminal.
 pub fn render_text(snap: &Snapshot) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "Project: {}", snap.root.display());
@@ -100,7 +105,7 @@ pub fn render_text(snap: &Snapshot) -> String {
             let _ = writeln!(
                 out,
                 "Git: branch {} · {} uncommitted",
-                g.branch.as_deref().unwrap_or("?"),
+                single_line(g.branch.as_deref().unwrap_or("?")),
                 g.uncommitted_changes
             );
         }
@@ -110,8 +115,8 @@ pub fn render_text(snap: &Snapshot) -> String {
         let _ = writeln!(
             out,
             "Workflow: phase {} · task {}",
-            snap.workflow.phase.as_deref().unwrap_or("-"),
-            snap.workflow.task.as_deref().unwrap_or("-")
+            single_line(snap.workflow.phase.as_deref().unwrap_or("-")),
+            single_line(snap.workflow.task.as_deref().unwrap_or("-"))
         );
     }
     match &snap.last_session {
@@ -119,7 +124,7 @@ pub fn render_text(snap: &Snapshot) -> String {
             let _ = writeln!(
                 out,
                 "{}{}",
-                crate::hooks::handle::last_session_line(l),
+                single_line(&crate::hooks::handle::last_session_line(l)),
                 if l.is_final { " (final)" } else { "" }
             );
         }
@@ -190,12 +195,12 @@ pub fn render_text(snap: &Snapshot) -> String {
             "  {:<8} {:<17} {:<12} {}{}",
             h.kind.as_str(),
             h.status_word(),
-            fit(h.task().unwrap_or("-"), 12),
-            h.file_name,
+            fit(&single_line(h.task().unwrap_or("-")), 12),
+            single_line(&h.file_name),
             if drift.any() { "  (drift)" } else { "" }
         );
         if let Some(crate::model::SignalParse::Malformed { reason }) = &h.signal {
-            let _ = writeln!(out, "    ⚠ {reason}");
+            let _ = writeln!(out, "    ⚠ {}", single_line(reason));
         }
         if let Some(sig) = h
             .signal
@@ -204,7 +209,7 @@ pub fn render_text(snap: &Snapshot) -> String {
             && sig.is_blocked()
         {
             for q in &sig.open_questions {
-                let _ = writeln!(out, "    ? {}", crate::model::redact::redact(q));
+                let _ = writeln!(out, "    ? {}", single_line(&redact(q)));
             }
         }
     }

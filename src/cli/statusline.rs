@@ -61,7 +61,10 @@ pub fn run(args: &StatuslineArgs, env: &Env) -> ExitCode {
         .ok()
         .filter(|l| !l.trim().is_empty())
         .unwrap_or_else(|| FALLBACK.to_owned());
-    super::print_out(&format!("{line}\n"));
+    // Raw: every outside part of the line went through `text::single_line` when it
+    // was rendered, and the rest is forge's own colour codes (which `print_out`
+    // would remove).
+    super::write_raw(&mut std::io::stdout().lock(), &format!("{line}\n"));
     ExitCode::SUCCESS
 }
 

@@ -173,7 +173,10 @@ impl Ctx<'_> {
                     ) => Some(Attention::WaitingInput),
                     _ => None,
                 };
-                self.touch_bridge(event.name(), attention, message.clone());
+                // The message can quote a command line (and its password): redacted
+                // before it is stored where the dashboard and `status --json` show it.
+                let message = message.as_deref().map(crate::model::redact::redact);
+                self.touch_bridge(event.name(), attention, message);
                 Ok(String::new())
             }
             HookEvent::PermissionRequest { tool_name } => {

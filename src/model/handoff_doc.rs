@@ -885,24 +885,21 @@ mod tests {
             phase: Some("build\r\n".into()),
             task: Some("T-9\n---\nkind: evil\n# Injected heading\x1b[2J".into()),
         };
-        i.branch = Some("main\nlevel: L3".into());
+        i.branch = Some("main\nlevel: L3\u{202E}".into());
         let doc = compose(&i);
         assert_eq!(keys_in_order(&doc), DESIGN_KEYS);
         let (fm, body) = split_front_matter(&doc);
         assert_eq!(fm["kind"], "session-handoff");
         assert_eq!(fm["level"], "L1");
         assert_eq!(fm["forge_phase"], "build");
-        assert_eq!(
-            fm["forge_task"],
-            "T-9 --- kind: evil # Injected heading [2J"
-        );
+        assert_eq!(fm["forge_task"], "T-9 --- kind: evil # Injected heading");
         assert_eq!(fm["branch"], "main level: L3");
         assert!(!doc.contains('\x1b') && !doc.contains('\r'), "{doc:?}");
         let headings: Vec<&str> = body.lines().filter(|l| l.starts_with('#')).collect();
         assert_eq!(headings.len(), 9, "{headings:?}");
         assert_eq!(
             headings[0],
-            "# Session handoff — T-9 --- kind: evil # Injected heading [2J"
+            "# Session handoff — T-9 --- kind: evil # Injected heading"
         );
     }
 

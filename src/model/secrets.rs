@@ -2,15 +2,19 @@
 //! learned-pattern files before Claude Code loads them into every session.
 //!
 //! It reports *where* and *what kind*, never the matched text, so the report itself
-//! cannot leak the secret. It is deliberately simple (no regex engine): known token
-//! prefixes, `Bearer` tokens, `scheme://user:pass@` URLs, secret-named assignments
-//! (`DB_PASSWORD=…`, `api_key: …`) and PEM private-key blocks. Placeholders such as
-//! `<token>`, `${TOKEN}`, `$TOKEN`, `***` or `xxxx` are not reported.
+//! cannot leak the secret: vendor token shapes, `Bearer` tokens, `scheme://user:pass@`
+//! URLs, secret-named assignments (`DB_PASSWORD=…`, `api_key: …`) and PEM
+//! private-key blocks. Placeholders such as `<token>`, `${TOKEN}`, `$TOKEN`, `***` or
+//! `xxxx` are not reported.
 //!
-//! Its sibling [`crate::model::redact`] has the opposite bias: it over-redacts text
-//! copied into handoff documents (a false positive costs a word there), while doctor
-//! must not cry wolf over prose in a memory file (a false positive here is a failed
-//! check). Keep the two token lists in step when adding a new token shape.
+//! The vendor token shapes (`sk-…`, `ghp_…`, `AKIA…`, `sk_live_…`, `npm_…`, …) are
+//! the rules marked `token` in [`crate::model::redact::RULES`]: one table, so a new
+//! shape is added once. They have fixed prefixes and do not fire on prose. The
+//! generic checks stay here, because the two modules have opposite biases:
+//! `redact` over-redacts text copied into handoffs (a false positive costs a word
+//! there), while doctor must not cry wolf over prose in a memory file (a false
+//! positive here is a failed check), so its assignment, Bearer and URL checks skip
+//! placeholders, code and prose that `redact` would rather redact.
 
 /// One finding: the 1-based line number and the kind of secret.
 pub type Finding = (usize, &'static str);
@@ -55,27 +59,8 @@ pub fn find_secrets(text: &str) -> Vec<Finding> {
     out
 }
 
-/// (prefix, kind, minimum token length after it, allowed token characters).
-type Prefixed = (&'static str, &'static str, usize, fn(char) -> bool);
-
 fn line_kinds(line: &str) -> Vec<&'static str> {
-    let mut kinds = Vec::new();
-    let prefixed: [Prefixed; 9] = [
-        ("sk-", "API key (sk-…)", 20, is_token_char),
-        ("ghp_", "GitHub token", 20, is_alnum),
-        ("gho_", "GitHub token", 20, is_alnum),
-        ("ghs_", "GitHub token", 20, is_alnum),
-        ("ghu_", "GitHub token", 20, is_alnum),
-        ("github_pat_", "GitHub token", 20, is_word),
-        ("AKIA", "AWS access key", 16, is_upper_alnum),
-        ("xoxb-", "Slack token", 10, is_token_char),
-        ("xoxp-", "Slack token", 10, is_token_char),
-    ];
-    for (prefix, kind, min, allowed) in prefixed {
-        if has_prefixed_token(line, prefix, min, allowed) {
-            kinds.push(kind);
-        }
-    }
+    let mut kinds = crate::model::redact::token_kinds(line);
     if has_bearer(line) {
         kinds.push("Bearer token");
     }
@@ -89,31 +74,6 @@ fn line_kinds(line: &str) -> Vec<&'static str> {
         kinds.push("private key block");
     }
     kinds
-}
-
-fn is_alnum(c: char) -> bool {
-    c.is_ascii_alphanumeric()
-}
-fn is_word(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_'
-}
-fn is_upper_alnum(c: char) -> bool {
-    c.is_ascii_uppercase() || c.is_ascii_digit()
-}
-fn is_token_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '-' || c == '_'
-}
-
-/// `prefix` at a word start, followed by at least `min` allowed characters.
-fn has_prefixed_token(line: &str, prefix: &str, min: usize, allowed: fn(char) -> bool) -> bool {
-    line.match_indices(prefix).any(|(at, _)| {
-        let before = line.get(..at).and_then(|s| s.chars().next_back());
-        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return false;
-        }
-        let rest = line.get(at + prefix.len()..).unwrap_or("");
-        rest.chars().take_while(|c| allowed(*c)).count() >= min
-    })
 }
 
 fn has_bearer(line: &str) -> bool {
@@ -283,6 +243,19 @@ let secret_len = compute();
 token = self.api_token
 ";
         assert_eq!(find_secrets(text), Vec::<Finding>::new());
+    }
+
+    #[test]
+    fn token_shapes_come_from_the_redaction_table() {
+        let text = "\
+STRIPE=sk_live_51HxAbCdEfGhIjKlMnOpQrStUv
+//registry.npmjs.org/:_authToken=npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789
+HF hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567
+";
+        let found = find_secrets(text);
+        assert!(found.contains(&(1, "Stripe key")), "{found:?}");
+        assert!(found.contains(&(2, "npm token")), "{found:?}");
+        assert!(found.contains(&(3, "Hugging Face token")), "{found:?}");
     }
 
     #[test]

@@ -317,7 +317,7 @@ fn control_characters_never_break_the_line() {
     p.model_name = Some("Sonnet\n4.6\x1b[2J".into());
     let s = SessionState {
         project: Some("acme\r\napi".into()),
-        branch: Some("main\x1b]0;pwned\x07".into()),
+        branch: Some("main\x1b]0;pwned\x07\u{202E}\u{2066}".into()),
         workflow: WorkflowState {
             phase: Some("build\n\n".into()),
             task: Some("T-012\n---\ntitle: x\t\u{85}end".into()),
@@ -328,7 +328,7 @@ fn control_characters_never_break_the_line() {
         let term = Term { color, width: None };
         let line = render_statusline(&p, &s, &Config::default(), &term, now());
         assert!(
-            !line.contains(['\n', '\r', '\t', '\x07', '\u{85}']),
+            !line.contains(['\n', '\r', '\t', '\x07', '\u{85}', '\u{202E}', '\u{2066}']),
             "{line:?}"
         );
         // The only escapes left are forge's own colour codes.
@@ -337,7 +337,7 @@ fn control_characters_never_break_the_line() {
         if !color {
             assert_eq!(
                 line,
-                "Sonnet 4.6 [2J │ acme api ⎇ main ]0;pwned ●3 │ ████░░░░░░ 42% \
+                "Sonnet 4.6 │ acme api ⎇ main ●3 │ ████░░░░░░ 42% \
                  │ build T-012 --- title: x end │ ⚑1 blocked"
             );
         }

@@ -21,6 +21,7 @@ use crate::model::handoff::{HandoffEntry, HandoffKind};
 use crate::model::level::Level;
 use crate::model::signal::SignalParse;
 use crate::model::state::Attention;
+use crate::model::text::single_line;
 
 /// The colour of a context level.
 pub fn level_color(level: Level) -> Color {
@@ -104,6 +105,20 @@ impl Widget for Dashboard<'_> {
                 render_help(area, buf);
             }
         }
+        // The last edge before the terminal: whatever a widget drew, every cell goes
+        // through the one sanitiser (ratatui drops C0 and zero-width characters on
+        // most paths; this holds on all of them). Escape sequences are removed whole
+        // where outside text enters a widget (the header, the preview's Markdown),
+        // since a cell holds only part of one.
+        for y in area.top()..area.bottom() {
+            for x in area.left()..area.right() {
+                if let Some(cell) = buf.cell_mut((x, y))
+                    && let std::borrow::Cow::Owned(clean) = single_line(cell.symbol())
+                {
+                    cell.set_symbol(if clean.is_empty() { " " } else { &clean });
+                }
+            }
+        }
         if self.no_color {
             for y in area.top()..area.bottom() {
                 for x in area.left()..area.right() {
@@ -156,14 +171,16 @@ fn header(m: &Model, width: u16) -> Paragraph<'static> {
             false,
         ));
     }
+    let name = single_line(&name);
     pieces.push((vec![Span::styled(format!(" {name}"), TITLE)], true));
     if let Some(b) = s.branch() {
-        pieces.push((vec![Span::raw(format!(" ⎇ {b}"))], true));
+        pieces.push((vec![Span::raw(format!(" ⎇ {}", single_line(b)))], true));
     }
     if let Some(n) = s.uncommitted().filter(|n| *n > 0) {
         pieces.push((vec![Span::styled(format!(" ●{n}"), WARN)], false));
     }
     if let (Some(p), Some(t)) = (&s.workflow.phase, &s.workflow.task) {
+        let (p, t) = (single_line(p), single_line(t));
         pieces.push((vec![Span::styled(format!("  {p} {t}"), DIM)], false));
     }
     let mut left = usize::from(width);
@@ -335,7 +352,7 @@ fn render_session(m: &Model, area: Rect, buf: &mut Buffer) {
         Some(l) => {
             let when = parse_time(&l.ended_at);
             let clock = when.map_or_else(
-                || l.ended_at.clone(),
+                || single_line(&l.ended_at).into_owned(),
                 |t| t.format("%m-%d %H:%M UTC").to_string(),
             );
             let fin = if l.is_final {
@@ -344,7 +361,7 @@ fn render_session(m: &Model, area: Rect, buf: &mut Buffer) {
                         " · final{}",
                         l.reason
                             .as_ref()
-                            .map(|r| format!(" ({r})"))
+                            .map(|r| format!(" ({})", single_line(r)))
                             .unwrap_or_default()
                     ),
                     Style::new().fg(Color::Green),
@@ -358,7 +375,7 @@ fn render_session(m: &Model, area: Rect, buf: &mut Buffer) {
             ]));
             let mut facts = vec![Span::raw(format!(
                 "⎇ {}",
-                l.branch.as_deref().unwrap_or("(no branch)")
+                single_line(l.branch.as_deref().unwrap_or("(no branch)"))
             ))];
             let dirty = l.uncommitted_changes;
             facts.push(Span::styled(
@@ -368,8 +385,8 @@ fn render_session(m: &Model, area: Rect, buf: &mut Buffer) {
             if l.forge_phase.is_some() || l.forge_task.is_some() {
                 facts.push(Span::raw(format!(
                     " · {} / {}",
-                    l.forge_phase.as_deref().unwrap_or("-"),
-                    l.forge_task.as_deref().unwrap_or("-")
+                    single_line(l.forge_phase.as_deref().unwrap_or("-")),
+                    single_line(l.forge_task.as_deref().unwrap_or("-"))
                 )));
             }
             lines.push(Line::from(facts));
@@ -403,7 +420,10 @@ fn flags_line(m: &Model) -> Line<'static> {
             || p.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        push(format!("↻ resume {name}"), Style::new().fg(Color::Cyan));
+        push(
+            format!("↻ resume {}", single_line(&name)),
+            Style::new().fg(Color::Cyan),
+        );
     }
     if !f.compaction_markers.is_empty() {
         push(format!("⟳ compacted ×{}", f.compaction_markers.len()), WARN);
@@ -453,7 +473,7 @@ fn render_attention(m: &Model, area: Rect, buf: &mut Buffer) {
             Span::raw(format!(" {} {:>3}", short(&s.session_id), age(m.now, when))),
         ];
         if let Some(msg) = &s.attention_message {
-            spans.push(Span::styled(format!(" {msg}"), DIM));
+            spans.push(Span::styled(format!(" {}", single_line(msg)), DIM));
         }
         Paragraph::new(Line::from(spans)).render(r, buf);
     }
@@ -543,7 +563,7 @@ fn render_inbox(m: &Model, area: Rect, buf: &mut Buffer) {
             Span::styled(format!("{status:<10} "), status_st),
             Span::raw(format!(
                 "{} ",
-                text::column(h.task().unwrap_or("-"), TASK_W)
+                text::column(&single_line(h.task().unwrap_or("-")), TASK_W)
             )),
         ];
         if wide {
@@ -551,7 +571,10 @@ fn render_inbox(m: &Model, area: Rect, buf: &mut Buffer) {
                 HandoffKind::Agent => h.route().unwrap_or_default(),
                 HandoffKind::Session => h.status_word().to_owned(),
             };
-            spans.push(Span::styled(format!("{} ", text::column(&route, 18)), DIM));
+            spans.push(Span::styled(
+                format!("{} ", text::column(&single_line(&route), 18)),
+                DIM,
+            ));
         }
         spans.push(Span::styled(drift_mark(m, h), WARN));
         let mut line = Line::from(spans);
@@ -601,7 +624,7 @@ fn preview_parts(m: &Model, width: u16) -> (Vec<Line<'static>>, Vec<Line<'static
     let mut lines: Vec<Line<'static>> = Vec::new();
     if let Some(SignalParse::Malformed { reason }) = &h.signal {
         lines.push(Line::styled(
-            format!("⚠ malformed Signal: {reason}"),
+            format!("⚠ malformed Signal: {}", single_line(reason)),
             WARN.add_modifier(Modifier::BOLD),
         ));
     }
@@ -632,7 +655,7 @@ fn render_preview(m: &Model, area: Rect, buf: &mut Buffer) {
     let focused = m.focus == Pane::Preview;
     let entry = m.selected_entry();
     let extra = entry
-        .map(|h| vec![Span::styled(format!(" {}", h.file_name), DIM)])
+        .map(|h| vec![Span::styled(format!(" {}", single_line(&h.file_name)), DIM)])
         .unwrap_or_default();
     let body = indent(title(area, buf, "Preview", extra, focused), 2);
     if entry.is_none() {
@@ -656,7 +679,7 @@ fn footer(m: &Model, width: u16) -> Paragraph<'static> {
         } else {
             Style::new().fg(Color::Green)
         };
-        let text = text::fit(&format!(" {}", n.text), usize::from(width));
+        let text = text::fit(&format!(" {}", single_line(&n.text)), usize::from(width));
         return Paragraph::new(Line::styled(text, style));
     }
     let mut spans = Vec::new();
@@ -755,7 +778,7 @@ fn render_tiny(m: &Model, plan: &layout::Plan, buf: &mut Buffer) {
                     format!("{} ", h.status_word()),
                     status_style(h.status_word()),
                 ),
-                Span::raw(h.task().unwrap_or("-").to_owned()),
+                Span::raw(single_line(h.task().unwrap_or("-")).into_owned()),
             ]))
             .render(row, buf);
         }

@@ -405,3 +405,40 @@ fn growth_after_a_compaction_is_measured_from_the_drop() {
         trend_row(&m)
     );
 }
+
+#[test]
+fn no_escape_or_bidi_character_reaches_a_cell() {
+    let (_t, mut m) = demo_model();
+    let hostile = "main\u{202E}gpj.exe\x1b]52;c;cHduZWQ=\x07\u{2066}";
+    if let Some(g) = m.snapshot.git.as_mut() {
+        g.branch = Some(hostile.into());
+    }
+    m.snapshot.workflow.task = Some("T-012\u{202D}\x1b[2J\u{9b}".into());
+    if let Some(h) = m.snapshot.handoffs.first_mut() {
+        h.file_name = format!("agent-\u{202E}{}", h.file_name);
+    }
+    m.preview.text = Some(
+        "---\nbranch: a\u{202E}b\n---\n# Title \u{2067}x\u{2069}\n\
+         - [ ] step \x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\ done\n\
+         plain \u{202E}cba\u{202C} text\u{200F}\n"
+            .into(),
+    );
+    for (w, h) in [(100u16, 30u16), (40, 12)] {
+        let terminal = draw(&m, w, h);
+        let text = buffer_text(terminal.backend().buffer());
+        assert!(
+            !text
+                .chars()
+                .any(|c| c != '\n' && crate::model::text::is_unsafe(c)),
+            "{text}"
+        );
+        if w == 100 {
+            // Escape sequences go whole, payload included (ratatui alone would keep
+            // `]52;c;…` and `[2J` as text).
+            assert!(text.contains("⎇ maingpj.exe ●3"), "{text}");
+            assert!(text.contains("build T-012\n"), "{text}");
+            assert!(text.contains("step link done"), "{text}");
+            assert!(text.contains("plain cba text"), "{text}");
+        }
+    }
+}
