@@ -575,7 +575,8 @@ fn doctor_names_every_problem_and_fails() {
         "forge init",
         "FAIL  statusline",
         "FAIL  gitignore",
-        "FAIL  dead-hooks",
+        // In the shared project file: a warning (it may exist on a teammate's machine).
+        "warn  dead-hooks",
         "~/.golem/hooks/stop.sh",
         "FAIL  model-aliases",
         ".claude/commands/review.md: model: gpt-4o",
@@ -693,10 +694,19 @@ fn init_writes_bare_forge_when_forge_on_path_is_this_binary() {
         "{cont}"
     );
     assert!(cont.contains("Run `forge resume --print`"), "{cont}");
+    let out = ok_stdout(p.forge().arg("doctor"));
+    assert!(out.contains("`forge` on PATH is"), "{out}");
+    assert!(out.contains("ok    commands"), "{out}");
 
     // Without forge on PATH, a re-run moves every entry to the absolute path in
     // place (no duplicates), and back again: both forms are forge's.
     std::fs::remove_file(p.bin_dir().join("forge")).unwrap();
+    let out = p.forge().arg("doctor").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let out = stdout_of(&out);
+    assert!(out.contains("FAIL  binary"), "{out}");
+    assert!(out.contains("`forge` is not on PATH"), "{out}");
+    assert!(out.contains("warn  commands"), "{out}");
     let text = ok_stdout(p.forge().args(["init", "--commands"]));
     assert!(
         text.contains("because there is no `forge` on PATH"),
@@ -756,11 +766,22 @@ fn init_warns_when_an_absolute_path_goes_into_a_tracked_file() {
         "{text}"
     );
     assert!(text.contains("forge init --local"), "{text}");
+    let out = ok_stdout(p.forge().arg("doctor"));
+    assert!(out.contains("warn  binary"), "{out}");
+    assert!(
+        out.contains(&format!(
+            ".claude/settings.json: runs {} (tracked by git)",
+            forge_exe().display()
+        )),
+        "{out}"
+    );
     // Run by the forge on PATH, init writes the portable form and says nothing more.
     put_forge_on_path(&p, true);
     let text = ok_stdout(p.forge().arg("init"));
     assert!(!text.contains("Warning"), "{text}");
     assert!(forge_hooks_run(&settings(&p), "forge"));
+    let out = ok_stdout(p.forge().arg("doctor"));
+    assert!(out.contains("ok    binary"), "{out}");
 }
 
 #[test]
@@ -911,6 +932,129 @@ fn init_prune_dead_removes_dead_hooks_from_the_shared_file() {
         .args(["init", "--prune-dead", "--uninstall"])
         .assert()
         .code(2);
+}
+
+#[test]
+fn status_before_init_says_what_to_run() {
+    let p = TestProject::new();
+    let hint = format!(
+        "this project ({}) is not set up for forge yet: run `forge init`",
+        p.root.display()
+    );
+    p.forge()
+        .arg("status")
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(contains(hint.as_str()).and(contains("forge tui --demo")));
+    let out = p.forge().args(["status", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["set_up"], false);
+    assert!(v["hint"].as_str().unwrap().contains(&hint), "{v}");
+    assert_eq!(v["blocked"], serde_json::json!([]));
+    p.forge().arg("init").assert().success();
+    let out = p.forge().args(["status", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["set_up"], true);
+    assert!(v.get("hint").is_none());
+    p.forge().arg("status").assert().success();
+}
+
+#[test]
+fn doctor_dead_hooks_fail_in_own_settings_and_warn_in_the_shared_file() {
+    let p = TestProject::new();
+    p.forge().arg("init").assert().success();
+    let dead = r#"{"hooks": [{"type": "command", "command": "~/gone/notify.sh"}]}"#;
+    let mut s = settings(&p);
+    s["hooks"]["Stop"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::from_str(dead).unwrap());
+    p.write(
+        ".claude/settings.json",
+        &serde_json::to_string_pretty(&s).unwrap(),
+    );
+    let out = p.forge().arg("doctor").output().unwrap();
+    let text = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("warn  dead-hooks"), "{text}");
+    assert!(text.contains("forge init --prune-dead"), "{text}");
+    assert!(
+        text.contains(".claude/settings.json: Stop: `~/gone/notify.sh`"),
+        "{text}"
+    );
+    // In the user's own settings the same dead hook fails.
+    let user = p.home.join(".claude/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, format!(r#"{{"hooks": {{"Stop": [{dead}]}}}}"#)).unwrap();
+    let out = p.forge().arg("doctor").output().unwrap();
+    let text = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("FAIL  dead-hooks"), "{text}");
+}
+
+#[test]
+fn doctor_checks_the_binary_the_slash_commands_run() {
+    use forge::cli::init::{COMMANDS, render_command};
+    let p = TestProject::new();
+    p.forge().arg("init").assert().success();
+    let (name, template) = COMMANDS[0];
+    p.write(
+        &format!(".claude/commands/{name}"),
+        &render_command(template, "/gone/bin/forge"),
+    );
+    let out = p.forge().arg("doctor").output().unwrap();
+    let text = stdout_of(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "a warning, not a failure: {text}"
+    );
+    assert!(text.contains("warn  commands"), "{text}");
+    assert!(
+        text.contains(&format!(
+            ".claude/commands/{name}: runs /gone/bin/forge, which does not exist"
+        )),
+        "{text}"
+    );
+    assert!(text.contains("run `forge init --commands` again"), "{text}");
+    p.forge().args(["init", "--commands"]).assert().success();
+    let text = ok_stdout(p.forge().arg("doctor"));
+    assert!(text.contains("ok    commands"), "{text}");
+    assert!(text.contains("2 slash commands installed"), "{text}");
+}
+
+#[cfg(unix)]
+#[test]
+fn doctor_warns_when_forge_runs_twice_and_not_when_claude_code_merges_it() {
+    let p = TestProject::new();
+    p.forge().arg("init").assert().success();
+    // The user settings name forge differently: two handlers, each event twice.
+    put_forge_on_path(&p, true);
+    p.forge().args(["init", "--user"]).assert().success();
+    let text = ok_stdout(p.forge().arg("doctor"));
+    assert!(text.contains("warn  wired-twice"), "{text}");
+    assert!(text.contains("runs twice for 8 events"), "{text}");
+    let exe = forge_exe().display().to_string();
+    let user = p.home.join(".claude/settings.json").display().to_string();
+    assert!(
+        text.contains(&format!(
+            "Stop: `{exe} hook Stop` (.claude/settings.json) and `forge hook Stop` ({user})"
+        )),
+        "{text}"
+    );
+    // The same command in both files: Claude Code runs it once.
+    std::fs::remove_file(p.bin_dir().join("forge")).unwrap();
+    p.forge().args(["init", "--user"]).assert().success();
+    let text = ok_stdout(p.forge().arg("doctor"));
+    assert!(
+        text.contains(&format!(
+            "ok    wired-twice      forge is wired in .claude/settings.json and {user} with identical commands, which Claude Code runs once"
+        )),
+        "{text}"
+    );
 }
 
 // ----- config -------------------------------------------------------------------

@@ -444,11 +444,11 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         if !tracked.is_empty() {
             let _ = writeln!(
                 report,
-                "  Warning: {} {} tracked by git, so forge's commands there run {} on every machine that checks {} out; a teammate without that file gets an error from every hook. Install forge on PATH (see the README: `cargo install --path .`) and run `forge init` again to write the portable `forge …`, or keep forge out of shared files: `forge init --uninstall`, then `forge init --local`.",
+                "  Warning: {} {} tracked by git, so forge's commands there run {exe} on every machine that checks {} out, and a teammate without {exe} gets an error from every hook. Install forge on PATH (see the README: `cargo install --path .`) and run `forge init` again to write the portable `forge …`, or keep forge out of shared files: `forge init --uninstall`, then `forge init --local`.",
                 tracked.join(", "),
                 if tracked.len() == 1 { "is" } else { "are" },
-                program.exe.display(),
                 if tracked.len() == 1 { "it" } else { "them" },
+                exe = program.exe.display(),
             );
         }
     }
