@@ -529,7 +529,11 @@ impl Editor<'_> {
         if kept_old != kept_new {
             return None;
         }
-        let fill = self.fill(node, depth, inline);
+        let shape = (!map.is_empty()).then(|| Shape {
+            object: true,
+            nested: map.values().any(is_container),
+        });
+        let fill = self.fill(node, shape, depth, inline);
         let mut items = Vec::with_capacity(map.len());
         for (k, v) in map {
             if let Some(i) = members.iter().position(|m| m.key == *k) {
@@ -576,7 +580,11 @@ impl Editor<'_> {
             .map(|e| serde_json::from_str(self.slice(e)).ok())
             .collect();
         let pairs = align(&olds, items);
-        let fill = self.fill(node, depth, inline);
+        let shape = (!items.is_empty()).then(|| Shape {
+            object: false,
+            nested: items.iter().any(is_container),
+        });
+        let fill = self.fill(node, shape, depth, inline);
         let mut out = Vec::with_capacity(items.len());
         for (j, v) in items.iter().enumerate() {
             let text = match pairs.get(j).copied().flatten() {
@@ -599,20 +607,16 @@ impl Editor<'_> {
     }
 
     /// How children are laid out in `node`: its own layout, or for an empty one the
-    /// layout it gets when filled (one line inside a one-line container, else like
-    /// containers of its kind at this depth, else one child per line).
-    fn fill(&self, node: &Node, depth: usize, inline: Option<&Layout>) -> Fill {
+    /// layout it gets when filled with `new` (one line inside a one-line container,
+    /// else like containers of that shape at this depth, else one child per line).
+    fn fill(&self, node: &Node, new: Option<Shape>, depth: usize, inline: Option<&Layout>) -> Fill {
         let indent = self.line_indent(node.start);
         let gaps = gaps(self.text, node);
         let child_indent = || format!("{indent}{}", self.style.unit);
         if gaps.is_empty() {
-            let object = matches!(node.kind, Kind::Object(_));
             let layout = inline.cloned().unwrap_or_else(|| {
-                self.style
-                    .profile
-                    .iter()
-                    .find(|((d, s), _)| *d == depth && s.object == object)
-                    .map_or(Layout::Multi, |(_, l)| l.clone())
+                new.and_then(|shape| self.style.profiled(depth, shape))
+                    .map_or(Layout::Multi, Clone::clone)
             });
             return Fill {
                 child_indent: child_indent(),
@@ -998,6 +1002,23 @@ mod tests {
         );
         let back = edit(&filled, |v| v["hooks"] = json!({}));
         assert_eq!(back, text);
+    }
+
+    #[test]
+    fn an_empty_container_is_filled_like_containers_of_the_same_shape() {
+        // The one-line `env` holds plain values: no model for hook lists.
+        let text = "{\n  \"env\": {\"A\": \"1\"},\n  \"hooks\": {}\n}\n";
+        let out = edit(text, |v| v["hooks"]["Stop"] = json!([{"hooks": []}]));
+        assert_eq!(
+            out,
+            "{\n  \"env\": {\"A\": \"1\"},\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": []\n      }\n    ]\n  }\n}\n"
+        );
+        // A one-line object of plain values is one when it is filled, too.
+        let out = edit(text, |v| v["hooks"] = json!({"B": "2"}));
+        assert_eq!(
+            out,
+            "{\n  \"env\": {\"A\": \"1\"},\n  \"hooks\": {\"B\": \"2\"}\n}\n"
+        );
     }
 
     #[test]
