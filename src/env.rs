@@ -29,6 +29,8 @@ pub struct Env {
     pub no_color: bool,
     /// `$VISUAL` or `$EDITOR`.
     pub editor: Option<String>,
+    /// `$PATH`, where `forge init` looks for `forge` (see [`Env::find_program`]).
+    pub path: Option<std::ffi::OsString>,
     /// The time the command started.
     pub now: DateTime<Utc>,
 }
@@ -58,6 +60,7 @@ impl Env {
             editor: var("VISUAL")
                 .or_else(|| var("EDITOR"))
                 .and_then(|v| v.into_string().ok()),
+            path: var("PATH"),
             now: Utc::now(),
         }
     }
@@ -74,8 +77,21 @@ impl Env {
             lines: None,
             no_color: true,
             editor: None,
+            path: None,
             now: Utc::now(),
         }
+    }
+
+    /// The file a shell would run for the command `name`: the first executable
+    /// regular file called `name` in a folder of `$PATH`. Relative folders (and the
+    /// empty entry, which means the current folder) are skipped: hooks run in
+    /// whatever folder the session is in.
+    pub fn find_program(&self, name: &str) -> Option<PathBuf> {
+        let path = self.path.as_ref()?;
+        std::env::split_paths(path)
+            .filter(|dir| dir.is_absolute())
+            .map(|dir| dir.join(name))
+            .find(|candidate| is_executable_file(candidate))
     }
 
     /// Claude Code's user folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
@@ -96,5 +112,59 @@ impl Env {
             .clone()
             .or_else(|| self.home.as_ref().map(|h| h.join(".config")))
             .map(|d| d.join("forge"))
+    }
+}
+
+/// Whether `path` (following symlinks) is a regular file someone may execute.
+fn is_executable_file(path: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.is_file() && meta.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        meta.is_file()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn find_program_takes_the_first_executable_in_path_order() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let (a, b, c) = (t.path().join("a"), t.path().join("b"), t.path().join("c"));
+        for d in [&a, &b, &c] {
+            std::fs::create_dir(d).unwrap();
+        }
+        // a/forge is not executable, b/forge is a folder, c/forge is the one.
+        let write = |p: &Path, mode: u32| {
+            std::fs::File::create(p).unwrap();
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+        };
+        write(&a.join("forge"), 0o644);
+        std::fs::create_dir(b.join("forge")).unwrap();
+        write(&c.join("forge"), 0o755);
+        let mut env = Env::for_test(t.path(), t.path());
+        assert_eq!(env.find_program("forge"), None, "no PATH, nothing found");
+        env.path = Some(
+            std::env::join_paths([
+                "rel",
+                "",
+                a.to_str().unwrap(),
+                b.to_str().unwrap(),
+                c.to_str().unwrap(),
+            ])
+            .unwrap(),
+        );
+        assert_eq!(env.find_program("forge"), Some(c.join("forge")));
+        assert_eq!(env.find_program("nothing"), None);
     }
 }

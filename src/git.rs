@@ -303,6 +303,20 @@ pub fn is_ignored(root: &Path, rel: &str) -> Option<bool> {
     repo.is_path_ignored(&inside).ok()
 }
 
+/// Whether git tracks `file` (an absolute path; it is in the index of the work tree
+/// that contains it, as `git ls-files --error-unmatch` would say). `None` when the
+/// file is in no git work tree.
+pub fn is_tracked(file: &Path) -> Option<bool> {
+    let dir = file.parent()?;
+    let repo = open(dir)?;
+    let workdir = std::fs::canonicalize(repo.workdir()?).ok()?;
+    let name = file.file_name()?;
+    let canon_dir = std::fs::canonicalize(dir).ok()?;
+    let rel = canon_dir.strip_prefix(&workdir).ok()?.join(name);
+    let index = repo.index().ok()?;
+    Some(index.get_path(&rel, 0).is_some())
+}
+
 /// The subjects of the last `n` commits on HEAD (`<sha7> <subject>`).
 pub fn recent_commits(root: &Path, n: usize) -> Vec<String> {
     let Some(repo) = open(root) else {

@@ -8,7 +8,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::TestProject;
+use common::{TestProject, ok_stdout};
 use forge::model::memory::project_dir_name;
 use forge::model::settings::{FORGE_EVENTS, command_hooks, is_forge_command, statusline_command};
 use forge::model::signal::{SignalStatus, parse_signal};
@@ -107,12 +107,29 @@ fn init_dry_run_shows_diff_and_writes_nothing() {
     assert!(text.contains("@@ "), "{text}");
     assert!(text.contains("hook SessionStart"), "{text}");
     assert!(text.contains("-      {\"hooks\": [{\"type\": \"command\", \"command\": \"bash\", \"args\": [\"${CLAUDE_PROJECT_DIR}/scripts/gone.sh\"]}]},"), "{text}");
+    // A minimal diff: the kept hook is context, untouched keys are not in it, and
+    // new entries are written like their neighbours (one line per hook group).
     assert!(
-        text.contains("+            \"command\": \"~/.golem/hooks/stop.sh\""),
+        text.contains(
+            "\n       {\"hooks\": [{\"type\": \"command\", \"command\": \"~/.golem/hooks/stop.sh\"}]},\n"
+        ),
         "kept: {text}"
     );
+    assert!(!text.contains("\"command\": \"bash\"}"), "{text}");
+    for line in text
+        .lines()
+        .filter(|l| l.starts_with('+') || l.starts_with('-'))
+    {
+        assert!(
+            !line.contains("model") && !line.contains("permissions"),
+            "{line} in {text}"
+        );
+    }
     assert!(
-        !text.contains("+            \"command\": \"bash\""),
+        text.contains(&format!(
+            "+      {{\"hooks\": [{{\"type\": \"command\", \"command\": \"{} hook SessionStart\"}}]}}\n",
+            forge_exe().display()
+        )),
         "{text}"
     );
     assert!(text.contains("+.forge/"), "{text}");
@@ -558,7 +575,8 @@ fn doctor_names_every_problem_and_fails() {
         "forge init",
         "FAIL  statusline",
         "FAIL  gitignore",
-        "FAIL  dead-hooks",
+        // In the shared project file: a warning (it may exist on a teammate's machine).
+        "warn  dead-hooks",
         "~/.golem/hooks/stop.sh",
         "FAIL  model-aliases",
         ".claude/commands/review.md: model: gpt-4o",
@@ -624,6 +642,419 @@ fn doctor_flags_a_missing_forge_binary() {
     let s = settings(&p);
     assert_eq!(command_hooks(&s).len(), FORGE_EVENTS.len());
     p.forge().arg("doctor").assert().success();
+}
+
+// ----- init: portable commands, minimal edits, --local, --prune-dead -------------
+
+/// Puts a `forge` in the test's own PATH folder: a symlink to this binary (`same`),
+/// or a copy of it (another binary that is also called forge).
+#[cfg(unix)]
+fn put_forge_on_path(p: &TestProject, same: bool) {
+    let bin = p.bin_dir();
+    std::fs::create_dir_all(&bin).unwrap();
+    let link = bin.join("forge");
+    let _ = std::fs::remove_file(&link);
+    if same {
+        std::os::unix::fs::symlink(forge_exe(), &link).unwrap();
+    } else {
+        std::fs::copy(forge_exe(), &link).unwrap();
+    }
+}
+
+/// How many of forge's hook entries run exactly `program hook <Event>`, one per event.
+fn forge_hooks_run(s: &Value, program: &str) -> bool {
+    let hooks = command_hooks(s);
+    FORGE_EVENTS.iter().all(|e| {
+        hooks
+            .iter()
+            .filter(|h| h.event == *e && is_forge_command(&h.command))
+            .map(|h| h.command.clone())
+            .collect::<Vec<_>>()
+            == [format!("{program} hook {e}")]
+    })
+}
+
+#[cfg(unix)]
+#[test]
+fn init_writes_bare_forge_when_forge_on_path_is_this_binary() {
+    let p = TestProject::new();
+    put_forge_on_path(&p, true);
+    let text = ok_stdout(p.forge().args(["init", "--commands"]));
+    assert!(
+        text.contains("forge's commands run `forge` from PATH"),
+        "{text}"
+    );
+    assert!(!text.contains("Warning"), "{text}");
+    let s = settings(&p);
+    assert!(forge_hooks_run(&s, "forge"), "{s}");
+    assert_eq!(statusline_command(&s), Some("forge statusline"));
+    let cont = p.read(".claude/commands/forge-continue.md");
+    assert!(
+        cont.contains("allowed-tools: Bash(forge resume:*), Bash(forge status:*)"),
+        "{cont}"
+    );
+    assert!(cont.contains("Run `forge resume --print`"), "{cont}");
+    let out = ok_stdout(p.forge().arg("doctor"));
+    assert!(out.contains("`forge` on PATH is"), "{out}");
+    assert!(out.contains("ok    commands"), "{out}");
+
+    // Without forge on PATH, a re-run moves every entry to the absolute path in
+    // place (no duplicates), and back again: both forms are forge's.
+    std::fs::remove_file(p.bin_dir().join("forge")).unwrap();
+    let out = p.forge().arg("doctor").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let out = stdout_of(&out);
+    assert!(out.contains("FAIL  binary"), "{out}");
+    assert!(out.contains("`forge` is not on PATH"), "{out}");
+    assert!(out.contains("warn  commands"), "{out}");
+    let text = ok_stdout(p.forge().args(["init", "--commands"]));
+    assert!(
+        text.contains("because there is no `forge` on PATH"),
+        "{text}"
+    );
+    let exe = forge_exe().display().to_string();
+    let s = settings(&p);
+    assert!(forge_hooks_run(&s, &exe), "{s}");
+    assert!(
+        p.read(".claude/commands/forge-learn.md")
+            .contains(&format!("Bash({exe} learn:*)"))
+    );
+    assert!(
+        backups(&p)
+            .iter()
+            .all(|b| !b.to_string_lossy().contains("forge-learn"))
+    );
+    put_forge_on_path(&p, true);
+    p.forge().args(["init", "--commands"]).assert().success();
+    assert!(forge_hooks_run(&settings(&p), "forge"));
+    // --uninstall takes out the bare entries and the commands.
+    p.forge()
+        .args(["init", "--uninstall", "--commands"])
+        .assert()
+        .success();
+    assert_eq!(p.read(".claude/settings.json"), "{}\n");
+    assert!(!p.root.join(".claude/commands/forge-learn.md").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn init_warns_when_an_absolute_path_goes_into_a_tracked_file() {
+    let p = TestProject::new();
+    put_forge_on_path(&p, false);
+    let text = ok_stdout(p.forge().arg("init"));
+    assert!(
+        text.contains(&format!(
+            "because `forge` on PATH is another binary ({})",
+            p.bin_dir().join("forge").display()
+        )),
+        "{text}"
+    );
+    assert!(
+        !text.contains("tracked by git"),
+        "not committed yet: {text}"
+    );
+    common::git(&p.root, &["add", ".claude/settings.json"]);
+    common::git(&p.root, &["commit", "-qm", "wire forge"]);
+    // Nothing changes, but the warning stands.
+    let text = ok_stdout(p.forge().arg("init"));
+    assert!(text.contains("nothing changed"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "Warning: .claude/settings.json is tracked by git, so forge's commands there run {}",
+            forge_exe().display()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("forge init --local"), "{text}");
+    let out = ok_stdout(p.forge().arg("doctor"));
+    assert!(out.contains("warn  binary"), "{out}");
+    assert!(
+        out.contains(&format!(
+            ".claude/settings.json: runs {} (tracked by git)",
+            forge_exe().display()
+        )),
+        "{out}"
+    );
+    // Run by the forge on PATH, init writes the portable form and says nothing more.
+    put_forge_on_path(&p, true);
+    let text = ok_stdout(p.forge().arg("init"));
+    assert!(!text.contains("Warning"), "{text}");
+    assert!(forge_hooks_run(&settings(&p), "forge"));
+    let out = ok_stdout(p.forge().arg("doctor"));
+    assert!(out.contains("ok    binary"), "{out}");
+}
+
+#[test]
+fn init_local_is_personal_and_git_ignored() {
+    let p = TestProject::new();
+    let text = ok_stdout(p.forge().args(["init", "--local"]));
+    assert!(
+        text.starts_with(&format!(
+            "Wired forge into the project {} (your own settings, .claude/settings.local.json)",
+            p.root.display()
+        )),
+        "{text}"
+    );
+    let local: Value = serde_json::from_str(&p.read(".claude/settings.local.json")).unwrap();
+    assert!(forge_hooks_run(&local, &forge_exe().display().to_string()));
+    assert!(!p.root.join(".claude/settings.json").exists());
+    assert_eq!(
+        p.read(".gitignore"),
+        ".forge/\n.claude/settings.local.json\n"
+    );
+    let status = std::process::Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=all"])
+        .current_dir(&p.root)
+        .output()
+        .unwrap();
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(!status.contains("settings.local.json"), "{status}");
+    assert!(status.contains(".gitignore"), "{status}");
+    // Not a shared file: no tracking warning, and doctor is content.
+    assert!(!text.contains("Warning"), "{text}");
+    p.forge().arg("doctor").assert().success();
+    p.forge()
+        .args(["init", "--local"])
+        .assert()
+        .success()
+        .stdout(contains("nothing changed"));
+    p.forge()
+        .args(["init", "--local", "--uninstall"])
+        .assert()
+        .success();
+    assert_eq!(p.read(".claude/settings.local.json"), "{}\n");
+
+    // Already ignored (here by a pattern of the user's): nothing is added.
+    let q = TestProject::new();
+    q.write(".gitignore", "*.local.json\n");
+    q.forge().args(["init", "--local"]).assert().success();
+    assert_eq!(q.read(".gitignore"), "*.local.json\n.forge/\n");
+    // Tracked although personal: say how to untrack it, and add no useless line.
+    let r = TestProject::new();
+    r.write(".claude/settings.local.json", "{}\n");
+    common::git(&r.root, &["add", ".claude/settings.local.json"]);
+    common::git(&r.root, &["commit", "-qm", "oops"]);
+    let text = ok_stdout(r.forge().args(["init", "--local"]));
+    assert!(
+        text.contains("git rm --cached .claude/settings.local.json"),
+        "{text}"
+    );
+    assert_eq!(r.read(".gitignore"), ".forge/\n");
+    // --user and --local do not go together.
+    r.forge()
+        .args(["init", "--user", "--local"])
+        .assert()
+        .code(2);
+}
+
+/// Hand-formatted settings files, none holding anything forge would remove.
+const HAND_FORMATTED: [&str; 8] = [
+    // Two spaces, foreign hooks as one-line groups.
+    "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"PostToolUse\": [\n      {\"matcher\": \"Edit|Write\", \"hooks\": [{\"type\": \"command\", \"command\": \"cargo fmt\"}]}\n    ],\n    \"Stop\": [\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"/bin/sh -c true\"}]}\n    ]\n  },\n  \"permissions\": {\"allow\": [\"Bash(ls:*)\"]}\n}\n",
+    // Four spaces, no hooks.
+    "{\n    \"model\": \"sonnet\",\n    \"env\": {\n        \"RUST_LOG\": \"info\"\n    }\n}\n",
+    // Tabs, pretty foreign hooks.
+    "{\n\t\"hooks\": {\n\t\t\"Stop\": [\n\t\t\t{\n\t\t\t\t\"hooks\": [\n\t\t\t\t\t{\n\t\t\t\t\t\t\"type\": \"command\",\n\t\t\t\t\t\t\"command\": \"/bin/true\"\n\t\t\t\t\t}\n\t\t\t\t]\n\t\t\t}\n\t\t]\n\t},\n\t\"model\": \"opus\"\n}\n",
+    // An empty "hooks" in the middle.
+    "{\n  \"hooks\": {},\n  \"model\": \"opus\"\n}\n",
+    // An empty "hooks" as the only key, and an empty event list.
+    "{\n  \"hooks\": {\n    \"Stop\": []\n  }\n}\n",
+    // One line, no final newline.
+    "{\"model\":\"opus\",\"env\":{\"A\":\"1\"}}",
+    // No final newline, a foreign statusLine (kept), blank line between keys.
+    "{\n  \"statusLine\": {\"type\": \"command\", \"command\": \"/bin/echo hi\"},\n\n  \"model\": \"opus\"\n}",
+    // CRLF line ends.
+    "{\r\n  \"model\": \"opus\"\r\n}\r\n",
+];
+
+#[test]
+fn init_and_uninstall_change_only_forge_entries_and_give_back_the_same_bytes() {
+    for original in HAND_FORMATTED {
+        let p = TestProject::new();
+        p.write(".claude/settings.json", original);
+        p.forge().arg("init").assert().success();
+        let wired = p.read(".claude/settings.json");
+        assert!(
+            forge_hooks_run(&settings(&p), &forge_exe().display().to_string()),
+            "{wired}"
+        );
+        // A one-line file stays one line, with forge's entries at its end.
+        if original.lines().count() == 1 {
+            assert_eq!(wired.lines().count(), 1, "{wired}");
+            assert!(wired.starts_with(original.trim_end_matches('}')), "{wired}");
+        }
+        // Every line of the original is still there (a comma may have been added
+        // where an entry now follows), but for the empty lists forge fills.
+        for line in original.lines().filter(|_| original.lines().count() > 1) {
+            let line = line.trim_end_matches('\r');
+            if line.trim_end_matches(',').ends_with("{}")
+                || line.trim_end_matches(',').ends_with("[]")
+            {
+                continue;
+            }
+            assert!(
+                wired
+                    .lines()
+                    .map(|l| l.trim_end_matches('\r'))
+                    .any(|l| l == line || l == format!("{line},")),
+                "lost {line:?}:\n{wired}"
+            );
+        }
+        p.forge().args(["init", "--uninstall"]).assert().success();
+        assert_eq!(p.read(".claude/settings.json"), original, "via\n{wired}");
+    }
+}
+
+#[test]
+fn init_prune_dead_removes_dead_hooks_from_the_shared_file() {
+    let p = TestProject::new();
+    p.write(".claude/settings.json", FOREIGN_SETTINGS);
+    let text = ok_stdout(p.forge().args(["init", "--prune-dead"]));
+    let removed = text
+        .find("Removed from .claude/settings.json (script not found):")
+        .map(|i| &text[i..])
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(removed.contains("Stop: ~/.golem/hooks/stop.sh"), "{text}");
+    assert!(removed.contains("gone.sh"), "{text}");
+    assert!(!text.contains("Warning"), "{text}");
+    let s = settings(&p);
+    assert!(
+        !command_hooks(&s)
+            .iter()
+            .any(|h| h.command.contains("golem"))
+    );
+    assert!(
+        command_hooks(&s)
+            .iter()
+            .any(|h| h.command == "/bin/sh -c true")
+    );
+    p.forge()
+        .args(["init", "--prune-dead", "--uninstall"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn status_before_init_says_what_to_run() {
+    let p = TestProject::new();
+    let hint = format!(
+        "this project ({}) is not set up for forge yet: run `forge init`",
+        p.root.display()
+    );
+    p.forge()
+        .arg("status")
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(contains(hint.as_str()).and(contains("forge tui --demo")));
+    let out = p.forge().args(["status", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["set_up"], false);
+    assert!(v["hint"].as_str().unwrap().contains(&hint), "{v}");
+    assert_eq!(v["blocked"], serde_json::json!([]));
+    p.forge().arg("init").assert().success();
+    let out = p.forge().args(["status", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["set_up"], true);
+    assert!(v.get("hint").is_none());
+    p.forge().arg("status").assert().success();
+}
+
+#[test]
+fn doctor_dead_hooks_fail_in_own_settings_and_warn_in_the_shared_file() {
+    let p = TestProject::new();
+    p.forge().arg("init").assert().success();
+    let dead = r#"{"hooks": [{"type": "command", "command": "~/gone/notify.sh"}]}"#;
+    let mut s = settings(&p);
+    s["hooks"]["Stop"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::from_str(dead).unwrap());
+    p.write(
+        ".claude/settings.json",
+        &serde_json::to_string_pretty(&s).unwrap(),
+    );
+    let out = p.forge().arg("doctor").output().unwrap();
+    let text = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("warn  dead-hooks"), "{text}");
+    assert!(text.contains("forge init --prune-dead"), "{text}");
+    assert!(
+        text.contains(".claude/settings.json: Stop: `~/gone/notify.sh`"),
+        "{text}"
+    );
+    // In the user's own settings the same dead hook fails.
+    let user = p.home.join(".claude/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, format!(r#"{{"hooks": {{"Stop": [{dead}]}}}}"#)).unwrap();
+    let out = p.forge().arg("doctor").output().unwrap();
+    let text = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("FAIL  dead-hooks"), "{text}");
+}
+
+#[test]
+fn doctor_checks_the_binary_the_slash_commands_run() {
+    use forge::cli::init::{COMMANDS, render_command};
+    let p = TestProject::new();
+    p.forge().arg("init").assert().success();
+    let (name, template) = COMMANDS[0];
+    p.write(
+        &format!(".claude/commands/{name}"),
+        &render_command(template, "/gone/bin/forge"),
+    );
+    let out = p.forge().arg("doctor").output().unwrap();
+    let text = stdout_of(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "a warning, not a failure: {text}"
+    );
+    assert!(text.contains("warn  commands"), "{text}");
+    assert!(
+        text.contains(&format!(
+            ".claude/commands/{name}: runs /gone/bin/forge, which does not exist"
+        )),
+        "{text}"
+    );
+    assert!(text.contains("run `forge init --commands` again"), "{text}");
+    p.forge().args(["init", "--commands"]).assert().success();
+    let text = ok_stdout(p.forge().arg("doctor"));
+    assert!(text.contains("ok    commands"), "{text}");
+    assert!(text.contains("2 slash commands installed"), "{text}");
+}
+
+#[cfg(unix)]
+#[test]
+fn doctor_warns_when_forge_runs_twice_and_not_when_claude_code_merges_it() {
+    let p = TestProject::new();
+    p.forge().arg("init").assert().success();
+    // The user settings name forge differently: two handlers, each event twice.
+    put_forge_on_path(&p, true);
+    p.forge().args(["init", "--user"]).assert().success();
+    let text = ok_stdout(p.forge().arg("doctor"));
+    assert!(text.contains("warn  wired-twice"), "{text}");
+    assert!(text.contains("runs twice for 8 events"), "{text}");
+    let exe = forge_exe().display().to_string();
+    let user = p.home.join(".claude/settings.json").display().to_string();
+    assert!(
+        text.contains(&format!(
+            "Stop: `{exe} hook Stop` (.claude/settings.json) and `forge hook Stop` ({user})"
+        )),
+        "{text}"
+    );
+    // The same command in both files: Claude Code runs it once.
+    std::fs::remove_file(p.bin_dir().join("forge")).unwrap();
+    p.forge().args(["init", "--user"]).assert().success();
+    let text = ok_stdout(p.forge().arg("doctor"));
+    assert!(
+        text.contains(&format!(
+            "ok    wired-twice      forge is wired in .claude/settings.json and {user} with identical commands, which Claude Code runs once"
+        )),
+        "{text}"
+    );
 }
 
 // ----- config -------------------------------------------------------------------

@@ -33,6 +33,7 @@ fn once_prints_a_plain_frame_of_the_project() {
 #[test]
 fn once_size_comes_from_columns_and_lines() {
     let p = TestProject::new();
+    std::fs::create_dir_all(p.forge_dir()).unwrap();
     let out = common::ok_stdout(
         p.forge()
             .args(["tui", "--once"])
@@ -62,6 +63,25 @@ fn demo_works_from_any_folder() {
 }
 
 #[test]
+fn before_init_it_says_what_to_run() {
+    let p = TestProject::new();
+    for args in [&["tui", "--once"][..], &["tui"][..]] {
+        p.forge().args(args).assert().code(1).stdout("").stderr(
+            predicate::str::contains(format!(
+                "this project ({}) is not set up for forge yet: run `forge init`",
+                p.root.display()
+            ))
+            .and(predicate::str::contains("forge tui --demo")),
+        );
+    }
+    // Wired at user level (the hooks create .forge/ on the first event): the
+    // dashboard opens on the still empty project.
+    p.forge().args(["init", "--user"]).assert().success();
+    common::ok_stdout(p.forge().args(["tui", "--once"]));
+    assert!(!p.forge_dir().exists());
+}
+
+#[test]
 fn errors_say_what_to_do() {
     let p = TestProject::new();
     p.forge()
@@ -70,6 +90,7 @@ fn errors_say_what_to_do() {
         .code(1)
         .stderr(predicate::str::contains("no such folder"));
     // Not a terminal (assert_cmd pipes stdout): point at --once.
+    std::fs::create_dir_all(p.forge_dir()).unwrap();
     p.forge()
         .args(["tui"])
         .assert()

@@ -61,8 +61,11 @@ pub fn model_problem(value: &str) -> Option<String> {
 
 /// Check forge's setup and explain what to fix
 ///
-/// Checks: forge wired into the settings (pointing at a binary that exists), the
-/// statusLine, `.forge/` git-ignored, hook commands whose script is missing,
+/// Checks: forge wired into the settings (pointing at a binary that exists, or at
+/// `forge` found on PATH), forge's hooks wired twice with different commands (so
+/// each event runs twice), the forge binary the slash commands run, the
+/// statusLine, `.forge/` git-ignored, hook commands whose script is missing (a
+/// failure in your own settings, a warning in the shared .claude/settings.json),
 /// `model:` in .claude/commands and .claude/agents (opus, sonnet, haiku, inherit or
 /// a full model id such as claude-sonnet-4-6), every agent Signal in
 /// .forge/handoffs, learned-*.md memory files free of secret-looking text,
@@ -164,7 +167,9 @@ pub fn run_checks(paths: &Paths, env: &Env) -> Vec<Check> {
     };
     vec![
         check_hooks(&files, paths),
-        check_binary(&files, paths, expand),
+        check_binary(&files, paths, expand, env),
+        check_twice(&files, paths),
+        check_commands(paths, env, expand),
         check_statusline(&files, paths),
         check_gitignore(paths),
         check_dead_hooks(&files, paths, expand),
@@ -269,8 +274,10 @@ fn check_hooks(files: &[SettingsFile], paths: &Paths) -> Check {
     )
 }
 
-fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>) -> Check {
+fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>, env: &Env) -> Check {
     let mut programs: Vec<(String, String)> = Vec::new();
+    // Entries naming forge by a path in a file git shares with others.
+    let mut tracked = Vec::new();
     for f in files {
         let Ok(v) = &f.value else { continue };
         let mut words_list: Vec<Vec<String>> = settings::command_hooks(v)
@@ -287,6 +294,9 @@ fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>) -> Ch
             if let Some(program) = words.first() {
                 let entry = (shown(&f.path, paths), program.clone());
                 if !programs.contains(&entry) {
+                    if program.contains('/') && crate::git::is_tracked(&f.path) == Some(true) {
+                        tracked.push(format!("{}: runs {program} (tracked by git)", entry.0));
+                    }
                     programs.push(entry);
                 }
             }
@@ -300,12 +310,21 @@ fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>) -> Ch
         );
     }
     let mut missing = Vec::new();
+    let mut not_found = Vec::new();
     let mut on_path = Vec::new();
     for (file, program) in &programs {
-        match settings::expand_path(program, expand) {
-            Some(p) if p.is_file() => {}
-            Some(p) => missing.push(format!("{file}: {} does not exist", p.display())),
-            None => on_path.push(format!("{file}: `{program}` is looked up on PATH")),
+        match program_file(program, expand, env) {
+            ProgramFile::Found => {}
+            ProgramFile::Missing(p) => {
+                missing.push(format!("{file}: {} does not exist", p.display()));
+            }
+            ProgramFile::NotOnPath => {
+                not_found.push(format!("{file}: `{program}` is not on PATH"));
+            }
+            ProgramFile::OnPath(p) => {
+                on_path.push(format!("`{program}` on PATH is {}", p.display()));
+            }
+            ProgramFile::Unknown => {}
         }
     }
     let here = std::env::current_exe()
@@ -321,13 +340,15 @@ fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>) -> Ch
         )
         .with(missing);
     }
-    if !on_path.is_empty() {
+    if !not_found.is_empty() {
         return Check::new(
             "binary",
-            Status::Warn,
-            "forge's hooks run `forge` from PATH, which Claude Code's shell may not share: run `forge init` to use an absolute path",
+            Status::Fail,
+            format!(
+                "forge's hooks run `forge` from PATH, but there is no forge on PATH here, so every hook fails: install forge on PATH (`cargo install --path .` in forge's clone), or run `forge init` to name this binary ({here}) by its path"
+            ),
         )
-        .with(on_path);
+        .with(not_found);
     }
     let mut distinct: Vec<&str> = Vec::new();
     for (_, p) in &programs {
@@ -341,6 +362,15 @@ fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>) -> Ch
             files.push(f);
         }
     }
+    if !tracked.is_empty() {
+        return Check::new(
+            "binary",
+            Status::Warn,
+            "forge's entries in a file git tracks run forge by this machine's path, so a teammate without that file gets an error from every hook: install forge on PATH (`cargo install --path .` in forge's clone) and run `forge init` again to write the portable `forge hook …`",
+        )
+        .with(tracked);
+    }
+    on_path.dedup();
     Check::new(
         "binary",
         Status::Ok,
@@ -350,6 +380,35 @@ fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>) -> Ch
             files.join(", ")
         ),
     )
+    .with(on_path)
+}
+
+/// Where a program named in a forge command is.
+enum ProgramFile {
+    /// A path that exists.
+    Found,
+    /// A path that does not exist.
+    Missing(PathBuf),
+    /// A bare name found on PATH, there.
+    OnPath(PathBuf),
+    /// A bare name that is not on PATH.
+    NotOnPath,
+    /// Something forge cannot check (`$OTHER/forge`).
+    Unknown,
+}
+
+/// Finds the program a forge command runs: a path (`~` and `$HOME` expanded), or a
+/// bare name looked up on PATH as the shell would.
+fn program_file(program: &str, expand: Expand<'_>, env: &Env) -> ProgramFile {
+    match settings::expand_path(program, expand) {
+        Some(p) if p.is_file() => ProgramFile::Found,
+        Some(p) => ProgramFile::Missing(p),
+        None if !program.contains('/') => match env.find_program(program) {
+            Some(p) => ProgramFile::OnPath(p),
+            None => ProgramFile::NotOnPath,
+        },
+        None => ProgramFile::Unknown,
+    }
 }
 
 fn check_statusline(files: &[SettingsFile], paths: &Paths) -> Check {
@@ -398,20 +457,27 @@ fn check_gitignore(paths: &Paths) -> Check {
 
 fn check_dead_hooks(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>) -> Check {
     let exists = |p: &Path| p.exists();
-    let mut dead = Vec::new();
+    // (in the shared project file, line)
+    let mut dead: Vec<(bool, String)> = Vec::new();
     for f in files {
         let Ok(v) = &f.value else { continue };
+        // The project's .claude/settings.json is committed and shared: a script
+        // missing here may exist on a teammate's machine.
+        let shared = f.path == paths.root.join(".claude/settings.json");
         for h in settings::command_hooks(v) {
             if settings::forge_role(&h.words).is_some() {
                 continue; // reported by `binary`
             }
             if let Some(p) = settings::dead_script(&h.words, expand, &exists) {
-                dead.push(format!(
-                    "{}: {}: `{}` ({} does not exist)",
-                    shown(&f.path, paths),
-                    h.event,
-                    h.command,
-                    p.display()
+                dead.push((
+                    shared,
+                    format!(
+                        "{}: {}: `{}` ({} does not exist)",
+                        shown(&f.path, paths),
+                        h.event,
+                        h.command,
+                        p.display()
+                    ),
                 ));
             }
         }
@@ -420,30 +486,241 @@ fn check_dead_hooks(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>) -
             if settings::forge_role(&words).is_none()
                 && let Some(p) = settings::dead_script(&words, expand, &exists)
             {
-                dead.push(format!(
-                    "{}: statusLine: `{cmd}` ({} does not exist)",
-                    shown(&f.path, paths),
-                    p.display()
+                dead.push((
+                    shared,
+                    format!(
+                        "{}: statusLine: `{cmd}` ({} does not exist)",
+                        shown(&f.path, paths),
+                        p.display()
+                    ),
                 ));
             }
         }
     }
-    if dead.is_empty() {
+    let in_shared = dead.iter().filter(|(s, _)| *s).count();
+    let personal = dead.len() - in_shared;
+    let shared_hint = "scripts named in the shared .claude/settings.json may exist on a teammate's machine: `forge init --prune-dead` removes those entries if nobody uses them";
+    let details = dead.into_iter().map(|(_, d)| d).collect();
+    if personal > 0 {
+        Check::new(
+            "dead-hooks",
+            Status::Fail,
+            format!(
+                "{} a script that does not exist, and each fails on every event: remove {} from your own settings (`forge init --user` or `forge init --local` removes them when it wires forge there){}",
+                super::count(personal, "hook command in your own settings runs", "hook commands in your own settings run"),
+                if personal == 1 { "it" } else { "them" },
+                if in_shared > 0 {
+                    format!("; {shared_hint}")
+                } else {
+                    String::new()
+                }
+            ),
+        )
+        .with(details)
+    } else if in_shared > 0 {
+        Check::new(
+            "dead-hooks",
+            Status::Warn,
+            format!(
+                "{} a script that is missing here, and each fails on every event on this machine; {shared_hint}",
+                super::count(in_shared, "hook command in the shared .claude/settings.json runs", "hook commands in the shared .claude/settings.json run"),
+            ),
+        )
+        .with(details)
+    } else {
         Check::new(
             "dead-hooks",
             Status::Ok,
             "every hook command's script exists",
         )
-    } else {
-        Check::new(
-            "dead-hooks",
-            Status::Fail,
+    }
+}
+
+/// Claude Code runs a handler once however many settings files define it, but only
+/// when the definitions are identical (command, args, shell and `if`; seen with the
+/// real client 2.1.330): `forge hook Stop` in the project file and
+/// `/usr/local/bin/forge hook Stop` in the user's are two handlers, and every
+/// event is handled twice.
+fn check_twice(files: &[SettingsFile], paths: &Paths) -> Check {
+    // (event, handler as Claude Code compares it, shown, files)
+    let mut seen: Vec<(String, String, String, Vec<String>)> = Vec::new();
+    for f in files {
+        let Ok(v) = &f.value else { continue };
+        let file = shown(&f.path, paths);
+        for (event, handler) in handlers(v) {
+            let Some(words) = settings::handler_words(handler) else {
+                continue;
+            };
+            if settings::forge_role(&words) != Some("hook") {
+                continue;
+            }
+            let key = serde_json::to_string(&[
+                handler.get("command"),
+                handler.get("args"),
+                handler.get("shell"),
+                handler.get("if"),
+            ])
+            .unwrap_or_default();
+            match seen
+                .iter_mut()
+                .find(|(e, k, _, _)| *e == event && *k == key)
+            {
+                Some((_, _, _, in_files)) => {
+                    if !in_files.contains(&file) {
+                        in_files.push(file.clone());
+                    }
+                }
+                None => seen.push((
+                    event.to_owned(),
+                    key,
+                    settings::handler_display(handler),
+                    vec![file.clone()],
+                )),
+            }
+        }
+    }
+    let mut events: Vec<&str> = Vec::new();
+    for (e, ..) in &seen {
+        if !events.contains(&e.as_str()) {
+            events.push(e);
+        }
+    }
+    let mut twice = Vec::new();
+    for event in &events {
+        let variants: Vec<String> = seen
+            .iter()
+            .filter(|(e, ..)| e == event)
+            .map(|(_, _, shown, in_files)| format!("`{shown}` ({})", in_files.join(", ")))
+            .collect();
+        if variants.len() > 1 {
+            twice.push(format!("{event}: {}", variants.join(" and ")));
+        }
+    }
+    if !twice.is_empty() {
+        return Check::new(
+            "wired-twice",
+            Status::Warn,
             format!(
-                "{} a script that does not exist (each fails on every event): `forge init` removes those inside the project, `forge init --user` those in your user settings; remove others from a shared project settings file by hand if nobody uses them",
-                super::count(dead.len(), "hook command runs", "hook commands run")
+                "forge's hook runs twice for {}: the commands differ, so Claude Code runs each (it runs identical ones once) and every event is recorded twice. Keep one: `forge init --uninstall` (this project) or `forge init --user --uninstall` (every project)",
+                super::count(twice.len(), "event", "events")
             ),
         )
-        .with(dead)
+        .with(twice);
+    }
+    let mut shared_files: Vec<&str> = Vec::new();
+    for (.., in_files) in &seen {
+        if in_files.len() > 1 {
+            for f in in_files {
+                if !shared_files.contains(&f.as_str()) {
+                    shared_files.push(f);
+                }
+            }
+        }
+    }
+    if shared_files.is_empty() {
+        Check::new("wired-twice", Status::Ok, "each forge hook is wired once")
+    } else {
+        Check::new(
+            "wired-twice",
+            Status::Ok,
+            format!(
+                "forge is wired in {} with identical commands, which Claude Code runs once",
+                shared_files.join(" and ")
+            ),
+        )
+    }
+}
+
+/// Every hook handler in `settings.hooks`, with its event, in file order.
+fn handlers(settings: &Value) -> Vec<(&str, &Value)> {
+    let mut out = Vec::new();
+    let Some(hooks) = settings.get("hooks").and_then(Value::as_object) else {
+        return out;
+    };
+    for (event, groups) in hooks {
+        for group in groups.as_array().into_iter().flatten() {
+            for h in group
+                .get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                out.push((event.as_str(), h));
+            }
+        }
+    }
+    out
+}
+
+/// The /forge-learn and /forge-continue commands `forge init --commands` installed
+/// run forge by the name or path it had then: check that it is still there.
+fn check_commands(paths: &Paths, env: &Env, expand: Expand<'_>) -> Check {
+    let mut places = vec![(paths.root.join(".claude/commands"), "forge init --commands")];
+    if let Some(d) = env.claude_dir() {
+        places.push((d.join("commands"), "forge init --user --commands"));
+    }
+    let mut installed = 0;
+    let mut broken = Vec::new();
+    let mut fixes: Vec<&str> = Vec::new();
+    for (dir, fix) in &places {
+        for (name, template) in super::init::COMMANDS {
+            let file = dir.join(name);
+            let Some(text) = crate::store::read_text(&file) else {
+                continue;
+            };
+            installed += 1;
+            // A copy the user changed is theirs: nothing to say about it here.
+            let Some(program) = super::init::rendered_program(&text, template) else {
+                continue;
+            };
+            let words = settings::split_words(program);
+            let Some(program) = words.first() else {
+                continue;
+            };
+            let problem = match program_file(program, expand, env) {
+                ProgramFile::Found | ProgramFile::OnPath(_) | ProgramFile::Unknown => None,
+                ProgramFile::Missing(p) => {
+                    Some(format!("runs {}, which does not exist", p.display()))
+                }
+                ProgramFile::NotOnPath => {
+                    Some(format!("runs `{program}` from PATH, which has none"))
+                }
+            };
+            if let Some(problem) = problem {
+                broken.push(format!("{}: {problem}", shown(&file, paths)));
+                if !fixes.contains(fix) {
+                    fixes.push(fix);
+                }
+            }
+        }
+    }
+    if !broken.is_empty() {
+        let fixes: Vec<String> = fixes.iter().map(|f| format!("`{f}`")).collect();
+        return Check::new(
+            "commands",
+            Status::Warn,
+            format!(
+                "a forge slash command runs a forge binary that is not there, so it fails when used: run {} again to point it at this forge",
+                fixes.join(" and ")
+            ),
+        )
+        .with(broken);
+    }
+    if installed == 0 {
+        Check::new(
+            "commands",
+            Status::Ok,
+            "no forge slash commands installed (`forge init --commands` adds /forge-learn and /forge-continue)",
+        )
+    } else {
+        Check::new(
+            "commands",
+            Status::Ok,
+            format!(
+                "{} installed; each runs a forge that exists",
+                super::count(installed, "slash command", "slash commands")
+            ),
+        )
     }
 }
 

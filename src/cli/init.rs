@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::status::project_paths;
 use crate::env::Env;
-use crate::model::diff;
-use crate::model::settings::{self, Expand, InstallOptions, Outcome, Removal};
+use crate::model::settings::{self, Emptied, Expand, InstallOptions, Outcome, Removal};
+use crate::model::{diff, json_edit};
 use crate::store::{self, Paths};
 
 /// The slash commands `--commands` installs: (file name, text).
@@ -28,9 +28,9 @@ pub const COMMANDS: [(&str, &str); 2] = [
 /// The placeholder in the shipped slash commands for the forge program.
 const PROGRAM_SLOT: &str = "{{forge}}";
 
-/// A shipped slash command with `{{forge}}` replaced by `program` (this binary's
-/// absolute path, shell-quoted), so the command works when forge is not on PATH
-/// and its `allowed-tools` rules match the commands it asks Claude to run.
+/// A shipped slash command with `{{forge}}` replaced by `program` (`forge`, or this
+/// binary's absolute path, shell-quoted, see [`Program`]), so its `allowed-tools`
+/// rules match the commands it asks Claude to run.
 pub fn render_command(template: &str, program: &str) -> String {
     template.replace(PROGRAM_SLOT, program)
 }
@@ -39,38 +39,143 @@ pub fn render_command(template: &str, program: &str) -> String {
 /// by this or an older forge binary, unchanged since): such a file is forge's to
 /// replace or remove.
 pub fn is_rendered_from(installed: &str, template: &str) -> bool {
+    rendered_program(installed, template).is_some()
+}
+
+/// The program `installed` was rendered for (as written, e.g. `forge` or
+/// `'/opt/my tools/forge'`), when it is `template` rendered, unchanged since.
+pub fn rendered_program<'a>(installed: &'a str, template: &str) -> Option<&'a str> {
     let mut parts = template.split(PROGRAM_SLOT);
-    let Some(first) = parts.next() else {
-        return false;
-    };
-    let Some(rest) = installed.strip_prefix(first) else {
-        return false;
-    };
-    let Some(second) = parts.next() else {
-        return installed == template;
-    };
+    let first = parts.next()?;
+    let rest = installed.strip_prefix(first)?;
     // The program runs up to the text that follows the first slot.
-    let Some(end) = rest.find(second) else {
-        return false;
-    };
-    let program = &rest[..end];
-    !program.is_empty() && !program.contains('\n') && render_command(template, program) == installed
+    let second = parts.next()?;
+    let end = rest.find(second)?;
+    let program = rest.get(..end)?;
+    (!program.is_empty()
+        && !program.contains('\n')
+        && render_command(template, program) == installed)
+        .then_some(program)
+}
+
+/// How forge's entries name the forge program.
+#[derive(Debug, Clone)]
+pub struct Program {
+    /// As written in commands: `forge`, or this binary's absolute path (quoted for
+    /// the shell when it needs it).
+    pub text: String,
+    /// This binary.
+    pub exe: PathBuf,
+    /// What `forge` on PATH is (`None`: there is none).
+    pub on_path: Option<PathBuf>,
+}
+
+impl Program {
+    /// The bare `forge` when `forge` on PATH is this very binary (so the entries work
+    /// on every machine that has forge installed), else this binary's absolute path.
+    pub fn find(env: &Env) -> color_eyre::Result<Self> {
+        let exe = std::env::current_exe().wrap_err("finding this forge binary's path")?;
+        let on_path = env.find_program("forge");
+        let text = if on_path.as_deref().is_some_and(|p| same_file(p, &exe)) {
+            "forge".to_owned()
+        } else {
+            settings::shell_quote(&exe.to_string_lossy())
+        };
+        Ok(Self { text, exe, on_path })
+    }
+
+    /// Whether the entries name `forge` alone (found on PATH).
+    pub fn is_bare(&self) -> bool {
+        self.text == "forge"
+    }
+
+    /// One line on which program the entries run, and why.
+    pub fn explain(&self) -> String {
+        if self.is_bare() {
+            format!(
+                "  forge's commands run `forge` from PATH ({}), so they work on every machine that has forge installed.",
+                self.exe.display()
+            )
+        } else {
+            format!(
+                "  forge's commands run this binary by its absolute path, because {}.",
+                match &self.on_path {
+                    Some(p) => format!("`forge` on PATH is another binary ({})", p.display()),
+                    None => "there is no `forge` on PATH".to_owned(),
+                }
+            )
+        }
+    }
+}
+
+/// Whether two paths are the same file (the same inode once symlinks are followed).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return x.dev() == y.dev() && x.ino() == y.ino();
+        }
+    }
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Whether forge is set up for the project: it has `.forge/`, or some settings file
+/// Claude Code reads for it (`.claude/settings.local.json`, `.claude/settings.json`,
+/// the user's settings) runs `forge hook`.
+pub fn is_set_up(paths: &Paths, env: &Env) -> bool {
+    if paths.forge_dir().is_dir() {
+        return true;
+    }
+    let mut files = vec![
+        paths.root.join(".claude/settings.local.json"),
+        paths.root.join(".claude/settings.json"),
+    ];
+    files.extend(env.claude_dir().map(|d| d.join("settings.json")));
+    files.iter().any(|f| {
+        std::fs::read_to_string(f)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .is_some_and(|v| {
+                settings::command_hooks(&v)
+                    .iter()
+                    .any(|h| settings::forge_role(&h.words) == Some("hook"))
+            })
+    })
+}
+
+/// What `forge tui` and `forge status` say in a project forge is not set up in.
+pub fn not_set_up_message(paths: &Paths) -> String {
+    format!(
+        "this project ({}) is not set up for forge yet: run `forge init` there (`forge init --dry-run` shows what it would change first), or `forge tui --demo` to see a sample project",
+        paths.root.display()
+    )
 }
 
 /// The line `forge init` adds to `.gitignore`.
 const IGNORE_LINE: &str = ".forge/";
 
+/// The personal settings file (`--local`), relative to the project root.
+const LOCAL_SETTINGS: &str = ".claude/settings.local.json";
+
 /// Wire Claude Code to forge: hooks, statusline, .forge/ folders and .gitignore
 ///
-/// Merges into .claude/settings.json (or ~/.claude/settings.json with --user) one
-/// `forge hook <Event>` entry for each of SessionStart, Stop, SessionEnd, PreCompact,
-/// PreToolUse, Notification, PermissionRequest and UserPromptSubmit, plus forge's
-/// statusLine, all running this binary by its absolute path. Every other key and hook
-/// is kept; hook entries whose script no longer exists are removed and listed. The
-/// old file is kept in .forge/backups/ (git-ignored; with --user, next to it as
-/// settings.json.forge-bak-<time>). It also creates .forge/logs and
-/// .forge/handoffs and adds `.forge/` to .gitignore. Running it twice changes
-/// nothing the second time.
+/// Merges into .claude/settings.json (--local: .claude/settings.local.json; --user:
+/// ~/.claude/settings.json) one `forge hook <Event>` entry for each of SessionStart,
+/// Stop, SessionEnd, PreCompact, PreToolUse, Notification, PermissionRequest and
+/// UserPromptSubmit, plus forge's statusLine. They run `forge` when `forge` on PATH
+/// is this binary (so a committed file works for everyone who has forge installed),
+/// else this binary by its absolute path, with a warning when the file is tracked by
+/// git. Only forge's entries change: every other key and hook is kept, and so is the
+/// file's formatting. Hook entries whose script no longer exists are removed and
+/// listed (in the shared .claude/settings.json only those inside the project, unless
+/// --prune-dead). The old file is kept in .forge/backups/ (git-ignored; with --user,
+/// next to it as settings.json.forge-bak-<time>). It also creates .forge/logs and
+/// .forge/handoffs and adds `.forge/` (and with --local, the local settings file) to
+/// .gitignore. Running it twice changes nothing the second time.
 #[derive(clap::Args, Debug)]
 #[command(
     verbatim_doc_comment,
@@ -78,7 +183,9 @@ const IGNORE_LINE: &str = ".forge/";
         "Examples:\n",
         "  forge init --dry-run        # show the diff, write nothing\n",
         "  forge init                  # wire this project\n",
+        "  forge init --local          # only for you: .claude/settings.local.json\n",
         "  forge init --user --commands\n",
+        "  forge init --prune-dead     # also drop dead hooks from the shared file\n",
         "  forge init --uninstall      # remove forge's entries, nothing else"
     )
 )]
@@ -90,8 +197,13 @@ pub struct InitArgs {
     pub project: Option<PathBuf>,
     /// Edit the user settings ($CLAUDE_CONFIG_DIR or ~/.claude/settings.json) instead
     /// of the project's .claude/settings.json.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "local")]
     pub user: bool,
+    /// Edit the project's .claude/settings.local.json (your own settings for this
+    /// project, which are not committed) instead of the shared .claude/settings.json;
+    /// it is added to .gitignore when git does not ignore it yet.
+    #[arg(long)]
+    pub local: bool,
     /// Print what would change (a diff) and write nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -105,6 +217,11 @@ pub struct InitArgs {
     /// Replace a statusLine that belongs to another tool with forge's.
     #[arg(long, conflicts_with = "uninstall")]
     pub replace_statusline: bool,
+    /// Also remove hook commands whose script is missing from the shared
+    /// .claude/settings.json when the script is outside the project (by default
+    /// they are only listed: the script may exist on a teammate's machine).
+    #[arg(long, conflicts_with = "uninstall")]
+    pub prune_dead: bool,
 }
 
 /// One planned file change.
@@ -125,14 +242,20 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     } else {
         paths.root.join(".claude")
     };
-    let settings_path = claude_base.join("settings.json");
-    let exe = std::env::current_exe().wrap_err("finding this forge binary's path")?;
-    let program = settings::shell_quote(&exe.to_string_lossy());
+    let settings_path = claude_base.join(if args.local {
+        "settings.local.json"
+    } else {
+        "settings.json"
+    });
+    let program = Program::find(env)?;
+    let program_text = program.text.as_str();
+    // Only the project's .claude/settings.json is meant to be shared.
+    let shared = !args.user && !args.local;
 
     let mut changes = Vec::new();
     let mut report = String::new();
 
-    // settings.json
+    // The settings file.
     let old_text = read_optional(&settings_path)?;
     let old_value: Value = match old_text.as_deref() {
         None => Value::Null,
@@ -146,13 +269,34 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     };
     let home = env.home.clone();
     let exists = |p: &Path| p.exists();
-    let outcome: Outcome = if args.uninstall {
-        settings::uninstall(&old_value)
+    let edit = |value: &Value| json_edit::apply(old_text.as_deref().unwrap_or(""), value);
+    let shape_error = |e: settings::ShapeError| eyre!("{}: {e}", settings_path.display());
+    let (outcome, new_text): (Outcome, String) = if args.uninstall {
+        let outcome = settings::uninstall(&old_value, Emptied::Remove).map_err(shape_error)?;
+        let mut new_text = edit(&outcome.settings);
+        // An event list or `hooks` object that only forge's entries filled is
+        // removed with them, unless the file had it, empty, before forge filled it:
+        // a backup forge kept of the file then says so, when keeping those gives
+        // back exactly that backup. So an init and an uninstall give back the same
+        // bytes.
+        for before in backup_texts(&settings_path, (!args.user).then_some(&paths)) {
+            let Ok(before_value) = serde_json::from_str::<Value>(&before) else {
+                continue;
+            };
+            let kept = settings::uninstall(&old_value, Emptied::KeepAsIn(&before_value))
+                .map_err(shape_error)?;
+            if !json_edit::same(&kept.settings, &outcome.settings) && edit(&kept.settings) == before
+            {
+                new_text = before;
+                break;
+            }
+        }
+        (outcome, new_text)
     } else {
-        settings::install(
+        let outcome = settings::install(
             &old_value,
             &InstallOptions {
-                program: &program,
+                program: program_text,
                 replace_statusline: args.replace_statusline,
                 expand: Expand {
                     home: home.as_deref(),
@@ -163,19 +307,22 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
                 exists: &exists,
                 // A committed project settings file is shared: a missing `~/…` or
                 // `/opt/…` script may exist on a teammate's machine, so only
-                // missing scripts inside the project are removed there.
-                remove_dead_only_inside: (!args.user).then_some(paths.root.as_path()),
+                // missing scripts inside the project are removed there, unless
+                // --prune-dead says to remove them all.
+                remove_dead_only_inside: (shared && !args.prune_dead)
+                    .then_some(paths.root.as_path()),
             },
         )
-    }
-    .map_err(|e| eyre!("{}: {e}", settings_path.display()))?;
-    let new_text = settings::to_text(&outcome.settings);
-    let old_normal = (!old_value.is_null()).then(|| settings::to_text(&old_value));
-    let settings_changes = if args.uninstall {
-        old_normal.is_some() && old_normal.as_deref() != Some(new_text.as_str())
-    } else {
-        old_normal.as_deref() != Some(new_text.as_str())
+        .map_err(shape_error)?;
+        let new_text = edit(&outcome.settings);
+        (outcome, new_text)
     };
+    let settings_changes = if args.uninstall {
+        !old_value.is_null() && old_text.as_deref() != Some(new_text.as_str())
+    } else {
+        old_text.as_deref() != Some(new_text.as_str())
+    };
+    let wires_forge = settings_changes && !args.uninstall;
     if settings_changes {
         changes.push(FileChange {
             path: settings_path.clone(),
@@ -184,15 +331,19 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
             backup: old_text.is_some(),
         });
     }
-    if settings_changes && !args.uninstall {
+    if wires_forge {
         let _ = writeln!(
             report,
-            "  forge hooks: `{program} hook <Event>` for {}",
+            "  forge hooks: `{program_text} hook <Event>` for {}",
             settings::FORGE_EVENTS.join(", ")
         );
         if settings::statusline_command(&outcome.settings).is_some_and(settings::is_forge_command) {
-            let _ = writeln!(report, "  statusLine: `{program} statusline`");
+            let _ = writeln!(report, "  statusLine: `{program_text} statusline`");
         }
+    }
+    if wires_forge || (args.commands && !args.uninstall) {
+        report.push_str(&program.explain());
+        report.push('\n');
     }
     describe_outcome(&mut report, &outcome, &settings_path, &paths, args);
 
@@ -202,7 +353,30 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         make_dirs = !paths.logs().is_dir() || !paths.handoffs().is_dir();
         let ignore_path = paths.root.join(".gitignore");
         let ignore_old = read_optional(&ignore_path)?;
-        if let Some(new) = with_ignore_line(ignore_old.as_deref()) {
+        let mut ignore_new = with_ignore_line(ignore_old.as_deref());
+        if args.local {
+            // Claude Code itself lists settings.local.json in the *global* git
+            // excludes file when it writes the file, and only then; forge writes it
+            // first, so it makes sure this repository ignores it.
+            let local = settings_path.as_path();
+            match (
+                crate::git::is_tracked(local),
+                crate::git::is_ignored(&paths.root, LOCAL_SETTINGS),
+            ) {
+                (Some(true), _) => {
+                    let _ = writeln!(
+                        report,
+                        "  Warning: {LOCAL_SETTINGS} is tracked by git, so it is shared after all: run `git rm --cached {LOCAL_SETTINGS}` and commit that to keep it personal."
+                    );
+                }
+                (_, Some(false)) => {
+                    let base = ignore_new.as_deref().or(ignore_old.as_deref());
+                    ignore_new = Some(with_line(base, LOCAL_SETTINGS));
+                }
+                _ => {}
+            }
+        }
+        if let Some(new) = ignore_new {
             changes.push(FileChange {
                 path: ignore_path,
                 old: ignore_old,
@@ -215,7 +389,7 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     // Slash commands.
     if args.commands {
         for (name, template) in COMMANDS {
-            let text = render_command(template, &program);
+            let text = render_command(template, program_text);
             let text = text.as_str();
             let path = claude_base.join("commands").join(name);
             let old = read_optional(&path)?;
@@ -252,6 +426,33 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         }
     }
 
+    // An absolute path in a file git shares breaks forge for everyone else.
+    if !args.uninstall && !program.is_bare() {
+        let mut files = vec![settings_path.clone()];
+        if args.commands {
+            files.extend(
+                COMMANDS
+                    .iter()
+                    .map(|(n, _)| claude_base.join("commands").join(n)),
+            );
+        }
+        let tracked: Vec<String> = files
+            .iter()
+            .filter(|f| crate::git::is_tracked(f) == Some(true))
+            .map(|f| shown(f, &paths))
+            .collect();
+        if !tracked.is_empty() {
+            let _ = writeln!(
+                report,
+                "  Warning: {} {} tracked by git, so forge's commands there run {exe} on every machine that checks {} out, and a teammate without {exe} gets an error from every hook. Install forge on PATH (see the README: `cargo install --path .`) and run `forge init` again to write the portable `forge …`, or keep forge out of shared files: `forge init --uninstall`, then `forge init --local`.",
+                tracked.join(", "),
+                if tracked.len() == 1 { "is" } else { "are" },
+                if tracked.len() == 1 { "it" } else { "them" },
+                exe = program.exe.display(),
+            );
+        }
+    }
+
     // Say which project (or which user settings file) this is about, absolutely.
     let target = if args.user {
         format!(
@@ -259,7 +460,15 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
             settings_path.display()
         )
     } else {
-        format!("the project {}", paths.root.display())
+        format!(
+            "the project {}{}",
+            paths.root.display(),
+            if args.local {
+                " (your own settings, .claude/settings.local.json)"
+            } else {
+                ""
+            }
+        )
     };
     if changes.is_empty() && !make_dirs {
         report.push_str(&if args.uninstall {
@@ -438,7 +647,7 @@ fn describe_outcome(out: &mut String, o: &Outcome, path: &Path, paths: &Paths, a
         list(
             out,
             format!(
-                "Warning: {} in {name} although the script is missing here (it is outside the project and may exist on a teammate's machine; remove it by hand if nobody uses it)",
+                "Warning: {} in {name} although the script is missing here (it is outside the project and may exist on a teammate's machine; `forge init --prune-dead` removes it if nobody uses it)",
                 keep.to_lowercase()
             ),
             &o.kept_dead,
@@ -481,6 +690,45 @@ pub fn with_ignore_line(old: Option<&str>) -> Option<String> {
     text.push_str(IGNORE_LINE);
     text.push('\n');
     Some(text)
+}
+
+/// `old` (a `.gitignore`) with `line` added at the end.
+fn with_line(old: Option<&str>, line: &str) -> String {
+    let mut text = old.unwrap_or("").to_owned();
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(line);
+    text.push('\n');
+    text
+}
+
+/// The texts of forge's backups of `file` (newest first, at most 50): in
+/// `.forge/backups/` for a project file, next to it for a user file.
+fn backup_texts(file: &Path, project: Option<&Paths>) -> Vec<String> {
+    let Some(name) = file.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Vec::new();
+    };
+    let (dir, prefix) = match project {
+        Some(paths) => (paths.forge_dir().join("backups"), format!("{name}.")),
+        None => match file.parent() {
+            Some(d) => (d.to_path_buf(), format!("{name}.forge-bak-")),
+            None => return Vec::new(),
+        },
+    };
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&prefix))
+        .collect();
+    names.sort_unstable_by(|a, b| b.cmp(a));
+    names
+        .iter()
+        .take(50)
+        .filter_map(|n| std::fs::read_to_string(dir.join(n)).ok())
+        .collect()
 }
 
 fn read_optional(path: &Path) -> color_eyre::Result<Option<String>> {

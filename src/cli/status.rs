@@ -17,8 +17,15 @@ use crate::store::snapshot::{GitSource, load};
 use crate::store::{Paths, resolve_root};
 
 /// Show the project's forge state: last session, flags, sessions, handoffs, Signals.
+///
+/// In a project forge is not set up in (no .forge/ and no forge hooks in the
+/// settings), it says what to run instead and exits 1; with --json it prints the
+/// empty snapshot with "set_up": false and a "hint".
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Examples:\n  forge status\n  forge status --json | jq '.blocked'")]
+#[command(
+    verbatim_doc_comment,
+    after_help = "Examples:\n  forge status\n  forge status --json | jq '.blocked'"
+)]
 pub struct StatusArgs {
     /// Project folder (default: found from the current folder).
     #[arg(long, value_name = "DIR")]
@@ -55,6 +62,10 @@ pub fn project_paths(project: Option<&PathBuf>, env: &Env) -> color_eyre::Result
 /// Runs `forge status`.
 pub fn run(args: &StatusArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
+    let set_up = super::init::is_set_up(&paths, env);
+    if !set_up && !args.json {
+        bail!("{}", super::init::not_set_up_message(&paths));
+    }
     let snap = load(&paths, env.now, GitSource::Live);
     if let Err(e) = crate::config::load(&paths, env) {
         super::print_err(&format!(
@@ -62,11 +73,25 @@ pub fn run(args: &StatusArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         ));
     }
     if args.json {
-        super::print_json(&to_json(&snap))?;
+        let mut v = to_json(&snap);
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert("set_up".into(), json!(set_up));
+            if !set_up {
+                obj.insert(
+                    "hint".into(),
+                    json!(super::init::not_set_up_message(&paths)),
+                );
+            }
+        }
+        super::print_json(&v)?;
     } else {
         super::print_out(&render_text(&snap));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if set_up {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// The snapshot as JSON, with the derived lists scripts want (`blocked`, `attention`).

@@ -16,6 +16,7 @@ use crate::tui::{self, Session, demo};
 /// the handoff inbox (blocked Signals first) and a preview of the selected handoff.
 ///
 /// It updates when files under .forge/ change. Press ? for the keys, q to quit.
+/// In a project forge is not set up in yet, it says what to run instead.
 #[derive(clap::Args, Debug)]
 #[command(
     after_help = "Examples:\n  forge tui                      # this project, live\n  \
@@ -60,10 +61,11 @@ pub fn run(args: &TuiArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         _demo_dir = Some(dir);
         (Paths::new(root), GitSource::Cache)
     } else {
-        (
-            super::status::project_paths(args.project.as_ref(), &env)?,
-            GitSource::Live,
-        )
+        let paths = super::status::project_paths(args.project.as_ref(), &env)?;
+        if !super::init::is_set_up(&paths, &env) {
+            bail!("{}", super::init::not_set_up_message(&paths));
+        }
+        (paths, GitSource::Live)
     };
     let mut model = tui::initial_model(&paths, &env, git);
     model.demo = args.demo;

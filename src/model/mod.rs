@@ -7,6 +7,7 @@ pub mod dashboard;
 pub mod diff;
 pub mod handoff;
 pub mod handoff_doc;
+pub mod json_edit;
 pub mod level;
 pub mod memory;
 pub mod redact;

@@ -344,10 +344,11 @@ enum Verdict {
 }
 
 /// Walks every handler; `decide` gets (event, group matches all, handler) and may
-/// edit the handler. Groups and events emptied by removals are dropped; ones that
-/// were already empty are left alone.
+/// edit the handler. Groups emptied by removals are dropped, and so are events
+/// unless `emptied` keeps them; ones that were already empty are left alone.
 fn walk_hooks(
     root: &mut Map<String, Value>,
+    emptied: Emptied<'_>,
     mut decide: impl FnMut(&str, bool, &mut Value) -> Verdict,
 ) {
     let Some(Value::Object(hooks)) = root.get_mut("hooks") else {
@@ -371,7 +372,7 @@ fn walk_hooks(
             handlers.retain_mut(|h| matches!(decide(event, all, h), Verdict::Keep));
             !(before > 0 && handlers.is_empty())
         });
-        if before_groups > 0 && groups.is_empty() {
+        if before_groups > 0 && groups.is_empty() && !emptied.keeps(Some(event)) {
             emptied_events.push(event.clone());
         }
     }
@@ -422,7 +423,7 @@ pub fn install(settings: &Value, opts: &InstallOptions<'_>) -> Result<Outcome, S
     let mut notes = Vec::new();
     let mut kept: Vec<String> = Vec::new();
 
-    walk_hooks(&mut root, |event, all, h| {
+    walk_hooks(&mut root, Emptied::Remove, |event, all, h| {
         let Some(words) = handler_words(h) else {
             return Verdict::Keep;
         };
@@ -435,7 +436,8 @@ pub fn install(settings: &Value, opts: &InstallOptions<'_>) -> Result<Outcome, S
                     if obj.get("command").and_then(Value::as_str) != Some(&canonical) {
                         obj.insert("command".into(), Value::String(canonical));
                     }
-                    obj.remove("args");
+                    // shift_remove: `remove` would move the last key into its place.
+                    obj.shift_remove("args");
                     if obj.get("type").is_none() {
                         obj.insert("type".into(), json!("command"));
                     }
@@ -548,8 +550,39 @@ fn statusline_command_of(v: &Value) -> String {
         .map_or_else(|| v.to_string(), str::to_owned)
 }
 
+/// What [`uninstall`] does with an event list, or the `hooks` object, that only
+/// forge's entries filled.
+#[derive(Debug, Clone, Copy)]
+pub enum Emptied<'a> {
+    /// Remove it, as if forge had never been there (the usual case: `forge init`
+    /// created it).
+    Remove,
+    /// Keep the ones that are there, empty, in this earlier version of the file
+    /// (forge's backup from before `forge init` filled them), so that an init and
+    /// an uninstall give back the same file.
+    KeepAsIn(&'a Value),
+}
+
+impl Emptied<'_> {
+    /// Whether an emptied event list (`Some(event)`) or `hooks` object (`None`)
+    /// stays.
+    fn keeps(&self, event: Option<&str>) -> bool {
+        let Self::KeepAsIn(before) = self else {
+            return false;
+        };
+        let hooks = before.get("hooks");
+        match event {
+            Some(e) => hooks
+                .and_then(|h| h.get(e))
+                .and_then(Value::as_array)
+                .is_some_and(Vec::is_empty),
+            None => hooks.and_then(Value::as_object).is_some_and(Map::is_empty),
+        }
+    }
+}
+
 /// Removes forge's hook entries and statusLine, and nothing else.
-pub fn uninstall(settings: &Value) -> Result<Outcome, ShapeError> {
+pub fn uninstall(settings: &Value, emptied: Emptied<'_>) -> Result<Outcome, ShapeError> {
     let mut root = root_object(settings)?;
     check_shape(&root)?;
     let mut removed_forge = Vec::new();
@@ -557,17 +590,20 @@ pub fn uninstall(settings: &Value) -> Result<Outcome, ShapeError> {
         .get("hooks")
         .and_then(Value::as_object)
         .is_some_and(|h| !h.is_empty());
-    walk_hooks(&mut root, |event, _all, h| match handler_words(h) {
-        Some(words) if forge_role(&words).is_some() => {
-            removed_forge.push(Removal {
-                event: event.to_owned(),
-                command: handler_display(h),
-            });
-            Verdict::Remove
+    walk_hooks(&mut root, emptied, |event, _all, h| {
+        match handler_words(h) {
+            Some(words) if forge_role(&words).is_some() => {
+                removed_forge.push(Removal {
+                    event: event.to_owned(),
+                    command: handler_display(h),
+                });
+                Verdict::Remove
+            }
+            _ => Verdict::Keep,
         }
-        _ => Verdict::Keep,
     });
     if had_hooks
+        && !emptied.keeps(None)
         && root
             .get("hooks")
             .and_then(Value::as_object)
@@ -781,7 +817,7 @@ mod tests {
     fn uninstall_removes_only_forge() {
         let exists = |p: &Path| p == Path::new("/usr/bin/notify-send");
         let installed = install(&sample(), &opts(&exists)).unwrap().settings;
-        let out = uninstall(&installed).unwrap();
+        let out = uninstall(&installed, Emptied::Remove).unwrap();
         assert_eq!(out.removed_forge.len(), 8);
         let hooks = command_hooks(&out.settings);
         assert!(hooks.iter().all(|h| !is_forge_command(&h.command)));
@@ -789,7 +825,45 @@ mod tests {
         assert_eq!(statusline_command(&out.settings), Some("ccstatusline"));
         // A file forge created alone goes back to empty.
         let fresh = install(&Value::Null, &opts(&exists)).unwrap().settings;
-        assert_eq!(uninstall(&fresh).unwrap().settings, json!({}));
+        assert_eq!(
+            uninstall(&fresh, Emptied::Remove).unwrap().settings,
+            json!({})
+        );
+        // Lists only forge filled are kept empty when an earlier version had them
+        // empty; the others go.
+        for s in [
+            json!({"hooks": {"Stop": []}, "model": "opus"}),
+            json!({"hooks": {}, "model": "opus"}),
+            json!({"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "x"}]}], "Stop": []}}),
+        ] {
+            let installed = install(&s, &opts(&exists)).unwrap().settings;
+            assert_eq!(
+                uninstall(&installed, Emptied::KeepAsIn(&s))
+                    .unwrap()
+                    .settings,
+                s,
+                "kept"
+            );
+        }
+        let s = json!({"hooks": {"Stop": []}, "model": "opus"});
+        let installed = install(&s, &opts(&exists)).unwrap().settings;
+        assert_eq!(
+            uninstall(&installed, Emptied::Remove).unwrap().settings,
+            json!({"model": "opus"})
+        );
+    }
+
+    #[test]
+    fn exec_form_forge_entry_is_rewritten_without_moving_keys() {
+        let s = json!({"hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": "/old/forge", "args": ["hook", "Stop"], "timeout": 5}
+        ]}]}});
+        let exists = |_: &Path| true;
+        let out = install(&s, &opts(&exists)).unwrap().settings;
+        let h = &out["hooks"]["Stop"][0]["hooks"][0];
+        let keys: Vec<_> = h.as_object().unwrap().keys().cloned().collect();
+        assert_eq!(keys, ["type", "command", "timeout"]);
+        assert_eq!(h["command"], "/opt/bin/forge hook Stop");
     }
 
     #[test]

@@ -75,10 +75,19 @@ impl TestProject {
         }
     }
 
+    /// A folder of the test's own that comes first on `PATH` for [`Self::forge`]
+    /// (empty unless a test puts a `forge` there); the rest of `PATH` is the system
+    /// folders, so the real `forge` a developer may have installed is never found.
+    pub fn bin_dir(&self) -> PathBuf {
+        self.dir.path().join("bin")
+    }
+
     /// `forge` with a clean environment pointed at the temp folders, run in `root`.
     pub fn forge(&self) -> Command {
         let mut cmd = Command::cargo_bin("forge").unwrap();
+        let path = format!("{}:/usr/local/bin:/usr/bin:/bin", self.bin_dir().display());
         cmd.current_dir(&self.root)
+            .env("PATH", path)
             .env("HOME", &self.home)
             .env("XDG_CONFIG_HOME", &self.xdg)
             .env_remove("CLAUDE_PROJECT_DIR")
