@@ -129,10 +129,54 @@ pub fn write_unique(
     Err(last_err.unwrap_or_else(|| io::Error::other("no free handoff file name")))
 }
 
+/// What [`write_detailed`] did, for a caller that reports each part truthfully.
+#[derive(Debug)]
+pub struct Written {
+    /// The handoff document (absolute path). It exists whatever `markers` says.
+    pub path: PathBuf,
+    /// Making it the pending resume: the markers written (with a global marker that
+    /// could not be), or why the project's marker could not be written.
+    pub markers: io::Result<files::Markers>,
+}
+
+/// [`write_detailed`] for callers that only log: `Err` when the handoff or the
+/// project's marker could not be written (the message says which, and that the
+/// handoff exists when it does); a global marker that could not be written is
+/// logged to `errors.log`, not an error (the project's marker resumes).
+pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::Result<PathBuf> {
+    let w = write_detailed(paths, env, cfg, req)?;
+    match w.markers {
+        Ok(m) => {
+            if let Some((global, e)) = m.global_error {
+                super::log_error(
+                    paths,
+                    "handoff",
+                    &format!("could not write {}: {e}", global.display()),
+                );
+            }
+            Ok(w.path)
+        }
+        Err(e) => Err(io::Error::new(
+            e.kind(),
+            format!(
+                "the handoff was written to {}, but it is not pending: writing {} failed: {e}",
+                w.path.display(),
+                paths.pending_resume().display()
+            ),
+        )),
+    }
+}
+
 /// Gathers everything, writes the handoff, records `handoff_written_at` in the
 /// session's bridge and makes it the pending resume (project and global markers).
-/// Returns the absolute path written.
-pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::Result<PathBuf> {
+/// `Err` only when the handoff itself could not be written; what happened to the
+/// markers is in [`Written::markers`].
+pub fn write_detailed(
+    paths: &Paths,
+    env: &Env,
+    cfg: &Config,
+    req: &Request<'_>,
+) -> io::Result<Written> {
     if !paths.may_create_state(env.home.as_deref()) {
         return Err(io::Error::other(format!(
             "{} is not a project (no .forge/, and it is / or your home folder): \
@@ -231,13 +275,17 @@ pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::R
     let path = std::path::absolute(&path).unwrap_or(path);
     if let Some(sid) = &session_id {
         let at = files::iso(now);
-        files::update_bridge(paths, sid, now, |b| {
+        // The handoff exists: a bridge that cannot be updated (a busy lock, a full
+        // disk) only means PreCompact may write a second one. Logged, not fatal.
+        if let Err(e) = files::update_bridge(paths, sid, now, |b| {
             b.handoff_written_at = Some(at);
             true
-        })?;
+        }) {
+            super::log_error(paths, "handoff", &format!("session bridge: {e}"));
+        }
     }
-    files::write_pending_resume(paths, env, &path)?;
-    Ok(path)
+    let markers = files::write_pending_resume(paths, env, &path);
+    Ok(Written { path, markers })
 }
 
 #[cfg(test)]
