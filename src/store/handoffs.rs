@@ -136,9 +136,8 @@ pub fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
 /// Parses one handoff file: a regular file (never through a link planted in the
 /// folder, never a FIFO), its first [`READ_CAP`] bytes.
 pub fn load_one(path: &Path) -> Option<HandoffEntry> {
-    let file = super::safe::open_read(path, super::safe::Follow::No).ok()?;
-    let meta = file.metadata().ok()?;
-    let bytes = super::safe::read_file_capped(&file, READ_CAP).ok()?;
+    let (file, meta) = super::safe::open_read_meta(path, super::safe::Follow::No).ok()?;
+    let bytes = super::safe::read_file_capped(&file, meta.len(), READ_CAP).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let mtime = meta.modified().ok().map(DateTime::<Utc>::from);
     HandoffEntry::parse(path.to_path_buf(), &text, mtime)

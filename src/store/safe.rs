@@ -97,25 +97,32 @@ fn explain(e: io::Error) -> io::Error {
 /// Opens `path` for reading: non-blocking, a final link followed only with
 /// [`Follow::Yes`], and only when the handle is a regular file.
 pub fn open_read(path: &Path, follow: Follow) -> io::Result<File> {
+    open_read_meta(path, follow).map(|(file, _)| file)
+}
+
+/// [`open_read`], with the handle's metadata (from the one `fstat`).
+pub fn open_read_meta(path: &Path, follow: Follow) -> io::Result<(File, fs::Metadata)> {
     let file = OpenOptions::new()
         .read(true)
         .custom_flags(open_flags(follow))
         .open(path)
         .map_err(explain)?;
-    ensure_regular(&file)?;
-    Ok(file)
+    let meta = ensure_regular(&file)?;
+    Ok((file, meta))
 }
 
 /// Reads at most `cap` bytes of the regular file at `path` (see [`open_read`]).
 pub fn read_capped(path: &Path, cap: u64, follow: Follow) -> io::Result<Vec<u8>> {
-    read_file_capped(&open_read(path, follow)?, cap)
+    let (file, meta) = open_read_meta(path, follow)?;
+    read_file_capped(&file, meta.len(), cap)
 }
 
-/// Reads at most `cap` bytes from an open file, from its current position.
-pub fn read_file_capped(file: &File, cap: u64) -> io::Result<Vec<u8>> {
+/// Reads at most `cap` bytes from an open file of length `len`, from its current
+/// position.
+pub fn read_file_capped(file: &File, len: u64, cap: u64) -> io::Result<Vec<u8>> {
     // Sized from the file's length, so a small file is read in one call rather than
     // in growing 32-, 64-, 128-byte probes (this runs on the statusline's hot path).
-    let hint = file.metadata().map_or(0, |m| m.len().min(cap));
+    let hint = len.min(cap);
     let mut buf = Vec::with_capacity(usize::try_from(hint).unwrap_or(0).saturating_add(1));
     file.take(cap).read_to_end(&mut buf)?;
     Ok(buf)
@@ -199,9 +206,10 @@ pub fn create_dir_all(path: &Path) -> io::Result<()> {
         .create(path)
 }
 
-/// The effective user id of this process.
+/// The effective user id of this process (asked once).
 pub fn euid() -> u32 {
-    rustix::process::geteuid().as_raw()
+    static EUID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *EUID.get_or_init(|| rustix::process::geteuid().as_raw())
 }
 
 /// A state folder forge will not use, and why.

@@ -111,6 +111,19 @@ fn keep_project_files(root: &Path, mut facts: TranscriptFacts) -> TranscriptFact
     facts
 }
 
+/// Whether `path` is where Claude Code keeps transcripts: a `.jsonl` file under
+/// `<claude dir>/projects/`, with no `..` in the path.
+pub fn is_claude_transcript(env: &Env, path: &Path) -> bool {
+    use std::path::Component;
+    let Some(projects) = env.claude_dir().map(|d| d.join("projects")) else {
+        return false;
+    };
+    path.extension().is_some_and(|e| e == "jsonl")
+        && !path.components().any(|c| c == Component::ParentDir)
+        && (path.starts_with(&projects)
+            || std::fs::canonicalize(&projects).is_ok_and(|real| path.starts_with(real)))
+}
+
 /// Writes `text` as a new `handoff-<stamp>[-N].md`, never replacing an existing one.
 pub fn write_unique(
     paths: &Paths,
@@ -200,7 +213,16 @@ pub fn write_detailed(
         .transcript_path
         .filter(|p| !p.trim().is_empty())
         .map(str::to_owned)
-        .or_else(|| bridge.as_ref().and_then(|b| b.transcript_path.clone()));
+        .or_else(|| {
+            // A bridge file is a file in the project folder, which a cloned repository
+            // can ship: the transcript it names is read only when it is one of Claude
+            // Code's own (a `.jsonl` under `<claude dir>/projects/`), so a planted
+            // bridge cannot pull another file's text into a handoff.
+            bridge
+                .as_ref()
+                .and_then(|b| b.transcript_path.clone())
+                .filter(|p| is_claude_transcript(env, Path::new(p)))
+        });
 
     let (facts, cut, problem) = match &transcript_path {
         Some(p) => match transcript::read_facts(Path::new(p)) {

@@ -61,10 +61,10 @@ fn read_tail(file: &mut File, len: u64, max: u64) -> io::Result<(String, bool)> 
 /// The current context size from the end of the transcript at `path`. A missing or
 /// empty file gives [`TailScan::Nothing`].
 pub fn tail_context(path: &Path) -> TailScan {
-    let Ok(mut file) = safe::open_read(path, Follow::Yes) else {
+    let Ok((mut file, meta)) = safe::open_read_meta(path, Follow::Yes) else {
         return TailScan::Nothing;
     };
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let len = meta.len();
     let mut window = TAIL_START;
     loop {
         let Ok((text, cut)) = read_tail(&mut file, len, window) else {
