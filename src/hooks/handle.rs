@@ -23,9 +23,13 @@ pub const MAX_STDIN: u64 = 1024 * 1024;
 /// measures), never fewer than the characters: every part counts, the whole output
 /// is cut to this at the end whatever the files hold.
 pub const SESSION_START_BUDGET: usize = 9_500;
-/// No line of SessionStart output is longer than this many characters: a 100 KB
-/// branch name or question is cut (with `…`), never allowed to crowd out the rest.
+/// No line forge composes for SessionStart (last session, Signals, questions, drift
+/// notes) is longer than this many characters: a 100 KB branch name or question is
+/// cut (with `…`), never allowed to crowd out the rest.
 const LINE_MAX: usize = 400;
+/// The same for lines of a resumed handoff's text, which may hold a long request
+/// written as one paragraph (and front matter a repository may have planted).
+const BODY_LINE_MAX: usize = 2_000;
 /// How long SessionStart waits for the pending-resume lock. Only racing session
 /// starts of one project hold it, each for a read and two unlinks.
 const RESUME_LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
@@ -319,7 +323,7 @@ impl Ctx<'_> {
         }
         // Whatever the parts hold, the whole stays within the budget.
         let out = cut_lines(
-            &clip_lines(&out, LINE_MAX),
+            &clip_lines(&out, BODY_LINE_MAX),
             SESSION_START_BUDGET,
             "[forge: cut to fit Claude Code's limit]\n",
         );
@@ -643,8 +647,9 @@ fn reread_guidance(snap: &Snapshot, session_id: Option<&str>) -> String {
 }
 
 /// The handoff `target` (already checked by `files::resume_target`) with drift
-/// notes, within `budget` (UTF-16 units): every line clipped to [`LINE_MAX`], the
-/// body cut at a line boundary with a note saying where the rest is.
+/// notes, within `budget` (UTF-16 units): drift notes clipped to [`LINE_MAX`], the
+/// handoff's lines to [`BODY_LINE_MAX`], the body cut at a line boundary with a note
+/// saying where the rest is.
 fn resume_text(target: &Path, snap: &Snapshot, now: DateTime<Utc>, budget: usize) -> String {
     let shown = clip_line(&target.display().to_string(), LINE_MAX / 2);
     let (Some(entry), Some(text)) = (handoffs::load_one(target), store::read_text(target)) else {
@@ -659,7 +664,7 @@ fn resume_text(target: &Path, snap: &Snapshot, now: DateTime<Utc>, budget: usize
     }
     let note = format!("[handoff cut to fit; read the rest in {shown}]\n");
     let room = budget.saturating_sub(units(&out));
-    let mut body = clip_lines(&text, LINE_MAX).into_owned();
+    let mut body = clip_lines(&text, BODY_LINE_MAX).into_owned();
     if !body.ends_with('\n') {
         body.push('\n');
     }
