@@ -330,6 +330,21 @@ fn links_planted_in_the_state_folder_are_never_followed() {
     assert!(!out.contains(SECRET), "{out}");
     hook(&p, "Stop", &p.payload("hooks/Stop.json"));
     hook(&p, "PreCompact", &p.payload("hooks/PreCompact-auto.json"));
+    // Claude reads what forge tells it to re-read: never the linked state.json.
+    let marker = p.read(&format!(".forge/logs/sessions/{SID}.compacted"));
+    assert!(!marker.contains("state.json"), "{marker}");
+    let safety_net = std::fs::read_dir(p.forge_dir().join("handoffs"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .find(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.starts_with("handoff-") && !n.contains("2099")
+        })
+        .unwrap();
+    let written = std::fs::read_to_string(safety_net.path()).unwrap();
+    let reload = written.split("## Reload").nth(1).unwrap();
+    let reload = reload.split("\n## ").next().unwrap();
+    assert!(!reload.contains("state.json"), "{reload}");
     let line = run(p
         .forge()
         .arg("statusline")

@@ -607,7 +607,9 @@ fn reread_files(paths: &Paths, session_id: Option<&str>, recent: &[String]) -> V
     if paths.root.join("CLAUDE.md").exists() {
         out.push("CLAUDE.md".to_owned());
     }
-    if paths.state_json().exists() {
+    // A regular file only: Claude reads what this list names, and a state.json that
+    // is a link planted in the folder would point it at any file.
+    if store::safe::is_regular(&paths.state_json()) {
         out.push(".forge/state.json".to_owned());
     }
     if let Some(sid) = session_id

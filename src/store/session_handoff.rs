@@ -290,7 +290,8 @@ pub fn write_detailed(
         workflow: files::read_workflow(paths),
         signals: open_signals(paths),
         has_claude_md: paths.root.join("CLAUDE.md").is_file(),
-        has_state_json: paths.state_json().is_file(),
+        // Not a link planted in .forge/: the Reload section tells Claude to read it.
+        has_state_json: super::safe::is_regular(&paths.state_json()),
     };
     let text = handoff_doc::compose(&inputs);
     let path = write_unique(paths, now, &text)?;
