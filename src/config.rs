@@ -211,8 +211,16 @@ pub fn user_path(env: &Env) -> Option<PathBuf> {
     env.user_config_dir().map(|d| d.join("config.toml"))
 }
 
-fn parse_file(path: &Path) -> Result<Option<toml::Table>, ConfigError> {
-    let text = match std::fs::read_to_string(path) {
+/// The largest config file read (a larger one is an error, never cut).
+const CONFIG_MAX: u64 = 1024 * 1024;
+
+/// Reads and checks one config file. The project's (under `.forge/`) is opened
+/// without following a link; the user's may be a dotfiles manager's link.
+fn parse_file(
+    path: &Path,
+    follow: crate::store::safe::Follow,
+) -> Result<Option<toml::Table>, ConfigError> {
+    let text = match crate::store::safe::read_to_string_whole(path, CONFIG_MAX, follow) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => {
@@ -472,7 +480,11 @@ fn load_skipping(paths: &Paths, env: &Env, skip: &[PathBuf]) -> Result<Loaded, C
             files.push((source.clone(), false));
             continue;
         }
-        let table = parse_file(&path)?;
+        let follow = match source {
+            Source::Project(_) => crate::store::safe::Follow::No,
+            _ => crate::store::safe::Follow::Yes,
+        };
+        let table = parse_file(&path, follow)?;
         files.push((source.clone(), table.is_some()));
         if let Some(table) = table {
             merge(&mut merged, &table, &source, "", &mut sources);

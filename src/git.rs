@@ -39,9 +39,13 @@ pub struct GitFacts {
     pub changed: Vec<String>,
 }
 
-/// Opens the repository whose work tree contains `dir`.
+/// Opens the repository whose work tree contains `dir`. A repository whose `HEAD`
+/// is not a regular file (a FIFO would block libgit2's read) is not opened.
 pub fn open(dir: &Path) -> Option<Repository> {
-    Repository::discover(dir).ok().filter(|r| !r.is_bare())
+    Repository::discover(dir)
+        .ok()
+        .filter(|r| !r.is_bare())
+        .filter(|r| crate::store::safe::is_regular(&r.path().join("HEAD")))
 }
 
 /// The branch name of HEAD, with detached and unborn HEADs handled.
@@ -71,10 +75,17 @@ pub fn branch(repo: &Repository) -> Option<String> {
 
 /// Reads the branch from `<root>/.git/HEAD` without opening the repository: the
 /// statusline's cheap path. Handles `.git` files (worktrees) and detached HEADs.
+/// Both files are read as `store::safe` reads (never a FIFO or a link, at most
+/// 4 KiB), so an odd `.git` never hangs the line.
 pub fn branch_from_head_file(root: &Path) -> Option<String> {
+    let read = |p: &Path| {
+        crate::store::safe::read_capped(p, 4096, crate::store::safe::Follow::No)
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
     let dot_git = root.join(".git");
-    let git_dir = if dot_git.is_file() {
-        let text = std::fs::read_to_string(&dot_git).ok()?;
+    let git_dir = if crate::store::safe::is_regular(&dot_git) {
+        let text = read(&dot_git)?;
         let rel = text
             .lines()
             .find_map(|l| l.strip_prefix("gitdir:"))?
@@ -89,7 +100,7 @@ pub fn branch_from_head_file(root: &Path) -> Option<String> {
     } else {
         dot_git
     };
-    let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    let head = read(&git_dir.join("HEAD"))?;
     let head = head.trim();
     if let Some(r) = head.strip_prefix("ref:") {
         let r = r.trim();

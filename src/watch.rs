@@ -165,7 +165,8 @@ impl Watcher {
     /// Watches `.forge/` recursively once it exists (and stops when it is removed).
     /// The root stays watched, non-recursively, so `.forge/` coming or going is seen.
     pub fn sync(&mut self) -> notify::Result<()> {
-        let exists = self.forge_dir.is_dir();
+        // A real folder only: a link put in its place is never watched (or read).
+        let exists = crate::store::safe::is_real_dir(&self.forge_dir);
         if exists && !self.watching_forge {
             self.debouncer
                 .watch(&self.forge_dir, RecursiveMode::Recursive)?;

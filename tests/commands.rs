@@ -1533,12 +1533,21 @@ fn resume_by_path_takes_only_handoff_files_and_clears_every_marker_it_wrote() {
         .unwrap();
     assert_eq!(marker(&project_marker), canonical.display().to_string());
 
-    // A handoff of another project, chosen by path: --clear removes the global
-    // marker too, although it points outside this project.
+    // A handoff of another project is refused: a session only resumes from this
+    // project's .forge/handoffs/, so the choice would leave nothing pending.
     let other = TestProject::new();
     let theirs = other.add_handoff_fixture("handoff-20261121-094500.md");
-    p.forge().arg("resume").arg(&theirs).assert().success();
-    assert_eq!(marker(&global_marker), theirs.display().to_string());
+    p.forge()
+        .arg("resume")
+        .arg(&theirs)
+        .assert()
+        .code(1)
+        .stderr(contains("not in this project's"));
+    assert_eq!(marker(&project_marker), canonical.display().to_string());
+    // Markers an older forge (or a script) wrote for it: --clear removes the global
+    // one too, as it names the same file as the project's.
+    std::fs::write(&project_marker, format!("{}\n", theirs.display())).unwrap();
+    std::fs::write(&global_marker, format!("{}\n", theirs.display())).unwrap();
     p.forge()
         .args(["resume", "--clear"])
         .assert()

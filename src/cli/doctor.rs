@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::status::project_paths;
+use super::status::locate_project;
 use crate::env::Env;
 use crate::model::handoff::split_front_matter;
 use crate::model::memory::MEMORY_MAX_LINES;
@@ -138,7 +138,7 @@ struct SettingsFile {
 
 /// Runs `forge doctor`.
 pub fn run(args: &DoctorArgs, env: &Env) -> color_eyre::Result<ExitCode> {
-    let paths = project_paths(args.project.as_ref(), env)?;
+    let paths = locate_project(args.project.as_ref(), env)?;
     let checks = run_checks(&paths, env);
     let failed = checks.iter().any(|c| c.status == Status::Fail);
     if args.json {
@@ -165,7 +165,16 @@ pub fn run_checks(paths: &Paths, env: &Env) -> Vec<Check> {
         home: env.home.as_deref(),
         project: Some(&paths.root),
     };
+    let refused = |name: &'static str| {
+        Check::new(
+            name,
+            Status::Warn,
+            "not checked: forge does not read this project's .forge/ (see state-folders)",
+        )
+    };
+    let trusted = paths.check().is_ok();
     vec![
+        check_state_folders(paths),
         check_hooks(&files, paths),
         check_binary(&files, paths, expand, env),
         check_twice(&files, paths),
@@ -174,10 +183,18 @@ pub fn run_checks(paths: &Paths, env: &Env) -> Vec<Check> {
         check_gitignore(paths),
         check_dead_hooks(&files, paths, expand),
         check_models(paths, env),
-        check_signals(paths),
+        if trusted {
+            check_signals(paths)
+        } else {
+            refused("signals")
+        },
         check_learned(paths, env),
         check_memory_size(paths, env),
-        check_config(paths, env),
+        if trusted {
+            check_config(paths, env)
+        } else {
+            refused("config")
+        },
     ]
 }
 
@@ -194,7 +211,7 @@ fn settings_files(paths: &Paths, env: &Env) -> Vec<SettingsFile> {
     candidates
         .into_iter()
         .filter_map(|path| {
-            let text = std::fs::read_to_string(&path).ok()?;
+            let text = crate::store::read_text_follow(&path)?;
             let value = if text.trim().is_empty() {
                 Ok(Value::Null)
             } else {
@@ -203,6 +220,22 @@ fn settings_files(paths: &Paths, env: &Env) -> Vec<SettingsFile> {
             Some(SettingsFile { path, value })
         })
         .collect()
+}
+
+/// The StrictModes check of `.forge/` and its folders ([`Paths::check`]).
+fn check_state_folders(paths: &Paths) -> Check {
+    match paths.check() {
+        Ok(()) => Check::new(
+            "state-folders",
+            Status::Ok,
+            ".forge/ and its folders are yours, real folders, and not writable by others",
+        ),
+        Err(refusal) => Check::new(
+            "state-folders",
+            Status::Fail,
+            format!("forge does not read or write this project's state: {refusal}"),
+        ),
+    }
 }
 
 fn shown(path: &Path, paths: &Paths) -> String {
@@ -756,7 +789,7 @@ fn check_models(paths: &Paths, env: &Env) -> Check {
     files.dedup();
     let mut bad = Vec::new();
     for f in &files {
-        let Some(text) = crate::store::read_text(f) else {
+        let Some(text) = crate::store::read_text_follow(f) else {
             continue;
         };
         let (fm, _) = split_front_matter(&text);
@@ -831,7 +864,7 @@ fn check_learned(paths: &Paths, env: &Env) -> Check {
     let files = super::learn::learned_files(&dir);
     let mut found = Vec::new();
     for f in &files {
-        let Some(text) = crate::store::read_text(f) else {
+        let Some(text) = crate::store::read_text_follow(f) else {
             continue;
         };
         let name = f

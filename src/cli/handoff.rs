@@ -22,6 +22,11 @@ use crate::store::{self, Paths, files, session_handoff, transcript};
 /// transcript under ~/.claude/projects/; or pass the transcript with --transcript.
 /// With --auto (used by the statusline and hooks) it prints nothing and always exits
 /// 0; errors go to .forge/logs/errors.log.
+///
+/// Exit status: 0 when the handoff is written and pending (if only the global
+/// ~/.claude/pending-resume could not be written, a warning says so: the project's
+/// marker still resumes it); 1 when the handoff could not be written, or was written
+/// but could not be made pending (the message names the file).
 #[derive(clap::Args, Debug)]
 #[command(
     verbatim_doc_comment,
@@ -56,18 +61,54 @@ pub fn run(args: &HandoffArgs, env: &Env) -> ExitCode {
             return ExitCode::SUCCESS;
         }
         let outcome = std::panic::catch_unwind(|| write(args, env));
-        if let Ok(Err(e)) = outcome
+        let problem = match outcome {
+            Ok(Ok(w)) => match w.markers {
+                Ok(m) => m
+                    .global_error
+                    .map(|(g, e)| format!("could not write {}: {e}", g.display())),
+                Err(e) => Some(not_pending(&w.path, &e)),
+            },
+            Ok(Err(e)) => Some(format!("{e:#}")),
+            Err(_) => Some("panic (ignored)".to_owned()),
+        };
+        if let Some(problem) = problem
             && let Ok(paths) = super::status::project_paths(args.project.as_ref(), env)
             && paths.forge_dir().is_dir()
         {
-            store::log_error(&paths, "handoff --auto", &format!("{e:#}"));
+            store::log_error(&paths, "handoff --auto", &problem);
         }
         return ExitCode::SUCCESS;
     }
-    super::report(write(args, env).map(|path| {
-        super::print_out(&format!("{}\n", path.display()));
-        ExitCode::SUCCESS
+    super::report(write(args, env).map(|w| {
+        // The file exists whatever happens next: its path always goes to stdout.
+        super::print_out(&format!("{}\n", w.path.display()));
+        match w.markers {
+            Ok(m) => {
+                if let Some((global, e)) = m.global_error {
+                    eprintln!(
+                        "forge: warning: could not write {} ({e}); the handoff is pending \
+                         through .forge/pending-resume, which sessions in this project read first",
+                        global.display()
+                    );
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("forge: {}", not_pending(&w.path, &e));
+                ExitCode::from(1)
+            }
+        }
     }))
+}
+
+/// The message for a handoff that was written but could not be made pending.
+fn not_pending(path: &std::path::Path, e: &std::io::Error) -> String {
+    format!(
+        "the handoff was written to {}, but it is not pending: writing .forge/pending-resume \
+         failed ({e}); make it pending with `forge resume {}` once that is fixed",
+        path.display(),
+        path.display()
+    )
 }
 
 /// Claims the session's threshold crossing: true for the one process that wins it.
@@ -89,7 +130,7 @@ fn claim(args: &HandoffArgs, env: &Env) -> bool {
     }
 }
 
-fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<PathBuf> {
+fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<session_handoff::Written> {
     let Some(trigger) = Trigger::parse(&args.trigger) else {
         bail!(
             "unknown --trigger {:?}: use one of context-threshold, pre-compact, manual, session-end",
@@ -133,7 +174,7 @@ fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<PathBuf> {
         session_id: session,
         transcript_path: transcript_text.as_deref(),
     };
-    session_handoff::write(&paths, env, &cfg, &req).wrap_err_with(|| {
+    session_handoff::write_detailed(&paths, env, &cfg, &req).wrap_err_with(|| {
         format!(
             "writing the handoff in {} (is the folder writable?)",
             paths.handoffs().display()

@@ -732,7 +732,11 @@ fn backup_texts(file: &Path, project: Option<&Paths>) -> Vec<String> {
 }
 
 fn read_optional(path: &Path) -> color_eyre::Result<Option<String>> {
-    match std::fs::read_to_string(path) {
+    match crate::store::safe::read_to_string_whole(
+        path,
+        16 * 1024 * 1024,
+        crate::store::safe::Follow::Yes,
+    ) {
         Ok(t) => Ok(Some(t)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e).wrap_err_with(|| format!("reading {}", path.display())),

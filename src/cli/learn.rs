@@ -79,9 +79,7 @@ pub fn learned_files(dir: &Path) -> Vec<PathBuf> {
 
 /// Lines in a text file, `None` when it is missing.
 pub fn line_count(path: &Path) -> Option<usize> {
-    std::fs::read_to_string(path)
-        .ok()
-        .map(|t| t.lines().count())
+    crate::store::read_text_follow(path).map(|t| t.lines().count())
 }
 
 /// Runs `forge learn`.
@@ -167,9 +165,14 @@ fn status(paths: &Paths, dir: &Path, as_json: bool) -> color_eyre::Result<ExitCo
     Ok(ExitCode::SUCCESS)
 }
 
+/// The largest memory or archive file `forge learn archive` reads (it refuses,
+/// rather than cuts, a larger one).
+const WHOLE_MAX: u64 = 64 * 1024 * 1024;
+
 fn archive(dir: &Path, env: &Env) -> color_eyre::Result<ExitCode> {
     let memory_md = dir.join("MEMORY.md");
-    let text = match std::fs::read_to_string(&memory_md) {
+    let read = |p: &Path| store::safe::read_to_string_whole(p, WHOLE_MAX, store::safe::Follow::Yes);
+    let text = match read(&memory_md) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             super::print_out(&format!(
@@ -182,7 +185,7 @@ fn archive(dir: &Path, env: &Env) -> color_eyre::Result<ExitCode> {
     };
     let name = format!("archive-{}.md", env.now.format("%Y-%m-%d"));
     let archive_path = dir.join(&name);
-    let existing = match std::fs::read_to_string(&archive_path) {
+    let existing = match read(&archive_path) {
         Ok(t) => Some(t),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(e).wrap_err_with(|| format!("reading {}", archive_path.display())),
@@ -199,8 +202,8 @@ fn archive(dir: &Path, env: &Env) -> color_eyre::Result<ExitCode> {
     // is safely elsewhere.
     store::write_atomic(&archive_path, plan.archive.as_bytes())
         .wrap_err_with(|| format!("writing {}", archive_path.display()))?;
-    let written = std::fs::read_to_string(&archive_path)
-        .wrap_err_with(|| format!("reading back {}", archive_path.display()))?;
+    let written =
+        read(&archive_path).wrap_err_with(|| format!("reading back {}", archive_path.display()))?;
     if !written.contains(&text) {
         bail!(
             "{} does not hold MEMORY.md's content after writing; MEMORY.md was left as it is",

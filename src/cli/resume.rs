@@ -72,16 +72,23 @@ pub fn run(args: &ResumeArgs, env: &Env) -> color_eyre::Result<ExitCode> {
             );
         }
         if !args.clear {
-            let written = files::write_pending_resume(&paths, env, target)
-                .wrap_err("writing the pending-resume markers")?;
+            let markers = files::write_pending_resume(&paths, env, target)
+                .wrap_err("writing the pending-resume marker .forge/pending-resume")?;
             say(
                 args.print,
                 &format!(
                     "The next session will resume from {}\n(markers: {})\n",
                     target.display(),
-                    join_paths(&written)
+                    join_paths(&markers.written)
                 ),
             );
+            if let Some((global, e)) = &markers.global_error {
+                eprintln!(
+                    "forge: warning: could not write {} ({e}); sessions in this project still \
+                     resume from .forge/pending-resume",
+                    global.display()
+                );
+            }
         }
     }
 
@@ -117,15 +124,11 @@ pub fn run(args: &ResumeArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The pending resume of this project: its own marker, else the global one when it
-/// points inside this project (the same rule SessionStart uses).
+/// The pending resume of this project: its own marker, else the global one, each
+/// only when it names a handoff in this project's `.forge/handoffs/` (the rule
+/// SessionStart uses, so `--print` never prints what a session would not load).
 fn pending(paths: &Paths, env: &Env) -> Option<PathBuf> {
-    files::read_marker(&paths.pending_resume()).or_else(|| {
-        env.global_pending_resume()
-            .as_deref()
-            .and_then(files::read_marker)
-            .filter(|p| files::points_inside(p, &paths.root))
-    })
+    files::pending_resume(paths, env).map(|(_, target)| target)
 }
 
 fn latest_session(list: &[HandoffEntry]) -> color_eyre::Result<&HandoffEntry> {
@@ -170,12 +173,31 @@ fn select(
         );
     }
     let candidates = [env.cwd.join(given), paths.handoffs().join(given)];
-    let found = candidates.iter().find(|p| p.is_file()).ok_or_else(|| {
-        eyre!(
-            "no such handoff file: {sel} (give a path, a file name in .forge/handoffs, or a number from `forge resume`)"
-        )
+    let found = candidates
+        .iter()
+        .find(|p| std::fs::symlink_metadata(p).is_ok())
+        .ok_or_else(|| {
+            eyre!(
+                "no such handoff file: {sel} (give a path, a file name in .forge/handoffs, or a number from `forge resume`)"
+            )
+        })?;
+    // SessionStart only loads a regular file in this project's .forge/handoffs/:
+    // choosing anything else would leave nothing pending.
+    let inside = found
+        .parent()
+        .and_then(|d| std::fs::canonicalize(d).ok())
+        .zip(std::fs::canonicalize(paths.handoffs()).ok())
+        .is_some_and(|(d, h)| d == h);
+    if !inside {
+        bail!(
+            "{sel} is not in this project's {}: a session only resumes from a handoff there; copy it there first",
+            paths.handoffs().display()
+        );
+    }
+    let target = files::resume_target(paths, &std::path::absolute(found)?).ok_or_else(|| {
+        eyre!("{sel} is not a regular file (a link or a special file): forge only resumes from regular handoff files")
     })?;
-    std::fs::canonicalize(found).wrap_err_with(|| format!("resolving {}", found.display()))
+    std::fs::canonicalize(&target).wrap_err_with(|| format!("resolving {}", target.display()))
 }
 
 /// Whether a file name is a handoff's: `handoff-*.md` or `agent-*.md`.

@@ -35,13 +35,23 @@ pub struct StatusArgs {
     pub json: bool,
 }
 
-/// Resolves `--project DIR` (which must exist) or finds the project from the cwd.
+/// Resolves `--project DIR` (which must exist) or finds the project from the cwd,
+/// and refuses a project whose `.forge/` fails the StrictModes check
+/// ([`Paths::check`]) with the reason and what to do.
 ///
 /// `DIR` is canonicalized (symlinks and `..` resolved, like the cwd), then treated
-/// like a cwd: a subfolder of a project means that project (the nearest folder
-/// above holding `.forge/`, else the git root), so `--project src` works the way
-/// running from `src` does. A folder in no project is the project itself.
+/// like a cwd: a subfolder of a project means that project (the nearest folder up
+/// to the git work-tree root holding `.forge/`, else that root), so `--project src`
+/// works the way running from `src` does. A folder outside git is the project
+/// itself.
 pub fn project_paths(project: Option<&PathBuf>, env: &Env) -> color_eyre::Result<Paths> {
+    let paths = locate_project(project, env)?;
+    paths.check()?;
+    Ok(paths)
+}
+
+/// [`project_paths`] without the check: for `forge doctor`, which reports it.
+pub fn locate_project(project: Option<&PathBuf>, env: &Env) -> color_eyre::Result<Paths> {
     let canonical = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
     match project {
         Some(dir) => {

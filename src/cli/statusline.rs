@@ -79,19 +79,34 @@ pub fn tick(args: &StatuslineArgs, env: &Env, input: &[u8]) -> String {
         .filter(|p| p.is_absolute() && p.is_dir())
         .unwrap_or_else(|| env.cwd.clone());
     let paths = Paths::new(store::resolve_root(env.claude_project_dir.as_deref(), &cwd));
+    // A refused `.forge/` (a link, someone else's, writable by others: see
+    // `Paths::check`) is neither read nor written: the line shows what the payload and
+    // `.git/HEAD` say, and nothing fires. `forge doctor` says why.
+    let trusted = paths.check().is_ok();
     // Most projects have no config file: skip the layered merge then (two `stat`s).
     let has_config = paths.config().exists() || config::user_path(env).is_some_and(|p| p.exists());
-    let cfg = if has_config {
+    let cfg = if has_config && trusted {
         config::load_or_default(&paths, env)
     } else {
         Config::default()
     };
-    let state = gather(&paths, &payload, env.now);
+    let state = if trusted {
+        gather(&paths, &payload, env.now)
+    } else {
+        SessionState {
+            project: project_name(&paths),
+            branch: crate::git::branch_from_head_file(&paths.root),
+            ..SessionState::default()
+        }
+    };
     let term = Term {
         color: !(env.no_color || args.plain),
         width: env.columns,
     };
     let line = render_statusline(&payload, &state, &cfg, &term, env.now);
+    if !trusted {
+        return line;
+    }
     if let Some(sid) = payload.session_id.as_deref() {
         let ctx = resolve_context(&payload, state.tail.as_ref());
         // A busy bridge lock is not an error: the next tick writes.
@@ -119,18 +134,23 @@ pub fn gather(paths: &Paths, payload: &Payload, now: DateTime<Utc>) -> SessionSt
         None
     };
     SessionState {
-        project: paths
-            .root
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned()),
+        project: project_name(paths),
         branch,
         dirty: cache.as_ref().map(|c| c.uncommitted_changes),
         git_cached_at: cache.as_ref().and_then(|c| files::parse_iso(&c.updated_at)),
         workflow: files::read_workflow(paths),
         blocked_signals: handoffs::count_blocked(paths, std::time::SystemTime::from(now)),
-        learn_pending: paths.learn_pending().exists(),
+        learn_pending: store::safe::is_regular(&paths.learn_pending()),
         tail,
     }
+}
+
+/// The project's folder name.
+fn project_name(paths: &Paths) -> Option<String> {
+    paths
+        .root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
 }
 
 /// Applies this tick's values to a bridge; returns whether anything changed.
@@ -213,7 +233,7 @@ fn record(
         }
         // The detached child claims the crossing (exactly one child wins), so a tick
         // that Claude Code aborts right here never leaves a claim without a handoff.
-        if !paths.threshold_guard(sid).exists() {
+        if std::fs::symlink_metadata(paths.threshold_guard(sid)).is_err() {
             spawn_handoff(paths, sid)?;
         }
     } else if ctx.pct.is_some_and(|p| p < threshold - REARM_BELOW)
@@ -240,17 +260,20 @@ fn spawn_handoff(paths: &Paths, sid: &str) -> std::io::Result<()> {
     use std::process::{Command, Stdio};
     let exe = std::env::current_exe()?;
     let mut cmd = Command::new(exe);
+    // `--session=ID` and `--project=DIR` in one argument each: a session id that
+    // starts with `-` must not be read as a flag (then the child exits on a usage
+    // error without claiming, and every tick would start another).
+    let mut project = std::ffi::OsString::from("--project=");
+    project.push(&paths.root);
     cmd.args([
         "handoff",
         "--auto",
         "--trigger",
         "context-threshold",
-        "--session",
-        sid,
+        &format!("--session={sid}"),
         "--claim-threshold",
     ])
-    .arg("--project")
-    .arg(&paths.root)
+    .arg(project)
     .stdin(Stdio::null())
     .stdout(Stdio::null())
     .stderr(Stdio::null());

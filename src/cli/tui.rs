@@ -88,6 +88,10 @@ pub fn run(args: &TuiArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         bail!("forge tui needs a terminal; use --once to print one frame instead");
     }
     let _ = color_eyre::install();
-    tui::run(model, session)?;
-    Ok(ExitCode::SUCCESS)
+    // Ended by a signal: the terminal is restored and, on the way out of this
+    // function, the demo's folder removed; the exit status says which signal.
+    match tui::run(model, session)? {
+        Some(sig) => Ok(ExitCode::from(u8::try_from(128 + sig).unwrap_or(1))),
+        None => Ok(ExitCode::SUCCESS),
+    }
 }

@@ -18,8 +18,21 @@ use crate::store::{self, Paths, files, handoffs};
 
 /// The most stdin forge reads (1 MiB); a longer payload is cut and fails to parse.
 pub const MAX_STDIN: u64 = 1024 * 1024;
-/// SessionStart output stays under Claude Code's 10,000-character cap.
+/// SessionStart output stays under Claude Code's 10,000-character cap. Counted in
+/// UTF-16 code units (a JavaScript string's length, which is what the client
+/// measures), never fewer than the characters: every part counts, the whole output
+/// is cut to this at the end whatever the files hold.
 pub const SESSION_START_BUDGET: usize = 9_500;
+/// No line forge composes for SessionStart (last session, Signals, questions, drift
+/// notes) is longer than this many characters: a 100 KB branch name or question is
+/// cut (with `…`), never allowed to crowd out the rest.
+const LINE_MAX: usize = 400;
+/// The same for lines of a resumed handoff's text, which may hold a long request
+/// written as one paragraph (and front matter a repository may have planted).
+const BODY_LINE_MAX: usize = 2_000;
+/// How long SessionStart waits for the pending-resume lock. Only racing session
+/// starts of one project hold it, each for a read and two unlinks.
+const RESUME_LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
 /// Of that, at most this much for the last-session line, learn notice and re-read list.
 const HEAD_BUDGET: usize = 1_500;
 /// And at most this much for blocked Signals, so a resumed handoff always has room.
@@ -66,6 +79,16 @@ pub fn handle_input(event_arg: Option<&str>, input: &[u8], env: &Env) -> String 
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
         .or_else(|| wire.hook_event_name.clone());
+    // StrictModes: a `.forge/` (or logs/, handoffs/, sessions/) that is a link, is not
+    // the user's, or is writable by others is never read or written. Said once per
+    // session, in errors.log when that folder is itself sound (`forge doctor` says it
+    // too).
+    if let Err(refusal) = paths.check() {
+        if name.as_deref() == Some("SessionStart") {
+            store::log_error(&paths, "hook SessionStart", &refusal.to_string());
+        }
+        return String::new();
+    }
 
     let problem = match (&parsed, &name) {
         (Err(e), _) => Some(e.clone()),
@@ -249,6 +272,10 @@ impl Ctx<'_> {
             }
             // A new session: forget sessions nobody has touched for a week.
             let _ = files::prune_sessions(&self.paths, SESSION_RETENTION, self.session_id());
+            // And the temp files a killed write of the global marker left behind.
+            if let Some(dir) = self.env.claude_dir() {
+                let _ = files::prune_temp_files(&dir);
+            }
             if snap.flags.learn_pending {
                 head.push_str(
                     "Learn: the last session ended without extracting what it learned. \
@@ -275,7 +302,7 @@ impl Ctx<'_> {
         if compacted {
             head.push_str(&reread_guidance(&snap, self.session_id()));
         }
-        let head = cut_lines(&head, HEAD_BUDGET, "");
+        let head = cut_lines(&clip_lines(&head, LINE_MAX), HEAD_BUDGET, "");
 
         let blocked: String = snap
             .unseen_blocked()
@@ -283,7 +310,7 @@ impl Ctx<'_> {
             .map(|h| blocked_lines(h))
             .collect();
         let blocked = cut_lines(
-            &blocked,
+            &clip_lines(&blocked, LINE_MAX),
             BLOCKED_BUDGET,
             "… more blocked Signals: run `forge status` to see them all.\n",
         );
@@ -294,9 +321,15 @@ impl Ctx<'_> {
         // resume) only its own handoff, never another session's.
         let own_only = matches!(source, Some("compact" | "resume"));
         if let Some(target) = self.take_pending_resume(own_only) {
-            let room = SESSION_START_BUDGET.saturating_sub(out.chars().count());
+            let room = SESSION_START_BUDGET.saturating_sub(units(&out));
             out.push_str(&resume_text(&target, &snap, self.env.now, room));
         }
+        // Whatever the parts hold, the whole stays within the budget.
+        let out = cut_lines(
+            &clip_lines(&out, BODY_LINE_MAX),
+            SESSION_START_BUDGET,
+            "[forge: cut to fit Claude Code's limit]\n",
+        );
 
         let attention = if compacted {
             Attention::Busy
@@ -307,18 +340,22 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    /// Consumes the pending resume: the project marker first; the global one only
-    /// when it points inside this project. Both are removed when they agree. With
-    /// `own_only`, a handoff written for another session is left pending.
+    /// Consumes the pending resume, exactly once however many sessions start at
+    /// once: the project marker first; the global one only when it names a handoff
+    /// of this project. Either is honoured only when it names a regular
+    /// `handoff-*.md`/`agent-*.md` file in this project's `.forge/handoffs/`
+    /// (`files::resume_target`): nothing outside the project enters the context.
+    /// Markers naming the same handoff are removed together. With `own_only`, a
+    /// handoff written for another session is left pending.
+    ///
+    /// All of it happens under one short lock (`logs/.resume.lock`): without it, a
+    /// session could take the global marker while another was between removing the
+    /// project marker and the global one, and both would resume the same handoff. A
+    /// session that cannot get the lock in time resumes nothing: the holder does.
     fn take_pending_resume(&self, own_only: bool) -> Option<PathBuf> {
-        let project = files::read_marker(&self.paths.pending_resume());
-        let global_path = self.env.global_pending_resume();
-        let global = global_path.as_deref().and_then(files::read_marker);
-        let target = project.clone().or_else(|| {
-            global
-                .clone()
-                .filter(|g| files::points_inside(g, &self.paths.root))
-        })?;
+        let lock = self.paths.logs().join(".resume.lock");
+        let _lock = store::FileLock::acquire(&lock, RESUME_LOCK_WAIT)?;
+        let (marker, target) = files::pending_resume(&self.paths, self.env)?;
         if own_only {
             let owner =
                 handoffs::load_one(&target).and_then(|h| h.front.get("session_id").cloned());
@@ -326,22 +363,19 @@ impl Ctx<'_> {
                 return None;
             }
         }
-        // Remove first, inject only if this process removed it: two SessionStarts
-        // racing for one marker must not both resume the same handoff.
-        let claimed = if project.is_some() {
-            store::remove_if_exists(&self.paths.pending_resume()).unwrap_or(false)
-        } else {
-            global_path
-                .as_deref()
-                .is_some_and(|gp| store::remove_if_exists(gp).unwrap_or(false))
-        };
-        if !claimed {
+        if !store::remove_if_exists(&marker).unwrap_or(false) {
             return None;
         }
-        if let (Some(gp), Some(g)) = (&global_path, &global)
-            && g == &target
-        {
-            let _ = store::remove_if_exists(gp);
+        let others = std::iter::once(self.paths.pending_resume())
+            .chain(self.env.global_pending_resume())
+            .filter(|m| *m != marker);
+        for other in others {
+            let same = files::read_marker(&other)
+                .and_then(|m| files::resume_target(&self.paths, &m))
+                .is_some_and(|t| t == target);
+            if same {
+                let _ = store::remove_if_exists(&other);
+            }
         }
         Some(target)
     }
@@ -576,7 +610,9 @@ fn reread_files(paths: &Paths, session_id: Option<&str>, recent: &[String]) -> V
     if paths.root.join("CLAUDE.md").exists() {
         out.push("CLAUDE.md".to_owned());
     }
-    if paths.state_json().exists() {
+    // A regular file only: Claude reads what this list names, and a state.json that
+    // is a link planted in the folder would point it at any file.
+    if store::safe::is_regular(&paths.state_json()) {
         out.push(".forge/state.json".to_owned());
     }
     if let Some(sid) = session_id
@@ -615,50 +651,83 @@ fn reread_guidance(snap: &Snapshot, session_id: Option<&str>) -> String {
     )
 }
 
+/// The handoff `target` (already checked by `files::resume_target`) with drift
+/// notes, within `budget` (UTF-16 units): drift notes clipped to [`LINE_MAX`], the
+/// handoff's lines to [`BODY_LINE_MAX`], the body cut at a line boundary with a note
+/// saying where the rest is.
 fn resume_text(target: &Path, snap: &Snapshot, now: DateTime<Utc>, budget: usize) -> String {
-    let Some(entry) = handoffs::load_one(target) else {
+    let shown = clip_line(&target.display().to_string(), LINE_MAX / 2);
+    let (Some(entry), Some(text)) = (handoffs::load_one(target), store::read_text(target)) else {
         return format!(
-            "Pending resume pointed at {}, which no longer exists; nothing to resume.\n",
-            target.display()
+            "Pending resume pointed at {shown}, which no longer exists; nothing to resume.\n"
         );
     };
-    let text = store::read_text(target).unwrap_or_default();
-    let mut out = format!("Resuming from handoff {}:\n", target.display());
+    let mut out = format!("Resuming from handoff {shown}:\n");
     let drift = Drift::of(&entry, snap.branch(), snap.uncommitted(), now);
     for note in drift.notes() {
-        let _ = writeln!(out, "Drift: {note}");
+        let _ = writeln!(out, "{}", clip_line(&format!("Drift: {note}"), LINE_MAX));
     }
-    let note = format!(
-        "[handoff cut to fit; read the rest in {}]\n",
-        target.display()
-    );
-    let room = budget.saturating_sub(out.chars().count());
-    let mut body = text.clone();
+    let note = format!("[handoff cut to fit; read the rest in {shown}]\n");
+    let room = budget.saturating_sub(units(&out));
+    let mut body = clip_lines(&text, BODY_LINE_MAX).into_owned();
     if !body.ends_with('\n') {
         body.push('\n');
     }
     out.push_str(&cut_lines(&body, room, &note));
+    cut_lines(&out, budget, "")
+}
+
+/// The length of `s` as Claude Code measures it: UTF-16 code units (a character
+/// outside the Basic Multilingual Plane counts twice).
+fn units(s: &str) -> usize {
+    s.encode_utf16().count()
+}
+
+/// `line` cut to at most `max` characters, ending in `…` when cut.
+fn clip_line(line: &str, max: usize) -> String {
+    if line.chars().count() <= max {
+        return line.to_owned();
+    }
+    let mut out: String = line.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
     out
 }
 
-/// Cuts `text` to at most `max` characters at a line boundary. When anything is cut,
-/// `note` is appended whole (and counted in `max`).
+/// Every line of `text` cut to at most `max` characters (see [`clip_line`]).
+pub fn clip_lines(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.lines().all(|l| l.chars().count() <= max) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len().min(max * 64));
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        out.push_str(&clip_line(body, max));
+        out.push_str(end);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Cuts `text` to at most `max` UTF-16 units (see [`units`]) at a line boundary.
+/// When anything is cut, `note` is appended whole (and counted in `max`).
 pub fn cut_lines(text: &str, max: usize, note: &str) -> String {
-    if text.chars().count() <= max {
+    if units(text) <= max {
         return text.to_owned();
     }
-    let room = max.saturating_sub(note.chars().count());
+    let room = max.saturating_sub(units(note));
     let mut out = String::new();
     let mut used = 0;
     for line in text.split_inclusive('\n') {
-        let n = line.chars().count();
+        let n = units(line);
         if used + n > room {
             break;
         }
         out.push_str(line);
         used += n;
     }
-    if note.chars().count() <= max {
+    if units(note) <= max {
         out.push_str(note);
     }
     out
@@ -691,6 +760,20 @@ mod tests {
             cut_lines(&long.repeat(3), 120, "…\n"),
             format!("{long}{long}…\n")
         );
+        // Claude Code counts UTF-16 units: an emoji is two.
+        let emoji = "😀".repeat(50) + "\n";
+        assert_eq!(cut_lines(&emoji.repeat(3), 120, ""), emoji);
+    }
+
+    #[test]
+    fn clip_lines_cuts_only_long_lines() {
+        assert!(matches!(
+            clip_lines("short\nlines\n", 10),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        let long = format!("branch {}\nnext\n{}", "b".repeat(100), "x".repeat(20));
+        let clipped = clip_lines(&long, 10);
+        assert_eq!(clipped, "branch bb…\nnext\nxxxxxxxxx…");
     }
 
     use crate::model::state::SessionBridge;

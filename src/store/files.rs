@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 
-use super::{Paths, read_json, read_text, write_atomic, write_json};
+use super::{Paths, read_json, read_text, safe, write_atomic, write_json};
 use crate::env::Env;
+use crate::model::handoff::HandoffKind;
 use crate::model::state::{
     EventLine, GitCache, LastSession, PreCompactState, SessionBridge, WorkflowState,
 };
@@ -110,28 +111,107 @@ pub fn append_event(paths: &Paths, line: &EventLine) -> io::Result<()> {
     super::append_line_capped(&paths.events(), &text, super::EVENTS_CAP)
 }
 
-/// Reads a pending-resume marker: the absolute path it holds, when non-empty.
+/// The most of a pending-resume marker that is read (a path is at most 4 KiB).
+const MARKER_CAP: u64 = 64 * 1024;
+
+/// Reads a pending-resume marker: the absolute path it holds. The file holds the
+/// path's bytes and one newline; nothing else is trimmed, so any path — one with a
+/// newline or trailing spaces in a folder name, or not UTF-8 — reads back as it was
+/// written.
 pub fn read_marker(path: &Path) -> Option<PathBuf> {
-    let text = read_text(path)?;
-    let line = text.lines().next()?.trim();
-    (!line.is_empty()).then(|| PathBuf::from(line))
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = super::read_capped(path, MARKER_CAP)?;
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+    if bytes.is_empty() || bytes.contains(&0) {
+        return None;
+    }
+    let p = PathBuf::from(std::ffi::OsStr::from_bytes(bytes));
+    p.is_absolute().then_some(p)
+}
+
+/// The marker's content for `target`: its bytes and a newline (see [`read_marker`]).
+fn marker_bytes(target: &Path) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut bytes = target.as_os_str().as_bytes().to_vec();
+    bytes.push(b'\n');
+    bytes
+}
+
+/// The handoff a pending-resume marker may name in this project: `Some` only when
+/// the marker names a `handoff-*.md` or `agent-*.md` file directly in this
+/// project's `.forge/handoffs/`, and that entry is a regular file (not a link).
+/// Anything else — a file elsewhere, a link planted in the folder, another
+/// project's handoff — is never read, so it can never reach Claude's context.
+///
+/// The path returned is built from this project's folder and the file name, never
+/// taken from the marker, so what is read is what was checked (and it is read
+/// without following a link).
+pub fn resume_target(paths: &Paths, marker: &Path) -> Option<PathBuf> {
+    let name = marker.file_name()?;
+    HandoffKind::of_file_name(name.to_str()?)?;
+    let parent = marker.parent()?;
+    let handoffs = paths.handoffs();
+    if parent != handoffs && canonical(parent) != canonical(&handoffs) {
+        return None;
+    }
+    let target = handoffs.join(name);
+    safe::is_regular(&target).then_some(target)
+}
+
+/// The pending resume of this project, checked with [`resume_target`]: the
+/// project's marker, else the global one when it names a handoff of this project.
+/// Returns the marker it came from and the handoff.
+pub fn pending_resume(paths: &Paths, env: &Env) -> Option<(PathBuf, PathBuf)> {
+    let project = paths.pending_resume();
+    if let Some(t) = read_marker(&project).and_then(|m| resume_target(paths, &m)) {
+        return Some((project, t));
+    }
+    let global = env.global_pending_resume()?;
+    let t = read_marker(&global).and_then(|m| resume_target(paths, &m))?;
+    Some((global, t))
+}
+
+/// What [`write_pending_resume`] did.
+#[derive(Debug)]
+pub struct Markers {
+    /// The markers written: the project's, and the global one when it could be.
+    pub written: Vec<PathBuf>,
+    /// The global marker could not be written (a full or read-only home folder):
+    /// where, and why. The project's marker is what SessionStart reads first, so the
+    /// project still resumes; a stale global marker for this project was removed.
+    pub global_error: Option<(PathBuf, io::Error)>,
 }
 
 /// Makes `target` the pending resume: writes its canonical path (symlinks and `..`
 /// resolved, so markers written from different folders compare equal) to
 /// `.forge/pending-resume` and to `~/.claude/pending-resume`.
-/// Returns the markers written.
-pub fn write_pending_resume(paths: &Paths, env: &Env, target: &Path) -> io::Result<Vec<PathBuf>> {
+///
+/// `Err` when the project's marker cannot be written (then nothing is pending). A
+/// failure of the global marker is reported in [`Markers::global_error`], and an
+/// older global marker that names a handoff of this project is removed, so it cannot
+/// resume a stale handoff later.
+pub fn write_pending_resume(paths: &Paths, env: &Env, target: &Path) -> io::Result<Markers> {
     let abs = std::fs::canonicalize(target).or_else(|_| std::path::absolute(target))?;
-    let line = format!("{}\n", abs.display());
+    let bytes = marker_bytes(&abs);
     let mut written = Vec::new();
-    write_atomic(&paths.pending_resume(), line.as_bytes())?;
+    write_atomic(&paths.pending_resume(), &bytes)?;
     written.push(paths.pending_resume());
+    let mut global_error = None;
     if let Some(global) = env.global_pending_resume() {
-        write_atomic(&global, line.as_bytes())?;
-        written.push(global);
+        match write_atomic(&global, &bytes) {
+            Ok(()) => written.push(global),
+            Err(e) => {
+                if read_marker(&global).is_some_and(|m| resume_target(paths, &m).is_some()) {
+                    let _ = super::remove_if_exists(&global);
+                }
+                global_error = Some((global, e));
+            }
+        }
     }
-    Ok(written)
+    Ok(Markers {
+        written,
+        global_error,
+    })
 }
 
 /// Removes the pending resume of this project (`forge resume --clear`): the project
@@ -192,12 +272,8 @@ pub fn threshold_sessions(paths: &Paths) -> Vec<String> {
 /// listed in `logs/context-threshold-triggered` for other tools.
 pub fn claim_threshold(paths: &Paths, session_id: &str, now: DateTime<Utc>) -> io::Result<bool> {
     let guard = paths.threshold_guard(session_id);
-    std::fs::create_dir_all(paths.sessions())?;
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&guard)
-    {
+    safe::create_dir_all(&paths.sessions())?;
+    match safe::create_new(&guard) {
         Ok(_) => {}
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(false),
         Err(e) => return Err(e),
@@ -224,18 +300,12 @@ pub fn claim_threshold(paths: &Paths, session_id: &str, now: DateTime<Utc>) -> i
 /// sessions whose bridge nobody has touched for longer than `max_age` — all of a
 /// session's files together, judged by its bridge, and never `keep`'s (the session
 /// starting now) — and temp files (`.forge-*.tmp`) a killed writer left behind more
-/// than an hour ago. Returns how many files were removed.
+/// than an hour ago in `.forge/` and its folders. Returns how many files were
+/// removed.
 pub fn prune_sessions(paths: &Paths, max_age: Duration, keep: Option<&str>) -> usize {
     let now = std::time::SystemTime::now();
-    let age_of = |p: &Path| {
-        std::fs::metadata(p)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| now.duration_since(t).ok())
-    };
-    let is_temp = |n: &str| n.starts_with(super::TEMP_PREFIX) && n.ends_with(super::TEMP_SUFFIX);
     let keep = keep.map(super::sanitize_id);
-    let mut removed = 0;
+    let mut removed = prune_temp_files(&paths.forge_dir());
     for dir in [paths.sessions(), paths.logs(), paths.handoffs()] {
         let Ok(read) = std::fs::read_dir(&dir) else {
             continue;
@@ -255,13 +325,15 @@ pub fn prune_sessions(paths: &Paths, max_age: Duration, keep: Option<&str>) -> u
                 // without a bridge goes by its own age.
                 Some(id) if keep.as_deref() != Some(id) => {
                     let bridge = paths.sessions().join(format!("{id}.json"));
-                    let judge = if bridge.exists() { bridge } else { e.path() };
-                    age_of(&judge).is_some_and(|a| a > max_age)
+                    let judge = if safe::is_regular(&bridge) {
+                        bridge
+                    } else {
+                        e.path()
+                    };
+                    age_of(&judge, now).is_some_and(|a| a > max_age)
                 }
                 Some(_) => false,
-                None => {
-                    is_temp(n) && age_of(&e.path()).is_some_and(|a| a > Duration::from_secs(3600))
-                }
+                None => is_stale_temp(n, &e.path(), now),
             };
             if stale && std::fs::remove_file(e.path()).is_ok() {
                 removed += 1;
@@ -269,6 +341,44 @@ pub fn prune_sessions(paths: &Paths, max_age: Duration, keep: Option<&str>) -> u
         }
     }
     removed
+}
+
+/// How old a temp file must be before it counts as left behind by a killed writer
+/// (a live writer holds one for milliseconds).
+const TEMP_MAX_AGE: Duration = Duration::from_secs(3600);
+
+/// How long ago `p` itself (not a link's target) was modified.
+fn age_of(p: &Path, now: std::time::SystemTime) -> Option<Duration> {
+    std::fs::symlink_metadata(p)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| now.duration_since(t).ok())
+}
+
+/// Whether `name` is one of forge's temp files (`.forge-*.tmp`) older than an hour.
+fn is_stale_temp(name: &str, path: &Path, now: std::time::SystemTime) -> bool {
+    name.starts_with(super::TEMP_PREFIX)
+        && name.ends_with(super::TEMP_SUFFIX)
+        && age_of(path, now).is_some_and(|a| a > TEMP_MAX_AGE)
+}
+
+/// Removes forge's temp files (`.forge-*.tmp`) older than an hour directly in `dir`:
+/// what a writer killed between creating its temp file and renaming it leaves
+/// behind (in `.forge/`, or in `~/.claude/` for the global pending-resume marker).
+/// Nothing else in `dir` is touched. Returns how many were removed.
+pub fn prune_temp_files(dir: &Path) -> usize {
+    let now = std::time::SystemTime::now();
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    read.filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| is_stale_temp(n, &e.path(), now))
+        })
+        .filter(|e| std::fs::remove_file(e.path()).is_ok())
+        .count()
 }
 
 /// Re-arms one session's threshold handoff (its context fell well below the
@@ -300,7 +410,7 @@ pub fn rearm_threshold(
             )?;
         }
     }
-    if paths.session_bridge(session_id).exists() {
+    if safe::is_regular(&paths.session_bridge(session_id)) {
         update_bridge_within(paths, session_id, now, wait, |b| {
             b.threshold_crossed_at.take().is_some()
         })?;
@@ -410,7 +520,8 @@ mod tests {
         let h = root.join(".forge/handoffs/handoff-20261121-094500.md");
         std::fs::write(&h, "x").unwrap();
         let written = write_pending_resume(&p, &env, &h).unwrap();
-        assert_eq!(written.len(), 2);
+        assert_eq!(written.written.len(), 2);
+        assert!(written.global_error.is_none());
         assert_eq!(read_marker(&p.pending_resume()).unwrap(), h);
         assert_eq!(clear_pending_resume(&p, &env).len(), 2);
         // A global marker for another project is left alone.
@@ -418,6 +529,46 @@ mod tests {
         std::fs::write(&global, "/elsewhere/handoff-1.md\n").unwrap();
         assert!(clear_pending_resume(&p, &env).is_empty());
         assert!(global.exists());
+    }
+
+    #[test]
+    fn markers_round_trip_any_path_and_name_only_this_projects_handoffs() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("a\nb  ").join("proj");
+        let paths = Paths::new(&root);
+        std::fs::create_dir_all(paths.handoffs()).unwrap();
+        let env = Env::for_test(&t.path().join("home"), &root);
+        let h = paths.handoffs().join("handoff-20261121-094500.md");
+        std::fs::write(&h, "x").unwrap();
+        write_pending_resume(&paths, &env, &h).unwrap();
+        let marker = read_marker(&paths.pending_resume()).unwrap();
+        assert_eq!(marker, h.canonicalize().unwrap());
+        assert_eq!(resume_target(&paths, &marker), Some(h.clone()));
+        assert_eq!(pending_resume(&paths, &env).map(|p| p.1), Some(h.clone()));
+        // Anything but a regular handoff file in this project's handoffs/ is refused.
+        let outside = t.path().join("handoff-20261121-094500.md");
+        std::fs::write(&outside, "x").unwrap();
+        let link = paths.handoffs().join("handoff-20991231-000000.md");
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        let other_name = paths.handoffs().join("notes.md");
+        std::fs::write(&other_name, "x").unwrap();
+        for bad in [&outside, &link, &other_name, &root.join("handoff-1.md")] {
+            assert_eq!(resume_target(&paths, bad), None, "{}", bad.display());
+        }
+        assert!(
+            resume_target(
+                &paths,
+                &paths
+                    .handoffs()
+                    .join("../handoffs/handoff-20261121-094500.md")
+            )
+            .is_some()
+        );
+        // Not absolute, empty or with a NUL: no marker.
+        for junk in [&b"relative/handoff-1.md\n"[..], b"\n", b"", b"/a\0b\n"] {
+            std::fs::write(paths.pending_resume(), junk).unwrap();
+            assert_eq!(read_marker(&paths.pending_resume()), None);
+        }
     }
 
     #[test]

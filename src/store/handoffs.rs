@@ -74,12 +74,18 @@ fn parse_signal_cache(text: &str) -> std::collections::HashMap<&str, (u64, u128,
 /// when something changed, else only its time is refreshed. Session handoffs are
 /// never opened.
 pub fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
-    let Ok(dir_meta) = fs::metadata(paths.handoffs()) else {
+    let Ok(dir_meta) = fs::symlink_metadata(paths.handoffs()) else {
         return 0;
     };
+    if !dir_meta.is_dir() {
+        return 0;
+    }
     let dir_stamp = format!("dir {}\n", mtime_ns(&dir_meta));
     let cache_path = paths.logs().join(SIGNAL_CACHE);
-    let cache_time = fs::metadata(&cache_path).and_then(|m| m.modified()).ok();
+    let cache_time = fs::symlink_metadata(&cache_path)
+        .ok()
+        .filter(fs::Metadata::is_file)
+        .and_then(|m| m.modified().ok());
     let old_text = super::read_text(&cache_path).unwrap_or_default();
     let recent = cache_time.is_some_and(|t| t + SIGNAL_RECHECK > now && t <= now);
     if recent && old_text.starts_with(&dir_stamp) {
@@ -116,13 +122,10 @@ pub fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
     for (n, l, m, b) in &rows {
         text.push_str(&format!("{} {l} {m} {n}\n", u8::from(*b)));
     }
-    if paths.logs().is_dir() {
+    if super::safe::is_real_dir(&paths.logs()) {
         if text == old_text {
             // Nothing changed: only record that it was checked now.
-            let _ = fs::File::options()
-                .write(true)
-                .open(&cache_path)
-                .and_then(|f| f.set_modified(now));
+            let _ = super::safe::open_rw(&cache_path, false).and_then(|f| f.set_modified(now));
         } else {
             let _ = super::write_state(&cache_path, text.as_bytes());
         }
@@ -130,13 +133,11 @@ pub fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
     rows.iter().filter(|r| r.3).count()
 }
 
-/// Parses one handoff file.
+/// Parses one handoff file: a regular file (never through a link planted in the
+/// folder, never a FIFO), its first [`READ_CAP`] bytes.
 pub fn load_one(path: &Path) -> Option<HandoffEntry> {
-    let meta = fs::metadata(path).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
-    let bytes = super::read_capped(path, READ_CAP)?;
+    let (file, meta) = super::safe::open_read_meta(path, super::safe::Follow::No).ok()?;
+    let bytes = super::safe::read_file_capped(&file, meta.len(), READ_CAP).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let mtime = meta.modified().ok().map(DateTime::<Utc>::from);
     HandoffEntry::parse(path.to_path_buf(), &text, mtime)

@@ -4,6 +4,9 @@
 //! reader — another hook, the statusline, the dashboard, another tool — never sees a
 //! half-written file. Every reader treats a missing or unparsable file as "no data".
 //! Temp files start with `.forge-` and end with `.tmp` so the watcher can ignore them.
+//!
+//! Every file is opened through [`safe`]: never through a final symbolic link, never
+//! a FIFO or device, always with a size cap (OpenOSSH's StrictModes, see there).
 
 #![deny(
     clippy::unwrap_used,
@@ -15,11 +18,12 @@
 pub mod files;
 pub mod handoffs;
 pub mod paths;
+pub mod safe;
 pub mod session_handoff;
 pub mod snapshot;
 pub mod transcript;
 
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::thread;
@@ -45,8 +49,16 @@ pub const TEMP_SUFFIX: &str = ".tmp";
 /// mode; a new file gets the usual `0666 & !umask` (0644 under the common umask),
 /// not the temp file's private 0600.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let existing = fs::metadata(path).ok().map(|m| m.permissions());
-    persist_new_temp(path, bytes, existing, false, true)
+    persist_new_temp(path, bytes, existing_mode(path), false, true)
+}
+
+/// The permissions of the regular file at `path` itself (never of what a link there
+/// points to: a planted link must not lend its target's mode to forge's file).
+fn existing_mode(path: &Path) -> Option<fs::Permissions> {
+    fs::symlink_metadata(path)
+        .ok()
+        .filter(|m| m.file_type().is_file())
+        .map(|m| m.permissions())
 }
 
 /// [`write_atomic`] without the `fsync`, for forge's own high-frequency state (the
@@ -57,8 +69,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// and other tools rely on (handoffs, last-session, pre-compact state, settings,
 /// pending-resume) keep the sync.
 pub fn write_state(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let existing = fs::metadata(path).ok().map(|m| m.permissions());
-    persist_new_temp(path, bytes, existing, false, false)
+    persist_new_temp(path, bytes, existing_mode(path), false, false)
 }
 
 /// Writes `bytes` to a new file at `path`, failing with `AlreadyExists` rather than
@@ -71,13 +82,15 @@ pub fn write_new_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// [`write_new_atomic`] with the permissions of `like` (a backup keeps the mode of
 /// the file it copies, so a private settings file gets a private backup).
 pub fn write_new_atomic_like(path: &Path, bytes: &[u8], like: &Path) -> io::Result<()> {
-    let perms = fs::metadata(like).ok().map(|m| m.permissions());
-    persist_new_temp(path, bytes, perms, true, true)
+    persist_new_temp(path, bytes, existing_mode(like), true, true)
 }
 
 /// The one atomic writer: temp file (`.forge-*.tmp`) in the target's folder, its
 /// mode set *before* any content is written, sync (when `sync`), then rename (or
 /// link, for `no_clobber`). `perms: None` means a new file's default mode.
+///
+/// The rename replaces whatever entry is at `path` (a planted link or FIFO included)
+/// and never writes through it.
 fn persist_new_temp(
     path: &Path,
     bytes: &[u8],
@@ -86,7 +99,7 @@ fn persist_new_temp(
     sync: bool,
 ) -> io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    fs::create_dir_all(dir)?;
+    safe::create_dir_all(dir)?;
     let mut builder = tempfile::Builder::new();
     builder.prefix(TEMP_PREFIX).suffix(TEMP_SUFFIX);
     // tempfile creates 0600 by default; ask for 0666 so the umask decides, as for
@@ -135,25 +148,31 @@ pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
     serde_json::from_slice(&bytes).ok()
 }
 
-/// Reads at most `cap` bytes of a file; `None` when it is missing or unreadable.
+/// Reads at most `cap` bytes of a regular file (never through a final link, never a
+/// FIFO: see [`safe`]); `None` when it is missing, unreadable or not a regular file.
 pub fn read_capped(path: &Path, cap: u64) -> Option<Vec<u8>> {
-    let file = fs::File::open(path).ok()?;
-    // Sized from the file's length, so a small file is read in one call rather than
-    // in growing 32-, 64-, 128-byte probes (this runs on the statusline's hot path).
-    let hint = file.metadata().map_or(0, |m| m.len().min(cap));
-    let mut buf = Vec::with_capacity(usize::try_from(hint).unwrap_or(0).saturating_add(1));
-    file.take(cap).read_to_end(&mut buf).ok()?;
-    Some(buf)
+    safe::read_capped(path, cap, safe::Follow::No).ok()
 }
 
-/// Reads a small text file (lossy UTF-8, capped at 1 MiB); `None` when missing.
+/// Reads a small text file (lossy UTF-8, capped at 1 MiB) as [`read_capped`] does;
+/// `None` when missing.
 pub fn read_text(path: &Path) -> Option<String> {
     read_capped(path, 1024 * 1024).map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
-/// Creates an empty flag file (atomically; an existing flag is left as it is).
+/// [`read_text`] for the user's own files outside `.forge/` (settings, memory
+/// files), which may be links made by a dotfiles manager: a final link is followed;
+/// still only a regular file, still non-blocking and capped.
+pub fn read_text_follow(path: &Path) -> Option<String> {
+    safe::read_capped(path, 1024 * 1024, safe::Follow::Yes)
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
+/// Creates an empty flag file (atomically; an existing flag is left as it is; any
+/// other entry of that name, a link or a FIFO, is replaced by the flag).
 pub fn touch_flag(path: &Path) -> io::Result<()> {
-    if path.exists() {
+    if safe::is_regular(path) {
         return Ok(());
     }
     write_state(path, b"")
@@ -184,18 +203,11 @@ impl FileLock {
     /// `deadline` has passed.
     pub fn acquire(path: &Path, deadline: Duration) -> Option<Self> {
         let start = Instant::now();
-        let open = || {
-            OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(path)
-        };
+        let open = || safe::open_rw(path, true);
         let file = match open() {
             Ok(f) => f,
             Err(_) => {
-                fs::create_dir_all(path.parent()?).ok()?;
+                safe::create_dir_all(path.parent()?).ok()?;
                 open().ok()?
             }
         };
@@ -219,21 +231,73 @@ impl FileLock {
 }
 
 /// Appends one line to a log file with `O_APPEND` in a single write, so concurrent
-/// writers never interleave within a line. When the file has grown past `cap`, it
-/// is first rotated to `<name>.1` (under a short lock, so two writers never rotate
-/// twice and lose lines).
+/// writers never interleave within a line, and a line is there whole or not at all
+/// (see [`append_whole`]). Never through a link planted at `path`, never into a FIFO.
+/// When the file has grown past `cap`, it is first rotated to `<name>.1` (under a
+/// short lock, so two writers never rotate twice and lose lines).
 pub fn append_line_capped(path: &Path, line: &str, cap: u64) -> io::Result<()> {
     if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir)?;
+        safe::create_dir_all(dir)?;
     }
-    if fs::metadata(path).map(|m| m.len()).unwrap_or(0) >= cap {
+    if file_len(path) >= cap {
         rotate(path, cap);
     }
     let mut buf = String::with_capacity(line.len() + 1);
     buf.push_str(line.trim_end_matches('\n'));
     buf.push('\n');
-    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
-    file.write_all(buf.as_bytes())
+    let mut file = safe::open_append(path)?;
+    append_whole(&mut file, buf.as_bytes())
+}
+
+/// The length of the regular file at `path` itself; 0 for anything else.
+fn file_len(path: &Path) -> u64 {
+    fs::symlink_metadata(path)
+        .ok()
+        .filter(|m| m.file_type().is_file())
+        .map_or(0, |m| m.len())
+}
+
+/// Writes `buf` with a single `write` on an `O_APPEND` handle. When the disk fills
+/// up (or a file-size limit is hit) mid-line, `write` returns short: the bytes that
+/// did land are then overwritten in place with spaces ending in a newline — a blank
+/// line every reader skips — so no torn line is left and the next line is never
+/// glued onto one. The overwrite touches only this call's own bytes, so unlike a
+/// truncation it cannot cut a line another process appended meanwhile (appenders
+/// take no lock: this is every hook's hot path).
+fn append_whole(file: &mut fs::File, buf: &[u8]) -> io::Result<()> {
+    let written = loop {
+        match file.write(buf) {
+            Ok(n) => break n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    };
+    finish_append(file, buf.len(), written)
+}
+
+/// The second half of [`append_whole`]: after `written` of `wanted` bytes landed,
+/// blank them out when the line is incomplete.
+fn finish_append(file: &mut fs::File, wanted: usize, written: usize) -> io::Result<()> {
+    if written >= wanted {
+        return Ok(());
+    }
+    let short = format!("only {written} of {wanted} bytes written (disk full?)");
+    if written == 0 {
+        return Err(io::Error::other(short));
+    }
+    // After an O_APPEND write the handle's offset is the end of this write.
+    let end = file.stream_position()?;
+    let start = end.saturating_sub(written as u64);
+    // pwrite on an O_APPEND handle appends on Linux: clear O_APPEND first.
+    rustix::fs::fcntl_setfl(&*file, rustix::fs::OFlags::empty())?;
+    let mut blank = vec![b' '; written];
+    if let Some(last) = blank.last_mut() {
+        *last = b'\n';
+    }
+    std::os::unix::fs::FileExt::write_all_at(&*file, &blank, start)?;
+    Err(io::Error::other(format!(
+        "{short}; the partial line was blanked"
+    )))
 }
 
 fn rotate(path: &Path, cap: u64) {
@@ -242,7 +306,7 @@ fn rotate(path: &Path, cap: u64) {
         return;
     };
     // Another writer may have rotated while we waited for the lock.
-    if fs::metadata(path).map(|m| m.len()).unwrap_or(0) < cap {
+    if file_len(path) < cap {
         return;
     }
     let _ = fs::rename(path, sibling(path, ".1"));
@@ -261,7 +325,7 @@ pub fn sibling(path: &Path, suffix: &str) -> PathBuf {
 /// Reads the last `max_lines` lines of a text file, reading at most `max_bytes` from
 /// its end. A first partial line (cut by the byte cap) is dropped.
 pub fn tail_lines(path: &Path, max_lines: usize, max_bytes: u64) -> Vec<String> {
-    let Ok(mut file) = fs::File::open(path) else {
+    let Ok(mut file) = safe::open_read(path, safe::Follow::No) else {
         return Vec::new();
     };
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
@@ -288,8 +352,13 @@ pub fn tail_lines(path: &Path, max_lines: usize, max_bytes: u64) -> Vec<String> 
 }
 
 /// Appends a line to `.forge/logs/errors.log` (capped). Never fails: logging must not
-/// break the hook or statusline that is reporting a problem.
+/// break the hook or statusline that is reporting a problem. Writes only where that
+/// is safe: when `.forge/` and `logs/` pass [`safe::check_dir`] (a refused folder
+/// gets nothing, not even its own refusal).
 pub fn log_error(paths: &Paths, context: &str, message: &str) {
+    if safe::check_dir(&paths.forge_dir()).is_err() || safe::check_dir(&paths.logs()).is_err() {
+        return;
+    }
     let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let one_line: String = message
         .chars()
@@ -389,6 +458,46 @@ mod tests {
             serde_json::from_str::<serde_json::Value>(line).unwrap();
         }
         assert!(current.ends_with("{\"n\":99}\n"));
+    }
+
+    /// The fault-injection seam of `append_whole`: a write that landed only part of
+    /// a line (as on a full disk) is given to `finish_append`.
+    #[test]
+    fn a_short_append_is_blanked_and_the_next_line_starts_clean() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("events.jsonl");
+        append_line_capped(&p, "{\"n\":1}", 1 << 20).unwrap();
+        let line = b"{\"n\":2,\"pad\":\"xxxxxxxx\"}\n";
+        let mut file = safe::open_append(&p).unwrap();
+        let landed = file.write(line.get(..9).unwrap()).unwrap();
+        assert_eq!(landed, 9);
+        let err = finish_append(&mut file, line.len(), landed).unwrap_err();
+        assert!(err.to_string().contains("9 of 25 bytes"), "{err}");
+        drop(file);
+        append_line_capped(&p, "{\"n\":3}", 1 << 20).unwrap();
+        assert_eq!(
+            fs::read_to_string(&p).unwrap(),
+            "{\"n\":1}\n        \n{\"n\":3}\n"
+        );
+        // Nothing landed: nothing to blank, still an error.
+        let mut file = safe::open_append(&p).unwrap();
+        assert!(finish_append(&mut file, 5, 0).is_err());
+        assert!(finish_append(&mut file, 5, 5).is_ok());
+    }
+
+    #[test]
+    fn appends_never_follow_a_planted_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("bashrc");
+        fs::write(&outside, "mine\n").unwrap();
+        let p = dir.path().join("events.jsonl");
+        std::os::unix::fs::symlink(&outside, &p).unwrap();
+        assert!(append_line_capped(&p, "{}", 1 << 20).is_err());
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "mine\n");
+        // The atomic writer replaces the link; the target is untouched.
+        write_atomic(&p, b"new").unwrap();
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "mine\n");
+        assert!(safe::is_regular(&p));
     }
 
     #[test]

@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::safe;
+
 /// All the paths of one project's `.forge/` folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Paths {
@@ -97,7 +99,7 @@ impl Paths {
     /// home folder itself, where a session's cwd is not a project (`forge init` there
     /// is still possible, deliberately).
     pub fn may_create_state(&self, home: Option<&Path>) -> bool {
-        if self.forge_dir().is_dir() {
+        if safe::is_real_dir(&self.forge_dir()) {
             return true;
         }
         let same = |a: &Path, b: &Path| {
@@ -113,12 +115,29 @@ impl Paths {
     /// Creates `.forge/logs` and `.forge/handoffs`, and a `.forge/.gitignore` holding
     /// `*` when `.forge/` is new, so forge's state never shows up in `git status`.
     pub fn ensure_dirs(&self) -> std::io::Result<()> {
-        let fresh = !self.forge_dir().exists();
-        std::fs::create_dir_all(self.logs())?;
-        std::fs::create_dir_all(self.handoffs())?;
+        let fresh = std::fs::symlink_metadata(self.forge_dir()).is_err();
+        safe::create_dir_all(&self.logs())?;
+        safe::create_dir_all(&self.handoffs())?;
         let ignore = self.forge_dir().join(".gitignore");
-        if fresh && !ignore.exists() {
+        if fresh && std::fs::symlink_metadata(&ignore).is_err() {
             super::write_atomic(&ignore, b"# forge state: local to this machine\n*\n")?;
+        }
+        Ok(())
+    }
+
+    /// The StrictModes check (see [`safe`]) of forge's folders: `.forge/`, `logs/`,
+    /// `handoffs/` and `logs/sessions/` must each be missing or a real folder owned by
+    /// the user and not writable by others. A refused project is neither read nor
+    /// written: hooks and the status line carry on without its state, commands
+    /// stop with the reason, `forge doctor` reports it.
+    pub fn check(&self) -> Result<(), safe::Refusal> {
+        let forge = self.forge_dir();
+        safe::check_dir(&forge)?;
+        if std::fs::symlink_metadata(&forge).is_err() {
+            return Ok(());
+        }
+        for dir in [self.logs(), self.handoffs(), self.sessions()] {
+            safe::check_dir(&dir)?;
         }
         Ok(())
     }
@@ -150,22 +169,40 @@ pub fn sanitize_id(id: &str) -> String {
     out
 }
 
-/// Finds the project root, as DESIGN.md orders it: `CLAUDE_PROJECT_DIR`; the nearest
-/// ancestor of `cwd` that holds `.forge/`; the git work-tree root above it; `cwd`.
+/// Finds the project root: `CLAUDE_PROJECT_DIR` when set; else, inside a git work
+/// tree, the nearest folder from `cwd` up to the work-tree root that holds
+/// `.forge/`, else the work-tree root; outside git, `cwd` itself.
 ///
-/// Cheap: a walk up the folder tree with `stat` calls, no git library.
+/// The search never goes above the repository: a `.forge/` in a folder above it
+/// (a shared parent folder, someone else's checkout) is never used, and outside git
+/// only the folder itself counts. A `.git` owned by another user does not make a
+/// work tree (as git's `safe.directory` rule). Any entry named `.forge` counts as
+/// found, so a planted link or file is refused by [`Paths::check`] rather than
+/// skipped in favour of another folder.
+///
+/// Cheap: a walk up the folder tree with `lstat` calls, no git library.
 pub fn resolve_root(claude_project_dir: Option<&Path>, cwd: &Path) -> PathBuf {
     if let Some(dir) = claude_project_dir.filter(|d| d.is_dir()) {
         return dir.to_path_buf();
     }
     let cwd = absolute(cwd);
-    if let Some(found) = cwd.ancestors().find(|a| a.join(".forge").is_dir()) {
-        return found.to_path_buf();
-    }
-    if let Some(found) = cwd.ancestors().find(|a| a.join(".git").exists()) {
-        return found.to_path_buf();
-    }
-    cwd
+    let Some(top) = work_tree_root(&cwd) else {
+        return cwd;
+    };
+    cwd.ancestors()
+        .take_while(|a| a.starts_with(top))
+        .find(|a| std::fs::symlink_metadata(a.join(".forge")).is_ok())
+        .unwrap_or(top)
+        .to_path_buf()
+}
+
+/// The nearest ancestor of `dir` (itself included) holding a `.git` folder or file
+/// that belongs to the user.
+fn work_tree_root(dir: &Path) -> Option<&Path> {
+    use std::os::unix::fs::MetadataExt;
+    let me = safe::euid();
+    dir.ancestors()
+        .find(|a| std::fs::metadata(a.join(".git")).is_ok_and(|m| m.uid() == me))
 }
 
 fn absolute(p: &Path) -> PathBuf {
@@ -216,15 +253,20 @@ mod tests {
         std::fs::create_dir_all(repo.join("a/.forge")).unwrap();
         assert_eq!(resolve_root(None, &deep), repo.join("a"));
         assert_eq!(resolve_root(Some(&repo), &deep), repo);
-        let lone = t.path().join("lone");
+        // A .forge/ above the repository is never used.
+        std::fs::create_dir_all(t.path().join(".forge")).unwrap();
+        std::fs::remove_dir(repo.join("a/.forge")).unwrap();
+        assert_eq!(resolve_root(None, &deep), repo);
+        // Outside git: the folder itself, never a parent's .forge/.
+        let lone = t.path().join("lone/sub");
         std::fs::create_dir_all(&lone).unwrap();
-        // No .forge and no .git above a temp folder (unless the temp root is in a repo).
-        if !t
-            .path()
-            .ancestors()
-            .any(|a| a.join(".git").exists() || a.join(".forge").is_dir())
-        {
+        std::fs::create_dir_all(t.path().join("lone/.forge")).unwrap();
+        if work_tree_root(t.path()).is_none() {
             assert_eq!(resolve_root(None, &lone), lone);
         }
+        // A planted link named .forge is found (and then refused), not skipped.
+        std::os::unix::fs::symlink(t.path(), repo.join("a/.forge")).unwrap();
+        assert_eq!(resolve_root(None, &deep), repo.join("a"));
+        assert!(Paths::new(repo.join("a")).check().is_err());
     }
 }

@@ -111,6 +111,19 @@ fn keep_project_files(root: &Path, mut facts: TranscriptFacts) -> TranscriptFact
     facts
 }
 
+/// Whether `path` is where Claude Code keeps transcripts: a `.jsonl` file under
+/// `<claude dir>/projects/`, with no `..` in the path.
+pub fn is_claude_transcript(env: &Env, path: &Path) -> bool {
+    use std::path::Component;
+    let Some(projects) = env.claude_dir().map(|d| d.join("projects")) else {
+        return false;
+    };
+    path.extension().is_some_and(|e| e == "jsonl")
+        && !path.components().any(|c| c == Component::ParentDir)
+        && (path.starts_with(&projects)
+            || std::fs::canonicalize(&projects).is_ok_and(|real| path.starts_with(real)))
+}
+
 /// Writes `text` as a new `handoff-<stamp>[-N].md`, never replacing an existing one.
 pub fn write_unique(
     paths: &Paths,
@@ -129,10 +142,54 @@ pub fn write_unique(
     Err(last_err.unwrap_or_else(|| io::Error::other("no free handoff file name")))
 }
 
+/// What [`write_detailed`] did, for a caller that reports each part truthfully.
+#[derive(Debug)]
+pub struct Written {
+    /// The handoff document (absolute path). It exists whatever `markers` says.
+    pub path: PathBuf,
+    /// Making it the pending resume: the markers written (with a global marker that
+    /// could not be), or why the project's marker could not be written.
+    pub markers: io::Result<files::Markers>,
+}
+
+/// [`write_detailed`] for callers that only log: `Err` when the handoff or the
+/// project's marker could not be written (the message says which, and that the
+/// handoff exists when it does); a global marker that could not be written is
+/// logged to `errors.log`, not an error (the project's marker resumes).
+pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::Result<PathBuf> {
+    let w = write_detailed(paths, env, cfg, req)?;
+    match w.markers {
+        Ok(m) => {
+            if let Some((global, e)) = m.global_error {
+                super::log_error(
+                    paths,
+                    "handoff",
+                    &format!("could not write {}: {e}", global.display()),
+                );
+            }
+            Ok(w.path)
+        }
+        Err(e) => Err(io::Error::new(
+            e.kind(),
+            format!(
+                "the handoff was written to {}, but it is not pending: writing {} failed: {e}",
+                w.path.display(),
+                paths.pending_resume().display()
+            ),
+        )),
+    }
+}
+
 /// Gathers everything, writes the handoff, records `handoff_written_at` in the
 /// session's bridge and makes it the pending resume (project and global markers).
-/// Returns the absolute path written.
-pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::Result<PathBuf> {
+/// `Err` only when the handoff itself could not be written; what happened to the
+/// markers is in [`Written::markers`].
+pub fn write_detailed(
+    paths: &Paths,
+    env: &Env,
+    cfg: &Config,
+    req: &Request<'_>,
+) -> io::Result<Written> {
     if !paths.may_create_state(env.home.as_deref()) {
         return Err(io::Error::other(format!(
             "{} is not a project (no .forge/, and it is / or your home folder): \
@@ -156,7 +213,16 @@ pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::R
         .transcript_path
         .filter(|p| !p.trim().is_empty())
         .map(str::to_owned)
-        .or_else(|| bridge.as_ref().and_then(|b| b.transcript_path.clone()));
+        .or_else(|| {
+            // A bridge file is a file in the project folder, which a cloned repository
+            // can ship: the transcript it names is read only when it is one of Claude
+            // Code's own (a `.jsonl` under `<claude dir>/projects/`), so a planted
+            // bridge cannot pull another file's text into a handoff.
+            bridge
+                .as_ref()
+                .and_then(|b| b.transcript_path.clone())
+                .filter(|p| is_claude_transcript(env, Path::new(p)))
+        });
 
     let (facts, cut, problem) = match &transcript_path {
         Some(p) => match transcript::read_facts(Path::new(p)) {
@@ -224,20 +290,25 @@ pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::R
         workflow: files::read_workflow(paths),
         signals: open_signals(paths),
         has_claude_md: paths.root.join("CLAUDE.md").is_file(),
-        has_state_json: paths.state_json().is_file(),
+        // Not a link planted in .forge/: the Reload section tells Claude to read it.
+        has_state_json: super::safe::is_regular(&paths.state_json()),
     };
     let text = handoff_doc::compose(&inputs);
     let path = write_unique(paths, now, &text)?;
     let path = std::path::absolute(&path).unwrap_or(path);
     if let Some(sid) = &session_id {
         let at = files::iso(now);
-        files::update_bridge(paths, sid, now, |b| {
+        // The handoff exists: a bridge that cannot be updated (a busy lock, a full
+        // disk) only means PreCompact may write a second one. Logged, not fatal.
+        if let Err(e) = files::update_bridge(paths, sid, now, |b| {
             b.handoff_written_at = Some(at);
             true
-        })?;
+        }) {
+            super::log_error(paths, "handoff", &format!("session bridge: {e}"));
+        }
     }
-    files::write_pending_resume(paths, env, &path)?;
-    Ok(path)
+    let markers = files::write_pending_resume(paths, env, &path);
+    Ok(Written { path, markers })
 }
 
 #[cfg(test)]

@@ -47,10 +47,12 @@ pub fn load_state(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot
     };
     snap.sessions = load_sessions(paths);
     snap.flags = Flags {
-        learn_pending: paths.learn_pending().exists(),
-        threshold_fired: paths.threshold_flag().exists(),
+        learn_pending: super::safe::is_regular(&paths.learn_pending()),
+        threshold_fired: super::safe::is_regular(&paths.threshold_flag()),
         threshold_sessions: files::threshold_sessions(paths),
-        pending_resume: files::read_marker(&paths.pending_resume()),
+        // Only a marker SessionStart would honour (a handoff of this project).
+        pending_resume: files::read_marker(&paths.pending_resume())
+            .and_then(|m| files::resume_target(paths, &m)),
         compaction_markers: compaction_markers(paths),
     };
     snap.recent_events = super::tail_lines(&paths.events(), RECENT_EVENTS, 64 * 1024)

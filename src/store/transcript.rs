@@ -7,11 +7,18 @@
 //! - [`read_facts`] reads at most the last [`FACTS_CAP`] bytes for a handoff and says
 //!   whether the file was cut.
 //! - [`count_compactions`] streams the file (at most [`COUNT_CAP`] bytes) line by
-//!   line; it is for `forge context`, never for the statusline.
+//!   line in bounded memory (a line longer than [`LINE_MAX`] is skipped, not
+//!   gathered); it is for `forge context`, never for the statusline.
+//!
+//! A transcript is opened as `store::safe` opens files: non-blocking and only a
+//! regular file, so a FIFO or device named as a transcript never hangs anything (a
+//! final link is followed: the path comes from Claude Code or the user).
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
+
+use super::safe::{self, Follow};
 
 use crate::model::transcript::{self, TailScan, TranscriptFacts};
 
@@ -23,6 +30,10 @@ pub const TAIL_MAX: u64 = 4 * 1024 * 1024;
 pub const FACTS_CAP: u64 = 16 * 1024 * 1024;
 /// Most `forge context` streams when counting compactions.
 pub const COUNT_CAP: u64 = 1024 * 1024 * 1024;
+/// The longest line [`count_compactions`] looks at. A `compact_boundary` record is
+/// a few hundred bytes; a longer line (a huge tool result, or a file with no
+/// newline at all) is skipped without being held in memory.
+pub const LINE_MAX: usize = 1024 * 1024;
 
 /// The last `max` bytes of `file` (of length `len`), with the first partial line
 /// dropped when the read did not start at the beginning. Returns the text and
@@ -50,10 +61,10 @@ fn read_tail(file: &mut File, len: u64, max: u64) -> io::Result<(String, bool)> 
 /// The current context size from the end of the transcript at `path`. A missing or
 /// empty file gives [`TailScan::Nothing`].
 pub fn tail_context(path: &Path) -> TailScan {
-    let Ok(mut file) = File::open(path) else {
+    let Ok((mut file, meta)) = safe::open_read_meta(path, Follow::Yes) else {
         return TailScan::Nothing;
     };
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let len = meta.len();
     let mut window = TAIL_START;
     loop {
         let Ok((text, cut)) = read_tail(&mut file, len, window) else {
@@ -75,29 +86,55 @@ pub fn read_facts(path: &Path) -> io::Result<(TranscriptFacts, bool)> {
 
 /// [`read_facts`] with an explicit cap.
 pub fn read_facts_capped(path: &Path, cap: u64) -> io::Result<(TranscriptFacts, bool)> {
-    let mut file = File::open(path)?;
+    let mut file = safe::open_read(path, Follow::Yes)?;
     let len = file.metadata()?.len();
     let (text, cut) = read_tail(&mut file, len, cap)?;
     Ok((transcript::extract_facts(text.lines()), cut))
 }
 
 /// Counts `compact_boundary` records, streaming at most `cap` bytes. Returns the
-/// count and whether the cap stopped the count early.
+/// count and whether the cap stopped the count early. Memory stays bounded by the
+/// read buffer and [`LINE_MAX`], whatever the file holds.
 pub fn count_compactions(path: &Path, cap: u64) -> io::Result<(usize, bool)> {
-    let file = File::open(path)?;
+    let file = safe::open_read(path, Follow::Yes)?;
     let len = file.metadata()?.len();
     let mut reader = BufReader::with_capacity(256 * 1024, file.take(cap));
-    let mut line = Vec::new();
+    let mut line: Vec<u8> = Vec::new();
+    let mut overlong = false;
     let mut count = 0;
-    loop {
-        line.clear();
-        if reader.read_until(b'\n', &mut line)? == 0 {
-            break;
-        }
-        let text = String::from_utf8_lossy(&line);
-        if transcript::is_boundary_line(&text) {
+    let mut finish = |line: &mut Vec<u8>, overlong: &mut bool| {
+        if !*overlong && transcript::is_boundary_line(&String::from_utf8_lossy(line)) {
             count += 1;
         }
+        line.clear();
+        *overlong = false;
+    };
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            break;
+        }
+        let end = buf.iter().position(|b| *b == b'\n');
+        let chunk = match end {
+            Some(i) => buf.get(..=i).unwrap_or(buf),
+            None => buf,
+        };
+        let n = chunk.len();
+        if !overlong {
+            if line.len() + n > LINE_MAX {
+                overlong = true;
+                line = Vec::new();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        reader.consume(n);
+        if end.is_some() {
+            finish(&mut line, &mut overlong);
+        }
+    }
+    if !line.is_empty() || overlong {
+        finish(&mut line, &mut overlong);
     }
     Ok((count, len > cap))
 }
@@ -210,6 +247,20 @@ mod tests {
         assert_eq!(count_compactions(&p, COUNT_CAP).unwrap(), (3, false));
         let (n, capped) = count_compactions(&p, fixture.len() as u64).unwrap();
         assert_eq!((n, capped), (1, true));
+        // Lines longer than LINE_MAX are skipped whole; the count goes on after them.
+        let mut text = "x".repeat(LINE_MAX + 10);
+        text.push('\n');
+        text.push_str(fixture);
+        text.push_str(&"y".repeat(LINE_MAX * 3));
+        std::fs::write(&p, &text).unwrap();
+        assert_eq!(count_compactions(&p, COUNT_CAP).unwrap(), (1, false));
+        // The last line needs no newline.
+        let boundary = fixture
+            .lines()
+            .find(|l| transcript::is_boundary_line(l))
+            .unwrap();
+        std::fs::write(&p, boundary).unwrap();
+        assert_eq!(count_compactions(&p, COUNT_CAP).unwrap(), (1, false));
     }
 
     #[test]

@@ -5,6 +5,11 @@
 //! debouncer's thread sends file-system batches, and the loop itself wakes for the
 //! slow tick. The loop blocks on the channel (no busy polling), drains whatever else
 //! is queued, applies it all to the model, and draws only when something changed.
+//!
+//! SIGTERM, SIGHUP, SIGINT and SIGQUIT end the loop like `q` does, so the terminal
+//! is restored (alternate screen, raw mode, mouse reporting) and the caller's
+//! clean-up runs (the demo's temporary folder). A second such signal while that is
+//! under way restores the terminal and exits at once.
 
 pub mod demo;
 
@@ -48,6 +53,37 @@ pub enum LoopEvent {
     Input(ct::Event),
     /// A debounced batch of file-system events.
     Fs(DebounceEventResult),
+    /// A termination signal (SIGTERM, SIGHUP, SIGINT, SIGQUIT).
+    Signal(i32),
+}
+
+/// The signals that end the dashboard.
+const END_SIGNALS: [i32; 4] = [
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGQUIT,
+];
+
+/// Forwards termination signals to the loop. The first one ends the loop (which
+/// restores the terminal on its way out); a second one, should the loop be stuck,
+/// restores the terminal from this thread and exits with `128 + signal`.
+fn watch_signals(tx: Sender<LoopEvent>) -> std::io::Result<signal_hook::iterator::Handle> {
+    let mut signals = signal_hook::iterator::Signals::new(END_SIGNALS)?;
+    let handle = signals.handle();
+    thread::spawn(move || {
+        let mut seen = false;
+        for sig in signals.forever() {
+            if seen {
+                let _ = execute!(io::stdout(), DisableMouseCapture);
+                ratatui::restore();
+                std::process::exit(128 + sig);
+            }
+            seen = true;
+            let _ = tx.send(LoopEvent::Signal(sig));
+        }
+    });
+    Ok(handle)
 }
 
 /// Converts a crossterm key to the dashboard's own key type.
@@ -185,7 +221,10 @@ pub fn run_effects(model: &mut Model, s: &Session, effects: Vec<Effect>) -> Vec<
                 dashboard::update(model, Event::PreviewLoaded { path, text })
             }
             Effect::WritePendingResume(target) => {
+                // A global marker that could not be written is left out of the list
+                // the notice shows: the project's marker is the one that resumes.
                 let result = store::files::write_pending_resume(&s.paths, &s.env, &target)
+                    .map(|m| m.written)
                     .map_err(|e| e.to_string());
                 dashboard::update(model, Event::ResumeWritten { target, result })
             }
@@ -207,8 +246,9 @@ pub fn render_text(model: &Model, width: u16, height: u16) -> String {
     ui::buffer_text(&buf)
 }
 
-/// Runs the dashboard until the user quits. Restores the terminal on every path out.
-pub fn run(mut model: Model, session: Session) -> color_eyre::Result<()> {
+/// Runs the dashboard until the user quits or a termination signal arrives. Restores
+/// the terminal on every path out. Returns the signal that ended it, if one did.
+pub fn run(mut model: Model, session: Session) -> color_eyre::Result<Option<i32>> {
     let (tx, rx) = mpsc::channel::<LoopEvent>();
     let fs_tx = Mutex::new(tx.clone());
     let watcher = Watcher::start(&session.paths, move |res: DebounceEventResult| {
@@ -220,12 +260,15 @@ pub fn run(mut model: Model, session: Session) -> color_eyre::Result<()> {
     let mut terminal = ratatui::try_init()
         .inspect_err(|_| ratatui::restore())
         .wrap_err("setting up the terminal")?;
+    let signals = watch_signals(tx.clone()).inspect_err(|_| ratatui::restore());
+    let signals = signals.wrap_err("installing the signal handlers")?;
     let mouse = MouseGuard::enable();
     let input = Input::spawn(tx);
     let result = event_loop(&mut terminal, &mut model, &session, watcher, &rx, &input);
     drop(input);
     drop(mouse);
     ratatui::restore();
+    signals.close();
     result
 }
 
@@ -236,7 +279,7 @@ fn event_loop(
     mut watcher: Watcher,
     rx: &Receiver<LoopEvent>,
     input: &Input,
-) -> color_eyre::Result<()> {
+) -> color_eyre::Result<Option<i32>> {
     let start = model.start();
     run_effects(model, s, start);
     let mut dirty = true;
@@ -276,7 +319,7 @@ fn event_loop(
         let first = match rx.recv_timeout(wait) {
             Ok(ev) => Some(ev),
             Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => return Ok(()),
+            Err(RecvTimeoutError::Disconnected) => return Ok(None),
         };
         let Some(first) = first else {
             dashboard::update(model, Event::Tick(Utc::now()));
@@ -294,6 +337,7 @@ fn event_loop(
         let mut effects = Vec::new();
         for ev in std::iter::once(first).chain(rx.try_iter()) {
             match ev {
+                LoopEvent::Signal(sig) => return Ok(Some(sig)),
                 LoopEvent::Fs(res) => pending.add_result(&res, watcher.forge_dir()),
                 LoopEvent::Input(ev) => {
                     if let Some(action) = action_of(&ev, model, terminal) {
@@ -312,7 +356,7 @@ fn event_loop(
         }
         for fx in run_effects(model, s, effects) {
             match fx {
-                Effect::Quit => return Ok(()),
+                Effect::Quit => return Ok(None),
                 Effect::OpenEditor(path) => {
                     let result =
                         suspend_for_editor(terminal, input, s.env.editor.as_deref(), &path);
@@ -324,7 +368,7 @@ fn event_loop(
             }
         }
         if model.quit {
-            return Ok(());
+            return Ok(None);
         }
     }
 }
@@ -352,6 +396,13 @@ pub fn reload(model: &mut Model, paths: &Paths, pending: &Pending) -> Vec<Effect
         }
     };
     let mut fx = dashboard::update(model, Event::Tick(now));
+    // The folders were checked at start; one swapped for a link (or made someone
+    // else's) since is not read: the dashboard shows nothing rather than its files.
+    if paths.check().is_err() {
+        let empty = crate::model::Snapshot::empty(paths.root.clone(), now);
+        fx.extend(dashboard::update(model, Event::Loaded(Box::new(empty))));
+        return fx;
+    }
     if pending.full {
         let mut snap = snapshot::load(paths, now, GitSource::Cache);
         keep_git(&mut snap, model);

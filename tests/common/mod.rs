@@ -3,6 +3,8 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod tmux;
+
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 
