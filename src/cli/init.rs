@@ -136,14 +136,18 @@ pub fn is_set_up(paths: &Paths, env: &Env) -> bool {
     ];
     files.extend(env.claude_dir().map(|d| d.join("settings.json")));
     files.iter().any(|f| {
-        std::fs::read_to_string(f)
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .is_some_and(|v| {
-                settings::command_hooks(&v)
-                    .iter()
-                    .any(|h| settings::forge_role(&h.words) == Some("hook"))
-            })
+        crate::store::safe::read_to_string_whole(
+            f,
+            16 * 1024 * 1024,
+            crate::store::safe::Follow::Yes,
+        )
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .is_some_and(|v| {
+            settings::command_hooks(&v)
+                .iter()
+                .any(|h| settings::forge_role(&h.words) == Some("hook"))
+        })
     })
 }
 
@@ -727,7 +731,14 @@ fn backup_texts(file: &Path, project: Option<&Paths>) -> Vec<String> {
     names
         .iter()
         .take(50)
-        .filter_map(|n| std::fs::read_to_string(dir.join(n)).ok())
+        .filter_map(|n| {
+            crate::store::safe::read_to_string_whole(
+                &dir.join(n),
+                16 * 1024 * 1024,
+                crate::store::safe::Follow::No,
+            )
+            .ok()
+        })
         .collect()
 }
 
