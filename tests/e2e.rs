@@ -281,6 +281,10 @@ fn compact_denies_the_first_non_read_tool_once_and_stop_blocks_once() {
         "hook error",
         Reply::tool("Write", json!({"file_path": more, "content": "more\n"})),
     );
+    // The client loads CLAUDE.md into the context again after a compaction, which is
+    // why forge's re-read list leaves it out.
+    w.write("CLAUDE.md", "# Rules\nName every test FORGE-RULE-42.\n");
+    w.commit_all();
     w.start(&["--permission-mode", "acceptEdits"]);
     w.turn("please WRITE-NOTES");
     assert!(notes.is_file());
@@ -301,8 +305,16 @@ fn compact_denies_the_first_non_read_tool_once_and_stop_blocks_once() {
     });
 
     // Reading is what the model should do now: never denied.
+    let before = w.api.messages().len();
     w.turn("please READ-SPEC again");
     assert!(denials(&w).is_empty(), "{:?}", denials(&w));
+    let after_compact = &w.api.messages()[before];
+    assert!(after_compact.all_text().contains("FORGE-RULE-42"));
+    assert!(
+        !after_compact
+            .all_text()
+            .contains("Re-read before continuing: CLAUDE.md")
+    );
 
     // The first other tool call is denied once, with the list to re-read; the retry
     // passes.

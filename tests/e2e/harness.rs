@@ -380,6 +380,12 @@ impl World {
         p
     }
 
+    /// Commits everything in the project (so the tree is clean again).
+    pub fn commit_all(&self) {
+        git(&self.root, &["add", "-A"]);
+        git(&self.root, &["commit", "-qm", "test setup"]);
+    }
+
     /// The environment the client (and so forge's hooks and status line) runs with:
     /// nothing from this process but `PATH`.
     fn client_env(&self) -> Vec<(String, String)> {
