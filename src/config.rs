@@ -95,7 +95,8 @@ impl Default for GitConfig {
 pub struct HooksConfig {
     /// PreCompact writes a safety-net handoff when the session has none yet.
     pub handoff_on_precompact: bool,
-    /// After a compaction, the first tool call is denied once with what to re-read.
+    /// After a proven compaction, the first tool call that is not read-only is denied
+    /// once with what to re-read (and Stop blocks once when no tool ran).
     pub compaction_reread: bool,
 }
 

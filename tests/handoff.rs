@@ -205,7 +205,16 @@ fn precompact_writes_a_safety_net_handoff_once() {
     for s in SECRETS {
         assert!(!doc.contains(s), "secret {s} leaked");
     }
-    // The re-read marker names the new handoff.
+    // When the compaction is proven (SessionStart compact), the re-read marker names
+    // the new handoff.
+    let mut start: serde_json::Value = serde_json::from_str(&payload).unwrap();
+    start["hook_event_name"] = "SessionStart".into();
+    start["source"] = "compact".into();
+    p.forge()
+        .args(["hook", "SessionStart"])
+        .write_stdin(start.to_string())
+        .assert()
+        .success();
     let marker = p.read(&format!(".forge/logs/sessions/{SID}.compacted"));
     assert!(marker.contains(&files[0]), "{marker}");
 

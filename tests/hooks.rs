@@ -44,6 +44,41 @@ fn hook(p: &TestProject, event: &str, stdin: impl Into<Vec<u8>>) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Writes the session transcript where the fixtures' `transcript_path` points.
+fn write_transcript(p: &TestProject, records: &[Value]) -> std::path::PathBuf {
+    let v: Value = serde_json::from_str(&p.payload("hooks/Stop.json")).unwrap();
+    let path = std::path::PathBuf::from(v["transcript_path"].as_str().unwrap());
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A main-chain assistant record calling `tool` with `input`.
+fn tool_call(tool: &str, input: Value) -> Value {
+    json!({"type":"assistant","message":{"model":"claude-sonnet-4-6","id":"m","role":"assistant",
+        "content":[{"type":"tool_use","id":"t","name":tool,"input":input}],
+        "usage":{"input_tokens":3,"cache_read_input_tokens":150_000,"output_tokens":9}}})
+}
+
+/// A PreToolUse payload for `tool`.
+fn pre_tool(p: &TestProject, tool: &str) -> String {
+    with(
+        &p.payload("hooks/PreToolUse.json"),
+        json!({"tool_name": tool}),
+    )
+}
+
+/// PreCompact, then the SessionStart(compact) that proves the compaction.
+fn compact(p: &TestProject) -> String {
+    hook(p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    hook(
+        p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-compact.json"),
+    )
+}
+
 fn with(payload: &str, patch: Value) -> String {
     let mut v: Value = serde_json::from_str(payload).unwrap();
     for (k, val) in patch.as_object().unwrap() {
@@ -230,6 +265,43 @@ fn payload_cwd_that_does_not_exist_writes_nothing() {
 }
 
 #[test]
+fn a_deleted_project_writes_nothing_anywhere() {
+    // The project was removed under a running client, which then starts its hooks
+    // (and status line) in another folder: CLAUDE_PROJECT_DIR and the payload's cwd
+    // both name the missing folder.
+    let p = TestProject::new();
+    let gone = p.dir.path().join("gone");
+    let elsewhere = p.dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let payload = with(
+        &p.payload("hooks/SessionEnd.json"),
+        json!({"cwd": gone.display().to_string()}),
+    );
+    let status = json!({"session_id": SID, "cwd": gone.display().to_string(),
+        "context_window": {"used_percentage": 80, "context_window_size": 200_000}})
+    .to_string();
+    for (args, stdin) in [
+        (vec!["hook", "SessionEnd"], payload),
+        (vec!["statusline"], status),
+    ] {
+        let out = p
+            .forge()
+            .args(&args)
+            .env("CLAUDE_PROJECT_DIR", &gone)
+            .current_dir(&elsewhere)
+            .write_stdin(stdin)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+    }
+    assert!(
+        !elsewhere.join(".forge").exists(),
+        "state went to the process cwd"
+    );
+    assert!(!gone.exists());
+}
+
+#[test]
 fn home_folder_is_not_a_project() {
     let p = TestProject::new();
     let payload = with(
@@ -306,14 +378,27 @@ fn stop_and_session_end_record_the_session() {
     );
     assert!(p.forge_dir().join("logs/learn-pending").exists());
 
-    // Dirty tree: two changes (one modified, one untracked) → the warning with the count.
+    // Dirty tree: two changes (one modified, one untracked) → the warning with the
+    // count, for the person (systemMessage), once per count.
     p.write("README.md", "changed\n");
     p.write("new.txt", "new\n");
-    let out = hook(&p, "SessionEnd", p.payload("hooks/SessionEnd.json"));
-    assert!(
-        out.contains("2 uncommitted changes on branch main"),
-        "{out}"
+    let out = hook(&p, "Stop", p.payload("hooks/Stop.json"));
+    let v: Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(
+        v,
+        json!({"systemMessage": "forge: 2 uncommitted changes on branch main — commit them or note them in a handoff."})
     );
+    assert_eq!(
+        hook(&p, "Stop", p.payload("hooks/Stop.json")),
+        "",
+        "same count"
+    );
+    p.write("third.txt", "3\n");
+    assert!(hook(&p, "Stop", p.payload("hooks/Stop.json")).contains("3 uncommitted changes"));
+    std::fs::remove_file(p.root.join("third.txt")).unwrap();
+    // SessionEnd's output reaches nobody: it only records.
+    let out = hook(&p, "SessionEnd", p.payload("hooks/SessionEnd.json"));
+    assert_eq!(out, "");
     let last = json_file(&p.forge_dir().join("logs/last-session.json"));
     assert_eq!(last["final"], true);
     assert_eq!(last["reason"], "prompt_input_exit");
@@ -323,7 +408,25 @@ fn stop_and_session_end_record_the_session() {
 }
 
 #[test]
-fn pre_compact_captures_state_silently_and_creates_logs() {
+fn without_a_status_line_reading_the_context_comes_from_the_transcript() {
+    // Print mode (`claude -p`) never runs the status line (reference §11.1 #11).
+    let p = TestProject::new();
+    write_transcript(&p, &[tool_call("Read", json!({"file_path": "/x"}))]);
+    hook(&p, "Stop", p.payload("hooks/Stop.json"));
+    let last = json_file(&p.forge_dir().join("logs/last-session.json"));
+    assert_eq!(last["context_used_pct"], 75.0, "150,003 of 200,000");
+    // A status line reading wins.
+    let bridge = p.forge_dir().join(format!("logs/sessions/{SID}.json"));
+    let mut b = json_file(&bridge);
+    b["used_percentage"] = json!(41.0);
+    std::fs::write(&bridge, b.to_string()).unwrap();
+    hook(&p, "SessionEnd", p.payload("hooks/SessionEnd.json"));
+    let last = json_file(&p.forge_dir().join("logs/last-session.json"));
+    assert_eq!(last["context_used_pct"], 41.0);
+}
+
+#[test]
+fn pre_compact_captures_state_silently_and_claims_nothing() {
     let p = TestProject::new();
     p.write("src/lib.rs", "// new\n");
     assert!(!p.forge_dir().exists());
@@ -337,51 +440,116 @@ fn pre_compact_captures_state_silently_and_creates_logs() {
     assert_eq!(state["recent_files"], json!(["src/"]));
     assert_eq!(state["trigger"], "auto");
     assert!(state["captured_at"].as_str().unwrap().ends_with('Z'));
+    // The client may abandon the compaction and fire PreCompact again (or the person
+    // cancels it): PreCompact alone counts nothing and arms nothing.
     hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
-    let lines = p.read(".forge/logs/compactions.jsonl");
-    assert_eq!(lines.lines().count(), 2);
-    assert!(
-        p.forge_dir()
-            .join(format!("logs/sessions/{SID}.compacted"))
-            .exists()
+    assert!(!p.forge_dir().join("logs/compactions.jsonl").exists());
+    let marker = p.forge_dir().join(format!("logs/sessions/{SID}.compacted"));
+    assert!(!marker.exists());
+    assert_eq!(hook(&p, "PreToolUse", pre_tool(&p, "Bash")), "");
+    let stop = hook(&p, "Stop", p.payload("hooks/Stop.json"));
+    assert!(!stop.contains("decision"), "{stop}");
+    // The proof: SessionStart(compact). One line per compaction, with the trigger.
+    hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-compact.json"),
     );
+    let lines = p.read(".forge/logs/compactions.jsonl");
+    assert_eq!(lines.lines().count(), 1);
+    let line: Value = serde_json::from_str(lines.trim()).unwrap();
+    assert_eq!(line["session_id"], SID);
+    assert_eq!(line["trigger"], "auto");
+    assert_eq!(line["captured_at"], state["captured_at"]);
+    assert!(marker.exists());
 }
 
 #[test]
-fn first_tool_after_compaction_is_denied_once() {
+fn first_non_read_tool_after_compaction_is_denied_once_with_the_transcripts_files() {
     let p = TestProject::new();
-    p.write("CLAUDE.md", "# rules\n");
-    p.write("src/db.rs", "// changed\n");
-    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
-    let first = hook(&p, "PreToolUse", p.payload("hooks/PreToolUse.json"));
+    let root = p.root.display().to_string();
+    p.write("src/db.rs", "// edited\n");
+    p.write("src/pool.rs", "// edited later\n");
+    p.write("SPEC.md", "# spec\n");
+    p.write("docs/api.md", "# api\n");
+    p.write("dirty-but-unrelated.txt", "x\n");
+    p.write(".forge/state.json", r#"{"phase":"build"}"#);
+    write_transcript(
+        &p,
+        &[
+            tool_call("Read", json!({"file_path": format!("{root}/docs/api.md")})),
+            tool_call("Edit", json!({"file_path": format!("{root}/src/db.rs")})),
+            tool_call("Read", json!({"file_path": format!("{root}/SPEC.md")})),
+            tool_call(
+                "Grep",
+                json!({"pattern": "fn", "path": format!("{root}/src")}),
+            ),
+            tool_call("Write", json!({"file_path": format!("{root}/src/pool.rs")})),
+            tool_call("Read", json!({"file_path": "/no/such/file.rs"})),
+        ],
+    );
+    compact(&p);
+    // Reading is what a compacted session should do: never held back.
+    for tool in ["Read", "Grep", "Glob", "LS", "NotebookRead"] {
+        assert_eq!(hook(&p, "PreToolUse", pre_tool(&p, tool)), "", "{tool}");
+    }
+    let first = hook(&p, "PreToolUse", pre_tool(&p, "Bash"));
     let v: Value = serde_json::from_str(first.trim()).expect("JSON only on stdout");
     assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
     let reason = v["hookSpecificOutput"]["permissionDecisionReason"]
         .as_str()
         .unwrap();
-    assert!(
-        reason.contains("re-read") && reason.contains("CLAUDE.md") && reason.contains("src/"),
-        "{reason}"
-    );
-    // The next call passes.
+    // Shown after the client's "PreToolUse:Bash hook error: " prefix. The session's
+    // handoff (PreCompact's safety net); edited files, newest first, then files read,
+    // newest first, never a folder or a missing file (git's dirty names only when the
+    // transcript names nothing); the workflow state.
+    let handoff = std::fs::read_dir(p.forge_dir().join("handoffs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .next()
+        .unwrap();
     assert_eq!(
-        hook(&p, "PreToolUse", p.payload("hooks/PreToolUse.json")),
-        ""
+        reason,
+        format!(
+            "forge held this call back once because the context was just compacted. \
+             Re-read .forge/handoffs/{handoff}, src/pool.rs, src/db.rs, SPEC.md, docs/api.md, \
+             .forge/state.json first (reading is never held back), then make the call again."
+        )
     );
+    // The retry passes.
+    assert_eq!(hook(&p, "PreToolUse", pre_tool(&p, "Bash")), "");
     // Another session is not affected by this session's marker.
-    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    compact(&p);
     let other = with(
-        &p.payload("hooks/PreToolUse.json"),
+        &pre_tool(&p, "Write"),
         json!({"session_id": "other-session"}),
     );
     assert_eq!(hook(&p, "PreToolUse", other), "");
 }
 
 #[test]
+fn without_a_transcript_the_reread_list_falls_back_to_git() {
+    let p = TestProject::new();
+    p.write("src/db.rs", "// changed\n");
+    compact(&p);
+    let out = hook(&p, "PreToolUse", pre_tool(&p, "Edit"));
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    let reason = v["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    // git names the untracked folder `src/`: never a folder.
+    assert!(
+        reason.contains("Re-read .forge/handoffs/handoff-"),
+        "{reason}"
+    );
+    assert!(!reason.contains("src/"), "{reason}");
+}
+
+#[test]
 fn a_huge_write_after_compaction_is_still_denied_once_and_fully_read() {
     let p = TestProject::new();
-    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    compact(&p);
     // A 3 MB Write: cut at 1 MiB, but the session and tool come first.
     let mut v: Value = serde_json::from_str(&p.payload("hooks/PreToolUse.json")).unwrap();
     v["tool_name"] = json!("Write");
@@ -419,7 +587,7 @@ fn a_huge_write_after_compaction_is_still_denied_once_and_fully_read() {
 #[test]
 fn a_subagents_tool_call_leaves_the_marker_for_the_main_thread() {
     let p = TestProject::new();
-    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    compact(&p);
     let sub = with(
         &p.payload("hooks/PreToolUse.json"),
         json!({"agent_id": "a-1", "agent_type": "Explore"}),
@@ -486,23 +654,47 @@ fn compaction_rearms_only_its_own_threshold() {
 #[test]
 fn stop_is_the_failsafe_when_no_tool_ran() {
     let p = TestProject::new();
-    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    compact(&p);
     // A Stop that is already continuing because of a Stop hook is never blocked.
     let active = with(
         &p.payload("hooks/Stop.json"),
         json!({"stop_hook_active": true}),
     );
     assert_eq!(hook(&p, "Stop", active), "");
+    // A dirty tree too: one JSON object carries both the block and the warning.
+    p.write("new.txt", "x\n");
     let out = hook(&p, "Stop", p.payload("hooks/Stop.json"));
+    assert_eq!(out.lines().count(), 1, "{out}");
     let v: Value = serde_json::from_str(out.trim()).expect("JSON only on stdout");
     assert_eq!(v["decision"], "block");
-    assert!(v["reason"].as_str().unwrap().contains("re-read"));
+    assert!(
+        v["reason"].as_str().unwrap().starts_with(
+            "The context was just compacted and nothing has been re-read since. Re-read "
+        ),
+        "{v}"
+    );
+    assert!(
+        v["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("1 uncommitted change on branch main")
+    );
     // Once only; then PreToolUse passes too.
     assert_eq!(hook(&p, "Stop", p.payload("hooks/Stop.json")), "");
-    assert_eq!(
-        hook(&p, "PreToolUse", p.payload("hooks/PreToolUse.json")),
-        ""
-    );
+    assert_eq!(hook(&p, "PreToolUse", pre_tool(&p, "Bash")), "");
+}
+
+#[test]
+fn stop_does_not_block_a_session_that_is_re_reading() {
+    let p = TestProject::new();
+    compact(&p);
+    assert_eq!(hook(&p, "PreToolUse", pre_tool(&p, "Read")), "");
+    assert_eq!(hook(&p, "Stop", p.payload("hooks/Stop.json")), "");
+    // The first other tool is still held back once.
+    assert!(hook(&p, "PreToolUse", pre_tool(&p, "Bash")).contains("\"deny\""));
+    // A new compaction starts over: Stop blocks again when nothing was read.
+    compact(&p);
+    assert!(hook(&p, "Stop", p.payload("hooks/Stop.json")).contains("\"block\""));
 }
 
 #[test]
@@ -542,9 +734,19 @@ fn attention_states_follow_notifications() {
     );
     assert_eq!(bridge()["attention"], "waiting:permission");
     assert_eq!(bridge()["last_event"], "PermissionRequest");
+    assert_eq!(bridge()["attention_message"], "permission to use Bash");
+    // The client's permission_prompt notification comes seconds later and names no
+    // tool (reference §11.1 #4): the PermissionRequest's message stays.
+    let later = with(
+        &p.payload("hooks/Notification-idle.json"),
+        json!({"notification_type":"permission_prompt","message":"Claude needs your permission"}),
+    );
+    hook(&p, "Notification", later);
+    assert_eq!(bridge()["attention"], "waiting:permission");
+    assert_eq!(bridge()["attention_message"], "permission to use Bash");
     // Every call left one event line, and no prompt text.
     let ev = events(&p);
-    assert_eq!(ev.len(), 5);
+    assert_eq!(ev.len(), 6);
     assert!(
         !std::fs::read_to_string(p.forge_dir().join("logs/events.jsonl"))
             .unwrap()
@@ -588,6 +790,15 @@ fn session_start_orients_the_new_session() {
         first.starts_with("Last session: ") && first.ends_with(" · branch main · 1 uncommitted"),
         "{out}"
     );
+    // SessionEnd's warning has no audience; the next session hears of the dirty tree.
+    assert_eq!(
+        out.lines().nth(1),
+        Some(
+            "The last session ended with 1 uncommitted change on branch main: \
+             commit them or note them in a handoff."
+        ),
+        "{out}"
+    );
     assert!(out.contains("/forge-learn"), "{out}");
     assert!(
         out.contains("Blocked agent signal: task T-012 (builder→reviewer)"),
@@ -622,8 +833,14 @@ fn session_start_orients_the_new_session() {
 #[test]
 fn session_start_after_compaction_says_what_to_reread() {
     let p = TestProject::new();
-    p.write("CLAUDE.md", "# rules\n");
     p.write("src/pool.rs", "// new\n");
+    write_transcript(
+        &p,
+        &[tool_call(
+            "Edit",
+            json!({"file_path": p.root.join("src/pool.rs").display().to_string()}),
+        )],
+    );
     hook(&p, "Stop", p.payload("hooks/Stop.json"));
     hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
     let out = hook(
@@ -632,10 +849,10 @@ fn session_start_after_compaction_says_what_to_reread() {
         p.payload("hooks/SessionStart-compact.json"),
     );
     assert!(
-        out.contains("Context was compacted. Re-read before continuing: CLAUDE.md"),
+        out.contains("Context was compacted. Re-read before continuing: .forge/handoffs/handoff-"),
         "{out}"
     );
-    assert!(out.contains("src/"), "{out}");
+    assert!(out.contains(", src/pool.rs.\n"), "{out}");
     // A compaction is not a new session: no "last session" (it is this one), and the
     // learn flag waits for the next real start.
     assert!(!out.contains("Last session"), "{out}");
@@ -869,6 +1086,7 @@ fn fifty_concurrent_hooks_lose_nothing() {
         ("PreCompact", "hooks/PreCompact-auto.json"),
         ("SessionStart", "hooks/SessionStart-startup.json"),
         ("SessionEnd", "hooks/SessionEnd.json"),
+        ("SessionStart", "hooks/SessionStart-compact.json"),
     ];
     let mut children = Vec::new();
     for i in 0..50 {

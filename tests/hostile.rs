@@ -330,6 +330,12 @@ fn links_planted_in_the_state_folder_are_never_followed() {
     assert!(!out.contains(SECRET), "{out}");
     hook(&p, "Stop", &p.payload("hooks/Stop.json"));
     hook(&p, "PreCompact", &p.payload("hooks/PreCompact-auto.json"));
+    // The compaction is proven by SessionStart(compact), which arms the re-read list.
+    hook(
+        &p,
+        "SessionStart",
+        &p.payload("hooks/SessionStart-compact.json"),
+    );
     // Claude reads what forge tells it to re-read: never the linked state.json.
     let marker = p.read(&format!(".forge/logs/sessions/{SID}.compacted"));
     assert!(!marker.contains("state.json"), "{marker}");

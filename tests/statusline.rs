@@ -278,6 +278,41 @@ fn transcript_tail_fills_in_when_the_payload_has_no_figure() {
 }
 
 #[test]
+fn zero_usage_after_compaction_shows_the_estimate_and_records_no_zero_reading() {
+    let p = TestProject::new();
+    let payload = p.payload("statusline/used-42.json");
+    tick(&p, &payload);
+    let mut v: serde_json::Value = serde_json::from_str(&payload).unwrap();
+    let transcript = PathBuf::from(v["transcript_path"].as_str().unwrap());
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    // The compaction's boundary, newer than any usage: ~2% of 200k.
+    std::fs::write(
+        &transcript,
+        r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"manual","preTokens":84000,"postTokens":3258}}
+"#,
+    )
+    .unwrap();
+    v["context_window"]["used_percentage"] = serde_json::json!(0);
+    v["context_window"]["current_usage"] = serde_json::json!({"input_tokens":0,
+        "output_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0});
+    let line = tick(&p, &v.to_string());
+    assert!(line.contains(" ~2%"), "{line}");
+    // Without the boundary: unknown, and nothing recorded.
+    std::fs::write(&transcript, "").unwrap();
+    let line = tick(&p, &v.to_string());
+    assert!(line.contains(" ?%") && !line.contains(" 0%"), "{line}");
+    let bridge: serde_json::Value =
+        serde_json::from_str(&p.read(&format!(".forge/logs/sessions/{S42}.json"))).unwrap();
+    let readings = bridge["readings"].as_array().unwrap();
+    assert!(
+        readings.iter().all(|r| r["tokens"] != 0 && r["pct"] != 0.0),
+        "{bridge}"
+    );
+    assert_eq!(readings.last().unwrap()["tokens"], 3258);
+    assert_eq!(bridge["used_percentage"], 2.0);
+}
+
+#[test]
 fn signals_task_and_learn_segments_read_state_files() {
     let p = TestProject::new();
     p.add_handoff_fixture("agent-T-012-20261121-101502.md");

@@ -107,7 +107,15 @@ pub fn tick(args: &StatuslineArgs, env: &Env, input: &[u8]) -> String {
     if !trusted {
         return line;
     }
-    if let Some(sid) = payload.session_id.as_deref() {
+    // When neither the payload's folders nor CLAUDE_PROJECT_DIR exist (the project
+    // was deleted under a running client, which then runs this elsewhere), there is
+    // no safe place to record anything.
+    let exists = |d: Option<&str>| d.is_some_and(|d| Path::new(d).is_dir());
+    let lost = payload.cwd.is_some()
+        && !exists(payload.cwd.as_deref())
+        && !exists(payload.project_dir.as_deref())
+        && !env.claude_project_dir.as_deref().is_some_and(Path::is_dir);
+    if let Some(sid) = payload.session_id.as_deref().filter(|_| !lost) {
         let ctx = resolve_context(&payload, state.tail.as_ref());
         // A busy bridge lock is not an error: the next tick writes.
         if let Err(e) = record(&paths, env, &cfg, &payload, &ctx, sid)
@@ -179,7 +187,8 @@ fn apply(b: &mut SessionBridge, p: &Payload, ctx: &ContextInfo, now: DateTime<Ut
         b.context_window_size = Some(w);
         changed = true;
     }
-    if let Some(pct) = ctx.pct {
+    // A reading of no tokens is never a real one (reference §11.1 #1).
+    if let Some(pct) = ctx.pct.filter(|_| ctx.tokens != Some(0)) {
         let pct_changed = b.used_percentage.is_none_or(|old| (old - pct).abs() > 1e-9);
         if pct_changed || b.tokens != ctx.tokens {
             b.used_percentage = Some(pct);

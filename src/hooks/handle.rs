@@ -12,7 +12,7 @@ use crate::config::{self, Config};
 use crate::env::Env;
 use crate::model::Snapshot;
 use crate::model::handoff::Drift;
-use crate::model::state::{Attention, EventLine, LastSession, PreCompactState};
+use crate::model::state::{Attention, CompactionRecord, EventLine, LastSession, PreCompactState};
 use crate::store::snapshot::{GitSource, load};
 use crate::store::{self, Paths, files, handoffs};
 
@@ -66,11 +66,15 @@ pub fn handle_input(event_arg: Option<&str>, input: &[u8], env: &Env) -> String 
         parsed = Ok(Value::Object(serde_json::Map::new()));
     }
     // The payload's cwd wins over the process cwd. A cwd that names no folder here
-    // means the payload is not about this machine: without CLAUDE_PROJECT_DIR there is
-    // no safe place to write, so the call is a no-op.
+    // means the payload is not about this machine (or its project was deleted while
+    // the client ran, and the client then starts hooks in its temp folder): without
+    // an existing CLAUDE_PROJECT_DIR there is no safe place to write, so the call is
+    // a no-op.
     let cwd = match wire.cwd.as_deref().map(PathBuf::from) {
         Some(p) if p.is_absolute() && p.is_dir() => p,
-        Some(_) if env.claude_project_dir.is_none() => return String::new(),
+        Some(_) if !env.claude_project_dir.as_deref().is_some_and(Path::is_dir) => {
+            return String::new();
+        }
         _ => env.cwd.clone(),
     };
     let paths = Paths::new(store::resolve_root(env.claude_project_dir.as_deref(), &cwd));
@@ -196,6 +200,18 @@ impl Ctx<'_> {
                     ) => Some(Attention::WaitingInput),
                     _ => None,
                 };
+                // The permission_prompt notification says only "Claude needs your
+                // permission" (reference §11.1 #4): keep the PermissionRequest's
+                // message, which names the tool.
+                let message = if attention == Some(Attention::WaitingPermission) {
+                    self.session_id()
+                        .and_then(|sid| files::read_bridge(&self.paths, sid))
+                        .filter(|b| b.attention == Some(Attention::WaitingPermission))
+                        .and_then(|b| b.attention_message)
+                        .or_else(|| message.clone())
+                } else {
+                    message.clone()
+                };
                 // The message can quote a command line (and its password): redacted
                 // before it is stored where the dashboard and `status --json` show it.
                 let message = message.as_deref().map(crate::model::redact::redact);
@@ -225,6 +241,17 @@ impl Ctx<'_> {
 
     /// Records the last event (and attention state) in the session's bridge file.
     fn touch_bridge(&self, event: &str, attention: Option<Attention>, message: Option<String>) {
+        self.touch_bridge_and(event, attention, message, |_| {});
+    }
+
+    /// [`Ctx::touch_bridge`], and `also` on the same bridge under the same lock.
+    fn touch_bridge_and(
+        &self,
+        event: &str,
+        attention: Option<Attention>,
+        message: Option<String>,
+        also: impl FnOnce(&mut crate::model::state::SessionBridge),
+    ) {
         let Some(sid) = self.session_id() else { return };
         let transcript = self.wire.transcript_path.clone();
         let cwd = self.wire.cwd.clone();
@@ -242,6 +269,7 @@ impl Ctx<'_> {
             if cwd.is_some() {
                 b.cwd = cwd;
             }
+            also(b);
             true
         });
         if let Err(e) = result {
@@ -261,6 +289,9 @@ impl Ctx<'_> {
         if !compacted {
             if let Some(last) = &snap.last_session {
                 let _ = writeln!(head, "{}", last_session_line(last));
+                if let Some(line) = ended_dirty_line(last) {
+                    head.push_str(&line);
+                }
                 if last.forge_phase.is_some() || last.forge_task.is_some() {
                     let _ = writeln!(
                         head,
@@ -300,7 +331,15 @@ impl Ctx<'_> {
             _ => files::clear_threshold_flag(&self.paths),
         }
         if compacted {
-            head.push_str(&reread_guidance(&snap, self.session_id()));
+            let files_to_read = self.record_compaction(&snap).unwrap_or_else(|e| {
+                store::log_error(&self.paths, "SessionStart compaction", &e.to_string());
+                reread_files(&self.paths, self.session_id(), None, None)
+            });
+            let _ = writeln!(
+                head,
+                "Context was compacted. Re-read before continuing: {}.",
+                files_to_read.join(", ")
+            );
         }
         let head = cut_lines(&clip_lines(&head, LINE_MAX), HEAD_BUDGET, "");
 
@@ -409,7 +448,12 @@ impl Ctx<'_> {
             transcript_path: self.wire.transcript_path.clone(),
             reason: reason.map(str::to_owned),
             is_final,
-            context_used_pct: bridge.and_then(|b| b.used_percentage),
+            // Print mode never runs the status line (reference §11.1 #11): without
+            // its reading, the transcript says how full the context is.
+            context_used_pct: bridge
+                .as_ref()
+                .and_then(|b| b.used_percentage)
+                .or_else(|| self.transcript_pct(bridge.as_ref())),
         };
         if let Err(e) = files::write_last_session(&self.paths, &last) {
             store::log_error(&self.paths, "last-session", &e.to_string());
@@ -418,26 +462,64 @@ impl Ctx<'_> {
         git
     }
 
-    fn stop(&self, stop_hook_active: bool) -> HookResult {
-        let git = self.record_end(false, None);
-        self.touch_bridge("Stop", Some(Attention::WaitingInput), None);
-        // Failsafe: a compaction happened and no tool ran since, so PreToolUse never
-        // got to ask for the re-read. Block the stop once (never when already
-        // continuing because of a Stop hook).
-        if !stop_hook_active && let Some(files_to_read) = self.consume_compaction_marker() {
-            let reason = reread_reason(&files_to_read);
-            return Ok(format!(
-                "{}\n",
-                json!({"decision": "block", "reason": reason})
-            ));
-        }
-        Ok(dirty_warning(git.as_ref()))
+    /// The context % of this session from the end of its transcript (window from the
+    /// bridge, else the model).
+    fn transcript_pct(&self, bridge: Option<&crate::model::state::SessionBridge>) -> Option<f64> {
+        let path = self
+            .wire
+            .transcript_path
+            .as_deref()
+            .or_else(|| bridge.and_then(|b| b.transcript_path.as_deref()))?;
+        let scan = store::transcript::tail_context(Path::new(path));
+        let tokens = scan.tokens().filter(|t| *t > 0)?;
+        let model = match &scan {
+            crate::model::transcript::TailScan::Usage { model, .. } => model.clone(),
+            _ => None,
+        };
+        let window = crate::model::transcript::infer_window(
+            bridge.and_then(|b| b.context_window_size),
+            model.as_deref().or(self.wire.model.as_deref()),
+            Some(tokens),
+        );
+        Some(crate::model::transcript::pct_of(tokens, window))
     }
 
+    fn stop(&self, stop_hook_active: bool) -> HookResult {
+        let git = self.record_end(false, None);
+        let dirty = git.as_ref().map_or(0, |g| g.uncommitted_changes);
+        // The warning is for the person (a Stop hook's plain stdout reaches no screen:
+        // reference §11.1 #8), and only when the count changed since the last one.
+        let mut warn = dirty > 0 && self.session_id().is_none();
+        self.touch_bridge_and("Stop", Some(Attention::WaitingInput), None, |b| {
+            warn = dirty > 0 && b.dirty_warned != Some(dirty);
+            b.dirty_warned = Some(dirty);
+        });
+        let mut out = serde_json::Map::new();
+        // Failsafe: a compaction happened and no tool ran since, so PreToolUse never
+        // got to ask for the re-read. Block the stop once (never when already
+        // continuing because of a Stop hook, nor when the session is re-reading).
+        if !stop_hook_active
+            && !self.reread_started()
+            && let Some(files_to_read) = self.consume_compaction_marker()
+        {
+            out.insert("decision".into(), json!("block"));
+            out.insert("reason".into(), json!(stop_reason(&files_to_read)));
+        }
+        if warn && let Some(text) = dirty_warning(git.as_ref()) {
+            out.insert("systemMessage".into(), json!(text));
+        }
+        if out.is_empty() {
+            return Ok(String::new());
+        }
+        Ok(format!("{}\n", Value::Object(out)))
+    }
+
+    /// SessionEnd only records: the client discards its output (reference §11.1
+    /// #8), so the next SessionStart tells the dirty tree instead.
     fn session_end(&self, reason: Option<&str>) -> HookResult {
-        let git = self.record_end(true, reason);
+        self.record_end(true, reason);
         self.touch_bridge("SessionEnd", Some(Attention::Ended), None);
-        Ok(dirty_warning(git.as_ref()))
+        Ok(String::new())
     }
 
     // ----- PreCompact / PreToolUse ---------------------------------------------
@@ -456,24 +538,46 @@ impl Ctx<'_> {
             trigger: trigger.map(str::to_owned),
             session_id: self.wire.session_id.clone(),
         };
+        // A compaction *may* follow (it can be cancelled, or abandoned and retried:
+        // reference §11.1 #2), so this only captures state while it still can; what
+        // claims a compaction happened waits for SessionStart(compact).
         store::write_json_synced(&self.paths.pre_compact_state(), &state)?;
-        let line = serde_json::to_string(&state).map_err(std::io::Error::other)?;
-        store::append_line_capped(&self.paths.compactions(), &line, store::COMPACTIONS_CAP)?;
-        // Before the re-read marker, so the list it records names this handoff.
         if cfg.hooks.handoff_on_precompact {
             self.precompact_handoff(&cfg, git.as_ref());
         }
-        if cfg.hooks.compaction_reread
-            && let Some(sid) = self.session_id()
-        {
-            let files_to_read = reread_files(&self.paths, self.session_id(), &state.recent_files);
-            store::write_json(
-                &self.paths.compaction_marker(sid),
-                &json!({"captured_at": state.captured_at, "reread": files_to_read}),
-            )?;
-        }
         self.touch_bridge("PreCompact", None, None);
         Ok(String::new())
+    }
+
+    /// A proven compaction (SessionStart `compact`): counts it in `compactions.jsonl`
+    /// and arms the session's one-shot re-read marker. Returns the files to re-read.
+    fn record_compaction(&self, snap: &Snapshot) -> std::io::Result<Vec<String>> {
+        let cfg = self.config();
+        let sid = self.session_id();
+        let transcript = self.wire.transcript_path.as_deref().map(Path::new);
+        let pre = snap
+            .pre_compact
+            .as_ref()
+            .filter(|p| p.session_id.as_deref() == sid);
+        let files_to_read = reread_files(&self.paths, sid, transcript, pre);
+        let record = CompactionRecord {
+            compacted_at: files::iso(self.env.now),
+            session_id: sid.map(str::to_owned),
+            trigger: pre.and_then(|p| p.trigger.clone()),
+            captured_at: pre.map(|p| p.captured_at.clone()),
+        };
+        let line = serde_json::to_string(&record).map_err(std::io::Error::other)?;
+        store::append_line_capped(&self.paths.compactions(), &line, store::COMPACTIONS_CAP)?;
+        if cfg.hooks.compaction_reread
+            && let Some(sid) = sid
+        {
+            let _ = store::remove_if_exists(&self.paths.reread_started(sid));
+            store::write_json(
+                &self.paths.compaction_marker(sid),
+                &json!({"armed_at": record.compacted_at, "reread": files_to_read}),
+            )?;
+        }
+        Ok(files_to_read)
     }
 
     /// The safety net: a handoff (trigger `pre-compact`) when this session wrote none
@@ -496,6 +600,12 @@ impl Ctx<'_> {
         }
     }
 
+    /// Whether a read-only tool ran since this session's compaction.
+    fn reread_started(&self) -> bool {
+        self.session_id()
+            .is_some_and(|sid| self.paths.reread_started(sid).exists())
+    }
+
     /// Removes this session's compaction marker; `Some(files to re-read)` for the one
     /// caller that removed it (parallel tool calls race; exactly one wins).
     fn consume_compaction_marker(&self) -> Option<Vec<String>> {
@@ -508,6 +618,7 @@ impl Ctx<'_> {
         if !store::remove_if_exists(&marker).unwrap_or(false) {
             return None;
         }
+        let _ = store::remove_if_exists(&self.paths.reread_started(sid));
         let list = recorded
             .as_ref()
             .and_then(|v| v.get("reread"))
@@ -518,7 +629,7 @@ impl Ctx<'_> {
                     .map(str::to_owned)
                     .collect()
             })
-            .unwrap_or_else(|| reread_files(&self.paths, Some(sid), &[]));
+            .unwrap_or_else(|| reread_files(&self.paths, Some(sid), None, None));
         Some(list)
     }
 
@@ -528,12 +639,20 @@ impl Ctx<'_> {
         if self.wire.agent_id.is_some() {
             return Ok(String::new());
         }
-        if let Some(files_to_read) = self.consume_compaction_marker() {
+        if is_read_only(self.wire.tool_name.as_deref()) {
+            // Re-reading is what a compacted session should do: never held back. It
+            // tells Stop that the session is re-reading.
+            if let Some(sid) = self.session_id()
+                && self.paths.compaction_marker(sid).exists()
+            {
+                let _ = store::touch_flag(&self.paths.reread_started(sid));
+            }
+        } else if let Some(files_to_read) = self.consume_compaction_marker() {
             let out = json!({
                 "hookSpecificOutput": {
                     "hookEventName": "PreToolUse",
                     "permissionDecision": "deny",
-                    "permissionDecisionReason": reread_reason(&files_to_read),
+                    "permissionDecisionReason": deny_reason(&files_to_read),
                 }
             });
             return Ok(format!("{out}\n"));
@@ -602,19 +721,26 @@ fn blocked_lines(h: &crate::model::HandoffEntry) -> String {
     out
 }
 
-/// The files to re-read after a compaction: project instructions, workflow state,
-/// this session's newest handoff (never another session's), and the recently changed
-/// files.
-fn reread_files(paths: &Paths, session_id: Option<&str>, recent: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    if paths.root.join("CLAUDE.md").exists() {
-        out.push("CLAUDE.md".to_owned());
-    }
-    // A regular file only: Claude reads what this list names, and a state.json that
-    // is a link planted in the folder would point it at any file.
-    if store::safe::is_regular(&paths.state_json()) {
-        out.push(".forge/state.json".to_owned());
-    }
+/// Tools that only read: a compacted session re-reads with them, so they are never
+/// held back.
+const READ_ONLY_TOOLS: [&str; 5] = ["Read", "Grep", "Glob", "LS", "NotebookRead"];
+
+fn is_read_only(tool: Option<&str>) -> bool {
+    tool.is_some_and(|t| READ_ONLY_TOOLS.contains(&t))
+}
+
+/// The files to re-read after a compaction, each once: this session's newest handoff
+/// (never another session's); from the transcript, the files the session edited,
+/// then those it read (newest first; only files that exist, never a folder); the
+/// workflow state. Only when the transcript names no file, git's changed names
+/// (from PreCompact's capture) stand in. Names inside the project are relative.
+fn reread_files(
+    paths: &Paths,
+    session_id: Option<&str>,
+    transcript: Option<&Path>,
+    pre: Option<&PreCompactState>,
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
     if let Some(sid) = session_id
         && let Some(h) = handoffs::list(paths).into_iter().find(|h| {
             h.kind == crate::model::HandoffKind::Session
@@ -623,32 +749,81 @@ fn reread_files(paths: &Paths, session_id: Option<&str>, recent: &[String]) -> V
     {
         out.push(format!(".forge/handoffs/{}", h.file_name));
     }
-    out.extend(recent.iter().take(RECENT_FILES).cloned());
+    let from_transcript: Vec<String> = transcript
+        .and_then(|t| store::transcript::read_facts(t).ok())
+        .map(|(facts, _)| crate::model::transcript::reread_candidates(&facts))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|f| {
+            let p = Path::new(f);
+            let abs = if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                paths.root.join(p)
+            };
+            abs.is_file()
+        })
+        .map(|f| match Path::new(&f).strip_prefix(&paths.root) {
+            Ok(rel) => rel.display().to_string(),
+            Err(_) => f,
+        })
+        .collect();
+    let fallback = from_transcript.is_empty();
+    for f in from_transcript {
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    // A regular file only: Claude reads what this list names, and a state.json that
+    // is a link planted in the folder would point it at any file.
+    if store::safe::is_regular(&paths.state_json()) {
+        out.push(".forge/state.json".to_owned());
+    }
+    if fallback {
+        for f in pre.map(|p| p.recent_files.as_slice()).unwrap_or_default() {
+            if !f.ends_with('/') && paths.root.join(f).is_file() && !out.contains(f) {
+                out.push(f.clone());
+            }
+        }
+    }
+    out.truncate(RECENT_FILES);
     if out.is_empty() {
-        out.push("CLAUDE.md".to_owned());
+        out.push("the files you were working on".to_owned());
     }
     out
 }
 
-fn reread_reason(files_to_read: &[String]) -> String {
+/// Why PreToolUse holds a call back; the client shows it after
+/// `PreToolUse:<Tool> hook error: ` (reference §11.1 #9).
+fn deny_reason(files_to_read: &[String]) -> String {
     format!(
-        "forge: the context was just compacted and details were lost. Before continuing, \
-         re-read: {}. Then carry on with the task.",
+        "forge held this call back once because the context was just compacted. \
+         Re-read {} first (reading is never held back), then make the call again.",
         files_to_read.join(", ")
     )
 }
 
-fn reread_guidance(snap: &Snapshot, session_id: Option<&str>) -> String {
-    let recent = snap
-        .pre_compact
-        .as_ref()
-        .map(|p| p.recent_files.clone())
-        .unwrap_or_default();
-    let paths = Paths::new(snap.root.clone());
+/// Why Stop blocks; shown to the person as "Stop hook reported a problem" and sent
+/// to the model as Stop hook feedback.
+fn stop_reason(files_to_read: &[String]) -> String {
     format!(
-        "Context was compacted. Re-read before continuing: {}.\n",
-        reread_files(&paths, session_id, &recent).join(", ")
+        "The context was just compacted and nothing has been re-read since. \
+         Re-read {}, then carry on with the task.",
+        files_to_read.join(", ")
     )
+}
+
+/// The line SessionStart adds when the last session left uncommitted changes.
+fn ended_dirty_line(last: &LastSession) -> Option<String> {
+    let n = last.uncommitted_changes;
+    (n > 0).then(|| {
+        format!(
+            "The last session ended with {n} uncommitted change{} on branch {}: \
+             commit them or note them in a handoff.\n",
+            if n == 1 { "" } else { "s" },
+            last.branch.as_deref().unwrap_or("(none)")
+        )
+    })
 }
 
 /// The handoff `target` (already checked by `files::resume_target`) with drift
@@ -733,15 +908,15 @@ pub fn cut_lines(text: &str, max: usize, note: &str) -> String {
     out
 }
 
-fn dirty_warning(git: Option<&crate::model::state::GitCache>) -> String {
+fn dirty_warning(git: Option<&crate::model::state::GitCache>) -> Option<String> {
     match git {
-        Some(g) if g.uncommitted_changes > 0 => format!(
-            "forge: {} uncommitted change{} on branch {} — commit them or note them in a handoff.\n",
+        Some(g) if g.uncommitted_changes > 0 => Some(format!(
+            "forge: {} uncommitted change{} on branch {} — commit them or note them in a handoff.",
             g.uncommitted_changes,
             if g.uncommitted_changes == 1 { "" } else { "s" },
             g.branch.as_deref().unwrap_or("(none)")
-        ),
-        _ => String::new(),
+        )),
+        _ => None,
     }
 }
 

@@ -37,7 +37,26 @@ pub struct LastSession {
     pub context_used_pct: Option<f64>,
 }
 
-/// `logs/pre-compact-state.json` (and each line of `compactions.jsonl`).
+/// One line of `logs/compactions.jsonl`: a compaction that happened. Written when
+/// SessionStart (`source: compact`) proves it, never on PreCompact alone (a
+/// compaction can be cancelled, or abandoned and retried: reference §11.1 #2). The
+/// client writes the transcript's `compact_boundary` only after that hook, so the
+/// token figures are not known here (`forge context` reads them from the transcript).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CompactionRecord {
+    /// When forge saw the proof (ISO 8601 UTC).
+    pub compacted_at: String,
+    /// The compacted session.
+    pub session_id: Option<String>,
+    /// `manual` or `auto`, from this session's PreCompact capture.
+    pub trigger: Option<String>,
+    /// When that capture was taken (`pre-compact-state.json`'s `captured_at`).
+    pub captured_at: Option<String>,
+}
+
+/// `logs/pre-compact-state.json`: what PreCompact captured (a compaction *may*
+/// follow).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct PreCompactState {
@@ -131,6 +150,10 @@ pub struct SessionBridge {
     pub handoff_written_at: Option<String>,
     /// When this session crossed the handoff threshold.
     pub threshold_crossed_at: Option<String>,
+    /// The uncommitted count Stop last warned the person about (so the warning
+    /// comes when the count changes, not under every reply).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dirty_warned: Option<u64>,
     /// Last update of this file (ISO 8601 UTC).
     pub updated_at: Option<String>,
 }

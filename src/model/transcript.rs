@@ -146,6 +146,11 @@ fn qualifying_usage(rec: &Value) -> Option<(Usage, Option<String>, Option<String
         })
         .and_then(Usage::from_value);
     let u = from_iterations.or_else(|| Usage::from_value(usage))?;
+    // No API response has an empty context: an all-zero usage is a placeholder
+    // (reference §11.1 #1), never a reading.
+    if u.context_in() == 0 {
+        return None;
+    }
     Some((
         u,
         model.map(str::to_owned),
@@ -183,6 +188,19 @@ where
         }
     }
     TailScan::Nothing
+}
+
+/// What a session should re-read after a compaction, from its transcript facts: the
+/// files it edited (newest first), then the files it read (newest first), each once.
+/// The caller drops what is not a file on disk (search folders, deleted files).
+pub fn reread_candidates(facts: &TranscriptFacts) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for f in facts.touched.iter().rev().chain(facts.read.iter().rev()) {
+        if !out.contains(f) {
+            out.push(f.clone());
+        }
+    }
+    out
 }
 
 /// Counts the `compact_boundary` records among `lines`.
@@ -734,6 +752,29 @@ mod tests {
           ]}}});
         let s = scan_tail(std::iter::once(rec.to_string().as_str()));
         assert_eq!(s.tokens(), Some(7_200));
+    }
+
+    #[test]
+    fn an_all_zero_usage_is_no_reading() {
+        let lines = vec![
+            assistant("m1", 3, 0, 60_000, 20),
+            assistant("m2", 0, 0, 0, 0),
+        ];
+        assert_eq!(scan(&lines).tokens(), Some(60_003));
+    }
+
+    #[test]
+    fn reread_candidates_are_edits_then_reads_newest_first_once_each() {
+        let facts = TranscriptFacts {
+            touched: vec!["/p/a.rs".into(), "/p/b.rs".into()],
+            read: vec!["/p/SPEC.md".into(), "/p/a.rs".into(), "/p/src".into()],
+            ..TranscriptFacts::default()
+        };
+        assert_eq!(
+            reread_candidates(&facts),
+            ["/p/b.rs", "/p/a.rs", "/p/src", "/p/SPEC.md"]
+        );
+        assert!(reread_candidates(&TranscriptFacts::default()).is_empty());
     }
 
     #[test]

@@ -73,11 +73,27 @@ impl Payload {
     }
 
     /// Reads the fields forge uses from any JSON value.
+    ///
+    /// An all-zero `current_usage`, and a `used_percentage` of 0 with no tokens, mean
+    /// "unknown", not 0 %: the client sends them right after a compaction that keeps
+    /// recent messages, until the next API response (reference §11.1 #1). No real
+    /// API response has an empty context.
     pub fn from_value(v: &Value) -> Self {
         if !v.is_object() {
             return Self::default();
         }
         let model_plain = v.get("model").and_then(Value::as_str).map(str::to_owned);
+        let mut p = Self::from_value_raw(v, model_plain);
+        if p.current_usage.is_some_and(|u| u.context_in() == 0) {
+            p.current_usage = None;
+        }
+        if p.used_percentage.is_some_and(|pct| pct <= 0.0) && p.current_usage.is_none() {
+            p.used_percentage = None;
+        }
+        p
+    }
+
+    fn from_value_raw(v: &Value, model_plain: Option<String>) -> Self {
         Self {
             session_id: text_at(v, &["session_id"]),
             transcript_path: text_at(v, &["transcript_path"]),

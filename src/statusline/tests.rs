@@ -141,6 +141,39 @@ fn transcript_tail_is_the_last_resort() {
 }
 
 #[test]
+fn all_zero_usage_after_a_compaction_is_unknown_not_zero() {
+    // What the client sends after a /compact that keeps recent messages (reference
+    // §11.1 #1), until the next API response.
+    let zeros = Payload::parse(
+        br#"{"session_id":"s","model":{"id":"claude-sonnet-4-6","display_name":"Sonnet 4.6"},
+            "context_window":{"total_input_tokens":0,"total_output_tokens":0,
+              "context_window_size":200000,"used_percentage":0,"remaining_percentage":100,
+              "current_usage":{"input_tokens":0,"output_tokens":0,
+                "cache_creation_input_tokens":0,"cache_read_input_tokens":0}}}"#,
+    );
+    assert_eq!((zeros.used_percentage, zeros.current_usage), (None, None));
+    assert!(zeros.needs_transcript());
+    let mut s = SessionState::default();
+    assert_eq!(render(&zeros, &s), "Sonnet 4.6 │ ░░░░░░░░░░ ?%");
+    // The transcript's boundary gives the estimate.
+    s.tail = Some(TailScan::Compacted {
+        post_tokens: Some(3_258),
+    });
+    assert_eq!(render(&zeros, &s), "Sonnet 4.6 │ ░░░░░░░░░░ ~2%");
+    assert_eq!(resolve_context(&zeros, s.tail.as_ref()).tokens, Some(3_258));
+    // used_percentage 0 with no usage at all is unknown too; with real tokens (a
+    // tiny context in a 1M window) 0 % is a true reading.
+    let no_usage = Payload::parse(br#"{"context_window":{"used_percentage":0}}"#);
+    assert_eq!(no_usage.used_percentage, None);
+    let tiny = Payload::parse(
+        br#"{"context_window":{"used_percentage":0,"context_window_size":1000000,
+            "current_usage":{"input_tokens":3,"cache_read_input_tokens":2000}}}"#,
+    );
+    assert_eq!(tiny.used_percentage, Some(0.0));
+    assert_eq!(render(&tiny, &SessionState::default()), "░░░░░░░░░░ 0%");
+}
+
+#[test]
 fn levels_and_threshold_follow_the_config() {
     let mut cfg = Config::default();
     cfg.context.handoff_threshold = 80.0;

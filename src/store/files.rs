@@ -315,7 +315,7 @@ pub fn prune_sessions(paths: &Paths, max_age: Duration, keep: Option<&str>) -> u
             let Some(n) = name.to_str() else { continue };
             let session = (dir == paths.sessions() && !n.starts_with('.'))
                 .then(|| {
-                    [".json", ".threshold", ".compacted"]
+                    [".json", ".threshold", ".compacted", ".reread"]
                         .iter()
                         .find_map(|ext| n.strip_suffix(ext))
                 })

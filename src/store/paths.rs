@@ -44,11 +44,18 @@ impl Paths {
         self.sessions()
             .join(format!("{}.threshold", sanitize_id(session_id)))
     }
-    /// The one-shot compaction marker of one session: set by PreCompact, consumed
-    /// by the first PreToolUse (or by Stop when no tool ran).
+    /// The one-shot compaction marker of one session: set on a proven compaction
+    /// (SessionStart `compact`), consumed by the first PreToolUse of a tool that is
+    /// not read-only (or by Stop when no tool ran).
     pub fn compaction_marker(&self, session_id: &str) -> PathBuf {
         self.sessions()
             .join(format!("{}.compacted", sanitize_id(session_id)))
+    }
+    /// Flag beside the compaction marker: a read-only tool ran since the compaction,
+    /// so the session is re-reading and Stop need not ask it to.
+    pub fn reread_started(&self, session_id: &str) -> PathBuf {
+        self.sessions()
+            .join(format!("{}.reread", sanitize_id(session_id)))
     }
     /// `logs/last-session.json`.
     pub fn last_session(&self) -> PathBuf {

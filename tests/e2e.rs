@@ -1,0 +1,640 @@
+//! End to end with the real Claude Code client (pinned: `harness::CLIENT_VERSION`)
+//! talking to a mock of the Messages API on 127.0.0.1, with forge wired by
+//! `forge init` in a temporary git project and a temporary `HOME`.
+//!
+//! Each test is one scenario of issue 8 §1. They run one at a time (a lock in the
+//! harness). Without tmux, npm or the client they print `SKIPPED …` and pass, except
+//! on CI (`CI` set), where that is a failure. Run them alone with
+//! `cargo test --test e2e`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "e2e/harness.rs"]
+mod harness;
+#[path = "e2e/mock_api.rs"]
+mod mock_api;
+
+use std::path::Path;
+use std::time::Duration;
+
+use harness::{World, poll, status_line, wait_until};
+use mock_api::Reply;
+use serde_json::{Value, json};
+
+/// The hook events that matter for the order checks (notifications and permission
+/// requests come when the client decides, so they are left out).
+fn core_events(w: &World) -> Vec<String> {
+    w.event_names()
+        .into_iter()
+        .filter(|e| !e.starts_with("Notification") && !e.starts_with("PermissionRequest"))
+        .collect()
+}
+
+/// The session handoffs in `.forge/handoffs/`, sorted.
+fn session_handoffs(w: &World) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(w.root.join(".forge/handoffs"))
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("handoff-") && n.ends_with(".md"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// The percentage the status line shows (`75%`, `~2%`, `?%`).
+fn shown_pct(line: &str) -> Option<String> {
+    line.split_whitespace()
+        .find(|w| w.ends_with('%') && !w.starts_with("CTX"))
+        .map(|w| w.trim_start_matches(['█', '░']).to_owned())
+}
+
+/// The model turns that carry `text` anywhere in what reached the model.
+fn requests_with(w: &World, text: &str) -> usize {
+    w.api
+        .messages()
+        .iter()
+        .filter(|r| r.all_text().contains(text))
+        .count()
+}
+
+/// The tool results that came back to the model as a hook's denial, one per tool
+/// call (each request repeats the conversation so far).
+fn denials(w: &World) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut out: Vec<String> = Vec::new();
+    for r in w.api.messages() {
+        let Some(msgs) = r.body["messages"].as_array() else {
+            continue;
+        };
+        for m in msgs {
+            for b in m["content"].as_array().into_iter().flatten() {
+                let id = b["tool_use_id"].as_str().unwrap_or_default().to_owned();
+                if b["type"] != "tool_result" || seen.contains(&id) {
+                    continue;
+                }
+                let text = match &b["content"] {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                if text.contains("hook error") {
+                    seen.push(id);
+                    out.push(text);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn compact_boundaries(transcript: &Path) -> usize {
+    std::fs::read_to_string(transcript)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains("\"subtype\":\"compact_boundary\""))
+        .count()
+}
+
+fn compaction_lines(w: &World) -> usize {
+    w.forge_text("logs/compactions.jsonl").lines().count()
+}
+
+fn marker_exists(w: &World, sid: &str) -> bool {
+    w.root
+        .join(format!(".forge/logs/sessions/{sid}.compacted"))
+        .exists()
+}
+
+// ----- 1. print mode ----------------------------------------------------------------------
+
+#[test]
+fn print_mode_records_the_session_and_orients_the_next_one() {
+    let Some(w) = World::new("print_mode_records_the_session_and_orients_the_next_one") else {
+        return;
+    };
+    w.api.set_context(150_000);
+    w.api.on(
+        "LIST-FILES",
+        Reply::tool(
+            "Bash",
+            json!({"command": "ls", "description": "List files"}),
+        ),
+    );
+    let out = w.print("please LIST-FILES");
+    assert!(
+        out.status.success(),
+        "claude -p: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        core_events(&w),
+        [
+            "SessionStart:startup",
+            "UserPromptSubmit",
+            "PreToolUse:Bash",
+            "Stop",
+            "SessionEnd:other"
+        ]
+    );
+    let sid = w.session_of("SessionStart:startup");
+    let last = w
+        .forge_json("logs/last-session.json")
+        .expect("last-session.json");
+    assert_eq!(last["session_id"], sid.as_str());
+    assert_eq!(last["final"], true);
+    assert_eq!(last["reason"], "other");
+    let transcript = w.transcript(&sid);
+    assert_eq!(
+        last["transcript_path"],
+        transcript.display().to_string().as_str()
+    );
+    assert!(transcript.is_file(), "{}", transcript.display());
+    // Print mode never runs the status line: the % comes from the transcript.
+    assert_eq!(last["context_used_pct"], json!(75.0), "{last}");
+    let bridge = w
+        .forge_json(&format!("logs/sessions/{sid}.json"))
+        .expect("the session bridge");
+    assert_eq!(bridge["attention"], "ended");
+    let ctx = w.forge(&["context", "--session", &sid, "--json"]);
+    assert!(
+        ctx.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ctx.stderr)
+    );
+    let ctx: Value = serde_json::from_slice(&ctx.stdout).unwrap();
+    assert_eq!(ctx["used_percentage"], 75, "{ctx}");
+    assert_eq!(ctx["tokens"], 150_000);
+
+    // The next session's first request carries forge's orientation.
+    let before = w.api.messages().len();
+    let out = w.print("hello again");
+    assert!(out.status.success());
+    let first = &w.api.messages()[before];
+    let text = first.all_text();
+    assert!(
+        text.contains("SessionStart:startup hook success: Last session: ")
+            && text.contains(" · branch main · 0 uncommitted"),
+        "{}",
+        first.last_user_text()
+    );
+}
+
+// ----- 2. interactive: status line, threshold handoff, permission ---------------------------
+
+#[test]
+fn interactive_status_line_threshold_handoff_and_permission_prompt() {
+    let Some(mut w) = World::new("interactive_status_line_threshold_handoff_and_permission_prompt")
+    else {
+        return;
+    };
+    w.api.set_context(150_000);
+    w.start(&["--permission-mode", "default"]);
+    w.turn("hello there");
+    let screen = w.wait_screen("⚠ CTX 75% in the status line", |s| {
+        status_line(s).is_some_and(|l| l.contains("75% ⚠ CTX 75% L1"))
+    });
+    let line = status_line(&screen).unwrap();
+    assert!(line.contains("⎇ main"), "{line}");
+
+    // One threshold handoff, and both pending-resume markers point at it.
+    let handoffs = poll(harness::WAIT, || {
+        let h = session_handoffs(&w);
+        let marker = std::fs::read_to_string(w.root.join(".forge/pending-resume")).ok()?;
+        (!h.is_empty() && !marker.is_empty()).then_some(h)
+    })
+    .expect("a threshold handoff and its marker");
+    assert_eq!(handoffs.len(), 1, "{handoffs:?}");
+    let path = w.root.join(".forge/handoffs").join(&handoffs[0]);
+    let doc = std::fs::read_to_string(&path).unwrap();
+    assert!(doc.contains("trigger: context-threshold"), "{doc}");
+    let project_marker = std::fs::read_to_string(w.root.join(".forge/pending-resume")).unwrap();
+    let global_marker = std::fs::read_to_string(w.home.join(".claude/pending-resume")).unwrap();
+    assert_eq!(project_marker.trim(), path.display().to_string());
+    assert_eq!(global_marker.trim(), path.display().to_string());
+
+    // Another turn above the threshold: still one handoff.
+    w.turn("still here");
+    w.wait_screen("the status line", |s| status_line(s).is_some());
+    assert_eq!(session_handoffs(&w).len(), 1);
+
+    // A tool that needs approval: the bridge says the session waits for permission.
+    w.api.on(
+        "MAKE-FILE",
+        Reply::tool(
+            "Bash",
+            json!({"command": "echo hi > made.txt", "description": "Make a file"}),
+        ),
+    );
+    let sid = w.session_of("SessionStart:startup");
+    w.type_line("please MAKE-FILE");
+    w.wait_screen("the permission prompt", |s| {
+        s.contains("Do you want to proceed?")
+    });
+    let bridge = poll(harness::WAIT, || {
+        let b = w.forge_json(&format!("logs/sessions/{sid}.json"))?;
+        (b["attention"] == "waiting:permission").then_some(b)
+    })
+    .expect("attention waiting:permission in the bridge");
+    assert_eq!(bridge["attention_message"], "permission to use Bash");
+    // Approve ("1. Yes" is selected); a key sent while the dialog is still being
+    // drawn can be lost, so press again until it goes.
+    let stops = w.count_events("Stop");
+    let approved = poll(harness::WAIT, || {
+        if !w.screen().contains("Do you want to proceed?") {
+            return Some(());
+        }
+        w.keys(&["Enter"]);
+        std::thread::sleep(Duration::from_secs(1));
+        None
+    });
+    assert!(approved.is_some(), "the permission prompt did not go");
+    w.wait_events("Stop", stops + 1);
+    assert!(w.root.join("made.txt").is_file());
+}
+
+// ----- 3. /compact: re-read denial and Stop failsafe ------------------------------------------
+
+#[test]
+fn compact_denies_the_first_non_read_tool_once_and_stop_blocks_once() {
+    let Some(mut w) =
+        World::new("compact_denies_the_first_non_read_tool_once_and_stop_blocks_once")
+    else {
+        return;
+    };
+    let notes = w.root.join("notes.md");
+    let spec = w.root.join("SPEC.md");
+    let more = w.root.join("more.md");
+    w.api.on(
+        "WRITE-NOTES",
+        Reply::tool("Write", json!({"file_path": notes, "content": "notes\n"})),
+    );
+    w.api
+        .on("READ-SPEC", Reply::tool("Read", json!({"file_path": spec})));
+    w.api.on(
+        "WRITE-MORE",
+        Reply::tool("Write", json!({"file_path": more, "content": "more\n"})),
+    );
+    // The model tries again after forge held its call back.
+    w.api.on_tool_result(
+        "hook error",
+        Reply::tool("Write", json!({"file_path": more, "content": "more\n"})),
+    );
+    // The client loads CLAUDE.md into the context again after a compaction, which is
+    // why forge's re-read list leaves it out.
+    w.write("CLAUDE.md", "# Rules\nName every test FORGE-RULE-42.\n");
+    w.commit_all();
+    w.start(&["--permission-mode", "acceptEdits"]);
+    w.turn("please WRITE-NOTES");
+    assert!(notes.is_file());
+    w.turn("please READ-SPEC");
+
+    w.type_line("/compact");
+    w.wait_events("SessionStart:compact", 1);
+    let sid = w.session_of("SessionStart:compact");
+    let names = core_events(&w);
+    let pre = names.iter().position(|e| e == "PreCompact:manual").unwrap();
+    let start = names
+        .iter()
+        .position(|e| e == "SessionStart:compact")
+        .unwrap();
+    assert!(pre < start, "{names:?}");
+    wait_until("one proven compaction counted", || {
+        compaction_lines(&w) == 1
+    });
+
+    // Reading is what the model should do now: never denied.
+    let before = w.api.messages().len();
+    w.turn("please READ-SPEC again");
+    assert!(denials(&w).is_empty(), "{:?}", denials(&w));
+    let after_compact = &w.api.messages()[before];
+    assert!(after_compact.all_text().contains("FORGE-RULE-42"));
+    assert!(
+        !after_compact
+            .all_text()
+            .contains("Re-read before continuing: CLAUDE.md")
+    );
+
+    // The first other tool call is denied once, with the list to re-read; the retry
+    // passes.
+    w.turn("please WRITE-MORE");
+    let denied = denials(&w);
+    assert_eq!(denied.len(), 1, "{denied:?}");
+    let reason = &denied[0];
+    assert!(reason.contains("PreToolUse:Write hook error: "), "{reason}");
+    let n = reason.find("notes.md").expect("the edited file");
+    let s = reason.find("SPEC.md").expect("the file read");
+    assert!(n < s, "edited before read: {reason}");
+    assert!(reason.contains(".forge/handoffs/handoff-"), "{reason}");
+    assert!(more.is_file(), "the retry passed");
+    assert!(!marker_exists(&w, &sid));
+
+    // A turn with no tool call after a compaction: Stop blocks once, then passes with
+    // stop_hook_active.
+    w.type_line("/compact");
+    w.wait_events("SessionStart:compact", 2);
+    wait_until("two compactions counted", || compaction_lines(&w) == 2);
+    let feedback_before = requests_with(&w, "Stop hook feedback");
+    w.turn("just talk to me");
+    w.wait_events("Stop:active", 1);
+    let names = core_events(&w);
+    let tail: Vec<&str> = names
+        .iter()
+        .rev()
+        .take(3)
+        .rev()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        tail,
+        ["UserPromptSubmit", "Stop", "Stop:active"],
+        "{names:?}"
+    );
+    assert_eq!(requests_with(&w, "Stop hook feedback") - feedback_before, 1);
+    let last = w.api.messages().pop().unwrap();
+    assert!(
+        last.last_user_text().contains("re-read"),
+        "{}",
+        last.last_user_text()
+    );
+    // The marker is spent: the next turn is not blocked.
+    w.turn("and now?");
+    assert_eq!(w.count_events("Stop:active"), 1);
+}
+
+// ----- 4. /compact cancelled with Esc ---------------------------------------------------------
+
+#[test]
+fn compact_cancelled_with_esc_claims_nothing() {
+    let Some(mut w) = World::new("compact_cancelled_with_esc_claims_nothing") else {
+        return;
+    };
+    let out = w.root.join("after-esc.md");
+    w.api.on(
+        "WRITE-AFTER",
+        Reply::tool("Write", json!({"file_path": out, "content": "x\n"})),
+    );
+    w.start(&["--permission-mode", "acceptEdits"]);
+    w.turn("hello");
+    w.turn("tell me more");
+    w.api.set_summary_delay(Duration::from_secs(120));
+    w.type_line("/compact");
+    w.wait_events("PreCompact:manual", 1);
+    w.wait_screen("the compaction running", |s| {
+        s.contains("Compacting conversation")
+    });
+    w.keys(&["Escape"]);
+    w.wait_screen("the compaction gone", |s| {
+        !s.contains("Compacting conversation") && status_line(s).is_some()
+    });
+    w.api.set_summary_delay(Duration::ZERO);
+    // The client may put `/compact` back into the prompt: clear it.
+    w.keys(&["C-u"]);
+    let sid = w.session_of("PreCompact:manual");
+    assert!(
+        !marker_exists(&w, &sid),
+        "PreCompact alone armed the re-read marker"
+    );
+    w.turn("please WRITE-AFTER");
+    assert!(out.is_file(), "the Write after a cancelled compaction ran");
+    assert!(denials(&w).is_empty(), "{:?}", denials(&w));
+    assert_eq!(w.count_events("Stop:active"), 0, "{:?}", core_events(&w));
+    assert_eq!(w.count_events("SessionStart:compact"), 0);
+    assert_eq!(compaction_lines(&w), 0, "no compaction is counted");
+    assert_eq!(compact_boundaries(&w.transcript(&sid)), 0);
+}
+
+// ----- 5. an automatic compaction abandoned and retried -----------------------------------
+
+#[test]
+fn abandoned_auto_compaction_is_counted_once_when_it_happens() {
+    let Some(mut w) = World::new("abandoned_auto_compaction_is_counted_once_when_it_happens")
+    else {
+        return;
+    };
+    // Above the auto-compact threshold (167,000 of 200,000) from the first answer on.
+    w.api.set_context(170_000);
+    w.start(&["--permission-mode", "acceptEdits"]);
+    w.turn("first");
+    // The client starts an automatic compaction, finds nothing it can summarise yet
+    // ("no assistant messages in summarize set, bailing") and answers anyway.
+    w.turn("second");
+    assert!(
+        w.debug_log()
+            .contains("Reactive compact: no assistant messages in summarize set, bailing"),
+        "the premise: the client abandoned this compaction"
+    );
+    let sid = w.session_of("PreCompact:auto");
+    assert_eq!(w.count_events("PreCompact:auto"), 1);
+    assert_eq!(
+        w.count_events("SessionStart:compact"),
+        0,
+        "{:?}",
+        core_events(&w)
+    );
+    assert_eq!(compact_boundaries(&w.transcript(&sid)), 0);
+    // No claim before the boundary exists: no marker, no count, no Stop block.
+    assert!(
+        !marker_exists(&w, &sid),
+        "PreCompact alone armed the re-read marker"
+    );
+    assert_eq!(compaction_lines(&w), 0);
+    assert_eq!(w.count_events("Stop:active"), 0, "{:?}", core_events(&w));
+    assert_eq!(requests_with(&w, "Stop hook feedback"), 0);
+
+    // The retry compacts for real.
+    w.api.set_context(30_000);
+    w.type_line("third");
+    w.wait_events("SessionStart:compact", 1);
+    // The SessionStart hook is over when the turn's Stop comes.
+    w.wait_events("Stop", 3);
+    assert_eq!(
+        w.count_events("PreCompact:auto"),
+        2,
+        "{:?}",
+        core_events(&w)
+    );
+    // The client writes the boundary after the hook.
+    let transcript = w.transcript(&sid);
+    wait_until("the compact_boundary in the transcript", || {
+        compact_boundaries(&transcript) >= 1
+    });
+    assert_eq!(compact_boundaries(&transcript), 1);
+    assert_eq!(compaction_lines(&w), 1, "exactly one compaction counted");
+    let line: Value = serde_json::from_str(w.forge_text("logs/compactions.jsonl").trim()).unwrap();
+    assert_eq!(line["session_id"], sid.as_str());
+    assert_eq!(line["trigger"], "auto");
+}
+
+// ----- 6. all-zero usage after a /compact that keeps recent messages ------------------------
+
+#[test]
+fn zero_usage_after_compaction_is_unknown_not_zero_percent() {
+    let Some(mut w) = World::new("zero_usage_after_compaction_is_unknown_not_zero_percent") else {
+        return;
+    };
+    // Record what the client sends the status line, to check the premise.
+    let payloads = w.home.parent().unwrap().join("statusline-payloads.jsonl");
+    let settings_path = w.root.join(".claude/settings.json");
+    let mut settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings_path).unwrap()).unwrap();
+    let forge_cmd = settings["statusLine"]["command"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    settings["statusLine"]["command"] =
+        json!(format!("tee -a '{}' | {forge_cmd}", payloads.display()));
+    std::fs::write(&settings_path, settings.to_string()).unwrap();
+
+    w.api.set_context(60_000);
+    w.start(&["--permission-mode", "acceptEdits"]);
+    for i in 1..=4 {
+        w.turn(&format!("message number {i}"));
+    }
+    w.wait_screen("30% in the status line", |s| {
+        status_line(s).is_some_and(|l: String| shown_pct(&l).as_deref() == Some("30%"))
+    });
+    w.type_line("/compact");
+    w.wait_events("SessionStart:compact", 1);
+    let sid = w.session_of("SessionStart:compact");
+    // The premise: the client reported all-zero usage after this compaction.
+    let zero = poll(harness::WAIT, || {
+        let text = std::fs::read_to_string(&payloads).ok()?;
+        text.lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .any(|p| {
+                let u = &p["context_window"]["current_usage"];
+                u.is_object()
+                    && [
+                        "input_tokens",
+                        "cache_creation_input_tokens",
+                        "cache_read_input_tokens",
+                    ]
+                    .iter()
+                    .all(|k| u[k] == 0)
+            })
+            .then_some(())
+    });
+    assert!(
+        zero.is_some(),
+        "the client no longer sends all-zero usage after /compact: revisit this test"
+    );
+    let screen = w.wait_screen("the status line after the compaction", |s| {
+        status_line(s).is_some_and(|l: String| shown_pct(&l).as_deref() != Some("30%"))
+    });
+    let line = status_line(&screen).unwrap();
+    let pct = shown_pct(&line).unwrap();
+    assert!(
+        pct.starts_with('~') || pct == "?%",
+        "after compaction the status line shows {pct}: {line}"
+    );
+    assert_ne!(pct, "0%");
+    let bridge = w.forge_json(&format!("logs/sessions/{sid}.json")).unwrap();
+    for r in bridge["readings"].as_array().unwrap() {
+        assert_ne!(r["tokens"], 0, "a 0-token reading was recorded: {bridge}");
+    }
+    assert_ne!(bridge["used_percentage"], json!(0.0), "{bridge}");
+}
+
+// ----- 7. the dirty-tree warning reaches the person -----------------------------------------
+
+#[test]
+fn dirty_tree_warning_is_on_screen_and_in_the_next_session() {
+    let Some(mut w) = World::new("dirty_tree_warning_is_on_screen_and_in_the_next_session") else {
+        return;
+    };
+    let dirt = w.root.join("dirt.txt");
+    w.api.on(
+        "WRITE-DIRT",
+        Reply::tool("Write", json!({"file_path": dirt, "content": "dirt\n"})),
+    );
+    w.start(&["--permission-mode", "acceptEdits"]);
+    w.turn("please WRITE-DIRT");
+    assert!(dirt.is_file());
+    let screen = w.wait_screen("the dirty-tree warning", |s| {
+        s.contains("1 uncommitted change on branch main")
+    });
+    assert!(screen.contains("Stop says"), "{screen}");
+    assert_eq!(
+        requests_with(&w, "uncommitted change on branch main"),
+        0,
+        "the warning is for the person, not the model"
+    );
+    // SessionEnd only records; the next session hears about it.
+    w.type_line("/exit");
+    w.wait_events("SessionEnd:prompt_input_exit", 1);
+    wait_until("the final last-session.json", || {
+        w.forge_json("logs/last-session.json")
+            .is_some_and(|l| l["final"] == true)
+    });
+    let last = w.forge_json("logs/last-session.json").unwrap();
+    assert_eq!(last["uncommitted_changes"], 1);
+    let before = w.api.messages().len();
+    let out = w.print("hello");
+    assert!(out.status.success());
+    let first = w.api.messages()[before].all_text();
+    assert!(
+        first.contains("The last session ended with 1 uncommitted change"),
+        "{first}"
+    );
+}
+
+// ----- 8. /clear resumes the handoff; /exit records the end ---------------------------------
+
+#[test]
+fn clear_resumes_the_handoff_and_exit_records_the_end() {
+    let Some(mut w) = World::new("clear_resumes_the_handoff_and_exit_records_the_end") else {
+        return;
+    };
+    w.api.set_context(150_000);
+    w.start(&["--permission-mode", "acceptEdits"]);
+    w.turn("fill the context");
+    let handoff = poll(harness::WAIT, || {
+        let marker = std::fs::read_to_string(w.root.join(".forge/pending-resume")).ok()?;
+        let h = session_handoffs(&w);
+        (!marker.is_empty() && h.len() == 1).then(|| h[0].clone())
+    })
+    .expect("the threshold handoff");
+    let first_sid = w.session_of("SessionStart:startup");
+    w.api.set_context(20_000);
+    w.type_line("/clear");
+    w.wait_events("SessionStart:clear", 1);
+    let names = core_events(&w);
+    let end = names.iter().position(|e| e == "SessionEnd:clear").unwrap();
+    let start = names
+        .iter()
+        .position(|e| e == "SessionStart:clear")
+        .unwrap();
+    assert!(end < start, "{names:?}");
+    let new_sid = w.session_of("SessionStart:clear");
+    assert_ne!(new_sid, first_sid);
+    let before = w.api.messages().len();
+    w.turn("what should I do next?");
+    assert!(!w.root.join(".forge/pending-resume").exists(), "consumed");
+    assert!(!w.home.join(".claude/pending-resume").exists(), "consumed");
+    let first = w.api.messages()[before..]
+        .iter()
+        .find(|r| r.last_user_text().contains("what should I do next?"))
+        .cloned()
+        .expect("the first request of the new session");
+    let text = first.all_text();
+    assert!(
+        text.contains("SessionStart:clear hook success:")
+            && text.contains(&format!(
+                "Resuming from handoff {}",
+                w.root.join(".forge/handoffs").join(&handoff).display()
+            )),
+        "{text}"
+    );
+
+    w.type_line("/exit");
+    w.wait_events("SessionEnd:prompt_input_exit", 1);
+    wait_until("the final last-session.json", || {
+        w.forge_json("logs/last-session.json")
+            .is_some_and(|l| l["final"] == true)
+    });
+    let last = w.forge_json("logs/last-session.json").unwrap();
+    assert_eq!(last["reason"], "prompt_input_exit");
+    assert_eq!(last["session_id"], new_sid.as_str());
+}
