@@ -51,9 +51,17 @@ impl ContextConfig {
     }
 }
 
-/// The statusline segments forge knows, in their default order.
-pub const SEGMENTS: [&str; 7] = [
+/// The statusline segments shown by default, in their default order.
+pub const DEFAULT_SEGMENTS: [&str; 7] = [
     "model", "project", "git", "context", "task", "signals", "learn",
+];
+
+/// Every statusline segment forge knows: the defaults, then the optional ones read
+/// from the payload (`cost`, `duration`, `limits`, `lines`), which a user adds to
+/// `[statusline] segments`.
+pub const SEGMENTS: [&str; 11] = [
+    "model", "project", "git", "context", "task", "signals", "learn", "cost", "duration", "limits",
+    "lines",
 ];
 
 /// What the statusline shows.
@@ -69,7 +77,7 @@ pub struct StatuslineConfig {
 impl Default for StatuslineConfig {
     fn default() -> Self {
         Self {
-            segments: SEGMENTS.iter().map(|s| (*s).to_owned()).collect(),
+            segments: DEFAULT_SEGMENTS.iter().map(|s| (*s).to_owned()).collect(),
             bar_width: 10,
         }
     }
@@ -723,6 +731,33 @@ mod tests {
             e.ends_with("context levels must rise: critical (99) must be below emergency (95)"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn optional_segments_are_accepted_and_unknown_ones_named() {
+        let (_t, p, env) = setup();
+        std::fs::write(
+            p.config(),
+            "[statusline]\nsegments = [\"context\", \"cost\", \"duration\", \"limits\", \"lines\"]\n",
+        )
+        .unwrap();
+        let l = load(&p, &env).unwrap();
+        assert_eq!(
+            l.config.statusline.segments,
+            ["context", "cost", "duration", "limits", "lines"]
+        );
+        let e = error_for("[statusline]\nsegments = [\"context\", \"price\"]\n");
+        assert!(
+            e.ends_with(
+                "`statusline.segments` has unknown segment \"price\" (known: model, project, git, \
+                 context, task, signals, learn, cost, duration, limits, lines)"
+            ),
+            "{e}"
+        );
+        // The optional ones are off by default.
+        for name in ["cost", "duration", "limits", "lines"] {
+            assert!(SEGMENTS.contains(&name) && !DEFAULT_SEGMENTS.contains(&name));
+        }
     }
 
     #[test]

@@ -12,6 +12,8 @@ fn main() -> ExitCode {
     if let Some(code) = cli::statusline::fast_path(&env) {
         return code;
     }
+    // `COMPLETE=<shell> forge …`: answer the shell and exit.
+    cli::completions::complete_from_env();
     match Cli::try_parse() {
         Ok(cli) => cli::run(cli, &env),
         Err(err) => cli::on_parse_error(err, &env),

@@ -1128,6 +1128,57 @@ fn config_show_layers_and_names_sources() {
 }
 
 #[test]
+fn config_show_lists_the_segments_one_can_add() {
+    let p = TestProject::new();
+    let text = stdout_of(&p.forge().args(["config", "show"]).output().unwrap());
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("statusline.segments = "))
+        .unwrap();
+    assert_eq!(
+        lines[at + 1],
+        "#   available: model, project, git, context, task, signals, learn, cost, duration, limits, lines"
+    );
+    assert_eq!(
+        lines[at + 2],
+        "#   not shown now: cost, duration, limits, lines"
+    );
+    // Once added, a segment is no longer listed as not shown; all shown: no such line.
+    p.write(
+        ".forge/config.toml",
+        "[statusline]\nsegments = [\"context\", \"limits\"]\n",
+    );
+    let text = stdout_of(&p.forge().args(["config", "show"]).output().unwrap());
+    assert!(
+        text.contains(
+            "#   not shown now: model, project, git, task, signals, learn, cost, duration, lines\n"
+        ),
+        "{text}"
+    );
+    let v: Value = serde_json::from_slice(
+        &p.forge()
+            .args(["config", "show", "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let row = v["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["key"] == "statusline.segments")
+        .unwrap()
+        .clone();
+    assert_eq!(row["value"], serde_json::json!(["context", "limits"]));
+    assert_eq!(row["available"].as_array().unwrap().len(), 11);
+    assert_eq!(row["available"][7], "cost");
+    // `config validate` accepts them.
+    p.forge().args(["config", "validate"]).assert().success();
+}
+
+#[test]
 fn config_errors_name_key_and_file() {
     let p = TestProject::new();
     p.write(".forge/config.toml", "[context]\nwarm = 60\n");

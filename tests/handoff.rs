@@ -536,7 +536,7 @@ fn context_agrees_with_the_statusline_and_explains_itself() {
         .payload("statusline/used-74.json")
         .replace("\"used_percentage\": 74", "\"used_percentage\": null");
     let line = { common::ok_stdout(p.forge().arg("statusline").write_stdin(payload)) };
-    assert!(line.contains(" 74% ⚠ CTX 74% L1"), "{line}");
+    assert!(line.contains("░░░ ⚠ CTX 74% L1"), "{line}");
     let text = common::ok_stdout(p.forge().arg("context"));
     assert!(
         text.contains("is gone; showing what the statusline recorded at"),

@@ -360,7 +360,8 @@ fn a_derived_69_5_percent_is_70_everywhere() {
             "\"cache_read_input_tokens\": 136684",
         );
     let line = tick(&p, &payload);
-    assert!(line.contains(" 70% ⚠ CTX 70% L1"), "{line}");
+    assert!(line.contains("░░░ ⚠ CTX 70% L1"), "{line}");
+    assert_eq!(line.matches("70%").count(), 1, "{line}");
     let v: serde_json::Value =
         serde_json::from_str(&p.read(&format!(".forge/logs/sessions/{S74}.json"))).unwrap();
     assert_eq!(v["used_percentage"], 70.0);
@@ -369,4 +370,57 @@ fn a_derived_69_5_percent_is_70_everywhere() {
     wait_for("the threshold handoff", || handoff_files(&p).len() == 1);
     let doc = std::fs::read_to_string(&handoff_files(&p)[0]).unwrap();
     assert!(doc.contains("context_used_pct: 70\nlevel: L1\n"), "{doc}");
+}
+
+#[test]
+fn optional_segments_come_from_the_config_and_the_payload() {
+    let p = TestProject::new();
+    // Off by default.
+    let line = tick(&p, &p.payload("statusline/used-42.json"));
+    assert!(!line.contains('$') && !line.contains("5h "), "{line}");
+    p.write(
+        ".forge/config.toml",
+        "[statusline]\nsegments = [\"context\", \"cost\", \"duration\", \"lines\", \"limits\"]\n",
+    );
+    let soon = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 3700;
+    let payload = p.payload("statusline/used-42.json").replace(
+        "\"resets_at\": 1795239600",
+        &format!("\"resets_at\": {soon}"),
+    );
+    let line = tick(&p, &payload);
+    assert_eq!(
+        line,
+        "████░░░░░░ 42% │ $1.87 │ ⏱ 45m │ +356 −41 │ 5h 24% ↻1h01m · 7d 41%\n"
+    );
+    // Garbage in those fields leaves the segments out, never `NaN` or `$-1`.
+    let garbage = payload
+        .replace("\"total_cost_usd\": 1.8734", "\"total_cost_usd\": -1")
+        .replace(
+            "\"total_duration_ms\": 2710345",
+            "\"total_duration_ms\": \"2h\"",
+        )
+        .replace("\"total_lines_added\": 356", "\"total_lines_added\": null")
+        .replace(
+            "\"total_lines_removed\": 41",
+            "\"total_lines_removed\": null",
+        )
+        .replace("\"rate_limits\": {", "\"rate_limits_gone\": {");
+    let line = tick(&p, &garbage);
+    assert_eq!(line, "████░░░░░░ 42%\n");
+    // Narrow: the reset time goes first, the context stays.
+    let narrow = common::ok_stdout(
+        p.forge()
+            .arg("statusline")
+            .env("COLUMNS", "50")
+            .write_stdin(payload),
+    );
+    assert!(!narrow.contains('↻'), "{narrow}");
+    assert!(
+        narrow.contains("42% │ ") && narrow.contains("5h 24%"),
+        "{narrow}"
+    );
 }

@@ -206,8 +206,29 @@ fn show_text(loaded: &Loaded) -> color_eyre::Result<String> {
     for (key, value) in rows {
         let assignment = format!("{key} = {value}");
         let _ = writeln!(out, "{assignment:<width$}  # {}", source_of(loaded, &key));
+        if key == SEGMENTS_KEY {
+            out.push_str(&segments_note(&loaded.config.statusline.segments));
+        }
     }
     Ok(out)
+}
+
+/// The key whose possible values `config show` lists.
+const SEGMENTS_KEY: &str = "statusline.segments";
+
+/// The comment under `statusline.segments`: every segment name, and the ones the
+/// line does not show now, so a user can find `cost`, `limits` and the rest.
+fn segments_note(shown: &[String]) -> String {
+    let hidden: Vec<&str> = config::SEGMENTS
+        .iter()
+        .copied()
+        .filter(|s| !shown.iter().any(|x| x == s))
+        .collect();
+    let mut note = format!("#   available: {}\n", config::SEGMENTS.join(", "));
+    if !hidden.is_empty() {
+        let _ = writeln!(note, "#   not shown now: {}", hidden.join(", "));
+    }
+    note
 }
 
 fn show_json(loaded: &Loaded) -> color_eyre::Result<serde_json::Value> {
@@ -221,7 +242,13 @@ fn show_json(loaded: &Loaded) -> color_eyre::Result<serde_json::Value> {
             Source::Project(p) => ("project", Some(p.clone())),
         };
         let value = serde_json::to_value(&value).wrap_err("encoding a value")?;
-        out.push(json!({"key": key, "value": value, "source": layer, "path": path}));
+        let mut row = json!({"key": key, "value": value, "source": layer, "path": path});
+        if key == SEGMENTS_KEY
+            && let Some(obj) = row.as_object_mut()
+        {
+            obj.insert("available".into(), json!(config::SEGMENTS));
+        }
+        out.push(row);
     }
     Ok(json!({"values": out}))
 }

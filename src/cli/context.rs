@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap_complete::engine::ArgValueCandidates;
 use color_eyre::eyre::{bail, eyre};
 use serde_json::json;
 
@@ -32,7 +33,11 @@ pub struct ContextArgs {
     #[arg(value_name = "TRANSCRIPT", conflicts_with = "session")]
     pub transcript: Option<PathBuf>,
     /// The session (default: the most recently updated one).
-    #[arg(long, value_name = "ID")]
+    #[arg(
+        long,
+        value_name = "ID",
+        add = ArgValueCandidates::new(super::completions::complete_session)
+    )]
     pub session: Option<String>,
     /// Print JSON.
     #[arg(long)]

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap_complete::engine::ArgValueCandidates;
 use color_eyre::eyre::{WrapErr, bail};
 
 use crate::config;
@@ -40,7 +41,11 @@ pub struct HandoffArgs {
     #[arg(long, value_name = "T", default_value = "manual")]
     pub trigger: String,
     /// The session (default: the most recently updated session bridge).
-    #[arg(long, value_name = "ID")]
+    #[arg(
+        long,
+        value_name = "ID",
+        add = ArgValueCandidates::new(super::completions::complete_session)
+    )]
     pub session: Option<String>,
     /// The session's transcript file (default: the one its bridge file records).
     #[arg(long, value_name = "PATH")]

@@ -2,6 +2,8 @@
 
 use std::process::ExitCode;
 
+use clap_complete::engine::ArgValueCandidates;
+
 use crate::env::Env;
 use crate::hooks;
 
@@ -19,6 +21,7 @@ use crate::hooks;
 pub struct HookArgs {
     /// The hook event (SessionStart, Stop, SessionEnd, PreCompact, PreToolUse,
     /// Notification, PermissionRequest, UserPromptSubmit…); unknown names are logged only.
+    #[arg(add = ArgValueCandidates::new(super::completions::complete_hook_event))]
     pub event: Option<String>,
     /// Anything else is accepted and ignored, so a newer settings file never breaks a session.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]

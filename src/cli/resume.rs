@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use chrono::{DateTime, Utc};
+use clap_complete::engine::ArgValueCompleter;
 use color_eyre::eyre::{WrapErr, bail, eyre};
 
 use super::status::project_paths;
@@ -35,7 +36,11 @@ use crate::store::{self, Paths, files, handoffs};
 )]
 pub struct ResumeArgs {
     /// A handoff's number in the list, or the path of a handoff-*.md / agent-*.md file.
-    #[arg(value_name = "N|PATH", conflicts_with = "latest")]
+    #[arg(
+        value_name = "N|PATH",
+        conflicts_with = "latest",
+        add = ArgValueCompleter::new(super::completions::complete_handoff)
+    )]
     pub selection: Option<String>,
     /// Choose the newest session handoff.
     #[arg(long)]

@@ -22,10 +22,12 @@ const FALLBACK: &str = "forge ?%";
 /// Print Claude Code's status line (reads the statusline JSON on stdin)
 ///
 /// Shows the model, project, branch and uncommitted count (from the hooks' git
-/// cache), context use with a bar and level, `⚠ CTX <pct>%` at or above the handoff
-/// threshold, workflow phase/task, blocked agent Signals and the learn flag. The first
-/// time a session reaches the threshold it starts `forge handoff --auto` in the
-/// background. Respects NO_COLOR and COLUMNS; always prints one line and exits 0.
+/// cache), context use with a bar and level (`⚠ CTX <pct>%` in place of the plain
+/// percentage at or above the handoff threshold), workflow phase/task, blocked agent
+/// Signals and the learn flag; optionally (add them to `[statusline] segments`) the
+/// session's cost, duration, lines added/removed and the 5-hour/7-day usage limits.
+/// The first time a session reaches the threshold it starts `forge handoff --auto` in
+/// the background. Respects NO_COLOR and COLUMNS; always prints one line and exits 0.
 #[derive(clap::Args, Debug, Default)]
 #[command(
     verbatim_doc_comment,

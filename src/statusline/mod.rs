@@ -9,7 +9,11 @@
 //! Line format (segments from `[statusline] segments`, joined by ` │ `; `project`
 //! and `git` side by side are joined by a space):
 //!
-//! `Opus 4.6 │ acme-api ⎇ main ●3 │ ███████░░░ 74% ⚠ CTX 74% L1 │ build T-012 │ ⚑1 blocked │ ✎ learn`
+//! `Opus 4.6 │ acme-api ⎇ main ●3 │ ███████░░░ ⚠ CTX 74% L1 │ build T-012 │ ⚑1 blocked │ ✎ learn`
+//!
+//! and, with the optional segments `cost`, `duration`, `lines` and `limits` added:
+//!
+//! `… │ $7.41 │ ⏱ 2h32m │ +1204 −388 │ 5h 68% ↻1h05m · 7d 52%`
 
 use std::fmt::Write as _;
 
@@ -43,6 +47,85 @@ pub struct Payload {
     pub used_percentage: Option<f64>,
     /// `context_window.current_usage`.
     pub current_usage: Option<Usage>,
+    /// `cost.*`: spend, time and edits of the session.
+    pub spend: Spend,
+    /// `rate_limits.*`: the account's 5-hour and 7-day use.
+    pub limits: RateLimits,
+}
+
+/// `cost.*` of the statusline JSON (Claude Code's client-side figures). Each field is
+/// `None` when missing, `null`, not a number, negative or absurdly large, so the line
+/// never shows `NaN` or `$-1`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Spend {
+    /// `cost.total_cost_usd`.
+    pub usd: Option<f64>,
+    /// `cost.total_duration_ms`: wall time since the session started.
+    pub duration_ms: Option<u64>,
+    /// `cost.total_lines_added`.
+    pub lines_added: Option<u64>,
+    /// `cost.total_lines_removed`.
+    pub lines_removed: Option<u64>,
+}
+
+/// One `rate_limits` window.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LimitWindow {
+    /// `used_percentage`, clamped to 0..=100.
+    pub used_pct: f64,
+    /// `resets_at` (unix seconds), when given.
+    pub resets_at: Option<i64>,
+}
+
+/// `rate_limits` (Pro/Max accounts, after the first response); absent otherwise.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RateLimits {
+    /// `rate_limits.five_hour`.
+    pub five_hour: Option<LimitWindow>,
+    /// `rate_limits.seven_day`.
+    pub seven_day: Option<LimitWindow>,
+}
+
+/// A finite, non-negative number below `max`.
+fn number_at(v: &Value, path: &[&str], max: f64) -> Option<f64> {
+    value_at(v, path)
+        .and_then(Value::as_f64)
+        .filter(|f| f.is_finite() && (0.0..max).contains(f))
+}
+
+impl Spend {
+    fn from_value(v: &Value) -> Self {
+        // Bounds far above any real session: past them the value is garbage.
+        let count = |key: &str| number_at(v, &["cost", key], 1e12).map(|f| f as u64);
+        Self {
+            usd: number_at(v, &["cost", "total_cost_usd"], 1e7),
+            duration_ms: count("total_duration_ms"),
+            lines_added: count("total_lines_added"),
+            lines_removed: count("total_lines_removed"),
+        }
+    }
+}
+
+impl RateLimits {
+    fn from_value(v: &Value) -> Self {
+        let window = |key: &str| {
+            let used_pct = value_at(v, &["rate_limits", key, "used_percentage"])
+                .and_then(Value::as_f64)
+                .filter(|p| p.is_finite() && *p >= 0.0)?
+                .min(100.0);
+            let resets_at = number_at(v, &["rate_limits", key, "resets_at"], 1e11)
+                .filter(|t| *t > 0.0)
+                .map(|t| t as i64);
+            Some(LimitWindow {
+                used_pct,
+                resets_at,
+            })
+        };
+        Self {
+            five_hour: window("five_hour"),
+            seven_day: window("seven_day"),
+        }
+    }
 }
 
 fn text_at(v: &Value, path: &[&str]) -> Option<String> {
@@ -110,6 +193,8 @@ impl Payload {
                 .map(|p| p.clamp(0.0, 100.0)),
             current_usage: value_at(v, &["context_window", "current_usage"])
                 .and_then(Usage::from_value),
+            spend: Spend::from_value(v),
+            limits: RateLimits::from_value(v),
         }
     }
 
@@ -278,8 +363,13 @@ impl Segment {
 
 const SEP: &str = " │ ";
 /// Segments dropped first when the line is too wide (the context is never dropped).
-/// Before each drop the task is shortened instead when that is enough.
-const DROP_ORDER: [&str; 6] = ["learn", "task", "project", "model", "git", "signals"];
+/// Before each drop the task is shortened instead when that is enough; before any
+/// drop the limits lose their reset times. The optional payload segments go early
+/// (they are nice to know, not forge's job), except the rate limits, which stop
+/// work when they run out and so outlast the model and project names.
+const DROP_ORDER: [&str; 10] = [
+    "duration", "lines", "learn", "cost", "task", "project", "model", "limits", "git", "signals",
+];
 /// The task is never shortened below this many characters (`…` included).
 const TASK_MIN: usize = 8;
 
@@ -323,11 +413,12 @@ fn context_segment(ctx: &ContextInfo, cfg: &Config, with_bar: bool) -> Segment {
     } else {
         ""
     };
-    parts.push((format!("{approx}{shown}%"), color));
     if pct >= cfg.context.handoff_threshold {
-        parts.push((" ".to_owned(), ""));
+        // The warning carries the figure: it is not repeated before it.
         let warn = if level >= Level::L2 { "1;31" } else { "1;33" };
-        parts.push((format!("⚠ CTX {shown}%"), warn));
+        parts.push((format!("⚠ CTX {approx}{shown}%"), warn));
+    } else {
+        parts.push((format!("{approx}{shown}%"), color));
     }
     if level > Level::L0 {
         parts.push((format!(" {level}"), color));
@@ -388,8 +479,87 @@ fn build_segment(
             key: "learn",
             parts: vec![("✎ learn".to_owned(), "35")],
         }),
+        "cost" => seg("cost", vec![(usd(p.spend.usd?), "33")]),
+        "duration" => seg(
+            "duration",
+            vec![(format!("⏱ {}", span(p.spend.duration_ms? / 1000)), "36")],
+        ),
+        "lines" => {
+            let (added, removed) = (p.spend.lines_added, p.spend.lines_removed);
+            if added.unwrap_or(0) == 0 && removed.unwrap_or(0) == 0 {
+                return None;
+            }
+            let mut parts = Vec::new();
+            if let Some(n) = added {
+                parts.push((format!("+{n}"), "32"));
+            }
+            if let Some(n) = removed {
+                if !parts.is_empty() {
+                    parts.push((" ".to_owned(), ""));
+                }
+                parts.push((format!("−{n}"), "31"));
+            }
+            seg("lines", parts)
+        }
+        "limits" => limits_segment(&p.limits, now, true),
         _ => None,
     }
+}
+
+/// `$1.87`; whole dollars from $100 up.
+fn usd(v: f64) -> String {
+    if v < 100.0 {
+        format!("${v:.2}")
+    } else {
+        format!("${v:.0}")
+    }
+}
+
+/// A length of time the short way: `45s`, `45m`, `2h05m`, `3d04h`.
+fn span(secs: u64) -> String {
+    let (m, h, d) = (secs / 60, secs / 3600, secs / 86_400);
+    match secs {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{m}m"),
+        s if s < 86_400 => format!("{h}h{:02}m", m % 60),
+        _ => format!("{d}d{:02}h", h % 24),
+    }
+}
+
+/// At or above this use of a rate-limit window, its reset time is shown (the
+/// 5-hour window's always is, when it fits).
+const LIMIT_RESET_FROM: u8 = 80;
+
+/// `5h 68% ↻1h05m · 7d 52%`: each window the payload carries, coloured by use;
+/// `↻` is the time until the window resets (the 5-hour window's, and any window's
+/// at or above [`LIMIT_RESET_FROM`]), left out when `with_resets` is false or the
+/// reset is not in the future. `None` without `rate_limits`.
+fn limits_segment(l: &RateLimits, now: DateTime<Utc>, with_resets: bool) -> Option<Segment> {
+    let mut parts: Vec<Part> = Vec::new();
+    for (label, window) in [("5h", l.five_hour), ("7d", l.seven_day)] {
+        let Some(w) = window else { continue };
+        if !parts.is_empty() {
+            parts.push((" · ".to_owned(), "90"));
+        }
+        let pct = w.used_pct.round() as u8;
+        let color = match pct {
+            90.. => "1;31",
+            70.. => "33",
+            _ => "",
+        };
+        parts.push((format!("{label} {pct}%"), color));
+        let wanted = label == "5h" || pct >= LIMIT_RESET_FROM;
+        if let Some(at) = w.resets_at.filter(|_| with_resets && wanted) {
+            let left = at - now.timestamp();
+            if left > 0 {
+                parts.push((format!(" ↻{}", span(left.unsigned_abs())), "90"));
+            }
+        }
+    }
+    (!parts.is_empty()).then_some(Segment {
+        key: "limits",
+        parts,
+    })
 }
 
 fn joiner(prev: &str, next: &str) -> &'static str {
@@ -411,13 +581,19 @@ fn line_width(segs: &[Segment]) -> usize {
     w
 }
 
+/// Writes the segments, with colours when `color`. A line wider than `max` is cut
+/// so that it ends with `…` at exactly `max` columns.
 fn paint(segs: &[Segment], color: bool, max: Option<usize>) -> String {
     let mut out = String::new();
-    let mut left = max.unwrap_or(usize::MAX);
+    // Room for the text before the `…`, when there is cutting to do.
+    let mut left = match max {
+        Some(m) if line_width(segs) > m => m.saturating_sub(1),
+        _ => usize::MAX,
+    };
     let mut push = |out: &mut String, text: &str, code: &str| -> bool {
         let n = text.chars().count();
         let (text, cut) = if n > left {
-            let keep: String = text.chars().take(left.saturating_sub(1)).collect();
+            let keep: String = text.chars().take(left).collect();
             (format!("{keep}…"), true)
         } else {
             (text.to_owned(), false)
@@ -486,6 +662,15 @@ pub fn render_statusline(
         segs.push(context_segment(&ctx, cfg, true));
     }
     if let Some(max) = term.width.map(usize::from) {
+        if line_width(&segs) > max {
+            for s in &mut segs {
+                if s.key == "limits"
+                    && let Some(short) = limits_segment(&payload.limits, now, false)
+                {
+                    *s = short;
+                }
+            }
+        }
         for key in DROP_ORDER {
             if line_width(&segs) <= max || shorten_task(&mut segs, max) {
                 break;

@@ -51,8 +51,10 @@ fn at_74_percent_warns_with_level() {
     let line = render(&fixture("used-74.json"), &state());
     assert_eq!(
         line,
-        "Opus 4.6 │ acme-api ⎇ main ●3 │ ███████░░░ 74% ⚠ CTX 74% L1 │ build T-012 │ ⚑1 blocked"
+        "Opus 4.6 │ acme-api ⎇ main ●3 │ ███████░░░ ⚠ CTX 74% L1 │ build T-012 │ ⚑1 blocked"
     );
+    // The figure is said once: the warning carries it.
+    assert_eq!(line.matches("74%").count(), 1, "{line}");
 }
 
 #[test]
@@ -110,7 +112,7 @@ fn explicit_nulls_are_missing_and_bad_numbers_are_clamped() {
     assert_eq!(p.model_name, None);
     assert_eq!(p.used_percentage, Some(100.0));
     let line = render(&p, &SessionState::default());
-    assert_eq!(line, "██████████ 100% ⚠ CTX 100% L3");
+    assert_eq!(line, "██████████ ⚠ CTX 100% L3");
 }
 
 #[test]
@@ -183,11 +185,11 @@ fn levels_and_threshold_follow_the_config() {
     assert!(line.ends_with("74% L1"), "{line}");
     p.used_percentage = Some(88.0);
     let line = render_statusline(&p, &s, &cfg, &PLAIN, now());
-    assert!(line.ends_with("88% ⚠ CTX 88% L2"), "{line}");
+    assert!(line.ends_with("█░ ⚠ CTX 88% L2"), "{line}");
     p.used_percentage = Some(96.0);
     cfg.statusline.bar_width = 4;
     let line = render_statusline(&p, &s, &cfg, &PLAIN, now());
-    assert!(line.ends_with("████ 96% ⚠ CTX 96% L3"), "{line}");
+    assert!(line.ends_with("████ ⚠ CTX 96% L3"), "{line}");
 }
 
 #[test]
@@ -232,10 +234,10 @@ fn narrow_terminals_drop_low_priority_segments_first() {
     assert!(w60.contains("⚠ CTX 74%"), "{w60}");
     assert!(!w60.contains("learn"), "{w60}");
     let w20 = at(20);
-    assert_eq!(w20, "74% ⚠ CTX 74% L1");
+    assert_eq!(w20, "⚠ CTX 74% L1");
     let w8 = at(8);
     assert_eq!(width_of(&w8), 8);
-    assert!(w8.starts_with("74% ⚠"), "{w8}");
+    assert!(w8.starts_with("⚠ CTX"), "{w8}");
     assert!(!at(1).is_empty());
 }
 
@@ -309,17 +311,14 @@ fn derived_percentages_are_rounded_before_warning_and_levels() {
         (139_000, 70, " ⚠ CTX 70% L1"),
         (169_000, 85, " ⚠ CTX 85% L2"),
         (189_000, 95, " ⚠ CTX 95% L3"),
-        (138_999, 69, ""),
+        (138_999, 69, " 69%"),
         (140_999, 70, " ⚠ CTX 70% L1"),
     ] {
         let derived = usage_only(tokens);
         let ctx = resolve_context(&derived, None);
         assert_eq!(ctx.pct, Some(f64::from(pct)), "{tokens}");
         let line = render(&derived, &s);
-        assert!(
-            line.ends_with(&format!(" {pct}%{tail}")),
-            "{tokens}: {line}"
-        );
+        assert!(line.ends_with(tail), "{tokens}: {line}");
         // Exactly what the same figure sent as used_percentage renders.
         let mut sent = derived.clone();
         sent.used_percentage = Some(f64::from(pct));
@@ -341,7 +340,7 @@ fn derived_percentages_are_rounded_before_warning_and_levels() {
     // never disagree.
     let mut p = usage_only(100_000);
     p.used_percentage = Some(69.6);
-    assert!(render(&p, &s).ends_with(" 70% ⚠ CTX 70% L1"));
+    assert!(render(&p, &s).ends_with("░░░ ⚠ CTX 70% L1"));
 }
 
 #[test]
@@ -427,4 +426,276 @@ fn a_long_task_is_shortened_before_segments_are_dropped() {
     );
     let line = at(52);
     assert_eq!(line, "Sonnet 4.6 │ ⎇ main ●3 │ ████░░░░░░ 42% │ ⚑1 blocked");
+}
+
+/// A config showing `segments`, in that order.
+fn with_segments(segments: &[&str]) -> Config {
+    let mut cfg = Config::default();
+    cfg.statusline.segments = segments.iter().map(|s| (*s).to_owned()).collect();
+    cfg
+}
+
+/// 65 minutes before the fixtures' 5-hour window resets (2026-11-21 05:40 UTC).
+fn before_5h_reset() -> DateTime<Utc> {
+    Utc.timestamp_opt(1_795_239_600 - 65 * 60, 0).unwrap()
+}
+
+#[test]
+fn optional_segments_show_cost_time_lines_and_limits() {
+    let cfg = with_segments(&["context", "cost", "duration", "lines", "limits"]);
+    let s = SessionState::default();
+    let line = render_statusline(
+        &fixture("used-42.json"),
+        &s,
+        &cfg,
+        &PLAIN,
+        before_5h_reset(),
+    );
+    assert_eq!(
+        line,
+        "████░░░░░░ 42% │ $1.87 │ ⏱ 45m │ +356 −41 │ 5h 24% ↻1h05m · 7d 41%"
+    );
+    let line = render_statusline(
+        &fixture("used-74.json"),
+        &s,
+        &cfg,
+        &PLAIN,
+        before_5h_reset(),
+    );
+    assert_eq!(
+        line,
+        "███████░░░ ⚠ CTX 74% L1 │ $7.41 │ ⏱ 2h32m │ +1204 −388 │ 5h 68% ↻1h05m · 7d 52%"
+    );
+    // After the reset time has passed (the payload is older than the clock), the
+    // reset is left out rather than shown as negative.
+    let line = render_statusline(&fixture("used-74.json"), &s, &cfg, &PLAIN, now());
+    assert!(line.ends_with("│ 5h 68% · 7d 52%"), "{line}");
+    // At the start of a session: $0.00 and seconds; no lines changed yet, no limits.
+    let line = render_statusline(
+        &fixture("session-start-nulls.json"),
+        &s,
+        &cfg,
+        &PLAIN,
+        now(),
+    );
+    assert_eq!(line, "░░░░░░░░░░ ?% │ $0.00 │ ⏱ 1s");
+}
+
+#[test]
+fn optional_segments_are_off_by_default() {
+    let line = render(&fixture("used-74.json"), &state());
+    for absent in ["$", "⏱", "+1204", "5h", "7d"] {
+        assert!(!line.contains(absent), "{absent}: {line}");
+    }
+    for name in ["cost", "duration", "limits", "lines"] {
+        assert!(crate::config::SEGMENTS.contains(&name));
+        assert!(
+            !Config::default()
+                .statusline
+                .segments
+                .iter()
+                .any(|s| s == name)
+        );
+    }
+}
+
+#[test]
+fn every_known_segment_renders_from_a_full_payload() {
+    // The config's list and the renderer cannot drift apart.
+    let p = fixture("used-74.json");
+    let mut s = state();
+    s.learn_pending = true;
+    let cfg = Config::default();
+    let ctx = resolve_context(&p, None);
+    for name in crate::config::SEGMENTS {
+        let seg = build_segment(name, &p, &s, &ctx, &cfg, before_5h_reset());
+        assert_eq!(seg.map(|s| s.key), Some(name), "{name}");
+    }
+}
+
+#[test]
+fn nulls_and_garbage_in_the_payload_leave_segments_out() {
+    let cfg = with_segments(&["context", "cost", "duration", "lines", "limits"]);
+    let s = SessionState::default();
+    for input in [
+        r#"{"cost": null, "rate_limits": null}"#,
+        r#"{"cost": {"total_cost_usd": null, "total_duration_ms": null,
+            "total_lines_added": null, "total_lines_removed": null},
+           "rate_limits": {"five_hour": null, "seven_day": {"used_percentage": null}}}"#,
+        r#"{"cost": {"total_cost_usd": -1, "total_duration_ms": -5,
+            "total_lines_added": -3, "total_lines_removed": "many"},
+           "rate_limits": {"five_hour": {"used_percentage": -2, "resets_at": 1},
+                           "seven_day": {"used_percentage": "half"}}}"#,
+        r#"{"cost": {"total_cost_usd": "1.5", "total_duration_ms": 1e300,
+            "total_lines_added": [1], "total_lines_removed": {}},
+           "rate_limits": "lots"}"#,
+        r#"{"cost": {"total_cost_usd": 1e300}, "rate_limits": {"five_hour": 7}}"#,
+        r#"{"cost": 3, "rate_limits": [1, 2]}"#,
+    ] {
+        let p = Payload::parse(input.as_bytes());
+        let line = render_statusline(&p, &s, &cfg, &PLAIN, now());
+        assert_eq!(line, "░░░░░░░░░░ ?%", "{input}");
+    }
+    // One good field among bad ones still shows; a figure over 100% is capped.
+    let p = Payload::parse(
+        br#"{"cost": {"total_cost_usd": -1, "total_lines_added": 0, "total_lines_removed": 7},
+             "rate_limits": {"seven_day": {"used_percentage": 140.0, "resets_at": "soon"}}}"#,
+    );
+    let line = render_statusline(&p, &s, &cfg, &PLAIN, now());
+    assert_eq!(line, "░░░░░░░░░░ ?% │ +0 −7 │ 7d 100%");
+}
+
+#[test]
+fn limits_show_resets_for_the_5h_window_and_any_window_near_full() {
+    let cfg = with_segments(&["limits"]);
+    let s = SessionState::default();
+    let at = before_5h_reset();
+    let limits = |five: Option<(f64, i64)>, seven: Option<(f64, i64)>| Payload {
+        limits: RateLimits {
+            five_hour: five.map(|(p, r)| LimitWindow {
+                used_pct: p,
+                resets_at: Some(r),
+            }),
+            seven_day: seven.map(|(p, r)| LimitWindow {
+                used_pct: p,
+                resets_at: Some(r),
+            }),
+        },
+        ..Payload::default()
+    };
+    let t = at.timestamp();
+    let line = |p: &Payload| render_statusline(p, &s, &cfg, &PLAIN, at);
+    assert_eq!(line(&limits(Some((12.0, t + 45)), None)), "5h 12% ↻45s");
+    assert_eq!(line(&limits(None, Some((52.3, t + 86_400 * 4)))), "7d 52%");
+    assert_eq!(
+        line(&limits(None, Some((85.0, t + 86_400 * 3 + 3600 * 4)))),
+        "7d 85% ↻3d04h"
+    );
+    assert_eq!(
+        line(&limits(Some((99.6, t + 600)), Some((90.0, t + 7200)))),
+        "5h 100% ↻10m · 7d 90% ↻2h00m"
+    );
+    // Colours follow the use: plain below 70, yellow from 70, red from 90.
+    let coloured = |pct: f64| {
+        let term = Term {
+            color: true,
+            width: None,
+        };
+        render_statusline(&limits(Some((pct, t - 1)), None), &s, &cfg, &term, at)
+    };
+    assert_eq!(coloured(40.0), "5h 40%");
+    assert_eq!(coloured(70.0), "\x1b[33m5h 70%\x1b[0m");
+    assert_eq!(coloured(93.0), "\x1b[1;31m5h 93%\x1b[0m");
+}
+
+#[test]
+fn money_and_time_read_the_short_way() {
+    assert_eq!(usd(0.0), "$0.00");
+    assert_eq!(usd(0.004), "$0.00");
+    assert_eq!(usd(1.8734), "$1.87");
+    assert_eq!(usd(99.994), "$99.99");
+    assert_eq!(usd(123.5), "$124");
+    for (secs, want) in [
+        (0, "0s"),
+        (59, "59s"),
+        (60, "1m"),
+        (45 * 60 + 10, "45m"),
+        (3600, "1h00m"),
+        (2 * 3600 + 5 * 60, "2h05m"),
+        (86_399, "23h59m"),
+        (86_400 * 3 + 3600 * 4 + 59, "3d04h"),
+    ] {
+        assert_eq!(span(secs), want, "{secs}");
+    }
+}
+
+#[test]
+fn narrow_terminals_drop_the_optional_segments_sensibly() {
+    let cfg = with_segments(&[
+        "model", "project", "git", "context", "task", "signals", "learn", "cost", "duration",
+        "lines", "limits",
+    ]);
+    let p = fixture("used-74.json");
+    let mut s = state();
+    s.learn_pending = true;
+    let at = before_5h_reset();
+    let full = render_statusline(&p, &s, &cfg, &PLAIN, at);
+    assert_eq!(
+        full,
+        "Opus 4.6 │ acme-api ⎇ main ●3 │ ███████░░░ ⚠ CTX 74% L1 │ build T-012 │ ⚑1 blocked \
+         │ ✎ learn │ $7.41 │ ⏱ 2h32m │ +1204 −388 │ 5h 68% ↻1h05m · 7d 52%"
+    );
+    let width = |l: &str| l.chars().count();
+    let at_width = |w: usize| {
+        let term = Term {
+            color: false,
+            width: Some(w as u16),
+        };
+        render_statusline(&p, &s, &cfg, &term, at)
+    };
+    // What goes, in order, as the terminal narrows: the reset time first, then the
+    // elapsed time, the edits, the learn flag, the cost, the task, the project, the
+    // model, the limits; the branch, the Signals and the context stay longest.
+    let mut seen: Vec<String> = Vec::new();
+    for w in (1..=width(&full)).rev() {
+        let line = at_width(w);
+        assert!(width(&line) <= w, "{w}: {line}");
+        for (gone, mark) in [
+            ("reset", "↻"),
+            ("duration", "⏱"),
+            ("lines", "+1204"),
+            ("learn", "✎"),
+            ("cost", "$7.41"),
+            ("task", "build"),
+            ("project", "acme-api"),
+            ("model", "Opus"),
+            ("limits", "5h 68%"),
+            ("git", "⎇"),
+            ("signals", "⚑1"),
+        ] {
+            if !line.contains(mark) && !seen.iter().any(|s| s == gone) {
+                seen.push(gone.to_owned());
+            }
+        }
+        assert!(line.contains("⚠ CTX") || w < 12, "{w}: {line}");
+    }
+    assert_eq!(
+        seen,
+        [
+            "reset", "duration", "lines", "learn", "cost", "task", "project", "model", "limits",
+            "git", "signals"
+        ]
+    );
+    // Just short of the full width, only the reset time has gone.
+    assert_eq!(at_width(width(&full) - 1), full.replace(" ↻1h05m", ""));
+}
+
+#[test]
+fn the_warning_says_the_figure_once_in_every_form() {
+    // A post-compaction estimate over the threshold keeps its `~` inside the warning.
+    let p = fixture("session-start-nulls.json");
+    let s = SessionState {
+        tail: Some(TailScan::Compacted {
+            post_tokens: Some(150_000),
+        }),
+        ..SessionState::default()
+    };
+    assert_eq!(render(&p, &s), "Sonnet 4.6 │ ████████░░ ⚠ CTX ~75% L1");
+    // Without the bar (narrow), and in colour: the same single figure.
+    let p = fixture("used-74.json");
+    let term = |color: bool, width: Option<u16>| Term { color, width };
+    let narrow = render_statusline(
+        &p,
+        &state(),
+        &Config::default(),
+        &term(false, Some(14)),
+        now(),
+    );
+    assert_eq!(narrow, "⚠ CTX 74% L1");
+    let coloured = render_statusline(&p, &state(), &Config::default(), &term(true, None), now());
+    assert_eq!(coloured.matches("74%").count(), 1, "{coloured:?}");
+    assert!(
+        coloured.contains("\x1b[90m░░░\x1b[0m \x1b[1;33m⚠ CTX 74%\x1b[0m\x1b[33m L1\x1b[0m"),
+        "{coloured:?}"
+    );
 }
