@@ -193,7 +193,7 @@ fn interactive_status_line_threshold_handoff_and_permission_prompt() {
     w.start(&["--permission-mode", "default"]);
     w.turn("hello there");
     let screen = w.wait_screen("⚠ CTX 75% in the status line", |s| {
-        status_line(s).is_some_and(|l| l.contains("75% ⚠ CTX 75% L1"))
+        status_line(s).is_some_and(|l| l.contains("░ ⚠ CTX 75% L1"))
     });
     let line = status_line(&screen).unwrap();
     assert!(line.contains("⎇ main"), "{line}");

@@ -366,7 +366,8 @@ fn files_section(roff: &mut Roff) {
         ),
         (
             ".claude/settings.json".to_owned(),
-            "Where forge init wires the hooks and the status line (--user: \
+            "Where forge init wires the hooks and the status line (--local: \
+             .claude/settings.local.json, personal and git-ignored; --user: \
              ~/.claude/settings.json). forge init --commands also writes \
              .claude/commands/forge-learn.md and forge-continue.md.",
         ),
