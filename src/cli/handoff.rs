@@ -5,10 +5,11 @@ use std::process::ExitCode;
 
 use color_eyre::eyre::{WrapErr, bail};
 
+use crate::app::session_handoff;
 use crate::config;
 use crate::env::Env;
 use crate::model::handoff_doc::Trigger;
-use crate::store::{self, Paths, files, session_handoff, transcript};
+use crate::store::{self, Paths, files, transcript};
 
 /// Write a session handoff to .forge/handoffs/handoff-YYYYMMDD-HHMMSS.md
 ///

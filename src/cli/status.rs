@@ -7,13 +7,13 @@ use std::process::ExitCode;
 use color_eyre::eyre::{WrapErr, bail};
 use serde_json::json;
 
+use crate::app::snapshot::{GitSource, load};
 use crate::env::Env;
 use crate::model::Snapshot;
 use crate::model::handoff::Drift;
 use crate::model::redact::redact;
 use crate::model::state::Attention;
 use crate::model::text::single_line;
-use crate::store::snapshot::{GitSource, load};
 use crate::store::{Paths, resolve_root};
 
 /// Show the project's forge state: last session, flags, sessions, handoffs, Signals.

@@ -8,12 +8,12 @@ use serde_json::{Value, json};
 
 use super::event::HookEvent;
 use super::wire::WireHookInput;
+use crate::app::snapshot::{GitSource, load};
 use crate::config::{self, Config};
 use crate::env::Env;
 use crate::model::Snapshot;
 use crate::model::handoff::Drift;
 use crate::model::state::{Attention, CompactionRecord, EventLine, LastSession, PreCompactState};
-use crate::store::snapshot::{GitSource, load};
 use crate::store::{self, Paths, files, handoffs};
 
 /// The most stdin forge reads (1 MiB); a longer payload is cut and fails to parse.
@@ -589,13 +589,13 @@ impl Ctx<'_> {
         if !needs_safety_net(bridge.as_ref()) {
             return;
         }
-        let req = store::session_handoff::Request {
+        let req = crate::app::session_handoff::Request {
             trigger: crate::model::handoff_doc::Trigger::PreCompact,
             session_id: Some(sid),
             transcript_path: self.wire.transcript_path.as_deref(),
-            git: store::session_handoff::GitInput::Known(git),
+            git: crate::app::session_handoff::GitInput::Known(git),
         };
-        if let Err(e) = store::session_handoff::write(&self.paths, self.env, cfg, &req) {
+        if let Err(e) = crate::app::session_handoff::write(&self.paths, self.env, cfg, &req) {
             store::log_error(&self.paths, "PreCompact handoff", &e.to_string());
         }
     }

@@ -19,8 +19,7 @@ pub mod files;
 pub mod handoffs;
 pub mod paths;
 pub mod safe;
-pub mod session_handoff;
-pub mod snapshot;
+pub mod sessions;
 pub mod transcript;
 
 use std::fs;

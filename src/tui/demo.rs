@@ -176,10 +176,10 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let now = Utc.with_ymd_and_hms(2030, 1, 2, 3, 4, 5).unwrap();
         let root = install(t.path(), now).unwrap();
-        let snap = crate::store::snapshot::load(
+        let snap = crate::app::snapshot::load(
             &crate::store::Paths::new(&root),
             now,
-            crate::store::snapshot::GitSource::Cache,
+            crate::app::snapshot::GitSource::Cache,
         );
         assert_eq!(snap.handoffs.len(), 6);
         assert_eq!(snap.blocked().count(), 1);

@@ -9,11 +9,11 @@ use ratatui::backend::TestBackend;
 use ratatui::style::Color;
 
 use super::*;
+use crate::app::snapshot::{GitSource, load};
 use crate::model::Snapshot;
 use crate::model::dashboard::{Action, Event, update};
 use crate::model::level::Thresholds;
 use crate::store::Paths;
-use crate::store::snapshot::{GitSource, load};
 use crate::tui::demo;
 
 fn now() -> DateTime<Utc> {

@@ -1,21 +1,20 @@
 //! Gathering the inputs of a session handoff and writing it: used by `forge handoff`
 //! (manual or `--auto` from the statusline) and by PreCompact's safety net.
 //!
-//! Bounded work: the session bridge, the last [`super::transcript::FACTS_CAP`] bytes
+//! Bounded work: the session bridge, the last [`store::transcript::FACTS_CAP`] bytes
 //! of the transcript, `git2` status and the last commits, `state.json` and the
 //! handoff inbox. The composition itself is `crate::model::handoff_doc::compose`.
 
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::{Paths, files, handoffs, transcript};
 use crate::config::Config;
 use crate::env::Env;
 use crate::model::handoff::HandoffKind;
 use crate::model::handoff_doc::{self, HandoffInputs, OpenSignal, Trigger};
-use crate::model::state::SessionBridge;
 use crate::model::transcript::{TailScan, TranscriptFacts, infer_window, pct_of, round_pct};
 use crate::model::{Level, SignalParse};
+use crate::store::{self, Paths, files, handoffs, transcript};
 
 /// How many commit subjects a handoff lists.
 const COMMITS: usize = 5;
@@ -45,11 +44,6 @@ pub enum GitInput<'a> {
     /// The caller already asked git (PreCompact did): use its answer, which is `None`
     /// when git took too long — never a second try with a second deadline.
     Known(Option<&'a crate::git::GitFacts>),
-}
-
-/// The most recently updated session bridge of the project.
-pub fn latest_bridge(paths: &Paths) -> Option<SessionBridge> {
-    super::snapshot::load_sessions(paths).into_iter().next()
 }
 
 /// Blocked and partial agent Signals, newest first.
@@ -133,7 +127,7 @@ pub fn write_unique(
     let mut last_err = None;
     for n in 1..=MAX_SAME_SECOND {
         let path = paths.handoffs().join(handoff_doc::file_name(created_at, n));
-        match super::write_new_atomic(&path, text.as_bytes()) {
+        match store::write_new_atomic(&path, text.as_bytes()) {
             Ok(()) => return Ok(path),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last_err = Some(e),
             Err(e) => return Err(e),
@@ -161,7 +155,7 @@ pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::R
     match w.markers {
         Ok(m) => {
             if let Some((global, e)) = m.global_error {
-                super::log_error(
+                store::log_error(
                     paths,
                     "handoff",
                     &format!("could not write {}: {e}", global.display()),
@@ -202,7 +196,7 @@ pub fn write_detailed(
     let bridge = match req.session_id {
         Some("") => None,
         Some(id) => files::read_bridge(paths, id),
-        None => latest_bridge(paths),
+        None => store::sessions::latest_bridge(paths),
     };
     let session_id = req
         .session_id
@@ -291,7 +285,7 @@ pub fn write_detailed(
         signals: open_signals(paths),
         has_claude_md: paths.root.join("CLAUDE.md").is_file(),
         // Not a link planted in .forge/: the Reload section tells Claude to read it.
-        has_state_json: super::safe::is_regular(&paths.state_json()),
+        has_state_json: store::safe::is_regular(&paths.state_json()),
     };
     let text = handoff_doc::compose(&inputs);
     let path = write_unique(paths, now, &text)?;
@@ -304,7 +298,7 @@ pub fn write_detailed(
             b.handoff_written_at = Some(at);
             true
         }) {
-            super::log_error(paths, "handoff", &format!("session bridge: {e}"));
+            store::log_error(paths, "handoff", &format!("session bridge: {e}"));
         }
     }
     let markers = files::write_pending_resume(paths, env, &path);
