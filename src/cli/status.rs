@@ -159,7 +159,7 @@ pub fn render_text(snap: &Snapshot) -> String {
             let _ = writeln!(
                 out,
                 "{}{}",
-                single_line(&crate::hooks::handle::last_session_line(l)),
+                single_line(&crate::hooks::session_start::last_session_line(l)),
                 if l.is_final { " (final)" } else { "" }
             );
         }
