@@ -184,12 +184,8 @@ pub fn write_detailed(
     cfg: &Config,
     req: &Request<'_>,
 ) -> io::Result<Written> {
-    if !paths.may_create_state(env.home.as_deref()) {
-        return Err(io::Error::other(format!(
-            "{} is not a project (no .forge/, and it is / or your home folder): \
-             run this inside a project, or `forge init` there first",
-            paths.root.display()
-        )));
+    if let Err(why) = paths.is_project(env.home.as_deref()) {
+        return Err(io::Error::other(why.explain(&paths.root)));
     }
     paths.ensure_dirs()?;
     let now = env.now;

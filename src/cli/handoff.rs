@@ -115,7 +115,7 @@ fn not_pending(path: &std::path::Path, e: &std::io::Error) -> String {
 /// Claims the session's threshold crossing: true for the one process that wins it.
 fn claim(args: &HandoffArgs, env: &Env) -> bool {
     let (Ok(paths), Some(sid)) = (
-        super::status::project_paths(args.project.as_ref(), env),
+        super::status::project_for_writing(args.project.as_ref(), env),
         args.session.as_deref(),
     ) else {
         return false;
@@ -138,7 +138,7 @@ fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<session_handoff::W
             args.trigger
         );
     };
-    let paths = super::status::project_paths(args.project.as_ref(), env)?;
+    let paths = super::status::project_for_writing(args.project.as_ref(), env)?;
     let cfg = config::load_or_default(&paths, env);
     let session = args
         .session

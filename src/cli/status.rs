@@ -50,6 +50,18 @@ pub fn project_paths(project: Option<&PathBuf>, env: &Env) -> color_eyre::Result
     Ok(paths)
 }
 
+/// [`project_paths`] for commands that write into the project on their own
+/// (`forge handoff`, `forge signal`): outside a project (no `.forge/` and no git
+/// root, or `/`, or the home folder) they stop and say how to start one, rather than
+/// write an empty handoff or take over `~/.claude/pending-resume`.
+pub fn project_for_writing(project: Option<&PathBuf>, env: &Env) -> color_eyre::Result<Paths> {
+    let paths = project_paths(project, env)?;
+    if let Err(why) = paths.is_project(env.home.as_deref()) {
+        bail!("{}", why.explain(&paths.root));
+    }
+    Ok(paths)
+}
+
 /// [`project_paths`] without the check: for `forge doctor`, which reports it.
 pub fn locate_project(project: Option<&PathBuf>, env: &Env) -> color_eyre::Result<Paths> {
     let canonical = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
