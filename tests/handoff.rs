@@ -554,6 +554,50 @@ fn context_agrees_with_the_statusline_and_explains_itself() {
     assert!(text.contains("compactions  unknown"), "{text}");
 }
 
+/// The lines of `.forge/logs/events.jsonl`.
+fn event_lines(p: &TestProject) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(p.forge_dir().join("logs/events.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn handoff_records_what_it_did_in_the_event_log() {
+    let p = TestProject::new();
+    let out = common::ok_stdout(p.forge().args(["handoff"]));
+    let manual = out.trim().to_owned();
+    p.forge()
+        .args(["handoff", "--auto", "--trigger", "context-threshold"])
+        .assert()
+        .success()
+        .stdout("");
+    let lines = event_lines(&p);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["event"], "forge handoff");
+    assert_eq!(lines[0]["facts"], json!({"trigger": "manual"}));
+    assert_eq!(
+        lines[0]["outcomes"],
+        json!([{"kind": "handoff_written", "path": manual, "trigger": "manual", "pending": true}])
+    );
+    // The status line's threshold handoff (an --auto child) is visible too.
+    assert_eq!(
+        lines[1]["facts"],
+        json!({"trigger": "context-threshold", "auto": true})
+    );
+    assert_eq!(lines[1]["outcomes"][0]["kind"], "handoff_written");
+    assert_eq!(lines[1]["outcomes"][0]["trigger"], "context-threshold");
+    assert_eq!(lines[1]["outcomes"][0]["pending"], true);
+    // And `forge log` says it in words.
+    let log = common::ok_stdout(p.forge().args(["log"]).env("TZ", "UTC"));
+    assert!(
+        log.contains("forge handoff")
+            && log.contains("(context-threshold), now the pending resume"),
+        "{log}"
+    );
+}
+
 #[test]
 fn handoff_and_signal_outside_a_project_are_errors_that_say_how_to_start_one() {
     let p = TestProject::bare_folder();

@@ -12,6 +12,7 @@ use crate::config::Config;
 use crate::env::Env;
 use crate::model::handoff::HandoffKind;
 use crate::model::handoff_doc::{self, HandoffInputs, OpenSignal, Trigger};
+use crate::model::outcome::Outcome;
 use crate::model::transcript::{TailScan, TranscriptFacts, infer_window, pct_of, round_pct};
 use crate::model::{Level, SignalParse};
 use crate::store::{self, Paths, files, handoffs, transcript};
@@ -141,9 +142,36 @@ pub fn write_unique(
 pub struct Written {
     /// The handoff document (absolute path). It exists whatever `markers` says.
     pub path: PathBuf,
+    /// The session it was written for.
+    pub session_id: Option<String>,
     /// Making it the pending resume: the markers written (with a global marker that
     /// could not be), or why the project's marker could not be written.
     pub markers: io::Result<files::Markers>,
+}
+
+impl Written {
+    /// What writing it did, for the event log: the handoff (pending or not), and an
+    /// error for each marker that could not be written.
+    pub fn outcomes(&self, trigger: Trigger) -> Vec<Outcome> {
+        let mut out = vec![Outcome::HandoffWritten {
+            path: self.path.display().to_string(),
+            trigger: trigger.as_str().to_owned(),
+            pending: self.markers.is_ok(),
+        }];
+        match &self.markers {
+            Ok(m) => out.extend(m.global_error.as_ref().map(|(g, e)| Outcome::Error {
+                what: "pending-resume".to_owned(),
+                message: format!("could not write {}: {e}", g.display()),
+            })),
+            Err(e) => out.push(Outcome::Error {
+                what: "pending-resume".to_owned(),
+                message: format!(
+                    "the handoff is not pending: writing .forge/pending-resume failed: {e}"
+                ),
+            }),
+        }
+        out
+    }
 }
 
 /// [`write_detailed`] for callers that only log: `Err` when the handoff or the
@@ -298,7 +326,11 @@ pub fn write_detailed(
         }
     }
     let markers = files::write_pending_resume(paths, env, &path);
-    Ok(Written { path, markers })
+    Ok(Written {
+        path,
+        session_id,
+        markers,
+    })
 }
 
 #[cfg(test)]

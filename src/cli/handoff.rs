@@ -9,6 +9,12 @@ use crate::app::session_handoff;
 use crate::config;
 use crate::env::Env;
 use crate::model::handoff_doc::Trigger;
+use crate::model::outcome::Outcome;
+use crate::model::state::EventLine;
+
+/// The `event` of the lines `forge handoff` adds to `events.jsonl` (hook lines carry
+/// the hook's event name; this one is not a hook's).
+pub const EVENT: &str = "forge handoff";
 use crate::store::{self, Paths, files, transcript};
 
 /// Write a session handoff to .forge/handoffs/handoff-YYYYMMDD-HHMMSS.md
@@ -175,12 +181,55 @@ fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<session_handoff::W
         session_id: session,
         transcript_path: transcript_text.as_deref(),
     };
-    session_handoff::write_detailed(&paths, env, &cfg, &req).wrap_err_with(|| {
+    let result = session_handoff::write_detailed(&paths, env, &cfg, &req);
+    record(&paths, env, args, trigger, session, &result);
+    result.wrap_err_with(|| {
         format!(
             "writing the handoff in {} (is the folder writable?)",
             paths.handoffs().display()
         )
     })
+}
+
+/// Records what this run did in `events.jsonl`, as a hook call does, so the
+/// automatic handoffs (the status line's threshold handoff) show in `forge log` and
+/// the dashboard's activity view. Only where forge's logs folder exists.
+fn record(
+    paths: &Paths,
+    env: &Env,
+    args: &HandoffArgs,
+    trigger: Trigger,
+    session: Option<&str>,
+    result: &std::io::Result<session_handoff::Written>,
+) {
+    if !paths.logs().is_dir() {
+        return;
+    }
+    let (session, outcomes) = match result {
+        Ok(w) => (w.session_id.clone(), w.outcomes(trigger)),
+        Err(e) => (
+            session.filter(|s| !s.is_empty()).map(str::to_owned),
+            vec![Outcome::Error {
+                what: "handoff".to_owned(),
+                message: e.to_string(),
+            }],
+        ),
+    };
+    let mut facts = serde_json::Map::new();
+    facts.insert("trigger".into(), trigger.as_str().into());
+    if args.auto {
+        facts.insert("auto".into(), true.into());
+    }
+    let _ = files::append_event(
+        paths,
+        &EventLine {
+            time: files::iso(env.now),
+            event: EVENT.to_owned(),
+            session,
+            facts,
+            outcomes,
+        },
+    );
 }
 
 /// `--transcript PATH`, checked: an existing file.

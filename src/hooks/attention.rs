@@ -2,8 +2,9 @@
 //! for, kept in its bridge file for the dashboard's attention pane and `forge status`.
 
 use super::dispatch::{Ctx, HookResult};
+use crate::model::outcome::Outcome;
 use crate::model::state::Attention;
-use crate::store::{self, files};
+use crate::store::files;
 
 impl Ctx<'_> {
     /// Notification: the session waits for a permission or for input.
@@ -35,21 +36,37 @@ impl Ctx<'_> {
         // The message can quote a command line (and its password): redacted
         // before it is stored where the dashboard and `status --json` show it.
         let message = message.as_deref().map(crate::model::redact::redact);
-        self.touch_bridge("Notification", attention, message);
+        self.set_attention("Notification", attention, message);
         Ok(String::new())
     }
 
     /// PermissionRequest: the session waits for the person to allow a tool.
     pub(super) fn permission_request(&self, tool_name: Option<&str>) -> HookResult {
         let msg = tool_name.map(|t| format!("permission to use {t}"));
-        self.touch_bridge("PermissionRequest", Some(Attention::WaitingPermission), msg);
+        self.set_attention("PermissionRequest", Some(Attention::WaitingPermission), msg);
         Ok(String::new())
     }
 
     /// UserPromptSubmit: the session is busy again.
     pub(super) fn user_prompt_submit(&self) -> HookResult {
-        self.touch_bridge("UserPromptSubmit", Some(Attention::Busy), None);
+        self.set_attention("UserPromptSubmit", Some(Attention::Busy), None);
         Ok(String::new())
+    }
+
+    /// [`Ctx::touch_bridge`] for an event whose news is the attention state: that
+    /// state is also the call's outcome.
+    pub(super) fn set_attention(
+        &self,
+        event: &str,
+        attention: Option<Attention>,
+        message: Option<String>,
+    ) {
+        if let (Some(a), Some(_)) = (attention, self.session_id()) {
+            self.record(Outcome::AttentionSet {
+                state: a.as_str().to_owned(),
+            });
+        }
+        self.touch_bridge(event, attention, message);
     }
 
     /// Records the last event (and attention state) in the session's bridge file.
@@ -91,7 +108,7 @@ impl Ctx<'_> {
             true
         });
         if let Err(e) = result {
-            store::log_error(&self.paths, event, &format!("bridge: {e}"));
+            self.fail(event, &format!("bridge: {e}"));
         }
     }
 }

@@ -9,6 +9,8 @@ use serde_json::{Value, json};
 use super::dispatch::{Ctx, HookResult};
 use crate::config::Config;
 use crate::model::Snapshot;
+use crate::model::handoff_doc::Trigger;
+use crate::model::outcome::Outcome;
 use crate::model::state::{Attention, CompactionRecord, PreCompactState};
 use crate::store::{self, Paths, files, handoffs};
 
@@ -34,8 +36,17 @@ impl Ctx<'_> {
         // reference §11.1 #2), so this only captures state while it still can; what
         // claims a compaction happened waits for SessionStart(compact).
         store::write_json_synced(&self.paths.pre_compact_state(), &state)?;
+        self.record(Outcome::StateCaptured {
+            branch: state.branch.clone(),
+            uncommitted: state.uncommitted_changes,
+        });
         if cfg.hooks.handoff_on_precompact {
             self.precompact_handoff(&cfg, git.as_ref());
+        } else {
+            self.record(Outcome::HandoffSkipped {
+                trigger: Trigger::PreCompact.as_str().to_owned(),
+                why: "[hooks] handoff_on_precompact is off".to_owned(),
+            });
         }
         self.touch_bridge("PreCompact", None, None);
         Ok(String::new())
@@ -60,6 +71,7 @@ impl Ctx<'_> {
         };
         let line = serde_json::to_string(&record).map_err(std::io::Error::other)?;
         store::append_line_capped(&self.paths.compactions(), &line, store::COMPACTIONS_CAP)?;
+        let armed = cfg.hooks.compaction_reread && sid.is_some();
         if cfg.hooks.compaction_reread
             && let Some(sid) = sid
         {
@@ -69,26 +81,48 @@ impl Ctx<'_> {
                 &json!({"armed_at": record.compacted_at, "reread": files_to_read}),
             )?;
         }
+        self.record(Outcome::CompactionRecorded {
+            reread: files_to_read.clone(),
+            armed,
+        });
         Ok(files_to_read)
     }
 
     /// The safety net: a handoff (trigger `pre-compact`) when this session wrote none
     /// since it crossed the threshold (or none at all). Inline and bounded; failures
-    /// are logged, never surfaced.
+    /// are logged and recorded, never surfaced.
     fn precompact_handoff(&self, cfg: &Config, git: Option<&crate::git::GitFacts>) {
-        let Some(sid) = self.session_id() else { return };
+        let skipped = |why: &str| Outcome::HandoffSkipped {
+            trigger: Trigger::PreCompact.as_str().to_owned(),
+            why: why.to_owned(),
+        };
+        let Some(sid) = self.session_id() else {
+            self.record(skipped("the payload names no session"));
+            return;
+        };
         let bridge = files::read_bridge(&self.paths, sid);
         if !needs_safety_net(bridge.as_ref()) {
+            self.record(skipped(
+                "this session wrote one since it crossed the threshold",
+            ));
             return;
         }
         let req = crate::app::session_handoff::Request {
-            trigger: crate::model::handoff_doc::Trigger::PreCompact,
+            trigger: Trigger::PreCompact,
             session_id: Some(sid),
             transcript_path: self.wire.transcript_path.as_deref(),
             git: crate::app::session_handoff::GitInput::Known(git),
         };
-        if let Err(e) = crate::app::session_handoff::write(&self.paths, self.env, cfg, &req) {
-            store::log_error(&self.paths, "PreCompact handoff", &e.to_string());
+        match crate::app::session_handoff::write_detailed(&self.paths, self.env, cfg, &req) {
+            Ok(w) => {
+                for o in w.outcomes(Trigger::PreCompact) {
+                    match o {
+                        Outcome::Error { what, message } => self.fail(&what, &message),
+                        o => self.record(o),
+                    }
+                }
+            }
+            Err(e) => self.fail("PreCompact handoff", &e.to_string()),
         }
     }
 
@@ -140,12 +174,21 @@ impl Ctx<'_> {
                 let _ = store::touch_flag(&self.paths.reread_started(sid));
             }
         } else if let Some(files_to_read) = self.consume_compaction_marker() {
+            let reason = deny_reason(&files_to_read);
             let out = json!({
                 "hookSpecificOutput": {
                     "hookEventName": "PreToolUse",
                     "permissionDecision": "deny",
-                    "permissionDecisionReason": deny_reason(&files_to_read),
+                    "permissionDecisionReason": reason,
                 }
+            });
+            self.record(Outcome::Denied {
+                tool: self
+                    .wire
+                    .tool_name
+                    .clone()
+                    .unwrap_or_else(|| "?".to_owned()),
+                reason,
             });
             return Ok(format!("{out}\n"));
         }
@@ -155,7 +198,7 @@ impl Ctx<'_> {
                 .and_then(|b| b.attention)
                 .is_some_and(|a| a != Attention::Busy);
             if waiting {
-                self.touch_bridge("PreToolUse", Some(Attention::Busy), None);
+                self.set_attention("PreToolUse", Some(Attention::Busy), None);
             }
         }
         Ok(String::new())

@@ -25,4 +25,7 @@ pub mod text;
 pub mod turn;
 pub mod wire;
 
-pub use dispatch::{MAX_STDIN, handle_input};
+pub use dispatch::{Handled, MAX_STDIN, handle, handle_input};
+
+#[cfg(test)]
+mod tests;

@@ -12,6 +12,7 @@ use super::text::{BODY_LINE_MAX, LINE_MAX, clip_line, clip_lines, cut_lines, uni
 use crate::app::snapshot::{GitSource, load};
 use crate::model::Snapshot;
 use crate::model::handoff::Drift;
+use crate::model::outcome::Outcome;
 use crate::model::state::{Attention, LastSession};
 use crate::store::{self, files, handoffs};
 
@@ -54,7 +55,10 @@ impl Ctx<'_> {
                 }
             }
             // A new session: forget sessions nobody has touched for a week.
-            let _ = files::prune_sessions(&self.paths, SESSION_RETENTION, self.session_id());
+            let count = files::prune_sessions(&self.paths, SESSION_RETENTION, self.session_id());
+            if count > 0 {
+                self.record(Outcome::Pruned { count });
+            }
             // And the temp files a killed write of the global marker left behind.
             if let Some(dir) = self.env.claude_dir() {
                 let _ = files::prune_temp_files(&dir);
@@ -64,7 +68,12 @@ impl Ctx<'_> {
                     "Learn: the last session ended without extracting what it learned. \
                      Run /forge-learn to save reusable patterns (never credentials or file contents).\n",
                 );
-                let _ = store::remove_if_exists(&self.paths.learn_pending());
+                if store::remove_if_exists(&self.paths.learn_pending()).unwrap_or(false) {
+                    self.record(Outcome::FlagCleared {
+                        flag: "learn-pending".to_owned(),
+                        why: "the learn notice was shown".to_owned(),
+                    });
+                }
             }
         }
         match source {
@@ -80,11 +89,18 @@ impl Ctx<'_> {
                 }
             }
             Some("resume") => {}
-            _ => files::clear_threshold_flag(&self.paths),
+            _ => {
+                if files::clear_threshold_flag(&self.paths) {
+                    self.record(Outcome::FlagCleared {
+                        flag: "context-threshold-triggered".to_owned(),
+                        why: "a new session starts below the threshold".to_owned(),
+                    });
+                }
+            }
         }
         if compacted {
             let files_to_read = self.record_compaction(&snap).unwrap_or_else(|e| {
-                store::log_error(&self.paths, "SessionStart compaction", &e.to_string());
+                self.fail("SessionStart compaction", &e.to_string());
                 reread_files(&self.paths, self.session_id(), None, None)
             });
             let _ = writeln!(
@@ -95,11 +111,16 @@ impl Ctx<'_> {
         }
         let head = cut_lines(&clip_lines(&head, LINE_MAX), HEAD_BUDGET, "");
 
-        let blocked: String = snap
-            .unseen_blocked()
-            .iter()
-            .map(|h| blocked_lines(h))
-            .collect();
+        let unseen = snap.unseen_blocked();
+        if !unseen.is_empty() {
+            self.record(Outcome::SignalsSurfaced {
+                tasks: unseen
+                    .iter()
+                    .map(|h| h.task().unwrap_or("?").to_owned())
+                    .collect(),
+            });
+        }
+        let blocked: String = unseen.iter().map(|h| blocked_lines(h)).collect();
         let blocked = cut_lines(
             &clip_lines(&blocked, LINE_MAX),
             BLOCKED_BUDGET,
@@ -111,9 +132,29 @@ impl Ctx<'_> {
         // A new session takes whatever is pending; a session that goes on (compact,
         // resume) only its own handoff, never another session's.
         let own_only = matches!(source, Some("compact" | "resume"));
-        if let Some(target) = self.take_pending_resume(own_only) {
-            let room = SESSION_START_BUDGET.saturating_sub(units(&out));
-            out.push_str(&resume_text(&target, &snap, self.env.now, room));
+        match self.take_pending_resume(own_only) {
+            Some(Take::Taken(target)) => {
+                let room = SESSION_START_BUDGET.saturating_sub(units(&out));
+                let path = target.display().to_string();
+                match resume_text(&target, &snap, self.env.now, room) {
+                    Ok(text) => {
+                        out.push_str(&text);
+                        self.record(Outcome::ResumeInjected { path });
+                    }
+                    Err(text) => {
+                        out.push_str(&text);
+                        self.record(Outcome::ResumeSkipped {
+                            path,
+                            why: "the handoff no longer exists".to_owned(),
+                        });
+                    }
+                }
+            }
+            Some(Take::Left { target, why }) => self.record(Outcome::ResumeSkipped {
+                path: target.display().to_string(),
+                why: why.to_owned(),
+            }),
+            None => {}
         }
         // Whatever the parts hold, the whole stays within the budget.
         let out = cut_lines(
@@ -128,6 +169,11 @@ impl Ctx<'_> {
             Attention::WaitingInput
         };
         self.touch_bridge("SessionStart", Some(attention), None);
+        if !out.is_empty() {
+            self.record(Outcome::ContextAdded {
+                chars: out.chars().count(),
+            });
+        }
         Ok(out)
     }
 
@@ -143,19 +189,34 @@ impl Ctx<'_> {
     /// session could take the global marker while another was between removing the
     /// project marker and the global one, and both would resume the same handoff. A
     /// session that cannot get the lock in time resumes nothing: the holder does.
-    fn take_pending_resume(&self, own_only: bool) -> Option<PathBuf> {
+    ///
+    /// `None` when nothing is pending.
+    fn take_pending_resume(&self, own_only: bool) -> Option<Take> {
         let lock = self.paths.logs().join(".resume.lock");
-        let _lock = store::FileLock::acquire(&lock, RESUME_LOCK_WAIT)?;
+        let Some(_lock) = store::FileLock::acquire(&lock, RESUME_LOCK_WAIT) else {
+            let (_, target) = files::pending_resume(&self.paths, self.env)?;
+            return Some(Take::Left {
+                target,
+                why: TAKEN_BY_ANOTHER,
+            });
+        };
         let (marker, target) = files::pending_resume(&self.paths, self.env)?;
         if own_only {
             let owner =
                 handoffs::load_one(&target).and_then(|h| h.front.get("session_id").cloned());
             if owner.is_some_and(|o| !o.is_empty() && Some(o.as_str()) != self.session_id()) {
-                return None;
+                return Some(Take::Left {
+                    target,
+                    why: "it was written for another session, and this one goes on \
+                          (resumed or compacted): left pending for a new session",
+                });
             }
         }
         if !store::remove_if_exists(&marker).unwrap_or(false) {
-            return None;
+            return Some(Take::Left {
+                target,
+                why: TAKEN_BY_ANOTHER,
+            });
         }
         let others = std::iter::once(self.paths.pending_resume())
             .chain(self.env.global_pending_resume())
@@ -168,9 +229,20 @@ impl Ctx<'_> {
                 let _ = store::remove_if_exists(&other);
             }
         }
-        Some(target)
+        Some(Take::Taken(target))
     }
 }
+
+/// What became of the pending resume.
+enum Take {
+    /// This session took it (the markers are gone).
+    Taken(PathBuf),
+    /// It stays pending, or went to another session, for this reason.
+    Left { target: PathBuf, why: &'static str },
+}
+
+/// Why a session start did not take a pending resume another one was taking.
+const TAKEN_BY_ANOTHER: &str = "another session starting at the same moment took it";
 
 /// `Last session: <ended_at> · branch <b> · <n> uncommitted`.
 pub fn last_session_line(last: &LastSession) -> String {
@@ -226,13 +298,18 @@ fn ended_dirty_line(last: &LastSession) -> Option<String> {
 /// The handoff `target` (already checked by `files::resume_target`) with drift
 /// notes, within `budget` (UTF-16 units): drift notes clipped to [`LINE_MAX`], the
 /// handoff's lines to [`BODY_LINE_MAX`], the body cut at a line boundary with a note
-/// saying where the rest is.
-fn resume_text(target: &Path, snap: &Snapshot, now: DateTime<Utc>, budget: usize) -> String {
+/// saying where the rest is. `Err` holds the line that says the handoff is gone.
+fn resume_text(
+    target: &Path,
+    snap: &Snapshot,
+    now: DateTime<Utc>,
+    budget: usize,
+) -> Result<String, String> {
     let shown = clip_line(&target.display().to_string(), LINE_MAX / 2);
     let (Some(entry), Some(text)) = (handoffs::load_one(target), store::read_text(target)) else {
-        return format!(
+        return Err(format!(
             "Pending resume pointed at {shown}, which no longer exists; nothing to resume.\n"
-        );
+        ));
     };
     let mut out = format!("Resuming from handoff {shown}:\n");
     let drift = Drift::of(&entry, snap.branch(), snap.uncommitted(), now);
@@ -246,5 +323,5 @@ fn resume_text(target: &Path, snap: &Snapshot, now: DateTime<Utc>, budget: usize
         body.push('\n');
     }
     out.push_str(&cut_lines(&body, room, &note));
-    cut_lines(&out, budget, "")
+    Ok(cut_lines(&out, budget, ""))
 }

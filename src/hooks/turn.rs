@@ -7,6 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::dispatch::{Ctx, HookResult};
+use crate::model::outcome::Outcome;
 use crate::model::state::{Attention, LastSession};
 use crate::store::{self, files};
 
@@ -45,10 +46,24 @@ impl Ctx<'_> {
                 .and_then(|b| b.used_percentage)
                 .or_else(|| self.transcript_pct(bridge.as_ref())),
         };
-        if let Err(e) = files::write_last_session(&self.paths, &last) {
-            store::log_error(&self.paths, "last-session", &e.to_string());
+        match files::write_last_session(&self.paths, &last) {
+            Ok(()) => self.record(Outcome::SessionRecorded {
+                branch: last.branch.clone(),
+                uncommitted: last.uncommitted_changes,
+                is_final,
+            }),
+            Err(e) => self.fail("last-session", &e.to_string()),
         }
-        let _ = store::touch_flag(&self.paths.learn_pending());
+        let flag = self.paths.learn_pending();
+        if !store::safe::is_regular(&flag) {
+            match store::touch_flag(&flag) {
+                Ok(()) => self.record(Outcome::FlagSet {
+                    flag: "learn-pending".to_owned(),
+                    why: "the next session is reminded to run /forge-learn".to_owned(),
+                }),
+                Err(e) => self.fail("learn-pending", &e.to_string()),
+            }
+        }
         git
     }
 
@@ -92,11 +107,14 @@ impl Ctx<'_> {
             && !self.reread_started()
             && let Some(files_to_read) = self.consume_compaction_marker()
         {
+            let reason = stop_reason(&files_to_read);
             out.insert("decision".into(), json!("block"));
-            out.insert("reason".into(), json!(stop_reason(&files_to_read)));
+            out.insert("reason".into(), json!(reason));
+            self.record(Outcome::StopBlocked { reason });
         }
         if warn && let Some(text) = dirty_warning(git.as_ref()) {
             out.insert("systemMessage".into(), json!(text));
+            self.record(Outcome::Warned { message: text });
         }
         if out.is_empty() {
             return Ok(String::new());

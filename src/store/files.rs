@@ -420,8 +420,9 @@ pub fn rearm_threshold(
 
 /// A new session starts: `context-threshold-triggered` is removed (DESIGN: "new
 /// sessions"); the guards of sessions still running stay, so they do not fire twice.
-pub fn clear_threshold_flag(paths: &Paths) {
-    let _ = super::remove_if_exists(&paths.threshold_flag());
+/// Returns whether there was a flag to remove.
+pub fn clear_threshold_flag(paths: &Paths) -> bool {
+    super::remove_if_exists(&paths.threshold_flag()).unwrap_or(false)
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@
     clippy::indexing_slicing
 )]
 
+pub mod events;
 pub mod files;
 pub mod handoffs;
 pub mod paths;
