@@ -8,8 +8,10 @@ use crate::model::snapshot::Flags;
 use crate::model::state::EventLine;
 use crate::store::{self, Paths, files, handoffs, read_capped, sessions};
 
-/// How many recent events are kept.
-const RECENT_EVENTS: usize = 20;
+/// How many recent event lines are kept (for the dashboard's activity view).
+const RECENT_EVENTS: usize = 100;
+/// The most of `events.jsonl` read for them (from its end).
+const RECENT_EVENTS_BYTES: u64 = 128 * 1024;
 
 /// Where the snapshot's git facts come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,7 +53,7 @@ pub fn load_state(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot
             .and_then(|m| files::resume_target(paths, &m)),
         compaction_markers: sessions::compaction_markers(paths),
     };
-    snap.recent_events = store::tail_lines(&paths.events(), RECENT_EVENTS, 64 * 1024)
+    snap.recent_events = store::tail_lines(&paths.events(), RECENT_EVENTS, RECENT_EVENTS_BYTES)
         .iter()
         .filter_map(|l| serde_json::from_str::<EventLine>(l).ok())
         .collect();

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use color_eyre::eyre::{WrapErr, bail};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::app::snapshot::{GitSource, load};
 use crate::env::Env;
@@ -116,10 +116,19 @@ pub fn run(args: &StatusArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     })
 }
 
+/// How many of the recent events `status --json` prints.
+const STATUS_EVENTS: usize = 20;
+
 /// The snapshot as JSON, with the derived lists scripts want (`blocked`, `attention`).
 pub fn to_json(snap: &Snapshot) -> serde_json::Value {
     let mut v = serde_json::to_value(snap).unwrap_or_else(|_| json!({}));
     if let Some(obj) = v.as_object_mut() {
+        // The last 20 events, as before the dashboard kept more (`forge log --json`
+        // has them all).
+        if let Some(Value::Array(events)) = obj.get_mut("recent_events") {
+            let extra = events.len().saturating_sub(STATUS_EVENTS);
+            events.drain(..extra);
+        }
         obj.insert(
             "blocked".into(),
             json!(
@@ -283,4 +292,25 @@ fn fit(s: &str, n: usize) -> String {
 
 fn short(id: &str) -> &str {
     id.get(..8).unwrap_or(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_keeps_the_last_twenty_events() {
+        let mut snap = Snapshot::empty(PathBuf::from("/p"), chrono::Utc::now());
+        for i in 0..30 {
+            snap.recent_events.push(crate::model::state::EventLine {
+                event: format!("E{i}"),
+                ..Default::default()
+            });
+        }
+        let v = to_json(&snap);
+        let events = v["recent_events"].as_array().unwrap();
+        assert_eq!(events.len(), 20);
+        assert_eq!(events[0]["event"], "E10");
+        assert_eq!(events[19]["event"], "E29");
+    }
 }

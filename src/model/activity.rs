@@ -37,10 +37,13 @@ pub enum Tone {
 const DETAIL_FACTS: [&str; 5] = ["source", "trigger", "reason", "tool", "notification"];
 
 /// `SessionStart startup`, `PreToolUse Write`, `Stop` (…`(continued)` when the
-/// client continues a turn because of a Stop hook).
+/// client continues a turn because of a Stop hook), `forge handoff --auto` (a
+/// command's line: its outcomes say the rest).
 pub fn label(line: &EventLine) -> String {
+    let command = line.event.starts_with("forge ");
     let detail = DETAIL_FACTS
         .iter()
+        .filter(|_| !command)
         .find_map(|k| line.facts.get(*k).and_then(Value::as_str));
     let mut out = line.event.clone();
     if let Some(d) = detail {
@@ -170,9 +173,12 @@ mod tests {
         let l = |facts: Value| label(&line(json!({"event": "E", "facts": facts})));
         assert_eq!(l(json!({"tool": "Write"})), "E Write");
         assert_eq!(l(json!({"stop_hook_active": true})), "E (continued)");
+        assert_eq!(l(json!({"trigger": "auto"})), "E auto");
+        let handoff = json!({"event": "forge handoff",
+            "facts": {"trigger": "context-threshold", "auto": true}});
         assert_eq!(
-            l(json!({"trigger": "context-threshold", "auto": true})),
-            "E context-threshold --auto"
+            label(&serde_json::from_value(handoff).unwrap()),
+            "forge handoff --auto"
         );
         assert_eq!(l(json!({})), "E");
     }

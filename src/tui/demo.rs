@@ -34,6 +34,7 @@ demo_files![
     ".forge/handoffs/handoff-20261119-163000.md",
     ".forge/handoffs/handoff-20261121-094500.md",
     ".forge/logs/context-threshold-triggered",
+    ".forge/logs/events.jsonl",
     ".forge/logs/git-cache.json",
     ".forge/logs/last-session.json",
     ".forge/logs/learn-pending",

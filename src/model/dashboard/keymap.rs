@@ -63,6 +63,8 @@ pub enum Action {
     Resume,
     /// Open the selected handoff in `$EDITOR`.
     Open,
+    /// Show or hide the activity view (what forge did).
+    ToggleActivity,
     /// Open or close the help.
     ToggleHelp,
     /// Leave.
@@ -209,6 +211,14 @@ pub const KEYMAP: &[Binding] = &[
         Action::CycleKind,
         "t",
         "kind: all/session/agent",
+        true,
+    ),
+    bind(
+        N,
+        &[K::Char('a')],
+        Action::ToggleActivity,
+        "a",
+        "activity: what forge did (a again: handoffs)",
         true,
     ),
     bind(

@@ -36,20 +36,25 @@ pub enum Pane {
     Preview,
     /// Sessions needing attention.
     Sessions,
+    /// What forge did (in place of the inbox and preview while it is shown).
+    Activity,
 }
 
 impl Pane {
     /// Focus order.
     pub const ALL: [Self; 3] = [Self::Inbox, Self::Preview, Self::Sessions];
+    /// Focus order while the activity view is shown.
+    pub const WITH_ACTIVITY: [Self; 2] = [Self::Activity, Self::Sessions];
 
-    fn step(self, forward: bool) -> Self {
-        let i = Self::ALL.iter().position(|p| *p == self).unwrap_or(0);
-        let n = Self::ALL.len();
-        Self::ALL[if forward {
+    fn step(self, forward: bool, order: &[Self]) -> Self {
+        let i = order.iter().position(|p| *p == self).unwrap_or(0);
+        let n = order.len().max(1);
+        let next = if forward {
             (i + 1) % n
         } else {
             (i + n - 1) % n
-        }]
+        };
+        order.get(next).copied().unwrap_or(self)
     }
 }
 
@@ -190,6 +195,10 @@ pub struct Model {
     pub preview: Preview,
     /// First row of the sessions pane.
     pub sessions_scroll: usize,
+    /// The activity view (what forge did) is shown in place of the inbox and preview.
+    pub activity: bool,
+    /// The cursor in the activity view (0: the newest row).
+    pub activity_selected: usize,
     /// Rows of the inbox list (for paging).
     pub inbox_rows: u16,
     /// Rows of the preview text (for paging).
@@ -221,6 +230,8 @@ impl Model {
             selected_path: None,
             preview: Preview::default(),
             sessions_scroll: 0,
+            activity: false,
+            activity_selected: 0,
             inbox_rows: 10,
             preview_rows: 10,
             preview_len: 0,
@@ -269,6 +280,52 @@ impl Model {
                 .zip(growth)
                 .and_then(|(p, g)| trend::turns_to_next(p, g, &self.thresholds)),
         })
+    }
+
+    /// What forge did, newest first: one row per outcome of the recent event lines
+    /// (the same rows `forge log` prints, newest at the top here).
+    pub fn activity_rows(&self) -> Vec<crate::model::activity::Row> {
+        self.snapshot
+            .recent_events
+            .iter()
+            .rev()
+            .flat_map(|l| {
+                let mut rows = crate::model::activity::rows(l);
+                rows.reverse();
+                rows
+            })
+            .collect()
+    }
+
+    /// The activity row under the cursor.
+    pub fn selected_activity(&self) -> Option<crate::model::activity::Row> {
+        self.activity_rows().into_iter().nth(self.activity_selected)
+    }
+
+    /// Keeps the activity cursor on the row it was on when new rows arrive above it
+    /// (at the top it stays at the top: the newest row).
+    fn keep_activity_cursor(&mut self, before: Option<crate::model::activity::Row>) {
+        if !self.activity {
+            return;
+        }
+        let rows = self.activity_rows();
+        self.activity_selected = match before {
+            Some(b) if self.activity_selected > 0 => rows
+                .iter()
+                .position(|r| *r == b)
+                .unwrap_or(self.activity_selected),
+            _ => self.activity_selected,
+        }
+        .min(rows.len().saturating_sub(1));
+    }
+
+    /// The panes Tab moves through now.
+    pub fn panes(&self) -> &'static [Pane] {
+        if self.activity {
+            &Pane::WITH_ACTIVITY
+        } else {
+            &Pane::ALL
+        }
     }
 
     /// How far `h` has drifted from the tree now.
@@ -331,6 +388,14 @@ impl Model {
                 let n = self.snapshot.needing_attention().len();
                 self.sessions_scroll = self
                     .sessions_scroll
+                    .saturating_add_signed(delta)
+                    .min(n.saturating_sub(1));
+                Vec::new()
+            }
+            Pane::Activity => {
+                let n = self.activity_rows().len();
+                self.activity_selected = self
+                    .activity_selected
                     .saturating_add_signed(delta)
                     .min(n.saturating_sub(1));
                 Vec::new()

@@ -376,3 +376,74 @@ fn context_view_from_the_current_session() {
     assert_eq!(c.growth, Some(2.0));
     assert_eq!(c.next, Some((Level::L1, 2)));
 }
+
+#[test]
+fn a_shows_what_forge_did_and_tab_and_keys_follow_it() {
+    use crate::model::state::EventLine;
+    let mut m = model();
+    for i in 0..12 {
+        m.snapshot.recent_events.push(
+            serde_json::from_value::<EventLine>(serde_json::json!({
+                "time": format!("2026-11-21T11:{i:02}:00Z"), "event": "Stop", "session": "s1",
+                "outcomes": [{"kind": "flag_set", "flag": format!("flag-{i}")}]
+            }))
+            .unwrap(),
+        );
+    }
+    assert_eq!(
+        action_for(Mode::Normal, Key::Char('a')),
+        Some(Action::ToggleActivity)
+    );
+    press(&mut m, Key::Char('a'));
+    assert!(m.activity);
+    assert_eq!(m.focus, Pane::Activity);
+    // Newest first.
+    let rows = m.activity_rows();
+    assert_eq!(rows.len(), 12);
+    assert_eq!(rows[0].text, "set flag-11");
+    // j/G move the cursor within the list.
+    press(&mut m, Key::Char('j'));
+    assert_eq!(m.activity_selected, 1);
+    assert_eq!(m.selected_activity().unwrap().text, "set flag-10");
+    press(&mut m, Key::Char('G'));
+    assert_eq!(m.activity_selected, 11);
+    press(&mut m, Key::Char('j'));
+    assert_eq!(m.activity_selected, 11);
+    // The mouse over where the inbox was moves it too.
+    update(&mut m, Event::Action(Action::Scroll(Pane::Inbox, -3)));
+    assert_eq!(m.activity_selected, 8);
+    // A new line lands: the cursor stays on its row (now one further down).
+    let mut snap = m.snapshot.clone();
+    snap.recent_events.push(
+        serde_json::from_value::<EventLine>(serde_json::json!({
+            "time": "2026-11-21T11:59:00Z", "event": "Stop", "session": "s1",
+            "outcomes": [{"kind": "flag_set", "flag": "newest"}]
+        }))
+        .unwrap(),
+    );
+    update(&mut m, Event::StateLoaded(Box::new(snap)));
+    assert_eq!(m.activity_selected, 9);
+    assert_eq!(m.selected_activity().unwrap().text, "set flag-3");
+    // Tab goes between the panes on screen.
+    press(&mut m, Key::Tab);
+    assert_eq!(m.focus, Pane::Sessions);
+    press(&mut m, Key::Tab);
+    assert_eq!(m.focus, Pane::Activity);
+    // Enter would act on a handoff that is not on screen: it says so instead.
+    assert!(press(&mut m, Key::Enter).is_empty());
+    assert!(
+        m.notice
+            .as_ref()
+            .is_some_and(|n| n.error && n.text.contains("press a"))
+    );
+    // A filter is about the handoffs: they come back.
+    press(&mut m, Key::Char('b'));
+    assert!(!m.activity);
+    assert_eq!(m.focus, Pane::Inbox);
+    assert!(m.filter.blocked_only);
+    // And `a` twice is back where it was.
+    press(&mut m, Key::Char('a'));
+    press(&mut m, Key::Char('a'));
+    assert!(!m.activity);
+    assert_eq!((m.focus, m.activity_selected), (Pane::Inbox, 0));
+}

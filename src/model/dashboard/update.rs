@@ -17,16 +17,20 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
             Vec::new()
         }
         Event::Loaded(snap) => {
+            let cursor = m.activity.then(|| m.selected_activity()).flatten();
             m.snapshot = *snap;
+            m.keep_activity_cursor(cursor);
             m.refresh_rows();
             // The file may have changed: read the preview again.
             m.preview.path = None;
             m.preview_effect()
         }
         Event::StateLoaded(snap) => {
+            let cursor = m.activity.then(|| m.selected_activity()).flatten();
             let handoffs = std::mem::take(&mut m.snapshot.handoffs);
             m.snapshot = *snap;
             m.snapshot.handoffs = handoffs;
+            m.keep_activity_cursor(cursor);
             m.refresh_rows();
             Vec::new()
         }
@@ -122,6 +126,30 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
     if !matches!(a, Action::Scroll(..)) {
         m.notice = None;
     }
+    if m.activity {
+        match a {
+            // Filters are about the handoffs: show them again.
+            Action::StartFilter
+            | Action::ToggleBlocked
+            | Action::CycleKind
+            | Action::ClearFilters => {
+                m.activity = false;
+                if m.focus == Pane::Activity {
+                    m.focus = Pane::Inbox;
+                }
+            }
+            // The handoff they would act on is not on screen.
+            Action::Resume | Action::Open => {
+                m.notice = Some(Notice {
+                    text: "the activity view is shown: press a to go back to the handoffs".into(),
+                    error: true,
+                    at: m.now,
+                });
+                return Vec::new();
+            }
+            _ => {}
+        }
+    }
     match a {
         Action::Up => m.move_by(-1),
         Action::Down => m.move_by(1),
@@ -130,6 +158,11 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
         Action::PageUp => m.move_by(-m.page()),
         Action::PageDown => m.move_by(m.page()),
         Action::Scroll(pane, lines) => {
+            // The inbox and preview are not on screen while the activity view is.
+            let pane = match pane {
+                Pane::Inbox | Pane::Preview if m.activity => Pane::Activity,
+                p => p,
+            };
             let before = m.focus;
             m.focus = pane;
             let fx = m.move_by(isize::from(lines));
@@ -137,11 +170,11 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
             fx
         }
         Action::NextPane => {
-            m.focus = m.focus.step(true);
+            m.focus = m.focus.step(true, m.panes());
             Vec::new()
         }
         Action::PrevPane => {
-            m.focus = m.focus.step(false);
+            m.focus = m.focus.step(false, m.panes());
             Vec::new()
         }
         Action::StartFilter => {
@@ -200,6 +233,16 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
             Some(h) => vec![Effect::OpenEditor(h.path.clone())],
             None => Vec::new(),
         },
+        Action::ToggleActivity => {
+            m.activity = !m.activity;
+            m.activity_selected = 0;
+            m.focus = if m.activity {
+                Pane::Activity
+            } else {
+                Pane::Inbox
+            };
+            Vec::new()
+        }
         Action::ToggleHelp => {
             m.mode = if m.mode == Mode::Help {
                 Mode::Normal
