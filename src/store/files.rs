@@ -220,7 +220,7 @@ pub fn write_pending_resume(paths: &Paths, env: &Env, target: &Path) -> io::Resu
 /// the markers removed.
 ///
 /// SessionStart does not use this: it consumes the global marker only when it
-/// points into the project (see `hooks::handle`).
+/// points into the project (see `hooks::session_start`).
 pub fn clear_pending_resume(paths: &Paths, env: &Env) -> Vec<PathBuf> {
     let mut removed = Vec::new();
     let project = read_marker(&paths.pending_resume());
