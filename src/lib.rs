@@ -2,6 +2,7 @@
 //!
 //! The crate is a library with a thin binary (`src/main.rs`). Module map:
 //!
+//! - [`app`]: composition above the store: the `Snapshot`, session handoffs.
 //! - [`env`]: the process environment, injected so tests never touch the real `~/.claude`.
 //! - [`store`]: paths, atomic writes, capped logs, typed state-file readers/writers.
 //! - [`model`]: pure types: Signals, handoff listing, the `Snapshot`, levels, transcripts.
@@ -16,6 +17,7 @@
 // fixtures with plain std::fs.
 #![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 
+pub mod app;
 pub mod cli;
 pub mod config;
 pub mod env;

@@ -22,11 +22,16 @@ use mock_api::Reply;
 use serde_json::{Value, json};
 
 /// The hook events that matter for the order checks (notifications and permission
-/// requests come when the client decides, so they are left out).
+/// requests come when the client decides, so they are left out, and so are the lines
+/// of `forge handoff` runs, which are not hook calls).
 fn core_events(w: &World) -> Vec<String> {
     w.event_names()
         .into_iter()
-        .filter(|e| !e.starts_with("Notification") && !e.starts_with("PermissionRequest"))
+        .filter(|e| {
+            !e.starts_with("Notification")
+                && !e.starts_with("PermissionRequest")
+                && !e.starts_with("forge ")
+        })
         .collect()
 }
 
@@ -213,6 +218,20 @@ fn interactive_status_line_threshold_handoff_and_permission_prompt() {
     let global_marker = std::fs::read_to_string(w.home.join(".claude/pending-resume")).unwrap();
     assert_eq!(project_marker.trim(), path.display().to_string());
     assert_eq!(global_marker.trim(), path.display().to_string());
+    // The status line's detached `forge handoff --auto` says what it did in the log.
+    let logged = poll(harness::WAIT, || {
+        w.events()
+            .into_iter()
+            .find(|e| e["event"] == "forge handoff")
+    })
+    .expect("the threshold handoff in events.jsonl");
+    assert_eq!(logged["facts"]["auto"], true, "{logged}");
+    assert_eq!(
+        logged["outcomes"][0],
+        json!({"kind": "handoff_written", "path": path.display().to_string(),
+            "trigger": "context-threshold", "pending": true}),
+        "{logged}"
+    );
 
     // Another turn above the threshold: still one handoff.
     w.turn("still here");

@@ -553,3 +553,123 @@ fn context_agrees_with_the_statusline_and_explains_itself() {
     );
     assert!(text.contains("compactions  unknown"), "{text}");
 }
+
+/// The lines of `.forge/logs/events.jsonl`.
+fn event_lines(p: &TestProject) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(p.forge_dir().join("logs/events.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn handoff_records_what_it_did_in_the_event_log() {
+    let p = TestProject::new();
+    let out = common::ok_stdout(p.forge().args(["handoff"]));
+    let manual = out.trim().to_owned();
+    p.forge()
+        .args(["handoff", "--auto", "--trigger", "context-threshold"])
+        .assert()
+        .success()
+        .stdout("");
+    let lines = event_lines(&p);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["event"], "forge handoff");
+    assert_eq!(lines[0]["facts"], json!({"trigger": "manual"}));
+    assert_eq!(
+        lines[0]["outcomes"],
+        json!([{"kind": "handoff_written", "path": manual, "trigger": "manual", "pending": true}])
+    );
+    // The status line's threshold handoff (an --auto child) is visible too.
+    assert_eq!(
+        lines[1]["facts"],
+        json!({"trigger": "context-threshold", "auto": true})
+    );
+    assert_eq!(lines[1]["outcomes"][0]["kind"], "handoff_written");
+    assert_eq!(lines[1]["outcomes"][0]["trigger"], "context-threshold");
+    assert_eq!(lines[1]["outcomes"][0]["pending"], true);
+    // And `forge log` says it in words.
+    let log = common::ok_stdout(p.forge().args(["log"]).env("TZ", "UTC"));
+    assert!(
+        log.contains("forge handoff")
+            && log.contains("(context-threshold), now the pending resume"),
+        "{log}"
+    );
+}
+
+#[test]
+fn handoff_and_signal_outside_a_project_are_errors_that_say_how_to_start_one() {
+    let p = TestProject::bare_folder();
+    // Another project's handoff is pending globally: nothing here may replace it.
+    let global = p.home.join(".claude/pending-resume");
+    std::fs::create_dir_all(global.parent().unwrap()).unwrap();
+    let theirs = "/elsewhere/.forge/handoffs/handoff-20261121-101502.md\n";
+    std::fs::write(&global, theirs).unwrap();
+    // A dotfiles repository does not make the home folder a project.
+    common::git(&p.home, &["init", "-q"]);
+    let root_forge_before = std::path::Path::new("/.forge").exists();
+    let places: [(&str, PathBuf, &str); 3] = [
+        (
+            "a plain folder",
+            p.root.clone(),
+            "is not a project: it has no .forge/ folder and is not the root of a git repository",
+        ),
+        (
+            "the home folder",
+            p.home.clone(),
+            "is your home folder, not a project: cd into your project first",
+        ),
+        (
+            "/",
+            PathBuf::from("/"),
+            "/ is not a project: cd into your project first",
+        ),
+    ];
+    let signal = [
+        "signal",
+        "--from",
+        "a",
+        "--to",
+        "b",
+        "--task",
+        "T-1",
+        "--status",
+        "blocked",
+        "--question",
+        "Which?",
+    ];
+    for (name, dir, says) in places {
+        for args in [&["handoff"][..], &signal[..]] {
+            let out = p.forge().current_dir(&dir).args(args).output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{name} {args:?}: {stderr}");
+            assert!(out.stdout.is_empty(), "{name} {args:?}");
+            assert!(stderr.contains(says), "{name} {args:?}: {stderr}");
+            assert!(
+                stderr.contains("cd into your project") && stderr.contains("--project DIR"),
+                "{name} {args:?}: {stderr}"
+            );
+        }
+        // Unattended, it stays silent and writes nothing either.
+        p.forge()
+            .current_dir(&dir)
+            .args(["handoff", "--auto", "--trigger", "context-threshold"])
+            .assert()
+            .success()
+            .stdout("")
+            .stderr("");
+        if dir != std::path::Path::new("/") {
+            assert!(!dir.join(".forge").exists(), "{name}: .forge/ was created");
+        }
+        assert_eq!(std::fs::read_to_string(&global).unwrap(), theirs, "{name}");
+    }
+    assert_eq!(std::path::Path::new("/.forge").exists(), root_forge_before);
+    // The plain folder's message names the way in: `forge init` makes it a project.
+    let out = p.forge().args(["handoff"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("run `forge init` here"));
+    std::fs::create_dir_all(p.forge_dir()).unwrap();
+    let path = common::ok_stdout(p.forge().args(["handoff"]));
+    assert!(std::path::Path::new(path.trim()).is_file());
+    common::ok_stdout(p.forge().args(signal));
+}

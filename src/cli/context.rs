@@ -12,7 +12,7 @@ use crate::env::Env;
 use crate::model::Level;
 use crate::model::state::SessionBridge;
 use crate::model::transcript::{TailScan, infer_window_with_source, pct_of, round_pct};
-use crate::store::{files, session_handoff, transcript};
+use crate::store::{files, sessions, transcript};
 
 /// Show a session's context use: tokens, window, percentage, level, compactions
 ///
@@ -58,7 +58,7 @@ pub fn run(args: &ContextArgs, env: &Env) -> color_eyre::Result<ExitCode> {
                 paths.sessions().display()
             )
         })?),
-        None if args.transcript.is_none() => session_handoff::latest_bridge(&paths),
+        None if args.transcript.is_none() => sessions::latest_bridge(&paths),
         None => None,
     };
     let report = match (&args.transcript, &bridge) {

@@ -6,10 +6,17 @@ use std::process::ExitCode;
 use clap_complete::engine::ArgValueCandidates;
 use color_eyre::eyre::{WrapErr, bail};
 
+use crate::app::session_handoff;
 use crate::config;
 use crate::env::Env;
 use crate::model::handoff_doc::Trigger;
-use crate::store::{self, Paths, files, session_handoff, transcript};
+use crate::model::outcome::Outcome;
+use crate::model::state::EventLine;
+
+/// The `event` of the lines `forge handoff` adds to `events.jsonl` (hook lines carry
+/// the hook's event name; this one is not a hook's).
+pub const EVENT: &str = "forge handoff";
+use crate::store::{self, Paths, files, transcript};
 
 /// Write a session handoff to .forge/handoffs/handoff-YYYYMMDD-HHMMSS.md
 ///
@@ -119,7 +126,7 @@ fn not_pending(path: &std::path::Path, e: &std::io::Error) -> String {
 /// Claims the session's threshold crossing: true for the one process that wins it.
 fn claim(args: &HandoffArgs, env: &Env) -> bool {
     let (Ok(paths), Some(sid)) = (
-        super::status::project_paths(args.project.as_ref(), env),
+        super::status::project_for_writing(args.project.as_ref(), env),
         args.session.as_deref(),
     ) else {
         return false;
@@ -142,7 +149,7 @@ fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<session_handoff::W
             args.trigger
         );
     };
-    let paths = super::status::project_paths(args.project.as_ref(), env)?;
+    let paths = super::status::project_for_writing(args.project.as_ref(), env)?;
     let cfg = config::load_or_default(&paths, env);
     let session = args
         .session
@@ -179,12 +186,55 @@ fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<session_handoff::W
         session_id: session,
         transcript_path: transcript_text.as_deref(),
     };
-    session_handoff::write_detailed(&paths, env, &cfg, &req).wrap_err_with(|| {
+    let result = session_handoff::write_detailed(&paths, env, &cfg, &req);
+    record(&paths, env, args, trigger, session, &result);
+    result.wrap_err_with(|| {
         format!(
             "writing the handoff in {} (is the folder writable?)",
             paths.handoffs().display()
         )
     })
+}
+
+/// Records what this run did in `events.jsonl`, as a hook call does, so the
+/// automatic handoffs (the status line's threshold handoff) show in `forge log` and
+/// the dashboard's activity view. Only where forge's logs folder exists.
+fn record(
+    paths: &Paths,
+    env: &Env,
+    args: &HandoffArgs,
+    trigger: Trigger,
+    session: Option<&str>,
+    result: &std::io::Result<session_handoff::Written>,
+) {
+    if !paths.logs().is_dir() {
+        return;
+    }
+    let (session, outcomes) = match result {
+        Ok(w) => (w.session_id.clone(), w.outcomes(trigger)),
+        Err(e) => (
+            session.filter(|s| !s.is_empty()).map(str::to_owned),
+            vec![Outcome::Error {
+                what: "handoff".to_owned(),
+                message: e.to_string(),
+            }],
+        ),
+    };
+    let mut facts = serde_json::Map::new();
+    facts.insert("trigger".into(), trigger.as_str().into());
+    if args.auto {
+        facts.insert("auto".into(), true.into());
+    }
+    let _ = files::append_event(
+        paths,
+        &EventLine {
+            time: files::iso(env.now),
+            event: EVENT.to_owned(),
+            session,
+            facts,
+            outcomes,
+        },
+    );
 }
 
 /// `--transcript PATH`, checked: an existing file.

@@ -9,6 +9,7 @@ pub mod handoff;
 pub mod hook;
 pub mod init;
 pub mod learn;
+pub mod log;
 pub mod man;
 pub mod resume;
 pub mod signal;
@@ -56,6 +57,7 @@ pub enum Command {
     Resume(resume::ResumeArgs),
     Signal(signal::SignalArgs),
     Context(context::ContextArgs),
+    Log(log::LogArgs),
     Init(init::InitArgs),
     Doctor(doctor::DoctorArgs),
     Config(config::ConfigArgs),
@@ -81,6 +83,7 @@ pub fn run(cli: Cli, env: &Env) -> ExitCode {
         Command::Statusline(args) => statusline::run(&args, env),
         Command::Handoff(args) => handoff::run(&args, env),
         Command::Context(args) => report(context::run(&args, env)),
+        Command::Log(args) => report(log::run(&args, env)),
     }
 }
 
@@ -154,6 +157,15 @@ pub fn print_out(text: &str) {
         &mut std::io::stdout().lock(),
         &crate::model::text::clean(text),
     );
+}
+
+/// [`print_out`] for loops that must stop when nobody reads any more: the write's
+/// error (a closed pipe) is returned instead of ignored.
+pub fn try_print_out(text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(crate::model::text::clean(text).as_bytes())?;
+    out.flush()
 }
 
 /// Prints a value as pretty JSON to stdout, exact for a script (serde escapes C0

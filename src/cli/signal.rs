@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use color_eyre::eyre::{WrapErr, bail};
 use serde_json::json;
 
-use super::status::project_paths;
+use super::status::project_for_writing;
 use crate::env::Env;
 use crate::model::SignalStatus;
 use crate::store::{self, Paths, sanitize_id};
@@ -241,7 +241,7 @@ pub fn run(args: &SignalArgs, env: &Env) -> color_eyre::Result<ExitCode> {
             bail!("{flag} must not be empty: say which agent or task this handoff is about");
         }
     }
-    let paths = project_paths(args.project.as_ref(), env)?;
+    let paths = project_for_writing(args.project.as_ref(), env)?;
     if args.status == StatusArg::Blocked && args.questions.iter().all(|q| one_line(q).is_empty()) {
         super::print_err(
             "forge: warning: --status blocked without --question: add --question \"…\" so the next agent knows what to answer\n",

@@ -5,15 +5,15 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use color_eyre::eyre::{WrapErr, bail};
-use serde_json::json;
+use serde_json::{Value, json};
 
+use crate::app::snapshot::{GitSource, load};
 use crate::env::Env;
 use crate::model::Snapshot;
 use crate::model::handoff::Drift;
 use crate::model::redact::redact;
 use crate::model::state::Attention;
 use crate::model::text::single_line;
-use crate::store::snapshot::{GitSource, load};
 use crate::store::{Paths, resolve_root};
 
 /// Show the project's forge state: last session, flags, sessions, handoffs, Signals.
@@ -47,6 +47,18 @@ pub struct StatusArgs {
 pub fn project_paths(project: Option<&PathBuf>, env: &Env) -> color_eyre::Result<Paths> {
     let paths = locate_project(project, env)?;
     paths.check()?;
+    Ok(paths)
+}
+
+/// [`project_paths`] for commands that write into the project on their own
+/// (`forge handoff`, `forge signal`): outside a project (no `.forge/` and no git
+/// root, or `/`, or the home folder) they stop and say how to start one, rather than
+/// write an empty handoff or take over `~/.claude/pending-resume`.
+pub fn project_for_writing(project: Option<&PathBuf>, env: &Env) -> color_eyre::Result<Paths> {
+    let paths = project_paths(project, env)?;
+    if let Err(why) = paths.is_project(env.home.as_deref()) {
+        bail!("{}", why.explain(&paths.root));
+    }
     Ok(paths)
 }
 
@@ -104,10 +116,19 @@ pub fn run(args: &StatusArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     })
 }
 
+/// How many of the recent events `status --json` prints.
+const STATUS_EVENTS: usize = 20;
+
 /// The snapshot as JSON, with the derived lists scripts want (`blocked`, `attention`).
 pub fn to_json(snap: &Snapshot) -> serde_json::Value {
     let mut v = serde_json::to_value(snap).unwrap_or_else(|_| json!({}));
     if let Some(obj) = v.as_object_mut() {
+        // The last 20 events, as before the dashboard kept more (`forge log --json`
+        // has them all).
+        if let Some(Value::Array(events)) = obj.get_mut("recent_events") {
+            let extra = events.len().saturating_sub(STATUS_EVENTS);
+            events.drain(..extra);
+        }
         obj.insert(
             "blocked".into(),
             json!(
@@ -159,7 +180,7 @@ pub fn render_text(snap: &Snapshot) -> String {
             let _ = writeln!(
                 out,
                 "{}{}",
-                single_line(&crate::hooks::handle::last_session_line(l)),
+                single_line(&crate::hooks::session_start::last_session_line(l)),
                 if l.is_final { " (final)" } else { "" }
             );
         }
@@ -271,4 +292,25 @@ fn fit(s: &str, n: usize) -> String {
 
 fn short(id: &str) -> &str {
     id.get(..8).unwrap_or(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_keeps_the_last_twenty_events() {
+        let mut snap = Snapshot::empty(PathBuf::from("/p"), chrono::Utc::now());
+        for i in 0..30 {
+            snap.recent_events.push(crate::model::state::EventLine {
+                event: format!("E{i}"),
+                ..Default::default()
+            });
+        }
+        let v = to_json(&snap);
+        let events = v["recent_events"].as_array().unwrap();
+        assert_eq!(events.len(), 20);
+        assert_eq!(events[0]["event"], "E10");
+        assert_eq!(events[19]["event"], "E29");
+    }
 }

@@ -5,9 +5,9 @@ use std::process::ExitCode;
 
 use color_eyre::eyre::{WrapErr, bail};
 
+use crate::app::snapshot::GitSource;
 use crate::env::Env;
 use crate::store::Paths;
-use crate::store::snapshot::GitSource;
 use crate::tui::{self, Session, demo};
 
 /// Show the live dashboard for a side pane next to Claude Code

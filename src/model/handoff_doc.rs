@@ -1,5 +1,5 @@
 //! Composing a session handoff document (DESIGN.md "Handoff documents") from inputs
-//! gathered elsewhere (`crate::store::session_handoff`). Pure: no disk, no git.
+//! gathered elsewhere (`crate::app::session_handoff`). Pure: no disk, no git.
 //!
 //! Every piece of text that comes from the session (the last request, todo items,
 //! file names, commit subjects, Signal questions) goes through

@@ -3,6 +3,7 @@
 //! The store (`crate::store`) reads files and hands their text to the parsers here;
 //! the dashboard, `forge status` and SessionStart all draw the same [`Snapshot`].
 
+pub mod activity;
 pub mod dashboard;
 pub mod diff;
 pub mod handoff;
@@ -10,13 +11,16 @@ pub mod handoff_doc;
 pub mod json_edit;
 pub mod level;
 pub mod memory;
+pub mod outcome;
 pub mod redact;
 pub mod secrets;
+pub mod session_id;
 pub mod settings;
 pub mod signal;
 pub mod snapshot;
 pub mod state;
 pub mod text;
+pub mod time;
 pub mod transcript;
 pub mod trend;
 

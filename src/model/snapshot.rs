@@ -1,6 +1,6 @@
 //! The one picture of a project's state that every face draws.
 //!
-//! `crate::store::snapshot::load` builds it from `.forge/` (and git); the dashboard
+//! `crate::app::snapshot::load` builds it from `.forge/` (and git); the dashboard
 //! renders it, `forge status --json` prints it, SessionStart summarises it.
 
 use std::path::PathBuf;

@@ -233,6 +233,14 @@ pub struct EventLine {
     /// Short facts (source, reason, tool, notification type…).
     #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
     pub facts: serde_json::Map<String, Value>,
+    /// What the call did, in order (written at the end of the call; absent when it
+    /// did nothing worth saying, and in lines from forge versions before outcomes).
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "super::outcome::deserialize_lenient"
+    )]
+    pub outcomes: Vec<super::outcome::Outcome>,
 }
 
 #[cfg(test)]

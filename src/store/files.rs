@@ -220,7 +220,7 @@ pub fn write_pending_resume(paths: &Paths, env: &Env, target: &Path) -> io::Resu
 /// the markers removed.
 ///
 /// SessionStart does not use this: it consumes the global marker only when it
-/// points into the project (see `hooks::handle`).
+/// points into the project (see `hooks::session_start`).
 pub fn clear_pending_resume(paths: &Paths, env: &Env) -> Vec<PathBuf> {
     let mut removed = Vec::new();
     let project = read_marker(&paths.pending_resume());
@@ -420,8 +420,9 @@ pub fn rearm_threshold(
 
 /// A new session starts: `context-threshold-triggered` is removed (DESIGN: "new
 /// sessions"); the guards of sessions still running stay, so they do not fire twice.
-pub fn clear_threshold_flag(paths: &Paths) {
-    let _ = super::remove_if_exists(&paths.threshold_flag());
+/// Returns whether there was a flag to remove.
+pub fn clear_threshold_flag(paths: &Paths) -> bool {
+    super::remove_if_exists(&paths.threshold_flag()).unwrap_or(false)
 }
 
 #[cfg(test)]

@@ -15,12 +15,12 @@
     clippy::indexing_slicing
 )]
 
+pub mod events;
 pub mod files;
 pub mod handoffs;
 pub mod paths;
 pub mod safe;
-pub mod session_handoff;
-pub mod snapshot;
+pub mod sessions;
 pub mod transcript;
 
 use std::fs;
@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
 
-pub use paths::{Paths, resolve_root, sanitize_id};
+pub use paths::{NotAProject, Paths, resolve_root, sanitize_id};
 
 /// Size at which `events.jsonl` is rotated to `events.jsonl.1`.
 pub const EVENTS_CAP: u64 = 1024 * 1024;

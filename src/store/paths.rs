@@ -109,14 +109,28 @@ impl Paths {
         if safe::is_real_dir(&self.forge_dir()) {
             return true;
         }
-        let same = |a: &Path, b: &Path| {
-            a == b
-                || (a
-                    .canonicalize()
-                    .ok()
-                    .is_some_and(|x| Some(x) == b.canonicalize().ok()))
-        };
-        self.root.parent().is_some() && !home.is_some_and(|h| same(&self.root, h))
+        self.root.parent().is_some() && !home.is_some_and(|h| same_dir(&self.root, h))
+    }
+
+    /// Whether this is a project forge's commands may write into (`forge handoff`,
+    /// `forge signal`): a folder with a `.forge/` folder, or a git work-tree root
+    /// that is neither `/` nor the home folder (a dotfiles repository in the home
+    /// folder does not make it a project). Anywhere else a handoff would be empty
+    /// and its marker would take over `~/.claude/pending-resume` for nothing.
+    pub fn is_project(&self, home: Option<&Path>) -> Result<(), NotAProject> {
+        if safe::is_real_dir(&self.forge_dir()) {
+            return Ok(());
+        }
+        if self.root.parent().is_none() {
+            return Err(NotAProject::FilesystemRoot);
+        }
+        if home.is_some_and(|h| same_dir(&self.root, h)) {
+            return Err(NotAProject::Home);
+        }
+        if work_tree_root(&self.root) == Some(self.root.as_path()) {
+            return Ok(());
+        }
+        Err(NotAProject::Elsewhere)
     }
 
     /// Creates `.forge/logs` and `.forge/handoffs`, and a `.forge/.gitignore` holding
@@ -148,6 +162,47 @@ impl Paths {
         }
         Ok(())
     }
+}
+
+/// Why a folder is not a project (see [`Paths::is_project`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotAProject {
+    /// `/`.
+    FilesystemRoot,
+    /// The home folder itself.
+    Home,
+    /// No `.forge/` folder, and not a git work-tree root.
+    Elsewhere,
+}
+
+impl NotAProject {
+    /// Why `root` is not a project, and how to start one: the error of a command
+    /// that would write there.
+    pub fn explain(self, root: &Path) -> String {
+        let root = root.display();
+        match self {
+            Self::FilesystemRoot => format!(
+                "{root} is not a project: cd into your project first (or pass --project DIR)"
+            ),
+            Self::Home => format!(
+                "{root} is your home folder, not a project: cd into your project first (or \
+                 pass --project DIR); `forge init` here would make your whole home folder one"
+            ),
+            Self::Elsewhere => format!(
+                "{root} is not a project: it has no .forge/ folder and is not the root of a git \
+                 repository. cd into your project first (or pass --project DIR), or run \
+                 `forge init` here to make this folder one"
+            ),
+        }
+    }
+}
+
+/// Whether `a` and `b` are the same folder (as given, or once resolved).
+fn same_dir(a: &Path, b: &Path) -> bool {
+    a == b
+        || a.canonicalize()
+            .ok()
+            .is_some_and(|x| Some(x) == b.canonicalize().ok())
 }
 
 /// Reduces an id (task or session) to `[A-Za-z0-9._-]`, at most 64 characters, so it
@@ -247,6 +302,41 @@ mod tests {
         // An existing .forge/ is always used (e.g. after `forge init` in home).
         std::fs::create_dir_all(home.join(".forge")).unwrap();
         assert!(Paths::new(&home).may_create_state(Some(&home)));
+    }
+
+    #[test]
+    fn a_project_has_forge_state_or_is_a_repository_other_than_home() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("home");
+        let repo = home.join("repo");
+        let notes = home.join("notes");
+        for d in [&repo, &notes] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        let h = Some(home.as_path());
+        assert_eq!(Paths::new(&repo).is_project(h), Ok(()));
+        assert_eq!(
+            Paths::new(&notes).is_project(h),
+            Err(NotAProject::Elsewhere)
+        );
+        assert_eq!(
+            Paths::new("/").is_project(h),
+            Err(NotAProject::FilesystemRoot)
+        );
+        // A repository's subfolder is not its root (commands resolve to the root).
+        assert_eq!(
+            Paths::new(repo.join("src")).is_project(h),
+            Err(NotAProject::Elsewhere)
+        );
+        // A dotfiles repository does not make the home folder a project...
+        std::fs::create_dir_all(home.join(".git")).unwrap();
+        assert_eq!(Paths::new(&home).is_project(h), Err(NotAProject::Home));
+        // ...but `forge init` there (or state already there) does, as anywhere.
+        std::fs::create_dir_all(home.join(".forge")).unwrap();
+        assert_eq!(Paths::new(&home).is_project(h), Ok(()));
+        std::fs::create_dir_all(notes.join(".forge")).unwrap();
+        assert_eq!(Paths::new(&notes).is_project(h), Ok(()));
     }
 
     #[test]

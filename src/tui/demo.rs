@@ -34,6 +34,7 @@ demo_files![
     ".forge/handoffs/handoff-20261119-163000.md",
     ".forge/handoffs/handoff-20261121-094500.md",
     ".forge/logs/context-threshold-triggered",
+    ".forge/logs/events.jsonl",
     ".forge/logs/git-cache.json",
     ".forge/logs/last-session.json",
     ".forge/logs/learn-pending",
@@ -176,10 +177,10 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let now = Utc.with_ymd_and_hms(2030, 1, 2, 3, 4, 5).unwrap();
         let root = install(t.path(), now).unwrap();
-        let snap = crate::store::snapshot::load(
+        let snap = crate::app::snapshot::load(
             &crate::store::Paths::new(&root),
             now,
-            crate::store::snapshot::GitSource::Cache,
+            crate::app::snapshot::GitSource::Cache,
         );
         assert_eq!(snap.handoffs.len(), 6);
         assert_eq!(snap.blocked().count(), 1);

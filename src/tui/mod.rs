@@ -31,9 +31,9 @@ use crossterm::execute;
 use notify_debouncer_full::DebounceEventResult;
 use ratatui::DefaultTerminal;
 
+use crate::app::snapshot::{self, GitSource};
 use crate::env::Env;
 use crate::model::dashboard::{self, Action, Effect, Event, Key, Model, Pane};
-use crate::store::snapshot::{self, GitSource};
 use crate::store::{self, Paths};
 use crate::ui::{self, layout};
 use crate::watch::{Pending, Watcher};

@@ -50,6 +50,14 @@ impl Plan {
         self.preview
             .map_or(1, |r| r.height.saturating_sub(1).max(1))
     }
+    /// The inbox and the preview together (they are stacked in every layout): where
+    /// the activity view goes while it is shown.
+    pub fn list_area(&self) -> Option<Rect> {
+        match (self.inbox, self.preview) {
+            (Some(i), Some(p)) => Some(i.union(p)),
+            (i, p) => i.or(p),
+        }
+    }
     /// The focusable pane under a terminal cell.
     pub fn pane_at(&self, col: u16, row: u16) -> Option<Pane> {
         let hit = |r: Option<Rect>| {

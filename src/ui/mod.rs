@@ -4,6 +4,7 @@
 //!
 //! Widgets render into any area, including `Rect::ZERO` and 1×1, without panicking.
 
+pub mod activity;
 pub mod layout;
 pub mod markdown;
 pub mod text;
@@ -92,11 +93,17 @@ impl Widget for Dashboard<'_> {
             if let Some(r) = plan.attention {
                 render_attention(m, r, buf);
             }
-            if let Some(r) = plan.inbox {
-                render_inbox(m, r, buf);
-            }
-            if let Some(r) = plan.preview {
-                render_preview(m, r, buf);
+            if m.activity {
+                if let Some(r) = plan.list_area() {
+                    activity::render(m, r, buf);
+                }
+            } else {
+                if let Some(r) = plan.inbox {
+                    render_inbox(m, r, buf);
+                }
+                if let Some(r) = plan.preview {
+                    render_preview(m, r, buf);
+                }
             }
             if let Some(r) = plan.footer {
                 footer(m, r.width).render(r, buf);
@@ -594,6 +601,13 @@ fn render_inbox(m: &Model, area: Rect, buf: &mut Buffer) {
 /// preview text takes once wrapped to the pane.
 pub fn viewport(m: &Model, area: Rect) -> (u16, u16, usize) {
     let plan = layout::plan(area, m.snapshot.needing_attention().len());
+    if m.activity {
+        // The activity view takes the inbox's and the preview's room: it pages by that.
+        let rows = plan
+            .list_area()
+            .map_or(1, |r| r.height.saturating_sub(1).max(1));
+        return (rows, plan.preview_rows(), 0);
+    }
     let Some(body) = plan.preview.map(preview_body) else {
         return (plan.inbox_rows(), plan.preview_rows(), 0);
     };
@@ -709,6 +723,7 @@ fn hint(b: &Binding) -> [Span<'static>; 2] {
         dashboard::Action::ToggleBlocked => "blocked",
         dashboard::Action::CycleKind => "kind",
         dashboard::Action::NextPane => "pane",
+        dashboard::Action::ToggleActivity => "activity",
         _ => word,
     };
     [

@@ -9,11 +9,11 @@ use ratatui::backend::TestBackend;
 use ratatui::style::Color;
 
 use super::*;
+use crate::app::snapshot::{GitSource, load};
 use crate::model::Snapshot;
 use crate::model::dashboard::{Action, Event, update};
 use crate::model::level::Thresholds;
 use crate::store::Paths;
-use crate::store::snapshot::{GitSource, load};
 use crate::tui::demo;
 
 fn now() -> DateTime<Utc> {
@@ -441,4 +441,39 @@ fn no_escape_or_bidi_character_reaches_a_cell() {
             assert!(text.contains("plain cba text"), "{text}");
         }
     }
+}
+
+#[test]
+fn activity_view_lists_what_forge_did_newest_first() {
+    let (_t, mut m) = demo_model();
+    update(&mut m, Event::Action(Action::ToggleActivity));
+    let wide = draw(&m, 140, 36);
+    frame_snapshot!("activity_140x36", wide);
+    let narrow = draw(&m, 70, 40);
+    frame_snapshot!("activity_70x40", narrow);
+    let text = buffer_text(narrow.backend().buffer());
+    // Newest first: the permission request above the compaction's denial.
+    let at = |s: &str| {
+        text.find(s)
+            .unwrap_or_else(|| panic!("{s:?} not on screen:\n{text}"))
+    };
+    assert!(
+        at("session is waiting:permission") < at("denied Edit"),
+        "{text}"
+    );
+    assert!(!text.contains("Handoffs"), "the inbox gives way: {text}");
+    // A warning reads as one; quiet calls are dim.
+    let buf = wide.backend().buffer();
+    let row = (0..36)
+        .find(|y| buffer_row(buf, *y).contains("let the tool run"))
+        .expect("a quiet row");
+    let x = buffer_row(buf, row).find("let the tool run").unwrap();
+    let col = buffer_row(buf, row)[..x].chars().count() as u16;
+    assert_eq!(buf[(col, row)].fg, Color::DarkGray);
+    // Scrolling moves through older rows; `a` again brings the handoffs back.
+    update(&mut m, Event::Action(Action::Bottom));
+    let scrolled = buffer_text(draw(&m, 70, 40).backend().buffer());
+    assert!(scrolled.contains("context-threshold"), "{scrolled}");
+    update(&mut m, Event::Action(Action::ToggleActivity));
+    assert!(buffer_text(draw(&m, 70, 40).backend().buffer()).contains("Handoffs"));
 }

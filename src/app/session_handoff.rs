@@ -1,21 +1,21 @@
 //! Gathering the inputs of a session handoff and writing it: used by `forge handoff`
 //! (manual or `--auto` from the statusline) and by PreCompact's safety net.
 //!
-//! Bounded work: the session bridge, the last [`super::transcript::FACTS_CAP`] bytes
+//! Bounded work: the session bridge, the last [`store::transcript::FACTS_CAP`] bytes
 //! of the transcript, `git2` status and the last commits, `state.json` and the
 //! handoff inbox. The composition itself is `crate::model::handoff_doc::compose`.
 
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::{Paths, files, handoffs, transcript};
 use crate::config::Config;
 use crate::env::Env;
 use crate::model::handoff::HandoffKind;
 use crate::model::handoff_doc::{self, HandoffInputs, OpenSignal, Trigger};
-use crate::model::state::SessionBridge;
+use crate::model::outcome::Outcome;
 use crate::model::transcript::{TailScan, TranscriptFacts, infer_window, pct_of, round_pct};
 use crate::model::{Level, SignalParse};
+use crate::store::{self, Paths, files, handoffs, transcript};
 
 /// How many commit subjects a handoff lists.
 const COMMITS: usize = 5;
@@ -45,11 +45,6 @@ pub enum GitInput<'a> {
     /// The caller already asked git (PreCompact did): use its answer, which is `None`
     /// when git took too long — never a second try with a second deadline.
     Known(Option<&'a crate::git::GitFacts>),
-}
-
-/// The most recently updated session bridge of the project.
-pub fn latest_bridge(paths: &Paths) -> Option<SessionBridge> {
-    super::snapshot::load_sessions(paths).into_iter().next()
 }
 
 /// Blocked and partial agent Signals, newest first.
@@ -133,7 +128,7 @@ pub fn write_unique(
     let mut last_err = None;
     for n in 1..=MAX_SAME_SECOND {
         let path = paths.handoffs().join(handoff_doc::file_name(created_at, n));
-        match super::write_new_atomic(&path, text.as_bytes()) {
+        match store::write_new_atomic(&path, text.as_bytes()) {
             Ok(()) => return Ok(path),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last_err = Some(e),
             Err(e) => return Err(e),
@@ -147,9 +142,36 @@ pub fn write_unique(
 pub struct Written {
     /// The handoff document (absolute path). It exists whatever `markers` says.
     pub path: PathBuf,
+    /// The session it was written for.
+    pub session_id: Option<String>,
     /// Making it the pending resume: the markers written (with a global marker that
     /// could not be), or why the project's marker could not be written.
     pub markers: io::Result<files::Markers>,
+}
+
+impl Written {
+    /// What writing it did, for the event log: the handoff (pending or not), and an
+    /// error for each marker that could not be written.
+    pub fn outcomes(&self, trigger: Trigger) -> Vec<Outcome> {
+        let mut out = vec![Outcome::HandoffWritten {
+            path: self.path.display().to_string(),
+            trigger: trigger.as_str().to_owned(),
+            pending: self.markers.is_ok(),
+        }];
+        match &self.markers {
+            Ok(m) => out.extend(m.global_error.as_ref().map(|(g, e)| Outcome::Error {
+                what: "pending-resume".to_owned(),
+                message: format!("could not write {}: {e}", g.display()),
+            })),
+            Err(e) => out.push(Outcome::Error {
+                what: "pending-resume".to_owned(),
+                message: format!(
+                    "the handoff is not pending: writing .forge/pending-resume failed: {e}"
+                ),
+            }),
+        }
+        out
+    }
 }
 
 /// [`write_detailed`] for callers that only log: `Err` when the handoff or the
@@ -161,7 +183,7 @@ pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::R
     match w.markers {
         Ok(m) => {
             if let Some((global, e)) = m.global_error {
-                super::log_error(
+                store::log_error(
                     paths,
                     "handoff",
                     &format!("could not write {}: {e}", global.display()),
@@ -190,19 +212,15 @@ pub fn write_detailed(
     cfg: &Config,
     req: &Request<'_>,
 ) -> io::Result<Written> {
-    if !paths.may_create_state(env.home.as_deref()) {
-        return Err(io::Error::other(format!(
-            "{} is not a project (no .forge/, and it is / or your home folder): \
-             run this inside a project, or `forge init` there first",
-            paths.root.display()
-        )));
+    if let Err(why) = paths.is_project(env.home.as_deref()) {
+        return Err(io::Error::other(why.explain(&paths.root)));
     }
     paths.ensure_dirs()?;
     let now = env.now;
     let bridge = match req.session_id {
         Some("") => None,
         Some(id) => files::read_bridge(paths, id),
-        None => latest_bridge(paths),
+        None => store::sessions::latest_bridge(paths),
     };
     let session_id = req
         .session_id
@@ -291,7 +309,7 @@ pub fn write_detailed(
         signals: open_signals(paths),
         has_claude_md: paths.root.join("CLAUDE.md").is_file(),
         // Not a link planted in .forge/: the Reload section tells Claude to read it.
-        has_state_json: super::safe::is_regular(&paths.state_json()),
+        has_state_json: store::safe::is_regular(&paths.state_json()),
     };
     let text = handoff_doc::compose(&inputs);
     let path = write_unique(paths, now, &text)?;
@@ -304,11 +322,15 @@ pub fn write_detailed(
             b.handoff_written_at = Some(at);
             true
         }) {
-            super::log_error(paths, "handoff", &format!("session bridge: {e}"));
+            store::log_error(paths, "handoff", &format!("session bridge: {e}"));
         }
     }
     let markers = files::write_pending_resume(paths, env, &path);
-    Ok(Written { path, markers })
+    Ok(Written {
+        path,
+        session_id,
+        markers,
+    })
 }
 
 #[cfg(test)]

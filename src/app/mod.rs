@@ -1,0 +1,11 @@
+//! Application work that composes the lower layers: the state files (`store`), git
+//! (`git`), the configuration (`config`) and session transcripts.
+//!
+//! `store` only reads and writes files; what needs more than one of them lives
+//! here, once, for every face that needs it: the [`snapshot`] the dashboard draws,
+//! `forge status` prints and SessionStart summarises, and the [`session_handoff`]
+//! that `forge handoff` and PreCompact's safety net write. Nothing below this layer
+//! imports it.
+
+pub mod session_handoff;
+pub mod snapshot;

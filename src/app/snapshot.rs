@@ -1,0 +1,61 @@
+//! Builds the [`Snapshot`] from a project's `.forge/` folder and git — in one place,
+//! for the dashboard, `forge status` and SessionStart alike.
+
+use chrono::{DateTime, Utc};
+
+use crate::model::Snapshot;
+use crate::model::snapshot::Flags;
+use crate::model::state::EventLine;
+use crate::store::{self, Paths, files, handoffs, read_capped, sessions};
+
+/// How many recent event lines are kept (for the dashboard's activity view).
+const RECENT_EVENTS: usize = 100;
+/// The most of `events.jsonl` read for them (from its end).
+const RECENT_EVENTS_BYTES: u64 = 128 * 1024;
+
+/// Where the snapshot's git facts come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GitSource {
+    /// Only the hooks' cache (`logs/git-cache.json`): no git work at all.
+    Cache,
+    /// Compute them now with git2 (and refresh the cache).
+    Live,
+}
+
+/// Reads everything forge knows about the project at `paths`.
+pub fn load(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
+    let mut snap = load_state(paths, now, git);
+    snap.handoffs = handoffs::list(paths);
+    snap
+}
+
+/// Reads everything but the handoff folder (whose listing is the costly part): for
+/// the dashboard, when only state files changed.
+pub fn load_state(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
+    let mut snap = Snapshot::empty(paths.root.clone(), now);
+    snap.last_session = files::read_last_session(paths);
+    snap.pre_compact = files::read_pre_compact(paths);
+    snap.compactions = read_capped(&paths.compactions(), store::COMPACTIONS_CAP * 2)
+        .map(|b| b.split(|c| *c == b'\n').filter(|l| !l.is_empty()).count())
+        .unwrap_or(0);
+    snap.workflow = files::read_workflow(paths);
+    snap.git = match git {
+        GitSource::Cache => files::read_git_cache(paths),
+        GitSource::Live => crate::git::refresh_cache(paths, now),
+    };
+    snap.sessions = sessions::load_sessions(paths);
+    snap.flags = Flags {
+        learn_pending: store::safe::is_regular(&paths.learn_pending()),
+        threshold_fired: store::safe::is_regular(&paths.threshold_flag()),
+        threshold_sessions: files::threshold_sessions(paths),
+        // Only a marker SessionStart would honour (a handoff of this project).
+        pending_resume: files::read_marker(&paths.pending_resume())
+            .and_then(|m| files::resume_target(paths, &m)),
+        compaction_markers: sessions::compaction_markers(paths),
+    };
+    snap.recent_events = store::tail_lines(&paths.events(), RECENT_EVENTS, RECENT_EVENTS_BYTES)
+        .iter()
+        .filter_map(|l| serde_json::from_str::<EventLine>(l).ok())
+        .collect();
+    snap
+}

@@ -1,0 +1,183 @@
+//! `forge log`: what forge did, read back from `.forge/logs/events.jsonl`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use chrono::{DateTime, Local, Utc};
+use color_eyre::eyre::{WrapErr, eyre};
+use serde_json::Value;
+
+use super::status::project_paths;
+use crate::env::Env;
+use crate::model::activity::{self, format_row};
+use crate::model::state::EventLine;
+use crate::model::time::parse_since;
+use crate::store::{Paths, events, sessions};
+
+/// How often `--follow` looks for new lines.
+const POLL: Duration = Duration::from_millis(250);
+/// How long `--follow` sleeps at a time while waiting (a Ctrl-C is seen this fast).
+const NAP: Duration = Duration::from_millis(50);
+
+/// Show what forge did: each hook call and what came of it, from the event log
+///
+/// One line per outcome (a tool call held back and why, a Stop blocked, a handoff
+/// written, a resume injected, flags set or cleared, Signals surfaced, errors),
+/// and one line for a call that did nothing worth a word: the local time, the
+/// session (its first 8 characters), the event, and what happened. It reads
+/// .forge/logs/events.jsonl and the rotated events.jsonl.1, oldest first.
+///
+/// --session takes a session id or the start of one (like git's short hashes);
+/// --since takes 30s, 10m, 1h, 2d, 1w or a date and time (2026-11-21T10:00, local
+/// time unless it has an offset). --json prints the matching lines as they are in
+/// the file, one JSON object a line. --follow keeps printing lines as hooks write
+/// them, until Ctrl-C (or until what reads it goes away).
+#[derive(clap::Args, Debug)]
+#[command(
+    verbatim_doc_comment,
+    after_help = "Examples:\n  forge log\n  forge log --since 1h --session 3f0c\n  forge log -f\n  forge log --json | jq 'select(.outcomes)'"
+)]
+pub struct LogArgs {
+    /// Keep printing new lines as they are written (Ctrl-C stops).
+    #[arg(short, long)]
+    pub follow: bool,
+    /// Only this session (a whole id or a unique start of one).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Only lines since then: 30s, 10m, 1h, 2d, 1w, or a date and time.
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Print the lines as JSON (one object a line) instead of words.
+    #[arg(long)]
+    pub json: bool,
+    /// Project folder (default: found from the current folder).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+}
+
+/// Which lines are printed.
+struct Select {
+    session: Option<String>,
+    since: Option<DateTime<Utc>>,
+}
+
+impl Select {
+    fn admits(&self, line: &EventLine) -> bool {
+        if let Some(s) = &self.session
+            && line.session.as_deref() != Some(s.as_str())
+        {
+            return false;
+        }
+        match self.since {
+            None => true,
+            Some(since) => DateTime::parse_from_rfc3339(line.time.trim())
+                .is_ok_and(|t| t.with_timezone(&Utc) >= since),
+        }
+    }
+}
+
+/// A line of the log: as written (for `--json`) and as read.
+fn parse(raw: &str) -> Option<(Value, EventLine)> {
+    let value: Value = serde_json::from_str(raw).ok()?;
+    let line = serde_json::from_value(value.clone()).ok()?;
+    Some((value, line))
+}
+
+/// The text `--json` or the words print for `line`.
+fn render(value: &Value, line: &EventLine, json: bool) -> String {
+    if json {
+        let text = serde_json::to_string(value).unwrap_or_default();
+        return format!("{}\n", crate::model::text::json_for_terminal(&text));
+    }
+    activity::rows(line)
+        .iter()
+        .map(|r| format!("{}\n", format_row(r, &Local)))
+        .collect()
+}
+
+/// Runs `forge log`.
+pub fn run(args: &LogArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+    let paths = project_paths(args.project.as_ref(), env)?;
+    let since = match &args.since {
+        Some(s) => Some(parse_since(s, env.now, &Local).map_err(|e| eyre!("--since: {e}"))?),
+        None => None,
+    };
+    let (raw, mut follower) = events::read_and_follow(&paths);
+    let lines: Vec<(Value, EventLine)> = raw.iter().filter_map(|l| parse(l)).collect();
+    let session = match &args.session {
+        Some(prefix) => {
+            let seen: Vec<String> = lines
+                .iter()
+                .filter_map(|(_, l)| l.session.clone())
+                .collect();
+            Some(sessions::resolve(&paths, prefix, &seen).wrap_err("--session")?)
+        }
+        None => None,
+    };
+    let select = Select { session, since };
+    let mut printed = 0usize;
+    for (value, line) in lines.iter().filter(|(_, l)| select.admits(l)) {
+        if super::try_print_out(&render(value, line, args.json)).is_err() {
+            return Ok(ExitCode::SUCCESS);
+        }
+        printed += 1;
+    }
+    if !args.follow {
+        if printed == 0 {
+            super::print_err(&nothing_message(&paths, lines.is_empty()));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    follow(&mut follower, &select, args.json)
+}
+
+/// What to say when nothing was printed.
+fn nothing_message(paths: &Paths, empty: bool) -> String {
+    if empty {
+        format!(
+            "forge: no events yet in {} (forge's hooks write them: `forge init` wires them, \
+             `forge doctor` checks)\n",
+            paths.events().display()
+        )
+    } else {
+        "forge: no events match (try a longer --since, or no --session)\n".to_owned()
+    }
+}
+
+/// Prints new lines as they come until Ctrl-C (or SIGTERM, SIGHUP), or until
+/// stdout goes away (`forge log -f | head`): both end it with status 0.
+fn follow(
+    follower: &mut events::Follower,
+    select: &Select,
+    json: bool,
+) -> color_eyre::Result<ExitCode> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(sig, Arc::clone(&stop)).wrap_err("watching for Ctrl-C")?;
+    }
+    loop {
+        let mut slept = Duration::ZERO;
+        while slept < POLL {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(ExitCode::SUCCESS);
+            }
+            std::thread::sleep(NAP);
+            slept += NAP;
+        }
+        for raw in follower.poll() {
+            let Some((value, line)) = parse(&raw) else {
+                continue;
+            };
+            if select.admits(&line) && super::try_print_out(&render(&value, &line, json)).is_err() {
+                return Ok(ExitCode::SUCCESS);
+            }
+        }
+    }
+}

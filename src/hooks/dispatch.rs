@@ -1,0 +1,258 @@
+//! The entry of every hook call: parse the payload, find the project, check its
+//! folders, hand the event to its handler (one module per concern:
+//! [`super::session_start`], [`super::turn`], [`super::compaction`],
+//! [`super::attention`]), and record the call in `events.jsonl`.
+//!
+//! Handlers report what they did as [`Outcome`] values; the dispatcher writes them
+//! into the call's one event line, at the end of the call, so the line says what
+//! happened and not only that the hook ran. Writing it last also means a reader
+//! that waits for a `Stop` line finds Stop's files already written. A handler that
+//! fails or panics still leaves its line, with an `error` outcome; only a process
+//! killed from outside (the client's hook timeout) leaves none.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use super::event::HookEvent;
+use super::wire::WireHookInput;
+use crate::config::{self, Config};
+use crate::env::Env;
+use crate::model::outcome::Outcome;
+use crate::model::state::EventLine;
+use crate::store::{self, Paths, files};
+
+/// The most stdin forge reads (1 MiB); a longer payload is cut and fails to parse.
+pub const MAX_STDIN: u64 = 1024 * 1024;
+
+/// What one hook call did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Handled {
+    /// What to print on stdout (often nothing).
+    pub stdout: String,
+    /// What the call did, in order, as written to its `events.jsonl` line (empty
+    /// when no line could be written: not a project, a refused or unwritable
+    /// `.forge/`).
+    pub outcomes: Vec<Outcome>,
+}
+
+/// Handles one hook call: `event_arg` from the command line (may be absent), `input`
+/// the raw stdin bytes. Returns what to print on stdout (often nothing).
+///
+/// Errors are logged, never returned: the caller always exits 0.
+pub fn handle_input(event_arg: Option<&str>, input: &[u8], env: &Env) -> String {
+    handle(event_arg, input, env).stdout
+}
+
+/// [`handle_input`], with the outcomes: what tests assert on.
+pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
+    let mut parsed: Result<Value, String> = if input.iter().all(u8::is_ascii_whitespace) {
+        Err("empty input".to_owned())
+    } else {
+        serde_json::from_slice(input).map_err(|e| format!("invalid JSON: {e}"))
+    };
+    let mut wire = parsed
+        .as_ref()
+        .map(WireHookInput::from_value)
+        .unwrap_or_default();
+    // A payload cut at the cap (a multi-megabyte Write) still names its session and
+    // tool in the part that was read: enough to consume a compaction marker.
+    if parsed.is_err()
+        && input.len() as u64 >= MAX_STDIN
+        && let Some(w) = WireHookInput::from_truncated(input)
+    {
+        wire = w;
+        parsed = Ok(Value::Object(serde_json::Map::new()));
+    }
+    // The payload's cwd wins over the process cwd. A cwd that names no folder here
+    // means the payload is not about this machine (or its project was deleted while
+    // the client ran, and the client then starts hooks in its temp folder): without
+    // an existing CLAUDE_PROJECT_DIR there is no safe place to write, so the call is
+    // a no-op.
+    let cwd = match wire.cwd.as_deref().map(PathBuf::from) {
+        Some(p) if p.is_absolute() && p.is_dir() => p,
+        Some(_) if !env.claude_project_dir.as_deref().is_some_and(Path::is_dir) => {
+            return Handled::default();
+        }
+        _ => env.cwd.clone(),
+    };
+    let paths = Paths::new(store::resolve_root(env.claude_project_dir.as_deref(), &cwd));
+    let name = event_arg
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .or_else(|| wire.hook_event_name.clone());
+    // StrictModes: a `.forge/` (or logs/, handoffs/, sessions/) that is a link, is not
+    // the user's, or is writable by others is never read or written. Said once per
+    // session, in errors.log when that folder is itself sound (`forge doctor` says it
+    // too).
+    if let Err(refusal) = paths.check() {
+        if name.as_deref() == Some("SessionStart") {
+            store::log_error(&paths, "hook SessionStart", &refusal.to_string());
+        }
+        return Handled::default();
+    }
+
+    let problem = match (&parsed, &name) {
+        (Err(e), _) => Some(e.clone()),
+        (Ok(v), _) if !v.is_object() => Some("payload is not a JSON object".to_owned()),
+        (Ok(_), None) => Some("no event name (argument or hook_event_name)".to_owned()),
+        _ => None,
+    };
+    if let Some(problem) = problem {
+        // A logged no-op: only where forge's state folder already exists.
+        if !paths.logs().is_dir() {
+            return Handled::default();
+        }
+        let event = name.clone().unwrap_or_else(|| "unknown".to_owned());
+        store::log_error(&paths, &format!("hook {event}"), &problem);
+        let mut facts = serde_json::Map::new();
+        facts.insert("error".into(), Value::String(problem.clone()));
+        let outcomes = vec![Outcome::Error {
+            what: "input".to_owned(),
+            message: problem,
+        }];
+        let _ = files::append_event(
+            &paths,
+            &EventLine {
+                time: files::iso(env.now),
+                event,
+                session: wire.session_id.clone(),
+                facts,
+                outcomes: outcomes.clone(),
+            },
+        );
+        return Handled {
+            stdout: String::new(),
+            outcomes,
+        };
+    }
+    let name = name.unwrap_or_default();
+    let event = HookEvent::from_wire(&name, &wire);
+    let ctx = Ctx {
+        paths,
+        env,
+        wire: &wire,
+        outcomes: RefCell::default(),
+    };
+    if !ctx.paths.may_create_state(env.home.as_deref()) {
+        // `/` or the home folder itself: not a project, and no place for state.
+        return Handled::default();
+    }
+    if ctx.paths.ensure_dirs().is_err() {
+        // Read-only or otherwise unwritable: nothing can be recorded. Stay silent.
+        return Handled::default();
+    }
+    // A panic in a handler must not escape (the client would see a failed hook),
+    // and must not lose the call's line: it becomes an error outcome.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ctx.dispatch(&event)));
+    let stdout = match result {
+        Ok(Ok(out)) => out,
+        Ok(Err(e)) => {
+            ctx.fail(&format!("hook {}", event.name()), &e.to_string());
+            String::new()
+        }
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_owned());
+            ctx.fail("panic", &format!("panic in hook (ignored): {message}"));
+            String::new()
+        }
+    };
+    let outcomes = ctx.outcomes.take();
+    let mut line = event_line(&event, &wire, env.now);
+    line.outcomes.clone_from(&outcomes);
+    let _ = files::append_event(&ctx.paths, &line);
+    Handled { stdout, outcomes }
+}
+
+fn event_line(event: &HookEvent, w: &WireHookInput, now: DateTime<Utc>) -> EventLine {
+    let mut facts = serde_json::Map::new();
+    let mut put = |k: &str, v: &Option<String>| {
+        if let Some(v) = v {
+            facts.insert(k.to_owned(), Value::String(v.chars().take(80).collect()));
+        }
+    };
+    put("source", &w.source);
+    put("reason", &w.reason);
+    put("trigger", &w.trigger);
+    put("tool", &w.tool_name);
+    put("notification", &w.notification_type);
+    if matches!(event, HookEvent::Stop { .. }) && w.stop_hook_active {
+        facts.insert("stop_hook_active".into(), Value::Bool(true));
+    }
+    EventLine {
+        time: files::iso(now),
+        event: event.name().to_owned(),
+        session: w.session_id.clone(),
+        facts,
+        outcomes: Vec::new(),
+    }
+}
+
+/// One hook call: the project, the environment and the payload as sent.
+pub(super) struct Ctx<'a> {
+    pub(super) paths: Paths,
+    pub(super) env: &'a Env,
+    pub(super) wire: &'a WireHookInput,
+    /// What the call did so far, in order (see [`Ctx::record`]).
+    outcomes: RefCell<Vec<Outcome>>,
+}
+
+/// What a handler prints on stdout (often nothing).
+pub(super) type HookResult = std::io::Result<String>;
+
+impl Ctx<'_> {
+    fn dispatch(&self, event: &HookEvent) -> HookResult {
+        match event {
+            HookEvent::SessionStart { source } => self.session_start(source.as_deref()),
+            HookEvent::Stop { stop_hook_active } => self.stop(*stop_hook_active),
+            HookEvent::SessionEnd { reason } => self.session_end(reason.as_deref()),
+            HookEvent::PreCompact { trigger } => self.pre_compact(trigger.as_deref()),
+            HookEvent::PreToolUse => self.pre_tool_use(),
+            HookEvent::Notification { kind, message } => {
+                self.notification(kind.as_deref(), message.as_deref())
+            }
+            HookEvent::PermissionRequest { tool_name } => {
+                self.permission_request(tool_name.as_deref())
+            }
+            HookEvent::UserPromptSubmit => self.user_prompt_submit(),
+            HookEvent::Other(_name) => {
+                // Only unit tests reach the catch_unwind path on purpose.
+                #[cfg(test)]
+                if _name == super::tests::PANIC_EVENT {
+                    std::panic::panic_any("a test asked for it");
+                }
+                Ok(String::new())
+            }
+        }
+    }
+
+    /// Records what the call did (written into its event line at the end).
+    pub(super) fn record(&self, outcome: Outcome) {
+        self.outcomes.borrow_mut().push(outcome);
+    }
+
+    /// A failure the hook carries on after: logged to `errors.log` as before, and
+    /// recorded as an `error` outcome of the call.
+    pub(super) fn fail(&self, what: &str, message: &str) {
+        store::log_error(&self.paths, what, message);
+        self.record(Outcome::Error {
+            what: what.to_owned(),
+            message: message.to_owned(),
+        });
+    }
+
+    pub(super) fn config(&self) -> Config {
+        config::load_or_default(&self.paths, self.env)
+    }
+
+    pub(super) fn session_id(&self) -> Option<&str> {
+        self.wire.session_id.as_deref()
+    }
+}

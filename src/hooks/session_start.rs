@@ -1,0 +1,327 @@
+//! SessionStart: orient the new (or compacted, or resumed) session in a few lines
+//! within Claude Code's budget, and consume the pending resume exactly once.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+
+use super::compaction::reread_files;
+use super::dispatch::{Ctx, HookResult};
+use super::text::{BODY_LINE_MAX, LINE_MAX, clip_line, clip_lines, cut_lines, units};
+use crate::app::snapshot::{GitSource, load};
+use crate::model::Snapshot;
+use crate::model::handoff::Drift;
+use crate::model::outcome::Outcome;
+use crate::model::state::{Attention, LastSession};
+use crate::store::{self, files, handoffs};
+
+/// SessionStart output stays under Claude Code's 10,000-character cap. Counted in
+/// UTF-16 code units (a JavaScript string's length, which is what the client
+/// measures), never fewer than the characters: every part counts, the whole output
+/// is cut to this at the end whatever the files hold.
+pub const SESSION_START_BUDGET: usize = 9_500;
+/// How long SessionStart waits for the pending-resume lock. Only racing session
+/// starts of one project hold it, each for a read and two unlinks.
+const RESUME_LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
+/// Of that, at most this much for the last-session line, learn notice and re-read list.
+const HEAD_BUDGET: usize = 1_500;
+/// And at most this much for blocked Signals, so a resumed handoff always has room.
+const BLOCKED_BUDGET: usize = 2_500;
+/// Per-session files untouched for this long are removed when a new session starts.
+const SESSION_RETENTION: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
+
+impl Ctx<'_> {
+    pub(super) fn session_start(&self, source: Option<&str>) -> HookResult {
+        let snap = load(&self.paths, self.env.now, GitSource::Live);
+        let compacted = source == Some("compact");
+        let mut head = String::new();
+
+        // After a compaction the session goes on: it is not a new session, so the
+        // "last session" is itself and the learn flag waits for a real start.
+        if !compacted {
+            if let Some(last) = &snap.last_session {
+                let _ = writeln!(head, "{}", last_session_line(last));
+                if let Some(line) = ended_dirty_line(last) {
+                    head.push_str(&line);
+                }
+                if last.forge_phase.is_some() || last.forge_task.is_some() {
+                    let _ = writeln!(
+                        head,
+                        "Workflow: phase {} · task {}",
+                        last.forge_phase.as_deref().unwrap_or("-"),
+                        last.forge_task.as_deref().unwrap_or("-")
+                    );
+                }
+            }
+            // A new session: forget sessions nobody has touched for a week.
+            let count = files::prune_sessions(&self.paths, SESSION_RETENTION, self.session_id());
+            if count > 0 {
+                self.record(Outcome::Pruned { count });
+            }
+            // And the temp files a killed write of the global marker left behind.
+            if let Some(dir) = self.env.claude_dir() {
+                let _ = files::prune_temp_files(&dir);
+            }
+            if snap.flags.learn_pending {
+                head.push_str(
+                    "Learn: the last session ended without extracting what it learned. \
+                     Run /forge-learn to save reusable patterns (never credentials or file contents).\n",
+                );
+                if store::remove_if_exists(&self.paths.learn_pending()).unwrap_or(false) {
+                    self.record(Outcome::FlagCleared {
+                        flag: "learn-pending".to_owned(),
+                        why: "the learn notice was shown".to_owned(),
+                    });
+                }
+            }
+        }
+        match source {
+            // The session goes on with less context: its next crossing is a new one.
+            Some("compact") => {
+                if let Some(sid) = self.session_id() {
+                    let _ = files::rearm_threshold(
+                        &self.paths,
+                        sid,
+                        self.env.now,
+                        std::time::Duration::from_millis(100),
+                    );
+                }
+            }
+            Some("resume") => {}
+            _ => {
+                if files::clear_threshold_flag(&self.paths) {
+                    self.record(Outcome::FlagCleared {
+                        flag: "context-threshold-triggered".to_owned(),
+                        why: "a new session starts below the threshold".to_owned(),
+                    });
+                }
+            }
+        }
+        if compacted {
+            let files_to_read = self.record_compaction(&snap).unwrap_or_else(|e| {
+                self.fail("SessionStart compaction", &e.to_string());
+                reread_files(&self.paths, self.session_id(), None, None)
+            });
+            let _ = writeln!(
+                head,
+                "Context was compacted. Re-read before continuing: {}.",
+                files_to_read.join(", ")
+            );
+        }
+        let head = cut_lines(&clip_lines(&head, LINE_MAX), HEAD_BUDGET, "");
+
+        let unseen = snap.unseen_blocked();
+        if !unseen.is_empty() {
+            self.record(Outcome::SignalsSurfaced {
+                tasks: unseen
+                    .iter()
+                    .map(|h| h.task().unwrap_or("?").to_owned())
+                    .collect(),
+            });
+        }
+        let blocked: String = unseen.iter().map(|h| blocked_lines(h)).collect();
+        let blocked = cut_lines(
+            &clip_lines(&blocked, LINE_MAX),
+            BLOCKED_BUDGET,
+            "… more blocked Signals: run `forge status` to see them all.\n",
+        );
+
+        let mut out = head;
+        out.push_str(&blocked);
+        // A new session takes whatever is pending; a session that goes on (compact,
+        // resume) only its own handoff, never another session's.
+        let own_only = matches!(source, Some("compact" | "resume"));
+        match self.take_pending_resume(own_only) {
+            Some(Take::Taken(target)) => {
+                let room = SESSION_START_BUDGET.saturating_sub(units(&out));
+                let path = target.display().to_string();
+                match resume_text(&target, &snap, self.env.now, room) {
+                    Ok(text) => {
+                        out.push_str(&text);
+                        self.record(Outcome::ResumeInjected { path });
+                    }
+                    Err(text) => {
+                        out.push_str(&text);
+                        self.record(Outcome::ResumeSkipped {
+                            path,
+                            why: "the handoff no longer exists".to_owned(),
+                        });
+                    }
+                }
+            }
+            Some(Take::Left { target, why }) => self.record(Outcome::ResumeSkipped {
+                path: target.display().to_string(),
+                why: why.to_owned(),
+            }),
+            None => {}
+        }
+        // Whatever the parts hold, the whole stays within the budget.
+        let out = cut_lines(
+            &clip_lines(&out, BODY_LINE_MAX),
+            SESSION_START_BUDGET,
+            "[forge: cut to fit Claude Code's limit]\n",
+        );
+
+        let attention = if compacted {
+            Attention::Busy
+        } else {
+            Attention::WaitingInput
+        };
+        self.touch_bridge("SessionStart", Some(attention), None);
+        if !out.is_empty() {
+            self.record(Outcome::ContextAdded {
+                chars: out.chars().count(),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Consumes the pending resume, exactly once however many sessions start at
+    /// once: the project marker first; the global one only when it names a handoff
+    /// of this project. Either is honoured only when it names a regular
+    /// `handoff-*.md`/`agent-*.md` file in this project's `.forge/handoffs/`
+    /// (`files::resume_target`): nothing outside the project enters the context.
+    /// Markers naming the same handoff are removed together. With `own_only`, a
+    /// handoff written for another session is left pending.
+    ///
+    /// All of it happens under one short lock (`logs/.resume.lock`): without it, a
+    /// session could take the global marker while another was between removing the
+    /// project marker and the global one, and both would resume the same handoff. A
+    /// session that cannot get the lock in time resumes nothing: the holder does.
+    ///
+    /// `None` when nothing is pending.
+    fn take_pending_resume(&self, own_only: bool) -> Option<Take> {
+        let lock = self.paths.logs().join(".resume.lock");
+        let Some(_lock) = store::FileLock::acquire(&lock, RESUME_LOCK_WAIT) else {
+            let (_, target) = files::pending_resume(&self.paths, self.env)?;
+            return Some(Take::Left {
+                target,
+                why: TAKEN_BY_ANOTHER,
+            });
+        };
+        let (marker, target) = files::pending_resume(&self.paths, self.env)?;
+        if own_only {
+            let owner =
+                handoffs::load_one(&target).and_then(|h| h.front.get("session_id").cloned());
+            if owner.is_some_and(|o| !o.is_empty() && Some(o.as_str()) != self.session_id()) {
+                return Some(Take::Left {
+                    target,
+                    why: "it was written for another session, and this one goes on \
+                          (resumed or compacted): left pending for a new session",
+                });
+            }
+        }
+        if !store::remove_if_exists(&marker).unwrap_or(false) {
+            return Some(Take::Left {
+                target,
+                why: TAKEN_BY_ANOTHER,
+            });
+        }
+        let others = std::iter::once(self.paths.pending_resume())
+            .chain(self.env.global_pending_resume())
+            .filter(|m| *m != marker);
+        for other in others {
+            let same = files::read_marker(&other)
+                .and_then(|m| files::resume_target(&self.paths, &m))
+                .is_some_and(|t| t == target);
+            if same {
+                let _ = store::remove_if_exists(&other);
+            }
+        }
+        Some(Take::Taken(target))
+    }
+}
+
+/// What became of the pending resume.
+enum Take {
+    /// This session took it (the markers are gone).
+    Taken(PathBuf),
+    /// It stays pending, or went to another session, for this reason.
+    Left { target: PathBuf, why: &'static str },
+}
+
+/// Why a session start did not take a pending resume another one was taking.
+const TAKEN_BY_ANOTHER: &str = "another session starting at the same moment took it";
+
+/// `Last session: <ended_at> · branch <b> · <n> uncommitted`.
+pub fn last_session_line(last: &LastSession) -> String {
+    format!(
+        "Last session: {} · branch {} · {} uncommitted",
+        last.ended_at,
+        last.branch.as_deref().unwrap_or("(none)"),
+        last.uncommitted_changes
+    )
+}
+
+fn blocked_lines(h: &crate::model::HandoffEntry) -> String {
+    let mut out = String::new();
+    let task = h.task().unwrap_or("?");
+    let route = h.route().unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "Blocked agent signal: task {task} ({route}) in .forge/handoffs/{}",
+        h.file_name
+    );
+    if let Some(s) = h
+        .signal
+        .as_ref()
+        .and_then(crate::model::SignalParse::signal)
+    {
+        for q in &s.open_questions {
+            let _ = writeln!(out, "  Open question: {}", crate::model::redact::redact(q));
+        }
+        if s.open_questions.is_empty() && s.open_question_count > 0 {
+            let _ = writeln!(
+                out,
+                "  {} open question(s): see the file",
+                s.open_question_count
+            );
+        }
+    }
+    out
+}
+
+/// The line SessionStart adds when the last session left uncommitted changes.
+fn ended_dirty_line(last: &LastSession) -> Option<String> {
+    let n = last.uncommitted_changes;
+    (n > 0).then(|| {
+        format!(
+            "The last session ended with {n} uncommitted change{} on branch {}: \
+             commit them or note them in a handoff.\n",
+            if n == 1 { "" } else { "s" },
+            last.branch.as_deref().unwrap_or("(none)")
+        )
+    })
+}
+
+/// The handoff `target` (already checked by `files::resume_target`) with drift
+/// notes, within `budget` (UTF-16 units): drift notes clipped to [`LINE_MAX`], the
+/// handoff's lines to [`BODY_LINE_MAX`], the body cut at a line boundary with a note
+/// saying where the rest is. `Err` holds the line that says the handoff is gone.
+fn resume_text(
+    target: &Path,
+    snap: &Snapshot,
+    now: DateTime<Utc>,
+    budget: usize,
+) -> Result<String, String> {
+    let shown = clip_line(&target.display().to_string(), LINE_MAX / 2);
+    let (Some(entry), Some(text)) = (handoffs::load_one(target), store::read_text(target)) else {
+        return Err(format!(
+            "Pending resume pointed at {shown}, which no longer exists; nothing to resume.\n"
+        ));
+    };
+    let mut out = format!("Resuming from handoff {shown}:\n");
+    let drift = Drift::of(&entry, snap.branch(), snap.uncommitted(), now);
+    for note in drift.notes() {
+        let _ = writeln!(out, "{}", clip_line(&format!("Drift: {note}"), LINE_MAX));
+    }
+    let note = format!("[handoff cut to fit; read the rest in {shown}]\n");
+    let room = budget.saturating_sub(units(&out));
+    let mut body = clip_lines(&text, BODY_LINE_MAX).into_owned();
+    if !body.ends_with('\n') {
+        body.push('\n');
+    }
+    out.push_str(&cut_lines(&body, room, &note));
+    Ok(cut_lines(&out, budget, ""))
+}

@@ -1,0 +1,370 @@
+//! What each hook did, asserted on its outcomes (the values the dispatcher writes
+//! into the call's `events.jsonl` line) rather than on the files alone.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::dispatch::handle;
+use crate::env::Env;
+use crate::model::outcome::Outcome;
+use crate::model::state::EventLine;
+use crate::store::{Paths, files};
+
+/// The event name that makes the dispatcher panic (unit tests only).
+pub(super) const PANIC_EVENT: &str = "ForgeTestPanic";
+
+const SID: &str = "3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21";
+
+struct Project {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    env: Env,
+}
+
+impl Project {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("project");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        let root = root.canonicalize().unwrap();
+        let env = Env::for_test(&home, &root);
+        Self {
+            _dir: dir,
+            root,
+            env,
+        }
+    }
+
+    fn paths(&self) -> Paths {
+        Paths::new(&self.root)
+    }
+
+    /// Runs one hook with `extra` merged into a minimal payload of this project.
+    fn hook(&self, event: &str, extra: Value) -> (String, Vec<Outcome>) {
+        let mut payload = json!({
+            "session_id": SID,
+            "cwd": self.root,
+            "hook_event_name": event,
+        });
+        if let (Some(p), Some(e)) = (payload.as_object_mut(), extra.as_object()) {
+            p.extend(e.clone());
+        }
+        let h = handle(Some(event), payload.to_string().as_bytes(), &self.env);
+        (h.stdout, h.outcomes)
+    }
+
+    fn outcomes(&self, event: &str, extra: Value) -> Vec<Outcome> {
+        self.hook(event, extra).1
+    }
+
+    /// The last line of `events.jsonl`.
+    fn last_line(&self) -> EventLine {
+        let text = std::fs::read_to_string(self.paths().events()).unwrap();
+        serde_json::from_str(text.lines().last().unwrap()).unwrap()
+    }
+
+    fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+}
+
+fn session_handoff(session: &str) -> String {
+    format!(
+        "---\nkind: session-handoff\ncreated_at: 2026-11-21T10:15:02Z\nsession_id: {session}\n\
+         trigger: manual\nbranch: main\nuncommitted_changes: 0\n---\n# Session handoff — planted\n\
+         Carry on.\n"
+    )
+}
+
+fn kinds(outcomes: &[Outcome]) -> Vec<String> {
+    outcomes
+        .iter()
+        .map(|o| {
+            serde_json::to_value(o).unwrap()["kind"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn stop_records_the_turn_and_sets_the_learn_flag_once() {
+    let p = Project::new();
+    let first = p.outcomes("Stop", json!({}));
+    assert_eq!(
+        first,
+        [
+            Outcome::SessionRecorded {
+                branch: None,
+                uncommitted: 0,
+                is_final: false
+            },
+            Outcome::FlagSet {
+                flag: "learn-pending".into(),
+                why: "the next session is reminded to run /forge-learn".into()
+            }
+        ]
+    );
+    // The call's one line carries them, after the usual facts.
+    let line = p.last_line();
+    assert_eq!(
+        (line.event.as_str(), line.session.as_deref()),
+        ("Stop", Some(SID))
+    );
+    assert_eq!(line.outcomes, first);
+    // The flag is already set: the second turn only records.
+    assert_eq!(kinds(&p.outcomes("Stop", json!({}))), ["session_recorded"]);
+    let end = p.outcomes("SessionEnd", json!({"reason": "other"}));
+    assert_eq!(kinds(&end), ["session_recorded"]);
+    assert!(matches!(
+        end.first(),
+        Some(Outcome::SessionRecorded { is_final: true, .. })
+    ));
+}
+
+#[test]
+fn one_line_per_call_written_at_its_end() {
+    let p = Project::new();
+    p.outcomes("UserPromptSubmit", json!({}));
+    p.outcomes("PreToolUse", json!({"tool_name": "Bash"}));
+    p.outcomes("Stop", json!({}));
+    let text = std::fs::read_to_string(p.paths().events()).unwrap();
+    let lines: Vec<EventLine> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let names: Vec<&str> = lines.iter().map(|l| l.event.as_str()).collect();
+    assert_eq!(names, ["UserPromptSubmit", "PreToolUse", "Stop"]);
+    assert_eq!(
+        lines[0].outcomes,
+        [Outcome::AttentionSet {
+            state: "busy".into()
+        }]
+    );
+    // A tool call forge lets through did nothing worth a word: no `outcomes` key.
+    assert!(lines[1].outcomes.is_empty());
+    assert!(!text.lines().nth(1).unwrap().contains("outcomes"));
+    assert_eq!(lines[1].facts["tool"], "Bash");
+}
+
+#[test]
+fn a_compaction_is_recorded_then_one_tool_call_denied_and_one_stop_blocked() {
+    let p = Project::new();
+    let pre = p.outcomes("PreCompact", json!({"trigger": "auto"}));
+    assert_eq!(
+        kinds(&pre),
+        ["state_captured", "handoff_written"],
+        "{pre:?}"
+    );
+    let Some(Outcome::HandoffWritten {
+        path,
+        trigger,
+        pending,
+    }) = pre.get(1)
+    else {
+        panic!("{pre:?}")
+    };
+    assert_eq!((trigger.as_str(), *pending), ("pre-compact", true));
+    assert!(Path::new(path).is_file());
+    // A second PreCompact (a retried compaction) needs no second safety net.
+    let again = p.outcomes("PreCompact", json!({"trigger": "auto"}));
+    assert_eq!(
+        again.get(1),
+        Some(&Outcome::HandoffSkipped {
+            trigger: "pre-compact".into(),
+            why: "this session wrote one since it crossed the threshold".into()
+        })
+    );
+
+    let start = p.outcomes("SessionStart", json!({"source": "compact"}));
+    assert!(
+        start.iter().any(|o| matches!(
+            o,
+            Outcome::CompactionRecorded { armed: true, reread } if !reread.is_empty()
+        )),
+        "{start:?}"
+    );
+    // Reading passes; the first other tool is denied once, and says why.
+    assert!(
+        p.outcomes("PreToolUse", json!({"tool_name": "Read"}))
+            .is_empty()
+    );
+    let denied = p.outcomes("PreToolUse", json!({"tool_name": "Write"}));
+    let [Outcome::Denied { tool, reason }] = denied.as_slice() else {
+        panic!("{denied:?}")
+    };
+    assert_eq!(tool, "Write");
+    assert!(reason.contains("compacted"), "{reason}");
+    assert!(
+        p.outcomes("PreToolUse", json!({"tool_name": "Write"}))
+            .is_empty()
+    );
+
+    // Compacted again, and the session stops without any tool: Stop blocks once.
+    p.outcomes("SessionStart", json!({"source": "compact"}));
+    let (out, stop) = p.hook("Stop", json!({"stop_hook_active": false}));
+    assert!(out.contains("\"decision\":\"block\""), "{out}");
+    assert!(
+        stop.iter()
+            .any(|o| matches!(o, Outcome::StopBlocked { reason } if reason.contains("Re-read"))),
+        "{stop:?}"
+    );
+    let (_, again) = p.hook("Stop", json!({"stop_hook_active": false}));
+    assert!(
+        !again
+            .iter()
+            .any(|o| matches!(o, Outcome::StopBlocked { .. }))
+    );
+}
+
+#[test]
+fn session_start_says_what_it_resumed_surfaced_and_cleared() {
+    let p = Project::new();
+    p.outcomes("Stop", json!({}));
+    // Older than the blocked Signal, which is then news to a new session.
+    let h = p.write(
+        ".forge/handoffs/handoff-20261121-090000.md",
+        &session_handoff("someone-else"),
+    );
+    p.write(
+        ".forge/handoffs/agent-T-012-20261121-101502.md",
+        include_str!("../../tests/fixtures/handoffs/agent-T-012-20261121-101502.md"),
+    );
+    files::write_pending_resume(&p.paths(), &p.env, &h).unwrap();
+
+    // A compacted session goes on: another session's handoff stays pending.
+    let compacted = p.outcomes("SessionStart", json!({"source": "compact"}));
+    let canonical = h.canonicalize().unwrap().display().to_string();
+    assert!(
+        compacted.contains(&Outcome::ResumeSkipped {
+            path: canonical.clone(),
+            why: "it was written for another session, and this one goes on (resumed or \
+                  compacted): left pending for a new session"
+                .into()
+        }),
+        "{compacted:?}"
+    );
+
+    let (out, start) = p.hook("SessionStart", json!({"source": "startup"}));
+    assert!(out.contains("Carry on."), "{out}");
+    assert!(
+        start.contains(&Outcome::ResumeInjected { path: canonical }),
+        "{start:?}"
+    );
+    assert!(
+        start.contains(&Outcome::SignalsSurfaced {
+            tasks: vec!["T-012".into()]
+        }),
+        "{start:?}"
+    );
+    assert!(start.contains(&Outcome::FlagCleared {
+        flag: "learn-pending".into(),
+        why: "the learn notice was shown".into()
+    }));
+    assert!(start.contains(&Outcome::ContextAdded {
+        chars: out.chars().count()
+    }));
+    // Taken once: the next session resumes nothing and says nothing about it.
+    let next = p.outcomes("SessionStart", json!({"source": "startup"}));
+    assert!(
+        !next.iter().any(|o| matches!(
+            o,
+            Outcome::ResumeInjected { .. } | Outcome::ResumeSkipped { .. }
+        )),
+        "{next:?}"
+    );
+}
+
+#[test]
+fn a_dirty_tree_is_warned_about_once() {
+    let p = Project::new();
+    git2::Repository::init(&p.root).unwrap();
+    p.write("notes.txt", "x\n");
+    let (out, first) = p.hook("Stop", json!({}));
+    let warned: Vec<&Outcome> = first
+        .iter()
+        .filter(|o| matches!(o, Outcome::Warned { .. }))
+        .collect();
+    assert_eq!(warned.len(), 1, "{first:?}");
+    let Outcome::Warned { message } = warned[0] else {
+        unreachable!()
+    };
+    assert!(
+        out.contains("systemMessage") && out.contains(message.as_str()),
+        "{out}"
+    );
+    assert!(message.contains("1 uncommitted change"), "{message}");
+    // The same count again: no second warning.
+    assert!(
+        !p.outcomes("Stop", json!({}))
+            .iter()
+            .any(|o| matches!(o, Outcome::Warned { .. }))
+    );
+}
+
+#[test]
+fn attention_changes_are_outcomes() {
+    let p = Project::new();
+    assert_eq!(
+        p.outcomes("PermissionRequest", json!({"tool_name": "Bash"})),
+        [Outcome::AttentionSet {
+            state: "waiting:permission".into()
+        }]
+    );
+    // The tool then runs: busy again.
+    assert_eq!(
+        p.outcomes("PreToolUse", json!({"tool_name": "Bash"})),
+        [Outcome::AttentionSet {
+            state: "busy".into()
+        }]
+    );
+    assert_eq!(
+        p.outcomes(
+            "Notification",
+            json!({"notification_type": "idle_prompt", "message": "waiting"})
+        ),
+        [Outcome::AttentionSet {
+            state: "waiting:input".into()
+        }]
+    );
+}
+
+#[test]
+fn a_panicking_handler_still_leaves_its_line_with_an_error() {
+    let p = Project::new();
+    let (out, outcomes) = p.hook(PANIC_EVENT, json!({}));
+    assert_eq!(out, "");
+    let [Outcome::Error { what, message }] = outcomes.as_slice() else {
+        panic!("{outcomes:?}")
+    };
+    assert_eq!(what, "panic");
+    assert!(message.contains("a test asked for it"), "{message}");
+    let line = p.last_line();
+    assert_eq!(line.event, PANIC_EVENT);
+    assert_eq!(line.outcomes, outcomes);
+    let errors = std::fs::read_to_string(p.paths().errors_log()).unwrap();
+    assert!(errors.contains("panic in hook (ignored)"), "{errors}");
+}
+
+#[test]
+fn bad_input_is_an_error_outcome_where_state_exists() {
+    let p = Project::new();
+    // No .forge/ yet: a logged no-op writes nothing at all.
+    let h = handle(Some("Stop"), b"{not json", &p.env);
+    assert_eq!(h, super::dispatch::Handled::default());
+    assert!(!p.paths().forge_dir().exists());
+    p.outcomes("Stop", json!({}));
+    let h = handle(Some("Stop"), b"{not json", &p.env);
+    assert!(
+        matches!(h.outcomes.as_slice(), [Outcome::Error { what, .. }] if what == "input"),
+        "{h:?}"
+    );
+    assert_eq!(p.last_line().outcomes, h.outcomes);
+}

@@ -1,0 +1,154 @@
+//! Stop (every turn) and SessionEnd (the last one): record how the session left
+//! the tree, set the learn flag, warn about a dirty tree, and block a stop once when
+//! a compacted session has not re-read anything.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::dispatch::{Ctx, HookResult};
+use crate::model::outcome::Outcome;
+use crate::model::state::{Attention, LastSession};
+use crate::store::{self, files};
+
+impl Ctx<'_> {
+    fn record_end(
+        &self,
+        is_final: bool,
+        reason: Option<&str>,
+    ) -> Option<crate::model::state::GitCache> {
+        // SessionEnd shares a 1.5 s budget with every other SessionEnd hook: git gets
+        // 1 s there (then the cache Stop left is used); elsewhere GIT_DEADLINE.
+        let deadline = if is_final {
+            std::time::Duration::from_secs(1)
+        } else {
+            crate::git::GIT_DEADLINE
+        };
+        let git = crate::git::refresh_cache_within(&self.paths, self.env.now, deadline);
+        let workflow = files::read_workflow(&self.paths);
+        let bridge = self
+            .session_id()
+            .and_then(|s| files::read_bridge(&self.paths, s));
+        let last = LastSession {
+            ended_at: files::iso(self.env.now),
+            branch: git.as_ref().and_then(|g| g.branch.clone()),
+            uncommitted_changes: git.as_ref().map_or(0, |g| g.uncommitted_changes),
+            forge_phase: workflow.phase,
+            forge_task: workflow.task,
+            session_id: self.wire.session_id.clone(),
+            transcript_path: self.wire.transcript_path.clone(),
+            reason: reason.map(str::to_owned),
+            is_final,
+            // Print mode never runs the status line (reference §11.1 #11): without
+            // its reading, the transcript says how full the context is.
+            context_used_pct: bridge
+                .as_ref()
+                .and_then(|b| b.used_percentage)
+                .or_else(|| self.transcript_pct(bridge.as_ref())),
+        };
+        match files::write_last_session(&self.paths, &last) {
+            Ok(()) => self.record(Outcome::SessionRecorded {
+                branch: last.branch.clone(),
+                uncommitted: last.uncommitted_changes,
+                is_final,
+            }),
+            Err(e) => self.fail("last-session", &e.to_string()),
+        }
+        let flag = self.paths.learn_pending();
+        if !store::safe::is_regular(&flag) {
+            match store::touch_flag(&flag) {
+                Ok(()) => self.record(Outcome::FlagSet {
+                    flag: "learn-pending".to_owned(),
+                    why: "the next session is reminded to run /forge-learn".to_owned(),
+                }),
+                Err(e) => self.fail("learn-pending", &e.to_string()),
+            }
+        }
+        git
+    }
+
+    /// The context % of this session from the end of its transcript (window from the
+    /// bridge, else the model).
+    fn transcript_pct(&self, bridge: Option<&crate::model::state::SessionBridge>) -> Option<f64> {
+        let path = self
+            .wire
+            .transcript_path
+            .as_deref()
+            .or_else(|| bridge.and_then(|b| b.transcript_path.as_deref()))?;
+        let scan = store::transcript::tail_context(Path::new(path));
+        let tokens = scan.tokens().filter(|t| *t > 0)?;
+        let model = match &scan {
+            crate::model::transcript::TailScan::Usage { model, .. } => model.clone(),
+            _ => None,
+        };
+        let window = crate::model::transcript::infer_window(
+            bridge.and_then(|b| b.context_window_size),
+            model.as_deref().or(self.wire.model.as_deref()),
+            Some(tokens),
+        );
+        Some(crate::model::transcript::pct_of(tokens, window))
+    }
+
+    pub(super) fn stop(&self, stop_hook_active: bool) -> HookResult {
+        let git = self.record_end(false, None);
+        let dirty = git.as_ref().map_or(0, |g| g.uncommitted_changes);
+        // The warning is for the person (a Stop hook's plain stdout reaches no screen:
+        // reference §11.1 #8), and only when the count changed since the last one.
+        let mut warn = dirty > 0 && self.session_id().is_none();
+        self.touch_bridge_and("Stop", Some(Attention::WaitingInput), None, |b| {
+            warn = dirty > 0 && b.dirty_warned != Some(dirty);
+            b.dirty_warned = Some(dirty);
+        });
+        let mut out = serde_json::Map::new();
+        // Failsafe: a compaction happened and no tool ran since, so PreToolUse never
+        // got to ask for the re-read. Block the stop once (never when already
+        // continuing because of a Stop hook, nor when the session is re-reading).
+        if !stop_hook_active
+            && !self.reread_started()
+            && let Some(files_to_read) = self.consume_compaction_marker()
+        {
+            let reason = stop_reason(&files_to_read);
+            out.insert("decision".into(), json!("block"));
+            out.insert("reason".into(), json!(reason));
+            self.record(Outcome::StopBlocked { reason });
+        }
+        if warn && let Some(text) = dirty_warning(git.as_ref()) {
+            out.insert("systemMessage".into(), json!(text));
+            self.record(Outcome::Warned { message: text });
+        }
+        if out.is_empty() {
+            return Ok(String::new());
+        }
+        Ok(format!("{}\n", Value::Object(out)))
+    }
+
+    /// SessionEnd only records: the client discards its output (reference §11.1
+    /// #8), so the next SessionStart tells the dirty tree instead.
+    pub(super) fn session_end(&self, reason: Option<&str>) -> HookResult {
+        self.record_end(true, reason);
+        self.touch_bridge("SessionEnd", Some(Attention::Ended), None);
+        Ok(String::new())
+    }
+}
+
+/// Why Stop blocks; shown to the person as "Stop hook reported a problem" and sent
+/// to the model as Stop hook feedback.
+fn stop_reason(files_to_read: &[String]) -> String {
+    format!(
+        "The context was just compacted and nothing has been re-read since. \
+         Re-read {}, then carry on with the task.",
+        files_to_read.join(", ")
+    )
+}
+
+fn dirty_warning(git: Option<&crate::model::state::GitCache>) -> Option<String> {
+    match git {
+        Some(g) if g.uncommitted_changes > 0 => Some(format!(
+            "forge: {} uncommitted change{} on branch {} — commit them or note them in a handoff.",
+            g.uncommitted_changes,
+            if g.uncommitted_changes == 1 { "" } else { "s" },
+            g.branch.as_deref().unwrap_or("(none)")
+        )),
+        _ => None,
+    }
+}

@@ -1,0 +1,93 @@
+//! Which handoffs the inbox shows, and in which order.
+
+use crate::model::handoff::{HandoffEntry, HandoffKind};
+
+/// Which handoffs the kind filter shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KindFilter {
+    /// Sessions and agents.
+    #[default]
+    All,
+    /// Session handoffs only.
+    Session,
+    /// Agent handoffs only.
+    Agent,
+}
+
+impl KindFilter {
+    pub(super) fn next(self) -> Self {
+        match self {
+            Self::All => Self::Session,
+            Self::Session => Self::Agent,
+            Self::Agent => Self::All,
+        }
+    }
+    fn admits(self, kind: HandoffKind) -> bool {
+        match self {
+            Self::All => true,
+            Self::Session => kind == HandoffKind::Session,
+            Self::Agent => kind == HandoffKind::Agent,
+        }
+    }
+    /// `"all"`, `"session"` or `"agent"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::All => "all",
+            Self::Session => "session",
+            Self::Agent => "agent",
+        }
+    }
+}
+
+/// The inbox filter.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filter {
+    /// Case-insensitive text matched against name, task, title, route and status.
+    pub text: String,
+    /// Show only blocked Signals.
+    pub blocked_only: bool,
+    /// Session, agent or both.
+    pub kind: KindFilter,
+}
+
+impl Filter {
+    /// Whether `h` passes.
+    pub fn admits(&self, h: &HandoffEntry) -> bool {
+        if self.blocked_only && !h.is_blocked() {
+            return false;
+        }
+        if !self.kind.admits(h.kind) {
+            return false;
+        }
+        let needle = self.text.trim().to_lowercase();
+        if needle.is_empty() {
+            return true;
+        }
+        let hay = [
+            Some(h.file_name.as_str()),
+            h.task(),
+            h.title.as_deref(),
+            Some(h.status_word()),
+        ];
+        hay.iter()
+            .flatten()
+            .any(|s| s.to_lowercase().contains(&needle))
+            || h.route()
+                .is_some_and(|r| r.to_lowercase().contains(&needle))
+    }
+
+    /// Whether any part of the filter is active.
+    pub fn is_active(&self) -> bool {
+        !self.text.trim().is_empty() || self.blocked_only || self.kind != KindFilter::All
+    }
+}
+
+/// The visible rows: handoffs `filter` admits, blocked Signals first, then newest first.
+/// `handoffs` must already be newest first (as the store lists them).
+pub fn visible_rows(handoffs: &[HandoffEntry], filter: &Filter) -> Vec<usize> {
+    let mut rows: Vec<usize> = (0..handoffs.len())
+        .filter(|i| filter.admits(&handoffs[*i]))
+        .collect();
+    rows.sort_by_key(|i| !handoffs[*i].is_blocked());
+    rows
+}

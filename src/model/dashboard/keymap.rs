@@ -1,0 +1,346 @@
+//! Keys and what they mean: [`KEYMAP`] is the one table that key handling, the
+//! footer and the `?` help all read, so they can never drift apart.
+
+use super::{Mode, Pane};
+
+/// A key, independent of the terminal library (`crate::tui` converts crossterm's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    /// A printable character.
+    Char(char),
+    /// ↑.
+    Up,
+    /// ↓.
+    Down,
+    /// Home.
+    Home,
+    /// End.
+    End,
+    /// Page Up.
+    PageUp,
+    /// Page Down.
+    PageDown,
+    /// Tab.
+    Tab,
+    /// Shift-Tab.
+    BackTab,
+    /// Enter.
+    Enter,
+    /// Esc.
+    Esc,
+    /// Backspace.
+    Backspace,
+}
+
+/// The user's intent, produced by key handling (and mouse scrolling).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Move up one row (or scroll up one line).
+    Up,
+    /// Move down one row.
+    Down,
+    /// To the first row.
+    Top,
+    /// To the last row.
+    Bottom,
+    /// One page up.
+    PageUp,
+    /// One page down.
+    PageDown,
+    /// Focus the next pane.
+    NextPane,
+    /// Focus the previous pane.
+    PrevPane,
+    /// Start typing a filter.
+    StartFilter,
+    /// Toggle blocked-only.
+    ToggleBlocked,
+    /// Cycle all → session → agent.
+    CycleKind,
+    /// Clear every filter.
+    ClearFilters,
+    /// Make the selected handoff the pending resume.
+    Resume,
+    /// Open the selected handoff in `$EDITOR`.
+    Open,
+    /// Show or hide the activity view (what forge did).
+    ToggleActivity,
+    /// Open or close the help.
+    ToggleHelp,
+    /// Leave.
+    Quit,
+    /// Filter mode: a typed character.
+    FilterChar(char),
+    /// Filter mode: delete the last character.
+    FilterBackspace,
+    /// Filter mode: keep the filter.
+    FilterAccept,
+    /// Filter mode: drop what was typed.
+    FilterCancel,
+    /// Mouse wheel over a pane: lines (negative is up).
+    Scroll(Pane, i8),
+}
+
+/// One key binding: the keys, the mode it applies in, the action and its help text.
+#[derive(Debug, Clone, Copy)]
+pub struct Binding {
+    /// The mode the binding is active in.
+    pub mode: Mode,
+    /// The keys that trigger it.
+    pub keys: &'static [Key],
+    /// What it does.
+    pub action: Action,
+    /// How the keys are written in the help (`↑↓/jk`).
+    pub label: &'static str,
+    /// What it does, in words.
+    pub desc: &'static str,
+    /// Whether the footer shows it.
+    pub footer: bool,
+}
+
+const fn bind(
+    mode: Mode,
+    keys: &'static [Key],
+    action: Action,
+    label: &'static str,
+    desc: &'static str,
+    footer: bool,
+) -> Binding {
+    Binding {
+        mode,
+        keys,
+        action,
+        label,
+        desc,
+        footer,
+    }
+}
+
+use Key as K;
+use Mode::{Filter as F, Help as H, Normal as N};
+
+/// Every key binding. Key handling, the footer and the `?` help all read this table.
+pub const KEYMAP: &[Binding] = &[
+    bind(
+        N,
+        &[K::Up, K::Char('k')],
+        Action::Up,
+        "↑/k",
+        "move up / scroll up",
+        false,
+    ),
+    bind(
+        N,
+        &[K::Down, K::Char('j')],
+        Action::Down,
+        "↓/j",
+        "move down / scroll down",
+        false,
+    ),
+    bind(
+        N,
+        &[K::Home, K::Char('g')],
+        Action::Top,
+        "g",
+        "first row",
+        false,
+    ),
+    bind(
+        N,
+        &[K::End, K::Char('G')],
+        Action::Bottom,
+        "G",
+        "last row",
+        false,
+    ),
+    bind(N, &[K::PageUp], Action::PageUp, "PgUp", "page up", false),
+    bind(
+        N,
+        &[K::PageDown, K::Char(' ')],
+        Action::PageDown,
+        "PgDn",
+        "page down",
+        false,
+    ),
+    bind(N, &[K::Char('?')], Action::ToggleHelp, "?", "help", true),
+    bind(N, &[K::Char('q'), K::Esc], Action::Quit, "q", "quit", true),
+    bind(N, &[K::Tab], Action::NextPane, "Tab", "next pane", true),
+    bind(
+        N,
+        &[K::BackTab],
+        Action::PrevPane,
+        "S-Tab",
+        "previous pane",
+        false,
+    ),
+    bind(
+        N,
+        &[K::Enter],
+        Action::Resume,
+        "⏎",
+        "make the handoff the pending resume",
+        true,
+    ),
+    bind(
+        N,
+        &[K::Char('o')],
+        Action::Open,
+        "o",
+        "open the handoff in $EDITOR",
+        true,
+    ),
+    bind(
+        N,
+        &[K::Char('/')],
+        Action::StartFilter,
+        "/",
+        "filter by text",
+        true,
+    ),
+    bind(
+        N,
+        &[K::Char('b')],
+        Action::ToggleBlocked,
+        "b",
+        "blocked only",
+        true,
+    ),
+    bind(
+        N,
+        &[K::Char('t')],
+        Action::CycleKind,
+        "t",
+        "kind: all/session/agent",
+        true,
+    ),
+    bind(
+        N,
+        &[K::Char('a')],
+        Action::ToggleActivity,
+        "a",
+        "activity: what forge did (a again: handoffs)",
+        true,
+    ),
+    bind(
+        N,
+        &[K::Char('c')],
+        Action::ClearFilters,
+        "c",
+        "clear filters",
+        false,
+    ),
+    bind(
+        F,
+        &[K::Enter],
+        Action::FilterAccept,
+        "⏎",
+        "keep the filter",
+        true,
+    ),
+    bind(
+        F,
+        &[K::Esc],
+        Action::FilterCancel,
+        "Esc",
+        "drop the filter",
+        true,
+    ),
+    bind(
+        F,
+        &[K::Backspace],
+        Action::FilterBackspace,
+        "⌫",
+        "delete a character",
+        true,
+    ),
+    bind(
+        H,
+        &[K::Char('?'), K::Esc, K::Char('q')],
+        Action::ToggleHelp,
+        "?/Esc",
+        "close help",
+        true,
+    ),
+];
+
+/// The action a key means in `mode`: the table first, then (filter mode) typed text.
+pub fn action_for(mode: Mode, key: Key) -> Option<Action> {
+    let bound = KEYMAP
+        .iter()
+        .find(|b| b.mode == mode && b.keys.contains(&key))
+        .map(|b| b.action);
+    match (bound, mode, key) {
+        (Some(a), _, _) => Some(a),
+        (None, Mode::Filter, Key::Char(c)) => Some(Action::FilterChar(c)),
+        _ => None,
+    }
+}
+
+/// The bindings of `mode` that have help text (the table without its placeholders).
+pub fn bindings(mode: Mode) -> impl Iterator<Item = &'static Binding> {
+    KEYMAP
+        .iter()
+        .filter(move |b| b.mode == mode && !b.keys.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_two_bindings_collide() {
+        for (i, a) in KEYMAP.iter().enumerate() {
+            for b in &KEYMAP[i + 1..] {
+                if a.mode != b.mode {
+                    continue;
+                }
+                for k in a.keys {
+                    assert!(
+                        !b.keys.contains(k),
+                        "{k:?} is bound to both {:?} and {:?} in {:?}",
+                        a.action,
+                        b.action,
+                        a.mode
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_binding_has_help() {
+        for b in bindings(Mode::Normal)
+            .chain(bindings(Mode::Filter))
+            .chain(bindings(Mode::Help))
+        {
+            assert!(!b.label.is_empty() && !b.desc.is_empty(), "{b:?}");
+        }
+        // Quit and help are always discoverable in the footer.
+        let footer: Vec<_> = bindings(Mode::Normal)
+            .filter(|b| b.footer)
+            .map(|b| b.action)
+            .collect();
+        assert!(footer.contains(&Action::Quit) && footer.contains(&Action::ToggleHelp));
+    }
+
+    #[test]
+    fn keys_map_to_actions_per_mode() {
+        assert_eq!(action_for(Mode::Normal, Key::Char('j')), Some(Action::Down));
+        assert_eq!(action_for(Mode::Normal, Key::Down), Some(Action::Down));
+        assert_eq!(action_for(Mode::Normal, Key::Char('q')), Some(Action::Quit));
+        assert_eq!(action_for(Mode::Normal, Key::Esc), Some(Action::Quit));
+        assert_eq!(action_for(Mode::Normal, Key::Enter), Some(Action::Resume));
+        assert_eq!(action_for(Mode::Normal, Key::Char('x')), None);
+        // In filter mode letters are text, even the ones bound in normal mode.
+        assert_eq!(
+            action_for(Mode::Filter, Key::Char('q')),
+            Some(Action::FilterChar('q'))
+        );
+        assert_eq!(
+            action_for(Mode::Filter, Key::Esc),
+            Some(Action::FilterCancel)
+        );
+        assert_eq!(action_for(Mode::Help, Key::Esc), Some(Action::ToggleHelp));
+        assert_eq!(action_for(Mode::Help, Key::Char('j')), None);
+    }
+}

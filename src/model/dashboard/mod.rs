@@ -1,0 +1,465 @@
+//! The dashboard's state and its `update` function (The Elm Architecture).
+//!
+//! [`Model`] is plain data; [`update`] applies one [`Event`] and returns the
+//! [`Effect`]s (file writes, the editor, a preview read) for the loop in
+//! `crate::tui` to carry out. Nothing here touches the terminal or the disk, so
+//! every key and every reload is tested without either. Keys are looked up in
+//! [`KEYMAP`], the one table that also draws the help and the footer.
+//!
+//! By concern: [`keymap`] (keys, actions, the table), [`filter`] (which handoffs
+//! the inbox shows, in which order), [`update`](mod@update) (what each event does);
+//! the model and its read-only views are here.
+
+pub mod filter;
+pub mod keymap;
+pub mod update;
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+
+use super::handoff::{Drift, HandoffEntry};
+use super::level::{Level, Thresholds};
+use super::snapshot::Snapshot;
+use super::trend;
+
+pub use filter::{Filter, KindFilter, visible_rows};
+pub use keymap::{Action, Binding, KEYMAP, Key, action_for, bindings};
+pub use update::update;
+
+/// The panes that take focus (Tab cycles through them in this order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    /// The handoff list.
+    Inbox,
+    /// The selected handoff's text.
+    Preview,
+    /// Sessions needing attention.
+    Sessions,
+    /// What forge did (in place of the inbox and preview while it is shown).
+    Activity,
+}
+
+impl Pane {
+    /// Focus order.
+    pub const ALL: [Self; 3] = [Self::Inbox, Self::Preview, Self::Sessions];
+    /// Focus order while the activity view is shown.
+    pub const WITH_ACTIVITY: [Self; 2] = [Self::Activity, Self::Sessions];
+
+    fn step(self, forward: bool, order: &[Self]) -> Self {
+        let i = order.iter().position(|p| *p == self).unwrap_or(0);
+        let n = order.len().max(1);
+        let next = if forward {
+            (i + 1) % n
+        } else {
+            (i + n - 1) % n
+        };
+        order.get(next).copied().unwrap_or(self)
+    }
+}
+
+/// What keys mean right now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Browsing.
+    Normal,
+    /// Typing a filter after `/`.
+    Filter,
+    /// The `?` help is open.
+    Help,
+}
+
+/// How long a notice stays when no key is pressed.
+pub const NOTICE_TTL: chrono::Duration = chrono::Duration::seconds(10);
+
+/// A line for the user at the bottom of the screen. It goes at the next key press,
+/// or at the first tick [`NOTICE_TTL`] after it was shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// The text.
+    pub text: String,
+    /// Whether it reports a failure.
+    pub error: bool,
+    /// When it was shown (the model's `now` then).
+    pub at: DateTime<Utc>,
+}
+
+/// Something that happened: a user action or news from the disk or the clock.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// The user did something.
+    Action(Action),
+    /// The clock moved (ages change).
+    Tick(DateTime<Utc>),
+    /// A full reload of the project.
+    Loaded(Box<Snapshot>),
+    /// Everything but the handoffs was re-read (the handoff list is kept).
+    StateLoaded(Box<Snapshot>),
+    /// Handoff files changed: the new entry, or `None` when the file is gone.
+    HandoffsChanged(Vec<(PathBuf, Option<HandoffEntry>)>),
+    /// The text of a handoff, for the preview.
+    PreviewLoaded {
+        /// Which file.
+        path: PathBuf,
+        /// Its text (`None` when it could not be read).
+        text: Option<String>,
+    },
+    /// The pending-resume markers were written (or why not).
+    ResumeWritten {
+        /// The handoff.
+        target: PathBuf,
+        /// The markers written, or the error.
+        result: Result<Vec<PathBuf>, String>,
+    },
+    /// The editor returned (or failed to start).
+    EditorClosed(Result<(), String>),
+    /// The list and preview sizes changed (terminal resized, preview text loaded).
+    Viewport {
+        /// Rows of the inbox list.
+        inbox_rows: u16,
+        /// Rows of the preview text.
+        preview_rows: u16,
+        /// Rows the preview text takes, wrapped to the pane's width.
+        preview_len: usize,
+    },
+}
+
+/// I/O for the loop to carry out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// Leave the loop and restore the terminal.
+    Quit,
+    /// Read this handoff for the preview.
+    LoadPreview(PathBuf),
+    /// Write the pending-resume markers for this handoff.
+    WritePendingResume(PathBuf),
+    /// Suspend the terminal and open this file in the editor.
+    OpenEditor(PathBuf),
+}
+
+/// The preview pane's content.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Preview {
+    /// The file shown.
+    pub path: Option<PathBuf>,
+    /// Its text, once loaded.
+    pub text: Option<String>,
+    /// First line shown.
+    pub scroll: u16,
+}
+
+/// The context gauge's numbers, computed before drawing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextView {
+    /// The session the numbers are from.
+    pub session_id: String,
+    /// Used percentage (`None`: unknown).
+    pub pct: Option<f64>,
+    /// Level of `pct`.
+    pub level: Option<Level>,
+    /// Recent readings (percent), oldest first.
+    pub history: Vec<f64>,
+    /// Percentage points per turn (since the last drop, if there was one).
+    pub growth: Option<f64>,
+    /// Readings since the context last dropped (compaction, `/clear`); `None`
+    /// when it never did.
+    pub since_drop: Option<usize>,
+    /// The next level and the turns until it.
+    pub next: Option<(Level, u64)>,
+}
+
+/// Everything the dashboard shows.
+#[derive(Debug, Clone)]
+pub struct Model {
+    /// The project as last read.
+    pub snapshot: Snapshot,
+    /// Level boundaries from the config.
+    pub thresholds: Thresholds,
+    /// The time ages are measured from.
+    pub now: DateTime<Utc>,
+    /// The focused pane.
+    pub focus: Pane,
+    /// What keys mean now.
+    pub mode: Mode,
+    /// The inbox filter in force.
+    pub filter: Filter,
+    /// The filter text before `/` was pressed (restored by Esc).
+    pub filter_before: String,
+    /// Visible handoffs: indices into `snapshot.handoffs`, blocked first, then newest.
+    pub rows: Vec<usize>,
+    /// Index into `rows`.
+    pub selected: usize,
+    /// The selected file, kept across reloads so a new file does not move the cursor.
+    pub selected_path: Option<PathBuf>,
+    /// The preview.
+    pub preview: Preview,
+    /// First row of the sessions pane.
+    pub sessions_scroll: usize,
+    /// The activity view (what forge did) is shown in place of the inbox and preview.
+    pub activity: bool,
+    /// The cursor in the activity view (0: the newest row).
+    pub activity_selected: usize,
+    /// Rows of the inbox list (for paging).
+    pub inbox_rows: u16,
+    /// Rows of the preview text (for paging).
+    pub preview_rows: u16,
+    /// Rows the preview text takes once wrapped (scrolling stops at its last page).
+    /// Until the screen says otherwise, the number of lines in the text.
+    pub preview_len: usize,
+    /// The last message for the user.
+    pub notice: Option<Notice>,
+    /// Set by Quit.
+    pub quit: bool,
+    /// The demo project is shown (said in the header).
+    pub demo: bool,
+}
+
+impl Model {
+    /// A model showing `snapshot`, focus on the inbox, first row selected.
+    pub fn new(snapshot: Snapshot, thresholds: Thresholds, now: DateTime<Utc>) -> Self {
+        let mut m = Self {
+            snapshot,
+            thresholds,
+            now,
+            focus: Pane::Inbox,
+            mode: Mode::Normal,
+            filter: Filter::default(),
+            filter_before: String::new(),
+            rows: Vec::new(),
+            selected: 0,
+            selected_path: None,
+            preview: Preview::default(),
+            sessions_scroll: 0,
+            activity: false,
+            activity_selected: 0,
+            inbox_rows: 10,
+            preview_rows: 10,
+            preview_len: 0,
+            notice: None,
+            quit: false,
+            demo: false,
+        };
+        m.refresh_rows();
+        m
+    }
+
+    /// The effects a fresh model needs (the first preview).
+    pub fn start(&mut self) -> Vec<Effect> {
+        self.preview_effect()
+    }
+
+    /// The selected handoff.
+    pub fn selected_entry(&self) -> Option<&HandoffEntry> {
+        self.rows
+            .get(self.selected)
+            .and_then(|i| self.snapshot.handoffs.get(*i))
+    }
+
+    /// The visible handoffs in display order.
+    pub fn visible(&self) -> impl Iterator<Item = &HandoffEntry> {
+        self.rows
+            .iter()
+            .filter_map(|i| self.snapshot.handoffs.get(*i))
+    }
+
+    /// The gauge numbers of the current session; `None` with no session at all.
+    pub fn context(&self) -> Option<ContextView> {
+        let s = self.snapshot.current_session()?;
+        let pct = s
+            .used_percentage
+            .or_else(|| s.readings.last().map(|r| r.pct));
+        let growth = trend::growth_per_turn(&s.readings);
+        Some(ContextView {
+            session_id: s.session_id.clone(),
+            pct,
+            level: pct.map(|p| Level::from_pct(p, &self.thresholds)),
+            history: s.readings.iter().map(|r| r.pct).collect(),
+            growth,
+            since_drop: trend::since_drop(&s.readings),
+            next: pct
+                .zip(growth)
+                .and_then(|(p, g)| trend::turns_to_next(p, g, &self.thresholds)),
+        })
+    }
+
+    /// What forge did, newest first: one row per outcome of the recent event lines
+    /// (the same rows `forge log` prints, newest at the top here).
+    pub fn activity_rows(&self) -> Vec<crate::model::activity::Row> {
+        self.snapshot
+            .recent_events
+            .iter()
+            .rev()
+            .flat_map(|l| {
+                let mut rows = crate::model::activity::rows(l);
+                rows.reverse();
+                rows
+            })
+            .collect()
+    }
+
+    /// The activity row under the cursor.
+    pub fn selected_activity(&self) -> Option<crate::model::activity::Row> {
+        self.activity_rows().into_iter().nth(self.activity_selected)
+    }
+
+    /// Keeps the activity cursor on the row it was on when new rows arrive above it
+    /// (at the top it stays at the top: the newest row).
+    fn keep_activity_cursor(&mut self, before: Option<crate::model::activity::Row>) {
+        if !self.activity {
+            return;
+        }
+        let rows = self.activity_rows();
+        self.activity_selected = match before {
+            Some(b) if self.activity_selected > 0 => rows
+                .iter()
+                .position(|r| *r == b)
+                .unwrap_or(self.activity_selected),
+            _ => self.activity_selected,
+        }
+        .min(rows.len().saturating_sub(1));
+    }
+
+    /// The panes Tab moves through now.
+    pub fn panes(&self) -> &'static [Pane] {
+        if self.activity {
+            &Pane::WITH_ACTIVITY
+        } else {
+            &Pane::ALL
+        }
+    }
+
+    /// How far `h` has drifted from the tree now.
+    pub fn drift(&self, h: &HandoffEntry) -> Drift {
+        Drift::of(
+            h,
+            self.snapshot.branch(),
+            self.snapshot.uncommitted(),
+            self.now,
+        )
+    }
+
+    fn refresh_rows(&mut self) {
+        self.rows = visible_rows(&self.snapshot.handoffs, &self.filter);
+        let keep = self.selected_path.as_ref().and_then(|p| {
+            self.rows
+                .iter()
+                .position(|i| &self.snapshot.handoffs[*i].path == p)
+        });
+        self.selected = match keep {
+            Some(i) => i,
+            None => self.selected.min(self.rows.len().saturating_sub(1)),
+        };
+        self.selected_path = self.selected_entry().map(|h| h.path.clone());
+    }
+
+    /// Moves the selection to `index` (clamped) and asks for its preview if it changed.
+    fn select(&mut self, index: usize) -> Vec<Effect> {
+        self.selected = index.min(self.rows.len().saturating_sub(1));
+        self.selected_path = self.selected_entry().map(|h| h.path.clone());
+        self.preview_effect()
+    }
+
+    /// A preview read when the selected file is not the one shown.
+    fn preview_effect(&mut self) -> Vec<Effect> {
+        let want = self.selected_path.clone();
+        if want == self.preview.path {
+            return Vec::new();
+        }
+        self.preview = Preview {
+            path: want.clone(),
+            text: None,
+            scroll: 0,
+        };
+        want.map(Effect::LoadPreview).into_iter().collect()
+    }
+
+    fn move_by(&mut self, delta: isize) -> Vec<Effect> {
+        match self.focus {
+            Pane::Inbox => {
+                let target = self.selected.saturating_add_signed(delta);
+                self.select(target)
+            }
+            Pane::Preview => {
+                let s = (self.preview.scroll as isize + delta).clamp(0, self.max_scroll());
+                self.preview.scroll = s as u16;
+                Vec::new()
+            }
+            Pane::Sessions => {
+                let n = self.snapshot.needing_attention().len();
+                self.sessions_scroll = self
+                    .sessions_scroll
+                    .saturating_add_signed(delta)
+                    .min(n.saturating_sub(1));
+                Vec::new()
+            }
+            Pane::Activity => {
+                let n = self.activity_rows().len();
+                self.activity_selected = self
+                    .activity_selected
+                    .saturating_add_signed(delta)
+                    .min(n.saturating_sub(1));
+                Vec::new()
+            }
+        }
+    }
+
+    /// The last useful preview scroll: the one that shows the last page, so the pane
+    /// never scrolls into blank rows.
+    pub fn max_scroll(&self) -> isize {
+        let max = self
+            .preview_len
+            .saturating_sub(usize::from(self.preview_rows.max(1)));
+        isize::try_from(max.min(usize::from(u16::MAX))).unwrap_or(0)
+    }
+
+    /// Whether `h` is the pending resume (`.forge/pending-resume` names it). The marker
+    /// holds a canonical path, so a project reached through a symlink still matches
+    /// by the file's name inside a `handoffs` folder.
+    pub fn is_pending_resume(&self, h: &HandoffEntry) -> bool {
+        let Some(p) = &self.snapshot.flags.pending_resume else {
+            return false;
+        };
+        p == &h.path
+            || (p.file_name().is_some_and(|n| n == h.file_name.as_str())
+                && p.parent()
+                    .and_then(Path::file_name)
+                    .is_some_and(|d| d == "handoffs"))
+    }
+
+    /// When the notice on screen goes, if no key is pressed first.
+    pub fn notice_expires(&self) -> Option<DateTime<Utc>> {
+        self.notice.as_ref().map(|n| n.at + NOTICE_TTL)
+    }
+
+    fn page(&self) -> isize {
+        let rows = match self.focus {
+            Pane::Preview => self.preview_rows,
+            _ => self.inbox_rows,
+        };
+        rows.max(1) as isize
+    }
+}
+
+/// A short age: `now`, `5m`, `3h`, `2d` (`?` when unknown; future times are `now`).
+pub fn age(now: DateTime<Utc>, then: Option<DateTime<Utc>>) -> String {
+    let Some(then) = then else {
+        return "?".into();
+    };
+    let secs = (now - then).num_seconds().max(0);
+    match secs {
+        0..60 => "now".into(),
+        60..3600 => format!("{}m", secs / 60),
+        3600..86_400 => format!("{}h", secs / 3600),
+        _ => format!("{}d", secs / 86_400),
+    }
+}
+
+/// Parses an ISO 8601 / RFC 3339 time from a state file.
+pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s.trim())
+        .ok()
+        .map(|d| d.with_timezone(&Utc))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,449 @@
+use super::*;
+use chrono::TimeZone;
+
+use crate::model::handoff::{HandoffKind, sort_newest_first};
+
+fn entry(name: &str, text: &str) -> HandoffEntry {
+    HandoffEntry::parse(
+        PathBuf::from(format!("/p/.forge/handoffs/{name}")),
+        text,
+        None,
+    )
+    .unwrap()
+}
+
+const BLOCKED: &str =
+    include_str!("../../../tests/fixtures/handoffs/agent-T-012-20261121-101502.md");
+const MALFORMED: &str =
+    include_str!("../../../tests/fixtures/handoffs/agent-T-011-20261121-090102.md");
+const COMPLETE: &str =
+    include_str!("../../../tests/fixtures/handoffs/agent-T-010-20261120-170944.md");
+const SESSION: &str = include_str!("../../../tests/fixtures/handoffs/handoff-20261121-094500.md");
+
+fn now() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 21, 12, 0, 0).unwrap()
+}
+
+/// A model over the fixture inbox plus a newer session handoff, so the blocked
+/// Signal is not the newest.
+fn model() -> Model {
+    let mut snap = Snapshot::empty(PathBuf::from("/p"), now());
+    snap.handoffs = vec![
+        entry("handoff-20261121-110000.md", SESSION),
+        entry("agent-T-012-20261121-101502.md", BLOCKED),
+        entry("handoff-20261121-094500.md", SESSION),
+        entry("agent-T-011-20261121-090102.md", MALFORMED),
+        entry("agent-T-010-20261120-170944.md", COMPLETE),
+    ];
+    sort_newest_first(&mut snap.handoffs);
+    let mut m = Model::new(snap, Thresholds::default(), now());
+    m.start();
+    m
+}
+
+fn names(m: &Model) -> Vec<&str> {
+    m.visible().map(|h| h.file_name.as_str()).collect()
+}
+
+fn press(m: &mut Model, key: Key) -> Vec<Effect> {
+    match action_for(m.mode, key) {
+        Some(a) => update(m, Event::Action(a)),
+        None => Vec::new(),
+    }
+}
+
+#[test]
+fn ages_are_short() {
+    let t = |s: i64| age(now(), Some(now() - chrono::Duration::seconds(s)));
+    assert_eq!(
+        [
+            t(-5),
+            t(59),
+            t(60),
+            t(3599),
+            t(3600),
+            t(86_399),
+            t(86_400 * 3)
+        ],
+        ["now", "now", "1m", "59m", "1h", "23h", "3d"]
+    );
+    assert_eq!(age(now(), None), "?");
+}
+
+#[test]
+fn blocked_first_then_newest() {
+    let m = model();
+    assert_eq!(
+        names(&m),
+        [
+            "agent-T-012-20261121-101502.md",
+            "handoff-20261121-110000.md",
+            "handoff-20261121-094500.md",
+            "agent-T-011-20261121-090102.md",
+            "agent-T-010-20261120-170944.md",
+        ]
+    );
+    assert_eq!(m.focus, Pane::Inbox);
+    assert_eq!(m.selected_entry().unwrap().status_word(), "blocked");
+}
+
+#[test]
+fn filters_text_blocked_and_kind() {
+    let mut m = model();
+    press(&mut m, Key::Char('b'));
+    assert_eq!(names(&m), ["agent-T-012-20261121-101502.md"]);
+    press(&mut m, Key::Char('b'));
+    press(&mut m, Key::Char('t'));
+    assert_eq!(m.filter.kind, KindFilter::Session);
+    assert!(m.visible().all(|h| h.kind == HandoffKind::Session));
+    press(&mut m, Key::Char('t'));
+    assert!(m.visible().all(|h| h.kind == HandoffKind::Agent));
+    assert_eq!(m.visible().count(), 3);
+    press(&mut m, Key::Char('t'));
+    assert_eq!(m.visible().count(), 5);
+
+    press(&mut m, Key::Char('/'));
+    assert_eq!(m.mode, Mode::Filter);
+    for c in "mal".chars() {
+        press(&mut m, Key::Char(c));
+    }
+    assert_eq!(names(&m), ["agent-T-011-20261121-090102.md"]);
+    press(&mut m, Key::Enter);
+    assert_eq!(m.mode, Mode::Normal);
+    assert_eq!(m.filter.text, "mal");
+    // Esc while typing restores the previous text.
+    press(&mut m, Key::Char('/'));
+    press(&mut m, Key::Char('x'));
+    assert!(m.visible().next().is_none());
+    press(&mut m, Key::Esc);
+    assert_eq!(m.filter.text, "mal");
+    // Routes match too.
+    press(&mut m, Key::Char('c'));
+    press(&mut m, Key::Char('/'));
+    for c in "planner→".chars() {
+        press(&mut m, Key::Char(c));
+    }
+    assert_eq!(names(&m), ["agent-T-010-20261120-170944.md"]);
+}
+
+#[test]
+fn movement_clamps_and_asks_for_previews() {
+    let mut m = model();
+    assert_eq!(press(&mut m, Key::Up), vec![]);
+    let fx = press(&mut m, Key::Char('j'));
+    assert_eq!(
+        fx,
+        vec![Effect::LoadPreview(PathBuf::from(
+            "/p/.forge/handoffs/handoff-20261121-110000.md"
+        ))]
+    );
+    press(&mut m, Key::Char('G'));
+    assert_eq!(m.selected, 4);
+    press(&mut m, Key::Down);
+    assert_eq!(m.selected, 4);
+    m.inbox_rows = 2;
+    press(&mut m, Key::PageUp);
+    assert_eq!(m.selected, 2);
+    press(&mut m, Key::Char('g'));
+    assert_eq!(m.selected, 0);
+    // The preview scrolls when focused, within its text.
+    press(&mut m, Key::Tab);
+    assert_eq!(m.focus, Pane::Preview);
+    let path = m.selected_path.clone().unwrap();
+    update(
+        &mut m,
+        Event::PreviewLoaded {
+            path,
+            text: Some("a\nb\nc".into()),
+        },
+    );
+    // Three lines in a two-row pane: one line of scrolling, no more.
+    update(
+        &mut m,
+        Event::Viewport {
+            inbox_rows: 2,
+            preview_rows: 2,
+            preview_len: 3,
+        },
+    );
+    press(&mut m, Key::Char('j'));
+    press(&mut m, Key::Char('j'));
+    press(&mut m, Key::Char('j'));
+    assert_eq!(m.preview.scroll, 1);
+    press(&mut m, Key::Tab);
+    press(&mut m, Key::Tab);
+    assert_eq!(m.focus, Pane::Inbox);
+    press(&mut m, Key::BackTab);
+    assert_eq!(m.focus, Pane::Sessions);
+}
+
+#[test]
+fn preview_scroll_stops_at_the_last_page() {
+    let mut m = model();
+    press(&mut m, Key::Tab);
+    let path = m.selected_path.clone().unwrap();
+    let text: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+    update(
+        &mut m,
+        Event::PreviewLoaded {
+            path,
+            text: Some(text),
+        },
+    );
+    // Before the screen reports, the text's own line count bounds the scroll.
+    assert_eq!(m.preview_len, 30);
+    update(
+        &mut m,
+        Event::Viewport {
+            inbox_rows: 5,
+            preview_rows: 10,
+            preview_len: 34, // wrapped rows
+        },
+    );
+    press(&mut m, Key::Char('G'));
+    assert_eq!(
+        m.preview.scroll, 24,
+        "G shows the last page, not a blank pane"
+    );
+    press(&mut m, Key::PageDown);
+    press(&mut m, Key::Char('j'));
+    assert_eq!(m.preview.scroll, 24);
+    press(&mut m, Key::Char('k'));
+    assert_eq!(m.preview.scroll, 23, "one key up moves one line at once");
+    press(&mut m, Key::Char('G'));
+    // A taller pane (or a wider one, fewer wrapped rows) pulls the scroll back.
+    update(
+        &mut m,
+        Event::Viewport {
+            inbox_rows: 5,
+            preview_rows: 20,
+            preview_len: 30,
+        },
+    );
+    assert_eq!(m.preview.scroll, 10);
+    // Mouse wheel too.
+    update(&mut m, Event::Action(Action::Scroll(Pane::Preview, 3)));
+    assert_eq!(m.preview.scroll, 10);
+    // A text shorter than the pane does not scroll at all.
+    update(
+        &mut m,
+        Event::Viewport {
+            inbox_rows: 5,
+            preview_rows: 40,
+            preview_len: 30,
+        },
+    );
+    assert_eq!(m.preview.scroll, 0);
+    press(&mut m, Key::PageDown);
+    assert_eq!(m.preview.scroll, 0);
+}
+
+#[test]
+fn notice_goes_after_a_while_or_at_the_next_key() {
+    let mut m = model();
+    let target = m.selected_path.clone().unwrap();
+    let written = || Event::ResumeWritten {
+        target: target.clone(),
+        result: Ok(vec![PathBuf::from("/p/.forge/pending-resume")]),
+    };
+    update(&mut m, written());
+    assert_eq!(m.notice.as_ref().unwrap().at, now());
+    assert_eq!(m.notice_expires(), Some(now() + NOTICE_TTL));
+    update(&mut m, Event::Tick(now() + chrono::Duration::seconds(5)));
+    assert!(m.notice.is_some(), "still there after 5 s");
+    update(&mut m, Event::Tick(now() + chrono::Duration::seconds(10)));
+    assert!(m.notice.is_none(), "gone after 10 s");
+    // Any key clears it sooner (scrolling the mouse wheel does not).
+    update(&mut m, written());
+    update(&mut m, Event::Action(Action::Scroll(Pane::Inbox, 1)));
+    assert!(m.notice.is_some());
+    press(&mut m, Key::Char('j'));
+    assert!(m.notice.is_none());
+}
+
+#[test]
+fn the_pending_resume_is_known_by_its_marker() {
+    let mut m = model();
+    let blocked = m.selected_entry().unwrap().clone();
+    assert!(!m.is_pending_resume(&blocked));
+    update(
+        &mut m,
+        Event::ResumeWritten {
+            target: blocked.path.clone(),
+            result: Ok(vec![]),
+        },
+    );
+    assert!(m.is_pending_resume(&blocked));
+    assert_eq!(m.visible().filter(|h| m.is_pending_resume(h)).count(), 1);
+    // The marker holds the canonical path: a symlinked root still matches.
+    m.snapshot.flags.pending_resume = Some(PathBuf::from(
+        "/real/p/.forge/handoffs/agent-T-012-20261121-101502.md",
+    ));
+    assert!(m.is_pending_resume(&blocked));
+    // A failed write marks nothing.
+    m.snapshot.flags.pending_resume = None;
+    update(
+        &mut m,
+        Event::ResumeWritten {
+            target: blocked.path.clone(),
+            result: Err("read-only".into()),
+        },
+    );
+    assert!(!m.is_pending_resume(&blocked));
+}
+
+#[test]
+fn enter_and_o_ask_for_effects_and_quit_quits() {
+    let mut m = model();
+    let blocked = PathBuf::from("/p/.forge/handoffs/agent-T-012-20261121-101502.md");
+    assert_eq!(
+        press(&mut m, Key::Enter),
+        vec![Effect::WritePendingResume(blocked.clone())]
+    );
+    update(
+        &mut m,
+        Event::ResumeWritten {
+            target: blocked.clone(),
+            result: Ok(vec![PathBuf::from("/p/.forge/pending-resume")]),
+        },
+    );
+    let n = m.notice.clone().unwrap();
+    assert!(!n.error);
+    assert!(
+        n.text.contains("pending resume → agent-T-012"),
+        "{}",
+        n.text
+    );
+    assert!(n.text.contains("/p/.forge/pending-resume"));
+    assert_eq!(
+        press(&mut m, Key::Char('o')),
+        vec![Effect::OpenEditor(blocked)]
+    );
+    assert_eq!(press(&mut m, Key::Char('q')), vec![Effect::Quit]);
+    assert!(m.quit);
+}
+
+#[test]
+fn new_files_keep_the_selection_and_removed_ones_go() {
+    let mut m = model();
+    press(&mut m, Key::Down);
+    let sel = m.selected_path.clone();
+    let newer = entry("handoff-20261121-115900.md", SESSION);
+    let newer_path = newer.path.clone();
+    update(
+        &mut m,
+        Event::HandoffsChanged(vec![(newer_path.clone(), Some(newer))]),
+    );
+    assert_eq!(m.rows.len(), 6);
+    assert_eq!(m.selected_path, sel);
+    assert_eq!(m.selected, 2);
+    assert_eq!(names(&m)[1], "handoff-20261121-115900.md");
+    update(&mut m, Event::HandoffsChanged(vec![(newer_path, None)]));
+    assert_eq!(m.rows.len(), 5);
+    assert_eq!(m.selected_path, sel);
+    // Removing the selected file selects a neighbour and previews it.
+    let fx = update(
+        &mut m,
+        Event::HandoffsChanged(vec![(sel.clone().unwrap(), None)]),
+    );
+    assert_ne!(m.selected_path, sel);
+    assert_eq!(fx.len(), 1);
+}
+
+#[test]
+fn context_view_from_the_current_session() {
+    use crate::model::state::{Reading, SessionBridge};
+    let mut m = model();
+    assert!(m.context().is_none());
+    let mut s = SessionBridge {
+        session_id: "abc".into(),
+        ..SessionBridge::default()
+    };
+    m.snapshot.sessions = vec![s.clone()];
+    let c = m.context().unwrap();
+    assert_eq!((c.pct, c.level, c.growth), (None, None, None));
+    for p in [60.0, 62.0, 64.0, 66.0] {
+        s.readings.push(Reading {
+            at: String::new(),
+            tokens: None,
+            pct: p,
+        });
+    }
+    s.used_percentage = Some(66.0);
+    m.snapshot.sessions = vec![s];
+    let c = m.context().unwrap();
+    assert_eq!(c.level, Some(Level::L0));
+    assert_eq!(c.growth, Some(2.0));
+    assert_eq!(c.next, Some((Level::L1, 2)));
+}
+
+#[test]
+fn a_shows_what_forge_did_and_tab_and_keys_follow_it() {
+    use crate::model::state::EventLine;
+    let mut m = model();
+    for i in 0..12 {
+        m.snapshot.recent_events.push(
+            serde_json::from_value::<EventLine>(serde_json::json!({
+                "time": format!("2026-11-21T11:{i:02}:00Z"), "event": "Stop", "session": "s1",
+                "outcomes": [{"kind": "flag_set", "flag": format!("flag-{i}")}]
+            }))
+            .unwrap(),
+        );
+    }
+    assert_eq!(
+        action_for(Mode::Normal, Key::Char('a')),
+        Some(Action::ToggleActivity)
+    );
+    press(&mut m, Key::Char('a'));
+    assert!(m.activity);
+    assert_eq!(m.focus, Pane::Activity);
+    // Newest first.
+    let rows = m.activity_rows();
+    assert_eq!(rows.len(), 12);
+    assert_eq!(rows[0].text, "set flag-11");
+    // j/G move the cursor within the list.
+    press(&mut m, Key::Char('j'));
+    assert_eq!(m.activity_selected, 1);
+    assert_eq!(m.selected_activity().unwrap().text, "set flag-10");
+    press(&mut m, Key::Char('G'));
+    assert_eq!(m.activity_selected, 11);
+    press(&mut m, Key::Char('j'));
+    assert_eq!(m.activity_selected, 11);
+    // The mouse over where the inbox was moves it too.
+    update(&mut m, Event::Action(Action::Scroll(Pane::Inbox, -3)));
+    assert_eq!(m.activity_selected, 8);
+    // A new line lands: the cursor stays on its row (now one further down).
+    let mut snap = m.snapshot.clone();
+    snap.recent_events.push(
+        serde_json::from_value::<EventLine>(serde_json::json!({
+            "time": "2026-11-21T11:59:00Z", "event": "Stop", "session": "s1",
+            "outcomes": [{"kind": "flag_set", "flag": "newest"}]
+        }))
+        .unwrap(),
+    );
+    update(&mut m, Event::StateLoaded(Box::new(snap)));
+    assert_eq!(m.activity_selected, 9);
+    assert_eq!(m.selected_activity().unwrap().text, "set flag-3");
+    // Tab goes between the panes on screen.
+    press(&mut m, Key::Tab);
+    assert_eq!(m.focus, Pane::Sessions);
+    press(&mut m, Key::Tab);
+    assert_eq!(m.focus, Pane::Activity);
+    // Enter would act on a handoff that is not on screen: it says so instead.
+    assert!(press(&mut m, Key::Enter).is_empty());
+    assert!(
+        m.notice
+            .as_ref()
+            .is_some_and(|n| n.error && n.text.contains("press a"))
+    );
+    // A filter is about the handoffs: they come back.
+    press(&mut m, Key::Char('b'));
+    assert!(!m.activity);
+    assert_eq!(m.focus, Pane::Inbox);
+    assert!(m.filter.blocked_only);
+    // And `a` twice is back where it was.
+    press(&mut m, Key::Char('a'));
+    press(&mut m, Key::Char('a'));
+    assert!(!m.activity);
+    assert_eq!((m.focus, m.activity_selected), (Pane::Inbox, 0));
+}

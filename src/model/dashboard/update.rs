@@ -1,0 +1,259 @@
+//! What each [`Event`] does to the [`Model`], and the I/O it asks the loop for.
+
+use std::path::Path;
+
+use super::{Action, Effect, Event, Filter, Mode, Model, Notice, Pane};
+use crate::model::handoff::sort_newest_first;
+
+/// Applies one event; returns the I/O the loop must do. No I/O here.
+pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
+    match event {
+        Event::Action(a) => apply(m, a),
+        Event::Tick(now) => {
+            m.now = now;
+            if m.notice_expires().is_some_and(|t| now >= t) {
+                m.notice = None;
+            }
+            Vec::new()
+        }
+        Event::Loaded(snap) => {
+            let cursor = m.activity.then(|| m.selected_activity()).flatten();
+            m.snapshot = *snap;
+            m.keep_activity_cursor(cursor);
+            m.refresh_rows();
+            // The file may have changed: read the preview again.
+            m.preview.path = None;
+            m.preview_effect()
+        }
+        Event::StateLoaded(snap) => {
+            let cursor = m.activity.then(|| m.selected_activity()).flatten();
+            let handoffs = std::mem::take(&mut m.snapshot.handoffs);
+            m.snapshot = *snap;
+            m.snapshot.handoffs = handoffs;
+            m.keep_activity_cursor(cursor);
+            m.refresh_rows();
+            Vec::new()
+        }
+        Event::HandoffsChanged(changes) => {
+            let mut reread_preview = false;
+            for (path, entry) in changes {
+                reread_preview |= m.preview.path.as_deref() == Some(path.as_path());
+                m.snapshot.handoffs.retain(|h| h.path != path);
+                m.snapshot.handoffs.extend(entry);
+            }
+            sort_newest_first(&mut m.snapshot.handoffs);
+            m.refresh_rows();
+            if reread_preview {
+                m.preview.path = None;
+            }
+            m.preview_effect()
+        }
+        Event::PreviewLoaded { path, text } => {
+            if m.preview.path.as_deref() == Some(path.as_path()) {
+                let text = text.unwrap_or_else(|| "(could not read this file)".into());
+                // A first guess; the screen sends the wrapped count before the next key.
+                m.preview_len = text.lines().count();
+                m.preview.text = Some(text);
+            }
+            Vec::new()
+        }
+        Event::ResumeWritten { target, result } => {
+            if result.is_ok() {
+                // The marker names it now; the watcher's reload will say the same.
+                m.snapshot.flags.pending_resume = Some(target.clone());
+            }
+            let at = m.now;
+            m.notice = Some(match result {
+                Ok(written) => Notice {
+                    at,
+                    text: format!(
+                        "pending resume → {} (written to {})",
+                        file_name(&target),
+                        written
+                            .iter()
+                            .map(|p| p.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(" and ")
+                    ),
+                    error: false,
+                },
+                Err(e) => Notice {
+                    text: format!("could not write the pending resume: {e}"),
+                    error: true,
+                    at,
+                },
+            });
+            Vec::new()
+        }
+        Event::EditorClosed(result) => {
+            let at = m.now;
+            m.notice = result.err().map(|e| Notice {
+                text: e,
+                error: true,
+                at,
+            });
+            // The file may have been edited.
+            m.preview.path = None;
+            m.preview_effect()
+        }
+        Event::Viewport {
+            inbox_rows,
+            preview_rows,
+            preview_len,
+        } => {
+            m.inbox_rows = inbox_rows;
+            m.preview_rows = preview_rows;
+            m.preview_len = preview_len;
+            // A wider pane or a shorter text: stay on the last page, not past it.
+            let max = m.max_scroll();
+            if m.preview.scroll as isize > max {
+                m.preview.scroll = u16::try_from(max).unwrap_or(0);
+            }
+            Vec::new()
+        }
+    }
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
+    // A notice stays until the user does something else.
+    if !matches!(a, Action::Scroll(..)) {
+        m.notice = None;
+    }
+    if m.activity {
+        match a {
+            // Filters are about the handoffs: show them again.
+            Action::StartFilter
+            | Action::ToggleBlocked
+            | Action::CycleKind
+            | Action::ClearFilters => {
+                m.activity = false;
+                if m.focus == Pane::Activity {
+                    m.focus = Pane::Inbox;
+                }
+            }
+            // The handoff they would act on is not on screen.
+            Action::Resume | Action::Open => {
+                m.notice = Some(Notice {
+                    text: "the activity view is shown: press a to go back to the handoffs".into(),
+                    error: true,
+                    at: m.now,
+                });
+                return Vec::new();
+            }
+            _ => {}
+        }
+    }
+    match a {
+        Action::Up => m.move_by(-1),
+        Action::Down => m.move_by(1),
+        Action::Top => m.move_by(isize::MIN / 2),
+        Action::Bottom => m.move_by(isize::MAX / 2),
+        Action::PageUp => m.move_by(-m.page()),
+        Action::PageDown => m.move_by(m.page()),
+        Action::Scroll(pane, lines) => {
+            // The inbox and preview are not on screen while the activity view is.
+            let pane = match pane {
+                Pane::Inbox | Pane::Preview if m.activity => Pane::Activity,
+                p => p,
+            };
+            let before = m.focus;
+            m.focus = pane;
+            let fx = m.move_by(isize::from(lines));
+            m.focus = before;
+            fx
+        }
+        Action::NextPane => {
+            m.focus = m.focus.step(true, m.panes());
+            Vec::new()
+        }
+        Action::PrevPane => {
+            m.focus = m.focus.step(false, m.panes());
+            Vec::new()
+        }
+        Action::StartFilter => {
+            m.mode = Mode::Filter;
+            m.filter_before = m.filter.text.clone();
+            m.focus = Pane::Inbox;
+            Vec::new()
+        }
+        Action::FilterChar(c) => {
+            m.filter.text.push(c);
+            m.refresh_rows();
+            m.preview_effect()
+        }
+        Action::FilterBackspace => {
+            m.filter.text.pop();
+            m.refresh_rows();
+            m.preview_effect()
+        }
+        Action::FilterAccept => {
+            m.mode = Mode::Normal;
+            Vec::new()
+        }
+        Action::FilterCancel => {
+            m.mode = Mode::Normal;
+            m.filter.text = std::mem::take(&mut m.filter_before);
+            m.refresh_rows();
+            m.preview_effect()
+        }
+        Action::ToggleBlocked => {
+            m.filter.blocked_only = !m.filter.blocked_only;
+            m.refresh_rows();
+            m.preview_effect()
+        }
+        Action::CycleKind => {
+            m.filter.kind = m.filter.kind.next();
+            m.refresh_rows();
+            m.preview_effect()
+        }
+        Action::ClearFilters => {
+            m.filter = Filter::default();
+            m.refresh_rows();
+            m.preview_effect()
+        }
+        Action::Resume => match m.selected_entry() {
+            Some(h) => vec![Effect::WritePendingResume(h.path.clone())],
+            None => {
+                m.notice = Some(Notice {
+                    text: "no handoff selected".into(),
+                    error: true,
+                    at: m.now,
+                });
+                Vec::new()
+            }
+        },
+        Action::Open => match m.selected_entry() {
+            Some(h) => vec![Effect::OpenEditor(h.path.clone())],
+            None => Vec::new(),
+        },
+        Action::ToggleActivity => {
+            m.activity = !m.activity;
+            m.activity_selected = 0;
+            m.focus = if m.activity {
+                Pane::Activity
+            } else {
+                Pane::Inbox
+            };
+            Vec::new()
+        }
+        Action::ToggleHelp => {
+            m.mode = if m.mode == Mode::Help {
+                Mode::Normal
+            } else {
+                Mode::Help
+            };
+            Vec::new()
+        }
+        Action::Quit => {
+            m.quit = true;
+            vec![Effect::Quit]
+        }
+    }
+}

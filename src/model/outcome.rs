@@ -1,0 +1,365 @@
+//! What a hook call (or `forge handoff`) did, as values: the `outcomes` of an
+//! `events.jsonl` line.
+//!
+//! The hooks return these (`crate::hooks::dispatch::Handled`), the dispatcher writes
+//! them into the call's one event line, and `forge log` and the dashboard's activity
+//! view read them back and say, in words, what happened and why (like `starship
+//! explain`). The type lives in `model` because writers (hooks, `forge handoff`)
+//! and readers (`forge log`, the dashboard) sit in different layers.
+//!
+//! On disk each outcome is an object tagged by `kind` (`{"kind": "denied", "tool":
+//! "Write", "reason": "…"}`). A reader meets kinds from a newer forge as
+//! [`Outcome::Unknown`], never as an unreadable line.
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// Something a hook call did (or chose not to do, and why).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Outcome {
+    /// PreToolUse held a tool call back (`permissionDecision: deny`).
+    Denied {
+        /// The tool.
+        tool: String,
+        /// What the client was told.
+        reason: String,
+    },
+    /// Stop blocked the end of the turn once (`decision: block`).
+    StopBlocked {
+        /// What the model was told.
+        reason: String,
+    },
+    /// A message shown to the person (Stop's `systemMessage`).
+    Warned {
+        /// The message.
+        message: String,
+    },
+    /// A session handoff was written.
+    HandoffWritten {
+        /// Its absolute path.
+        path: String,
+        /// Why (`context-threshold`, `pre-compact`, `manual`, `session-end`).
+        trigger: String,
+        /// Whether it became the pending resume (the project's marker was written).
+        pending: bool,
+    },
+    /// No handoff was written, and why.
+    HandoffSkipped {
+        /// The trigger that would have written it.
+        trigger: String,
+        /// Why not.
+        why: String,
+    },
+    /// SessionStart added a pending handoff to the new session's context.
+    ResumeInjected {
+        /// The handoff.
+        path: String,
+    },
+    /// SessionStart left a pending handoff alone (or could not use it), and why.
+    ResumeSkipped {
+        /// The handoff (empty when unknown).
+        path: String,
+        /// Why.
+        why: String,
+    },
+    /// A flag file was set (`learn-pending`…).
+    FlagSet {
+        /// The flag's file name.
+        flag: String,
+        /// Why, when it says more than the event.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        why: String,
+    },
+    /// A flag file was cleared.
+    FlagCleared {
+        /// The flag's file name.
+        flag: String,
+        /// Why, when it says more than the event.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        why: String,
+    },
+    /// SessionStart listed blocked agent Signals for the new session.
+    SignalsSurfaced {
+        /// Their tasks, newest first.
+        tasks: Vec<String>,
+    },
+    /// SessionStart(`compact`) counted a proven compaction.
+    CompactionRecorded {
+        /// The files the session is asked to re-read.
+        reread: Vec<String>,
+        /// Whether the one-shot re-read marker was armed (`[hooks]
+        /// compaction_reread`).
+        armed: bool,
+    },
+    /// PreCompact captured the state a compaction may lose.
+    StateCaptured {
+        /// The branch then.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        branch: Option<String>,
+        /// Uncommitted changes then.
+        uncommitted: u64,
+    },
+    /// Stop or SessionEnd recorded `last-session.json`.
+    SessionRecorded {
+        /// The branch.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        branch: Option<String>,
+        /// Uncommitted changes.
+        uncommitted: u64,
+        /// SessionEnd (the session is over) rather than a turn's Stop.
+        #[serde(rename = "final")]
+        is_final: bool,
+    },
+    /// SessionStart added text to the new session's context.
+    ContextAdded {
+        /// Its length in characters.
+        chars: usize,
+    },
+    /// The session's attention state in its bridge (for the dashboard).
+    AttentionSet {
+        /// `busy`, `waiting:permission`, `waiting:input` or `ended`.
+        state: String,
+    },
+    /// Stale files were removed (per-session files untouched for a week, temp files
+    /// a killed writer left behind).
+    Pruned {
+        /// How many files.
+        count: usize,
+    },
+    /// Something failed (also in `errors.log`); the hook still exited 0.
+    Error {
+        /// What was being done.
+        what: String,
+        /// The error.
+        message: String,
+    },
+    /// An outcome a newer forge wrote.
+    #[serde(other)]
+    Unknown,
+}
+
+impl Outcome {
+    /// Whether it reports a failure.
+    pub fn is_error(&self) -> bool {
+        matches!(self, Self::Error { .. })
+    }
+
+    /// What happened and why, in one line of words.
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Denied { tool, reason } => format!("denied {tool}: {reason}"),
+            Self::StopBlocked { reason } => format!("blocked the stop once: {reason}"),
+            Self::Warned { message } => format!("warned: {message}"),
+            Self::HandoffWritten {
+                path,
+                trigger,
+                pending,
+            } => format!(
+                "wrote {} ({trigger}){}",
+                file_name(path),
+                if *pending {
+                    ", now the pending resume"
+                } else {
+                    ", not pending"
+                }
+            ),
+            Self::HandoffSkipped { trigger, why } => format!("no {trigger} handoff: {why}"),
+            Self::ResumeInjected { path } => {
+                format!("resumed {} into the new session", file_name(path))
+            }
+            Self::ResumeSkipped { path, why } if path.is_empty() => {
+                format!("resumed nothing: {why}")
+            }
+            Self::ResumeSkipped { path, why } => {
+                format!("did not resume {}: {why}", file_name(path))
+            }
+            Self::FlagSet { flag, why } => with_why(format!("set {flag}"), why),
+            Self::FlagCleared { flag, why } => with_why(format!("cleared {flag}"), why),
+            Self::SignalsSurfaced { tasks } => format!(
+                "surfaced {} blocked Signal{}: {}",
+                tasks.len(),
+                if tasks.len() == 1 { "" } else { "s" },
+                tasks.join(", ")
+            ),
+            Self::CompactionRecorded { reread, armed } => {
+                let what = if *armed {
+                    "re-read asked once before the next tool"
+                } else {
+                    "re-read suggested (compaction_reread is off)"
+                };
+                format!("recorded a compaction; {what}: {}", reread.join(", "))
+            }
+            Self::StateCaptured {
+                branch,
+                uncommitted,
+            } => format!(
+                "captured the state before a possible compaction: {}",
+                tree(branch.as_deref(), *uncommitted)
+            ),
+            Self::SessionRecorded {
+                branch,
+                uncommitted,
+                is_final,
+            } => format!(
+                "recorded the {}: {}",
+                if *is_final { "session's end" } else { "turn" },
+                tree(branch.as_deref(), *uncommitted)
+            ),
+            Self::ContextAdded { chars } => {
+                format!("added {chars} characters to the session's context")
+            }
+            Self::AttentionSet { state } => format!("session is {state}"),
+            Self::Pruned { count } => format!(
+                "removed {count} stale file{} (sessions untouched for a week, leftover temp files)",
+                if *count == 1 { "" } else { "s" }
+            ),
+            Self::Error { what, message } => format!("error ({what}): {message}"),
+            Self::Unknown => "(an outcome this forge version does not know)".to_owned(),
+        }
+    }
+}
+
+fn with_why(what: String, why: &str) -> String {
+    if why.is_empty() {
+        what
+    } else {
+        format!("{what}: {why}")
+    }
+}
+
+fn tree(branch: Option<&str>, uncommitted: u64) -> String {
+    format!(
+        "branch {}, {uncommitted} uncommitted",
+        branch.unwrap_or("(none)")
+    )
+}
+
+/// The file name of a path written as text (the whole text when it has none).
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').find(|s| !s.is_empty()).unwrap_or(path)
+}
+
+/// Reads an `outcomes` array leniently: an element that is not an outcome this
+/// version knows (a newer kind, a field of another type) becomes
+/// [`Outcome::Unknown`] instead of making the whole event line unreadable.
+pub fn deserialize_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Outcome>, D::Error> {
+    let values: Vec<serde_json::Value> = match Option::<serde_json::Value>::deserialize(d)? {
+        Some(serde_json::Value::Array(a)) => a,
+        _ => Vec::new(),
+    };
+    Ok(values
+        .into_iter()
+        .map(|v| serde_json::from_value(v).unwrap_or(Outcome::Unknown))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn outcomes_are_tagged_by_kind_on_disk() {
+        let o = Outcome::Denied {
+            tool: "Write".into(),
+            reason: "re-read first".into(),
+        };
+        assert_eq!(
+            serde_json::to_value(&o).unwrap(),
+            json!({"kind": "denied", "tool": "Write", "reason": "re-read first"})
+        );
+        let s = Outcome::SessionRecorded {
+            branch: None,
+            uncommitted: 2,
+            is_final: true,
+        };
+        assert_eq!(
+            serde_json::to_value(&s).unwrap(),
+            json!({"kind": "session_recorded", "uncommitted": 2, "final": true})
+        );
+        let back: Outcome = serde_json::from_value(serde_json::to_value(&s).unwrap()).unwrap();
+        assert_eq!(back, s);
+    }
+
+    #[test]
+    fn unknown_kinds_and_bad_fields_do_not_spoil_the_line() {
+        #[derive(Deserialize)]
+        struct Line {
+            #[serde(default, deserialize_with = "deserialize_lenient")]
+            outcomes: Vec<Outcome>,
+        }
+        let line: Line = serde_json::from_value(json!({"outcomes": [
+            {"kind": "flag_set", "flag": "learn-pending"},
+            {"kind": "teleported", "where": "mars"},
+            {"kind": "denied", "tool": 7},
+            "not even an object"
+        ]}))
+        .unwrap();
+        assert_eq!(
+            line.outcomes,
+            [
+                Outcome::FlagSet {
+                    flag: "learn-pending".into(),
+                    why: String::new()
+                },
+                Outcome::Unknown,
+                Outcome::Unknown,
+                Outcome::Unknown
+            ]
+        );
+        let none: Line = serde_json::from_value(json!({"outcomes": null})).unwrap();
+        assert!(none.outcomes.is_empty());
+    }
+
+    #[test]
+    fn descriptions_say_what_and_why() {
+        let cases = [
+            (
+                Outcome::HandoffWritten {
+                    path: "/p/.forge/handoffs/handoff-20261121-101502.md".into(),
+                    trigger: "context-threshold".into(),
+                    pending: true,
+                },
+                "wrote handoff-20261121-101502.md (context-threshold), now the pending resume",
+            ),
+            (
+                Outcome::ResumeSkipped {
+                    path: "/p/.forge/handoffs/handoff-1.md".into(),
+                    why: "it belongs to another session".into(),
+                },
+                "did not resume handoff-1.md: it belongs to another session",
+            ),
+            (
+                Outcome::SignalsSurfaced {
+                    tasks: vec!["T-12".into(), "T-13".into()],
+                },
+                "surfaced 2 blocked Signals: T-12, T-13",
+            ),
+            (
+                Outcome::FlagCleared {
+                    flag: "learn-pending".into(),
+                    why: "the learn notice was shown".into(),
+                },
+                "cleared learn-pending: the learn notice was shown",
+            ),
+            (
+                Outcome::SessionRecorded {
+                    branch: Some("main".into()),
+                    uncommitted: 3,
+                    is_final: false,
+                },
+                "recorded the turn: branch main, 3 uncommitted",
+            ),
+        ];
+        for (o, want) in cases {
+            assert_eq!(o.describe(), want);
+        }
+        assert!(
+            Outcome::Error {
+                what: "hook".into(),
+                message: "x".into()
+            }
+            .is_error()
+        );
+    }
+}

@@ -1,0 +1,118 @@
+//! Listing the per-session files of `.forge/logs/sessions/`: the session bridges
+//! (`<id>.json`) and the one-shot compaction markers (`<id>.compacted`); and
+//! naming a session by the start of its id.
+
+use std::fs;
+
+use super::Paths;
+use crate::model::session_id::{self, PrefixError};
+use crate::model::state::SessionBridge;
+
+/// How many session bridges are loaded (most recently modified first).
+const MAX_SESSIONS: usize = 50;
+/// How many bridge file names [`known_ids`] reads at most.
+const MAX_IDS: usize = 10_000;
+
+/// The session bridges of the project, most recently updated first (at most 50).
+pub fn load_sessions(paths: &Paths) -> Vec<SessionBridge> {
+    let Ok(read) = fs::read_dir(paths.sessions()) else {
+        return Vec::new();
+    };
+    let mut files: Vec<(std::time::SystemTime, std::path::PathBuf)> = read
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.ends_with(".json") && !n.starts_with('.'))
+        })
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    files.sort_by_key(|f| std::cmp::Reverse(f.0));
+    let mut out: Vec<SessionBridge> = files
+        .into_iter()
+        .take(MAX_SESSIONS)
+        .filter_map(|(_, p)| super::read_json::<SessionBridge>(&p))
+        .filter(|b| !b.session_id.is_empty())
+        .collect();
+    out.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+    out
+}
+
+/// The most recently updated session bridge of the project.
+pub fn latest_bridge(paths: &Paths) -> Option<SessionBridge> {
+    load_sessions(paths).into_iter().next()
+}
+
+/// The sessions with an armed compaction marker, sorted.
+pub fn compaction_markers(paths: &Paths) -> Vec<String> {
+    let Ok(read) = fs::read_dir(paths.sessions()) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = read
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_suffix(".compacted")
+                .map(str::to_owned)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The ids of every session with a bridge file (as their file names hold them),
+/// whatever its age; at most 10,000.
+pub fn known_ids(paths: &Paths) -> Vec<String> {
+    let Ok(read) = fs::read_dir(paths.sessions()) else {
+        return Vec::new();
+    };
+    read.filter_map(Result::ok)
+        .take(MAX_IDS)
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let id = name.strip_suffix(".json")?;
+            (!id.is_empty() && !id.starts_with('.')).then(|| id.to_owned())
+        })
+        .collect()
+}
+
+/// The session a `--session` value names: a whole id or a unique start of one,
+/// among the sessions with a bridge file and `also` (ids the caller saw elsewhere,
+/// such as in the event log). Every `--session` option resolves through this, so a
+/// short id works the same everywhere; an ambiguous start is an error that lists
+/// the sessions it matches.
+pub fn resolve(paths: &Paths, prefix: &str, also: &[String]) -> Result<String, PrefixError> {
+    let known = known_ids(paths);
+    session_id::resolve(prefix, known.iter().chain(also).map(String::as_str))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixes_resolve_among_bridges_and_the_ids_given() {
+        let t = tempfile::tempdir().unwrap();
+        let p = Paths::new(t.path());
+        std::fs::create_dir_all(p.sessions()).unwrap();
+        for name in [
+            "3f0c2a9e.json",
+            "3f0d0000.json",
+            ".forge-x.tmp",
+            "3f0e.compacted",
+        ] {
+            std::fs::write(p.sessions().join(name), "{}").unwrap();
+        }
+        assert_eq!(resolve(&p, "3f0c", &[]).unwrap(), "3f0c2a9e");
+        assert!(matches!(
+            resolve(&p, "3f0", &[]),
+            Err(PrefixError::Ambiguous { matches, .. }) if matches.len() == 2
+        ));
+        assert!(matches!(
+            resolve(&p, "3f0e", &[]),
+            Err(PrefixError::NoMatch { .. })
+        ));
+        assert_eq!(resolve(&p, "ab", &["abcdef".to_owned()]).unwrap(), "abcdef");
+    }
+}
