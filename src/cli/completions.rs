@@ -175,7 +175,7 @@ fn agent_task(name: &str) -> Option<&str> {
 /// state and age as help.
 pub fn complete_session() -> Vec<CompletionCandidate> {
     let now = Utc::now();
-    store::snapshot::load_sessions(&project())
+    store::sessions::load_sessions(&project())
         .into_iter()
         .map(|b| {
             let mut help: Vec<String> = Vec::new();
