@@ -315,3 +315,77 @@ fn live_dashboard_in_a_real_terminal() {
     let status = wait_file(&exit_file);
     assert_eq!(status.trim(), "EXIT=0");
 }
+
+#[test]
+fn r_answers_the_selected_blocked_signal_in_a_real_terminal() {
+    if !Tmux::available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tmux is missing on CI: .ci/run should have installed it"
+        );
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let p = TestProject::new();
+    p.add_handoff_fixture("agent-T-012-20261121-101502.md");
+    p.add_handoff_fixture("handoff-20261121-094500.md");
+    let exit_file = p.dir.path().join("exit-status");
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
+    let command = format!(
+        "cd {root} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR HOME={home} \
+         XDG_CONFIG_HOME={xdg} USER=lead NO_COLOR=1 {bin} tui; echo EXIT=$? > {exit}",
+        root = sh_quote(&p.root),
+        home = sh_quote(&p.home),
+        xdg = sh_quote(&p.xdg),
+        bin = sh_quote(&bin),
+        exit = sh_quote(&exit_file),
+    );
+    let tmux = Tmux::start(100, 30, &command);
+    tmux.wait_for("blocked    T-012");
+    tmux.wait_for("⚑ 1 blocked");
+
+    // r asks for the answer inline; Esc cancels and writes nothing.
+    tmux.keys(&["r"]);
+    tmux.wait_for("answer T-012:");
+    tmux.keys(&["-l", "no"]);
+    tmux.keys(&["Escape"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let agents = |p: &TestProject| {
+        std::fs::read_dir(p.forge_dir().join("handoffs"))
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with("agent-"))
+            .count()
+    };
+    assert_eq!(agents(&p), 1, "Esc wrote a Signal");
+
+    // r, the answer, Enter: a superseding Signal, and the count goes to none.
+    tmux.keys(&["r"]);
+    tmux.wait_for("answer T-012:");
+    tmux.keys(&["-l", "Read it from DATABASE_POOL_SIZE"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("resolved T-012");
+    let screen = tmux.wait_for("Thread T-012");
+    assert!(!screen.contains("⚑ 1 blocked"), "{screen}");
+    assert_eq!(agents(&p), 2);
+    let answer = std::fs::read_dir(p.forge_dir().join("handoffs"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .find(|f| {
+            f.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("agent-T-012-")
+                && !f.ends_with("agent-T-012-20261121-101502.md")
+        })
+        .unwrap();
+    let text = std::fs::read_to_string(answer).unwrap();
+    assert!(text.contains("Read it from DATABASE_POOL_SIZE"), "{text}");
+    assert!(text.contains("\"blocking\": false"), "{text}");
+    assert!(text.contains("From: lead"), "{text}");
+
+    tmux.keys(&["q"]);
+    let status = wait_file(&exit_file);
+    assert_eq!(status.trim(), "EXIT=0");
+}

@@ -8,4 +8,5 @@
 //! imports it.
 
 pub mod session_handoff;
+pub mod signal;
 pub mod snapshot;

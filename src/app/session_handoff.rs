@@ -47,11 +47,12 @@ pub enum GitInput<'a> {
     Known(Option<&'a crate::git::GitFacts>),
 }
 
-/// Blocked and partial agent Signals, newest first.
+/// Blocked and partial agent Signals that are still their task's state (no newer
+/// Signal of the task supersedes them), newest first.
 pub fn open_signals(paths: &Paths) -> Vec<OpenSignal> {
     handoffs::list(paths)
         .into_iter()
-        .filter(|h| h.kind == HandoffKind::Agent)
+        .filter(|h| h.kind == HandoffKind::Agent && !h.is_superseded())
         .filter_map(|h| {
             let status = h.status_word().to_owned();
             if status != "blocked" && status != "partial" {

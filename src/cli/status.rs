@@ -244,7 +244,10 @@ pub fn render_text(snap: &Snapshot) -> String {
     // Blocked Signals first (as on the dashboard), then newest first.
     let mut order: Vec<&crate::model::HandoffEntry> = snap.handoffs.iter().collect();
     order.sort_by_key(|h| !h.is_blocked());
-    for h in order.into_iter().take(10) {
+    // Every unresolved blocked Signal (SessionStart points here for the ones it had
+    // no room for), and the newest of the rest up to ten lines in all.
+    let shown = blocked.len().max(10);
+    for h in order.iter().take(shown) {
         let drift = Drift::of(h, snap.branch(), snap.uncommitted(), snap.taken_at);
         let _ = writeln!(
             out,
@@ -262,18 +265,18 @@ pub fn render_text(snap: &Snapshot) -> String {
             .signal
             .as_ref()
             .and_then(crate::model::SignalParse::signal)
-            && sig.is_blocked()
+            && h.is_blocked()
         {
             for q in &sig.open_questions {
                 let _ = writeln!(out, "    ? {}", single_line(&redact(q)));
             }
         }
     }
-    if snap.handoffs.len() > 10 {
+    if snap.handoffs.len() > shown {
         let _ = writeln!(
             out,
             "  … and {} more (forge resume lists them all)",
-            snap.handoffs.len() - 10
+            snap.handoffs.len() - shown
         );
     }
     out

@@ -111,21 +111,13 @@ impl Ctx<'_> {
         }
         let head = cut_lines(&clip_lines(&head, LINE_MAX), HEAD_BUDGET, "");
 
-        let unseen = snap.unseen_blocked();
-        if !unseen.is_empty() {
+        let blocked = blocked_text(&snap, BLOCKED_BUDGET);
+        if !blocked.tasks.is_empty() {
             self.record(Outcome::SignalsSurfaced {
-                tasks: unseen
-                    .iter()
-                    .map(|h| h.task().unwrap_or("?").to_owned())
-                    .collect(),
+                tasks: blocked.tasks,
             });
         }
-        let blocked: String = unseen.iter().map(|h| blocked_lines(h)).collect();
-        let blocked = cut_lines(
-            &clip_lines(&blocked, LINE_MAX),
-            BLOCKED_BUDGET,
-            "… more blocked Signals: run `forge status` to see them all.\n",
-        );
+        let blocked = blocked.text;
 
         let mut out = head;
         out.push_str(&blocked);
@@ -252,6 +244,56 @@ pub fn last_session_line(last: &LastSession) -> String {
         last.branch.as_deref().unwrap_or("(none)"),
         last.uncommitted_changes
     )
+}
+
+/// The unresolved blocked Signals as SessionStart lists them: every one, newest
+/// first, each with its open questions, as many as fit in `budget`, then a line with
+/// how many more there are.
+struct BlockedText {
+    text: String,
+    /// The tasks listed.
+    tasks: Vec<String>,
+}
+
+fn blocked_text(snap: &Snapshot, budget: usize) -> BlockedText {
+    let all: Vec<_> = snap.blocked().collect();
+    let mut out = BlockedText {
+        text: String::new(),
+        tasks: Vec::new(),
+    };
+    // Room for the "and N more" line, whatever N is.
+    let more = |n: usize| {
+        format!(
+            "… and {n} more blocked Signal{}: run `forge status` to see them all.\n",
+            if n == 1 { "" } else { "s" }
+        )
+    };
+    let reserve = units(&more(all.len()));
+    for (i, h) in all.iter().enumerate() {
+        let lines = clip_lines(&blocked_lines(h), LINE_MAX).into_owned();
+        let last = i + 1 == all.len();
+        let room = if last {
+            budget
+        } else {
+            budget.saturating_sub(reserve)
+        };
+        if units(&out.text) + units(&lines) > room {
+            if out.tasks.is_empty() {
+                // Not even the first fits whole: its first lines, then the count.
+                out.text = cut_lines(&lines, budget.saturating_sub(reserve), "");
+                out.tasks.push(h.task().unwrap_or("?").to_owned());
+                if all.len() > 1 {
+                    out.text.push_str(&more(all.len() - 1));
+                }
+            } else {
+                out.text.push_str(&more(all.len() - i));
+            }
+            break;
+        }
+        out.text.push_str(&lines);
+        out.tasks.push(h.task().unwrap_or("?").to_owned());
+    }
+    out
 }
 
 fn blocked_lines(h: &crate::model::HandoffEntry) -> String {

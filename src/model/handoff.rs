@@ -171,6 +171,11 @@ pub struct HandoffEntry {
     pub header: Option<AgentHeader>,
     /// The Signal (agent handoffs only).
     pub signal: Option<SignalParse>,
+    /// The file name of the newer Signal of the same task that is this task's state
+    /// now (agent handoffs only; see [`link_threads`]). A superseded Signal is history:
+    /// shown, never counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
 }
 
 impl HandoffEntry {
@@ -213,6 +218,7 @@ impl HandoffEntry {
             front,
             header,
             signal,
+            superseded_by: None,
         })
     }
 
@@ -226,14 +232,27 @@ impl HandoffEntry {
             .or_else(|| self.front.get("forge_task").map(String::as_str))
     }
 
-    /// Whether this is an agent handoff whose Signal blocks.
+    /// Whether this is an agent handoff whose Signal blocks and is still its task's
+    /// state: an unresolved blocked Signal, the only kind anything counts.
     pub fn is_blocked(&self) -> bool {
+        self.signal_blocks() && self.superseded_by.is_none()
+    }
+
+    /// Whether the Signal itself says it blocks, resolved later or not.
+    pub fn signal_blocks(&self) -> bool {
         self.signal.as_ref().is_some_and(SignalParse::is_blocked)
     }
 
-    /// complete / partial / blocked / malformed for agents; the trigger for sessions.
+    /// Whether a newer Signal of the same task supersedes this one.
+    pub fn is_superseded(&self) -> bool {
+        self.superseded_by.is_some()
+    }
+
+    /// complete / partial / blocked / malformed for agents (`resolved` for a blocked
+    /// Signal a newer one of its task superseded); the trigger for sessions.
     pub fn status_word(&self) -> &str {
         match &self.signal {
+            Some(s) if s.is_blocked() && self.superseded_by.is_some() => "resolved",
             Some(s) => s.status_word(),
             None => self.front.get("trigger").map_or("session", String::as_str),
         }
@@ -280,15 +299,85 @@ pub fn seq_from_file_name(name: &str) -> u32 {
     }
 }
 
-/// Sorts newest first: by `created`, then by the same-second suffix, then by name so
-/// the order is stable.
+/// Newest first: by `created`, then by the same-second suffix, then by name so the
+/// order is stable. The one order of handoffs everywhere (and of Signal threads).
+pub fn newest_first(
+    a: (Option<DateTime<Utc>>, &str),
+    b: (Option<DateTime<Utc>>, &str),
+) -> std::cmp::Ordering {
+    b.0.cmp(&a.0)
+        .then_with(|| seq_from_file_name(b.1).cmp(&seq_from_file_name(a.1)))
+        .then_with(|| b.1.cmp(a.1))
+}
+
+/// Sorts newest first (see [`newest_first`]).
 pub fn sort_newest_first(entries: &mut [HandoffEntry]) {
-    entries.sort_by(|a, b| {
-        b.created
-            .cmp(&a.created)
-            .then_with(|| seq_from_file_name(&b.file_name).cmp(&seq_from_file_name(&a.file_name)))
-            .then_with(|| b.file_name.cmp(&a.file_name))
-    });
+    entries.sort_by(|a, b| newest_first((a.created, &a.file_name), (b.created, &b.file_name)));
+}
+
+/// One agent handoff's place in its task's thread: its task id (trimmed; `None` when
+/// it names none) and whether its Signal is valid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThreadKey<'a> {
+    /// The task id.
+    pub task: Option<&'a str>,
+    /// A valid Signal (a malformed one never becomes a task's state).
+    pub valid: bool,
+}
+
+/// Signal threads (DESIGN.md "Agent handoffs and Signals"): the Signals of one task,
+/// newest first; the newest **valid** one is the task's state. Given `items` sorted
+/// newest first, returns for each item the index of the Signal that supersedes it:
+/// its task's state, when that is another, newer item. A malformed Signal newer than
+/// the state supersedes nothing (it is shown as a warning); an item without a task is
+/// a thread of its own.
+pub fn supersessions(items: &[ThreadKey<'_>]) -> Vec<Option<usize>> {
+    let mut head: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let task = item.task.map(str::trim).filter(|t| !t.is_empty())?;
+            match head.get(task) {
+                Some(&h) => Some(h),
+                None => {
+                    if item.valid {
+                        head.insert(task, i);
+                    }
+                    None
+                }
+            }
+        })
+        .collect()
+}
+
+/// Links the agent handoffs of `entries` (sorted newest first) into threads: sets
+/// `superseded_by` on every Signal a newer valid one of its task supersedes.
+pub fn link_threads(entries: &mut [HandoffEntry]) {
+    let keys: Vec<ThreadKey<'_>> = entries
+        .iter()
+        .map(|e| ThreadKey {
+            task: (e.kind == HandoffKind::Agent).then(|| e.task()).flatten(),
+            valid: e.signal.as_ref().and_then(SignalParse::signal).is_some(),
+        })
+        .collect();
+    let by = supersessions(&keys);
+    let names: Vec<Option<String>> = by
+        .iter()
+        .map(|h| h.and_then(|h| entries.get(h)).map(|e| e.file_name.clone()))
+        .collect();
+    for (e, name) in entries.iter_mut().zip(names) {
+        e.superseded_by = name;
+    }
+}
+
+/// The thread of `task`: its agent handoffs in `entries` (newest first).
+pub fn thread_of<'a>(entries: &'a [HandoffEntry], task: &str) -> Vec<&'a HandoffEntry> {
+    let task = task.trim();
+    entries
+        .iter()
+        .filter(|e| e.kind == HandoffKind::Agent && e.task().map(str::trim) == Some(task))
+        .collect()
 }
 
 /// Drift between a handoff and the tree now.
@@ -369,6 +458,97 @@ mod tests {
         assert_eq!(unquote(r#""unbalanced"#), "unbalanced");
         assert_eq!(unquote(r#"fix "pool""#), r#"fix "pool""#);
         assert_eq!(unquote("\"\""), "");
+    }
+
+    fn agent(name: &str, task: &str, status: &str) -> HandoffEntry {
+        let text = format!(
+            "## FORGE AGENT HANDOFF\nTask: {task}\n### Signal\n```json\n{{\"from\":\"a\",\"to\":\"b\",\
+             \"task_id\":\"{task}\",\"status\":\"{status}\",\"blocking\":{}}}\n```\n",
+            status == "blocked"
+        );
+        HandoffEntry::parse(PathBuf::from(format!("/p/{name}")), &text, None).unwrap()
+    }
+
+    fn linked(mut entries: Vec<HandoffEntry>) -> Vec<HandoffEntry> {
+        sort_newest_first(&mut entries);
+        link_threads(&mut entries);
+        entries
+    }
+
+    #[test]
+    fn the_newest_valid_signal_of_a_task_is_its_state() {
+        let list = linked(vec![
+            agent("agent-T-1-20261121-100000.md", "T-1", "blocked"),
+            agent("agent-T-1-20261121-110000.md", "T-1", "partial"),
+            agent("agent-T-2-20261121-090000.md", "T-2", "blocked"),
+            agent("agent-T-3-20261121-080000.md", "T-3", "complete"),
+            agent("agent-T-3-20261121-120000.md", "T-3", "blocked"),
+        ]);
+        let state: Vec<(&str, &str, bool)> = list
+            .iter()
+            .map(|e| (e.file_name.as_str(), e.status_word(), e.is_blocked()))
+            .collect();
+        assert_eq!(
+            state,
+            [
+                ("agent-T-3-20261121-120000.md", "blocked", true),
+                ("agent-T-1-20261121-110000.md", "partial", false),
+                ("agent-T-1-20261121-100000.md", "resolved", false),
+                ("agent-T-2-20261121-090000.md", "blocked", true),
+                ("agent-T-3-20261121-080000.md", "complete", false),
+            ]
+        );
+        assert_eq!(
+            list[2].superseded_by.as_deref(),
+            Some("agent-T-1-20261121-110000.md")
+        );
+        // A blocked Signal answered by a newer blocked one counts once.
+        let twice = linked(vec![
+            agent("agent-T-1-20261121-100000.md", "T-1", "blocked"),
+            agent("agent-T-1-20261121-100000-2.md", "T-1", "blocked"),
+        ]);
+        assert_eq!(twice.iter().filter(|e| e.is_blocked()).count(), 1);
+        assert_eq!(twice[0].file_name, "agent-T-1-20261121-100000-2.md");
+        assert_eq!(thread_of(&twice, " T-1 ").len(), 2);
+    }
+
+    #[test]
+    fn a_malformed_signal_never_resolves_anything() {
+        let mut broken = agent("agent-T-1-20261121-110000.md", "T-1", "complete");
+        broken.signal = Some(SignalParse::Malformed {
+            reason: "bad".into(),
+        });
+        let list = linked(vec![
+            agent("agent-T-1-20261121-100000.md", "T-1", "blocked"),
+            broken,
+        ]);
+        assert_eq!(list[0].status_word(), "malformed");
+        assert!(!list[0].is_superseded());
+        assert!(list[1].is_blocked(), "still blocked");
+        // Keys alone: no task means a thread of its own.
+        let keys = [
+            ThreadKey {
+                task: None,
+                valid: true,
+            },
+            ThreadKey {
+                task: None,
+                valid: true,
+            },
+            ThreadKey {
+                task: Some("x"),
+                valid: false,
+            },
+            ThreadKey {
+                task: Some("x"),
+                valid: true,
+            },
+            ThreadKey {
+                task: Some("x"),
+                valid: true,
+            },
+        ];
+        assert_eq!(supersessions(&keys), [None, None, None, None, Some(3)]);
     }
 
     #[test]

@@ -78,7 +78,8 @@ impl Snapshot {
         }
     }
 
-    /// Agent handoffs whose Signal blocks, newest first.
+    /// Unresolved blocked agent Signals (blocking, and no newer Signal of their task
+    /// supersedes them), newest first.
     pub fn blocked(&self) -> impl Iterator<Item = &HandoffEntry> {
         self.handoffs.iter().filter(|h| h.is_blocked())
     }
@@ -88,18 +89,6 @@ impl Snapshot {
         self.handoffs
             .iter()
             .find(|h| h.kind == HandoffKind::Session)
-    }
-
-    /// Blocked agent Signals newer than the newest session handoff (all of them when
-    /// there is no session handoff): the questions nobody has seen yet.
-    pub fn unseen_blocked(&self) -> Vec<&HandoffEntry> {
-        let cutoff = self.newest_session_handoff().and_then(|h| h.created);
-        self.blocked()
-            .filter(|h| match (cutoff, h.created) {
-                (Some(c), Some(t)) => t > c,
-                _ => true,
-            })
-            .collect()
     }
 
     /// The most recently updated session (the "current" one for the gauge).

@@ -7,7 +7,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use chrono::{DateTime, Utc};
 
 use super::Paths;
-use crate::model::handoff::{HandoffEntry, HandoffKind, sort_newest_first};
+use crate::model::handoff::{
+    HandoffEntry, HandoffKind, ThreadKey, link_threads, newest_first, sort_newest_first,
+};
+use crate::model::signal::SignalParse;
 
 /// How much of each handoff file is read when listing (front matter, header, Signal).
 const READ_CAP: u64 = 256 * 1024;
@@ -32,13 +35,17 @@ pub fn list_dir(dir: &Path) -> Vec<HandoffEntry> {
         })
         .collect();
     sort_newest_first(&mut out);
+    link_threads(&mut out);
     out
 }
 
 /// `logs/signal-cache.txt`: a first line `dir <mtime_ns>` (the handoffs folder's
-/// mtime at the last full check), then one line per agent file, `<blocked 0|1> <len>
-/// <mtime_ns> <name>`, so the statusline parses an agent file only when it changed.
-/// Plain text: cheaper to read on every tick than JSON.
+/// mtime at the last full check), then one line per agent file, `<state> <len>
+/// <mtime_ns> <created> <task> <name>`, so the statusline parses an agent file only
+/// when it changed: `state` is `b` (the Signal blocks), `v` (valid, not blocking) or
+/// `m` (malformed); `created` the file's time in seconds (`-` when unknown); `task`
+/// the Signal's task id, percent-encoded (`-` when none). Plain text: cheaper to read
+/// on every tick than JSON.
 const SIGNAL_CACHE: &str = "signal-cache.txt";
 
 /// Every agent file is `stat`ed again at least this often, to catch a file rewritten
@@ -53,23 +60,133 @@ fn mtime_ns(meta: &fs::Metadata) -> u128 {
         .map_or(0, |d| d.as_nanos())
 }
 
-fn parse_signal_cache(text: &str) -> std::collections::HashMap<&str, (u64, u128, bool)> {
-    text.lines()
-        .filter(|l| !l.starts_with("dir "))
-        .filter_map(|l| {
-            let mut it = l.splitn(4, ' ');
-            let blocked = it.next()? == "1";
-            let len = it.next()?.parse().ok()?;
-            let mtime = it.next()?.parse().ok()?;
-            Some((it.next()?, (len, mtime, blocked)))
-        })
-        .collect()
+/// One agent file as the cache remembers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct CacheRow {
+    state: u8,
+    len: u64,
+    mtime: u128,
+    created: Option<i64>,
+    task: Option<String>,
+    name: String,
 }
 
-/// Counts the agent handoffs whose Signal blocks. The statusline calls this every
-/// tick. When the handoffs folder has not changed since the last full check and that
-/// check is younger than a few seconds, the answer comes from `logs/signal-cache.txt`
-/// alone (one `stat` and one small read). Otherwise it lists the folder, `stat`s each
+impl CacheRow {
+    fn of(name: &str, len: u64, mtime: u128, entry: Option<&HandoffEntry>) -> Self {
+        let state = match entry.and_then(|h| h.signal.as_ref()) {
+            Some(SignalParse::Valid(s)) if s.is_blocked() => b'b',
+            Some(SignalParse::Valid(_)) => b'v',
+            _ => b'm',
+        };
+        Self {
+            state,
+            len,
+            mtime,
+            created: entry.and_then(|h| h.created).map(|c| c.timestamp()),
+            task: entry
+                .and_then(HandoffEntry::task)
+                .map(|t| t.trim().to_owned()),
+            name: name.to_owned(),
+        }
+    }
+
+    fn line(&self) -> String {
+        format!(
+            "{} {} {} {} {} {}\n",
+            char::from(self.state),
+            self.len,
+            self.mtime,
+            self.created
+                .map_or_else(|| "-".to_owned(), |c| c.to_string()),
+            self.task
+                .as_deref()
+                .map_or_else(|| "-".to_owned(), encode_task),
+            self.name
+        )
+    }
+
+    fn parse(line: &str) -> Option<Self> {
+        let mut it = line.splitn(6, ' ');
+        let state = *it.next()?.as_bytes().first()?;
+        let len = it.next()?.parse().ok()?;
+        let mtime = it.next()?.parse().ok()?;
+        let created = match it.next()? {
+            "-" => None,
+            c => Some(c.parse().ok()?),
+        };
+        let task = match it.next()? {
+            "-" => None,
+            t => Some(decode_task(t)?),
+        };
+        Some(Self {
+            state,
+            len,
+            mtime,
+            created,
+            task,
+            name: it.next()?.to_owned(),
+        })
+    }
+}
+
+/// A task id as one cache field: every byte outside `[A-Za-z0-9._]` as `%XX` (so a
+/// space, a newline or a lone `-` never splits or fakes a field).
+fn encode_task(task: &str) -> String {
+    let mut out = String::with_capacity(task.len());
+    for b in task.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'.' || b == b'_' {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn decode_task(field: &str) -> Option<String> {
+    let bytes = field.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let hex = field.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// How many of `rows` are unresolved blocked Signals: blocking, and their task's
+/// newest valid Signal (see `model::handoff::supersessions`).
+fn open_blocked(mut rows: Vec<CacheRow>) -> usize {
+    let time = |r: &CacheRow| {
+        r.created
+            .and_then(|c| DateTime::<Utc>::from_timestamp(c, 0))
+    };
+    rows.sort_by(|a, b| newest_first((time(a), &a.name), (time(b), &b.name)));
+    let keys: Vec<ThreadKey<'_>> = rows
+        .iter()
+        .map(|r| ThreadKey {
+            task: r.task.as_deref(),
+            valid: r.state != b'm',
+        })
+        .collect();
+    crate::model::handoff::supersessions(&keys)
+        .iter()
+        .zip(&rows)
+        .filter(|(by, r)| by.is_none() && r.state == b'b')
+        .count()
+}
+
+/// Counts the unresolved blocked Signals (agent handoffs whose Signal blocks and that
+/// no newer Signal of their task supersedes). The statusline calls this every tick.
+/// When the handoffs folder has not changed since the last full check and that check
+/// is younger than a few seconds, the answer comes from `logs/signal-cache.txt` alone
+/// (one `stat` and one small read). Otherwise it lists the folder, `stat`s each
 /// `agent-*.md` file and parses only the new or changed ones; the cache is rewritten
 /// when something changed, else only its time is refreshed. Session handoffs are
 /// never opened.
@@ -87,18 +204,21 @@ pub fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
         .filter(fs::Metadata::is_file)
         .and_then(|m| m.modified().ok());
     let old_text = super::read_text(&cache_path).unwrap_or_default();
+    let old: Vec<CacheRow> = old_text
+        .lines()
+        .filter(|l| !l.starts_with("dir "))
+        .filter_map(CacheRow::parse)
+        .collect();
     let recent = cache_time.is_some_and(|t| t + SIGNAL_RECHECK > now && t <= now);
     if recent && old_text.starts_with(&dir_stamp) {
-        return parse_signal_cache(&old_text)
-            .values()
-            .filter(|v| v.2)
-            .count();
+        return open_blocked(old);
     }
-    let old = parse_signal_cache(&old_text);
+    let old: std::collections::HashMap<String, CacheRow> =
+        old.into_iter().map(|r| (r.name.clone(), r)).collect();
     let Ok(read) = fs::read_dir(paths.handoffs()) else {
         return 0;
     };
-    let mut rows: Vec<(String, u64, u128, bool)> = Vec::new();
+    let mut rows: Vec<CacheRow> = Vec::new();
     for e in read.filter_map(Result::ok) {
         let name = e.file_name();
         let Some(name) = name.to_str() else { continue };
@@ -111,16 +231,16 @@ pub fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
         }
         let mtime = mtime_ns(&meta);
         let len = meta.len();
-        let blocked = match old.get(name) {
-            Some(&(l, m, b)) if l == len && m == mtime => b,
-            _ => load_one(&e.path()).is_some_and(|h| h.is_blocked()),
+        let row = match old.get(name) {
+            Some(r) if r.len == len && r.mtime == mtime => r.clone(),
+            _ => CacheRow::of(name, len, mtime, load_one(&e.path()).as_ref()),
         };
-        rows.push((name.to_owned(), len, mtime, blocked));
+        rows.push(row);
     }
-    rows.sort();
+    rows.sort_by(|a, b| a.name.cmp(&b.name));
     let mut text = dir_stamp;
-    for (n, l, m, b) in &rows {
-        text.push_str(&format!("{} {l} {m} {n}\n", u8::from(*b)));
+    for r in &rows {
+        text.push_str(&r.line());
     }
     if super::safe::is_real_dir(&paths.logs()) {
         if text == old_text {
@@ -130,7 +250,7 @@ pub fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
             let _ = super::write_state(&cache_path, text.as_bytes());
         }
     }
-    rows.iter().filter(|r| r.3).count()
+    open_blocked(rows)
 }
 
 /// Parses one handoff file: a regular file (never through a link planted in the
@@ -205,5 +325,39 @@ mod tests {
         assert_eq!(count_blocked(&paths, now()), 1);
         std::fs::remove_file(&back).unwrap();
         assert_eq!(count_blocked(&paths, now()), 0);
+    }
+
+    #[test]
+    fn a_later_signal_of_the_task_resolves_the_count_also_from_the_cache() {
+        let t = tempfile::tempdir().unwrap();
+        let paths = Paths::new(t.path());
+        std::fs::create_dir_all(paths.handoffs()).unwrap();
+        std::fs::create_dir_all(paths.logs()).unwrap();
+        let signal = |task: &str, status: &str| {
+            format!(
+                "## FORGE AGENT HANDOFF\nTask: {task}\n### Signal\n```json\n\
+                 {{\"from\":\"a\",\"to\":\"b\",\"task_id\":{},\"status\":\"{status}\"}}\n```\n",
+                serde_json::to_string(task).unwrap()
+            )
+        };
+        let put =
+            |name: &str, text: String| std::fs::write(paths.handoffs().join(name), text).unwrap();
+        // A task id with a space and a percent sign survives the cache.
+        put("agent-T_1-20261121-100000.md", signal("T 1%", "blocked"));
+        put("agent-T-2-20261121-100000.md", signal("T-2", "blocked"));
+        let now = SystemTime::now;
+        assert_eq!(count_blocked(&paths, now()), 2);
+        put("agent-T_1-20261121-110000.md", signal("T 1%", "partial"));
+        assert_eq!(count_blocked(&paths, now()), 1, "T 1% is resolved");
+        assert_eq!(count_blocked(&paths, now()), 1, "from the cache too");
+        let cache = std::fs::read_to_string(paths.logs().join(SIGNAL_CACHE)).unwrap();
+        assert!(cache.contains(" T%201%25 "), "{cache}");
+        // An older answer does not resolve a newer question.
+        put("agent-T-2-20261120-100000.md", signal("T-2", "complete"));
+        assert_eq!(count_blocked(&paths, now()), 1);
+        assert_eq!(
+            decode_task(&encode_task("a b\n-%é")).as_deref(),
+            Some("a b\n-%é")
+        );
     }
 }

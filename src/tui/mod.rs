@@ -228,6 +228,24 @@ pub fn run_effects(model: &mut Model, s: &Session, effects: Vec<Effect>) -> Vec<
                     .map_err(|e| e.to_string());
                 dashboard::update(model, Event::ResumeWritten { target, result })
             }
+            Effect::ResolveSignal { blocked, answer } => {
+                let task = model
+                    .snapshot
+                    .handoffs
+                    .iter()
+                    .find(|h| h.path == blocked)
+                    .and_then(|h| h.task())
+                    .unwrap_or("?")
+                    .to_owned();
+                let mut env = s.env.clone();
+                env.now = Utc::now();
+                let from = crate::app::signal::default_resolver();
+                let answer = Some(answer.as_str()).filter(|a| !a.trim().is_empty());
+                let result =
+                    crate::app::signal::resolve_file(&s.paths, &env, &blocked, &from, answer)
+                        .map_err(|e| format!("{e:#}"));
+                dashboard::update(model, Event::SignalResolved { task, result })
+            }
             other => {
                 rest.push(other);
                 Vec::new()
@@ -364,7 +382,9 @@ fn event_loop(
                     run_effects(model, s, more);
                     dirty = true;
                 }
-                Effect::LoadPreview(_) | Effect::WritePendingResume(_) => {}
+                Effect::LoadPreview(_)
+                | Effect::WritePendingResume(_)
+                | Effect::ResolveSignal { .. } => {}
             }
         }
         if model.quit {

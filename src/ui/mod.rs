@@ -41,6 +41,7 @@ pub fn status_style(word: &str) -> Style {
         "malformed" => Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
         "partial" => Style::new().fg(Color::Yellow),
         "complete" => Style::new().fg(Color::Green),
+        "resolved" => Style::new().fg(Color::DarkGray),
         _ => Style::new().fg(Color::Blue),
     }
 }
@@ -644,10 +645,25 @@ fn preview_parts(m: &Model, width: u16) -> (Vec<Line<'static>>, Vec<Line<'static
     }
     if h.is_blocked() {
         lines.push(Line::styled(
-            "⚑ blocked: this agent waits for an answer",
+            "⚑ blocked: this agent waits for an answer (r answers it)",
             status_style("blocked"),
         ));
     }
+    if let Some(by) = &h.superseded_by {
+        lines.push(Line::styled(
+            format!(
+                "✓ {} by {}: history, no longer counted",
+                if h.signal_blocks() {
+                    "resolved"
+                } else {
+                    "superseded"
+                },
+                single_line(by)
+            ),
+            DIM,
+        ));
+    }
+    lines.extend(thread_lines(m, h));
     for note in m.drift(h).notes() {
         lines.push(Line::styled(format!("Δ {note}"), WARN));
     }
@@ -663,6 +679,54 @@ fn preview_parts(m: &Model, width: u16) -> (Vec<Line<'static>>, Vec<Line<'static
         None => vec![Line::styled("loading…", DIM)],
     };
     (pinned, body)
+}
+
+/// How many Signals of a thread the preview lists.
+const THREAD_SHOWN: usize = 5;
+
+/// The history of `h`'s task when it has more than one Signal: newest first, the
+/// one shown marked `▸`.
+fn thread_lines(m: &Model, h: &HandoffEntry) -> Vec<Line<'static>> {
+    let Some(task) = h.task().filter(|_| h.kind == HandoffKind::Agent) else {
+        return Vec::new();
+    };
+    let thread = crate::model::handoff::thread_of(&m.snapshot.handoffs, task);
+    if thread.len() < 2 {
+        return Vec::new();
+    }
+    let mut lines = vec![Line::styled(
+        format!(
+            "Thread {} · {} Signals, the newest is the task's state:",
+            single_line(task),
+            thread.len()
+        ),
+        TITLE,
+    )];
+    for t in thread.iter().take(THREAD_SHOWN) {
+        let mark = if t.path == h.path { "▸" } else { " " };
+        lines.push(Line::from(vec![
+            Span::raw(format!("{mark} {:>4} ", dashboard::age(m.now, t.created))),
+            Span::styled(
+                format!("{:<9} ", t.status_word()),
+                status_style(t.status_word()),
+            ),
+            Span::styled(
+                format!(
+                    "{} {}",
+                    single_line(&t.route().unwrap_or_default()),
+                    single_line(&t.file_name)
+                ),
+                DIM,
+            ),
+        ]));
+    }
+    if thread.len() > THREAD_SHOWN {
+        lines.push(Line::styled(
+            format!("  … {} older", thread.len() - THREAD_SHOWN),
+            DIM,
+        ));
+    }
+    lines
 }
 
 fn render_preview(m: &Model, area: Rect, buf: &mut Buffer) {
@@ -703,6 +767,26 @@ fn footer(m: &Model, width: u16) -> Paragraph<'static> {
             Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
         ));
     }
+    if m.mode == Mode::Answer {
+        let task = m
+            .answer_for
+            .as_ref()
+            .and_then(|p| m.snapshot.handoffs.iter().find(|h| &h.path == p))
+            .and_then(HandoffEntry::task)
+            .unwrap_or("?");
+        // The typed answer keeps its end in view: the prompt shows its last part.
+        let prompt = format!(" answer {}: ", single_line(task));
+        let room = usize::from(width).saturating_sub(unicode_width(&prompt) + 24);
+        let typed = single_line(&m.answer);
+        let chars: Vec<char> = typed.chars().collect();
+        let shown: String = chars[chars.len().saturating_sub(room.max(8))..]
+            .iter()
+            .collect();
+        spans.push(Span::styled(
+            format!("{prompt}{shown}▏ "),
+            Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+        ));
+    }
     let mut used: usize = spans.iter().map(Span::width).sum();
     for b in bindings(m.mode).filter(|b| b.footer) {
         let h = hint(b);
@@ -735,19 +819,22 @@ fn hint(b: &Binding) -> [Span<'static>; 2] {
 /// The `?` help: every binding of [`dashboard::KEYMAP`], and what the marks mean.
 fn render_help(area: Rect, buf: &mut Buffer) {
     let mut lines = vec![Line::styled("Keys", TITLE)];
-    for b in bindings(Mode::Normal).chain(bindings(Mode::Filter)) {
-        let prefix = if b.mode == Mode::Filter {
-            "filter "
-        } else {
-            ""
-        };
+    for b in bindings(Mode::Normal) {
         lines.push(Line::from(vec![
-            Span::styled(
-                format!("{prefix}{:<6} ", b.label),
-                Style::new().fg(Color::Cyan),
-            ),
+            Span::styled(format!("{:<6} ", b.label), Style::new().fg(Color::Cyan)),
             Span::raw(b.desc),
         ]));
+    }
+    // The keys of a prompt take one line each, so the help fits a side pane.
+    for (mode, name) in [(Mode::Filter, "in /"), (Mode::Answer, "in r")] {
+        let mut spans = vec![Span::styled(
+            format!("{name:<5}"),
+            Style::new().fg(Color::Cyan),
+        )];
+        for b in bindings(mode) {
+            spans.extend(hint(b));
+        }
+        lines.push(Line::from(spans));
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled("Marks", TITLE));
@@ -758,6 +845,7 @@ fn render_help(area: Rect, buf: &mut Buffer) {
         ("±", "more uncommitted changes now"),
         ("◷", "older than 24 h"),
         ("⚠", "malformed Signal (never counts as complete)"),
+        ("resolved", "answered by a newer Signal of its task"),
     ] {
         lines.push(Line::from(vec![
             Span::styled(format!("{mark:<6} "), WARN),

@@ -477,3 +477,50 @@ fn activity_view_lists_what_forge_did_newest_first() {
     update(&mut m, Event::Action(Action::ToggleActivity));
     assert!(buffer_text(draw(&m, 70, 40).backend().buffer()).contains("Handoffs"));
 }
+
+#[test]
+fn a_resolved_thread_and_the_answer_prompt() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join(".forge/handoffs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/handoffs/agent-T-012-20261121-101502.md");
+    let blocked = dir.join("agent-T-012-20261121-101502.md");
+    std::fs::copy(src, &blocked).unwrap();
+
+    // Before: r opens the answer prompt in the footer.
+    let mut m = model_of(t.path());
+    update(&mut m, Event::Action(Action::StartResolve));
+    for c in "Read DATABASE_POOL_SIZE".chars() {
+        update(&mut m, Event::Action(Action::AnswerChar(c)));
+    }
+    let terminal = draw(&m, 80, 24);
+    frame_snapshot!("answer_prompt_80x24", terminal);
+
+    // After: the answer supersedes it; the preview shows the thread and who answered.
+    let mut env = crate::env::Env::for_test(&t.path().join("home"), t.path());
+    env.now = now() + chrono::Duration::minutes(5);
+    crate::app::signal::resolve_file(
+        &Paths::new(t.path()),
+        &env,
+        &blocked,
+        "lead",
+        Some("Read DATABASE_POOL_SIZE"),
+    )
+    .unwrap();
+    let mut m = model_of(t.path());
+    assert_eq!(m.snapshot.blocked().count(), 0);
+    // Show the old, resolved Signal.
+    for fx in update(&mut m, Event::Action(Action::Bottom)) {
+        if let dashboard::Effect::LoadPreview(p) = fx {
+            let text = std::fs::read_to_string(&p).ok();
+            update(&mut m, Event::PreviewLoaded { path: p, text });
+        }
+    }
+    let terminal = draw(&m, 80, 30);
+    frame_snapshot!("resolved_thread_80x30", terminal);
+    let text = buffer_text(terminal.backend().buffer());
+    assert!(text.contains("Thread T-012 · 2 Signals"), "{text}");
+    assert!(text.contains("resolved"), "{text}");
+    assert!(!text.contains("⚑ 1 blocked"), "{text}");
+}

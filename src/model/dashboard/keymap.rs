@@ -63,6 +63,16 @@ pub enum Action {
     Resume,
     /// Open the selected handoff in `$EDITOR`.
     Open,
+    /// Start answering the selected blocked Signal.
+    StartResolve,
+    /// Answer mode: a typed character.
+    AnswerChar(char),
+    /// Answer mode: delete the last character.
+    AnswerBackspace,
+    /// Answer mode: write the resolving Signal.
+    AnswerAccept,
+    /// Answer mode: drop the answer, resolve nothing.
+    AnswerCancel,
     /// Show or hide the activity view (what forge did).
     ToggleActivity,
     /// Open or close the help.
@@ -117,7 +127,7 @@ const fn bind(
 }
 
 use Key as K;
-use Mode::{Filter as F, Help as H, Normal as N};
+use Mode::{Answer as A, Filter as F, Help as H, Normal as N};
 
 /// Every key binding. Key handling, the footer and the `?` help all read this table.
 pub const KEYMAP: &[Binding] = &[
@@ -191,6 +201,14 @@ pub const KEYMAP: &[Binding] = &[
     ),
     bind(
         N,
+        &[K::Char('r')],
+        Action::StartResolve,
+        "r",
+        "answer the selected blocked Signal (resolves it)",
+        true,
+    ),
+    bind(
+        N,
         &[K::Char('/')],
         Action::StartFilter,
         "/",
@@ -254,6 +272,30 @@ pub const KEYMAP: &[Binding] = &[
         true,
     ),
     bind(
+        A,
+        &[K::Enter],
+        Action::AnswerAccept,
+        "⏎",
+        "write the answer (resolves the task)",
+        true,
+    ),
+    bind(
+        A,
+        &[K::Esc],
+        Action::AnswerCancel,
+        "Esc",
+        "cancel (nothing is written)",
+        true,
+    ),
+    bind(
+        A,
+        &[K::Backspace],
+        Action::AnswerBackspace,
+        "⌫",
+        "delete a character",
+        true,
+    ),
+    bind(
         H,
         &[K::Char('?'), K::Esc, K::Char('q')],
         Action::ToggleHelp,
@@ -272,6 +314,7 @@ pub fn action_for(mode: Mode, key: Key) -> Option<Action> {
     match (bound, mode, key) {
         (Some(a), _, _) => Some(a),
         (None, Mode::Filter, Key::Char(c)) => Some(Action::FilterChar(c)),
+        (None, Mode::Answer, Key::Char(c)) => Some(Action::AnswerChar(c)),
         _ => None,
     }
 }
@@ -311,6 +354,7 @@ mod tests {
     fn every_binding_has_help() {
         for b in bindings(Mode::Normal)
             .chain(bindings(Mode::Filter))
+            .chain(bindings(Mode::Answer))
             .chain(bindings(Mode::Help))
         {
             assert!(!b.label.is_empty() && !b.desc.is_empty(), "{b:?}");
@@ -341,6 +385,23 @@ mod tests {
             Some(Action::FilterCancel)
         );
         assert_eq!(action_for(Mode::Help, Key::Esc), Some(Action::ToggleHelp));
+        // Answering: every letter is text, Enter writes, Esc cancels.
+        assert_eq!(
+            action_for(Mode::Normal, Key::Char('r')),
+            Some(Action::StartResolve)
+        );
+        assert_eq!(
+            action_for(Mode::Answer, Key::Char('q')),
+            Some(Action::AnswerChar('q'))
+        );
+        assert_eq!(
+            action_for(Mode::Answer, Key::Enter),
+            Some(Action::AnswerAccept)
+        );
+        assert_eq!(
+            action_for(Mode::Answer, Key::Esc),
+            Some(Action::AnswerCancel)
+        );
         assert_eq!(action_for(Mode::Help, Key::Char('j')), None);
     }
 }

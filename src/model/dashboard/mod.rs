@@ -67,6 +67,8 @@ pub enum Mode {
     Filter,
     /// The `?` help is open.
     Help,
+    /// Typing the answer to the selected blocked Signal after `r`.
+    Answer,
 }
 
 /// How long a notice stays when no key is pressed.
@@ -113,6 +115,13 @@ pub enum Event {
     },
     /// The editor returned (or failed to start).
     EditorClosed(Result<(), String>),
+    /// A blocked Signal was resolved: the task, and the new Signal's path or why not.
+    SignalResolved {
+        /// The task.
+        task: String,
+        /// The superseding Signal, or the error.
+        result: Result<PathBuf, String>,
+    },
     /// The list and preview sizes changed (terminal resized, preview text loaded).
     Viewport {
         /// Rows of the inbox list.
@@ -135,6 +144,13 @@ pub enum Effect {
     WritePendingResume(PathBuf),
     /// Suspend the terminal and open this file in the editor.
     OpenEditor(PathBuf),
+    /// Write the Signal that resolves the blocked Signal in `blocked`.
+    ResolveSignal {
+        /// The blocked Signal's file.
+        blocked: PathBuf,
+        /// The answer typed (may be empty).
+        answer: String,
+    },
 }
 
 /// The preview pane's content.
@@ -185,6 +201,10 @@ pub struct Model {
     pub filter: Filter,
     /// The filter text before `/` was pressed (restored by Esc).
     pub filter_before: String,
+    /// The answer being typed after `r`, and the blocked Signal it answers.
+    pub answer: String,
+    /// The blocked Signal `answer` is for.
+    pub answer_for: Option<PathBuf>,
     /// Visible handoffs: indices into `snapshot.handoffs`, blocked first, then newest.
     pub rows: Vec<usize>,
     /// Index into `rows`.
@@ -225,6 +245,8 @@ impl Model {
             mode: Mode::Normal,
             filter: Filter::default(),
             filter_before: String::new(),
+            answer: String::new(),
+            answer_for: None,
             rows: Vec::new(),
             selected: 0,
             selected_path: None,

@@ -447,3 +447,45 @@ fn a_shows_what_forge_did_and_tab_and_keys_follow_it() {
     assert!(!m.activity);
     assert_eq!((m.focus, m.activity_selected), (Pane::Inbox, 0));
 }
+
+#[test]
+fn r_asks_for_an_answer_and_only_enter_resolves() {
+    let mut m = model();
+    assert_eq!(m.selected_entry().unwrap().task(), Some("T-012"));
+    assert!(press(&mut m, Key::Char('r')).is_empty());
+    assert_eq!(m.mode, Mode::Answer);
+    // Typed keys are the answer, not commands; control characters are dropped.
+    for c in "q/b\u{1b}".chars() {
+        press(&mut m, Key::Char(c));
+    }
+    assert_eq!(m.answer, "q/b");
+    press(&mut m, Key::Backspace);
+    assert_eq!(m.answer, "q/");
+    // Esc writes nothing and leaves the prompt.
+    assert!(press(&mut m, Key::Esc).is_empty());
+    assert_eq!(m.mode, Mode::Normal);
+    assert!(!m.quit);
+    press(&mut m, Key::Char('r'));
+    for c in "env".chars() {
+        press(&mut m, Key::Char(c));
+    }
+    let fx = press(&mut m, Key::Enter);
+    assert_eq!(m.mode, Mode::Normal);
+    match fx.as_slice() {
+        [Effect::ResolveSignal { blocked, answer }] => {
+            assert!(blocked.ends_with("agent-T-012-20261121-101502.md"));
+            assert_eq!(answer, "env");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn r_on_a_handoff_that_is_not_blocked_says_why() {
+    let mut m = model();
+    press(&mut m, Key::Char('G'));
+    assert!(!m.selected_entry().unwrap().is_blocked());
+    assert!(press(&mut m, Key::Char('r')).is_empty());
+    assert_eq!(m.mode, Mode::Normal);
+    assert!(m.notice.as_ref().unwrap().error);
+}

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::{Action, Effect, Event, Filter, Mode, Model, Notice, Pane};
-use crate::model::handoff::sort_newest_first;
+use crate::model::handoff::{link_threads, sort_newest_first};
 
 /// Applies one event; returns the I/O the loop must do. No I/O here.
 pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
@@ -42,6 +42,8 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
                 m.snapshot.handoffs.extend(entry);
             }
             sort_newest_first(&mut m.snapshot.handoffs);
+            // A new Signal may resolve an older one of its task.
+            link_threads(&mut m.snapshot.handoffs);
             m.refresh_rows();
             if reread_preview {
                 m.preview.path = None;
@@ -79,6 +81,22 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
                 },
                 Err(e) => Notice {
                     text: format!("could not write the pending resume: {e}"),
+                    error: true,
+                    at,
+                },
+            });
+            Vec::new()
+        }
+        Event::SignalResolved { task, result } => {
+            let at = m.now;
+            m.notice = Some(match result {
+                Ok(path) => Notice {
+                    text: format!("resolved {task}: {}", file_name(&path)),
+                    error: false,
+                    at,
+                },
+                Err(e) => Notice {
+                    text: format!("could not resolve {task}: {e}"),
                     error: true,
                     at,
                 },
@@ -139,7 +157,7 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
                 }
             }
             // The handoff they would act on is not on screen.
-            Action::Resume | Action::Open => {
+            Action::Resume | Action::Open | Action::StartResolve => {
                 m.notice = Some(Notice {
                     text: "the activity view is shown: press a to go back to the handoffs".into(),
                     error: true,
@@ -233,6 +251,59 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
             Some(h) => vec![Effect::OpenEditor(h.path.clone())],
             None => Vec::new(),
         },
+        Action::StartResolve => {
+            match m.selected_entry() {
+                Some(h) if h.is_blocked() => {
+                    m.answer_for = Some(h.path.clone());
+                    m.answer.clear();
+                    m.mode = Mode::Answer;
+                }
+                Some(h) if h.signal_blocks() => {
+                    m.notice = Some(Notice {
+                        text: format!(
+                            "{} is already resolved (by {})",
+                            h.file_name,
+                            h.superseded_by.as_deref().unwrap_or("a newer Signal")
+                        ),
+                        error: true,
+                        at: m.now,
+                    });
+                }
+                _ => {
+                    m.notice = Some(Notice {
+                        text: "select a blocked Signal to resolve (b shows only those)".into(),
+                        error: true,
+                        at: m.now,
+                    });
+                }
+            }
+            Vec::new()
+        }
+        Action::AnswerChar(c) => {
+            if !c.is_control() {
+                m.answer.push(c);
+            }
+            Vec::new()
+        }
+        Action::AnswerBackspace => {
+            m.answer.pop();
+            Vec::new()
+        }
+        Action::AnswerCancel => {
+            m.mode = Mode::Normal;
+            m.answer.clear();
+            m.answer_for = None;
+            Vec::new()
+        }
+        Action::AnswerAccept => {
+            m.mode = Mode::Normal;
+            let answer = std::mem::take(&mut m.answer);
+            m.answer_for
+                .take()
+                .map(|blocked| Effect::ResolveSignal { blocked, answer })
+                .into_iter()
+                .collect()
+        }
         Action::ToggleActivity => {
             m.activity = !m.activity;
             m.activity_selected = 0;

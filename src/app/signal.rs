@@ -1,0 +1,417 @@
+//! Agent handoffs written by forge: `forge signal` and the resolution of a blocked
+//! Signal (`forge signal resolve`, the dashboard's resolve key). The text comes from
+//! the shipped template; the file is `.forge/handoffs/agent-<TASK>-<stamp>.md`.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use color_eyre::eyre::{WrapErr, bail};
+use serde_json::json;
+
+use crate::env::Env;
+use crate::model::SignalStatus;
+use crate::store::{self, Paths, sanitize_id};
+
+/// The agent-handoff template shipped with forge.
+pub const TEMPLATE: &str = include_str!("../../assets/templates/agent-handoff.md");
+
+/// What a new Signal says: the fields of `forge signal`, whoever fills them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Draft {
+    /// The agent writing it.
+    pub from: String,
+    /// The agent it is for.
+    pub to: String,
+    /// The task id.
+    pub task: String,
+    /// Its status.
+    pub status: SignalStatus,
+    /// Open questions.
+    pub questions: Vec<String>,
+    /// Files modified.
+    pub files: Vec<String>,
+    /// Findings.
+    pub findings: Vec<String>,
+    /// What the next agent should do.
+    pub recommendation: Option<String>,
+    /// Background.
+    pub context: Option<String>,
+}
+
+impl Draft {
+    /// The Signal that resolves `blocked` (the current, blocked Signal of a task):
+    /// from `from`, back to the agent that asked, not blocking, with the answer.
+    pub fn resolving(
+        blocked: &crate::model::HandoffEntry,
+        from: &str,
+        answer: Option<&str>,
+        complete: bool,
+    ) -> Self {
+        let signal = blocked
+            .signal
+            .as_ref()
+            .and_then(crate::model::SignalParse::signal);
+        let asked_by = signal
+            .map(|s| s.from.clone())
+            .or_else(|| blocked.header.as_ref().and_then(|h| h.from.clone()))
+            .unwrap_or_else(|| "?".to_owned());
+        let questions = signal.map(|s| s.open_questions.clone()).unwrap_or_default();
+        let answer = answer.map(str::trim).filter(|a| !a.is_empty());
+        let mut findings = Vec::new();
+        match answer {
+            Some(a) => findings.push(format!("Answer: {a}")),
+            None => findings.push("Resolved without a written answer.".to_owned()),
+        }
+        let context = if questions.is_empty() {
+            format!("Resolves the blocked Signal in {}.", blocked.file_name)
+        } else {
+            format!(
+                "Resolves the blocked Signal in {}, which asked:\n{}",
+                blocked.file_name,
+                questions
+                    .iter()
+                    .map(|q| format!("- {}", one_line(q)))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        };
+        Self {
+            from: from.to_owned(),
+            to: asked_by,
+            task: blocked.task().unwrap_or_default().to_owned(),
+            status: if complete {
+                SignalStatus::Complete
+            } else {
+                SignalStatus::Partial
+            },
+            questions: Vec::new(),
+            files: Vec::new(),
+            findings,
+            recommendation: Some(if complete {
+                "Nothing left to do: the task is complete.".to_owned()
+            } else {
+                "Carry on with the task using the answer above.".to_owned()
+            }),
+            context: Some(context),
+        }
+    }
+}
+
+/// One line: newlines and other control characters become spaces, ends trimmed.
+pub fn one_line(s: &str) -> String {
+    crate::model::text::single_line(s).trim().to_owned()
+}
+
+fn bullets(items: &[String]) -> String {
+    if items.is_empty() {
+        return "- (none)".to_owned();
+    }
+    items
+        .iter()
+        .map(|i| format!("- {}", one_line(i)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A `--file` as the Signal stores it: as given, except that an absolute path inside
+/// the project becomes relative to the project root (the Signal names files, and a
+/// path on this machine means nothing on another).
+pub fn repo_relative(file: &str, root: &Path) -> String {
+    let path = Path::new(file);
+    if !path.is_absolute() {
+        return file.to_owned();
+    }
+    // Compare canonical forms when they exist (a file may be deleted already, so
+    // fall back to its folder, then to the path as given).
+    let canonical = std::fs::canonicalize(path).ok().or_else(|| {
+        let parent = std::fs::canonicalize(path.parent()?).ok()?;
+        Some(parent.join(path.file_name()?))
+    });
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    for candidate in [canonical.as_deref(), Some(path)].into_iter().flatten() {
+        if let Ok(rel) = candidate.strip_prefix(&root)
+            && !rel.as_os_str().is_empty()
+        {
+            return rel.to_string_lossy().into_owned();
+        }
+    }
+    file.to_owned()
+}
+
+/// Renders the handoff text from the shipped template. `root` is the project root,
+/// for making `--file` paths repo-relative.
+pub fn render(args: &Draft, root: &Path, timestamp: &str) -> String {
+    let status = args.status;
+    let from = one_line(&args.from);
+    let to = one_line(&args.to);
+    let task = one_line(&args.task);
+    let files: Vec<String> = args
+        .files
+        .iter()
+        .map(|f| repo_relative(&one_line(f), root))
+        .collect();
+    let questions: Vec<String> = args.questions.iter().map(|q| one_line(q)).collect();
+    let signal = json!({
+        "from": from,
+        "to": to,
+        "task_id": task,
+        "status": status.as_str(),
+        "files_modified": files,
+        "open_questions": questions,
+        "blocking": status == SignalStatus::Blocked,
+    });
+    let signal_json = serde_json::to_string_pretty(&signal).unwrap_or_else(|_| signal.to_string());
+    let paragraph = |s: &Option<String>| {
+        s.as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            // A line starting with ``` or # could pass for a section heading or the
+            // Signal fence: escape it (Markdown shows it literally).
+            .map(|s| {
+                s.lines()
+                    .map(|l| {
+                        let t = l.trim_start();
+                        if t.starts_with("```") || t.starts_with('#') {
+                            format!("\\{t}")
+                        } else {
+                            l.to_owned()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .unwrap_or_else(|| "(none)".to_owned())
+    };
+    // Single pass over the placeholders, so user text containing `{{…}}` is never
+    // substituted again.
+    let values = [
+        ("{{from}}", from.clone()),
+        ("{{to}}", to.clone()),
+        ("{{timestamp}}", timestamp.to_owned()),
+        ("{{task}}", task.clone()),
+        ("{{context}}", paragraph(&args.context)),
+        ("{{findings}}", bullets(&args.findings)),
+        ("{{files_modified}}", bullets(&files)),
+        ("{{open_questions}}", bullets(&questions)),
+        ("{{recommendations}}", paragraph(&args.recommendation)),
+        ("{{signal_json}}", signal_json),
+    ];
+    let mut out = String::with_capacity(TEMPLATE.len() + 512);
+    let mut rest = TEMPLATE;
+    while let Some(at) = rest.find("{{") {
+        out.push_str(rest.get(..at).unwrap_or(""));
+        let tail = rest.get(at..).unwrap_or("");
+        match values.iter().find(|(k, _)| tail.starts_with(k)) {
+            Some((k, v)) => {
+                out.push_str(v);
+                rest = tail.get(k.len()..).unwrap_or("");
+            }
+            None => {
+                out.push_str("{{");
+                rest = tail.get(2..).unwrap_or("");
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Writes the handoff under a fresh name (`-2`, `-3`… on collision); returns the path.
+pub fn write(paths: &Paths, task: &str, stamp: &str, text: &str) -> io::Result<PathBuf> {
+    let dir = paths.handoffs();
+    let base = format!("agent-{}-{stamp}", sanitize_id(task));
+    for n in 1..=100 {
+        let name = if n == 1 {
+            format!("{base}.md")
+        } else {
+            format!("{base}-{n}.md")
+        };
+        let path = dir.join(name);
+        match store::write_new_atomic(&path, text.as_bytes()) {
+            Ok(()) => return Ok(path),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        format!("100 handoffs named {base}*.md already exist"),
+    ))
+}
+
+/// Writes `draft` as a new agent handoff (stamped now); returns its path.
+pub fn write_draft(paths: &Paths, draft: &Draft, env: &Env) -> color_eyre::Result<PathBuf> {
+    let text = render(draft, &paths.root, &store::files::iso(env.now));
+    let stamp = env.now.format("%Y%m%d-%H%M%S").to_string();
+    write(paths, &draft.task, &stamp, &text)
+        .wrap_err_with(|| format!("writing the handoff into {}", paths.handoffs().display()))
+}
+
+/// Who answers when `--from` is not given: `$USER`, else "user".
+pub fn default_resolver() -> String {
+    std::env::var("USER")
+        .ok()
+        .map(|u| one_line(&u))
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "user".to_owned())
+}
+
+/// The task's current Signal when it is blocked; otherwise an error that says what
+/// the task's state is and what to do.
+pub fn blocked_head<'a>(
+    entries: &'a [crate::model::HandoffEntry],
+    task: &str,
+) -> color_eyre::Result<&'a crate::model::HandoffEntry> {
+    let thread = crate::model::handoff::thread_of(entries, task);
+    let Some(head) = thread
+        .iter()
+        .find(|h| !h.is_superseded() && h.signal_blocks())
+    else {
+        let state = thread
+            .iter()
+            .find(|h| !h.is_superseded())
+            .map(|h| format!("its newest Signal is {} ({})", h.status_word(), h.file_name));
+        match state {
+            Some(state) => bail!("task {} is not blocked: {state}", one_line(task)),
+            None => {
+                let mut open: Vec<&str> = entries
+                    .iter()
+                    .filter(|h| h.is_blocked())
+                    .filter_map(crate::model::HandoffEntry::task)
+                    .collect();
+                open.sort_unstable();
+                open.dedup();
+                if open.is_empty() {
+                    bail!(
+                        "no Signal names task {} (and nothing is blocked)",
+                        one_line(task)
+                    );
+                }
+                bail!(
+                    "no Signal names task {}; blocked now: {}",
+                    one_line(task),
+                    open.join(", ")
+                );
+            }
+        }
+    };
+    Ok(head)
+}
+
+/// Resolves the blocked Signal in `blocked` (a file of this project's handoffs) with
+/// `answer`, from `from`: writes the superseding Signal and returns its path.
+pub fn resolve_file(
+    paths: &Paths,
+    env: &Env,
+    blocked: &Path,
+    from: &str,
+    answer: Option<&str>,
+) -> color_eyre::Result<PathBuf> {
+    let entries = store::handoffs::list(paths);
+    let Some(entry) = entries.iter().find(|h| h.path == blocked) else {
+        bail!("{} is no longer in the handoffs folder", blocked.display());
+    };
+    let Some(task) = entry.task() else {
+        bail!(
+            "{} names no task, so nothing can supersede it",
+            entry.file_name
+        );
+    };
+    let head = blocked_head(&entries, task)?;
+    write_draft(paths, &Draft::resolving(head, from, answer, false), env)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::signal::{parse_header, parse_signal};
+
+    fn args(status: SignalStatus) -> Draft {
+        Draft {
+            from: "builder".into(),
+            to: "reviewer".into(),
+            task: "T-012".into(),
+            status,
+            questions: vec!["Pool size from env\nor config?".into()],
+            files: vec!["src/db/pool.rs".into(), "src/main.rs".into()],
+            findings: vec!["Pool before router".into()],
+            recommendation: Some("Decide the source.".into()),
+            context: Some("Moved to a pool.\n### Signal\n```json\n{}\n```".into()),
+        }
+    }
+
+    #[test]
+    fn renders_sections_and_a_signal_that_parses_back() {
+        let text = render(
+            &args(SignalStatus::Blocked),
+            Path::new("/nowhere"),
+            "2026-11-21T10:15:02Z",
+        );
+        for section in [
+            "## FORGE AGENT HANDOFF",
+            "From: builder",
+            "To: reviewer",
+            "Timestamp: 2026-11-21T10:15:02Z",
+            "Task: T-012",
+            "### Context",
+            "### Findings",
+            "### Files Modified",
+            "### Open Questions",
+            "### Recommendations",
+            "### Signal",
+        ] {
+            assert!(text.contains(section), "{section} missing:\n{text}");
+        }
+        let p = parse_signal(&text);
+        let s = p.signal().expect("valid");
+        assert_eq!(s.status, SignalStatus::Blocked);
+        assert!(s.blocking);
+        assert_eq!(s.files_modified, ["src/db/pool.rs", "src/main.rs"]);
+        assert_eq!(s.open_questions, ["Pool size from env or config?"]);
+        assert_eq!(parse_header(&text).task.as_deref(), Some("T-012"));
+        let complete = render(&args(SignalStatus::Complete), Path::new("/nowhere"), "t");
+        assert!(!parse_signal(&complete).is_blocked());
+    }
+
+    #[test]
+    fn template_keys_in_user_text_are_not_expanded() {
+        let mut a = args(SignalStatus::Partial);
+        a.context = Some("literally {{from}}".into());
+        let text = render(&a, Path::new("/nowhere"), "t");
+        assert!(text.contains("literally {{from}}"));
+    }
+
+    #[test]
+    fn absolute_files_inside_the_project_become_relative() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("proj");
+        std::fs::create_dir_all(root.join("src/db")).unwrap();
+        std::fs::write(root.join("src/db/pool.rs"), "").unwrap();
+        let abs = root.join("src/db/pool.rs").display().to_string();
+        assert_eq!(repo_relative(&abs, &root), "src/db/pool.rs");
+        // Deleted file, and a `..` detour.
+        let gone = root.join("src/db/old.rs").display().to_string();
+        assert_eq!(repo_relative(&gone, &root), "src/db/old.rs");
+        let detour = root.join("src/../src/db/pool.rs").display().to_string();
+        assert_eq!(repo_relative(&detour, &root), "src/db/pool.rs");
+        // As given otherwise.
+        assert_eq!(repo_relative("src/main.rs", &root), "src/main.rs");
+        assert_eq!(repo_relative("/etc/hosts", &root), "/etc/hosts");
+        assert_eq!(
+            repo_relative(&root.display().to_string(), &root),
+            root.display().to_string()
+        );
+    }
+
+    #[test]
+    fn collisions_get_a_suffix() {
+        let t = tempfile::tempdir().unwrap();
+        let p = Paths::new(t.path());
+        let a = write(&p, "T-1", "20261121-101502", "x").unwrap();
+        let b = write(&p, "T-1", "20261121-101502", "y").unwrap();
+        assert!(a.ends_with("agent-T-1-20261121-101502.md"));
+        assert!(b.ends_with("agent-T-1-20261121-101502-2.md"));
+        let evil = write(&p, "../../etc/passwd", "20261121-101502", "z").unwrap();
+        assert_eq!(evil.parent().unwrap(), p.handoffs());
+    }
+}

@@ -1,0 +1,190 @@
+//! Process tests for the lifecycle of forge's signals (issue "7 of 11"): Signal
+//! threads and `forge signal resolve`, the learn flag, the resume policy and handoff
+//! retention. The real binary, a temporary git project, `HOME` and `XDG_CONFIG_HOME`
+//! in temporary folders.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::{TestProject, ok_stdout};
+use serde_json::Value;
+
+fn hook(p: &TestProject, event: &str, stdin: &str) -> String {
+    let out = p
+        .forge()
+        .args(["hook", event])
+        .write_stdin(stdin.to_owned())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{event}: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn session_start(p: &TestProject) -> String {
+    hook(
+        p,
+        "SessionStart",
+        &p.payload("hooks/SessionStart-startup.json"),
+    )
+}
+
+fn status_json(p: &TestProject) -> Value {
+    serde_json::from_str(&ok_stdout(p.forge().args(["status", "--json"]))).unwrap()
+}
+
+fn blocked_files(p: &TestProject) -> Vec<String> {
+    status_json(p)["blocked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn statusline(p: &TestProject) -> String {
+    ok_stdout(
+        p.forge()
+            .arg("statusline")
+            .write_stdin(p.payload("statusline/used-42.json")),
+    )
+}
+
+fn signal(p: &TestProject, task: &str, status: &str, extra: &[&str]) -> PathBuf {
+    let out = ok_stdout(
+        p.forge()
+            .args([
+                "signal", "--from", "builder", "--to", "lead", "--task", task, "--status", status,
+            ])
+            .args(extra),
+    );
+    PathBuf::from(out.trim())
+}
+
+fn run(cmd: &mut assert_cmd::Command) -> Output {
+    cmd.output().unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn signal_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    let start = text.find("```json").unwrap() + 7;
+    let end = start + text[start..].find("```").unwrap();
+    serde_json::from_str(&text[start..end]).unwrap()
+}
+
+#[test]
+fn signal_resolve_ends_a_blocked_signal_everywhere() {
+    let p = TestProject::new();
+    let asked = signal(&p, "T-1", "blocked", &["--question", "Pool size?"]);
+    let asked_name = asked.file_name().unwrap().to_str().unwrap().to_owned();
+    assert_eq!(blocked_files(&p), std::slice::from_ref(&asked_name));
+    assert!(statusline(&p).contains("⚑1 blocked"), "{}", statusline(&p));
+    let start = session_start(&p);
+    assert!(
+        start.contains("Blocked agent signal: task T-1 (builder→lead)"),
+        "{start}"
+    );
+    assert!(start.contains("Open question: Pool size?"), "{start}");
+
+    // Resolve it, in the same second: the answer still sorts after the question.
+    let out = ok_stdout(p.forge().args([
+        "signal",
+        "resolve",
+        "T-1",
+        "--answer",
+        "20, from config.toml",
+        "--from",
+        "alice",
+    ]));
+    assert!(
+        out.starts_with(&format!("Resolved T-1 ({asked_name}): ")),
+        "{out}"
+    );
+    let answer = PathBuf::from(out.trim().rsplit(": ").next().unwrap());
+    let sig = signal_json(&answer);
+    assert_eq!(sig["status"], "partial");
+    assert_eq!(sig["blocking"], false);
+    assert_eq!(sig["from"], "alice");
+    assert_eq!(sig["to"], "builder", "back to the agent that asked");
+    assert_eq!(sig["task_id"], "T-1");
+    let text = std::fs::read_to_string(&answer).unwrap();
+    assert!(text.contains("- Answer: 20, from config.toml"), "{text}");
+    assert!(
+        text.contains("- Pool size?"),
+        "the question is quoted: {text}"
+    );
+
+    // Nothing counts it any more; the old Signal stays on disk as history.
+    assert!(blocked_files(&p).is_empty());
+    assert!(asked.exists());
+    assert!(!statusline(&p).contains("blocked"), "{}", statusline(&p));
+    let start = session_start(&p);
+    assert!(!start.contains("Blocked agent signal"), "{start}");
+    let text = ok_stdout(p.forge().arg("status"));
+    assert!(text.contains("(0 blocked)"), "{text}");
+    assert!(text.contains("resolved"), "{text}");
+    let handoff = ok_stdout(p.forge().arg("handoff"));
+    let doc = std::fs::read_to_string(handoff.trim()).unwrap();
+    assert!(
+        !doc.contains(&asked_name),
+        "a resolved Signal is not open: {doc}"
+    );
+
+    // Resolving again, or a task nobody asked about, says what is going on.
+    let again = run(p.forge().args(["signal", "resolve", "T-1"]));
+    assert_eq!(again.status.code(), Some(1));
+    assert!(
+        stderr(&again).contains("task T-1 is not blocked: its newest Signal is partial"),
+        "{}",
+        stderr(&again)
+    );
+    signal(&p, "T-2", "blocked", &["--question", "Which DB?"]);
+    let unknown = run(p.forge().args(["signal", "resolve", "T-9"]));
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(
+        stderr(&unknown).contains("no Signal names task T-9; blocked now: T-2"),
+        "{}",
+        stderr(&unknown)
+    );
+    // A later Signal of the task with --status complete resolves it too.
+    signal(&p, "T-2", "complete", &[]);
+    assert!(blocked_files(&p).is_empty());
+}
+
+#[test]
+fn session_start_lists_every_unresolved_blocked_signal_within_its_budget() {
+    let p = TestProject::new();
+    // Older than a session handoff: listed all the same (an automatic handoff used to
+    // hide them).
+    for i in 0..40 {
+        let task = format!("T-{i:02}");
+        let q = format!("Question {i} {}", "x".repeat(60));
+        signal(&p, &task, "blocked", &["--question", &q]);
+    }
+    ok_stdout(p.forge().arg("handoff"));
+    std::fs::remove_file(p.forge_dir().join("pending-resume")).unwrap();
+    let start = session_start(&p);
+    let listed = start.matches("Blocked agent signal:").count();
+    assert!((10..40).contains(&listed), "{listed}: {start}");
+    assert!(
+        start.contains(&format!(
+            "… and {} more blocked Signals: run `forge status` to see them all.",
+            40 - listed
+        )),
+        "{start}"
+    );
+    // Newest first.
+    let first = start.find("task T-39").unwrap();
+    let second = start.find("task T-38").unwrap();
+    assert!(first < second);
+    // `forge status` lists them all.
+    let status = ok_stdout(p.forge().arg("status"));
+    assert!(status.matches("blocked ").count() >= 40, "{status}");
+}
