@@ -117,6 +117,110 @@ impl Default for HooksConfig {
     }
 }
 
+/// Learning reminders and `MEMORY.md` housekeeping.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LearnConfig {
+    /// SessionStart reminds the session to run /forge-learn while `learn-pending` is
+    /// set (the flag is still kept, for `status` and the dashboard).
+    pub nudge: bool,
+    /// `forge learn archive` keeps `MEMORY.md` at or under this many lines.
+    pub memory_max_lines: usize,
+}
+
+impl Default for LearnConfig {
+    fn default() -> Self {
+        Self {
+            nudge: true,
+            memory_max_lines: crate::model::memory::MEMORY_MAX_LINES,
+        }
+    }
+}
+
+/// Which pending handoffs SessionStart injects.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ResumeConfig {
+    /// Automatic handoffs (threshold, pre-compact): `recent` (injected while younger
+    /// than `max_age`), `always`, or `never` (only named). A handoff the user chose
+    /// is always injected.
+    pub auto: String,
+    /// The age limit of `auto = "recent"`: `30m`, `12h`, `2d`…
+    pub max_age: String,
+}
+
+impl Default for ResumeConfig {
+    fn default() -> Self {
+        Self {
+            auto: "recent".into(),
+            max_age: "12h".into(),
+        }
+    }
+}
+
+impl ResumeConfig {
+    /// `max_age` as a duration (validated at load; 12 h if it somehow is not).
+    pub fn max_age(&self) -> chrono::Duration {
+        crate::model::time::parse_duration(&self.max_age)
+            .unwrap_or_else(|| chrono::Duration::hours(12))
+    }
+}
+
+/// Who is shown as needing attention.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AttentionConfig {
+    /// A live session silent for longer than this leaves "needs attention".
+    pub stale_after: String,
+}
+
+impl Default for AttentionConfig {
+    fn default() -> Self {
+        Self {
+            stale_after: "30m".into(),
+        }
+    }
+}
+
+impl AttentionConfig {
+    /// `stale_after` as a duration (validated at load; 30 min if it somehow is not).
+    pub fn stale_after(&self) -> chrono::Duration {
+        crate::model::time::parse_duration(&self.stale_after)
+            .unwrap_or_else(|| chrono::Duration::minutes(30))
+    }
+}
+
+/// Handoff retention.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HandoffsConfig {
+    /// SessionEnd prunes handoffs as `forge handoff prune --older-than OLDER_THAN
+    /// --keep KEEP` would.
+    pub auto_prune: bool,
+    /// Handoffs older than this may be pruned.
+    pub older_than: String,
+    /// The newest this many handoffs are always kept.
+    pub keep: usize,
+}
+
+impl Default for HandoffsConfig {
+    fn default() -> Self {
+        Self {
+            auto_prune: false,
+            older_than: "30d".into(),
+            keep: 50,
+        }
+    }
+}
+
+impl HandoffsConfig {
+    /// `older_than` as a duration (validated at load; 30 days if it somehow is not).
+    pub fn older_than(&self) -> chrono::Duration {
+        crate::model::time::parse_duration(&self.older_than)
+            .unwrap_or_else(|| chrono::Duration::days(30))
+    }
+}
+
 /// The effective configuration.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -129,6 +233,14 @@ pub struct Config {
     pub git: GitConfig,
     /// `[hooks]`.
     pub hooks: HooksConfig,
+    /// `[learn]`.
+    pub learn: LearnConfig,
+    /// `[resume]`.
+    pub resume: ResumeConfig,
+    /// `[attention]`.
+    pub attention: AttentionConfig,
+    /// `[handoffs]`.
+    pub handoffs: HandoffsConfig,
 }
 
 /// Where a value came from.
@@ -185,7 +297,7 @@ impl ConfigError {
 
 /// Every section and its keys, in the order of the config structs (checked against
 /// [`Config::default`] by a test, so the two cannot drift).
-pub const KEYS: [(&str, &[&str]); 4] = [
+pub const KEYS: [(&str, &[&str]); 8] = [
     (
         "context",
         &["warn", "critical", "emergency", "handoff_threshold"],
@@ -193,6 +305,10 @@ pub const KEYS: [(&str, &[&str]); 4] = [
     ("statusline", &["segments", "bar_width"]),
     ("git", &["cache_ttl_secs"]),
     ("hooks", &["handoff_on_precompact", "compaction_reread"]),
+    ("learn", &["nudge", "memory_max_lines"]),
+    ("resume", &["auto", "max_age"]),
+    ("attention", &["stale_after"]),
+    ("handoffs", &["auto_prune", "older_than", "keep"]),
 ];
 
 /// The valid keys in one line, for error hints:
@@ -590,6 +706,38 @@ fn validate(c: &Config) -> Result<(), Invalid> {
             ),
         ));
     }
+    for (key, text) in [
+        ("resume.max_age", &c.resume.max_age),
+        ("attention.stale_after", &c.attention.stale_after),
+        ("handoffs.older_than", &c.handoffs.older_than),
+    ] {
+        if crate::model::time::parse_duration(text).is_none() {
+            return Err((
+                vec![key],
+                format!(
+                    "`{key}` must be a duration like \"30m\", \"12h\" or \"2d\", found \"{text}\""
+                ),
+            ));
+        }
+    }
+    if !["recent", "always", "never"].contains(&c.resume.auto.as_str()) {
+        return Err((
+            vec!["resume.auto"],
+            format!(
+                "`resume.auto` must be \"recent\", \"always\" or \"never\", found \"{}\"",
+                c.resume.auto
+            ),
+        ));
+    }
+    if c.learn.memory_max_lines < 10 {
+        return Err((
+            vec!["learn.memory_max_lines"],
+            format!(
+                "`learn.memory_max_lines` must be 10 or more, found {}",
+                c.learn.memory_max_lines
+            ),
+        ));
+    }
     Ok(())
 }
 
@@ -711,7 +859,7 @@ mod tests {
             ),
             (
                 "colour = 1\n",
-                "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks])",
+                "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs])",
             ),
         ] {
             let e = error_for(text);

@@ -37,6 +37,8 @@ pub struct GitFacts {
     pub uncommitted: u64,
     /// Changed names (repo-relative), at most [`MAX_CHANGED_NAMES`].
     pub changed: Vec<String>,
+    /// The commit HEAD points at, when there is one.
+    pub head: Option<String>,
 }
 
 /// Opens the repository whose work tree contains `dir`. A repository whose `HEAD`
@@ -165,7 +167,13 @@ pub fn facts(root: &Path) -> Option<GitFacts> {
     });
     ok?;
     changed.retain(|name| name != ".forge" && !name.starts_with(".forge/"));
+    let head = repo
+        .head()
+        .ok()
+        .and_then(|h| h.target())
+        .map(|oid| oid.to_string());
     Some(GitFacts {
+        head,
         branch,
         uncommitted: changed.len() as u64,
         changed: changed.into_iter().take(MAX_CHANGED_NAMES).collect(),
@@ -405,12 +413,14 @@ pub fn refresh_cache_within(
         branch: Some(f.branch),
         uncommitted_changes: f.uncommitted,
         changed_files: f.changed,
+        head: f.head,
     };
     if paths.logs().is_dir() {
         let fresh_enough = files::read_git_cache(paths).is_some_and(|old| {
             old.branch == cache.branch
                 && old.uncommitted_changes == cache.uncommitted_changes
                 && old.changed_files == cache.changed_files
+                && old.head == cache.head
                 && files::parse_iso(&old.updated_at)
                     .is_some_and(|t| (now - t).num_seconds() < CACHE_REWRITE_SECS)
         });

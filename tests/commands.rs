@@ -1647,7 +1647,7 @@ fn learn_status_reports_flag_folder_and_files() {
 }
 
 #[test]
-fn learn_archive_moves_everything_and_leaves_a_pointer() {
+fn learn_archive_keeps_the_newest_lines_within_the_limit() {
     let p = TestProject::new();
     let mem = memory_dir(&p);
     std::fs::create_dir_all(&mem).unwrap();
@@ -1659,7 +1659,7 @@ fn learn_archive_moves_everything_and_leaves_a_pointer() {
         .args(["learn", "archive"])
         .assert()
         .success()
-        .stdout(contains("Moved 200 lines"));
+        .stdout(contains("Moved the oldest 22 lines"));
     let archives: Vec<_> = std::fs::read_dir(&mem)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -1667,23 +1667,101 @@ fn learn_archive_moves_everything_and_leaves_a_pointer() {
         .collect();
     assert_eq!(archives.len(), 1, "{archives:?}");
     let archive = std::fs::read_to_string(mem.join(&archives[0])).unwrap();
-    assert!(archive.contains(&long), "every line kept");
     let memory = std::fs::read_to_string(mem.join("MEMORY.md")).unwrap();
-    assert!(memory.lines().count() <= 3, "{memory}");
+    assert_eq!(memory.lines().count(), 180, "{memory}");
+    assert!(memory.starts_with("# Project memory\n"), "{memory}");
     assert!(memory.contains(&archives[0]), "{memory}");
-    // Short now: nothing to do.
+    // The newest notes stay; the oldest moved; every note is in exactly one place.
+    assert!(memory.ends_with("- note 199: keep me\n"), "{memory}");
+    assert!(archive.contains("- note 1: keep me\n") && !memory.contains("- note 1: keep me\n"));
+    for i in 1..=199 {
+        let line = format!("- note {i}: keep me\n");
+        assert_eq!(
+            archive.matches(&line).count() + memory.matches(&line).count(),
+            1,
+            "{line}"
+        );
+    }
+    // Within the limit now: nothing to do.
     p.forge()
         .args(["learn", "archive"])
         .assert()
         .success()
         .stdout(contains("nothing to archive"));
-    // Grows again the same day: appended, nothing lost.
-    let more: String = (1..=190).map(|i| format!("- later {i}\n")).collect();
-    std::fs::write(mem.join("MEMORY.md"), &more).unwrap();
+    // A smaller limit from the config: the same day's archive grows, nothing lost.
+    std::fs::create_dir_all(p.forge_dir()).unwrap();
+    std::fs::write(
+        p.forge_dir().join("config.toml"),
+        "[learn]\nmemory_max_lines = 50\n",
+    )
+    .unwrap();
     p.forge().args(["learn", "archive"]).assert().success();
     let archive2 = std::fs::read_to_string(mem.join(&archives[0])).unwrap();
     assert!(archive2.starts_with(&archive));
-    assert!(archive2.contains(&more));
+    let memory2 = std::fs::read_to_string(mem.join("MEMORY.md")).unwrap();
+    assert_eq!(memory2.lines().count(), 50, "{memory2}");
+    assert!(memory2.ends_with("- note 199: keep me\n"));
+    assert!(archive2.contains("- note 100: keep me\n"));
+}
+
+#[test]
+fn learn_done_clears_the_reminder_until_a_session_changes_files_again() {
+    let p = TestProject::new();
+    let hook = |event: &str, extra: serde_json::Value| {
+        let mut payload = serde_json::json!({
+            "session_id": "s-learn", "cwd": p.root, "hook_event_name": event,
+        });
+        payload
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        let out = p
+            .forge()
+            .args(["hook", event])
+            .write_stdin(payload.to_string())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        stdout_of(&out)
+    };
+    hook("SessionStart", serde_json::json!({"source": "startup"}));
+    hook("Stop", serde_json::json!({}));
+    let flag = p.forge_dir().join("logs/learn-pending");
+    assert!(
+        !flag.exists(),
+        "a turn that changed nothing sets no reminder"
+    );
+    hook(
+        "PreToolUse",
+        serde_json::json!({"tool_name": "Write", "tool_input": {"file_path": p.root.join("a.txt")}}),
+    );
+    hook("Stop", serde_json::json!({}));
+    assert!(flag.exists());
+    p.forge()
+        .args(["learn", "status"])
+        .assert()
+        .success()
+        .stdout(contains("Learn pending: yes"));
+    p.forge()
+        .args(["learn", "done"])
+        .assert()
+        .success()
+        .stdout(contains(
+            "Learn reminder cleared. Changes count from now on in 1 live session.",
+        ));
+    assert!(!flag.exists());
+    // The same session goes on without changing anything: no reminder again.
+    hook("Stop", serde_json::json!({}));
+    assert!(!flag.exists());
+    p.forge()
+        .args(["learn", "done"])
+        .assert()
+        .success()
+        .stdout(contains("No learn reminder was pending."));
+    // It edits again: the reminder is back.
+    hook("PreToolUse", serde_json::json!({"tool_name": "Edit"}));
+    hook("Stop", serde_json::json!({}));
+    assert!(flag.exists());
 }
 
 // ----- completions, man, help ---------------------------------------------------

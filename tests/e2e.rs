@@ -171,6 +171,11 @@ fn print_mode_records_the_session_and_orients_the_next_one() {
     let ctx: Value = serde_json::from_slice(&ctx.stdout).unwrap();
     assert_eq!(ctx["used_percentage"], 75, "{ctx}");
     assert_eq!(ctx["tokens"], 150_000);
+    // Listing files changed nothing: there is nothing to learn from this session.
+    assert!(
+        !w.root.join(".forge/logs/learn-pending").exists(),
+        "a session that changed no file set the learn flag"
+    );
 
     // The next session's first request carries forge's orientation.
     let before = w.api.messages().len();
@@ -184,6 +189,7 @@ fn print_mode_records_the_session_and_orients_the_next_one() {
         "{}",
         first.last_user_text()
     );
+    assert!(!text.contains("/forge-learn"), "{text}");
 }
 
 // ----- 2. interactive: status line, threshold handoff, permission ---------------------------
@@ -597,6 +603,17 @@ fn dirty_tree_warning_is_on_screen_and_in_the_next_session() {
         first.contains("The last session ended with 1 uncommitted change"),
         "{first}"
     );
+    // The session wrote a file: the next sessions are asked to learn from it until
+    // learning is done.
+    assert!(first.contains("Run /forge-learn"), "{first}");
+    assert!(w.root.join(".forge/logs/learn-pending").exists());
+    let done = w.forge(&["learn", "done"]);
+    assert!(done.status.success(), "{done:?}");
+    let before = w.api.messages().len();
+    assert!(w.print("hello once more").status.success());
+    let third = w.api.messages()[before].all_text();
+    assert!(!third.contains("/forge-learn"), "{third}");
+    assert!(!w.root.join(".forge/logs/learn-pending").exists());
 }
 
 // ----- 8. /clear resumes the handoff; /exit records the end ---------------------------------

@@ -376,13 +376,16 @@ fn stop_and_session_end_record_the_session() {
         chrono::DateTime::parse_from_rfc3339(ended).is_ok() && ended.ends_with('Z'),
         "{ended}"
     );
-    assert!(p.forge_dir().join("logs/learn-pending").exists());
+    // Nothing changed in the turn: nothing to learn.
+    assert!(!p.forge_dir().join("logs/learn-pending").exists());
 
     // Dirty tree: two changes (one modified, one untracked) → the warning with the
     // count, for the person (systemMessage), once per count.
     p.write("README.md", "changed\n");
     p.write("new.txt", "new\n");
     let out = hook(&p, "Stop", p.payload("hooks/Stop.json"));
+    // The tree changed since the session's first turn: something to learn.
+    assert!(p.forge_dir().join("logs/learn-pending").exists());
     let v: Value = serde_json::from_str(out.trim()).expect("one JSON object");
     assert_eq!(
         v,
@@ -759,6 +762,7 @@ fn attention_states_follow_notifications() {
 #[test]
 fn session_start_orients_the_new_session() {
     let p = TestProject::new();
+    hook(&p, "Stop", p.payload("hooks/Stop.json"));
     p.write("README.md", "dirty\n");
     hook(&p, "Stop", p.payload("hooks/Stop.json"));
     std::fs::write(
@@ -816,19 +820,26 @@ fn session_start_orients_the_new_session() {
     let older = out.find("Blocked agent signal: task T-007").expect(&out);
     assert!(newer < older, "{out}");
     assert!(!out.contains("compacted"), "{out}");
-    assert!(!p.forge_dir().join("logs/learn-pending").exists());
     assert!(
         !p.forge_dir()
             .join("logs/context-threshold-triggered")
             .exists()
     );
-    // The learn notice is shown once.
+    // The learn notice lasts until learning is done, not until it was once shown.
+    assert!(p.forge_dir().join("logs/learn-pending").exists());
     let again = hook(
         &p,
         "SessionStart",
         p.payload("hooks/SessionStart-startup.json"),
     );
-    assert!(!again.contains("/forge-learn"), "{again}");
+    assert!(again.contains("/forge-learn"), "{again}");
+    p.forge().args(["learn", "done"]).assert().success();
+    let done = hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-startup.json"),
+    );
+    assert!(!done.contains("/forge-learn"), "{done}");
 }
 
 #[test]
@@ -842,6 +853,11 @@ fn session_start_after_compaction_says_what_to_reread() {
             json!({"file_path": p.root.join("src/pool.rs").display().to_string()}),
         )],
     );
+    let edit = with(
+        &p.payload("hooks/PreToolUse.json"),
+        json!({"tool_name": "Edit", "tool_input": {"file_path": p.root.join("src/pool.rs")}}),
+    );
+    hook(&p, "PreToolUse", edit);
     hook(&p, "Stop", p.payload("hooks/Stop.json"));
     hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
     let out = hook(
@@ -1187,6 +1203,7 @@ fn status_prints_the_snapshot_as_text_and_json() {
     p.add_handoff_fixture("agent-T-011-20261121-090102.md");
     p.add_handoff_fixture("handoff-20261121-094500.md");
     hook(&p, "Stop", p.payload("hooks/Stop.json"));
+    p.write(".forge/logs/learn-pending", "");
     let out = p.forge().args(["status"]).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();

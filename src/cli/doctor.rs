@@ -11,7 +11,6 @@ use serde_json::Value;
 use super::status::locate_project;
 use crate::env::Env;
 use crate::model::handoff::split_front_matter;
-use crate::model::memory::MEMORY_MAX_LINES;
 use crate::model::secrets::find_secrets;
 use crate::model::settings::{self, Expand, FORGE_EVENTS};
 use crate::model::{HandoffKind, SignalParse};
@@ -908,13 +907,18 @@ fn check_memory_size(paths: &Paths, env: &Env) -> Check {
             "HOME is not set: cannot find the memory folder",
         );
     };
+    let limit = crate::config::load_lenient(paths, env)
+        .0
+        .config
+        .learn
+        .memory_max_lines;
     match super::learn::line_count(&dir.join("MEMORY.md")) {
         None => Check::new("memory-size", Status::Ok, "no MEMORY.md yet"),
-        Some(n) if n > MEMORY_MAX_LINES => Check::new(
+        Some(n) if n > limit => Check::new(
             "memory-size",
             Status::Warn,
             format!(
-                "MEMORY.md has {} (over {MEMORY_MAX_LINES}; Claude Code loads only the first 200): run `forge learn archive`",
+                "MEMORY.md has {} (over {limit}; Claude Code loads only the first 200): run `forge learn archive`",
                 super::count(n, "line", "lines")
             ),
         ),

@@ -1,4 +1,5 @@
-//! `forge learn status|archive`: the project's Claude Code memory folder.
+//! `forge learn status|done|archive`: the learn flag and the project's Claude Code
+//! memory folder.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -9,10 +10,15 @@ use serde_json::json;
 
 use super::status::project_paths;
 use crate::env::Env;
-use crate::model::memory::{self, MEMORY_MAX_LINES};
+use crate::model::memory;
 use crate::store::{self, Paths};
 
-/// Check or tidy the project's Claude Code memory (the /forge-learn output)
+/// The learn reminder and the project's Claude Code memory (the /forge-learn output)
+///
+/// A session that changed files sets the learn flag when it stops; the next sessions
+/// are reminded to run /forge-learn until `forge learn done` (which /forge-learn runs
+/// last) or a learned-*.md newer than the flag clears it. `[learn] nudge = false`
+/// keeps the flag but drops the reminder.
 ///
 /// The memory folder is <claude dir>/projects/<name>/memory/, where <name> is the
 /// project's real path with every character that is not a letter or digit replaced
@@ -23,7 +29,8 @@ use crate::store::{self, Paths};
     after_help = concat!(
         "Examples:\n",
         "  forge learn status\n",
-        "  forge learn archive     # when MEMORY.md is over 180 lines"
+        "  forge learn done        # learning is done: clear the reminder\n",
+        "  forge learn archive     # when MEMORY.md is over [learn] memory_max_lines (180)"
     )
 )]
 pub struct LearnArgs {
@@ -47,34 +54,22 @@ pub enum LearnAction {
         #[arg(long)]
         json: bool,
     },
-    /// Move MEMORY.md's content to memory/archive-YYYY-MM-DD.md when it is over 180
-    /// lines, leaving a one-line pointer.
+    /// Clear the learn flag: what the sessions so far changed has been learned from.
+    /// Live sessions start counting changes again from now.
+    Done,
+    /// Keep MEMORY.md's newest lines within [learn] memory_max_lines (default 180)
+    /// and move the older ones to memory/archive-YYYY-MM-DD.md, with a pointer.
     Archive,
 }
 
 /// The project's memory folder: `<claude dir>/projects/<name>/memory`.
 pub fn memory_dir(paths: &Paths, env: &Env) -> Option<PathBuf> {
-    let real = std::fs::canonicalize(&paths.root).unwrap_or_else(|_| paths.root.clone());
-    let name = memory::project_dir_name(&real.to_string_lossy());
-    Some(env.claude_dir()?.join("projects").join(name).join("memory"))
+    store::memory::memory_dir(paths, env)
 }
 
 /// The `learned-*.md` files of a memory folder, sorted by name.
 pub fn learned_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            p.is_file()
-                && p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("learned-") && n.ends_with(".md"))
-        })
-        .collect();
-    out.sort();
-    out
+    store::memory::learned_files(dir)
 }
 
 /// Lines in a text file, `None` when it is missing.
@@ -87,14 +82,49 @@ pub fn run(args: &LearnArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
     let dir = memory_dir(&paths, env)
         .ok_or_else(|| eyre!("HOME is not set: set HOME or CLAUDE_CONFIG_DIR and try again"))?;
+    let limit = crate::config::load(&paths, env)
+        .map_err(|e| eyre!("{e}\nFix the file, or check it with `forge config validate`."))?
+        .config
+        .learn
+        .memory_max_lines;
     match args.action {
-        LearnAction::Status { json } => status(&paths, &dir, json),
-        LearnAction::Archive => archive(&dir, env),
+        LearnAction::Status { json } => status(&paths, env, &dir, json, limit),
+        LearnAction::Done => done(&paths, env),
+        LearnAction::Archive => archive(&dir, env, limit),
     }
 }
 
-fn status(paths: &Paths, dir: &Path, as_json: bool) -> color_eyre::Result<ExitCode> {
-    let pending = paths.learn_pending().exists();
+fn done(paths: &Paths, env: &Env) -> color_eyre::Result<ExitCode> {
+    let d = crate::app::learn::done(paths, env)
+        .wrap_err_with(|| format!("clearing {}", paths.learn_pending().display()))?;
+    let mut out = if d.cleared {
+        "Learn reminder cleared.".to_owned()
+    } else {
+        "No learn reminder was pending.".to_owned()
+    };
+    if d.sessions > 0 {
+        let _ = write!(
+            out,
+            " Changes count from now on in {}.",
+            super::count(d.sessions, "live session", "live sessions")
+        );
+    }
+    out.push('\n');
+    super::print_out(&out);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn status(
+    paths: &Paths,
+    env: &Env,
+    dir: &Path,
+    as_json: bool,
+    limit: usize,
+) -> color_eyre::Result<ExitCode> {
+    // A learned-*.md newer than the flag means the learning happened: the next hook
+    // removes the flag.
+    let pending = store::safe::is_regular(&paths.learn_pending())
+        && !crate::app::learn::learned_after_flag(paths, env);
     let memory_md = dir.join("MEMORY.md");
     let lines = line_count(&memory_md);
     let learned: Vec<(String, usize)> = learned_files(dir)
@@ -114,7 +144,7 @@ fn status(paths: &Paths, dir: &Path, as_json: bool) -> color_eyre::Result<ExitCo
             "memory_dir": dir,
             "memory_dir_exists": dir.is_dir(),
             "memory_md_lines": lines,
-            "memory_md_limit": MEMORY_MAX_LINES,
+            "memory_md_limit": limit,
             "learned": learned.iter().map(|(n, l)| json!({"file": n, "lines": l})).collect::<Vec<_>>(),
         });
         super::print_json(&v)?;
@@ -125,7 +155,7 @@ fn status(paths: &Paths, dir: &Path, as_json: bool) -> color_eyre::Result<ExitCo
         out,
         "Learn pending: {}",
         if pending {
-            "yes (the last session ended without /forge-learn; run it in Claude Code)"
+            "yes (a session changed files; run /forge-learn in Claude Code, or `forge learn done`)"
         } else {
             "no"
         }
@@ -141,10 +171,10 @@ fn status(paths: &Paths, dir: &Path, as_json: bool) -> color_eyre::Result<ExitCo
         }
     );
     match lines {
-        Some(n) if n > MEMORY_MAX_LINES => {
+        Some(n) if n > limit => {
             let _ = writeln!(
                 out,
-                "MEMORY.md: {} (over {MEMORY_MAX_LINES}: run `forge learn archive`)",
+                "MEMORY.md: {} (over {limit}: run `forge learn archive`)",
                 super::count(n, "line", "lines")
             );
         }
@@ -169,7 +199,7 @@ fn status(paths: &Paths, dir: &Path, as_json: bool) -> color_eyre::Result<ExitCo
 /// rather than cuts, a larger one).
 const WHOLE_MAX: u64 = 64 * 1024 * 1024;
 
-fn archive(dir: &Path, env: &Env) -> color_eyre::Result<ExitCode> {
+fn archive(dir: &Path, env: &Env, limit: usize) -> color_eyre::Result<ExitCode> {
     let memory_md = dir.join("MEMORY.md");
     let read = |p: &Path| store::safe::read_to_string_whole(p, WHOLE_MAX, store::safe::Follow::Yes);
     let text = match read(&memory_md) {
@@ -191,9 +221,9 @@ fn archive(dir: &Path, env: &Env) -> color_eyre::Result<ExitCode> {
         Err(e) => return Err(e).wrap_err_with(|| format!("reading {}", archive_path.display())),
     };
     let stamp = store::files::iso(env.now);
-    let Some(plan) = memory::plan_archive(&text, existing.as_deref(), &name, &stamp) else {
+    let Some(plan) = memory::plan_archive(&text, existing.as_deref(), &name, &stamp, limit) else {
         super::print_out(&format!(
-            "MEMORY.md has {} (limit {MEMORY_MAX_LINES}): nothing to archive.\n",
+            "MEMORY.md has {} (limit {limit}): nothing to archive.\n",
             super::count(text.lines().count(), "line", "lines")
         ));
         return Ok(ExitCode::SUCCESS);
@@ -204,7 +234,7 @@ fn archive(dir: &Path, env: &Env) -> color_eyre::Result<ExitCode> {
         .wrap_err_with(|| format!("writing {}", archive_path.display()))?;
     let written =
         read(&archive_path).wrap_err_with(|| format!("reading back {}", archive_path.display()))?;
-    if !written.contains(&text) {
+    if written != plan.archive {
         bail!(
             "{} does not hold MEMORY.md's content after writing; MEMORY.md was left as it is",
             archive_path.display()
@@ -213,7 +243,7 @@ fn archive(dir: &Path, env: &Env) -> color_eyre::Result<ExitCode> {
     store::write_atomic(&memory_md, plan.memory.as_bytes())
         .wrap_err_with(|| format!("writing {}", memory_md.display()))?;
     super::print_out(&format!(
-        "Moved {} of MEMORY.md to {}\nMEMORY.md now points at it ({}).\n",
+        "Moved the oldest {} of MEMORY.md to {}\nMEMORY.md keeps the newest, and points at the archive ({}).\n",
         super::count(plan.moved_lines, "line", "lines"),
         archive_path.display(),
         super::count(plan.memory.lines().count(), "line", "lines")

@@ -160,6 +160,7 @@ impl Ctx<'_> {
     }
 
     pub(super) fn pre_tool_use(&self) -> HookResult {
+        self.note_edit();
         // A subagent's tool call carries the parent's session id, but the compaction
         // was the main thread's: leave the marker for the main thread.
         if self.wire.agent_id.is_some() {
@@ -202,6 +203,37 @@ impl Ctx<'_> {
             }
         }
         Ok(String::new())
+    }
+}
+
+impl Ctx<'_> {
+    /// An editing tool on a file of the project (or on a file the payload does not
+    /// name) marks the session as having changed files, for the learn flag. The
+    /// bridge is written once, not on every edit.
+    fn note_edit(&self) {
+        let Some(tool) = self.wire.tool_name.as_deref() else {
+            return;
+        };
+        if !crate::model::learn::EDITING_TOOLS.contains(&tool) {
+            return;
+        }
+        let inside = self.wire.tool_file.as_deref().is_none_or(|f| {
+            let f = Path::new(f);
+            f.is_relative()
+                || f.starts_with(&self.paths.root)
+                || std::fs::canonicalize(&self.paths.root).is_ok_and(|r| f.starts_with(r))
+        });
+        let Some(sid) = self.session_id() else { return };
+        if !inside || files::read_bridge(&self.paths, sid).is_some_and(|b| b.files_edited) {
+            return;
+        }
+        if let Err(e) = files::update_bridge(&self.paths, sid, self.env.now, |b| {
+            let changed = !b.files_edited;
+            b.files_edited = true;
+            changed
+        }) {
+            self.fail("bridge", &e.to_string());
+        }
     }
 }
 

@@ -63,17 +63,23 @@ impl Ctx<'_> {
             if let Some(dir) = self.env.claude_dir() {
                 let _ = files::prune_temp_files(&dir);
             }
-            if snap.flags.learn_pending {
-                head.push_str(
-                    "Learn: the last session ended without extracting what it learned. \
-                     Run /forge-learn to save reusable patterns (never credentials or file contents).\n",
-                );
+            // The flag lasts until learning is done (`forge learn done`, or a
+            // learned-*.md newer than it); the notice is shown while it lasts.
+            let mut learn_pending = snap.flags.learn_pending;
+            if learn_pending && crate::app::learn::learned_after_flag(&self.paths, self.env) {
+                learn_pending = false;
                 if store::remove_if_exists(&self.paths.learn_pending()).unwrap_or(false) {
                     self.record(Outcome::FlagCleared {
                         flag: "learn-pending".to_owned(),
-                        why: "the learn notice was shown".to_owned(),
+                        why: "a learned-*.md was written after it was set".to_owned(),
                     });
                 }
+            }
+            if learn_pending && self.config().learn.nudge {
+                head.push_str(
+                    "Learn: an earlier session changed files and nothing was learned from it yet. \
+                     Run /forge-learn to save reusable patterns (never credentials or file contents).\n",
+                );
             }
         }
         match source {
@@ -160,7 +166,17 @@ impl Ctx<'_> {
         } else {
             Attention::WaitingInput
         };
-        self.touch_bridge("SessionStart", Some(attention), None);
+        // The tree as the session found it: Stop compares against it to know whether
+        // the session changed files (a resumed session keeps its own).
+        let baseline = snap
+            .git
+            .as_ref()
+            .map(crate::model::state::GitCache::fingerprint);
+        self.touch_bridge_and("SessionStart", Some(attention), None, |b| {
+            if b.git_baseline.is_none() {
+                b.git_baseline = baseline;
+            }
+        });
         if !out.is_empty() {
             self.record(Outcome::ContextAdded {
                 chars: out.chars().count(),

@@ -54,17 +54,50 @@ impl Ctx<'_> {
             }),
             Err(e) => self.fail("last-session", &e.to_string()),
         }
+        self.learn_flag(bridge.as_ref(), git.as_ref());
+        git
+    }
+
+    /// The learn flag at the end of a turn: cleared when a `learned-*.md` is newer
+    /// than it, else set when this session changed files since its baseline.
+    fn learn_flag(
+        &self,
+        bridge: Option<&crate::model::state::SessionBridge>,
+        git: Option<&crate::model::state::GitCache>,
+    ) {
         let flag = self.paths.learn_pending();
-        if !store::safe::is_regular(&flag) {
+        if store::safe::is_regular(&flag) {
+            if crate::app::learn::learned_after_flag(&self.paths, self.env) {
+                match store::remove_if_exists(&flag) {
+                    Ok(_) => self.record(Outcome::FlagCleared {
+                        flag: "learn-pending".to_owned(),
+                        why: "a learned-*.md was written after it was set".to_owned(),
+                    }),
+                    Err(e) => self.fail("learn-pending", &e.to_string()),
+                }
+                self.rebase_learning(git);
+            }
+            return;
+        }
+        if let Some(why) = crate::model::learn::changed_files_why(bridge, git) {
             match store::touch_flag(&flag) {
                 Ok(()) => self.record(Outcome::FlagSet {
                     flag: "learn-pending".to_owned(),
-                    why: "the next session is reminded to run /forge-learn".to_owned(),
+                    why: format!("{why}: the next session is reminded to run /forge-learn"),
                 }),
                 Err(e) => self.fail("learn-pending", &e.to_string()),
             }
         }
-        git
+    }
+
+    /// Moves this session's learn baseline to the tree as it is now.
+    pub(super) fn rebase_learning(&self, git: Option<&crate::model::state::GitCache>) {
+        let Some(sid) = self.session_id() else { return };
+        if let Err(e) = files::update_bridge(&self.paths, sid, self.env.now, |b| {
+            crate::app::learn::rebase(b, git)
+        }) {
+            self.fail("bridge", &e.to_string());
+        }
     }
 
     /// The context % of this session from the end of its transcript (window from the
@@ -95,9 +128,14 @@ impl Ctx<'_> {
         // The warning is for the person (a Stop hook's plain stdout reaches no screen:
         // reference §11.1 #8), and only when the count changed since the last one.
         let mut warn = dirty > 0 && self.session_id().is_none();
+        let baseline = git.as_ref().map(crate::model::state::GitCache::fingerprint);
         self.touch_bridge_and("Stop", Some(Attention::WaitingInput), None, |b| {
             warn = dirty > 0 && b.dirty_warned != Some(dirty);
             b.dirty_warned = Some(dirty);
+            // A session that started before forge knew it: from now on.
+            if b.git_baseline.is_none() {
+                b.git_baseline = baseline;
+            }
         });
         let mut out = serde_json::Map::new();
         // Failsafe: a compaction happened and no tool ran since, so PreToolUse never

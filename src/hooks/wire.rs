@@ -31,6 +31,9 @@ pub struct WireHookInput {
     pub message: Option<String>,
     /// Tool events' `tool_name`.
     pub tool_name: Option<String>,
+    /// The file a tool works on: `tool_input.file_path` (or `notebook_path`). Only
+    /// its name is kept, never the input's content.
+    pub tool_file: Option<String>,
     /// SessionStart `model`.
     pub model: Option<String>,
     /// Set inside a subagent (its tool calls carry the parent's `session_id`).
@@ -63,6 +66,11 @@ impl WireHookInput {
             notification_type: text(v, "notification_type"),
             message: text(v, "message").map(|m| m.chars().take(200).collect()),
             tool_name: text(v, "tool_name"),
+            tool_file: v.get("tool_input").and_then(|i| {
+                text(i, "file_path")
+                    .or_else(|| text(i, "notebook_path"))
+                    .filter(|p| p.len() <= 4096)
+            }),
             model: text(v, "model"),
             agent_id: text(v, "agent_id"),
         }

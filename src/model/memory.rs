@@ -63,26 +63,79 @@ pub fn base36(mut n: i64) -> String {
 pub struct Archived {
     /// The archive file's full new text (old archive text, if any, kept first).
     pub archive: String,
-    /// The short `MEMORY.md` left behind.
+    /// The `MEMORY.md` left behind: its heading, a pointer to the archives, and its
+    /// newest lines.
     pub memory: String,
     /// How many lines moved.
     pub moved_lines: usize,
 }
 
+/// The pointer line `forge learn archive` leaves in `MEMORY.md`.
+const POINTER: &str = "- Older memory was archived by `forge learn archive`: see ";
+
 /// Plans the archive of `memory` into `archive_name` (which may already hold
-/// `existing_archive` from earlier today). `None` when `memory` is short enough.
+/// `existing_archive` from earlier today), so that `MEMORY.md` has at most `limit`
+/// lines. `None` when it already has.
 ///
-/// Nothing is dropped: the whole of `memory` goes into the archive. The new
-/// `MEMORY.md` keeps the first `# ` heading (when it opens the file) and one line
-/// pointing at the archive.
+/// Claude Code reads `MEMORY.md` from the top and /forge-learn appends to it, so the
+/// newest lines are the last ones: they stay, and the older ones move to the
+/// archive, whole lines only, never cutting into an indented continuation. The
+/// first `# ` heading stays on top, with one pointer line naming every archive
+/// (earlier pointers are merged into it, not archived).
 pub fn plan_archive(
     memory: &str,
     existing_archive: Option<&str>,
     archive_name: &str,
     stamp: &str,
+    limit: usize,
 ) -> Option<Archived> {
-    let lines = memory.lines().count();
-    if lines <= MEMORY_MAX_LINES {
+    let lines: Vec<&str> = memory.lines().collect();
+    if lines.len() <= limit {
+        return None;
+    }
+    let heading = lines.first().filter(|l| l.starts_with("# ")).copied();
+    let body = &lines[usize::from(heading.is_some())..];
+    // Earlier pointers: their archive names join the new pointer.
+    let mut archives: Vec<String> = Vec::new();
+    let mut rest: Vec<&str> = Vec::new();
+    for l in body {
+        match l.strip_prefix(POINTER) {
+            Some(names) => {
+                for n in names.split(", ") {
+                    let n = n.trim().trim_end_matches('.');
+                    if let Some(name) = n.strip_prefix('[').and_then(|n| n.split(']').next())
+                        && !archives.iter().any(|a| a == name)
+                    {
+                        archives.push(name.to_owned());
+                    }
+                }
+            }
+            // The blank line under the heading is not content.
+            None if rest.is_empty() && l.trim().is_empty() => {}
+            None => rest.push(l),
+        }
+    }
+    if !archives.iter().any(|a| a == archive_name) {
+        archives.push(archive_name.to_owned());
+    }
+    let pointer = format!(
+        "{POINTER}{}.",
+        archives
+            .iter()
+            .map(|a| format!("[{a}]({a})"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    // Heading, a blank line, the pointer: the rest of the room is for the newest lines.
+    let fixed = if heading.is_some() { 3 } else { 1 };
+    let room = limit.saturating_sub(fixed);
+    let mut cut = rest.len().saturating_sub(room);
+    // Never start the kept part inside an entry (an indented continuation line).
+    while cut < rest.len() && rest[cut].starts_with([' ', '\t']) {
+        cut += 1;
+    }
+    let (moved, kept) = rest.split_at(cut);
+    if moved.is_empty() {
         return None;
     }
     let mut archive = match existing_archive {
@@ -97,23 +150,25 @@ pub fn plan_archive(
         _ => format!("# MEMORY.md archive ({archive_name})\n\n"),
     };
     archive.push_str(&format!("<!-- moved from MEMORY.md at {stamp} -->\n"));
-    archive.push_str(memory);
-    if !archive.ends_with('\n') {
+    for l in moved {
+        archive.push_str(l);
         archive.push('\n');
     }
-    let heading = memory
-        .lines()
-        .next()
-        .filter(|l| l.starts_with("# "))
-        .map(|l| format!("{l}\n\n"))
-        .unwrap_or_default();
-    let memory_new = format!(
-        "{heading}- Older memory ({lines} lines) was archived at {stamp}: see [{archive_name}]({archive_name})\n"
-    );
+    let mut memory_new = String::new();
+    if let Some(h) = heading {
+        memory_new.push_str(h);
+        memory_new.push_str("\n\n");
+    }
+    memory_new.push_str(&pointer);
+    memory_new.push('\n');
+    for l in kept {
+        memory_new.push_str(l);
+        memory_new.push('\n');
+    }
     Some(Archived {
         archive,
         memory: memory_new,
-        moved_lines: lines,
+        moved_lines: moved.len(),
     })
 }
 
@@ -152,7 +207,7 @@ mod tests {
     }
 
     #[test]
-    fn archive_keeps_everything_and_leaves_a_pointer() {
+    fn archive_keeps_the_newest_lines_under_the_limit() {
         let memory: String = std::iter::once("# Project memory\n".to_owned())
             .chain((1..=200).map(|i| format!("- note {i}\n")))
             .collect();
@@ -161,19 +216,56 @@ mod tests {
             None,
             "archive-2026-11-21.md",
             "2026-11-21T10:00:00Z",
+            180,
         )
         .unwrap();
-        assert!(a.archive.contains(&memory));
-        assert_eq!(a.moved_lines, 201);
-        assert!(a.memory.starts_with("# Project memory\n"));
-        assert!(a.memory.contains("(archive-2026-11-21.md)"));
-        assert!(a.memory.lines().count() <= 3);
-        // Appending to today's archive keeps what was there.
-        let again =
-            plan_archive(&memory, Some(&a.archive), "archive-2026-11-21.md", "later").unwrap();
+        let kept: Vec<&str> = a.memory.lines().collect();
+        assert_eq!(kept.len(), 180);
+        assert_eq!(kept[0], "# Project memory");
+        assert!(kept[2].contains("[archive-2026-11-21.md](archive-2026-11-21.md)"));
+        // The newest (last) notes stay, the oldest moved: nothing is lost.
+        assert_eq!(*kept.last().unwrap(), "- note 200");
+        assert_eq!(kept[3], "- note 24");
+        assert_eq!(a.moved_lines, 23);
+        assert!(a.archive.contains("- note 1\n") && a.archive.contains("- note 23\n"));
+        assert!(!a.archive.contains("- note 24\n"));
+        for i in 1..=200 {
+            let line = format!("- note {i}\n");
+            assert_eq!(
+                a.archive.matches(&line).count() + a.memory.matches(&line).count(),
+                1,
+                "{line}"
+            );
+        }
+        // Again, later, with a smaller limit: today's archive grows, one pointer stays.
+        let again = plan_archive(
+            &a.memory,
+            Some(&a.archive),
+            "archive-2026-11-22.md",
+            "later",
+            100,
+        )
+        .unwrap();
         assert!(again.archive.starts_with(&a.archive));
-        assert_eq!(again.archive.matches("- note 200").count(), 2);
+        assert_eq!(again.memory.lines().count(), 100);
+        assert_eq!(again.memory.matches("forge learn archive").count(), 1);
+        assert!(again.memory.contains("[archive-2026-11-21.md]"));
+        assert!(again.memory.contains("[archive-2026-11-22.md]"));
+        assert!(!again.archive.contains("forge learn archive`: see"));
         // Short memory: nothing to do.
-        assert!(plan_archive("# m\n- a\n", None, "x", "y").is_none());
+        assert!(plan_archive("# m\n- a\n", None, "x", "y", 180).is_none());
+    }
+
+    #[test]
+    fn archive_never_splits_an_entry() {
+        let memory = "- a\n  more a\n- b\n  more b\n- c\n";
+        let a = plan_archive(memory, None, "x.md", "t", 3).unwrap();
+        // Room for two lines after the pointer would start at "  more b": the cut
+        // moves on to the next entry.
+        assert_eq!(
+            a.memory,
+            "- Older memory was archived by `forge learn archive`: see [x.md](x.md).\n- c\n"
+        );
+        assert!(a.archive.contains("- b\n  more b\n"));
     }
 }

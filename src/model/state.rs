@@ -154,6 +154,14 @@ pub struct SessionBridge {
     /// comes when the count changes, not under every reply).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dirty_warned: Option<u64>,
+    /// The work tree's [`GitCache::fingerprint`] when the session started (or when
+    /// its learning was last done): Stop compares against it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub git_baseline: Option<String>,
+    /// The session ran a file-editing tool (Edit, Write, MultiEdit, NotebookEdit) on
+    /// a file of the project since its baseline.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub files_edited: bool,
     /// Last update of this file (ISO 8601 UTC).
     pub updated_at: Option<String>,
 }
@@ -190,6 +198,35 @@ pub struct GitCache {
     pub uncommitted_changes: u64,
     /// Up to 50 changed file names.
     pub changed_files: Vec<String>,
+    /// The commit HEAD points at (none in a repository without commits).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head: Option<String>,
+}
+
+impl GitCache {
+    /// A short digest of the tree's state — branch, HEAD commit, uncommitted count
+    /// and changed names — that changes when a session commits, switches branch, or
+    /// changes, adds or removes a file (a file already changed and changed again
+    /// keeps it; the editing tools are tracked separately).
+    pub fn fingerprint(&self) -> String {
+        // FNV-1a, 64 bits: stable across runs and builds, unlike `DefaultHasher`.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |bytes: &[u8]| {
+            for b in bytes {
+                h ^= u64::from(*b);
+                h = h.wrapping_mul(0x0100_0000_01b3);
+            }
+            h ^= 0xff;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        };
+        eat(self.branch.as_deref().unwrap_or("").as_bytes());
+        eat(self.head.as_deref().unwrap_or("").as_bytes());
+        eat(&self.uncommitted_changes.to_le_bytes());
+        for name in &self.changed_files {
+            eat(name.as_bytes());
+        }
+        format!("{h:016x}")
+    }
 }
 
 /// The parts of the user's `.forge/state.json` forge reads.

@@ -18,6 +18,7 @@
 pub mod events;
 pub mod files;
 pub mod handoffs;
+pub mod memory;
 pub mod paths;
 pub mod safe;
 pub mod sessions;

@@ -1,0 +1,55 @@
+//! The learn flag's lifecycle. `logs/learn-pending` is set at Stop/SessionEnd by a
+//! session that changed files since its baseline ([`crate::model::learn`]), and
+//! cleared by `forge learn done` (which /forge-learn runs last) or by a
+//! `learned-*.md` newer than the flag. Clearing moves every live session's baseline
+//! to now, so what was learned is not asked for again.
+
+use std::io;
+
+use crate::env::Env;
+use crate::model::state::{Attention, GitCache, SessionBridge};
+use crate::store::{self, Paths, files, memory};
+
+/// Whether a `learned-*.md` of the project's memory folder was written after the
+/// flag was set: the learning the flag asks for happened.
+pub fn learned_after_flag(paths: &Paths, env: &Env) -> bool {
+    let Some(flag) = memory::flag_time(&paths.learn_pending()) else {
+        return false;
+    };
+    memory::memory_dir(paths, env)
+        .and_then(|d| memory::newest_learned(&d))
+        .is_some_and(|t| t > flag)
+}
+
+/// Sets a session's baseline to the tree as it is now.
+pub fn rebase(b: &mut SessionBridge, git: Option<&GitCache>) -> bool {
+    let baseline = git.map(GitCache::fingerprint);
+    let changed = b.files_edited || b.git_baseline != baseline;
+    b.files_edited = false;
+    b.git_baseline = baseline;
+    changed
+}
+
+/// What `forge learn done` did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Done {
+    /// The flag was set and is now removed.
+    pub cleared: bool,
+    /// Live sessions whose baseline moved to now.
+    pub sessions: usize,
+}
+
+/// Learning is done: clears the flag and rebases every session that has not ended.
+pub fn done(paths: &Paths, env: &Env) -> io::Result<Done> {
+    let cleared = store::remove_if_exists(&paths.learn_pending())?;
+    let git = crate::git::refresh_cache(paths, env.now);
+    let mut sessions = 0;
+    for b in store::sessions::load_sessions(paths) {
+        if b.attention == Some(Attention::Ended) {
+            continue;
+        }
+        files::update_bridge(paths, &b.session_id, env.now, |b| rebase(b, git.as_ref()))?;
+        sessions += 1;
+    }
+    Ok(Done { cleared, sessions })
+}
