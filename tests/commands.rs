@@ -1410,8 +1410,12 @@ fn inbox(p: &TestProject) {
     }
 }
 
+/// A marker's path (its first line), after checking that a person chose it.
 fn marker(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap().trim().to_owned()
+    let text = std::fs::read_to_string(path).unwrap();
+    let (first, origin) = text.trim_end().rsplit_once('\n').unwrap();
+    assert_eq!(origin, "chosen", "{text}");
+    first.to_owned()
 }
 
 #[test]

@@ -222,8 +222,10 @@ fn interactive_status_line_threshold_handoff_and_permission_prompt() {
     assert!(doc.contains("trigger: context-threshold"), "{doc}");
     let project_marker = std::fs::read_to_string(w.root.join(".forge/pending-resume")).unwrap();
     let global_marker = std::fs::read_to_string(w.home.join(".claude/pending-resume")).unwrap();
-    assert_eq!(project_marker.trim(), path.display().to_string());
-    assert_eq!(global_marker.trim(), path.display().to_string());
+    // The path, then who made it pending: the threshold, automatically.
+    let auto = format!("{}\nauto\n", path.display());
+    assert_eq!(project_marker, auto);
+    assert_eq!(global_marker, auto);
     // The status line's detached `forge handoff --auto` says what it did in the log.
     let logged = poll(harness::WAIT, || {
         w.events()

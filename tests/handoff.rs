@@ -117,15 +117,12 @@ fn manual_handoff_redacts_secrets_and_never_copies_contents() {
         doc.contains("- ") && doc.contains(" initial\n"),
         "last commits listed:\n{doc}"
     );
+    // A handoff a person asked for is theirs: the marker says "chosen".
+    let chosen = format!("{}\nchosen\n", path.display());
+    assert_eq!(p.read(".forge/pending-resume"), chosen);
     assert_eq!(
-        p.read(".forge/pending-resume").trim(),
-        path.display().to_string()
-    );
-    assert_eq!(
-        std::fs::read_to_string(p.home.join(".claude/pending-resume"))
-            .unwrap()
-            .trim(),
-        path.display().to_string()
+        std::fs::read_to_string(p.home.join(".claude/pending-resume")).unwrap(),
+        chosen
     );
     let v: serde_json::Value =
         serde_json::from_str(&p.read(&format!(".forge/logs/sessions/{SID}.json"))).unwrap();

@@ -842,7 +842,7 @@ fn handoff_says_truthfully_what_it_wrote_when_home_cannot_be_written() {
     );
     let marker = std::fs::read_to_string(p.forge_dir().join("pending-resume")).unwrap();
     assert_eq!(
-        marker.trim_end(),
+        marker.lines().next().unwrap(),
         path.canonicalize().unwrap().display().to_string()
     );
     // And the next session resumes it.

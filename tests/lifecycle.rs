@@ -188,3 +188,107 @@ fn session_start_lists_every_unresolved_blocked_signal_within_its_budget() {
     let status = ok_stdout(p.forge().arg("status"));
     assert!(status.matches("blocked ").count() >= 40, "{status}");
 }
+
+// ----- resume policy -----------------------------------------------------------------
+
+/// A session handoff written `age` ago by `trigger`, made pending by `origin`.
+fn pending_handoff(p: &TestProject, age: chrono::Duration, trigger: &str, origin: &str) -> PathBuf {
+    let created = chrono::Utc::now() - age;
+    let name = format!("handoff-{}.md", created.format("%Y%m%d-%H%M%S"));
+    let path = p.forge_dir().join("handoffs").join(&name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        &path,
+        format!(
+            "---\nkind: session-handoff\ncreated_at: {}\nsession_id: old-session\n\
+             trigger: {trigger}\nbranch: main\nuncommitted_changes: 0\n---\n\
+             # Session handoff\nUNIQUE-BODY-{name}\n",
+            created.format("%Y-%m-%dT%H:%M:%SZ")
+        ),
+    )
+    .unwrap();
+    let marker = format!("{}\n{origin}\n", path.canonicalize().unwrap().display());
+    std::fs::write(p.forge_dir().join("pending-resume"), marker).unwrap();
+    path
+}
+
+fn last_outcomes(p: &TestProject, event: &str) -> Vec<Value> {
+    let log = std::fs::read_to_string(p.forge_dir().join("logs/events.jsonl")).unwrap();
+    let line = log
+        .lines()
+        .rev()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|v| v["event"] == event)
+        .unwrap();
+    line["outcomes"].as_array().cloned().unwrap_or_default()
+}
+
+#[test]
+fn an_old_automatic_handoff_is_named_not_injected_and_a_chosen_one_always_is() {
+    let p = TestProject::new();
+    std::fs::create_dir_all(p.forge_dir().join("logs")).unwrap();
+    let two_days = chrono::Duration::days(2) + chrono::Duration::minutes(5);
+
+    // Automatic and two days old: one line, the marker is gone, the log says why.
+    let old = pending_handoff(&p, two_days, "context-threshold", "auto");
+    let name = old.file_name().unwrap().to_str().unwrap().to_owned();
+    let out = session_start(&p);
+    assert!(!out.contains(&format!("UNIQUE-BODY-{name}")), "{out}");
+    assert!(
+        out.contains(&format!(
+            "An automatic handoff from 2 days ago is waiting, not loaded: `forge resume {name}`"
+        )),
+        "{out}"
+    );
+    assert!(!p.forge_dir().join("pending-resume").exists());
+    let skipped = last_outcomes(&p, "SessionStart");
+    assert!(
+        skipped.iter().any(|o| o["kind"] == "resume_skipped"
+            && o["why"]
+                .as_str()
+                .unwrap()
+                .contains("older than [resume] max_age (12h)")),
+        "{skipped:?}"
+    );
+    // Said once: the next session hears nothing of it.
+    assert!(!session_start(&p).contains(&name));
+
+    // The person chooses it: injected, however old.
+    ok_stdout(p.forge().args(["resume", &name]));
+    let out = session_start(&p);
+    assert!(out.contains(&format!("UNIQUE-BODY-{name}")), "{out}");
+
+    // Automatic and recent: injected.
+    let recent = pending_handoff(&p, chrono::Duration::minutes(30), "pre-compact", "auto");
+    let rname = recent.file_name().unwrap().to_str().unwrap().to_owned();
+    assert!(session_start(&p).contains(&format!("UNIQUE-BODY-{rname}")));
+
+    // [resume] auto = "always": old automatic ones too; "never": not even recent ones.
+    std::fs::write(
+        p.forge_dir().join("config.toml"),
+        "[resume]\nauto = \"always\"\n",
+    )
+    .unwrap();
+    pending_handoff(&p, two_days, "context-threshold", "auto");
+    assert!(session_start(&p).contains(&format!("UNIQUE-BODY-{name}")));
+    std::fs::write(
+        p.forge_dir().join("config.toml"),
+        "[resume]\nauto = \"never\"\n",
+    )
+    .unwrap();
+    pending_handoff(&p, chrono::Duration::minutes(30), "pre-compact", "auto");
+    let out = session_start(&p);
+    assert!(!out.contains(&format!("UNIQUE-BODY-{rname}")), "{out}");
+    assert!(
+        out.contains("An automatic handoff from 30 minutes ago is waiting"),
+        "{out}"
+    );
+    // max_age is configurable.
+    std::fs::write(
+        p.forge_dir().join("config.toml"),
+        "[resume]\nauto = \"recent\"\nmax_age = \"3d\"\n",
+    )
+    .unwrap();
+    pending_handoff(&p, two_days, "context-threshold", "auto");
+    assert!(session_start(&p).contains(&format!("UNIQUE-BODY-{name}")));
+}

@@ -47,6 +47,12 @@ fn text(b: &[u8]) -> String {
 fn log_says_what_each_call_did_in_words_or_json() {
     let p = TestProject::new();
     hook(&p, "UserPromptSubmit", A, json!({}));
+    hook(
+        &p,
+        "PreToolUse",
+        A,
+        json!({"tool_name": "Write", "tool_input": {"file_path": p.root.join("notes.txt")}}),
+    );
     p.write("notes.txt", "dirty\n");
     hook(&p, "Stop", A, json!({}));
     hook(&p, "PreToolUse", B, json!({"tool_name": "Bash"}));
@@ -60,7 +66,7 @@ fn log_says_what_each_call_did_in_words_or_json() {
 
     let out = ok_stdout(p.forge().arg("log").env("TZ", "UTC"));
     let rows: Vec<&str> = out.lines().collect();
-    assert_eq!(rows.len(), 6, "{out}");
+    assert_eq!(rows.len(), 7, "{out}");
     // Time (local: TZ=UTC here), short session, event, what happened.
     let today = chrono::Utc::now().format("%m-%d").to_string();
     assert!(rows[0].starts_with(&today), "{out}");
@@ -69,16 +75,20 @@ fn log_says_what_each_call_did_in_words_or_json() {
         "{out}"
     );
     assert!(
-        rows[1].contains("Stop")
-            && rows[1].contains("recorded the turn: branch main, 1 uncommitted")
-    );
-    assert!(rows[2].contains("set learn-pending"), "{out}");
-    assert!(
-        rows[3].contains("warned: forge: 1 uncommitted change on branch main"),
+        rows[1].contains("3f0c2a9e  PreToolUse Write     let the tool run"),
         "{out}"
     );
     assert!(
-        rows[4].contains("3f0d7b10  PreToolUse Bash      let the tool run"),
+        rows[2].contains("Stop")
+            && rows[2].contains("recorded the turn: branch main, 1 uncommitted")
+    );
+    assert!(rows[3].contains("set learn-pending"), "{out}");
+    assert!(
+        rows[4].contains("warned: forge: 1 uncommitted change on branch main"),
+        "{out}"
+    );
+    assert!(
+        rows[5].contains("3f0d7b10  PreToolUse Bash      let the tool run"),
         "{out}"
     );
     assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");

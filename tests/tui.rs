@@ -281,10 +281,13 @@ fn live_dashboard_in_a_real_terminal() {
     let marker = std::fs::read_to_string(p.forge_dir().join("pending-resume")).unwrap();
     assert!(
         marker
-            .trim_end()
+            .lines()
+            .next()
+            .unwrap()
             .ends_with("agent-T-012-20261121-101502.md"),
         "{marker}"
     );
+    assert_eq!(marker.lines().nth(1), Some("chosen"), "{marker}");
     let global = std::fs::read_to_string(p.home.join(".claude/pending-resume")).unwrap();
     assert_eq!(global, marker);
     tmux.wait_for("↻ resume agent-T-012");

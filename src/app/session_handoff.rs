@@ -13,6 +13,7 @@ use crate::env::Env;
 use crate::model::handoff::HandoffKind;
 use crate::model::handoff_doc::{self, HandoffInputs, OpenSignal, Trigger};
 use crate::model::outcome::Outcome;
+use crate::model::state::ResumeOrigin;
 use crate::model::transcript::{TailScan, TranscriptFacts, infer_window, pct_of, round_pct};
 use crate::model::{Level, SignalParse};
 use crate::store::{self, Paths, files, handoffs, transcript};
@@ -326,7 +327,14 @@ pub fn write_detailed(
             store::log_error(paths, "handoff", &format!("session bridge: {e}"));
         }
     }
-    let markers = files::write_pending_resume(paths, env, &path);
+    // A handoff a person asked for is theirs to resume; the automatic ones (the
+    // threshold, PreCompact) follow the [resume] policy.
+    let origin = if req.trigger == Trigger::Manual {
+        ResumeOrigin::Chosen
+    } else {
+        ResumeOrigin::Auto
+    };
+    let markers = files::write_pending_resume(paths, env, &path, origin);
     Ok(Written {
         path,
         session_id,

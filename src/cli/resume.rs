@@ -12,6 +12,7 @@ use color_eyre::eyre::{WrapErr, bail, eyre};
 use super::status::project_paths;
 use crate::env::Env;
 use crate::model::handoff::Drift;
+use crate::model::state::ResumeOrigin;
 use crate::model::{HandoffEntry, HandoffKind};
 use crate::store::{self, Paths, files, handoffs};
 
@@ -77,7 +78,7 @@ pub fn run(args: &ResumeArgs, env: &Env) -> color_eyre::Result<ExitCode> {
             );
         }
         if !args.clear {
-            let markers = files::write_pending_resume(&paths, env, target)
+            let markers = files::write_pending_resume(&paths, env, target, ResumeOrigin::Chosen)
                 .wrap_err("writing the pending-resume marker .forge/pending-resume")?;
             say(
                 args.print,

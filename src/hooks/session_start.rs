@@ -13,7 +13,8 @@ use crate::app::snapshot::{GitSource, load};
 use crate::model::Snapshot;
 use crate::model::handoff::Drift;
 use crate::model::outcome::Outcome;
-use crate::model::state::{Attention, LastSession};
+use crate::model::state::{Attention, LastSession, ResumeDecision, ResumeOrigin, resume_decision};
+use crate::model::text::single_line;
 use crate::store::{self, files, handoffs};
 
 /// SessionStart output stays under Claude Code's 10,000-character cap. Counted in
@@ -131,20 +132,51 @@ impl Ctx<'_> {
         // resume) only its own handoff, never another session's.
         let own_only = matches!(source, Some("compact" | "resume"));
         match self.take_pending_resume(own_only) {
-            Some(Take::Taken(target)) => {
+            Some(Take::Taken(target, origin)) => {
                 let room = SESSION_START_BUDGET.saturating_sub(units(&out));
                 let path = target.display().to_string();
-                match resume_text(&target, &snap, self.env.now, room) {
-                    Ok(text) => {
-                        out.push_str(&text);
-                        self.record(Outcome::ResumeInjected { path });
-                    }
-                    Err(text) => {
-                        out.push_str(&text);
-                        self.record(Outcome::ResumeSkipped {
-                            path,
-                            why: "the handoff no longer exists".to_owned(),
-                        });
+                let cfg = self.config();
+                let created = handoffs::load_one(&target).and_then(|h| h.created);
+                let age = created.map(|c| self.env.now - c);
+                let decision = resume_decision(origin, age, &cfg.resume.auto, cfg.resume.max_age());
+                if decision == ResumeDecision::Name {
+                    // An old automatic handoff is rarely what a new session is about:
+                    // one line names it, and the person decides.
+                    let name = target
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    let when = age.map_or_else(|| "an unknown time".to_owned(), age_words);
+                    let line = format!(
+                        "An automatic handoff from {when} ago is waiting, not loaded: \
+                         `forge resume {}` makes the next session resume from it.\n",
+                        single_line(&name)
+                    );
+                    out.push_str(&clip_line(&line, LINE_MAX));
+                    self.record(Outcome::ResumeSkipped {
+                        path,
+                        why: if cfg.resume.auto == "never" {
+                            "automatic, and [resume] auto = \"never\": named, not loaded".to_owned()
+                        } else {
+                            format!(
+                                "automatic, and older than [resume] max_age ({}): named, not loaded",
+                                cfg.resume.max_age
+                            )
+                        },
+                    });
+                } else {
+                    match resume_text(&target, &snap, self.env.now, room) {
+                        Ok(text) => {
+                            out.push_str(&text);
+                            self.record(Outcome::ResumeInjected { path });
+                        }
+                        Err(text) => {
+                            out.push_str(&text);
+                            self.record(Outcome::ResumeSkipped {
+                                path,
+                                why: "the handoff no longer exists".to_owned(),
+                            });
+                        }
                     }
                 }
             }
@@ -220,6 +252,8 @@ impl Ctx<'_> {
                 });
             }
         }
+        let origin =
+            files::read_marker_with_origin(&marker).map_or(ResumeOrigin::Chosen, |(_, o)| o);
         if !store::remove_if_exists(&marker).unwrap_or(false) {
             return Some(Take::Left {
                 target,
@@ -237,14 +271,14 @@ impl Ctx<'_> {
                 let _ = store::remove_if_exists(&other);
             }
         }
-        Some(Take::Taken(target))
+        Some(Take::Taken(target, origin))
     }
 }
 
 /// What became of the pending resume.
 enum Take {
-    /// This session took it (the markers are gone).
-    Taken(PathBuf),
+    /// This session took it (the markers are gone), and who had made it pending.
+    Taken(PathBuf, ResumeOrigin),
     /// It stays pending, or went to another session, for this reason.
     Left { target: PathBuf, why: &'static str },
 }
@@ -382,4 +416,16 @@ fn resume_text(
     }
     out.push_str(&cut_lines(&body, room, &note));
     Ok(cut_lines(&out, budget, ""))
+}
+
+/// A duration as a person says it: `45 minutes`, `14 hours`, `2 days`.
+fn age_words(d: chrono::Duration) -> String {
+    let (n, unit) = if d.num_days() >= 2 {
+        (d.num_days(), "day")
+    } else if d.num_hours() >= 1 {
+        (d.num_hours(), "hour")
+    } else {
+        (d.num_minutes().max(1), "minute")
+    };
+    format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
 }

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::dispatch::handle;
 use crate::env::Env;
 use crate::model::outcome::Outcome;
-use crate::model::state::EventLine;
+use crate::model::state::{EventLine, ResumeOrigin};
 use crate::store::{Paths, files};
 
 /// The event name that makes the dispatcher panic (unit tests only).
@@ -204,7 +204,7 @@ fn session_start_says_what_it_resumed_surfaced_and_cleared() {
         ".forge/handoffs/agent-T-012-20261121-101502.md",
         include_str!("../../tests/fixtures/handoffs/agent-T-012-20261121-101502.md"),
     );
-    files::write_pending_resume(&p.paths(), &p.env, &h).unwrap();
+    files::write_pending_resume(&p.paths(), &p.env, &h, ResumeOrigin::Chosen).unwrap();
 
     // A compacted session goes on: another session's handoff stays pending.
     let compacted = p.outcomes("SessionStart", json!({"source": "compact"}));

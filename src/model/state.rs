@@ -118,6 +118,58 @@ pub struct Reading {
     pub pct: f64,
 }
 
+/// Who made a handoff the pending resume: the second line of a pending-resume
+/// marker (its first is the handoff's absolute path).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResumeOrigin {
+    /// A person chose it (`forge resume`, Enter in the dashboard, `forge handoff`):
+    /// injected into the next session whatever its age.
+    Chosen,
+    /// Written automatically (the threshold, PreCompact's safety net): injected only
+    /// as `[resume] auto` allows.
+    Auto,
+}
+
+impl ResumeOrigin {
+    /// The marker's second line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Chosen => "chosen",
+            Self::Auto => "auto",
+        }
+    }
+}
+
+/// What SessionStart does with a pending handoff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResumeDecision {
+    /// Its text goes into the new session's context.
+    Inject,
+    /// One line names it; `forge resume` brings it back.
+    Name,
+}
+
+/// The resume policy: a chosen handoff is always injected; an automatic one as
+/// `auto` says — `always`, `never`, or `recent` (younger than `max_age`; a handoff
+/// of unknown age is not recent).
+pub fn resume_decision(
+    origin: ResumeOrigin,
+    age: Option<chrono::Duration>,
+    auto: &str,
+    max_age: chrono::Duration,
+) -> ResumeDecision {
+    let inject = match (origin, auto) {
+        (ResumeOrigin::Chosen, _) | (ResumeOrigin::Auto, "always") => true,
+        (ResumeOrigin::Auto, "never") => false,
+        (ResumeOrigin::Auto, _) => age.is_some_and(|a| a < max_age),
+    };
+    if inject {
+        ResumeDecision::Inject
+    } else {
+        ResumeDecision::Name
+    }
+}
+
 /// `logs/sessions/<session_id>.json`: what the statusline and hooks know of a session.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -284,6 +336,23 @@ pub struct EventLine {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn chosen_handoffs_are_always_resumed_and_automatic_ones_as_configured() {
+        use ResumeDecision::{Inject, Name};
+        use ResumeOrigin::{Auto, Chosen};
+        let h = chrono::Duration::hours;
+        let max = h(12);
+        let d = |o, age, auto| resume_decision(o, age, auto, max);
+        assert_eq!(d(Chosen, Some(h(72)), "recent"), Inject);
+        assert_eq!(d(Chosen, None, "never"), Inject);
+        assert_eq!(d(Auto, Some(h(1)), "recent"), Inject);
+        assert_eq!(d(Auto, Some(h(12)), "recent"), Name);
+        assert_eq!(d(Auto, Some(h(48)), "recent"), Name);
+        assert_eq!(d(Auto, None, "recent"), Name);
+        assert_eq!(d(Auto, Some(h(48)), "always"), Inject);
+        assert_eq!(d(Auto, Some(h(1)), "never"), Name);
+    }
 
     #[test]
     fn workflow_reads_task_or_build_current_task() {

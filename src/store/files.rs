@@ -12,7 +12,7 @@ use super::{Paths, read_json, read_text, safe, write_atomic, write_json};
 use crate::env::Env;
 use crate::model::handoff::HandoffKind;
 use crate::model::state::{
-    EventLine, GitCache, LastSession, PreCompactState, SessionBridge, WorkflowState,
+    EventLine, GitCache, LastSession, PreCompactState, ResumeOrigin, SessionBridge, WorkflowState,
 };
 
 /// ISO 8601 UTC with seconds and a `Z`, the format of every time in the state files.
@@ -114,25 +114,42 @@ pub fn append_event(paths: &Paths, line: &EventLine) -> io::Result<()> {
 /// The most of a pending-resume marker that is read (a path is at most 4 KiB).
 const MARKER_CAP: u64 = 64 * 1024;
 
-/// Reads a pending-resume marker: the absolute path it holds. The file holds the
-/// path's bytes and one newline; nothing else is trimmed, so any path — one with a
-/// newline or trailing spaces in a folder name, or not UTF-8 — reads back as it was
-/// written.
+/// Reads a pending-resume marker: the absolute path it holds. See
+/// [`read_marker_with_origin`].
 pub fn read_marker(path: &Path) -> Option<PathBuf> {
+    read_marker_with_origin(path).map(|(p, _)| p)
+}
+
+/// Reads a pending-resume marker: the absolute path of the handoff, then a second
+/// line `chosen` or `auto` (who made it pending). The path's bytes are kept exactly —
+/// only the last line is the origin — so any path, one with a newline or trailing
+/// spaces in a folder name, or not UTF-8, reads back as it was written. A marker of
+/// an older forge (the path and one newline) reads as chosen.
+pub fn read_marker_with_origin(path: &Path) -> Option<(PathBuf, ResumeOrigin)> {
     use std::os::unix::ffi::OsStrExt;
     let bytes = super::read_capped(path, MARKER_CAP)?;
     let bytes = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+    let (bytes, origin) = if let Some(p) = bytes.strip_suffix(b"\nauto") {
+        (p, ResumeOrigin::Auto)
+    } else if let Some(p) = bytes.strip_suffix(b"\nchosen") {
+        (p, ResumeOrigin::Chosen)
+    } else {
+        (bytes, ResumeOrigin::Chosen)
+    };
     if bytes.is_empty() || bytes.contains(&0) {
         return None;
     }
     let p = PathBuf::from(std::ffi::OsStr::from_bytes(bytes));
-    p.is_absolute().then_some(p)
+    p.is_absolute().then_some((p, origin))
 }
 
-/// The marker's content for `target`: its bytes and a newline (see [`read_marker`]).
-fn marker_bytes(target: &Path) -> Vec<u8> {
+/// The marker's content for `target`: its bytes, a newline, the origin and a newline
+/// (see [`read_marker_with_origin`]).
+fn marker_bytes(target: &Path, origin: ResumeOrigin) -> Vec<u8> {
     use std::os::unix::ffi::OsStrExt;
     let mut bytes = target.as_os_str().as_bytes().to_vec();
+    bytes.push(b'\n');
+    bytes.extend_from_slice(origin.as_str().as_bytes());
     bytes.push(b'\n');
     bytes
 }
@@ -190,9 +207,14 @@ pub struct Markers {
 /// failure of the global marker is reported in [`Markers::global_error`], and an
 /// older global marker that names a handoff of this project is removed, so it cannot
 /// resume a stale handoff later.
-pub fn write_pending_resume(paths: &Paths, env: &Env, target: &Path) -> io::Result<Markers> {
+pub fn write_pending_resume(
+    paths: &Paths,
+    env: &Env,
+    target: &Path,
+    origin: ResumeOrigin,
+) -> io::Result<Markers> {
     let abs = std::fs::canonicalize(target).or_else(|_| std::path::absolute(target))?;
-    let bytes = marker_bytes(&abs);
+    let bytes = marker_bytes(&abs, origin);
     let mut written = Vec::new();
     write_atomic(&paths.pending_resume(), &bytes)?;
     written.push(paths.pending_resume());
@@ -520,7 +542,7 @@ mod tests {
         let p = Paths::new(&root);
         let h = root.join(".forge/handoffs/handoff-20261121-094500.md");
         std::fs::write(&h, "x").unwrap();
-        let written = write_pending_resume(&p, &env, &h).unwrap();
+        let written = write_pending_resume(&p, &env, &h, ResumeOrigin::Chosen).unwrap();
         assert_eq!(written.written.len(), 2);
         assert!(written.global_error.is_none());
         assert_eq!(read_marker(&p.pending_resume()).unwrap(), h);
@@ -541,9 +563,28 @@ mod tests {
         let env = Env::for_test(&t.path().join("home"), &root);
         let h = paths.handoffs().join("handoff-20261121-094500.md");
         std::fs::write(&h, "x").unwrap();
-        write_pending_resume(&paths, &env, &h).unwrap();
+        write_pending_resume(&paths, &env, &h, ResumeOrigin::Chosen).unwrap();
         let marker = read_marker(&paths.pending_resume()).unwrap();
         assert_eq!(marker, h.canonicalize().unwrap());
+        // The origin is the last line; the path keeps its newline and spaces.
+        for origin in [ResumeOrigin::Auto, ResumeOrigin::Chosen] {
+            write_pending_resume(&paths, &env, &h, origin).unwrap();
+            assert_eq!(
+                read_marker_with_origin(&paths.pending_resume()),
+                Some((h.canonicalize().unwrap(), origin))
+            );
+        }
+        // A marker of an older forge (the path alone) reads as chosen.
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let mut old = h.canonicalize().unwrap().as_os_str().as_bytes().to_vec();
+            old.push(b'\n');
+            std::fs::write(paths.pending_resume(), old).unwrap();
+            assert_eq!(
+                read_marker_with_origin(&paths.pending_resume()),
+                Some((h.canonicalize().unwrap(), ResumeOrigin::Chosen))
+            );
+        }
         assert_eq!(resume_target(&paths, &marker), Some(h.clone()));
         assert_eq!(pending_resume(&paths, &env).map(|p| p.1), Some(h.clone()));
         // Anything but a regular handoff file in this project's handoffs/ is refused.
@@ -588,7 +629,7 @@ mod tests {
         let detour = t
             .path()
             .join("proj/../other/.forge/handoffs/handoff-20261121-094500.md");
-        write_pending_resume(&p, &env, &detour).unwrap();
+        write_pending_resume(&p, &env, &detour, ResumeOrigin::Chosen).unwrap();
         assert_eq!(
             read_marker(&p.pending_resume()),
             Some(h.canonicalize().unwrap())

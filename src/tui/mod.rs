@@ -223,9 +223,14 @@ pub fn run_effects(model: &mut Model, s: &Session, effects: Vec<Effect>) -> Vec<
             Effect::WritePendingResume(target) => {
                 // A global marker that could not be written is left out of the list
                 // the notice shows: the project's marker is the one that resumes.
-                let result = store::files::write_pending_resume(&s.paths, &s.env, &target)
-                    .map(|m| m.written)
-                    .map_err(|e| e.to_string());
+                let result = store::files::write_pending_resume(
+                    &s.paths,
+                    &s.env,
+                    &target,
+                    crate::model::state::ResumeOrigin::Chosen,
+                )
+                .map(|m| m.written)
+                .map_err(|e| e.to_string());
                 dashboard::update(model, Event::ResumeWritten { target, result })
             }
             Effect::ResolveSignal { blocked, answer } => {
