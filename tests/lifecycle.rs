@@ -292,3 +292,135 @@ fn an_old_automatic_handoff_is_named_not_injected_and_a_chosen_one_always_is() {
     pending_handoff(&p, two_days, "context-threshold", "auto");
     assert!(session_start(&p).contains(&format!("UNIQUE-BODY-{name}")));
 }
+
+// ----- handoff retention ---------------------------------------------------------------
+
+/// An agent handoff of `task` from `days` ago, blocked or complete.
+fn old_signal(p: &TestProject, task: &str, days: i64, status: &str) -> PathBuf {
+    let created = chrono::Utc::now() - chrono::Duration::days(days);
+    let stamp = created.format("%Y%m%d-%H%M%S");
+    let text =
+        std::fs::read_to_string(common::fixtures().join("handoffs/agent-T-012-20261121-101502.md"))
+            .unwrap()
+            .replace("T-012", task)
+            .replace(
+                "2026-11-21T10:15:02Z",
+                &created.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            );
+    let text = if status == "complete" {
+        text.replace("\"status\": \"blocked\"", "\"status\": \"complete\"")
+            .replace("\"blocking\": true", "\"blocking\": false")
+    } else {
+        text
+    };
+    let path = p
+        .forge_dir()
+        .join(format!("handoffs/agent-{task}-{stamp}.md"));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn prune_removes_old_handoffs_but_never_an_unresolved_blocked_signal_or_the_pending_one() {
+    let p = TestProject::new();
+    std::fs::create_dir_all(p.forge_dir().join("logs")).unwrap();
+    let day = chrono::Duration::days;
+    let fresh = pending_handoff(&p, chrono::Duration::hours(1), "manual", "chosen");
+    let old40 = pending_handoff(&p, day(40), "context-threshold", "auto");
+    let old50 = pending_handoff(&p, day(50), "context-threshold", "auto");
+    // The pending one is 70 days old (chosen by hand).
+    let pending = pending_handoff(&p, day(70), "manual", "chosen");
+    let blocked = old_signal(&p, "T-7", 60, "blocked");
+    // A thread: blocked 45 days ago, answered 44 days ago. Both may go.
+    let answered = old_signal(&p, "T-8", 45, "blocked");
+    let answer = old_signal(&p, "T-8", 44, "complete");
+    assert!(blocked_files(&p).iter().any(|f| f.contains("T-7")));
+    assert!(!blocked_files(&p).iter().any(|f| f.contains("T-8")));
+
+    // --dry-run says what would go and removes nothing.
+    let dry = ok_stdout(
+        p.forge()
+            .args(["handoff", "prune", "--keep", "0", "--dry-run"]),
+    );
+    assert!(
+        dry.starts_with("Would remove 4 handoffs older than 30d"),
+        "{dry}"
+    );
+    for f in [&old40, &old50, &answered, &answer] {
+        let name = f.file_name().unwrap().to_str().unwrap();
+        assert!(dry.contains(name), "{dry}");
+        assert!(f.exists());
+    }
+    assert!(
+        dry.contains(&format!(
+            "Kept {}: an unresolved blocked Signal",
+            blocked.file_name().unwrap().to_str().unwrap()
+        )),
+        "{dry}"
+    );
+    assert!(
+        dry.contains(&format!(
+            "Kept {}: the pending resume",
+            pending.file_name().unwrap().to_str().unwrap()
+        )),
+        "{dry}"
+    );
+
+    // --keep: the newest N stay whatever their age.
+    let kept = ok_stdout(
+        p.forge()
+            .args(["handoff", "prune", "--keep", "3", "--dry-run"]),
+    );
+    assert!(kept.starts_with("Would remove 2 handoffs"), "{kept}");
+
+    // For real.
+    let out = ok_stdout(p.forge().args(["handoff", "prune", "--keep", "0"]));
+    assert!(out.starts_with("Removed 4 handoffs"), "{out}");
+    for f in [&old40, &old50, &answered, &answer] {
+        assert!(!f.exists(), "{}", f.display());
+    }
+    for f in [&fresh, &pending, &blocked] {
+        assert!(f.exists(), "{}", f.display());
+    }
+    // The blocked count is unchanged: nothing un-resolved, nothing lost.
+    assert_eq!(blocked_files(&p).len(), 1);
+    let again = ok_stdout(p.forge().args(["handoff", "prune", "--keep", "0"]));
+    assert!(again.starts_with("Nothing to prune"), "{again}");
+
+    // A bad age is an error that says what to write.
+    let bad = run(p
+        .forge()
+        .args(["handoff", "prune", "--older-than", "a month"]));
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        stderr(&bad).contains("like 30m, 12h, 14d or 2w"),
+        "{}",
+        stderr(&bad)
+    );
+}
+
+#[test]
+fn auto_prune_from_the_config_runs_when_a_session_starts() {
+    let p = TestProject::new();
+    std::fs::create_dir_all(p.forge_dir().join("logs")).unwrap();
+    let old = pending_handoff(&p, chrono::Duration::days(40), "context-threshold", "auto");
+    std::fs::remove_file(p.forge_dir().join("pending-resume")).unwrap();
+    // Off by default.
+    session_start(&p);
+    assert!(old.exists());
+    std::fs::write(
+        p.forge_dir().join("config.toml"),
+        "[handoffs]\nauto_prune = true\nolder_than = \"30d\"\nkeep = 0\n",
+    )
+    .unwrap();
+    session_start(&p);
+    assert!(!old.exists());
+    let outcomes = last_outcomes(&p, "SessionStart");
+    assert!(
+        outcomes
+            .iter()
+            .any(|o| o["kind"] == "handoffs_pruned" && o["count"] == 1),
+        "{outcomes:?}"
+    );
+}

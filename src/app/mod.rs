@@ -8,6 +8,7 @@
 //! imports it.
 
 pub mod learn;
+pub mod prune;
 pub mod session_handoff;
 pub mod signal;
 pub mod snapshot;

@@ -38,9 +38,13 @@ use crate::store::{self, Paths, files, transcript};
 #[derive(clap::Args, Debug)]
 #[command(
     verbatim_doc_comment,
-    after_help = "Examples:\n  forge handoff\n  forge handoff --session 3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21\n  forge handoff --transcript ~/.claude/projects/-home-me-app/3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21.jsonl"
+    args_conflicts_with_subcommands = true,
+    after_help = "Examples:\n  forge handoff\n  forge handoff --session 3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21\n  forge handoff --transcript ~/.claude/projects/-home-me-app/3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21.jsonl\n  forge handoff prune --dry-run"
 )]
 pub struct HandoffArgs {
+    /// Something else than writing a handoff.
+    #[command(subcommand)]
+    pub action: Option<HandoffAction>,
     /// Run unattended: print nothing, exit 0 whatever happens.
     #[arg(long)]
     pub auto: bool,
@@ -58,7 +62,7 @@ pub struct HandoffArgs {
     #[arg(long, value_name = "PATH")]
     pub transcript: Option<PathBuf>,
     /// Project folder (default: found from the current folder).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", global = true)]
     pub project: Option<PathBuf>,
     /// Used by the status line: first claim this session's threshold crossing, and
     /// write nothing when another process already has.
@@ -66,8 +70,116 @@ pub struct HandoffArgs {
     pub claim_threshold: bool,
 }
 
+/// `forge handoff` actions besides writing one.
+#[derive(clap::Subcommand, Debug)]
+pub enum HandoffAction {
+    /// Remove old handoffs: those older than --older-than beyond the newest --keep.
+    ///
+    /// Never removes an unresolved blocked Signal (someone still has to answer it)
+    /// or the pending resume. The defaults come from [handoffs] older_than and keep
+    /// in the config (30d and 50). With [handoffs] auto_prune = true every new
+    /// session does the same.
+    #[command(
+        after_help = "Examples:\n  forge handoff prune --dry-run\n  forge handoff prune --older-than 14d --keep 20"
+    )]
+    Prune(PruneArgs),
+}
+
+/// `forge handoff prune` options.
+#[derive(clap::Args, Debug)]
+pub struct PruneArgs {
+    /// Only handoffs older than this go: 30m, 12h, 14d, 2w (default: [handoffs]
+    /// older_than, 30d).
+    #[arg(long, value_name = "AGE")]
+    pub older_than: Option<String>,
+    /// The newest this many handoffs always stay (default: [handoffs] keep, 50).
+    #[arg(long, value_name = "N")]
+    pub keep: Option<usize>,
+    /// Say what would go, remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+fn prune(args: &PruneArgs, project: Option<&PathBuf>, env: &Env) -> color_eyre::Result<ExitCode> {
+    let paths = super::status::project_paths(project, env)?;
+    let cfg = config::load(&paths, env)
+        .map_err(|e| {
+            color_eyre::eyre::eyre!("{e}\nFix the file, or check it with `forge config validate`.")
+        })?
+        .config;
+    let older_than = match &args.older_than {
+        Some(text) => crate::model::time::parse_duration(text).ok_or_else(|| {
+            color_eyre::eyre::eyre!(
+                "--older-than {text:?} is not an age: give a number and a unit, like 30m, 12h, 14d or 2w"
+            )
+        })?,
+        None => cfg.handoffs.older_than(),
+    };
+    let keep = args.keep.unwrap_or(cfg.handoffs.keep);
+    let result = crate::app::prune::prune(&paths, env, older_than, keep, args.dry_run);
+    let mut out = String::new();
+    let verb = if args.dry_run {
+        "Would remove"
+    } else {
+        "Removed"
+    };
+    let age_text = args
+        .older_than
+        .clone()
+        .unwrap_or_else(|| cfg.handoffs.older_than.clone());
+    if result.removed.is_empty() {
+        out.push_str(&format!(
+            "Nothing to prune: no handoff is older than {age_text} beyond the newest {keep}.\n"
+        ));
+    } else {
+        out.push_str(&format!(
+            "{verb} {} older than {age_text} (the newest {keep} stay):\n",
+            super::count(result.removed.len(), "handoff", "handoffs")
+        ));
+        for (path, created) in &result.removed {
+            out.push_str(&format!(
+                "  {}  {}\n",
+                crate::model::text::single_line(&file_name(path)),
+                created.map_or_else(
+                    || "?".to_owned(),
+                    |c| crate::model::dashboard::age(env.now, Some(c))
+                )
+            ));
+        }
+    }
+    for (path, why) in &result.kept {
+        out.push_str(&format!(
+            "Kept {}: {}\n",
+            crate::model::text::single_line(&file_name(path)),
+            why.as_str()
+        ));
+    }
+    super::print_out(&out);
+    if let Some((path, e)) = result.errors.first() {
+        color_eyre::eyre::bail!(
+            "could not remove {} ({e}){}",
+            path.display(),
+            if result.errors.len() > 1 {
+                format!(" and {} more", result.errors.len() - 1)
+            } else {
+                String::new()
+            }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn file_name(p: &std::path::Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 /// Runs `forge handoff`.
 pub fn run(args: &HandoffArgs, env: &Env) -> ExitCode {
+    if let Some(HandoffAction::Prune(p)) = &args.action {
+        return super::report(prune(p, args.project.as_ref(), env));
+    }
     if args.auto {
         if args.claim_threshold && !claim(args, env) {
             return ExitCode::SUCCESS;

@@ -60,6 +60,25 @@ impl Ctx<'_> {
             if count > 0 {
                 self.record(Outcome::Pruned { count });
             }
+            // Handoff retention, when the config asks for it.
+            let cfg = self.config();
+            if cfg.handoffs.auto_prune {
+                let r = crate::app::prune::prune(
+                    &self.paths,
+                    self.env,
+                    cfg.handoffs.older_than(),
+                    cfg.handoffs.keep,
+                    false,
+                );
+                if !r.removed.is_empty() {
+                    self.record(Outcome::HandoffsPruned {
+                        count: r.removed.len(),
+                    });
+                }
+                for (path, e) in r.errors {
+                    self.fail("handoff prune", &format!("{}: {e}", path.display()));
+                }
+            }
             // And the temp files a killed write of the global marker left behind.
             if let Some(dir) = self.env.claude_dir() {
                 let _ = files::prune_temp_files(&dir);

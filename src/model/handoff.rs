@@ -443,6 +443,65 @@ impl Drift {
     }
 }
 
+/// Why [`prune_plan`] keeps a handoff that is old enough to go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeptBecause {
+    /// An unresolved blocked Signal: someone still has to answer it.
+    Blocked,
+    /// The pending resume.
+    Pending,
+}
+
+impl KeptBecause {
+    /// In words.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Blocked => "an unresolved blocked Signal",
+            Self::Pending => "the pending resume",
+        }
+    }
+}
+
+/// What handoff retention removes and what it keeps although it could go.
+#[derive(Debug, Default)]
+pub struct PrunePlan<'a> {
+    /// The handoffs to remove, newest first.
+    pub remove: Vec<&'a HandoffEntry>,
+    /// Old enough to go, but kept, and why.
+    pub kept: Vec<(&'a HandoffEntry, KeptBecause)>,
+}
+
+/// Handoff retention: of `entries` (any order), the ones that are both beyond the
+/// newest `keep` and older than `older_than` go — never an unresolved blocked
+/// Signal, nor the pending resume (`pending`). A handoff of unknown age is never old
+/// enough. Ages and ranks are by creation time alone (not the display order, which
+/// puts blocked Signals first), so an older Signal of a task always goes no later
+/// than the newer one that resolved it.
+pub fn prune_plan<'a>(
+    entries: &'a [HandoffEntry],
+    now: DateTime<Utc>,
+    older_than: chrono::Duration,
+    keep: usize,
+    pending: &[&std::path::Path],
+) -> PrunePlan<'a> {
+    let mut by_age: Vec<&HandoffEntry> = entries.iter().collect();
+    by_age.sort_by(|a, b| newest_first((a.created, &a.file_name), (b.created, &b.file_name)));
+    let mut plan = PrunePlan::default();
+    for h in by_age.into_iter().skip(keep) {
+        if h.created.is_none_or(|c| now - c <= older_than) {
+            continue;
+        }
+        if h.is_blocked() {
+            plan.kept.push((h, KeptBecause::Blocked));
+        } else if pending.iter().any(|p| *p == h.path) {
+            plan.kept.push((h, KeptBecause::Pending));
+        } else {
+            plan.remove.push(h);
+        }
+    }
+    plan
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -662,6 +721,69 @@ mod tests {
                 "agent-T-1-20261121-080000.md",
                 "handoff-20261120-100000.md"
             ]
+        );
+    }
+
+    #[test]
+    fn prune_keeps_the_newest_the_young_the_blocked_and_the_pending() {
+        let now = Utc.with_ymd_and_hms(2026, 11, 25, 12, 0, 0).unwrap();
+        let at = |days: i64| now - chrono::Duration::days(days);
+        let session = |name: &str, days: i64| {
+            let mut h = HandoffEntry::parse(
+                PathBuf::from(format!("/p/.forge/handoffs/{name}")),
+                "---\nkind: session-handoff\n---\n# s\n",
+                None,
+            )
+            .unwrap();
+            h.created = Some(at(days));
+            h
+        };
+        let blocked = {
+            let mut h = HandoffEntry::parse(
+                PathBuf::from("/p/.forge/handoffs/agent-T-012-20261001-101502.md"),
+                include_str!("../../tests/fixtures/handoffs/agent-T-012-20261121-101502.md"),
+                None,
+            )
+            .unwrap();
+            h.created = Some(at(55));
+            h
+        };
+        let mut unknown = session("handoff-x.md", 0);
+        unknown.created = None;
+        let entries = vec![
+            session("handoff-1.md", 1),
+            session("handoff-40.md", 40),
+            session("handoff-50.md", 50),
+            session("handoff-60.md", 60),
+            blocked,
+            unknown,
+        ];
+        let pending = PathBuf::from("/p/.forge/handoffs/handoff-60.md");
+        let names = |p: &PrunePlan<'_>| -> Vec<String> {
+            p.remove.iter().map(|h| h.file_name.clone()).collect()
+        };
+        let plan = prune_plan(&entries, now, chrono::Duration::days(30), 0, &[&pending]);
+        assert_eq!(names(&plan), ["handoff-40.md", "handoff-50.md"]);
+        let kept: Vec<_> = plan
+            .kept
+            .iter()
+            .map(|(h, why)| (h.file_name.as_str(), *why))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                ("agent-T-012-20261001-101502.md", KeptBecause::Blocked),
+                ("handoff-60.md", KeptBecause::Pending),
+            ]
+        );
+        // --keep 3: the three newest (1, 40 and 50 days) stay whatever their age.
+        let plan = prune_plan(&entries, now, chrono::Duration::days(30), 3, &[]);
+        assert_eq!(names(&plan), ["handoff-60.md"]);
+        // Nothing old enough: nothing goes.
+        assert!(
+            prune_plan(&entries, now, chrono::Duration::days(90), 0, &[])
+                .remove
+                .is_empty()
         );
     }
 }

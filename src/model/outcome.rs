@@ -126,6 +126,11 @@ pub enum Outcome {
         /// How many files.
         count: usize,
     },
+    /// Handoff retention (`[handoffs] auto_prune`) removed old handoffs.
+    HandoffsPruned {
+        /// How many.
+        count: usize,
+    },
     /// Something failed (also in `errors.log`); the hook still exited 0.
     Error {
         /// What was being done.
@@ -211,6 +216,10 @@ impl Outcome {
             Self::AttentionSet { state } => format!("session is {state}"),
             Self::Pruned { count } => format!(
                 "removed {count} stale file{} (sessions untouched for a week, leftover temp files)",
+                if *count == 1 { "" } else { "s" }
+            ),
+            Self::HandoffsPruned { count } => format!(
+                "pruned {count} old handoff{} ([handoffs] auto_prune)",
                 if *count == 1 { "" } else { "s" }
             ),
             Self::Error { what, message } => format!("error ({what}): {message}"),

@@ -1,0 +1,51 @@
+//! Handoff retention: `forge handoff prune` and, with `[handoffs] auto_prune`, each
+//! new session. Never an unresolved blocked Signal, never the pending resume.
+
+use std::io;
+use std::path::PathBuf;
+
+use crate::env::Env;
+use crate::model::handoff::{KeptBecause, prune_plan};
+use crate::store::{self, Paths, files, handoffs};
+
+/// What a prune removed (or, dry, would remove) and kept.
+#[derive(Debug, Default)]
+pub struct Pruned {
+    /// Removed (or to remove), newest first, with their creation time.
+    pub removed: Vec<(PathBuf, Option<chrono::DateTime<chrono::Utc>>)>,
+    /// Old enough, but kept, and why.
+    pub kept: Vec<(PathBuf, KeptBecause)>,
+    /// Files that could not be removed.
+    pub errors: Vec<(PathBuf, io::Error)>,
+}
+
+/// Prunes the project's handoffs older than `older_than` beyond the newest `keep`.
+/// With `dry_run` nothing is removed.
+pub fn prune(
+    paths: &Paths,
+    env: &Env,
+    older_than: chrono::Duration,
+    keep: usize,
+    dry_run: bool,
+) -> Pruned {
+    let entries = handoffs::list(paths);
+    let pending = files::pending_resume(paths, env).map(|(_, t)| t);
+    let pending: Vec<&std::path::Path> = pending.iter().map(PathBuf::as_path).collect();
+    let plan = prune_plan(&entries, env.now, older_than, keep, &pending);
+    let mut out = Pruned {
+        kept: plan
+            .kept
+            .iter()
+            .map(|(h, why)| (h.path.clone(), *why))
+            .collect(),
+        ..Pruned::default()
+    };
+    for h in plan.remove {
+        if !dry_run && let Err(e) = store::remove_if_exists(&h.path) {
+            out.errors.push((h.path.clone(), e));
+            continue;
+        }
+        out.removed.push((h.path.clone(), h.created));
+    }
+    out
+}
