@@ -29,6 +29,8 @@ pub struct Env {
     pub no_color: bool,
     /// `$VISUAL` or `$EDITOR`.
     pub editor: Option<String>,
+    /// `$PAGER`.
+    pub pager: Option<String>,
     /// `$PATH`, where `forge init` looks for `forge` (see [`Env::find_program`]).
     pub path: Option<std::ffi::OsString>,
     /// The time the command started.
@@ -60,6 +62,7 @@ impl Env {
             editor: var("VISUAL")
                 .or_else(|| var("EDITOR"))
                 .and_then(|v| v.into_string().ok()),
+            pager: var("PAGER").and_then(|v| v.into_string().ok()),
             path: var("PATH"),
             now: Utc::now(),
         }
@@ -77,6 +80,7 @@ impl Env {
             lines: None,
             no_color: true,
             editor: None,
+            pager: None,
             path: None,
             now: Utc::now(),
         }

@@ -262,7 +262,8 @@ fn context_reports_tokens_window_level_and_compactions() {
     assert!(text.contains("used         12%"), "{text}");
     assert!(text.contains("compactions  1"), "{text}");
 
-    // By session: the window the statusline recorded (1M) is used.
+    // By session: the session's own figures, the ones `status` shows (what the
+    // statusline recorded: 15% of its 1M window), whatever the transcript holds.
     let transcript = p.home.join("t.jsonl");
     std::fs::copy(&fixture, &transcript).unwrap();
     let payload = p.payload("statusline/opus-1m-15.json").replace(
@@ -277,14 +278,10 @@ fn context_reports_tokens_window_level_and_compactions() {
         .write_stdin(payload)
         .assert()
         .success();
+    // A unique start of the id names the session, as everywhere.
     let out = p
         .forge()
-        .args([
-            "context",
-            "--json",
-            "--session",
-            "c41d7e02-5f3a-4b9e-a8c6-2e7d91f0b354",
-        ])
+        .args(["context", "--json", "--session", "c41d"])
         .assert()
         .success()
         .get_output()
@@ -292,13 +289,24 @@ fn context_reports_tokens_window_level_and_compactions() {
         .clone();
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(v["window"], 1_000_000);
-    assert_eq!(v["used_percentage"], 2);
+    assert_eq!(v["used_percentage"], 15);
+    assert_eq!(v["session_id"], "c41d7e02-5f3a-4b9e-a8c6-2e7d91f0b354");
+    // The compactions are the ones forge recorded for the session (none yet),
+    // not the transcript's.
+    assert_eq!(v["compactions"], 0);
+    assert_eq!(v["compactions_source"], "forge");
+    let status: serde_json::Value =
+        serde_json::from_str(&common::ok_stdout(p.forge().args(["status", "--json"]))).unwrap();
+    assert_eq!(status["current_session"]["used_percentage"], 15);
+    assert_eq!(status["current_session"]["compactions"], 0);
 
     p.forge()
         .args(["context", "--session", "nope"])
         .assert()
         .code(1)
-        .stderr(predicates::str::contains("no session nope"));
+        .stderr(predicates::str::contains(
+            "no session starting with \"nope\"",
+        ));
 }
 
 /// Writes a transcript (one JSON record per line) under the fake home; returns it.
@@ -548,7 +556,10 @@ fn context_agrees_with_the_statusline_and_explains_itself() {
         text.contains("used         74%\nlevel        L1\n"),
         "{text}"
     );
-    assert!(text.contains("compactions  unknown"), "{text}");
+    assert!(
+        text.contains("compactions  0 (recorded by forge for this session)"),
+        "{text}"
+    );
 }
 
 /// The lines of `.forge/logs/events.jsonl`.

@@ -418,14 +418,36 @@ fn without_a_status_line_reading_the_context_comes_from_the_transcript() {
     hook(&p, "Stop", p.payload("hooks/Stop.json"));
     let last = json_file(&p.forge_dir().join("logs/last-session.json"));
     assert_eq!(last["context_used_pct"], 75.0, "150,003 of 200,000");
-    // A status line reading wins.
+    // The bridge keeps that figure, so every command reports the same one.
     let bridge = p.forge_dir().join(format!("logs/sessions/{SID}.json"));
+    let b = json_file(&bridge);
+    assert_eq!(b["used_percentage"], 75.0);
+    assert_eq!(b["tokens"], 150_003);
+    let status: Value =
+        serde_json::from_str(&common::ok_stdout(p.forge().args(["status", "--json"]))).unwrap();
+    assert_eq!(status["current_session"]["used_percentage"], 75);
+    let ctx: Value = serde_json::from_str(&common::ok_stdout(p.forge().args([
+        "context",
+        "--json",
+        "--session",
+        &SID[..6],
+    ])))
+    .unwrap();
+    assert_eq!(ctx["used_percentage"], 75);
+    assert_eq!(ctx["tokens"], 150_003);
+    // A status line reading wins.
     let mut b = json_file(&bridge);
     b["used_percentage"] = json!(41.0);
+    b["readings"] = json!([{"at": "2026-11-25T10:00:00Z", "tokens": 82_000, "pct": 41.0}]);
     std::fs::write(&bridge, b.to_string()).unwrap();
     hook(&p, "SessionEnd", p.payload("hooks/SessionEnd.json"));
     let last = json_file(&p.forge_dir().join("logs/last-session.json"));
     assert_eq!(last["context_used_pct"], 41.0);
+    assert_eq!(
+        json_file(&bridge)["used_percentage"],
+        41.0,
+        "the reading stays"
+    );
 }
 
 #[test]
@@ -1229,16 +1251,31 @@ fn status_prints_the_snapshot_as_text_and_json() {
     assert_eq!(v["handoffs"][0]["signal"]["kind"], "valid");
     assert_eq!(v["handoffs"][2]["signal"]["kind"], "malformed");
 
-    // Attention in words; a broken config is a warning, not a failure.
+    // Attention in words: a session waiting for a person is named with what it
+    // asked; once it ends it is history, not attention. A broken config is a
+    // warning, not a failure.
+    hook(
+        &p,
+        "Notification",
+        p.payload("hooks/Notification-idle.json"),
+    );
+    let out = p.forge().args(["status"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "Attention: session 3f0c2a9e is waiting for input: Claude is waiting for your input"
+        ),
+        "{text}"
+    );
+    let out = p.forge().args(["status", "--json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["attention"][0]["attention"], "waiting:input", "{v}");
     hook(&p, "SessionEnd", p.payload("hooks/SessionEnd.json"));
     p.write(".forge/config.toml", "[context]\nwarm = 1\n");
     let out = p.forge().args(["status"]).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        text.contains("Attention: session 3f0c2a9e has ended"),
-        "{text}"
-    );
+    assert!(!text.contains("Attention:"), "{text}");
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
         err.contains("warning") && err.contains("context.warm"),

@@ -424,3 +424,270 @@ fn auto_prune_from_the_config_runs_when_a_session_starts() {
         "{outcomes:?}"
     );
 }
+
+// ----- attention --------------------------------------------------------------------
+
+#[test]
+fn a_silent_or_ended_session_leaves_attention_and_the_limit_is_the_configs() {
+    let p = TestProject::new();
+    let mut ids = Vec::new();
+    for (n, minutes_ago) in [("a", 5), ("b", 45)] {
+        let id = format!("{n}0000000-1111-2222-3333-444444444444");
+        let at = (chrono::Utc::now() - chrono::Duration::minutes(minutes_ago))
+            .format("%Y-%m-%dT%H:%M:%SZ")
+            .to_string();
+        p.write(
+            &format!(".forge/logs/sessions/{id}.json"),
+            &serde_json::json!({
+                "session_id": id,
+                "attention": "waiting:permission",
+                "attention_message": format!("session {n} wants Bash"),
+                "last_event_at": at,
+            })
+            .to_string(),
+        );
+        ids.push(id);
+    }
+    let listed = |p: &TestProject| -> Vec<String> {
+        status_json(p)["attention"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["session_id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // Default 30 minutes: the one silent for 45 has left.
+    assert_eq!(listed(&p), [ids[0].clone()]);
+    let text = ok_stdout(p.forge().arg("status"));
+    assert!(
+        text.contains(
+            "Attention: session a0000000 is waiting for permission: session a wants Bash"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("b0000000"), "{text}");
+    // A longer limit in the config keeps it.
+    p.write(".forge/config.toml", "[attention]\nstale_after = \"1h\"\n");
+    assert_eq!(listed(&p), [ids[0].clone(), ids[1].clone()]);
+    // Ended: gone whatever the limit.
+    let end = p
+        .payload("hooks/SessionEnd.json")
+        .replace("3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21", &ids[0]);
+    hook(&p, "SessionEnd", &end);
+    assert_eq!(listed(&p), [ids[1].clone()]);
+}
+
+// ----- one answer everywhere --------------------------------------------------------
+
+/// A session bridge as the status line and hooks leave it.
+fn write_bridge(p: &TestProject, id: &str, minutes_ago: i64, attention: &str, pct: f64) {
+    let at = (chrono::Utc::now() - chrono::Duration::minutes(minutes_ago))
+        .format("%Y-%m-%dT%H:%M:%SZ")
+        .to_string();
+    p.write(
+        &format!(".forge/logs/sessions/{id}.json"),
+        &serde_json::json!({
+            "session_id": id,
+            "attention": attention,
+            "last_event": "Stop",
+            "last_event_at": at,
+            "updated_at": at,
+            "used_percentage": pct,
+            "context_window_size": 200_000,
+            "tokens": (pct * 2000.0) as u64,
+            "readings": [{"at": at, "tokens": (pct * 2000.0) as u64, "pct": pct}],
+        })
+        .to_string(),
+    );
+}
+
+#[test]
+fn status_context_sessions_report_one_context_figure_and_compaction_count() {
+    let p = TestProject::new();
+    const A: &str = "aaaa1111-0000-4000-8000-000000000001";
+    const B: &str = "bbbb2222-0000-4000-8000-000000000002";
+    const C: &str = "cccc3333-0000-4000-8000-000000000003";
+    // A: live, heard from 2 minutes ago; B: busy but its bridge was updated last
+    // (an older forge's order) and silent for an hour; C: ended just now.
+    write_bridge(&p, A, 2, "busy", 73.4);
+    write_bridge(&p, B, 60, "busy", 20.0);
+    write_bridge(&p, C, 0, "ended", 88.0);
+    let line = |id: &str| {
+        format!("{{\"compacted_at\":\"2026-11-25T10:00:00Z\",\"session_id\":\"{id}\"}}\n")
+    };
+    p.write(
+        ".forge/logs/compactions.jsonl",
+        &format!("{}{}{}", line(A), line(A), line(C)),
+    );
+
+    // The session every face follows is A: the most recently active live one.
+    let status = status_json(&p);
+    assert_eq!(status["current_session"]["session_id"], A);
+    assert_eq!(status["current_session"]["used_percentage"], 73);
+    assert_eq!(status["current_session"]["compactions"], 2);
+    let text = ok_stdout(p.forge().arg("status"));
+    assert!(
+        text.contains("Context: 73% · L1 · 2 compactions (session aaaa1111)"),
+        "{text}"
+    );
+    let ctx: Value =
+        serde_json::from_str(&ok_stdout(p.forge().args(["context", "--json"]))).unwrap();
+    assert_eq!(ctx["session_id"], A);
+    assert_eq!(ctx["used_percentage"], 73);
+    assert_eq!(ctx["compactions"], 2);
+    let frame = ok_stdout(
+        p.forge()
+            .args(["tui", "--once", "--width", "100", "--height", "30"]),
+    );
+    assert!(
+        frame.contains("Context session aaaa1111 · 2 compactions"),
+        "{frame}"
+    );
+    assert!(frame.contains("73% L1"), "{frame}");
+
+    // forge sessions: newest first, * on that session, the same figures.
+    let list = ok_stdout(p.forge().arg("sessions"));
+    let rows: Vec<&str> = list.lines().skip(1).take(3).collect();
+    assert!(
+        rows[0].starts_with("  cccc3333")
+            && rows[0].contains("88% L2")
+            && rows[0].ends_with("ended"),
+        "{list}"
+    );
+    assert!(
+        rows[1].starts_with("* aaaa1111")
+            && rows[1].contains("73% L1")
+            && rows[1].contains(" 2  busy"),
+        "{list}"
+    );
+    assert!(
+        rows[2].starts_with("  bbbb2222") && rows[2].ends_with("silent"),
+        "{list}"
+    );
+    let json: Value =
+        serde_json::from_str(&ok_stdout(p.forge().args(["sessions", "--json", "--live"]))).unwrap();
+    let live = json.as_array().unwrap();
+    assert_eq!(live.len(), 1, "{json}");
+    assert_eq!(live[0]["session_id"], A);
+    assert_eq!(live[0]["compactions"], 2);
+    assert_eq!(live[0]["current"], true);
+
+    // Every --session takes a unique start of an id, and says when it is not unique.
+    let ctx: Value = serde_json::from_str(&ok_stdout(p.forge().args([
+        "context",
+        "--json",
+        "--session",
+        "ccc",
+    ])))
+    .unwrap();
+    assert_eq!(ctx["used_percentage"], 88);
+    assert_eq!(ctx["compactions"], 1);
+    write_bridge(&p, "cccc4444-0000-4000-8000-000000000004", 5, "busy", 10.0);
+    for args in [
+        &["context", "--session", "cccc"][..],
+        &["handoff", "--session", "cccc"][..],
+        &["log", "--session", "cccc"][..],
+    ] {
+        let out = run(p.forge().args(args));
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(
+            stderr(&out).contains("matches 2 sessions"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    let out = run(p.forge().args(["handoff", "--session", "bbbb"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let written = std::fs::read_dir(p.forge_dir().join("handoffs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .next()
+        .unwrap();
+    let text = std::fs::read_to_string(written).unwrap();
+    assert!(text.contains(&format!("session_id: {B}\n")), "{text}");
+}
+
+#[test]
+fn one_handoff_order_everywhere_and_stamp_ids_that_do_not_shift() {
+    let p = TestProject::new();
+    p.add_handoff_fixture("handoff-20261121-094500.md");
+    p.add_handoff_fixture("agent-T-012-20261121-101502.md");
+    p.add_handoff_fixture("agent-T-010-20261120-170944.md");
+    let names = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter_map(|l| {
+                l.split_whitespace()
+                    .find(|w| w.ends_with(".md"))
+                    .map(str::to_owned)
+            })
+            .collect()
+    };
+    // Blocked first, then newest: in resume's list, status and the dashboard.
+    let expected = [
+        "agent-T-012-20261121-101502.md",
+        "handoff-20261121-094500.md",
+        "agent-T-010-20261120-170944.md",
+    ];
+    let list = ok_stdout(p.forge().arg("resume"));
+    assert_eq!(names(&list), expected, "{list}");
+    assert!(list.contains("  1  20261121-101502  agent-T-012"), "{list}");
+    assert_eq!(names(&ok_stdout(p.forge().arg("status"))), expected);
+    let frame = ok_stdout(
+        p.forge()
+            .args(["tui", "--once", "--width", "120", "--height", "30"]),
+    );
+    let tasks: Vec<usize> = ["T-012", "T-011", "T-010"]
+        .iter()
+        .map(|t| frame.find(&format!("  {t} ")).unwrap_or(usize::MAX))
+        .collect();
+    assert!(tasks[0] < tasks[1] && tasks[1] < tasks[2], "{frame}");
+
+    // The ID chooses the same file after a newer handoff lands (the number shifts).
+    ok_stdout(p.forge().args(["resume", "20261121-094500"]));
+    let marker = p.read(".forge/pending-resume");
+    assert!(
+        marker.starts_with(
+            &p.forge_dir()
+                .join("handoffs/handoff-20261121-094500.md")
+                .canonicalize()
+                .unwrap()
+                .display()
+                .to_string()
+        ),
+        "{marker}"
+    );
+    p.write(
+        ".forge/handoffs/handoff-20261121-110000.md",
+        &std::fs::read_to_string(common::fixtures().join("handoffs/handoff-20261121-094500.md"))
+            .unwrap(),
+    );
+    let list = ok_stdout(p.forge().arg("resume"));
+    assert!(list.contains("  2  20261121-110000"), "{list}");
+    assert!(list.contains("  3  20261121-094500"), "{list}");
+    ok_stdout(p.forge().args(["resume", "20261121-0945"]));
+    assert!(
+        p.read(".forge/pending-resume")
+            .contains("handoff-20261121-094500.md")
+    );
+    // Numbers follow the listed order.
+    ok_stdout(p.forge().args(["resume", "1"]));
+    assert!(
+        p.read(".forge/pending-resume")
+            .contains("agent-T-012-20261121-101502.md")
+    );
+    // An ID that names nothing, or several, says so.
+    let out = run(p.forge().args(["resume", "20991231-000000"]));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no handoff has the ID 20991231-000000"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(p.forge().args(["resume", "20261121-1"]));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("names 2 handoffs"),
+        "{}",
+        stderr(&out)
+    );
+}

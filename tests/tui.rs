@@ -392,3 +392,102 @@ fn r_answers_the_selected_blocked_signal_in_a_real_terminal() {
     let status = wait_file(&exit_file);
     assert_eq!(status.trim(), "EXIT=0");
 }
+
+#[test]
+fn the_sessions_pane_opens_a_transcript_and_dismisses_in_a_real_terminal() {
+    if !Tmux::available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tmux is missing on CI: .ci/run should have installed it"
+        );
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let p = TestProject::new();
+    p.add_handoff_fixture("handoff-20261121-094500.md");
+    // One session waiting for input (through the real hook), one that has ended.
+    let notify = p.payload("hooks/Notification-idle.json");
+    let transcript: serde_json::Value = serde_json::from_str(&notify).unwrap();
+    let transcript = PathBuf::from(transcript["transcript_path"].as_str().unwrap());
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    std::fs::write(&transcript, "{}\n").unwrap();
+    for (event, payload) in [
+        ("Notification", notify.clone()),
+        (
+            "Notification",
+            notify.replace("3f0c2a9e-8b1d", "0dead000-8b1d"),
+        ),
+        (
+            "SessionEnd",
+            p.payload("hooks/SessionEnd.json")
+                .replace("3f0c2a9e-8b1d", "0dead000-8b1d"),
+        ),
+    ] {
+        p.forge()
+            .args(["hook", event])
+            .write_stdin(payload)
+            .assert()
+            .success();
+    }
+    let exit_file = p.dir.path().join("exit-status");
+    let opened = p.dir.path().join("opened");
+    let pager = p.dir.path().join("fake-pager.sh");
+    std::fs::write(
+        &pager,
+        format!("#!/bin/sh\nprintf '%s' \"$1\" > {}\n", sh_quote(&opened)),
+    )
+    .unwrap();
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
+    let command = format!(
+        "cd {root} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR -u EDITOR -u VISUAL \
+         HOME={home} XDG_CONFIG_HOME={xdg} NO_COLOR=1 PAGER='sh {pager}' {bin} tui; \
+         echo EXIT=$? > {exit}",
+        root = sh_quote(&p.root),
+        home = sh_quote(&p.home),
+        xdg = sh_quote(&p.xdg),
+        pager = pager.display(),
+        bin = sh_quote(&bin),
+        exit = sh_quote(&exit_file),
+    );
+    let tmux = Tmux::start(100, 30, &command);
+    // The waiting session is listed with its whole message; the ended one is not.
+    let screen = tmux.wait_for("Needs attention 1 · 1 live");
+    assert!(
+        screen.contains("input      3f0c2a9e")
+            && screen.contains("Claude is waiting for your input"),
+        "{screen}"
+    );
+    let pane = screen.split("Needs attention").nth(1).unwrap();
+    let pane = pane.split("Handoffs").next().unwrap();
+    assert!(!pane.contains("0dead000"), "{screen}");
+
+    // Tab to the sessions pane (its cursor shows), Enter opens the transcript in $PAGER.
+    tmux.keys(&["Tab", "Tab"]);
+    tmux.wait_for("▶ input");
+    tmux.keys(&["Enter"]);
+    let opened_path = wait_file(&opened);
+    assert_eq!(Path::new(&opened_path), transcript);
+    tmux.wait_for("Needs attention 1");
+
+    // d dismisses the row until the session has news.
+    tmux.keys(&["d"]);
+    tmux.wait_for("dismissed session 3f0c2a9e");
+    tmux.wait_for("no live session");
+    p.forge()
+        .args(["hook", "Notification"])
+        .write_stdin(
+            notify
+                .replace(
+                    "waiting for your input",
+                    "needs your permission to use Bash",
+                )
+                .replace("idle_prompt", "permission_prompt"),
+        )
+        .assert()
+        .success();
+    tmux.wait_for("needs your permission to use Bash");
+
+    tmux.keys(&["q"]);
+    let status = wait_file(&exit_file);
+    assert_eq!(status.trim(), "EXIT=0");
+}

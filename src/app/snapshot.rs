@@ -35,9 +35,7 @@ pub fn load_state(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot
     let mut snap = Snapshot::empty(paths.root.clone(), now);
     snap.last_session = files::read_last_session(paths);
     snap.pre_compact = files::read_pre_compact(paths);
-    snap.compactions = read_capped(&paths.compactions(), store::COMPACTIONS_CAP * 2)
-        .map(|b| b.split(|c| *c == b'\n').filter(|l| !l.is_empty()).count())
-        .unwrap_or(0);
+    (snap.compactions, snap.compactions_by_session) = compactions(paths);
     snap.workflow = files::read_workflow(paths);
     snap.git = match git {
         GitSource::Cache => files::read_git_cache(paths),
@@ -58,4 +56,21 @@ pub fn load_state(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot
         .filter_map(|l| serde_json::from_str::<EventLine>(l).ok())
         .collect();
     snap
+}
+
+/// The lines of `logs/compactions.jsonl` (current file, capped), and those lines
+/// by session: the one compaction count `status`, `context`, `sessions` and the
+/// dashboard report.
+pub fn compactions(paths: &Paths) -> (usize, std::collections::BTreeMap<String, usize>) {
+    let text = read_capped(&paths.compactions(), store::COMPACTIONS_CAP * 2);
+    let lines: Vec<&[u8]> = text
+        .as_deref()
+        .unwrap_or_default()
+        .split(|c| *c == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    (
+        lines.len(),
+        crate::model::snapshot::count_by_session(&lines),
+    )
 }

@@ -11,28 +11,32 @@ use crate::config;
 use crate::env::Env;
 use crate::model::Level;
 use crate::model::state::SessionBridge;
-use crate::model::transcript::{TailScan, infer_window_with_source, pct_of, round_pct};
+use crate::model::transcript::{TailScan, infer_window_with_source, pct_of};
 use crate::store::{files, sessions, transcript};
 
 /// Show a session's context use: tokens, window, percentage, level, compactions
 ///
-/// The size comes from the end of the transcript (the last main-chain API usage, or
-/// the last compaction's estimate). The window is the one the statusline last
-/// recorded for the session, else inferred from the model, else the 200000 default
-/// (it says which). The percentage is rounded as Claude Code rounds it, so it is the
-/// one the status line shows. Compactions are counted by streaming the whole
-/// transcript, up to 1 GiB (the count says when it was capped). When the session's
-/// transcript is gone, it shows what the statusline last recorded for the session.
+/// For a session (--session, or by default the one `forge status` shows: the most
+/// recently active live session) the figures are the session's own, the ones
+/// `forge status`, `forge sessions` and the dashboard show: what the status line
+/// last reported (or, in print mode, what the last Stop hook read from the
+/// transcript), and the compactions forge recorded for it. Until there is such a
+/// figure, and for a TRANSCRIPT file given directly, the size comes from the end of
+/// the transcript (the last main-chain API usage, or the last compaction's
+/// estimate), the window from the statusline, else the model, else the 200000
+/// default (it says which), and the compactions are counted in the transcript (up
+/// to 1 GiB). Percentages are rounded as Claude Code rounds them.
 #[derive(clap::Args, Debug)]
 #[command(
     verbatim_doc_comment,
-    after_help = "Examples:\n  forge context\n  forge context ~/.claude/projects/-home-me-app/3f0c2a9e.jsonl --json\n  forge context --session 3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21"
+    after_help = "Examples:\n  forge context\n  forge context ~/.claude/projects/-home-me-app/3f0c2a9e.jsonl --json\n  forge context --session 3f0c2a9e"
 )]
 pub struct ContextArgs {
     /// A transcript file (default: the session's, from its bridge file).
     #[arg(value_name = "TRANSCRIPT", conflicts_with = "session")]
     pub transcript: Option<PathBuf>,
-    /// The session (default: the most recently updated one).
+    /// The session: its id or a unique start of it (default: the most recently
+    /// active live session).
     #[arg(
         long,
         value_name = "ID",
@@ -52,16 +56,24 @@ pub fn run(args: &ContextArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     let paths = super::status::project_paths(args.project.as_ref(), env)?;
     let cfg = config::load_or_default(&paths, env);
     let bridge = match &args.session {
-        Some(id) => Some(files::read_bridge(&paths, id).ok_or_else(|| {
-            eyre!(
-                "no session {id} in {}: run `forge status` to see known sessions",
-                paths.sessions().display()
-            )
-        })?),
-        None if args.transcript.is_none() => sessions::latest_bridge(&paths),
+        Some(given) => {
+            let id = sessions::resolve(&paths, given, &[])
+                .map_err(|e| eyre!("--session: {e} (in {})", paths.sessions().display()))?;
+            Some(files::read_bridge(&paths, &id).ok_or_else(|| {
+                eyre!(
+                    "no session {id} in {}: run `forge sessions` to see known sessions",
+                    paths.sessions().display()
+                )
+            })?)
+        }
+        // The session `forge status` and the dashboard's gauge show.
+        None if args.transcript.is_none() => {
+            let all = sessions::load_sessions(&paths);
+            crate::model::snapshot::current_of(&all, env.now, cfg.attention.stale_after()).cloned()
+        }
         None => None,
     };
-    let report = match (&args.transcript, &bridge) {
+    let mut report = match (&args.transcript, &bridge) {
         (Some(p), _) => {
             if p.is_dir() {
                 bail!(
@@ -74,6 +86,14 @@ pub fn run(args: &ContextArgs, env: &Env) -> color_eyre::Result<ExitCode> {
                 bail!("{}: no such transcript file", p.display());
             }
             measure(p, bridge.as_ref().and_then(|b| b.context_window_size), &cfg)?
+        }
+        // The session's own figure when it has one (the status line's, or the one a
+        // Stop hook read from the transcript in print mode): the figure `forge
+        // status`, `forge sessions` and the dashboard show.
+        (None, Some(b)) if b.context_pct().is_some() => {
+            let recorded = b.transcript_path.as_deref().map(PathBuf::from);
+            let gone = recorded.as_deref().filter(|p| !p.is_file());
+            from_bridge(b, recorded.as_deref(), gone.is_some(), &cfg)
         }
         (None, Some(b)) => match b.transcript_path.as_deref().map(PathBuf::from) {
             Some(p) if p.is_file() => measure(&p, b.context_window_size, &cfg)?,
@@ -92,7 +112,7 @@ pub fn run(args: &ContextArgs, env: &Env) -> color_eyre::Result<ExitCode> {
                         ),
                     }
                 }
-                from_bridge(b, recorded.as_deref(), &cfg)
+                from_bridge(b, recorded.as_deref(), true, &cfg)
             }
         },
         (None, None) => bail!(
@@ -100,6 +120,17 @@ pub fn run(args: &ContextArgs, env: &Env) -> color_eyre::Result<ExitCode> {
             paths.sessions().display()
         ),
     };
+    // For a session, the compactions are the ones forge recorded for it (one per
+    // compaction the transcript proves): the count everything else shows.
+    if let Some(b) = &bridge {
+        let (_, by_session) = crate::app::snapshot::compactions(&paths);
+        report["session_id"] = json!(b.session_id);
+        report["compactions"] = json!(by_session.get(&b.session_id).copied().unwrap_or(0));
+        report["compactions_capped"] = json!(false);
+        report["compactions_source"] = json!("forge");
+    } else {
+        report["compactions_source"] = json!("transcript");
+    }
     if args.json {
         super::print_json(&report)?;
     } else {
@@ -148,22 +179,28 @@ fn measure(
 fn from_bridge(
     b: &SessionBridge,
     recorded: Option<&Path>,
+    gone: bool,
     cfg: &config::Config,
 ) -> serde_json::Value {
     let (window, window_source) =
         infer_window_with_source(b.context_window_size, b.model.as_deref(), b.tokens);
     let pct = b
-        .used_percentage
-        .map(round_pct)
+        .context_pct()
         .or_else(|| b.tokens.map(|t| pct_of(t, window)));
     let level = pct.map(|p| Level::from_pct(p, &cfg.context.thresholds()));
     let when = b.updated_at.as_deref().unwrap_or("an unknown time");
+    let who = if b.readings.is_empty() {
+        "the last Stop hook read from the transcript"
+    } else {
+        "the statusline recorded"
+    };
     let note = match recorded {
-        Some(p) => format!(
-            "the transcript {} is gone; showing what the statusline recorded at {when}",
+        Some(p) if gone => format!(
+            "the transcript {} is gone; showing what {who} at {when}",
             p.display()
         ),
-        None => format!("no transcript recorded; showing what the statusline recorded at {when}"),
+        Some(_) => format!("what {who} at {when}"),
+        None => format!("no transcript recorded; showing what {who} at {when}"),
     };
     json!({
         "transcript": recorded.map(|p| p.display().to_string()),
@@ -222,6 +259,8 @@ fn render(r: &serde_json::Value) -> String {
         num("compactions").map_or_else(|| "unknown".to_owned(), |n| n.to_string()),
         if r["compactions_capped"] == true {
             " (counted in the first 1 GiB only)"
+        } else if r["compactions_source"] == "forge" {
+            " (recorded by forge for this session)"
         } else {
             ""
         }

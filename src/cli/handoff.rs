@@ -51,7 +51,8 @@ pub struct HandoffArgs {
     /// Why it is written: context-threshold, pre-compact, manual or session-end.
     #[arg(long, value_name = "T", default_value = "manual")]
     pub trigger: String,
-    /// The session (default: the most recently updated session bridge).
+    /// The session: its id or a unique start of it (default: the most recently
+    /// updated session bridge).
     #[arg(
         long,
         value_name = "ID",
@@ -263,11 +264,17 @@ fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<session_handoff::W
     };
     let paths = super::status::project_for_writing(args.project.as_ref(), env)?;
     let cfg = config::load_or_default(&paths, env);
-    let session = args
-        .session
-        .as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty());
+    // A unique start of a known session's id names it (as every --session does); a
+    // session forge has no bridge for is looked for by its whole id below.
+    let resolved = match args.session.as_deref().map(str::trim) {
+        Some(given) if !given.is_empty() => match store::sessions::resolve(&paths, given, &[]) {
+            Ok(id) => Some(id),
+            Err(crate::model::session_id::PrefixError::NoMatch { .. }) => Some(given.to_owned()),
+            Err(e) => bail!("--session: {e}"),
+        },
+        _ => None,
+    };
+    let session = resolved.as_deref();
     let transcript_path = match &args.transcript {
         Some(p) => Some(checked_transcript(p)?),
         None if args.auto => None,

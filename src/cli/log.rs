@@ -45,7 +45,11 @@ pub struct LogArgs {
     #[arg(short, long)]
     pub follow: bool,
     /// Only this session (a whole id or a unique start of one).
-    #[arg(long, value_name = "ID")]
+    #[arg(
+        long,
+        value_name = "ID",
+        add = clap_complete::engine::ArgValueCandidates::new(super::completions::complete_session)
+    )]
     pub session: Option<String>,
     /// Only lines since then: 30s, 10m, 1h, 2d, 1w, or a date and time.
     #[arg(long, value_name = "WHEN")]

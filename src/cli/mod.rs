@@ -12,6 +12,7 @@ pub mod learn;
 pub mod log;
 pub mod man;
 pub mod resume;
+pub mod sessions;
 pub mod signal;
 pub mod status;
 pub mod statusline;
@@ -57,6 +58,7 @@ pub enum Command {
     Resume(resume::ResumeArgs),
     Signal(signal::SignalArgs),
     Context(context::ContextArgs),
+    Sessions(sessions::SessionsArgs),
     Log(log::LogArgs),
     Init(init::InitArgs),
     Doctor(doctor::DoctorArgs),
@@ -84,6 +86,7 @@ pub fn run(cli: Cli, env: &Env) -> ExitCode {
         Command::Handoff(args) => handoff::run(&args, env),
         Command::Context(args) => report(context::run(&args, env)),
         Command::Log(args) => report(log::run(&args, env)),
+        Command::Sessions(args) => report(sessions::run(&args, env)),
     }
 }
 

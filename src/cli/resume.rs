@@ -18,27 +18,33 @@ use crate::store::{self, Paths, files, handoffs};
 
 /// List handoffs, choose the one the next session resumes from, or print it
 ///
-/// With no arguments, lists session and agent handoffs, newest first and numbered.
-/// Choosing one (by number, by the path of a handoff-*.md or agent-*.md file, or
-/// --latest) writes .forge/pending-resume and ~/.claude/pending-resume; the next
-/// session's SessionStart hook loads it. --print writes the chosen (or pending)
-/// handoff with drift notes to stdout.
+/// With no arguments, lists session and agent handoffs in the order `forge status`
+/// and the dashboard use: unresolved blocked Signals first, then newest first.
+/// Choosing one writes .forge/pending-resume and ~/.claude/pending-resume; the next
+/// session's SessionStart hook loads it. A handoff is named by its ID (the stamp
+/// in its file name, e.g. 20261121-094500; a unique start of one works too), which
+/// never changes, by its number in the list (a convenience: numbers shift when a
+/// handoff lands), by the path or name of a handoff-*.md or agent-*.md file, or
+/// with --latest. --print writes the chosen (or pending) handoff with drift notes
+/// to stdout.
 #[derive(clap::Args, Debug)]
 #[command(
     verbatim_doc_comment,
     after_help = concat!(
         "Examples:\n",
         "  forge resume                 # list\n",
-        "  forge resume 2               # the next session resumes from #2\n",
+        "  forge resume 20261121-094500 # the next session resumes from that handoff\n",
+        "  forge resume 2               # ... from #2 in the list\n",
         "  forge resume --latest        # ... from the newest session handoff\n",
         "  claude \"$(forge resume --latest --print --clear)\"\n",
         "  forge resume --clear         # nothing pending"
     )
 )]
 pub struct ResumeArgs {
-    /// A handoff's number in the list, or the path of a handoff-*.md / agent-*.md file.
+    /// A handoff's ID (its file stamp, or a unique start of it), its number in the
+    /// list, or the path of a handoff-*.md / agent-*.md file.
     #[arg(
-        value_name = "N|PATH",
+        value_name = "ID|N|PATH",
         conflicts_with = "latest",
         add = ArgValueCompleter::new(super::completions::complete_handoff)
     )]
@@ -156,14 +162,39 @@ fn select(
     paths: &Paths,
     env: &Env,
 ) -> color_eyre::Result<PathBuf> {
+    let canonical =
+        |h: &HandoffEntry| std::fs::canonicalize(&h.path).unwrap_or_else(|_| h.path.clone());
+    // An ID: the stamp of a file name, `YYYYMMDD-HHMMSS[-N]` or a unique start of it
+    // (eight digits and a dash at least, so a list number is never taken for one).
+    let looks_like_id = sel.len() >= 9
+        && sel.as_bytes().get(8) == Some(&b'-')
+        && sel.chars().all(|c| c.is_ascii_digit() || c == '-');
+    if looks_like_id {
+        return match crate::model::handoff::by_stamp_id(list, sel).as_slice() {
+            [one] => Ok(canonical(one)),
+            [] => Err(eyre!(
+                "no handoff has the ID {sel}: run `forge resume` to list them with their IDs"
+            )),
+            many => Err(eyre!(
+                "{sel} names {} handoffs: {}; give the file name instead",
+                many.len(),
+                many.iter()
+                    .map(|h| crate::model::text::single_line(&h.file_name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        };
+    }
     if !sel.is_empty() && sel.chars().all(|c| c.is_ascii_digit()) {
         if list.is_empty() {
             bail!("no handoffs in .forge/handoffs yet: write one with `forge handoff`");
         }
         let n: usize = sel.parse().unwrap_or(0);
+        let order = crate::model::handoff::inbox_order(list);
         return n
             .checked_sub(1)
-            .and_then(|i| list.get(i))
+            .and_then(|i| order.get(i))
+            .and_then(|i| list.get(*i))
             .map(|h| std::fs::canonicalize(&h.path).unwrap_or_else(|_| h.path.clone()))
             .ok_or_else(|| {
                 eyre!(
@@ -225,7 +256,8 @@ fn age(created: Option<DateTime<Utc>>, now: DateTime<Utc>) -> String {
     }
 }
 
-/// The numbered list, newest first; `→` marks the pending one.
+/// The numbered list in the one inbox order (blocked first, then newest), with
+/// each handoff's stable ID; `→` marks the pending one.
 pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<Utc>) -> String {
     if list.is_empty() {
         return "No handoffs in .forge/handoffs yet. Write one with `forge handoff` (or `forge signal` for agents).\n".into();
@@ -237,12 +269,20 @@ pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<
         .max()
         .unwrap_or(4)
         .max(4);
+    let id_w = list
+        .iter()
+        .filter_map(|h| crate::model::handoff::stamp_id(&h.file_name))
+        .map(str::len)
+        .max()
+        .unwrap_or(2)
+        .max(2);
     let _ = writeln!(
         out,
-        "    #  {:<name_w$}  {:<7}  {:>4}  {:<17}  {:<12}  TITLE",
-        "FILE", "KIND", "AGE", "TRIGGER/STATUS", "BRANCH"
+        "    #  {:<id_w$}  {:<name_w$}  {:<7}  {:>4}  {:<17}  {:<12}  TITLE",
+        "ID", "FILE", "KIND", "AGE", "TRIGGER/STATUS", "BRANCH"
     );
-    for (i, h) in list.iter().enumerate() {
+    let order = crate::model::handoff::inbox_order(list);
+    for (i, h) in order.iter().map(|i| &list[*i]).enumerate() {
         let mark = if pending.is_some_and(|p| files::same_file(p, &h.path)) {
             "→"
         } else {
@@ -261,8 +301,9 @@ pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<
         let title = one(&title);
         let _ = writeln!(
             out,
-            "{mark} {:>3}  {:<name_w$}  {:<7}  {:>4}  {:<17}  {:<12}  {title}",
+            "{mark} {:>3}  {:<id_w$}  {:<name_w$}  {:<7}  {:>4}  {:<17}  {:<12}  {title}",
             i + 1,
+            crate::model::handoff::stamp_id(&h.file_name).unwrap_or("-"),
             one(&h.file_name),
             h.kind.as_str(),
             age(h.created, now),
@@ -270,7 +311,9 @@ pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<
             branch,
         );
     }
-    out.push_str("\nChoose one with `forge resume N` (or --latest); print it with --print.\n");
+    out.push_str(
+        "\nChoose one with `forge resume ID` (or its number N, or --latest); print it with --print.\n",
+    );
     out
 }
 

@@ -12,7 +12,7 @@ use crate::env::Env;
 use crate::model::Snapshot;
 use crate::model::handoff::Drift;
 use crate::model::redact::redact;
-use crate::model::state::Attention;
+use crate::model::state::{Attention, SessionBridge};
 use crate::model::text::single_line;
 use crate::store::{Paths, resolve_root};
 
@@ -89,13 +89,19 @@ pub fn run(args: &StatusArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         bail!("{}", super::init::not_set_up_message(&paths));
     }
     let snap = load(&paths, env.now, GitSource::Live);
-    if let Err(e) = crate::config::load(&paths, env) {
-        super::print_err(&format!(
-            "forge: warning: {e} (using the built-in defaults; see `forge config validate`)\n"
-        ));
-    }
+    let cfg = match crate::config::load(&paths, env) {
+        Ok(l) => l.config,
+        Err(e) => {
+            super::print_err(&format!(
+                "forge: warning: {e} (using the built-in defaults; see `forge config validate`)\n"
+            ));
+            crate::config::Config::default()
+        }
+    };
+    let stale_after = cfg.attention.stale_after();
+    let thresholds = cfg.context.thresholds();
     if args.json {
-        let mut v = to_json(&snap);
+        let mut v = to_json(&snap, stale_after, &thresholds);
         if let Some(obj) = v.as_object_mut() {
             obj.insert("set_up".into(), json!(set_up));
             if !set_up {
@@ -107,7 +113,7 @@ pub fn run(args: &StatusArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         }
         super::print_json(&v)?;
     } else {
-        super::print_out(&render_text(&snap));
+        super::print_out(&render_text(&snap, stale_after, &thresholds));
     }
     Ok(if set_up {
         ExitCode::SUCCESS
@@ -120,7 +126,13 @@ pub fn run(args: &StatusArgs, env: &Env) -> color_eyre::Result<ExitCode> {
 const STATUS_EVENTS: usize = 20;
 
 /// The snapshot as JSON, with the derived lists scripts want (`blocked`, `attention`).
-pub fn to_json(snap: &Snapshot) -> serde_json::Value {
+/// `attention` lists the live sessions, most urgent first (none ended, none silent
+/// for longer than `stale_after`).
+pub fn to_json(
+    snap: &Snapshot,
+    stale_after: chrono::Duration,
+    thresholds: &crate::model::level::Thresholds,
+) -> serde_json::Value {
     let mut v = serde_json::to_value(snap).unwrap_or_else(|_| json!({}));
     if let Some(obj) = v.as_object_mut() {
         // The last 20 events, as before the dashboard kept more (`forge log --json`
@@ -138,11 +150,21 @@ pub fn to_json(snap: &Snapshot) -> serde_json::Value {
             ),
         );
         obj.insert(
+            "current_session".into(),
+            snap.current_session(snap.taken_at, stale_after)
+                .map_or(Value::Null, |s| session_context_json(snap, s, thresholds)),
+        );
+        obj.insert(
             "attention".into(),
             json!(
-                snap.needing_attention()
+                snap.attention(snap.taken_at, stale_after)
                     .iter()
-                    .map(|s| json!({"session_id": s.session_id, "attention": s.attention}))
+                    .map(|s| json!({
+                        "session_id": s.session_id,
+                        "attention": s.attention,
+                        "message": s.attention_message,
+                        "last_event_at": s.last_event_at,
+                    }))
                     .collect::<Vec<_>>()
             ),
         );
@@ -150,10 +172,62 @@ pub fn to_json(snap: &Snapshot) -> serde_json::Value {
     v
 }
 
+/// A session's context in the words `forge status` and `forge sessions` use: the
+/// one figure ([`SessionBridge::context_pct`]), its level and the compactions forge
+/// recorded, e.g. `74% · L1 · 1 compaction (session 3f0c2a9e)`.
+pub fn context_words(
+    snap: &Snapshot,
+    s: &SessionBridge,
+    thresholds: &crate::model::level::Thresholds,
+) -> String {
+    let pct = s.context_pct();
+    let level = pct.map_or_else(
+        || "no reading yet".to_owned(),
+        |p| {
+            crate::model::level::Level::from_pct(p, thresholds)
+                .as_str()
+                .to_owned()
+        },
+    );
+    let n = snap.compactions_of(&s.session_id);
+    format!(
+        "{} · {level} · {n} compaction{} (session {})",
+        pct.map_or_else(|| "unknown".to_owned(), |p| format!("{p:.0}%")),
+        if n == 1 { "" } else { "s" },
+        short(&s.session_id)
+    )
+}
+
+/// The same figures as JSON (`status --json`'s `current_session`, `forge sessions
+/// --json`).
+pub fn session_context_json(
+    snap: &Snapshot,
+    s: &SessionBridge,
+    thresholds: &crate::model::level::Thresholds,
+) -> Value {
+    let pct = s.context_pct();
+    json!({
+        "session_id": s.session_id,
+        "used_percentage": pct.map(|p| p as u64),
+        "level": pct.map(|p| crate::model::level::Level::from_pct(p, thresholds).as_str()),
+        "compactions": snap.compactions_of(&s.session_id),
+        "last_event": s.last_event,
+        "last_event_at": crate::model::snapshot::last_heard(s)
+            .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+        "attention": s.attention,
+        "attention_message": s.attention_message,
+        "transcript_path": s.transcript_path,
+    })
+}
+
 /// The snapshot as a few readable lines. Values from files (branch, task, questions)
 /// are kept on their line with [`single_line`], so none can forge a line of its own;
 /// `print_out` then cleans the whole text for the terminal.
-pub fn render_text(snap: &Snapshot) -> String {
+pub fn render_text(
+    snap: &Snapshot,
+    stale_after: chrono::Duration,
+    thresholds: &crate::model::level::Thresholds,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "Project: {}", snap.root.display());
     match &snap.git {
@@ -186,11 +260,8 @@ pub fn render_text(snap: &Snapshot) -> String {
         }
         None => out.push_str("Last session: none recorded\n"),
     }
-    if let Some(s) = snap.current_session() {
-        let pct = s
-            .used_percentage
-            .map_or_else(|| "unknown".to_owned(), |p| format!("{p:.0}%"));
-        let _ = writeln!(out, "Context: {pct} (session {})", short(&s.session_id));
+    if let Some(s) = snap.current_session(snap.taken_at, stale_after) {
+        let _ = writeln!(out, "Context: {}", context_words(snap, s, thresholds));
     }
     let f = &snap.flags;
     let mut flags = Vec::new();
@@ -218,21 +289,23 @@ pub fn render_text(snap: &Snapshot) -> String {
             flags.join(" · ")
         }
     );
-    // Sessions that need a person, seen in the last day (older ones are history).
-    let recent = |s: &&crate::model::state::SessionBridge| {
-        s.updated_at
-            .as_deref()
-            .and_then(crate::store::files::parse_iso)
-            .is_some_and(|t| (snap.taken_at - t).num_hours() < 24)
-    };
-    for s in snap.needing_attention().into_iter().filter(recent).take(5) {
+    // Live sessions waiting for a person, most urgent first (the dashboard's order;
+    // ended and long-silent sessions are history).
+    for s in snap.waiting(snap.taken_at, stale_after).into_iter().take(5) {
         let words = match s.attention {
             Some(Attention::WaitingPermission) => "is waiting for permission",
-            Some(Attention::WaitingInput) => "is waiting for input",
-            Some(Attention::Ended) => "has ended",
-            Some(Attention::Busy) | None => "is busy",
+            _ => "is waiting for input",
         };
-        let _ = writeln!(out, "Attention: session {} {words}", short(&s.session_id));
+        let msg = s
+            .attention_message
+            .as_deref()
+            .map(|m| format!(": {}", single_line(m)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "Attention: session {} {words}{msg}",
+            short(&s.session_id)
+        );
     }
     let blocked: Vec<_> = snap.blocked().collect();
     let _ = writeln!(
@@ -242,8 +315,11 @@ pub fn render_text(snap: &Snapshot) -> String {
         blocked.len()
     );
     // Blocked Signals first (as on the dashboard), then newest first.
-    let mut order: Vec<&crate::model::HandoffEntry> = snap.handoffs.iter().collect();
-    order.sort_by_key(|h| !h.is_blocked());
+    let order: Vec<&crate::model::HandoffEntry> =
+        crate::model::handoff::inbox_order(&snap.handoffs)
+            .into_iter()
+            .map(|i| &snap.handoffs[i])
+            .collect();
     // Every unresolved blocked Signal (SessionStart points here for the ones it had
     // no room for), and the newest of the rest up to ten lines in all.
     let shown = blocked.len().max(10);
@@ -310,7 +386,7 @@ mod tests {
                 ..Default::default()
             });
         }
-        let v = to_json(&snap);
+        let v = to_json(&snap, chrono::Duration::minutes(30), &Default::default());
         let events = v["recent_events"].as_array().unwrap();
         assert_eq!(events.len(), 20);
         assert_eq!(events[0]["event"], "E10");

@@ -29,6 +29,30 @@ impl Ctx<'_> {
         let bridge = self
             .session_id()
             .and_then(|s| files::read_bridge(&self.paths, s));
+        // Print mode never runs the status line (reference §11.1 #11): without its
+        // reading, the transcript says how full the context is, and the bridge keeps
+        // that figure so `status`, `context`, `sessions` and the dashboard agree.
+        let transcript_pct = match bridge.as_ref() {
+            Some(b) if b.readings.is_empty() => self.transcript_pct(Some(b)),
+            Some(_) => None,
+            None => self.transcript_pct(None),
+        };
+        if let (Some((pct, tokens)), Some(id)) = (transcript_pct, self.session_id())
+            && bridge
+                .as_ref()
+                .is_none_or(|b| (b.used_percentage, b.tokens) != (Some(pct), Some(tokens)))
+            && let Err(e) = files::update_bridge(&self.paths, id, self.env.now, |b| {
+                let change = b.readings.is_empty()
+                    && (b.used_percentage, b.tokens) != (Some(pct), Some(tokens));
+                if change {
+                    b.used_percentage = Some(pct);
+                    b.tokens = Some(tokens);
+                }
+                change
+            })
+        {
+            self.fail("session bridge", &e.to_string());
+        }
         let last = LastSession {
             ended_at: files::iso(self.env.now),
             branch: git.as_ref().and_then(|g| g.branch.clone()),
@@ -39,12 +63,9 @@ impl Ctx<'_> {
             transcript_path: self.wire.transcript_path.clone(),
             reason: reason.map(str::to_owned),
             is_final,
-            // Print mode never runs the status line (reference §11.1 #11): without
-            // its reading, the transcript says how full the context is.
-            context_used_pct: bridge
-                .as_ref()
-                .and_then(|b| b.used_percentage)
-                .or_else(|| self.transcript_pct(bridge.as_ref())),
+            context_used_pct: transcript_pct
+                .map(|(p, _)| p)
+                .or_else(|| bridge.as_ref().and_then(|b| b.used_percentage)),
         };
         match files::write_last_session(&self.paths, &last) {
             Ok(()) => self.record(Outcome::SessionRecorded {
@@ -102,7 +123,11 @@ impl Ctx<'_> {
 
     /// The context % of this session from the end of its transcript (window from the
     /// bridge, else the model).
-    fn transcript_pct(&self, bridge: Option<&crate::model::state::SessionBridge>) -> Option<f64> {
+    /// The context % (and tokens) the transcript's last usage shows.
+    fn transcript_pct(
+        &self,
+        bridge: Option<&crate::model::state::SessionBridge>,
+    ) -> Option<(f64, u64)> {
         let path = self
             .wire
             .transcript_path
@@ -119,7 +144,7 @@ impl Ctx<'_> {
             model.as_deref().or(self.wire.model.as_deref()),
             Some(tokens),
         );
-        Some(crate::model::transcript::pct_of(tokens, window))
+        Some((crate::model::transcript::pct_of(tokens, window), tokens))
     }
 
     pub(super) fn stop(&self, stop_hook_active: bool) -> HookResult {

@@ -144,6 +144,44 @@ pub fn stamp_from_file_name(name: &str) -> Option<DateTime<Utc>> {
     Some(Utc.from_utc_datetime(&naive))
 }
 
+/// A handoff's id, which does not shift when other handoffs land: the stamp of its
+/// file name with any same-second suffix (`handoff-20261121-094500-2.md` →
+/// `20261121-094500-2`). `forge resume` accepts it.
+pub fn stamp_id(name: &str) -> Option<&str> {
+    let bytes = name.as_bytes();
+    let pos = (0..bytes.len().saturating_sub(14))
+        .rev()
+        .find(|&i| bytes.get(i..i + 15).is_some_and(is_stamp))?;
+    let rest = name.get(pos..)?;
+    Some(rest.strip_suffix(".md").unwrap_or(rest))
+}
+
+/// The one order handoffs are shown in — `forge resume`'s numbered list, `forge
+/// status` and the dashboard: unresolved blocked Signals first, then newest first.
+/// Returns indices into `entries` (which must be newest first, as listed).
+pub fn inbox_order(entries: &[HandoffEntry]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by_key(|i| !entries[*i].is_blocked());
+    order
+}
+
+/// The handoffs `id` names: those whose [`stamp_id`] is `id`, else those whose
+/// stamp id starts with it (so `20261121-0945` works while it is unique).
+pub fn by_stamp_id<'a>(entries: &'a [HandoffEntry], id: &str) -> Vec<&'a HandoffEntry> {
+    let id = id.trim();
+    let exact: Vec<&HandoffEntry> = entries
+        .iter()
+        .filter(|e| stamp_id(&e.file_name) == Some(id))
+        .collect();
+    if !exact.is_empty() || id.is_empty() {
+        return exact;
+    }
+    entries
+        .iter()
+        .filter(|e| stamp_id(&e.file_name).is_some_and(|s| s.starts_with(id)))
+        .collect()
+}
+
 /// The first `# ` heading of a body, without the `#`.
 pub fn title_of(body: &str) -> Option<String> {
     body.lines()
@@ -532,6 +570,52 @@ mod tests {
         sort_newest_first(&mut entries);
         link_threads(&mut entries);
         entries
+    }
+
+    #[test]
+    fn stamp_ids_and_the_one_inbox_order() {
+        assert_eq!(
+            stamp_id("handoff-20261121-094500.md"),
+            Some("20261121-094500")
+        );
+        assert_eq!(
+            stamp_id("handoff-20261121-094500-2.md"),
+            Some("20261121-094500-2")
+        );
+        assert_eq!(
+            stamp_id("agent-T-20261121-000000-20261122-101502.md"),
+            Some("20261122-101502")
+        );
+        assert_eq!(stamp_id("handoff-latest.md"), None);
+        let list = linked(vec![
+            agent("agent-T-1-20261121-100000.md", "T-1", "complete"),
+            agent("agent-T-2-20261121-090000.md", "T-2", "blocked"),
+            agent("agent-T-3-20261121-080000.md", "T-3", "partial"),
+            agent("agent-T-4-20261121-070000.md", "T-4", "blocked"),
+        ]);
+        let names: Vec<&str> = inbox_order(&list)
+            .into_iter()
+            .map(|i| list[i].file_name.as_str())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "agent-T-2-20261121-090000.md",
+                "agent-T-4-20261121-070000.md",
+                "agent-T-1-20261121-100000.md",
+                "agent-T-3-20261121-080000.md"
+            ]
+        );
+        let names = |id: &str| -> Vec<String> {
+            by_stamp_id(&list, id)
+                .iter()
+                .map(|e| e.file_name.clone())
+                .collect()
+        };
+        assert_eq!(names("20261121-090000"), ["agent-T-2-20261121-090000.md"]);
+        assert_eq!(names("20261121-08"), ["agent-T-3-20261121-080000.md"]);
+        assert_eq!(names("20261121").len(), 4);
+        assert!(names("2099").is_empty());
     }
 
     #[test]

@@ -42,6 +42,9 @@ pub struct Snapshot {
     pub pre_compact: Option<PreCompactState>,
     /// Number of lines in `logs/compactions.jsonl` (current file only).
     pub compactions: usize,
+    /// Those lines by session id: the compactions forge recorded for each session
+    /// (one per compaction the transcript proves, however often PreCompact ran).
+    pub compactions_by_session: std::collections::BTreeMap<String, usize>,
     /// `state.json` phase and task.
     pub workflow: WorkflowState,
     /// Git facts (from the hooks' cache, or computed when asked).
@@ -69,6 +72,7 @@ impl Snapshot {
             last_session: None,
             pre_compact: None,
             compactions: 0,
+            compactions_by_session: std::collections::BTreeMap::new(),
             workflow: WorkflowState::default(),
             git: None,
             flags: Flags::default(),
@@ -91,15 +95,73 @@ impl Snapshot {
             .find(|h| h.kind == HandoffKind::Session)
     }
 
-    /// The most recently updated session (the "current" one for the gauge).
-    pub fn current_session(&self) -> Option<&SessionBridge> {
-        self.sessions.first()
+    /// The session the context figures are about: the most recently heard of live
+    /// one (not ended, heard from within `stale_after` of `now`), else the most
+    /// recently heard of any. `forge status` and the dashboard's gauge (unless
+    /// pinned with `s`) follow it.
+    pub fn current_session(
+        &self,
+        now: DateTime<Utc>,
+        stale_after: chrono::Duration,
+    ) -> Option<&SessionBridge> {
+        current_of(&self.sessions, now, stale_after)
     }
 
-    /// Sessions waiting for permission or input, or ended.
-    pub fn needing_attention(&self) -> Vec<&SessionBridge> {
-        self.sessions
+    /// The live sessions, the most recently heard of first (the order `s` steps
+    /// through in the dashboard).
+    pub fn live_sessions(
+        &self,
+        now: DateTime<Utc>,
+        stale_after: chrono::Duration,
+    ) -> Vec<&SessionBridge> {
+        let mut list = self.attention(now, stale_after);
+        list.sort_by_key(|b| std::cmp::Reverse(last_heard(b)));
+        list
+    }
+
+    /// The compactions forge recorded for a session.
+    pub fn compactions_of(&self, session_id: &str) -> usize {
+        self.compactions_by_session
+            .get(session_id)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The live sessions, most urgent first (waiting for permission, then for
+    /// input, then busy; the most recent first within each). An ended session
+    /// leaves the list, and so does one silent for longer than `stale_after`
+    /// at `now` (its client was killed, or it was left for the day).
+    pub fn attention(
+        &self,
+        now: DateTime<Utc>,
+        stale_after: chrono::Duration,
+    ) -> Vec<&SessionBridge> {
+        let mut list: Vec<&SessionBridge> = self
+            .sessions
             .iter()
+            .filter(|s| {
+                s.attention
+                    .is_some_and(|a| a != super::state::Attention::Ended)
+            })
+            .filter(|s| last_heard(s).is_some_and(|t| now - t <= stale_after))
+            .collect();
+        list.sort_by(|a, b| {
+            let rank = |s: &SessionBridge| s.attention.map_or(9, super::state::Attention::urgency);
+            rank(a)
+                .cmp(&rank(b))
+                .then_with(|| last_heard(b).cmp(&last_heard(a)))
+        });
+        list
+    }
+
+    /// Of [`Snapshot::attention`], the sessions waiting for a person.
+    pub fn waiting(
+        &self,
+        now: DateTime<Utc>,
+        stale_after: chrono::Duration,
+    ) -> Vec<&SessionBridge> {
+        self.attention(now, stale_after)
+            .into_iter()
             .filter(|s| {
                 s.attention
                     .is_some_and(super::state::Attention::needs_attention)
@@ -116,4 +178,49 @@ impl Snapshot {
     pub fn uncommitted(&self) -> Option<u64> {
         self.git.as_ref().map(|g| g.uncommitted_changes)
     }
+}
+
+/// [`Snapshot::current_session`] of a list of bridges.
+pub fn current_of(
+    sessions: &[SessionBridge],
+    now: DateTime<Utc>,
+    stale_after: chrono::Duration,
+) -> Option<&SessionBridge> {
+    let live = |s: &&SessionBridge| {
+        s.attention != Some(super::state::Attention::Ended)
+            && last_heard(s).is_some_and(|t| now - t <= stale_after)
+    };
+    let newest = |a: &&SessionBridge, b: &&SessionBridge| {
+        last_heard(a)
+            .cmp(&last_heard(b))
+            .then_with(|| a.updated_at.cmp(&b.updated_at))
+    };
+    sessions
+        .iter()
+        .filter(live)
+        .max_by(newest)
+        .or_else(|| sessions.iter().max_by(newest))
+}
+
+/// The `compactions.jsonl` lines per session id (lines that do not parse, or name
+/// no session, are not counted).
+pub fn count_by_session(lines: &[&[u8]]) -> std::collections::BTreeMap<String, usize> {
+    let mut out = std::collections::BTreeMap::new();
+    for line in lines {
+        if let Ok(r) = serde_json::from_slice::<super::state::CompactionRecord>(line)
+            && let Some(id) = r.session_id.filter(|s| !s.is_empty())
+        {
+            *out.entry(id).or_insert(0) += 1;
+        }
+    }
+    out
+}
+
+/// When a session was last heard of: its last hook event, else its bridge's update.
+pub fn last_heard(s: &SessionBridge) -> Option<DateTime<Utc>> {
+    s.last_event_at
+        .as_deref()
+        .or(s.updated_at.as_deref())
+        .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+        .map(|t| t.with_timezone(&Utc))
 }

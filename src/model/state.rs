@@ -105,6 +105,18 @@ impl Attention {
     pub fn needs_attention(self) -> bool {
         !matches!(self, Self::Busy)
     }
+
+    /// Urgency, most urgent first: a permission prompt blocks the session, an idle
+    /// one waits for its person, a busy one is only worth a glance. An ended session
+    /// is not in the attention list at all.
+    pub fn urgency(self) -> u8 {
+        match self {
+            Self::WaitingPermission => 0,
+            Self::WaitingInput => 1,
+            Self::Busy => 2,
+            Self::Ended => 3,
+        }
+    }
 }
 
 /// One context reading, kept for trend and forecast.
@@ -221,6 +233,17 @@ pub struct SessionBridge {
 impl SessionBridge {
     /// How many readings are kept.
     pub const MAX_READINGS: usize = 60;
+
+    /// The session's context %: what the status line last reported (Claude Code's
+    /// own figure), else its last reading, else what a Stop hook read from the
+    /// transcript (print mode has no status line), rounded as the status line
+    /// rounds it. The one figure `forge status`, `forge context`, `forge sessions`
+    /// and the dashboard all show.
+    pub fn context_pct(&self) -> Option<f64> {
+        self.used_percentage
+            .or_else(|| self.readings.last().map(|r| r.pct))
+            .map(super::transcript::round_pct)
+    }
 
     /// Adds a reading unless it repeats the last one; drops the oldest past the cap.
     /// Returns whether anything changed.

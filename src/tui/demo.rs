@@ -188,8 +188,15 @@ mod tests {
         let newest = snap.handoffs[0].created.unwrap();
         assert!(now - newest < Duration::hours(1), "{newest}");
         assert!(newest <= now);
-        let s = snap.current_session().unwrap();
+        let s = snap.current_session(now, Duration::minutes(30)).unwrap();
         assert!(s.readings.len() > 10);
-        assert_eq!(snap.needing_attention().len(), 2);
+        // Waiting for permission, for input, and the busy one: all live.
+        let live: Vec<_> = snap
+            .attention(now, Duration::minutes(30))
+            .iter()
+            .map(|s| s.attention.unwrap().as_str())
+            .collect();
+        assert_eq!(live, ["waiting:permission", "waiting:input", "busy"]);
+        assert_eq!(snap.waiting(now, Duration::minutes(30)).len(), 2);
     }
 }

@@ -205,7 +205,9 @@ pub struct Session {
 pub fn initial_model(paths: &Paths, env: &Env, git: GitSource) -> Model {
     let config = crate::config::load_or_default(paths, env);
     let snap = snapshot::load(paths, env.now, git);
-    Model::new(snap, config.context.thresholds(), env.now)
+    let mut m = Model::new(snap, config.context.thresholds(), env.now);
+    m.stale_after = config.attention.stale_after();
+    m
 }
 
 /// Carries out the effects that need no terminal (preview reads, marker writes),
@@ -387,6 +389,28 @@ fn event_loop(
                     run_effects(model, s, more);
                     dirty = true;
                 }
+                Effect::OpenTranscript(path) => {
+                    let result = match transcript_to_show(&s.env, &path) {
+                        Ok(file) => {
+                            let program = s
+                                .env
+                                .pager
+                                .clone()
+                                .or_else(|| s.env.editor.clone())
+                                .or_else(|| s.env.find_program("less").map(|_| "less".to_owned()));
+                            suspend_for_editor(terminal, input, program.as_deref(), &file)
+                        }
+                        Err(e) => Err(e),
+                    };
+                    let more = dashboard::update(model, Event::EditorClosed(result));
+                    run_effects(model, s, more);
+                    dirty = true;
+                }
+                Effect::Copy(text) => {
+                    let result = osc52_copy(&text).map(|()| text).map_err(|e| e.to_string());
+                    dashboard::update(model, Event::Copied(result));
+                    dirty = true;
+                }
                 Effect::LoadPreview(_)
                 | Effect::WritePendingResume(_)
                 | Effect::ResolveSignal { .. } => {}
@@ -464,7 +488,7 @@ fn action_of(ev: &ct::Event, model: &Model, terminal: &DefaultTerminal) -> Optio
             let size = terminal.size().ok()?;
             let plan = layout::plan(
                 ratatui::layout::Rect::new(0, 0, size.width, size.height),
-                model.snapshot.needing_attention().len(),
+                model.attention_rows().len(),
             );
             let pane = plan.pane_at(m.column, m.row)?;
             let lines = if pane == Pane::Preview { 3 } else { 1 };
@@ -483,7 +507,7 @@ fn suspend_for_editor(
 ) -> Result<(), String> {
     let Some(editor) = editor else {
         return Err(format!(
-            "set $EDITOR (or $VISUAL) to open handoffs; this one is {}",
+            "set $EDITOR or $VISUAL ($PAGER for transcripts) to open it: {}",
             path.display()
         ));
     };
@@ -511,6 +535,58 @@ fn suspend_for_editor(
         Ok(st) => Err(format!("{editor} exited with {st}")),
         Err(e) => Err(format!("could not start {editor}: {e}")),
     }
+}
+
+/// A session transcript the sessions pane may open: a regular `.jsonl` file (not a
+/// link) under Claude Code's `projects/` folder. The path comes from a bridge file
+/// under `.forge/`, which a repository can ship: nothing else is ever opened.
+fn transcript_to_show(env: &Env, path: &Path) -> Result<PathBuf, String> {
+    let projects = env
+        .claude_dir()
+        .map(|d| std::fs::canonicalize(d.join("projects")).unwrap_or(d.join("projects")));
+    let parent = path.parent().and_then(|p| std::fs::canonicalize(p).ok());
+    let inside = projects
+        .zip(parent)
+        .is_some_and(|(root, parent)| parent.starts_with(root));
+    let jsonl = path.extension().is_some_and(|e| e == "jsonl");
+    if !inside || !jsonl || !store::safe::is_regular(path) {
+        return Err(format!(
+            "not opening {}: a transcript is a .jsonl file under ~/.claude/projects/",
+            crate::model::text::single_line(&path.display().to_string())
+        ));
+    }
+    Ok(path.to_path_buf())
+}
+
+/// Puts `text` on the clipboard through the terminal (OSC 52), which works over ssh
+/// and in tmux with `set-clipboard on`.
+fn osc52_copy(text: &str) -> io::Result<()> {
+    use std::io::Write as _;
+    let mut out = io::stdout();
+    write!(out, "\x1b]52;c;{}\x07", base64(text.as_bytes()))?;
+    out.flush()
+}
+
+/// Standard base64 with padding.
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(char::from(ABC[((n >> shift) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// `--trace-draws <file>`: after each frame, appends the wall-clock time and the
@@ -543,6 +619,42 @@ mod tests {
             Some(Key::BackTab)
         );
         assert_eq!(key_of(KeyCode::F(1), KeyModifiers::NONE), None);
+    }
+
+    #[test]
+    fn base64_matches_the_standard() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+    }
+
+    #[test]
+    fn only_a_transcript_under_claude_projects_is_opened() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("home");
+        let env = Env::for_test(&home, t.path());
+        let dir = home.join(".claude/projects/-p");
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("s.jsonl");
+        std::fs::write(&good, "{}\n").unwrap();
+        assert_eq!(transcript_to_show(&env, &good), Ok(good.clone()));
+        let secret = t.path().join("secret.jsonl");
+        std::fs::write(&secret, "x").unwrap();
+        let link = dir.join("link.jsonl");
+        std::os::unix::fs::symlink(&secret, &link).unwrap();
+        let not_jsonl = dir.join("notes.md");
+        std::fs::write(&not_jsonl, "x").unwrap();
+        for bad in [
+            secret,
+            link,
+            not_jsonl,
+            dir.join("../../../../secret.jsonl"),
+            PathBuf::from("/etc/passwd"),
+        ] {
+            assert!(transcript_to_show(&env, &bad).is_err(), "{}", bad.display());
+        }
     }
 
     #[test]

@@ -128,19 +128,25 @@ pub fn plan(area: Rect, attention: usize) -> Plan {
     // One column. Heights are granted by priority: inbox (3), context, session,
     // attention, preview (5); what is left goes to the inbox and the preview.
     let mut left = body.height;
-    let mut grant = |want: u16| {
-        if left >= want {
-            left -= want;
+    let grant = |left: &mut u16, want: u16| {
+        if *left >= want {
+            *left -= want;
             want
         } else {
             0
         }
     };
-    let inbox_min = grant(3.min(body.height));
-    let context_h = grant(CONTEXT_H);
-    let session_h = grant(SESSION_H);
-    let attention_h = grant(attention_h);
-    let preview_min = grant(5);
+    let inbox_min = grant(&mut left, 3.min(body.height));
+    let context_h = grant(&mut left, CONTEXT_H);
+    let session_h = grant(&mut left, SESSION_H);
+    // The sessions pane shrinks before it goes: its title and the most urgent row
+    // are worth more than the rest of it.
+    let attention_h = if left >= attention_h {
+        grant(&mut left, attention_h)
+    } else {
+        grant(&mut left, 2)
+    };
+    let preview_min = grant(&mut left, 5);
     let (inbox_h, preview_h) = if preview_min > 0 {
         let extra_inbox = left * 2 / 5;
         (inbox_min + extra_inbox, preview_min + left - extra_inbox)

@@ -78,7 +78,7 @@ impl Widget for Dashboard<'_> {
             return;
         }
         let m = self.model;
-        let plan = layout::plan(area, m.snapshot.needing_attention().len());
+        let plan = layout::plan(area, m.attention_rows().len());
         if plan.tiny {
             render_tiny(m, &plan, buf);
         } else {
@@ -255,7 +255,13 @@ fn render_context(m: &Model, area: Rect, buf: &mut Buffer) {
         .as_ref()
         .map(|c| {
             vec![Span::styled(
-                format!(" session {}", short(&c.session_id)),
+                format!(
+                    " session {}{} · {} compaction{}",
+                    short(&c.session_id),
+                    if c.pinned { " (picked: s)" } else { "" },
+                    c.compactions,
+                    if c.compactions == 1 { "" } else { "s" }
+                ),
                 DIM,
             )]
         })
@@ -378,7 +384,10 @@ fn render_session(m: &Model, area: Rect, buf: &mut Buffer) {
                 Span::styled(" · not final", WARN)
             };
             lines.push(Line::from(vec![
-                Span::raw(format!("ended {} ago, {clock}", age(m.now, when))),
+                Span::raw(match age(m.now, when) {
+                    a if a == "now" => format!("ended just now, {clock}"),
+                    a => format!("ended {a} ago, {clock}"),
+                }),
                 fin,
             ]));
             let mut facts = vec![Span::raw(format!(
@@ -453,38 +462,74 @@ fn attention_style(a: Option<Attention>) -> Style {
 }
 
 fn render_attention(m: &Model, area: Rect, buf: &mut Buffer) {
-    let list = m.snapshot.needing_attention();
-    let extra = vec![Span::styled(format!(" {}", list.len()), DIM)];
-    let body = indent(
-        title(
-            area,
-            buf,
-            "Needs attention",
-            extra,
-            m.focus == Pane::Sessions,
-        ),
-        2,
-    );
+    let list = m.attention_rows();
+    let waiting = list
+        .iter()
+        .filter(|s| s.attention.is_some_and(Attention::needs_attention))
+        .count();
+    let extra = vec![Span::styled(
+        format!(" {waiting} · {} live", list.len()),
+        DIM,
+    )];
+    let focused = m.focus == Pane::Sessions;
+    let body = indent(title(area, buf, "Needs attention", extra, focused), 0);
     if list.is_empty() {
-        if let Some(r) = rows(body).next() {
-            Paragraph::new(Line::styled("no session is waiting", DIM)).render(r, buf);
+        if let Some(r) = rows(indent(body, 2)).next() {
+            Paragraph::new(Line::styled("no live session", DIM)).render(r, buf);
         }
         return;
     }
-    for (r, s) in rows(body).zip(list.iter().skip(m.sessions_scroll)) {
+    let selected = m.sessions_selected.min(list.len() - 1);
+    let height = usize::from(body.height.max(1));
+    let first = selected.saturating_sub(height - 1);
+    for (k, (r, s)) in rows(body).zip(list.iter().skip(first)).enumerate() {
         let when = s.last_event_at.as_deref().and_then(parse_time);
+        let word = match s.attention {
+            Some(Attention::WaitingPermission) => "permission",
+            Some(Attention::WaitingInput) => "input",
+            Some(Attention::Busy) => "busy",
+            _ => "?",
+        };
+        let mark = if focused && first + k == selected {
+            "▶ "
+        } else {
+            "  "
+        };
         let mut spans = vec![
-            Span::styled(
-                format!("{:<18}", s.attention.map_or("?", Attention::as_str)),
-                attention_style(s.attention),
-            ),
+            Span::raw(mark),
+            Span::styled(format!("{word:<10}"), attention_style(s.attention)),
             Span::raw(format!(" {} {:>3}", short(&s.session_id), age(m.now, when))),
         ];
+        // The message takes what is left of the row, cut with an ellipsis.
         if let Some(msg) = &s.attention_message {
-            spans.push(Span::styled(format!(" {}", single_line(msg)), DIM));
+            let used: usize = spans.iter().map(Span::width).sum();
+            let room = usize::from(r.width).saturating_sub(used + 1);
+            spans.push(Span::styled(
+                format!(" {}", fit(&single_line(msg), room)),
+                DIM,
+            ));
         }
         Paragraph::new(Line::from(spans)).render(r, buf);
     }
+}
+
+/// `text` cut to `width` columns, with `…` when it was cut.
+fn fit(text: &str, width: usize) -> String {
+    if unicode_width(text) <= width {
+        return text.to_owned();
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    for c in text.chars() {
+        let cw = unicode_width(&c.to_string());
+        if w + cw + 1 > width {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
+    out.push('…');
+    out
 }
 
 fn drift_mark(m: &Model, h: &HandoffEntry) -> String {
@@ -601,7 +646,7 @@ fn render_inbox(m: &Model, area: Rect, buf: &mut Buffer) {
 /// list, rows of the preview text (below its pinned warnings) and the rows the
 /// preview text takes once wrapped to the pane.
 pub fn viewport(m: &Model, area: Rect) -> (u16, u16, usize) {
-    let plan = layout::plan(area, m.snapshot.needing_attention().len());
+    let plan = layout::plan(area, m.attention_rows().len());
     if m.activity {
         // The activity view takes the inbox's and the preview's room: it pages by that.
         let rows = plan

@@ -125,7 +125,7 @@ fn colours_carry_level_and_status() {
     assert_eq!(buf[(x, row)].fg, Color::Yellow);
     // Waiting for permission is red.
     let row = (0..40)
-        .find(|y| buffer_row(buf, *y).contains("waiting:permission"))
+        .find(|y| buffer_row(buf, *y).contains("permission b71d04f6"))
         .unwrap();
     assert_eq!(buf[(2, row)].fg, Color::Red);
     // NO_COLOR drops colours but keeps the selection visible.

@@ -85,9 +85,8 @@ impl Filter {
 /// The visible rows: handoffs `filter` admits, blocked Signals first, then newest first.
 /// `handoffs` must already be newest first (as the store lists them).
 pub fn visible_rows(handoffs: &[HandoffEntry], filter: &Filter) -> Vec<usize> {
-    let mut rows: Vec<usize> = (0..handoffs.len())
+    crate::model::handoff::inbox_order(handoffs)
+        .into_iter()
         .filter(|i| filter.admits(&handoffs[*i]))
-        .collect();
-    rows.sort_by_key(|i| !handoffs[*i].is_blocked());
-    rows
+        .collect()
 }

@@ -65,6 +65,13 @@ pub enum Action {
     Open,
     /// Start answering the selected blocked Signal.
     StartResolve,
+    /// Sessions pane: hide the selected session until it has news.
+    Dismiss,
+    /// Sessions pane: copy the selected session's id.
+    CopyId,
+    /// The context gauge: the next live session (after the last: follow the most
+    /// recently active one again).
+    NextGaugeSession,
     /// Answer mode: a typed character.
     AnswerChar(char),
     /// Answer mode: delete the last character.
@@ -188,7 +195,7 @@ pub const KEYMAP: &[Binding] = &[
         &[K::Enter],
         Action::Resume,
         "⏎",
-        "make the handoff the pending resume",
+        "pending resume · sessions: open transcript",
         true,
     ),
     bind(
@@ -206,6 +213,30 @@ pub const KEYMAP: &[Binding] = &[
         "r",
         "answer the selected blocked Signal (resolves it)",
         true,
+    ),
+    bind(
+        N,
+        &[K::Char('d')],
+        Action::Dismiss,
+        "d",
+        "sessions: dismiss until it has news",
+        false,
+    ),
+    bind(
+        N,
+        &[K::Char('y')],
+        Action::CopyId,
+        "y",
+        "sessions: copy the session id",
+        false,
+    ),
+    bind(
+        N,
+        &[K::Char('s')],
+        Action::NextGaugeSession,
+        "s",
+        "gauge: the next live session, then the latest",
+        false,
     ),
     bind(
         N,

@@ -115,6 +115,8 @@ pub enum Event {
     },
     /// The editor returned (or failed to start).
     EditorClosed(Result<(), String>),
+    /// Text was sent to the terminal's clipboard (or why not).
+    Copied(Result<String, String>),
     /// A blocked Signal was resolved: the task, and the new Signal's path or why not.
     SignalResolved {
         /// The task.
@@ -144,6 +146,11 @@ pub enum Effect {
     WritePendingResume(PathBuf),
     /// Suspend the terminal and open this file in the editor.
     OpenEditor(PathBuf),
+    /// Suspend the terminal and show this session transcript in `$PAGER` (else the
+    /// editor).
+    OpenTranscript(PathBuf),
+    /// Put this text on the terminal's clipboard (OSC 52).
+    Copy(String),
     /// Write the Signal that resolves the blocked Signal in `blocked`.
     ResolveSignal {
         /// The blocked Signal's file.
@@ -169,6 +176,10 @@ pub struct Preview {
 pub struct ContextView {
     /// The session the numbers are from.
     pub session_id: String,
+    /// Whether it was picked with `s` (else it is the most recently active one).
+    pub pinned: bool,
+    /// The compactions forge recorded for it.
+    pub compactions: usize,
     /// Used percentage (`None`: unknown).
     pub pct: Option<f64>,
     /// Level of `pct`.
@@ -213,8 +224,17 @@ pub struct Model {
     pub selected_path: Option<PathBuf>,
     /// The preview.
     pub preview: Preview,
-    /// First row of the sessions pane.
-    pub sessions_scroll: usize,
+    /// The cursor in the sessions pane (index into [`Model::attention_rows`]).
+    pub sessions_selected: usize,
+    /// Sessions dismissed with `d`: the id and [`news_key`] then. A dismissed
+    /// session comes back when it has news (a newer event, another state or message).
+    pub dismissed: Vec<(String, String)>,
+    /// A live session silent for longer than this leaves the sessions pane
+    /// (`[attention] stale_after`).
+    pub stale_after: chrono::Duration,
+    /// The session the gauge shows, picked with `s`; `None`: it follows the most
+    /// recently active live session.
+    pub gauge_pinned: Option<String>,
     /// The activity view (what forge did) is shown in place of the inbox and preview.
     pub activity: bool,
     /// The cursor in the activity view (0: the newest row).
@@ -251,7 +271,10 @@ impl Model {
             selected: 0,
             selected_path: None,
             preview: Preview::default(),
-            sessions_scroll: 0,
+            sessions_selected: 0,
+            dismissed: Vec::new(),
+            gauge_pinned: None,
+            stale_after: chrono::Duration::minutes(30),
             activity: false,
             activity_selected: 0,
             inbox_rows: 10,
@@ -284,15 +307,24 @@ impl Model {
             .filter_map(|i| self.snapshot.handoffs.get(*i))
     }
 
-    /// The gauge numbers of the current session; `None` with no session at all.
+    /// The session the gauge shows: the one picked with `s` while it is on record,
+    /// else the most recently active live one ([`Snapshot::current_session`]).
+    pub fn gauge_session(&self) -> Option<&crate::model::state::SessionBridge> {
+        self.gauge_pinned
+            .as_deref()
+            .and_then(|id| self.snapshot.sessions.iter().find(|s| s.session_id == id))
+            .or_else(|| self.snapshot.current_session(self.now, self.stale_after))
+    }
+
+    /// The gauge numbers of the gauge's session; `None` with no session at all.
     pub fn context(&self) -> Option<ContextView> {
-        let s = self.snapshot.current_session()?;
-        let pct = s
-            .used_percentage
-            .or_else(|| s.readings.last().map(|r| r.pct));
+        let s = self.gauge_session()?;
+        let pct = s.context_pct();
         let growth = trend::growth_per_turn(&s.readings);
         Some(ContextView {
             session_id: s.session_id.clone(),
+            pinned: self.gauge_pinned.as_deref() == Some(s.session_id.as_str()),
+            compactions: self.snapshot.compactions_of(&s.session_id),
             pct,
             level: pct.map(|p| Level::from_pct(p, &self.thresholds)),
             history: s.readings.iter().map(|r| r.pct).collect(),
@@ -339,6 +371,28 @@ impl Model {
             _ => self.activity_selected,
         }
         .min(rows.len().saturating_sub(1));
+    }
+
+    /// The sessions pane: the live sessions, most urgent first (see
+    /// [`Snapshot::attention`]), less the ones dismissed since their last event.
+    pub fn attention_rows(&self) -> Vec<&crate::model::state::SessionBridge> {
+        self.snapshot
+            .attention(self.now, self.stale_after)
+            .into_iter()
+            .filter(|s| {
+                !self
+                    .dismissed
+                    .iter()
+                    .any(|(id, key)| *id == s.session_id && *key == news_key(s))
+            })
+            .collect()
+    }
+
+    /// The session under the cursor of the sessions pane.
+    pub fn selected_session(&self) -> Option<&crate::model::state::SessionBridge> {
+        let rows = self.attention_rows();
+        rows.get(self.sessions_selected.min(rows.len().saturating_sub(1)))
+            .copied()
     }
 
     /// The panes Tab moves through now.
@@ -407,9 +461,9 @@ impl Model {
                 Vec::new()
             }
             Pane::Sessions => {
-                let n = self.snapshot.needing_attention().len();
-                self.sessions_scroll = self
-                    .sessions_scroll
+                let n = self.attention_rows().len();
+                self.sessions_selected = self
+                    .sessions_selected
                     .saturating_add_signed(delta)
                     .min(n.saturating_sub(1));
                 Vec::new()
@@ -485,3 +539,14 @@ pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
 
 #[cfg(test)]
 mod tests;
+
+/// What a dismissed session must change to come back: its last event (to the
+/// second), its state and its message.
+pub fn news_key(s: &crate::model::state::SessionBridge) -> String {
+    format!(
+        "{}|{:?}|{}",
+        s.last_event_at.as_deref().unwrap_or(""),
+        s.attention,
+        s.attention_message.as_deref().unwrap_or("")
+    )
+}

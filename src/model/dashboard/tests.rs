@@ -489,3 +489,128 @@ fn r_on_a_handoff_that_is_not_blocked_says_why() {
     assert_eq!(m.mode, Mode::Normal);
     assert!(m.notice.as_ref().unwrap().error);
 }
+
+fn bridge(id: &str, attention: &str, minutes_ago: i64) -> crate::model::state::SessionBridge {
+    serde_json::from_value(serde_json::json!({
+        "session_id": id,
+        "attention": attention,
+        "last_event_at": (now() - chrono::Duration::minutes(minutes_ago))
+            .format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        "transcript_path": format!("/home/u/.claude/projects/-p/{id}.jsonl"),
+    }))
+    .unwrap()
+}
+
+fn with_sessions() -> Model {
+    let mut m = model();
+    m.snapshot.sessions = vec![
+        bridge("busy-1", "busy", 1),
+        bridge("input-old", "waiting:input", 20),
+        bridge("ended-1", "ended", 2),
+        bridge("perm-1", "waiting:permission", 10),
+        bridge("input-new", "waiting:input", 3),
+        bridge("stale-perm", "waiting:permission", 45),
+    ];
+    m
+}
+
+fn session_ids(m: &Model) -> Vec<String> {
+    m.attention_rows()
+        .iter()
+        .map(|s| s.session_id.clone())
+        .collect()
+}
+
+#[test]
+fn sessions_are_ordered_by_urgency_and_ended_or_silent_ones_leave() {
+    let mut m = with_sessions();
+    assert_eq!(
+        session_ids(&m),
+        ["perm-1", "input-new", "input-old", "busy-1"]
+    );
+    // The stale limit is the config's.
+    m.stale_after = chrono::Duration::minutes(60);
+    assert_eq!(
+        session_ids(&m),
+        ["perm-1", "stale-perm", "input-new", "input-old", "busy-1"]
+    );
+    m.stale_after = chrono::Duration::minutes(5);
+    assert_eq!(session_ids(&m), ["input-new", "busy-1"]);
+    // Time passes: the dashboard's clock, not the load time, decides.
+    m.stale_after = chrono::Duration::minutes(30);
+    update(&mut m, Event::Tick(now() + chrono::Duration::minutes(15)));
+    assert_eq!(session_ids(&m), ["perm-1", "input-new", "busy-1"]);
+}
+
+#[test]
+fn the_sessions_pane_has_a_cursor_d_dismisses_until_news_y_copies_enter_opens() {
+    let mut m = with_sessions();
+    // d and y outside the sessions pane say where they work.
+    assert!(press(&mut m, Key::Char('d')).is_empty());
+    assert!(m.notice.as_ref().unwrap().text.contains("sessions pane"));
+    assert_eq!(session_ids(&m).len(), 4);
+    while m.focus != Pane::Sessions {
+        press(&mut m, Key::Tab);
+    }
+    press(&mut m, Key::Down);
+    assert_eq!(m.selected_session().unwrap().session_id, "input-new");
+    assert_eq!(
+        press(&mut m, Key::Char('y')),
+        [Effect::Copy("input-new".into())]
+    );
+    assert_eq!(
+        press(&mut m, Key::Enter),
+        [Effect::OpenTranscript(
+            "/home/u/.claude/projects/-p/input-new.jsonl".into()
+        )]
+    );
+    press(&mut m, Key::Char('d'));
+    assert_eq!(session_ids(&m), ["perm-1", "input-old", "busy-1"]);
+    assert_eq!(m.selected_session().unwrap().session_id, "input-old");
+    // News from the dismissed session brings it back.
+    let mut snap = m.snapshot.clone();
+    for s in &mut snap.sessions {
+        if s.session_id == "input-new" {
+            s.last_event_at = Some("2026-11-21T11:59:00Z".into());
+            s.attention = Some(crate::model::state::Attention::WaitingPermission);
+        }
+    }
+    update(&mut m, Event::StateLoaded(Box::new(snap)));
+    assert_eq!(session_ids(&m)[..2], ["input-new", "perm-1"]);
+}
+
+#[test]
+fn the_gauge_follows_the_latest_live_session_and_s_picks_another() {
+    let mut m = with_sessions();
+    // The ended session is the newest bridge, but the gauge follows a live one.
+    let mut ended = bridge("ended-new", "ended", 0);
+    ended.used_percentage = Some(91.0);
+    m.snapshot.sessions.insert(0, ended);
+    m.snapshot.sessions[1].used_percentage = Some(40.4);
+    m.snapshot.compactions_by_session.insert("busy-1".into(), 2);
+    let c = m.context().unwrap();
+    assert_eq!(c.session_id, "busy-1");
+    assert_eq!(c.pct, Some(40.0));
+    assert_eq!(c.compactions, 2);
+    assert!(!c.pinned);
+    // s steps through the live sessions, newest first, then follows again.
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        assert!(press(&mut m, Key::Char('s')).is_empty());
+        let c = m.context().unwrap();
+        seen.push((c.session_id, c.pinned));
+    }
+    let ids: Vec<&str> = seen.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["busy-1", "input-new", "perm-1", "input-old", "busy-1"]
+    );
+    assert!(seen[..4].iter().all(|(_, p)| *p));
+    assert!(!seen[4].1, "after the last live session it follows again");
+    assert!(m.notice.as_ref().unwrap().text.contains("following"));
+    // With every session ended, it shows the most recent one.
+    for s in &mut m.snapshot.sessions {
+        s.attention = Some(crate::model::state::Attention::Ended);
+    }
+    assert_eq!(m.context().unwrap().session_id, "ended-new");
+}

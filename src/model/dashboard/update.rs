@@ -103,6 +103,25 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
             });
             Vec::new()
         }
+        Event::Copied(result) => {
+            let at = m.now;
+            m.notice = Some(match result {
+                Ok(text) => Notice {
+                    text: format!(
+                        "copied {} (through the terminal: OSC 52 must be allowed, in tmux set-clipboard on)",
+                        crate::model::text::single_line(&text)
+                    ),
+                    error: false,
+                    at,
+                },
+                Err(e) => Notice {
+                    text: format!("could not copy: {e}"),
+                    error: true,
+                    at,
+                },
+            });
+            Vec::new()
+        }
         Event::EditorClosed(result) => {
             let at = m.now;
             m.notice = result.err().map(|e| Notice {
@@ -130,6 +149,11 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
             Vec::new()
         }
     }
+}
+
+/// The first 8 characters of a session id, as the panes show it.
+fn short_id(id: &str) -> String {
+    id.chars().take(8).collect()
 }
 
 fn file_name(p: &Path) -> String {
@@ -168,7 +192,95 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
             _ => {}
         }
     }
+    // The sessions pane has its own meaning for Enter and o: the transcript.
+    if m.focus == Pane::Sessions {
+        match a {
+            Action::Resume | Action::Open => {
+                return match m.selected_session() {
+                    Some(s) => match &s.transcript_path {
+                        Some(t) => vec![Effect::OpenTranscript(t.into())],
+                        None => {
+                            m.notice = Some(Notice {
+                                text: format!(
+                                    "session {} has no transcript on record",
+                                    short_id(&s.session_id)
+                                ),
+                                error: true,
+                                at: m.now,
+                            });
+                            Vec::new()
+                        }
+                    },
+                    None => Vec::new(),
+                };
+            }
+            Action::Dismiss => {
+                if let Some(s) = m.selected_session() {
+                    let entry = (s.session_id.clone(), super::news_key(s));
+                    let id = short_id(&s.session_id);
+                    m.dismissed.push(entry);
+                    let n = m.attention_rows().len();
+                    m.sessions_selected = m.sessions_selected.min(n.saturating_sub(1));
+                    m.notice = Some(Notice {
+                        text: format!("dismissed session {id} until it has news"),
+                        error: false,
+                        at: m.now,
+                    });
+                }
+                return Vec::new();
+            }
+            Action::CopyId => {
+                return m
+                    .selected_session()
+                    .map(|s| Effect::Copy(s.session_id.clone()))
+                    .into_iter()
+                    .collect();
+            }
+            _ => {}
+        }
+    } else if matches!(a, Action::Dismiss | Action::CopyId) {
+        m.notice = Some(Notice {
+            text: "d and y act on the sessions pane: Tab to it first".into(),
+            error: true,
+            at: m.now,
+        });
+        return Vec::new();
+    }
     match a {
+        Action::NextGaugeSession => {
+            let live: Vec<String> = m
+                .snapshot
+                .live_sessions(m.now, m.stale_after)
+                .iter()
+                .map(|s| s.session_id.clone())
+                .collect();
+            let next = match m.gauge_pinned.as_ref() {
+                None => live.first().cloned(),
+                Some(p) => live
+                    .iter()
+                    .position(|id| id == p)
+                    .and_then(|i| live.get(i + 1))
+                    .cloned(),
+            };
+            let text = match &next {
+                Some(id) => format!(
+                    "gauge: session {} ({} live; s for the next)",
+                    short_id(id),
+                    live.len()
+                ),
+                None if live.is_empty() => {
+                    "no live session to pick: the gauge shows the most recent one".to_owned()
+                }
+                None => "gauge: following the most recently active session".to_owned(),
+            };
+            m.gauge_pinned = next;
+            m.notice = Some(Notice {
+                text,
+                error: false,
+                at: m.now,
+            });
+            Vec::new()
+        }
         Action::Up => m.move_by(-1),
         Action::Down => m.move_by(1),
         Action::Top => m.move_by(isize::MIN / 2),
@@ -247,6 +359,8 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
                 Vec::new()
             }
         },
+        // Handled above, for the sessions pane.
+        Action::Dismiss | Action::CopyId => Vec::new(),
         Action::Open => match m.selected_entry() {
             Some(h) => vec![Effect::OpenEditor(h.path.clone())],
             None => Vec::new(),

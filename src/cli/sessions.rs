@@ -1,0 +1,176 @@
+//! `forge sessions`: the sessions forge knows in a project, with the same context %
+//! and compaction count as `forge status`, `forge context` and the dashboard.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+
+use crate::app::snapshot::{GitSource, load_state};
+use crate::env::Env;
+use crate::model::Snapshot;
+use crate::model::dashboard::age;
+use crate::model::level::Thresholds;
+use crate::model::snapshot::last_heard;
+use crate::model::state::{Attention, SessionBridge};
+use crate::model::text::single_line;
+
+/// List the sessions of this project: id, last event, context %, compactions, state
+///
+/// Newest first (by their last hook event), at most the 50 most recently updated.
+/// The id column is the first 8 characters: any unique start of an id works as
+/// --session in every command (forge context, forge handoff, forge log). `*`
+/// marks the session `forge status` and the dashboard's gauge show (the most
+/// recently active live one). A session is live until it ends or is silent for
+/// longer than [attention] stale_after (default 30 min); --live lists only those.
+#[derive(clap::Args, Debug)]
+#[command(
+    verbatim_doc_comment,
+    after_help = "Examples:\n  forge sessions\n  forge sessions --live\n  forge sessions --json | jq '.[] | select(.attention == \"waiting:permission\")'"
+)]
+pub struct SessionsArgs {
+    /// Only live sessions (not ended, heard from within [attention] stale_after).
+    #[arg(long)]
+    pub live: bool,
+    /// Print JSON: a list of sessions with whole ids.
+    #[arg(long)]
+    pub json: bool,
+    /// Project folder (default: found from the current folder).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+}
+
+/// Runs `forge sessions`.
+pub fn run(args: &SessionsArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+    let paths = super::status::project_paths(args.project.as_ref(), env)?;
+    let cfg = crate::config::load_or_default(&paths, env);
+    let stale_after = cfg.attention.stale_after();
+    let thresholds = cfg.context.thresholds();
+    let snap = load_state(&paths, env.now, GitSource::Cache);
+    let rows = rows(&snap, args.live, stale_after);
+    if args.json {
+        let list: Vec<Value> = rows
+            .iter()
+            .map(|r| {
+                let mut v = super::status::session_context_json(&snap, r.bridge, &thresholds);
+                v["state"] = json!(r.state);
+                v["live"] = json!(r.live);
+                v["current"] = json!(r.current);
+                v
+            })
+            .collect();
+        super::print_json(&Value::Array(list))?;
+    } else {
+        super::print_out(&render(&snap, &rows, &thresholds, env.now, args.live));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One listed session.
+struct Row<'a> {
+    bridge: &'a SessionBridge,
+    /// `permission`, `input`, `busy`, `ended` or `silent`.
+    state: &'static str,
+    live: bool,
+    current: bool,
+}
+
+fn rows(snap: &Snapshot, live_only: bool, stale_after: chrono::Duration) -> Vec<Row<'_>> {
+    let now = snap.taken_at;
+    let current = snap
+        .current_session(now, stale_after)
+        .map(|s| s.session_id.as_str());
+    let mut list: Vec<&SessionBridge> = snap.sessions.iter().collect();
+    list.sort_by(|a, b| {
+        last_heard(b)
+            .cmp(&last_heard(a))
+            .then_with(|| b.updated_at.cmp(&a.updated_at))
+    });
+    list.into_iter()
+        .map(|b| {
+            let heard = last_heard(b).is_some_and(|t| now - t <= stale_after);
+            let state = match b.attention {
+                Some(Attention::Ended) => "ended",
+                _ if !heard => "silent",
+                Some(Attention::WaitingPermission) => "permission",
+                Some(Attention::WaitingInput) => "input",
+                Some(Attention::Busy) | None => "busy",
+            };
+            Row {
+                bridge: b,
+                state,
+                live: !matches!(state, "ended" | "silent"),
+                current: current == Some(b.session_id.as_str()),
+            }
+        })
+        .filter(|r| r.live || !live_only)
+        .collect()
+}
+
+fn render(
+    snap: &Snapshot,
+    rows: &[Row<'_>],
+    thresholds: &Thresholds,
+    now: DateTime<Utc>,
+    live_only: bool,
+) -> String {
+    if rows.is_empty() {
+        return if live_only {
+            "No live session (none has had a hook event within [attention] stale_after). `forge sessions` lists them all.\n".to_owned()
+        } else {
+            "No session recorded in .forge/logs/sessions yet: they appear once Claude Code runs forge's hooks (`forge init` wires them).\n".to_owned()
+        };
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "  {:<8}  {:<22}  {:<8}  {:>11}  STATE",
+        "ID", "LAST EVENT", "CONTEXT", "COMPACTIONS"
+    );
+    for r in rows {
+        let b = r.bridge;
+        let last = format!(
+            "{} {}",
+            age(now, last_heard(b)),
+            single_line(b.last_event.as_deref().unwrap_or("-"))
+        );
+        let context = b.context_pct().map_or_else(
+            || "-".to_owned(),
+            |p| {
+                format!(
+                    "{p:.0}% {}",
+                    crate::model::level::Level::from_pct(p, thresholds)
+                )
+            },
+        );
+        let state = match (&b.attention_message, r.state) {
+            (Some(m), "permission" | "input") => format!("{}: {}", r.state, single_line(m)),
+            _ => r.state.to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "{} {:<8}  {:<22}  {:<8}  {:>11}  {state}",
+            if r.current { "*" } else { " " },
+            b.session_id.get(..8).unwrap_or(&b.session_id),
+            fit(&last, 22),
+            context,
+            snap.compactions_of(&b.session_id),
+        );
+    }
+    out.push_str(
+        "\n* the session `forge status` and the dashboard show. Any unique start of an id works as --session.\n",
+    );
+    out
+}
+
+fn fit(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_owned()
+    } else {
+        let mut out: String = s.chars().take(n.saturating_sub(1)).collect();
+        out.push('…');
+        out
+    }
+}
