@@ -269,8 +269,9 @@ fn an_old_automatic_handoff_is_named_not_injected_and_a_chosen_one_always_is() {
         "[resume]\nauto = \"always\"\n",
     )
     .unwrap();
-    pending_handoff(&p, two_days, "context-threshold", "auto");
-    assert!(session_start(&p).contains(&format!("UNIQUE-BODY-{name}")));
+    let again = pending_handoff(&p, two_days, "context-threshold", "auto");
+    let again = again.file_name().unwrap().to_str().unwrap().to_owned();
+    assert!(session_start(&p).contains(&format!("UNIQUE-BODY-{again}")));
     std::fs::write(
         p.forge_dir().join("config.toml"),
         "[resume]\nauto = \"never\"\n",
@@ -289,8 +290,9 @@ fn an_old_automatic_handoff_is_named_not_injected_and_a_chosen_one_always_is() {
         "[resume]\nauto = \"recent\"\nmax_age = \"3d\"\n",
     )
     .unwrap();
-    pending_handoff(&p, two_days, "context-threshold", "auto");
-    assert!(session_start(&p).contains(&format!("UNIQUE-BODY-{name}")));
+    let again = pending_handoff(&p, two_days, "context-threshold", "auto");
+    let again = again.file_name().unwrap().to_str().unwrap().to_owned();
+    assert!(session_start(&p).contains(&format!("UNIQUE-BODY-{again}")));
 }
 
 // ----- handoff retention ---------------------------------------------------------------

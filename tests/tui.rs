@@ -305,7 +305,10 @@ fn live_dashboard_in_a_real_terminal() {
     tmux.keys(&["/", "T", "-", "0", "9", "9", "Enter"]);
     tmux.wait_for("Handoffs 1 of 3");
     tmux.keys(&["?"]);
-    tmux.wait_for("help · ? or Esc closes");
+    tmux.wait_for("? or Esc closes");
+    // The help scrolls in a pane shorter than it.
+    tmux.keys(&["PageDown", "PageDown"]);
+    tmux.wait_for("Words");
     tmux.keys(&["Escape"]);
     tmux.run(&["resize-window", "-t", "t", "-x", "12", "-y", "4"]);
     // The one-line summary leads with what is blocked, in words.
@@ -490,4 +493,63 @@ fn the_sessions_pane_opens_a_transcript_and_dismisses_in_a_real_terminal() {
     tmux.keys(&["q"]);
     let status = wait_file(&exit_file);
     assert_eq!(status.trim(), "EXIT=0");
+}
+
+#[test]
+fn a_click_selects_and_ctrl_z_suspends_in_a_real_terminal() {
+    if !Tmux::available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tmux is missing on CI: .ci/run should have installed it"
+        );
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let p = TestProject::new();
+    p.add_handoff_fixture("agent-T-012-20261121-101502.md");
+    p.add_handoff_fixture("handoff-20261121-094500.md");
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
+    // An interactive shell with job control, as a person has.
+    let tmux = Tmux::start(
+        100,
+        30,
+        "env -i TERM=screen PATH=/usr/bin:/bin bash --norc --noprofile -i",
+    );
+    tmux.keys(&[
+        "-l",
+        &format!(
+            "cd {root} && HOME={home} XDG_CONFIG_HOME={xdg} NO_COLOR=1 {bin} tui",
+            root = sh_quote(&p.root),
+            home = sh_quote(&p.home),
+            xdg = sh_quote(&p.xdg),
+            bin = sh_quote(&bin),
+        ),
+    ]);
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("blocked    T-012");
+    assert!(screen.contains("Preview agent-T-012"), "{screen}");
+
+    // A left click (SGR mouse report, as the terminal sends it) on the T-011 row
+    // selects it and focuses the inbox.
+    let row = screen
+        .lines()
+        .position(|l| l.contains("session    T-011"))
+        .expect("the T-011 row");
+    let (col, row) = (10, row + 1);
+    tmux.keys(&["-l", &format!("\x1b[<0;{col};{row}M\x1b[<0;{col};{row}m")]);
+    let screen = tmux.wait_for("Preview handoff-20261121-094500.md");
+    let line = screen.lines().nth(row - 1).unwrap();
+    assert!(line.starts_with("▶"), "{screen}");
+
+    // Ctrl-Z hands the terminal back to the shell; fg brings the dashboard back.
+    tmux.keys(&["C-z"]);
+    tmux.wait_for("Stopped");
+    tmux.keys(&["-l", "fg"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Preview handoff-20261121-094500.md");
+    tmux.keys(&["q"]);
+    tmux.wait_for("bash");
+    tmux.keys(&["-l", "echo EXIT=$?"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("EXIT=0");
 }

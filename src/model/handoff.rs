@@ -214,7 +214,14 @@ pub struct HandoffEntry {
     /// shown, never counted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<String>,
+    /// The text, lowercased and capped at [`SEARCH_CAP`] bytes, for the dashboard's
+    /// `/` filter (which also searches the body).
+    #[serde(skip)]
+    pub search: String,
 }
+
+/// How much of a handoff the `/` filter searches.
+pub const SEARCH_CAP: usize = 64 * 1024;
 
 impl HandoffEntry {
     /// Builds an entry from a file's name, text and mtime.
@@ -257,7 +264,28 @@ impl HandoffEntry {
             header,
             signal,
             superseded_by: None,
+            search: {
+                let mut end = text.len().min(SEARCH_CAP);
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                text[..end].to_lowercase()
+            },
         })
+    }
+
+    /// The title the inbox shows: a session handoff's heading without its "Session
+    /// handoff — " prefix; `None` for agent handoffs (their route says more).
+    pub fn display_title(&self) -> Option<&str> {
+        match self.kind {
+            HandoffKind::Session => self.title.as_deref().map(|t| {
+                t.strip_prefix("Session handoff — ")
+                    .or_else(|| t.strip_prefix("Session handoff"))
+                    .unwrap_or(t)
+                    .trim()
+            }),
+            HandoffKind::Agent => None,
+        }
     }
 
     /// The task this handoff is about: Signal task id, header `Task:`, or front matter.

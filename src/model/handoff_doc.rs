@@ -312,12 +312,21 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     let _ = writeln!(d, "forge_task: {}", opt(&i.workflow.task));
     let _ = writeln!(d, "---");
 
+    // A title that says what the session was doing: the task, else the last
+    // request (cut; `one_line` redacts), else the branch, else the project.
+    let request = i
+        .transcript
+        .as_ref()
+        .and_then(|f| f.last_request.as_deref())
+        .map(str::trim)
+        .filter(|r| !r.is_empty());
     let title = i
         .workflow
         .task
         .as_deref()
-        .or(i.branch.as_deref())
         .map(|t| one_line(t, 100))
+        .or_else(|| request.map(|r| one_line(r, 60)))
+        .or_else(|| i.branch.as_deref().map(|b| one_line(b, 100)))
         .unwrap_or_else(|| {
             i.root.file_name().map_or_else(
                 || "this session".to_owned(),
@@ -963,6 +972,34 @@ mod tests {
         // A short request is not marked.
         let doc = compose(&inputs(root));
         assert!(!doc.contains("(cut;"), "{doc}");
+    }
+
+    #[test]
+    fn the_title_is_the_task_else_the_last_request_cut() {
+        let root = Path::new("/repo");
+        let mut i = inputs(root);
+        i.workflow.task = None;
+        i.transcript.as_mut().unwrap().last_request = Some(
+            "  Fix the flaky login test with api_key=sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789 \n and more words that go on and on"
+                .into(),
+        );
+        let doc = compose(&i);
+        let title = doc
+            .lines()
+            .find(|l| l.starts_with("# Session handoff — "))
+            .unwrap();
+        assert!(
+            title.starts_with("# Session handoff — Fix the flaky login test"),
+            "{title}"
+        );
+        assert!(!title.contains("sk-ant"), "redacted: {title}");
+        assert!(
+            title.chars().count() <= "# Session handoff — ".len() + 60,
+            "{title}"
+        );
+        // With a task, the task.
+        i.workflow.task = Some("T-77".into());
+        assert!(compose(&i).contains("# Session handoff — T-77\n"));
     }
 
     #[test]

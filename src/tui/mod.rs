@@ -35,7 +35,7 @@ use crate::app::snapshot::{self, GitSource};
 use crate::env::Env;
 use crate::model::dashboard::{self, Action, Effect, Event, Key, Model, Pane};
 use crate::store::{self, Paths};
-use crate::ui::{self, layout};
+use crate::ui;
 use crate::watch::{Pending, Watcher};
 
 /// How often ages are redrawn when nothing else happens.
@@ -90,6 +90,7 @@ fn watch_signals(tx: Sender<LoopEvent>) -> std::io::Result<signal_hook::iterator
 pub fn key_of(code: KeyCode, mods: KeyModifiers) -> Option<Key> {
     Some(match code {
         KeyCode::Char('c') if mods.contains(KeyModifiers::CONTROL) => Key::Esc,
+        KeyCode::Char('z') if mods.contains(KeyModifiers::CONTROL) => Key::Suspend,
         KeyCode::Char(c) => Key::Char(c),
         KeyCode::Up => Key::Up,
         KeyCode::Down => Key::Down,
@@ -314,17 +315,25 @@ fn event_loop(
             let size = terminal.size().wrap_err("reading the terminal size")?;
             let area = ratatui::layout::Rect::new(0, 0, size.width, size.height);
             let (inbox_rows, preview_rows, preview_len) = ui::viewport(model, area);
+            let (shown, sessions_rows) = ui::shown(model, area);
             if (inbox_rows, preview_rows, preview_len)
                 != (model.inbox_rows, model.preview_rows, model.preview_len)
+                || model.shown.as_ref() != Some(&shown)
+                || model.sessions_rows != sessions_rows
             {
                 dashboard::update(
                     model,
                     Event::Viewport {
+                        shown,
+                        sessions_rows,
                         inbox_rows,
                         preview_rows,
                         preview_len,
                     },
                 );
+            }
+            if model.seek_match {
+                dashboard::update(model, Event::MatchAt(ui::first_match(model, area)));
             }
             terminal
                 .draw(|f| {
@@ -406,6 +415,10 @@ fn event_loop(
                     run_effects(model, s, more);
                     dirty = true;
                 }
+                Effect::Suspend => {
+                    suspend_self(terminal, input);
+                    dirty = true;
+                }
                 Effect::Copy(text) => {
                     let result = osc52_copy(&text).map(|()| text).map_err(|e| e.to_string());
                     dashboard::update(model, Event::Copied(result));
@@ -480,22 +493,64 @@ fn action_of(ev: &ct::Event, model: &Model, terminal: &DefaultTerminal) -> Optio
             dashboard::action_for(model.mode, key_of(k.code, k.modifiers)?)
         }
         ct::Event::Mouse(m) => {
-            let delta = match m.kind {
-                MouseEventKind::ScrollUp => -1,
-                MouseEventKind::ScrollDown => 1,
-                _ => return None,
-            };
             let size = terminal.size().ok()?;
-            let plan = layout::plan(
+            let plan = ui::plan_of(
+                model,
                 ratatui::layout::Rect::new(0, 0, size.width, size.height),
-                model.attention_rows().len(),
             );
             let pane = plan.pane_at(m.column, m.row)?;
-            let lines = if pane == Pane::Preview { 3 } else { 1 };
-            Some(Action::Scroll(pane, delta * lines))
+            // The activity view is drawn where the inbox and preview are.
+            let pane = match pane {
+                Pane::Inbox | Pane::Preview if model.activity => Pane::Activity,
+                p => p,
+            };
+            match m.kind {
+                MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
+                    let delta = if m.kind == MouseEventKind::ScrollUp {
+                        -1
+                    } else {
+                        1
+                    };
+                    let lines = if pane == Pane::Preview { 3 } else { 1 };
+                    Some(Action::Scroll(pane, delta * lines))
+                }
+                MouseEventKind::Down(crossterm::event::MouseButton::Left)
+                    if model.mode == dashboard::Mode::Normal =>
+                {
+                    let top = match pane {
+                        Pane::Activity => plan.list_area(),
+                        Pane::Inbox => plan.inbox,
+                        Pane::Preview => plan.preview,
+                        Pane::Sessions => plan.attention,
+                    }?
+                    .y;
+                    // Row 0 is the pane's title.
+                    Some(Action::Click(pane, m.row.checked_sub(top + 1)))
+                }
+                _ => None,
+            }
         }
         _ => None,
     }
+}
+
+/// Ctrl-Z: gives the terminal back, stops like any terminal program (SIGTSTP, which
+/// raw mode kept from being sent by the terminal), and takes the terminal again when
+/// the shell continues it (`fg`).
+fn suspend_self(terminal: &mut DefaultTerminal, input: &Input) {
+    input.pause();
+    let _ = execute!(io::stdout(), DisableMouseCapture);
+    ratatui::restore();
+    // Returns once SIGCONT has resumed us.
+    let _ = rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::TSTP);
+    let _ = crossterm::terminal::enable_raw_mode();
+    let _ = execute!(
+        io::stdout(),
+        crossterm::terminal::EnterAlternateScreen,
+        EnableMouseCapture
+    );
+    let _ = terminal.clear();
+    input.resume();
 }
 
 /// Hands the terminal to `$EDITOR` for `path` and takes it back.

@@ -77,8 +77,9 @@ impl Plan {
     }
 }
 
-/// Lays out `area`. `attention` is the number of sessions needing attention.
-pub fn plan(area: Rect, attention: usize) -> Plan {
+/// Lays out `area`. `attention` is the number of rows of the sessions pane,
+/// `waiting` how many of them wait for a person (they beat the sparkline).
+pub fn plan(area: Rect, attention: usize, waiting: usize) -> Plan {
     if area.width < 16 || area.height < 6 {
         return tiny(area);
     }
@@ -137,11 +138,19 @@ pub fn plan(area: Rect, attention: usize) -> Plan {
         }
     };
     let inbox_min = grant(&mut left, 3.min(body.height));
-    let context_h = grant(&mut left, CONTEXT_H);
+    // A session waiting for you comes before the context's sparkline and trend: its
+    // title and the most urgent row first, then the gauge.
+    let waiting_h = if waiting > 0 { grant(&mut left, 2) } else { 0 };
+    let context_h = match grant(&mut left, CONTEXT_H) {
+        0 if waiting > 0 => grant(&mut left, 2),
+        h => h,
+    };
     let session_h = grant(&mut left, SESSION_H);
     // The sessions pane shrinks before it goes: its title and the most urgent row
     // are worth more than the rest of it.
-    let attention_h = if left >= attention_h {
+    let attention_h = if waiting_h > 0 {
+        waiting_h + grant(&mut left, attention_h - waiting_h)
+    } else if left >= attention_h {
         grant(&mut left, attention_h)
     } else {
         grant(&mut left, 2)
@@ -243,7 +252,7 @@ mod tests {
         for w in 0..130 {
             for h in 0..40 {
                 let area = Rect::new(0, 0, w, h);
-                let p = plan(area, 2);
+                let p = plan(area, 2, 1);
                 for r in [
                     p.header,
                     p.context,
@@ -261,12 +270,12 @@ mod tests {
 
     #[test]
     fn small_panes_keep_the_inbox_and_drop_the_rest() {
-        let p = plan(Rect::new(0, 0, 40, 9), 1);
+        let p = plan(Rect::new(0, 0, 40, 9), 1, 0);
         assert!(p.inbox.is_some() && p.context.is_some());
         assert!(p.preview.is_none());
-        let p = plan(Rect::new(0, 0, 10, 3), 0);
+        let p = plan(Rect::new(0, 0, 10, 3), 0, 0);
         assert!(p.tiny && p.header.is_some() && p.inbox.is_none());
-        let p = plan(Rect::new(0, 0, 60, 40), 1);
+        let p = plan(Rect::new(0, 0, 60, 40), 1, 0);
         assert!(p.preview.unwrap().height > 5 && p.inbox.unwrap().height > 3);
         assert_eq!(p.pane_at(1, p.inbox.unwrap().y), Some(Pane::Inbox));
         assert_eq!(p.pane_at(1, p.preview.unwrap().y + 1), Some(Pane::Preview));
@@ -274,8 +283,25 @@ mod tests {
     }
 
     #[test]
+    fn a_session_waiting_for_you_beats_the_sparkline() {
+        // Nine rows: nobody waiting, the context keeps its sparkline and trend.
+        let p = plan(Rect::new(0, 0, 40, 9), 1, 0);
+        assert_eq!(p.context.unwrap().height, CONTEXT_H);
+        assert!(p.attention.is_none());
+        // Somebody waiting: the sessions pane shows its title and that session; the
+        // context keeps its title and gauge.
+        let p = plan(Rect::new(0, 0, 40, 9), 1, 1);
+        assert_eq!(p.attention.unwrap().height, 2);
+        assert_eq!(p.context.unwrap().height, 2);
+        assert_eq!(p.inbox.unwrap().height, 3);
+        // Busy sessions alone do not push the context aside.
+        let p = plan(Rect::new(0, 0, 40, 9), 3, 0);
+        assert_eq!(p.context.unwrap().height, CONTEXT_H);
+    }
+
+    #[test]
     fn wide_panes_use_two_columns() {
-        let p = plan(Rect::new(0, 0, 140, 40), 1);
+        let p = plan(Rect::new(0, 0, 140, 40), 1, 0);
         assert_eq!(p.context.unwrap().x, 0);
         assert!(p.inbox.unwrap().x > 40);
     }

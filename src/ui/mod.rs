@@ -49,6 +49,10 @@ pub fn status_style(word: &str) -> Style {
 const DIM: Style = Style::new().fg(Color::DarkGray);
 const TITLE: Style = Style::new().add_modifier(Modifier::BOLD);
 const WARN: Style = Style::new().fg(Color::Yellow);
+/// Text the `/` filter matches: bold and underlined, which survive `NO_COLOR`.
+const MATCH: Style = Style::new()
+    .fg(Color::Yellow)
+    .add_modifier(Modifier::BOLD.union(Modifier::UNDERLINED));
 
 /// The whole dashboard.
 pub struct Dashboard<'a> {
@@ -78,7 +82,7 @@ impl Widget for Dashboard<'_> {
             return;
         }
         let m = self.model;
-        let plan = layout::plan(area, m.attention_rows().len());
+        let plan = plan_of(m, area);
         if plan.tiny {
             render_tiny(m, &plan, buf);
         } else {
@@ -110,7 +114,7 @@ impl Widget for Dashboard<'_> {
                 footer(m, r.width).render(r, buf);
             }
             if m.mode == Mode::Help {
-                render_help(area, buf);
+                render_help(m, area, buf);
             }
         }
         // The last edge before the terminal: whatever a widget drew, every cell goes
@@ -630,7 +634,22 @@ fn render_inbox(m: &Model, area: Rect, buf: &mut Buffer) {
             ));
         }
         spans.push(Span::styled(drift_mark(m, h), WARN));
+        // A session handoff's title (what the session was doing) in what is left.
+        if wide
+            && let Some(t) = h
+                .display_title()
+                .filter(|t| !t.is_empty() && Some(*t) != h.task())
+        {
+            let used: usize = spans.iter().map(|s| text::width(&s.content)).sum();
+            let room = usize::from(body.width).saturating_sub(used + 1);
+            if room >= 8 {
+                spans.push(Span::raw(format!(" {}", text::fit(&single_line(t), room))));
+            }
+        }
         let mut line = Line::from(spans);
+        if let Some(n) = m.filter.needle() {
+            line = text::highlight(line, &n, MATCH);
+        }
         if selected {
             line = line.style(if focused {
                 Style::new().add_modifier(Modifier::REVERSED)
@@ -642,11 +661,40 @@ fn render_inbox(m: &Model, area: Rect, buf: &mut Buffer) {
     }
 }
 
+/// The panes a frame of `area` shows, and the rows of the sessions pane's list.
+pub fn shown(m: &Model, area: Rect) -> (Vec<Pane>, u16) {
+    let plan = plan_of(m, area);
+    let mut panes = Vec::new();
+    if plan.inbox.is_some() {
+        panes.push(Pane::Inbox);
+    }
+    if plan.preview.is_some() {
+        panes.push(Pane::Preview);
+    }
+    if plan.attention.is_some() {
+        panes.push(Pane::Sessions);
+    }
+    let rows = plan
+        .attention
+        .map_or(1, |r| r.height.saturating_sub(1).max(1));
+    (panes, rows)
+}
+
+/// The layout of a frame of `area` for `m`.
+pub fn plan_of(m: &Model, area: Rect) -> layout::Plan {
+    let rows = m.attention_rows();
+    let waiting = rows
+        .iter()
+        .filter(|s| s.attention.is_some_and(Attention::needs_attention))
+        .count();
+    layout::plan(area, rows.len(), waiting)
+}
+
 /// The sizes the model pages and scrolls by, for a frame of `area`: rows of the inbox
 /// list, rows of the preview text (below its pinned warnings) and the rows the
 /// preview text takes once wrapped to the pane.
 pub fn viewport(m: &Model, area: Rect) -> (u16, u16, usize) {
-    let plan = layout::plan(area, m.attention_rows().len());
+    let plan = plan_of(m, area);
     if m.activity {
         // The activity view takes the inbox's and the preview's room: it pages by that.
         let rows = plan
@@ -660,6 +708,16 @@ pub fn viewport(m: &Model, area: Rect) -> (u16, u16, usize) {
     let (pinned, text) = preview_parts(m, body.width);
     let rows = body.height.saturating_sub(pinned.len() as u16).max(1);
     (plan.inbox_rows(), rows, text.len())
+}
+
+/// The row of the preview text, wrapped as a frame of `area` shows it, where the
+/// filter's text first appears (for [`Model::seek_match`]).
+pub fn first_match(m: &Model, area: Rect) -> Option<usize> {
+    let needle = m.filter.needle()?;
+    let body = plan_of(m, area).preview.map(preview_body)?;
+    let (_, text) = preview_parts(m, body.width);
+    text.iter()
+        .position(|l| l.to_string().to_lowercase().contains(&needle))
 }
 
 /// The preview pane without its title row and margin.
@@ -789,7 +847,11 @@ fn render_preview(m: &Model, area: Rect, buf: &mut Buffer) {
     // Never past the last page, even before the model has heard the pane's size.
     let rows = usize::from(body.height).saturating_sub(lines.len());
     let skip = usize::from(m.preview.scroll).min(text.len().saturating_sub(rows.max(1)));
-    lines.extend(text.into_iter().skip(skip));
+    let needle = m.filter.needle();
+    lines.extend(text.into_iter().skip(skip).map(|l| match &needle {
+        Some(n) => text::highlight(l, n, MATCH),
+        None => l,
+    }));
     Paragraph::new(lines).render(body, buf);
 }
 
@@ -862,7 +924,7 @@ fn hint(b: &Binding) -> [Span<'static>; 2] {
 }
 
 /// The `?` help: every binding of [`dashboard::KEYMAP`], and what the marks mean.
-fn render_help(area: Rect, buf: &mut Buffer) {
+fn render_help(m: &Model, area: Rect, buf: &mut Buffer) {
     let mut lines = vec![Line::styled("Keys", TITLE)];
     for b in bindings(Mode::Normal) {
         lines.push(Line::from(vec![
@@ -897,7 +959,30 @@ fn render_help(area: Rect, buf: &mut Buffer) {
             Span::raw(what),
         ]));
     }
-    let w = area.width.min(58);
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("Words", TITLE));
+    for (word, what) in [
+        (
+            "L0–L3",
+            "context level: L1 ≥70%, L2 ≥85%, L3 ≥95% (default)",
+        ),
+        (
+            "threshold",
+            "the % that writes a session's automatic handoff",
+        ),
+        ("final", "the session ended (SessionEnd), not just paused"),
+        ("not final", "a turn stopped; it may go on, or was killed"),
+        ("bridge", "a session's file in .forge/logs/sessions"),
+        ("live", "not ended, heard from within stale_after"),
+        ("drift", "what changed since the handoff: ⎇ ± ◷"),
+        ("Signal", "an agent's status block; blocked ones wait"),
+    ] {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{word:<10} "), Style::new().fg(Color::Cyan)),
+            Span::raw(what),
+        ]));
+    }
+    let w = area.width.min(64);
     let h = area.height.min(lines.len() as u16 + 2);
     let r = Rect {
         x: area.x + (area.width - w) / 2,
@@ -905,11 +990,25 @@ fn render_help(area: Rect, buf: &mut Buffer) {
         width: w,
         height: h,
     };
+    // It scrolls when the pane is shorter than the help; never past its end.
+    let inner = h.saturating_sub(2);
+    let max = (lines.len() as u16).saturating_sub(inner);
+    let scroll = m.help_scroll.min(max);
+    let title = if max > 0 {
+        format!(
+            " help {}/{} · ↑↓ scroll · ? or Esc closes ",
+            scroll + inner.min(lines.len() as u16),
+            lines.len()
+        )
+    } else {
+        " help · ? or Esc closes ".to_owned()
+    };
     Clear.render(r, buf);
     Paragraph::new(lines)
+        .scroll((scroll, 0))
         .block(
             ratatui::widgets::Block::bordered()
-                .title(" help · ? or Esc closes ")
+                .title(title)
                 .border_style(Style::new().fg(Color::Cyan)),
         )
         .render(r, buf);

@@ -180,6 +180,17 @@ fn help_is_drawn_from_the_keymap() {
     for b in dashboard::bindings(Mode::Normal) {
         assert!(text.contains(b.desc), "help lacks {:?}", b.desc);
     }
+    // In a short pane it scrolls to its glossary, and stops at its end.
+    for _ in 0..10 {
+        update(&mut m, Event::Action(Action::HelpScroll(10)));
+    }
+    let terminal = draw(&m, 70, 34);
+    frame_snapshot!("help_scrolled_70x34", terminal);
+    let text = buffer_text(terminal.backend().buffer());
+    for word in ["Words", "L0–L3", "not final", "bridge", "threshold"] {
+        assert!(text.contains(word), "help lacks {word:?}:\n{text}");
+    }
+    assert!(text.contains("help 44/44"), "{text}");
 }
 
 #[test]
@@ -232,6 +243,8 @@ fn preview_g_stops_at_the_last_line() {
         update(
             m,
             Event::Viewport {
+                shown: Pane::ALL.to_vec(),
+                sessions_rows: 1,
                 inbox_rows,
                 preview_rows,
                 preview_len,
@@ -523,4 +536,77 @@ fn a_resolved_thread_and_the_answer_prompt() {
     assert!(text.contains("Thread T-012 · 2 Signals"), "{text}");
     assert!(text.contains("resolved"), "{text}");
     assert!(!text.contains("⚑ 1 blocked"), "{text}");
+}
+
+#[test]
+fn the_filter_searches_bodies_and_highlights_what_matches() {
+    let (_t, mut m) = demo_model();
+    update(&mut m, Event::Action(Action::StartFilter));
+    // "orders.rs" is only in the body of one session handoff.
+    for c in "ORDERS.rs".chars() {
+        update(&mut m, Event::Action(Action::FilterChar(c)));
+    }
+    assert_eq!(
+        m.rows.len(),
+        1,
+        "incremental, case-insensitive, in the body"
+    );
+    let path = m.selected_path.clone().unwrap();
+    let text = std::fs::read_to_string(&path).ok();
+    update(&mut m, Event::PreviewLoaded { path, text });
+    // As the loop does before a frame: sizes, then where the first match is.
+    let area = Rect::new(0, 0, 140, 36);
+    let (inbox_rows, preview_rows, preview_len) = viewport(&m, area);
+    update(
+        &mut m,
+        Event::Viewport {
+            shown: Pane::ALL.to_vec(),
+            sessions_rows: 3,
+            inbox_rows,
+            preview_rows,
+            preview_len,
+        },
+    );
+    assert!(m.seek_match);
+    let at = first_match(&m, area);
+    update(&mut m, Event::MatchAt(at));
+    assert!(m.preview.scroll > 0, "the preview scrolled to the match");
+    let terminal = draw(&m, 140, 36);
+    frame_snapshot!("filter_body_140x36", terminal);
+    let buf = terminal.backend().buffer();
+    // The match in the preview is marked (bold and underlined survive NO_COLOR).
+    let text = buffer_text(buf);
+    let (y, line) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("orders.rs"))
+        .expect("the match is shown");
+    let x = line[..line.find("orders.rs").unwrap()].chars().count() as u16;
+    let cell = &buf[(x, y as u16)];
+    assert!(cell.modifier.contains(Modifier::UNDERLINED), "{cell:?}");
+    let before = &buf[(x - 1, y as u16)];
+    assert!(!before.modifier.contains(Modifier::UNDERLINED));
+    // The inbox row of a session handoff shows its title when it says more than
+    // the task (a handoff written with no task is titled by the last request).
+    let root = _t.path().join("acme-api");
+    let fixture = root.join(".forge/handoffs/handoff-20261121-094500.md");
+    let doc = std::fs::read_to_string(&fixture)
+        .unwrap()
+        .replace("forge_task: T-011", "forge_task:")
+        .replace(
+            "# Session handoff — T-011",
+            "# Session handoff — Fix the flaky login test",
+        );
+    std::fs::write(root.join(".forge/handoffs/handoff-20261121-115900.md"), doc).unwrap();
+    let m = model_of(&root);
+    let text = buffer_text(draw(&m, 140, 36).backend().buffer());
+    assert!(
+        text.contains("manual             ± Fix the flaky login test")
+            || text.contains("context-threshold  ± Fix the flaky login test"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("T-011    context-threshold  ± T-011"),
+        "{text}"
+    );
 }

@@ -178,10 +178,80 @@ fn spans_of(chars: &[(char, Style)]) -> Vec<Span<'static>> {
     out
 }
 
+/// `line` with every case-insensitive occurrence of `needle` (lowercase) in its
+/// text marked with `mark` added to the span's style (matches may cross spans).
+pub fn highlight(line: Line<'static>, needle: &str, mark: Style) -> Line<'static> {
+    let want: Vec<char> = needle.chars().collect();
+    if want.is_empty() {
+        return line;
+    }
+    let mut chars: Vec<(char, Style)> = line
+        .spans
+        .iter()
+        .flat_map(|s| {
+            let st = line.style.patch(s.style);
+            s.content.chars().map(move |c| (c, st))
+        })
+        .collect();
+    // One lowercase char per char, so positions line up (a char whose lowercase is
+    // longer than one char compares by its first).
+    let low: Vec<char> = chars
+        .iter()
+        .map(|(c, _)| c.to_lowercase().next().unwrap_or(*c))
+        .collect();
+    let mut i = 0;
+    let mut found = false;
+    while i + want.len() <= low.len() {
+        if low[i..i + want.len()] == want[..] {
+            for (_, st) in &mut chars[i..i + want.len()] {
+                *st = st.patch(mark);
+            }
+            found = true;
+            i += want.len();
+        } else {
+            i += 1;
+        }
+    }
+    if !found {
+        return line;
+    }
+    Line::from(spans_of(&chars)).alignment(line.alignment.unwrap_or_default())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use ratatui::style::Color;
+
+    #[test]
+    fn highlight_marks_every_match_without_case_across_spans() {
+        let mark = Style::new().add_modifier(ratatui::style::Modifier::UNDERLINED);
+        let line = Line::from(vec![
+            Span::raw("Pool po"),
+            Span::styled("ol", Style::new().fg(Color::Red)),
+        ]);
+        let out = highlight(line, "pool", mark);
+        let marked: String = out
+            .spans
+            .iter()
+            .filter(|s| {
+                s.style
+                    .add_modifier
+                    .contains(ratatui::style::Modifier::UNDERLINED)
+            })
+            .map(|s| s.content.to_string())
+            .collect();
+        assert_eq!(marked, "Poolpool");
+        assert_eq!(out.to_string(), "Pool pool");
+        // The second match keeps its red where it was red.
+        assert!(
+            out.spans
+                .iter()
+                .any(|s| s.content == "ol" && s.style.fg == Some(Color::Red))
+        );
+        let none = highlight(Line::raw("nothing"), "pool", mark);
+        assert_eq!(none.spans.len(), 1);
+    }
 
     fn plain(lines: &[Line<'_>]) -> Vec<String> {
         lines.iter().map(ToString::to_string).collect()

@@ -42,7 +42,8 @@ impl KindFilter {
 /// The inbox filter.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Filter {
-    /// Case-insensitive text matched against name, task, title, route and status.
+    /// Case-insensitive text matched against file name, task, title, branch, route
+    /// (from/to), status and the handoff's text.
     pub text: String,
     /// Show only blocked Signals.
     pub blocked_only: bool,
@@ -67,6 +68,7 @@ impl Filter {
             Some(h.file_name.as_str()),
             h.task(),
             h.title.as_deref(),
+            h.branch(),
             Some(h.status_word()),
         ];
         hay.iter()
@@ -74,6 +76,14 @@ impl Filter {
             .any(|s| s.to_lowercase().contains(&needle))
             || h.route()
                 .is_some_and(|r| r.to_lowercase().contains(&needle))
+            || h.search.contains(&needle)
+    }
+
+    /// The text to highlight: the filter's text, trimmed and lowercased (`None` when
+    /// empty).
+    pub fn needle(&self) -> Option<String> {
+        let n = self.text.trim().to_lowercase();
+        (!n.is_empty()).then_some(n)
     }
 
     /// Whether any part of the filter is active.

@@ -30,6 +30,8 @@ pub enum Key {
     Esc,
     /// Backspace.
     Backspace,
+    /// Ctrl-Z.
+    Suspend,
 }
 
 /// The user's intent, produced by key handling (and mouse scrolling).
@@ -96,6 +98,13 @@ pub enum Action {
     FilterCancel,
     /// Mouse wheel over a pane: lines (negative is up).
     Scroll(Pane, i8),
+    /// A left click in a pane: focus it and select the `n`th row shown (`None`: the
+    /// pane's title row).
+    Click(Pane, Option<u16>),
+    /// Scroll the help by lines (negative is up).
+    HelpScroll(i8),
+    /// Ctrl-Z: hand the terminal back to the shell until `fg`.
+    Suspend,
 }
 
 /// One key binding: the keys, the mode it applies in, the action and its help text.
@@ -227,7 +236,7 @@ pub const KEYMAP: &[Binding] = &[
         &[K::Char('y')],
         Action::CopyId,
         "y",
-        "sessions: copy the session id",
+        "copy the handoff's path · sessions: the id",
         false,
     ),
     bind(
@@ -327,6 +336,14 @@ pub const KEYMAP: &[Binding] = &[
         true,
     ),
     bind(
+        N,
+        &[K::Suspend],
+        Action::Suspend,
+        "^Z",
+        "suspend (fg brings it back)",
+        false,
+    ),
+    bind(
         H,
         &[K::Char('?'), K::Esc, K::Char('q')],
         Action::ToggleHelp,
@@ -334,6 +351,39 @@ pub const KEYMAP: &[Binding] = &[
         "close help",
         true,
     ),
+    bind(
+        H,
+        &[K::Up, K::Char('k')],
+        Action::HelpScroll(-1),
+        "↑/k",
+        "scroll up",
+        true,
+    ),
+    bind(
+        H,
+        &[K::Down, K::Char('j')],
+        Action::HelpScroll(1),
+        "↓/j",
+        "scroll down",
+        true,
+    ),
+    bind(
+        H,
+        &[K::PageUp],
+        Action::HelpScroll(-10),
+        "PgUp",
+        "page up",
+        false,
+    ),
+    bind(
+        H,
+        &[K::PageDown, K::Char(' ')],
+        Action::HelpScroll(10),
+        "PgDn",
+        "page down",
+        false,
+    ),
+    bind(H, &[K::Suspend], Action::Suspend, "^Z", "suspend", false),
 ];
 
 /// The action a key means in `mode`: the table first, then (filter mode) typed text.
@@ -433,6 +483,15 @@ mod tests {
             action_for(Mode::Answer, Key::Esc),
             Some(Action::AnswerCancel)
         );
-        assert_eq!(action_for(Mode::Help, Key::Char('j')), None);
+        // The help scrolls; other keys do nothing there.
+        assert_eq!(
+            action_for(Mode::Help, Key::Char('j')),
+            Some(Action::HelpScroll(1))
+        );
+        assert_eq!(action_for(Mode::Help, Key::Char('r')), None);
+        assert_eq!(
+            action_for(Mode::Normal, Key::Suspend),
+            Some(Action::Suspend)
+        );
     }
 }

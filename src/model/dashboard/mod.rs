@@ -125,7 +125,15 @@ pub enum Event {
         result: Result<PathBuf, String>,
     },
     /// The list and preview sizes changed (terminal resized, preview text loaded).
+    /// The row of the preview text (as wrapped on screen) with the filter's first
+    /// match, answering [`Model::seek_match`]; `None`: no match shown.
+    MatchAt(Option<usize>),
+    /// The screen's sizes, before each frame that changed them.
     Viewport {
+        /// The panes the layout shows (Tab skips the others).
+        shown: Vec<Pane>,
+        /// Rows of the sessions pane's list.
+        sessions_rows: u16,
         /// Rows of the inbox list.
         inbox_rows: u16,
         /// Rows of the preview text.
@@ -151,6 +159,8 @@ pub enum Effect {
     OpenTranscript(PathBuf),
     /// Put this text on the terminal's clipboard (OSC 52).
     Copy(String),
+    /// Restore the terminal and stop (SIGTSTP) until the shell continues us.
+    Suspend,
     /// Write the Signal that resolves the blocked Signal in `blocked`.
     ResolveSignal {
         /// The blocked Signal's file.
@@ -235,6 +245,15 @@ pub struct Model {
     /// The session the gauge shows, picked with `s`; `None`: it follows the most
     /// recently active live session.
     pub gauge_pinned: Option<String>,
+    /// The first line of the help shown (the help scrolls in a small pane).
+    pub help_scroll: u16,
+    /// The preview should scroll to the filter's first match once the screen has
+    /// found it ([`Event::MatchAt`]): set when the filter text or the preview changes.
+    pub seek_match: bool,
+    /// The panes the last frame showed (`None` before the first frame: all).
+    pub shown: Option<Vec<Pane>>,
+    /// Rows of the sessions pane's list in the last frame.
+    pub sessions_rows: u16,
     /// The activity view (what forge did) is shown in place of the inbox and preview.
     pub activity: bool,
     /// The cursor in the activity view (0: the newest row).
@@ -274,6 +293,10 @@ impl Model {
             sessions_selected: 0,
             dismissed: Vec::new(),
             gauge_pinned: None,
+            help_scroll: 0,
+            seek_match: false,
+            shown: None,
+            sessions_rows: 1,
             stale_after: chrono::Duration::minutes(30),
             activity: false,
             activity_selected: 0,
@@ -396,12 +419,39 @@ impl Model {
     }
 
     /// The panes Tab moves through now.
-    pub fn panes(&self) -> &'static [Pane] {
-        if self.activity {
+    /// The panes Tab steps through: those of the view that the last frame showed.
+    pub fn panes(&self) -> Vec<Pane> {
+        let all: &[Pane] = if self.activity {
             &Pane::WITH_ACTIVITY
         } else {
             &Pane::ALL
+        };
+        let shown: Vec<Pane> = all
+            .iter()
+            .copied()
+            .filter(|p| {
+                // The activity view takes the list area, which the inbox always has.
+                *p == Pane::Activity || self.shown.as_ref().is_none_or(|s| s.contains(p))
+            })
+            .collect();
+        if shown.is_empty() {
+            all[..1].to_vec()
+        } else {
+            shown
         }
+    }
+
+    /// The first session row the sessions pane shows (it keeps the cursor in view,
+    /// as the renderer does).
+    pub fn sessions_first(&self) -> usize {
+        self.sessions_selected
+            .saturating_sub(usize::from(self.sessions_rows.max(1)) - 1)
+    }
+
+    /// The first handoff row the inbox shows (the renderer keeps the selection in view).
+    pub fn inbox_first(&self) -> usize {
+        self.selected
+            .saturating_sub(usize::from(self.inbox_rows.max(1)) - 1)
     }
 
     /// How far `h` has drifted from the tree now.

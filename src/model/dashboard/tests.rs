@@ -161,6 +161,8 @@ fn movement_clamps_and_asks_for_previews() {
     update(
         &mut m,
         Event::Viewport {
+            shown: Pane::ALL.to_vec(),
+            sessions_rows: 1,
             inbox_rows: 2,
             preview_rows: 2,
             preview_len: 3,
@@ -195,6 +197,8 @@ fn preview_scroll_stops_at_the_last_page() {
     update(
         &mut m,
         Event::Viewport {
+            shown: Pane::ALL.to_vec(),
+            sessions_rows: 1,
             inbox_rows: 5,
             preview_rows: 10,
             preview_len: 34, // wrapped rows
@@ -215,6 +219,8 @@ fn preview_scroll_stops_at_the_last_page() {
     update(
         &mut m,
         Event::Viewport {
+            shown: Pane::ALL.to_vec(),
+            sessions_rows: 1,
             inbox_rows: 5,
             preview_rows: 20,
             preview_len: 30,
@@ -228,6 +234,8 @@ fn preview_scroll_stops_at_the_last_page() {
     update(
         &mut m,
         Event::Viewport {
+            shown: Pane::ALL.to_vec(),
+            sessions_rows: 1,
             inbox_rows: 5,
             preview_rows: 40,
             preview_len: 30,
@@ -613,4 +621,86 @@ fn the_gauge_follows_the_latest_live_session_and_s_picks_another() {
         s.attention = Some(crate::model::state::Attention::Ended);
     }
     assert_eq!(m.context().unwrap().session_id, "ended-new");
+}
+
+fn viewport(m: &mut Model, shown: &[Pane], inbox_rows: u16, sessions_rows: u16) {
+    update(
+        m,
+        Event::Viewport {
+            shown: shown.to_vec(),
+            sessions_rows,
+            inbox_rows,
+            preview_rows: 5,
+            preview_len: 0,
+        },
+    );
+}
+
+#[test]
+fn tab_skips_the_panes_the_frame_does_not_show() {
+    let mut m = with_sessions();
+    viewport(&mut m, &Pane::ALL, 3, 2);
+    press(&mut m, Key::Tab);
+    assert_eq!(m.focus, Pane::Preview);
+    // A smaller frame drops the preview: focus leaves it, and Tab never lands on it.
+    viewport(&mut m, &[Pane::Inbox, Pane::Sessions], 3, 2);
+    assert_eq!(m.focus, Pane::Inbox);
+    press(&mut m, Key::Tab);
+    assert_eq!(m.focus, Pane::Sessions);
+    press(&mut m, Key::Tab);
+    assert_eq!(m.focus, Pane::Inbox);
+    press(&mut m, Key::BackTab);
+    assert_eq!(m.focus, Pane::Sessions);
+    // Only the inbox: Tab stays.
+    viewport(&mut m, &[Pane::Inbox], 3, 1);
+    press(&mut m, Key::Tab);
+    assert_eq!(m.focus, Pane::Inbox);
+}
+
+#[test]
+fn a_click_focuses_the_pane_and_selects_the_row_under_it() {
+    let mut m = with_sessions();
+    viewport(&mut m, &Pane::ALL, 3, 2);
+    // The inbox shows rows 0..3; a click on its third row selects it and loads it.
+    let fx = update(&mut m, Event::Action(Action::Click(Pane::Inbox, Some(2))));
+    assert_eq!(m.selected, 2);
+    assert!(matches!(fx.as_slice(), [Effect::LoadPreview(_)]), "{fx:?}");
+    // Scrolled down, the rows shown start further on.
+    press(&mut m, Key::Char('G'));
+    let last = m.rows.len() - 1;
+    update(&mut m, Event::Action(Action::Click(Pane::Inbox, Some(0))));
+    assert_eq!(m.selected, last - 2);
+    // Past the last row, or on the title: focus only.
+    update(
+        &mut m,
+        Event::Action(Action::Click(Pane::Sessions, Some(1))),
+    );
+    assert_eq!(m.focus, Pane::Sessions);
+    assert_eq!(m.selected_session().unwrap().session_id, "input-new");
+    update(
+        &mut m,
+        Event::Action(Action::Click(Pane::Sessions, Some(9))),
+    );
+    assert_eq!(m.selected_session().unwrap().session_id, "input-new");
+    update(&mut m, Event::Action(Action::Click(Pane::Preview, None)));
+    assert_eq!(m.focus, Pane::Preview);
+}
+
+#[test]
+fn y_copies_the_handoff_path_or_the_session_id_and_ctrl_z_suspends() {
+    let mut m = with_sessions();
+    let path = m.selected_entry().unwrap().path.display().to_string();
+    assert_eq!(press(&mut m, Key::Char('y')), [Effect::Copy(path)]);
+    assert_eq!(press(&mut m, Key::Suspend), [Effect::Suspend]);
+    press(&mut m, Key::Char('?'));
+    assert_eq!(press(&mut m, Key::Suspend), [Effect::Suspend]);
+    // The help scrolls, and opens at its top again.
+    press(&mut m, Key::PageDown);
+    press(&mut m, Key::Char('j'));
+    assert_eq!(m.help_scroll, 11);
+    press(&mut m, Key::Char('k'));
+    assert_eq!(m.help_scroll, 10);
+    press(&mut m, Key::Esc);
+    press(&mut m, Key::Char('?'));
+    assert_eq!(m.help_scroll, 0);
 }

@@ -56,6 +56,19 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
                 // A first guess; the screen sends the wrapped count before the next key.
                 m.preview_len = text.lines().count();
                 m.preview.text = Some(text);
+                m.seek_match = m.filter.needle().is_some();
+            }
+            Vec::new()
+        }
+        Event::MatchAt(row) => {
+            if m.seek_match {
+                m.seek_match = false;
+                if let Some(r) = row {
+                    // Two lines of context above the match, never past the last page.
+                    let want = r.saturating_sub(2) as isize;
+                    let max = m.max_scroll();
+                    m.preview.scroll = u16::try_from(want.min(max).max(0)).unwrap_or(0);
+                }
             }
             Vec::new()
         }
@@ -134,10 +147,18 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
             m.preview_effect()
         }
         Event::Viewport {
+            shown,
+            sessions_rows,
             inbox_rows,
             preview_rows,
             preview_len,
         } => {
+            m.shown = Some(shown);
+            m.sessions_rows = sessions_rows;
+            // Focus never stays on a pane the frame does not show.
+            if !m.panes().contains(&m.focus) {
+                m.focus = m.panes()[0];
+            }
             m.inbox_rows = inbox_rows;
             m.preview_rows = preview_rows;
             m.preview_len = preview_len;
@@ -238,9 +259,16 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
             }
             _ => {}
         }
-    } else if matches!(a, Action::Dismiss | Action::CopyId) {
+    } else if a == Action::CopyId {
+        // Elsewhere y copies the selected handoff's path.
+        return m
+            .selected_entry()
+            .map(|h| Effect::Copy(h.path.display().to_string()))
+            .into_iter()
+            .collect();
+    } else if a == Action::Dismiss {
         m.notice = Some(Notice {
-            text: "d and y act on the sessions pane: Tab to it first".into(),
+            text: "d dismisses a row of the sessions pane: Tab to it first".into(),
             error: true,
             at: m.now,
         });
@@ -300,11 +328,11 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
             fx
         }
         Action::NextPane => {
-            m.focus = m.focus.step(true, m.panes());
+            m.focus = m.focus.step(true, &m.panes());
             Vec::new()
         }
         Action::PrevPane => {
-            m.focus = m.focus.step(false, m.panes());
+            m.focus = m.focus.step(false, &m.panes());
             Vec::new()
         }
         Action::StartFilter => {
@@ -316,11 +344,13 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
         Action::FilterChar(c) => {
             m.filter.text.push(c);
             m.refresh_rows();
+            m.seek_match = m.filter.needle().is_some();
             m.preview_effect()
         }
         Action::FilterBackspace => {
             m.filter.text.pop();
             m.refresh_rows();
+            m.seek_match = m.filter.needle().is_some();
             m.preview_effect()
         }
         Action::FilterAccept => {
@@ -434,6 +464,41 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
             } else {
                 Mode::Help
             };
+            m.help_scroll = 0;
+            Vec::new()
+        }
+        Action::HelpScroll(lines) => {
+            // The renderer stops at the last page.
+            m.help_scroll = m.help_scroll.saturating_add_signed(i16::from(lines));
+            Vec::new()
+        }
+        Action::Suspend => vec![Effect::Suspend],
+        Action::Click(pane, row) => {
+            m.focus = pane;
+            match (pane, row) {
+                (Pane::Inbox, Some(r)) => {
+                    let i = m.inbox_first() + usize::from(r);
+                    if i < m.rows.len() {
+                        return m.select(i);
+                    }
+                }
+                (Pane::Sessions, Some(r)) => {
+                    let i = m.sessions_first() + usize::from(r);
+                    if i < m.attention_rows().len() {
+                        m.sessions_selected = i;
+                    }
+                }
+                (Pane::Activity, Some(r)) => {
+                    let first = m
+                        .activity_selected
+                        .saturating_sub(usize::from(m.inbox_rows.max(1)) - 1);
+                    let i = first + usize::from(r);
+                    if i < m.activity_rows().len() {
+                        m.activity_selected = i;
+                    }
+                }
+                _ => {}
+            }
             Vec::new()
         }
         Action::Quit => {
