@@ -9,6 +9,7 @@
 
 pub mod learn;
 pub mod prune;
+pub mod search;
 pub mod session_handoff;
 pub mod signal;
 pub mod snapshot;

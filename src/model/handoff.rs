@@ -214,14 +214,7 @@ pub struct HandoffEntry {
     /// shown, never counted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<String>,
-    /// The text, lowercased and capped at [`SEARCH_CAP`] bytes, for the dashboard's
-    /// `/` filter (which also searches the body).
-    #[serde(skip)]
-    pub search: String,
 }
-
-/// How much of a handoff the `/` filter searches.
-pub const SEARCH_CAP: usize = 64 * 1024;
 
 impl HandoffEntry {
     /// Builds an entry from a file's name, text and mtime.
@@ -264,13 +257,6 @@ impl HandoffEntry {
             header,
             signal,
             superseded_by: None,
-            search: {
-                let mut end = text.len().min(SEARCH_CAP);
-                while !text.is_char_boundary(end) {
-                    end -= 1;
-                }
-                text[..end].to_lowercase()
-            },
         })
     }
 

@@ -415,6 +415,12 @@ fn event_loop(
                     run_effects(model, s, more);
                     dirty = true;
                 }
+                Effect::SearchBodies(needle) => {
+                    let paths = crate::app::search::bodies(&model.snapshot.handoffs, &needle);
+                    let more = dashboard::update(model, Event::BodyHits { needle, paths });
+                    run_effects(model, s, more);
+                    dirty = true;
+                }
                 Effect::Suspend => {
                     suspend_self(terminal, input);
                     dirty = true;

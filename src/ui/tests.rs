@@ -542,15 +542,34 @@ fn a_resolved_thread_and_the_answer_prompt() {
 fn the_filter_searches_bodies_and_highlights_what_matches() {
     let (_t, mut m) = demo_model();
     update(&mut m, Event::Action(Action::StartFilter));
-    // "orders.rs" is only in the body of one session handoff.
+    // "orders.rs" is only in the body of one session handoff. Bodies are read on
+    // demand (as the loop does for SearchBodies), never kept with the list.
+    let mut searched = Vec::new();
     for c in "ORDERS.rs".chars() {
-        update(&mut m, Event::Action(Action::FilterChar(c)));
+        for fx in update(&mut m, Event::Action(Action::FilterChar(c))) {
+            if let dashboard::Effect::SearchBodies(needle) = fx {
+                let paths = crate::app::search::bodies(&m.snapshot.handoffs, &needle);
+                searched.push(needle.clone());
+                update(&mut m, Event::BodyHits { needle, paths });
+            }
+        }
     }
+    assert_eq!(searched.len(), "ORDERS.rs".len(), "searched as typed");
+    assert_eq!(searched.last().unwrap(), "orders.rs");
     assert_eq!(
         m.rows.len(),
         1,
         "incremental, case-insensitive, in the body"
     );
+    // An answer for text no longer typed changes nothing.
+    update(
+        &mut m,
+        Event::BodyHits {
+            needle: "orders".into(),
+            paths: Default::default(),
+        },
+    );
+    assert_eq!(m.rows.len(), 1);
     let path = m.selected_path.clone().unwrap();
     let text = std::fs::read_to_string(&path).ok();
     update(&mut m, Event::PreviewLoaded { path, text });

@@ -49,6 +49,10 @@ pub struct Filter {
     pub blocked_only: bool,
     /// Session, agent or both.
     pub kind: KindFilter,
+    /// The handoffs whose text holds a needle (lowercase), as the last body search
+    /// found them. Bodies are searched on disk when the text changes (not kept in
+    /// memory: an inbox may hold thousands of handoffs).
+    pub body_hits: Option<(String, std::collections::HashSet<std::path::PathBuf>)>,
 }
 
 impl Filter {
@@ -76,7 +80,10 @@ impl Filter {
             .any(|s| s.to_lowercase().contains(&needle))
             || h.route()
                 .is_some_and(|r| r.to_lowercase().contains(&needle))
-            || h.search.contains(&needle)
+            || self
+                .body_hits
+                .as_ref()
+                .is_some_and(|(n, hits)| *n == needle && hits.contains(&h.path))
     }
 
     /// The text to highlight: the filter's text, trimmed and lowercased (`None` when

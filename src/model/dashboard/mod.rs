@@ -125,6 +125,13 @@ pub enum Event {
         result: Result<PathBuf, String>,
     },
     /// The list and preview sizes changed (terminal resized, preview text loaded).
+    /// Which handoffs' text holds `needle` (an answer to [`Effect::SearchBodies`]).
+    BodyHits {
+        /// What was searched for.
+        needle: String,
+        /// The handoffs that hold it.
+        paths: std::collections::HashSet<PathBuf>,
+    },
     /// The row of the preview text (as wrapped on screen) with the filter's first
     /// match, answering [`Model::seek_match`]; `None`: no match shown.
     MatchAt(Option<usize>),
@@ -161,6 +168,9 @@ pub enum Effect {
     Copy(String),
     /// Restore the terminal and stop (SIGTSTP) until the shell continues us.
     Suspend,
+    /// Search the handoffs' text for this needle (lowercase); the answer comes back
+    /// as [`Event::BodyHits`].
+    SearchBodies(String),
     /// Write the Signal that resolves the blocked Signal in `blocked`.
     ResolveSignal {
         /// The blocked Signal's file.
@@ -462,6 +472,24 @@ impl Model {
             self.snapshot.uncommitted(),
             self.now,
         )
+    }
+
+    /// After the filter text changed: the rows now, and a body search when there is
+    /// a needle the last search was not for.
+    fn filter_changed(&mut self) -> Vec<Effect> {
+        self.refresh_rows();
+        self.seek_match = self.filter.needle().is_some();
+        let mut fx = self.preview_effect();
+        if let Some(n) = self.filter.needle()
+            && self
+                .filter
+                .body_hits
+                .as_ref()
+                .is_none_or(|(old, _)| *old != n)
+        {
+            fx.push(Effect::SearchBodies(n));
+        }
+        fx
     }
 
     fn refresh_rows(&mut self) {

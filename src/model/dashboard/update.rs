@@ -48,7 +48,12 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
             if reread_preview {
                 m.preview.path = None;
             }
-            m.preview_effect()
+            let mut fx = m.preview_effect();
+            // New or changed text: the body search is stale.
+            if let Some(n) = m.filter.needle() {
+                fx.push(Effect::SearchBodies(n));
+            }
+            fx
         }
         Event::PreviewLoaded { path, text } => {
             if m.preview.path.as_deref() == Some(path.as_path()) {
@@ -57,6 +62,16 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
                 m.preview_len = text.lines().count();
                 m.preview.text = Some(text);
                 m.seek_match = m.filter.needle().is_some();
+            }
+            Vec::new()
+        }
+        Event::BodyHits { needle, paths } => {
+            // An answer for text no longer typed is dropped.
+            if m.filter.needle().as_deref() == Some(needle.as_str()) {
+                m.filter.body_hits = Some((needle, paths));
+                m.refresh_rows();
+                m.seek_match = true;
+                return m.preview_effect();
             }
             Vec::new()
         }
@@ -343,15 +358,11 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
         }
         Action::FilterChar(c) => {
             m.filter.text.push(c);
-            m.refresh_rows();
-            m.seek_match = m.filter.needle().is_some();
-            m.preview_effect()
+            m.filter_changed()
         }
         Action::FilterBackspace => {
             m.filter.text.pop();
-            m.refresh_rows();
-            m.seek_match = m.filter.needle().is_some();
-            m.preview_effect()
+            m.filter_changed()
         }
         Action::FilterAccept => {
             m.mode = Mode::Normal;
