@@ -43,12 +43,18 @@ pub struct GitFacts {
 }
 
 /// Opens the repository whose work tree contains `dir`. A repository whose `HEAD`
-/// is not a regular file (a FIFO would block libgit2's read) is not opened.
+/// is not a regular file, or whose index is there but not one, is not opened (a
+/// FIFO would block libgit2's read — for ever, in the dashboard's git poller).
 pub fn open(dir: &Path) -> Option<Repository> {
+    use crate::store::safe::is_regular;
     Repository::discover(dir)
         .ok()
         .filter(|r| !r.is_bare())
-        .filter(|r| crate::store::safe::is_regular(&r.path().join("HEAD")))
+        .filter(|r| is_regular(&r.path().join("HEAD")))
+        .filter(|r| {
+            let index = r.path().join("index");
+            is_regular(&index) || std::fs::symlink_metadata(&index).is_err()
+        })
 }
 
 /// The branch name of HEAD, with detached and unborn HEADs handled.
@@ -588,6 +594,30 @@ mod tests {
         if open(none.path()).is_none() {
             assert_eq!(marks(none.path()), None);
         }
+    }
+
+    #[test]
+    fn an_index_that_is_no_file_is_never_read() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        git(d, &["init", "-q", "-b", "main"]);
+        std::fs::write(d.join("a.txt"), "a").unwrap();
+        git(d, &["add", "a.txt"]);
+        git(d, &["commit", "-qm", "first"]);
+        let index = d.join(".git/index");
+        std::fs::remove_file(&index).unwrap();
+        assert!(facts(d).is_some(), "a missing index is an empty one");
+        let ok = Command::new("mkfifo")
+            .arg(&index)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+        // Nobody writes to the FIFO: reading it would block for ever.
+        let started = std::time::Instant::now();
+        assert!(facts_within(d, Duration::from_secs(5)).is_none());
+        assert!(marks(d).is_none());
+        assert!(started.elapsed() < Duration::from_secs(2), "it waited");
     }
 
     #[test]
