@@ -1,7 +1,8 @@
 //! Git facts through `git2` (built without default features: no OpenSSL, no network).
 //!
 //! Only names and counts are read — never file contents or diffs. Hooks compute
-//! these and write `logs/git-cache.json`; the statusline only reads that cache (and
+//! these and write `logs/git-cache.json` (so does the open dashboard, when its
+//! [`marks`] show a checkout or commit); the statusline only reads that cache (and
 //! `.git/HEAD` for the branch).
 
 #![deny(
@@ -42,12 +43,18 @@ pub struct GitFacts {
 }
 
 /// Opens the repository whose work tree contains `dir`. A repository whose `HEAD`
-/// is not a regular file (a FIFO would block libgit2's read) is not opened.
+/// is not a regular file, or whose index is there but not one, is not opened (a
+/// FIFO would block libgit2's read — for ever, in the dashboard's git poller).
 pub fn open(dir: &Path) -> Option<Repository> {
+    use crate::store::safe::is_regular;
     Repository::discover(dir)
         .ok()
         .filter(|r| !r.is_bare())
-        .filter(|r| crate::store::safe::is_regular(&r.path().join("HEAD")))
+        .filter(|r| is_regular(&r.path().join("HEAD")))
+        .filter(|r| {
+            let index = r.path().join("index");
+            is_regular(&index) || std::fs::symlink_metadata(&index).is_err()
+        })
 }
 
 /// The branch name of HEAD, with detached and unborn HEADs handled.
@@ -109,6 +116,43 @@ pub fn branch_from_head_file(root: &Path) -> Option<String> {
         return Some(r.strip_prefix("refs/heads/").unwrap_or(r).to_owned());
     }
     head.get(..7).map(|s| format!("detached@{s}"))
+}
+
+/// The cheap signs that the git facts may have changed: where HEAD points and which
+/// index file is there. A checkout, commit, reset, merge, rebase, `git add` or
+/// `git restore --staged` changes them; editing a work-tree file does not (only
+/// [`facts`]' scan sees that).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Marks {
+    /// HEAD's branch, as [`branch`] names it.
+    pub branch: Option<String>,
+    /// The commit HEAD points at.
+    pub head: Option<String>,
+    /// The index file's size, modification time (seconds, nanoseconds) and inode
+    /// (git writes a new index and renames it into place); `None` without one.
+    pub index: Option<(u64, i64, i64, u64)>,
+}
+
+/// Reads the [`Marks`] of the repository whose work tree contains `root`: HEAD,
+/// the ref it names and one `lstat` of the index, in the repository's own git
+/// folder (a linked work tree's, or wherever a `.git` file points). No work-tree
+/// scan, so it can be read every second. `None` outside a work tree.
+pub fn marks(root: &Path) -> Option<Marks> {
+    use std::os::unix::fs::MetadataExt;
+    let repo = open(root)?;
+    let index = std::fs::symlink_metadata(repo.path().join("index"))
+        .ok()
+        .map(|m| (m.len(), m.mtime(), m.mtime_nsec(), m.ino()));
+    let head = repo
+        .head()
+        .ok()
+        .and_then(|h| h.target())
+        .map(|oid| oid.to_string());
+    Some(Marks {
+        branch: branch(&repo),
+        head,
+        index,
+    })
 }
 
 /// Index file size from which the work-tree scan is split across two threads (about
@@ -408,27 +452,47 @@ pub fn refresh_cache_within(
     let Some(f) = facts_within(&paths.root, deadline) else {
         return files::read_git_cache(paths);
     };
-    let cache = GitCache {
-        updated_at: files::iso(now),
-        branch: Some(f.branch),
-        uncommitted_changes: f.uncommitted,
-        changed_files: f.changed,
-        head: f.head,
-    };
-    if paths.logs().is_dir() {
-        let fresh_enough = files::read_git_cache(paths).is_some_and(|old| {
-            old.branch == cache.branch
-                && old.uncommitted_changes == cache.uncommitted_changes
-                && old.changed_files == cache.changed_files
-                && old.head == cache.head
-                && files::parse_iso(&old.updated_at)
-                    .is_some_and(|t| (now - t).num_seconds() < CACHE_REWRITE_SECS)
-        });
-        if !fresh_enough {
-            let _ = files::write_git_cache(paths, &cache);
-        }
-    }
+    let cache = cache_of(f, now);
+    save_cache(
+        paths,
+        &cache,
+        Some(chrono::Duration::seconds(CACHE_REWRITE_SECS)),
+    );
     Some(cache)
+}
+
+/// The cache record of `facts` computed at `now`.
+pub fn cache_of(facts: GitFacts, now: DateTime<Utc>) -> GitCache {
+    GitCache {
+        updated_at: files::iso(now),
+        branch: Some(facts.branch),
+        uncommitted_changes: facts.uncommitted,
+        changed_files: facts.changed,
+        head: facts.head,
+    }
+}
+
+/// Writes `cache` to `logs/git-cache.json` (when `logs/` exists) unless the file
+/// already holds the same facts — and, with `rewrite_after`, is younger than that
+/// (an unchanged cache's time is then refreshed). Returns whether it wrote.
+pub fn save_cache(
+    paths: &Paths,
+    cache: &GitCache,
+    rewrite_after: Option<chrono::Duration>,
+) -> bool {
+    if !paths.logs().is_dir() {
+        return false;
+    }
+    let now = files::parse_iso(&cache.updated_at);
+    let fresh_enough = files::read_git_cache(paths).is_some_and(|old| {
+        old.same_facts(cache)
+            && rewrite_after.is_none_or(|max| {
+                files::parse_iso(&old.updated_at)
+                    .zip(now)
+                    .is_some_and(|(t, now)| now - t < max)
+            })
+    });
+    !fresh_enough && files::write_git_cache(paths, cache).is_ok()
 }
 
 #[cfg(test)]
@@ -483,6 +547,101 @@ mod tests {
         let f = facts(d).unwrap();
         assert!(f.branch.starts_with("detached@"), "{}", f.branch);
         assert_eq!(branch_from_head_file(d), Some(f.branch));
+    }
+
+    #[test]
+    fn marks_follow_head_and_the_index_in_any_work_tree() {
+        let t = tempfile::tempdir().unwrap();
+        let d = &t.path().join("repo");
+        std::fs::create_dir_all(d).unwrap();
+        git(d, &["init", "-q", "-b", "main"]);
+        std::fs::write(d.join("a.txt"), "a").unwrap();
+        git(d, &["add", "a.txt"]);
+        git(d, &["commit", "-qm", "first"]);
+        let m0 = marks(d).unwrap();
+        assert_eq!(m0.branch.as_deref(), Some("main"));
+        assert!(m0.head.is_some() && m0.index.is_some());
+        assert_eq!(marks(d).as_ref(), Some(&m0), "nothing changed");
+        // A work-tree edit leaves them alone (the full scan finds it).
+        std::fs::write(d.join("a.txt"), "changed").unwrap();
+        std::fs::write(d.join("new.txt"), "n").unwrap();
+        assert_eq!(marks(d).as_ref(), Some(&m0));
+        git(d, &["checkout", "-q", "-b", "feat/x"]);
+        let m1 = marks(d).unwrap();
+        assert_eq!(m1.branch.as_deref(), Some("feat/x"));
+        git(d, &["add", "a.txt"]);
+        let m2 = marks(d).unwrap();
+        assert_ne!(m2.index, m1.index, "git add rewrites the index");
+        git(d, &["commit", "-qm", "second"]);
+        assert_ne!(marks(d).unwrap().head, m2.head);
+
+        // A linked work tree (its .git is a file): its own HEAD and index.
+        let wt = &t.path().join("wt");
+        git(
+            d,
+            &["worktree", "add", "-q", "-b", "other", wt.to_str().unwrap()],
+        );
+        assert!(wt.join(".git").is_file());
+        let before = marks(d).unwrap();
+        let w0 = marks(wt).unwrap();
+        assert_eq!(w0.branch.as_deref(), Some("other"));
+        git(wt, &["checkout", "-q", "-b", "other2"]);
+        let w1 = marks(wt).unwrap();
+        assert_eq!(w1.branch.as_deref(), Some("other2"));
+        assert_eq!(marks(d).unwrap(), before, "the main tree's marks stay");
+
+        let none = tempfile::tempdir().unwrap();
+        if open(none.path()).is_none() {
+            assert_eq!(marks(none.path()), None);
+        }
+    }
+
+    #[test]
+    fn an_index_that_is_no_file_is_never_read() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        git(d, &["init", "-q", "-b", "main"]);
+        std::fs::write(d.join("a.txt"), "a").unwrap();
+        git(d, &["add", "a.txt"]);
+        git(d, &["commit", "-qm", "first"]);
+        let index = d.join(".git/index");
+        std::fs::remove_file(&index).unwrap();
+        assert!(facts(d).is_some(), "a missing index is an empty one");
+        let ok = Command::new("mkfifo")
+            .arg(&index)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+        // Nobody writes to the FIFO: reading it would block for ever.
+        let started = std::time::Instant::now();
+        assert!(facts_within(d, Duration::from_secs(5)).is_none());
+        assert!(marks(d).is_none());
+        assert!(started.elapsed() < Duration::from_secs(2), "it waited");
+    }
+
+    #[test]
+    fn save_cache_writes_changed_facts_and_ages_only_when_asked() {
+        let t = tempfile::tempdir().unwrap();
+        let paths = Paths::new(t.path());
+        let at = |s: &str, n: u64| GitCache {
+            updated_at: s.into(),
+            branch: Some("main".into()),
+            uncommitted_changes: n,
+            ..GitCache::default()
+        };
+        // No logs/ folder: nothing is created.
+        assert!(!save_cache(&paths, &at("2026-11-21T10:00:00Z", 0), None));
+        assert!(!paths.logs().exists());
+        std::fs::create_dir_all(paths.logs()).unwrap();
+        assert!(save_cache(&paths, &at("2026-11-21T10:00:00Z", 0), None));
+        let ten = Some(chrono::Duration::seconds(10));
+        assert!(!save_cache(&paths, &at("2026-11-21T10:00:05Z", 0), ten));
+        assert!(!save_cache(&paths, &at("2026-11-21T10:01:00Z", 0), None));
+        assert!(save_cache(&paths, &at("2026-11-21T10:01:00Z", 0), ten));
+        assert!(save_cache(&paths, &at("2026-11-21T10:01:00Z", 3), None));
+        let read = files::read_git_cache(&paths).unwrap();
+        assert_eq!(read.uncommitted_changes, 3);
     }
 
     fn porcelain(dir: &Path) -> Vec<String> {

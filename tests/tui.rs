@@ -553,3 +553,70 @@ fn a_click_selects_and_ctrl_z_suspends_in_a_real_terminal() {
     tmux.keys(&["Enter"]);
     tmux.wait_for("EXIT=0");
 }
+
+#[test]
+fn the_git_header_follows_a_checkout_in_a_real_terminal() {
+    if !Tmux::available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tmux is missing on CI: .ci/run should have installed it"
+        );
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let p = TestProject::new();
+    p.add_handoff_fixture("handoff-20261121-094500.md");
+    // With logs/, the dashboard also keeps the hooks' git cache in step.
+    std::fs::create_dir_all(p.forge_dir().join("logs")).unwrap();
+    let exit_file = p.dir.path().join("exit-status");
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
+    let command = format!(
+        "cd {root} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR HOME={home} \
+         XDG_CONFIG_HOME={xdg} NO_COLOR=1 {bin} tui; echo EXIT=$? > {exit}",
+        root = sh_quote(&p.root),
+        home = sh_quote(&p.home),
+        xdg = sh_quote(&p.xdg),
+        bin = sh_quote(&bin),
+        exit = sh_quote(&exit_file),
+    );
+    let tmux = Tmux::start(100, 30, &command);
+    let screen = tmux.wait_for("⎇ main");
+    let header = screen.lines().next().unwrap_or_default();
+    assert!(!header.contains('●'), "a clean tree: {header}");
+
+    // The requirement is 2 s; 5 s leaves room on a busy machine. The times seen are
+    // printed (cargo test -- --nocapture).
+    let within = |what: &str, limit: Duration, change: &dyn Fn()| {
+        let start = Instant::now();
+        change();
+        tmux.wait_for(what);
+        let took = start.elapsed();
+        eprintln!("{what:?} on screen after {} ms", took.as_millis());
+        assert!(took < limit, "{what:?} took {took:?}");
+    };
+    let fast = Duration::from_secs(5);
+    // No key is pressed and no hook runs: only git changes.
+    within("⎇ feat/x", fast, &|| {
+        common::git(&p.root, &["checkout", "-q", "-b", "feat/x"]);
+    });
+    within("⎇ feat/x ●1", fast, &|| {
+        p.write("staged.txt", "s\n");
+        common::git(&p.root, &["add", "staged.txt"]);
+    });
+    // An untracked file changes neither HEAD nor the index: the periodic full look
+    // (every 2 s on a small tree) finds it.
+    within("⎇ feat/x ●2", fast + Duration::from_secs(2), &|| {
+        p.write("untracked.txt", "u\n");
+    });
+    within("⎇ main ●2", fast, &|| {
+        common::git(&p.root, &["checkout", "-q", "main"]);
+    });
+    // The hooks' cache (the status line reads it) says the same.
+    let cache = p.read(".forge/logs/git-cache.json");
+    assert!(cache.contains("\"branch\": \"main\""), "{cache}");
+    assert!(cache.contains("\"uncommitted_changes\": 2"), "{cache}");
+
+    tmux.keys(&["q"]);
+    let status = wait_file(&exit_file);
+    assert_eq!(status.trim(), "EXIT=0");
+}

@@ -15,7 +15,9 @@ use crate::tui::{self, Session, demo};
 /// Panes: context gauge and trend, last session, flags, sessions needing attention,
 /// the handoff inbox (blocked Signals first) and a preview of the selected handoff.
 ///
-/// It updates when files under .forge/ change. Press ? for the keys, q to quit.
+/// It updates when files under .forge/ change, and within about a second of a git
+/// checkout, commit or `git add` (other edits within a few seconds). Press ? for
+/// the keys, q to quit.
 /// In a project forge is not set up in yet, it says what to run instead.
 #[derive(clap::Args, Debug)]
 #[command(
@@ -74,6 +76,7 @@ pub fn run(args: &TuiArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         env: env.clone(),
         no_color: env.no_color,
         trace: args.trace_draws.clone(),
+        poll_git: git == GitSource::Live,
     };
     if args.once {
         let width = args.width.or(env.columns).unwrap_or(100);

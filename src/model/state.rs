@@ -279,6 +279,26 @@ pub struct GitCache {
 }
 
 impl GitCache {
+    /// Whether both say the same about the tree (branch, HEAD commit, uncommitted
+    /// count and changed names), whenever each was computed.
+    pub fn same_facts(&self, other: &Self) -> bool {
+        self.branch == other.branch
+            && self.head == other.head
+            && self.uncommitted_changes == other.uncommitted_changes
+            && self.changed_files == other.changed_files
+    }
+
+    /// Whether these facts were computed after `other`'s (to the second; an
+    /// unreadable time is older than any).
+    pub fn is_newer_than(&self, other: &Self) -> bool {
+        let at = |c: &Self| {
+            chrono::DateTime::parse_from_rfc3339(c.updated_at.trim())
+                .ok()
+                .map(|t| t.with_timezone(&chrono::Utc))
+        };
+        at(self) > at(other)
+    }
+
     /// A short digest of the tree's state — branch, HEAD commit, uncommitted count
     /// and changed names — that changes when a session commits, switches branch, or
     /// changes, adds or removes a file (a file already changed and changed again
@@ -411,6 +431,29 @@ mod tests {
         ] {
             assert!(v.get(key).is_some(), "{key} missing from {v}");
         }
+    }
+
+    #[test]
+    fn git_facts_compare_without_their_time_and_age_by_it() {
+        let at = |t: &str, branch: &str, n: u64| GitCache {
+            updated_at: t.into(),
+            branch: Some(branch.into()),
+            uncommitted_changes: n,
+            ..GitCache::default()
+        };
+        let old = at("2026-11-21T10:00:00Z", "main", 0);
+        let same_later = at("2026-11-21T10:00:05Z", "main", 0);
+        assert!(old.same_facts(&same_later));
+        assert!(!old.same_facts(&at("2026-11-21T10:00:00Z", "feat/x", 0)));
+        assert!(!old.same_facts(&at("2026-11-21T10:00:00Z", "main", 1)));
+        assert!(same_later.is_newer_than(&old));
+        assert!(!old.is_newer_than(&same_later));
+        assert!(
+            !old.is_newer_than(&old.clone()),
+            "the same second is not newer"
+        );
+        assert!(old.is_newer_than(&at("garbage", "main", 0)));
+        assert!(!at("garbage", "main", 0).is_newer_than(&old));
     }
 
     #[test]

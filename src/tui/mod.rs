@@ -2,8 +2,9 @@
 //! event loop and the effects (`model::dashboard::Effect`) it carries out.
 //!
 //! One channel, many producers: the input thread sends terminal events, the
-//! debouncer's thread sends file-system batches, and the loop itself wakes for the
-//! slow tick. The loop blocks on the channel (no busy polling), drains whatever else
+//! debouncer's thread sends file-system batches, the git poller ([`git_poll`]) sends
+//! git facts when a checkout, commit or edit changed them, and the loop itself wakes
+//! for the slow tick. The loop blocks on the channel (no busy polling), drains whatever else
 //! is queued, applies it all to the model, and draws only when something changed.
 //!
 //! SIGTERM, SIGHUP, SIGINT and SIGQUIT end the loop like `q` does, so the terminal
@@ -12,6 +13,7 @@
 //! under way restores the terminal and exits at once.
 
 pub mod demo;
+pub mod git_poll;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -34,6 +36,7 @@ use ratatui::DefaultTerminal;
 use crate::app::snapshot::{self, GitSource};
 use crate::env::Env;
 use crate::model::dashboard::{self, Action, Effect, Event, Key, Model, Pane};
+use crate::model::state::GitCache;
 use crate::store::{self, Paths};
 use crate::ui;
 use crate::watch::{Pending, Watcher};
@@ -53,6 +56,8 @@ pub enum LoopEvent {
     Input(ct::Event),
     /// A debounced batch of file-system events.
     Fs(DebounceEventResult),
+    /// Git facts that differ from the last sent (from the git poller's thread).
+    Git(Box<GitCache>),
     /// A termination signal (SIGTERM, SIGHUP, SIGINT, SIGQUIT).
     Signal(i32),
 }
@@ -200,6 +205,9 @@ pub struct Session {
     pub no_color: bool,
     /// Append a line per frame drawn to this file (benchmarks).
     pub trace: Option<PathBuf>,
+    /// Keep the git facts true while open ([`git_poll`]); off for the demo, whose
+    /// facts are made up.
+    pub poll_git: bool,
 }
 
 /// Reads the project and builds the first model.
@@ -283,6 +291,16 @@ pub fn run(mut model: Model, session: Session) -> color_eyre::Result<Option<i32>
         }
     })
     .wrap_err_with(|| format!("watching {}", session.paths.root.display()))?;
+    let git_tx = tx.clone();
+    let git_poll = session
+        .poll_git
+        .then(|| {
+            git_poll::GitPoll::spawn(session.paths.clone(), model.snapshot.git.clone(), {
+                move |git| git_tx.send(LoopEvent::Git(Box::new(git))).is_ok()
+            })
+        })
+        .transpose()
+        .wrap_err("starting the git poller")?;
     let mut terminal = ratatui::try_init()
         .inspect_err(|_| ratatui::restore())
         .wrap_err("setting up the terminal")?;
@@ -292,6 +310,7 @@ pub fn run(mut model: Model, session: Session) -> color_eyre::Result<Option<i32>
     let input = Input::spawn(tx);
     let result = event_loop(&mut terminal, &mut model, &session, watcher, &rx, &input);
     drop(input);
+    drop(git_poll);
     drop(mouse);
     ratatui::restore();
     signals.close();
@@ -373,6 +392,13 @@ fn event_loop(
             match ev {
                 LoopEvent::Signal(sig) => return Ok(Some(sig)),
                 LoopEvent::Fs(res) => pending.add_result(&res, watcher.forge_dir()),
+                LoopEvent::Git(git) => {
+                    // Redraw only for news: a hook may have shown these already.
+                    if model.git_differs(&git) {
+                        dashboard::update(model, Event::GitLoaded(*git));
+                        dirty = true;
+                    }
+                }
                 LoopEvent::Input(ev) => {
                     if let Some(action) = action_of(&ev, model, terminal) {
                         effects.extend(dashboard::update(model, Event::Action(action)));
@@ -458,10 +484,10 @@ fn sleep_for(
 pub fn reload(model: &mut Model, paths: &Paths, pending: &Pending) -> Vec<Effect> {
     let now = Utc::now();
     let keep_git = |snap: &mut crate::model::Snapshot, model: &Model| {
-        // Hooks refresh the git cache; until one has, keep the facts read at start.
-        if snap.git.is_none() {
-            snap.git = model.snapshot.git.clone();
-        }
+        // Hooks and the git poller refresh the git cache; until one has, keep the
+        // facts read at start, and keep facts newer than a hook wrote (a slow hook
+        // may write what it saw before a checkout the poller has already seen).
+        snap.git = model.fresher_git(snap.git.take());
     };
     let mut fx = dashboard::update(model, Event::Tick(now));
     // The folders were checked at start; one swapped for a link (or made someone
@@ -747,6 +773,7 @@ mod tests {
             env,
             no_color: true,
             trace: None,
+            poll_git: false,
         };
         let start = model.start();
         run_effects(&mut model, &s, start);

@@ -21,6 +21,7 @@ use chrono::{DateTime, Utc};
 use super::handoff::{Drift, HandoffEntry};
 use super::level::{Level, Thresholds};
 use super::snapshot::Snapshot;
+use super::state::GitCache;
 use super::trend;
 
 pub use filter::{Filter, KindFilter, visible_rows};
@@ -99,6 +100,9 @@ pub enum Event {
     StateLoaded(Box<Snapshot>),
     /// Handoff files changed: the new entry, or `None` when the file is gone.
     HandoffsChanged(Vec<(PathBuf, Option<HandoffEntry>)>),
+    /// Git facts computed while the dashboard is open (a checkout, a commit or an
+    /// edit in another terminal).
+    GitLoaded(GitCache),
     /// The text of a handoff, for the preview.
     PreviewLoaded {
         /// Which file.
@@ -319,6 +323,26 @@ impl Model {
         };
         m.refresh_rows();
         m
+    }
+
+    /// Whether `git` says something other than the git facts shown — only then do
+    /// fresh facts need a redraw.
+    pub fn git_differs(&self, git: &GitCache) -> bool {
+        self.snapshot
+            .git
+            .as_ref()
+            .is_none_or(|shown| !shown.same_facts(git))
+    }
+
+    /// The git facts to keep when `read` comes from the cache file: the ones shown
+    /// when they are newer (computed after the file was written, or the file has
+    /// none), else the file's.
+    pub fn fresher_git(&self, read: Option<GitCache>) -> Option<GitCache> {
+        match (&self.snapshot.git, read) {
+            (Some(shown), Some(read)) if shown.is_newer_than(&read) => Some(shown.clone()),
+            (shown, None) => shown.clone(),
+            (_, read) => read,
+        }
     }
 
     /// The effects a fresh model needs (the first preview).

@@ -704,3 +704,46 @@ fn y_copies_the_handoff_path_or_the_session_id_and_ctrl_z_suspends() {
     press(&mut m, Key::Char('?'));
     assert_eq!(m.help_scroll, 0);
 }
+
+fn git_at(at: &str, branch: &str, n: u64) -> crate::model::state::GitCache {
+    crate::model::state::GitCache {
+        updated_at: at.into(),
+        branch: Some(branch.into()),
+        uncommitted_changes: n,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn git_facts_redraw_only_when_they_changed() {
+    let mut m = model();
+    let main = git_at("2026-11-21T12:00:00Z", "main", 0);
+    assert!(m.git_differs(&main), "none shown yet");
+    assert!(update(&mut m, Event::GitLoaded(main.clone())).is_empty());
+    assert_eq!(m.snapshot.branch(), Some("main"));
+    // The same facts, computed later: nothing to redraw.
+    assert!(!m.git_differs(&git_at("2026-11-21T12:00:09Z", "main", 0)));
+    let moved = git_at("2026-11-21T12:00:10Z", "feat/x", 2);
+    assert!(m.git_differs(&moved));
+    update(&mut m, Event::GitLoaded(moved));
+    assert_eq!(
+        (m.snapshot.branch(), m.snapshot.uncommitted()),
+        (Some("feat/x"), Some(2))
+    );
+}
+
+#[test]
+fn a_reload_keeps_git_facts_newer_than_the_cache_file() {
+    let mut m = model();
+    assert_eq!(m.fresher_git(None), None);
+    let cache = git_at("2026-11-21T12:00:00Z", "main", 0);
+    assert_eq!(m.fresher_git(Some(cache.clone())), Some(cache.clone()));
+    // The poller saw a checkout after a slow hook computed its facts.
+    let live = git_at("2026-11-21T12:00:05Z", "feat/x", 0);
+    update(&mut m, Event::GitLoaded(live.clone()));
+    assert_eq!(m.fresher_git(Some(cache)), Some(live.clone()));
+    assert_eq!(m.fresher_git(None), Some(live.clone()), "no cache yet");
+    // A hook's newer facts (or the same second) win.
+    let hook = git_at("2026-11-21T12:00:05Z", "feat/x", 1);
+    assert_eq!(m.fresher_git(Some(hook.clone())), Some(hook));
+}

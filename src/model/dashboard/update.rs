@@ -55,6 +55,10 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
             }
             fx
         }
+        Event::GitLoaded(git) => {
+            m.snapshot.git = Some(git);
+            Vec::new()
+        }
         Event::PreviewLoaded { path, text } => {
             if m.preview.path.as_deref() == Some(path.as_path()) {
                 let text = text.unwrap_or_else(|| "(could not read this file)".into());
