@@ -151,6 +151,7 @@ fn tiny_panes_never_panic() {
     let (_t, m) = demo_model();
     frame_snapshot!("demo_10x3", draw(&m, 10, 3));
     frame_snapshot!("demo_30x8", draw(&m, 30, 8));
+    frame_snapshot!("demo_15x5", draw(&m, 15, 5));
     for (w, h) in [(0, 0), (1, 1), (0, 5), (5, 0), (2, 2)] {
         draw(&m, w, h);
     }
