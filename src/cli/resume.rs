@@ -296,7 +296,7 @@ pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<
                 let route = h.route().unwrap_or_default();
                 format!("{} {}", h.task().unwrap_or("?"), route)
             }
-            HandoffKind::Session => h.title.clone().unwrap_or_default(),
+            HandoffKind::Session => h.display_title().unwrap_or_default().to_owned(),
         };
         let title = one(&title);
         let _ = writeln!(

@@ -87,6 +87,7 @@ fn rows(snap: &Snapshot, live_only: bool, stale_after: chrono::Duration) -> Vec<
         last_heard(b)
             .cmp(&last_heard(a))
             .then_with(|| b.updated_at.cmp(&a.updated_at))
+            .then_with(|| a.session_id.cmp(&b.session_id))
     });
     list.into_iter()
         .map(|b| {
@@ -134,7 +135,8 @@ fn render(
         let last = format!(
             "{} {}",
             age(now, last_heard(b)),
-            single_line(b.last_event.as_deref().unwrap_or("-"))
+            // A session only the status line has reported on has no hook event yet.
+            single_line(b.last_event.as_deref().unwrap_or("status line"))
         );
         let context = b.context_pct().map_or_else(
             || "-".to_owned(),

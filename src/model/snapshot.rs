@@ -190,10 +190,12 @@ pub fn current_of(
         s.attention != Some(super::state::Attention::Ended)
             && last_heard(s).is_some_and(|t| now - t <= stale_after)
     };
+    // Ties (the same second) go to the lower id, so every face picks the same one.
     let newest = |a: &&SessionBridge, b: &&SessionBridge| {
         last_heard(a)
             .cmp(&last_heard(b))
             .then_with(|| a.updated_at.cmp(&b.updated_at))
+            .then_with(|| b.session_id.cmp(&a.session_id))
     };
     sessions
         .iter()
@@ -223,4 +225,52 @@ pub fn last_heard(s: &SessionBridge) -> Option<DateTime<Utc>> {
         .or(s.updated_at.as_deref())
         .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
         .map(|t| t.with_timezone(&Utc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn bridge(id: &str, at: &str, attention: Option<&str>) -> SessionBridge {
+        serde_json::from_value(serde_json::json!({
+            "session_id": id,
+            "last_event_at": at,
+            "attention": attention,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_current_session_is_the_latest_live_one_and_ties_pick_the_same_every_time() {
+        let now = Utc.with_ymd_and_hms(2026, 11, 25, 12, 0, 0).unwrap();
+        let stale = chrono::Duration::minutes(30);
+        let a = bridge("aaaa", "2026-11-25T11:59:00Z", Some("busy"));
+        let b = bridge("bbbb", "2026-11-25T11:59:00Z", Some("waiting:input"));
+        let ended = bridge("cccc", "2026-11-25T11:59:59Z", Some("ended"));
+        for list in [
+            vec![a.clone(), b.clone(), ended.clone()],
+            vec![ended.clone(), b.clone(), a.clone()],
+        ] {
+            let current = current_of(&list, now, stale).unwrap();
+            assert_eq!(current.session_id, "aaaa", "in any order");
+        }
+        // Nothing live: the most recent of all.
+        let old = bridge("dddd", "2026-11-25T10:00:00Z", Some("busy"));
+        assert_eq!(
+            current_of(&[old, ended], now, stale).unwrap().session_id,
+            "cccc"
+        );
+        assert!(current_of(&[], now, stale).is_none());
+        // The lines of compactions.jsonl per session.
+        let lines: Vec<&[u8]> = vec![
+            br#"{"compacted_at":"x","session_id":"aaaa"}"#,
+            br#"{"compacted_at":"x","session_id":"aaaa"}"#,
+            br#"{"compacted_at":"x"}"#,
+            b"not json",
+        ];
+        let by = count_by_session(&lines);
+        assert_eq!(by.get("aaaa"), Some(&2));
+        assert_eq!(by.len(), 1);
+    }
 }
