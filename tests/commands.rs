@@ -1419,7 +1419,7 @@ fn marker(path: &Path) -> String {
 }
 
 #[test]
-fn resume_lists_newest_first_with_details() {
+fn resume_lists_blocked_first_then_newest_with_details() {
     let p = TestProject::new();
     inbox(&p);
     let out = p.forge().arg("resume").output().unwrap();
@@ -1440,7 +1440,8 @@ fn resume_lists_newest_first_with_details() {
         "session",
         "context-threshold",
         "feat/pool",
-        "Session handoff",
+        "T-011",
+        "20261121-094500",
     ] {
         assert!(session_line.contains(want), "{want}: {session_line}");
     }
