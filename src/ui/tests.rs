@@ -97,6 +97,40 @@ fn blocked_signal_only() {
     assert!(buf[(col, row)].modifier.contains(Modifier::BOLD));
 }
 
+#[test]
+fn the_preview_hides_the_templates_html_comment() {
+    // The fixture ends as the agent template does: a Signal block, then an HTML
+    // comment listing the valid statuses, a note for the writer, not the reader.
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join(".forge/handoffs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/handoffs/agent-T-012-20261121-101502.md");
+    assert!(
+        std::fs::read_to_string(&src)
+            .unwrap()
+            .contains("<!-- status valid values")
+    );
+    std::fs::copy(src, dir.join("agent-T-012-20261121-101502.md")).unwrap();
+    let m = model_of(t.path());
+    let terminal = draw(&m, 100, 80);
+    let buf = terminal.backend().buffer();
+    let rows: Vec<String> = (0..80).map(|y| buffer_row(buf, y)).collect();
+    // The whole preview is on screen, down to the end of the Signal block…
+    assert!(
+        rows.iter().any(|r| r.contains("\"blocking\": true")),
+        "{rows:#?}"
+    );
+    // …and the comment after it is not.
+    assert!(
+        !rows
+            .iter()
+            .any(|r| r.contains("<!--") || r.contains("valid values")),
+        "{rows:#?}"
+    );
+    frame_snapshot!("agent_preview_100x80", terminal);
+}
+
 fn buffer_row(buf: &Buffer, y: u16) -> String {
     (0..buf.area.width)
         .map(|x| buf[(x, y)].symbol().to_owned())
@@ -244,18 +278,15 @@ fn preview_g_stops_at_the_last_line() {
     update(&mut m, Event::Action(Action::PageDown));
     update(&mut m, Event::Action(Action::Down));
     let rows = rows_text(draw(&m, w, h).backend().buffer());
-    // The row above the footer holds the document's last line: the pane is full.
-    let last = m
-        .preview
-        .text
-        .as_deref()
-        .unwrap()
-        .lines()
+    // The row above the footer holds the document's last shown line (not the HTML
+    // comment after it, which the preview hides): the pane is full.
+    let last = super::markdown::render(m.preview.text.as_deref().unwrap())
+        .iter()
+        .map(ToString::to_string)
         .rev()
         .find(|l| !l.trim().is_empty())
         .unwrap()
         .trim()
-        .trim_start_matches("- ")
         .to_owned();
     let bottom = &rows[usize::from(h) - 2];
     assert!(
