@@ -305,8 +305,10 @@ enum Take {
 /// Why a session start did not take a pending resume another one was taking.
 const TAKEN_BY_ANOTHER: &str = "another session starting at the same moment took it";
 
-/// `Last session: <ended_at> · branch <b> · <n> uncommitted`.
-pub fn last_session_line(last: &LastSession) -> String {
+/// `Last session: <ended_at> · branch <b> · <n> uncommitted`, the time as stored
+/// (ISO 8601 UTC, DESIGN's contract for Claude's context); what people read says it
+/// as an age and a local time ([`LastSession::ended_words`]).
+fn last_session_line(last: &LastSession) -> String {
     format!(
         "Last session: {} · branch {} · {} uncommitted",
         last.ended_at,

@@ -24,6 +24,9 @@ fn now() -> DateTime<Utc> {
 fn model_of(root: &Path) -> Model {
     let snap = load(&Paths::new(root), now(), GitSource::Cache);
     let mut m = Model::new(snap, Thresholds::default(), now());
+    // Absolute times show in local time: pinned here to UTC+1, so a frame shows
+    // 10:12Z as 11:12.
+    m.zone = crate::model::time::Zone::Fixed(chrono::FixedOffset::east_opt(3600).unwrap());
     for fx in m.start() {
         if let dashboard::Effect::LoadPreview(p) = fx {
             let text = std::fs::read_to_string(&p).ok();
