@@ -338,3 +338,37 @@ fn the_manual_has_files_environment_and_every_dashboard_key() {
     assert!(tui.contains(".SH KEYS"), "{tui}");
     assert!(tui.contains("\\fBq, Esc\\fR"), "{tui}");
 }
+
+#[test]
+fn completion_help_shows_local_times_and_never_now_ago() {
+    let p = TestProject::new();
+    p.add_handoff_fixture("agent-T-012-20261121-101502.md");
+    // Updated in the future (a clock that ran ahead): "just now", not "now ago".
+    p.write(
+        ".forge/logs/sessions/3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21.json",
+        r#"{"session_id":"3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21","updated_at":"2999-01-01T00:00:00Z"}"#,
+    );
+    let help = |words: &[&str]| {
+        let out = p
+            .forge()
+            .env("COMPLETE", "fish")
+            // UTC+9 (POSIX writes the offset west of Greenwich).
+            .env("TZ", "JST-9")
+            .arg("--")
+            .arg("forge")
+            .args(words)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let sessions = help(&["context", "--session", ""]);
+    assert!(sessions.contains("\tupdated just now"), "{sessions}");
+    assert!(!sessions.contains("now ago"), "{sessions}");
+    // The handoff's stamp (10:15 UTC) in local time.
+    let handoffs = help(&["resume", ""]);
+    assert!(
+        handoffs.contains("agent-T-012-20261121-101502.md\tagent handoff for T-012, 11-21 19:15"),
+        "{handoffs}"
+    );
+}

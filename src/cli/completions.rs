@@ -153,10 +153,7 @@ pub fn handoff_candidates(names: Vec<String>, typed: &str) -> Vec<CompletionCand
                 help.push_str(&format!(" for {task}"));
             }
             if let Some(t) = stamp {
-                help.push_str(&format!(
-                    ", {}",
-                    t.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M")
-                ));
+                help.push_str(&format!(", {}", crate::model::time::Zone::Local.clock(t)));
             }
             CompletionCandidate::new(name).help(Some(help.into()))
         })
@@ -191,12 +188,10 @@ pub fn complete_session() -> Vec<CompletionCandidate> {
             let updated = b
                 .updated_at
                 .as_deref()
-                .and_then(crate::model::dashboard::parse_time);
+                .and_then(crate::model::time::parse_time);
             if updated.is_some() {
-                help.push(format!(
-                    "updated {} ago",
-                    crate::model::dashboard::age(now, updated)
-                ));
+                // "updated just now", never "updated now ago".
+                help.push(format!("updated {}", crate::model::time::ago(now, updated)));
             }
             CompletionCandidate::new(b.session_id).help(Some(help.join(", ").into()))
         })
@@ -256,10 +251,7 @@ mod tests {
             ]
         );
         let help = all[0].get_help().unwrap().to_string();
-        assert!(
-            help.starts_with("agent handoff for T-012, 2026-11-2"),
-            "{help}"
-        );
+        assert!(help.starts_with("agent handoff for T-012, 11-2"), "{help}");
         assert!(
             all[1]
                 .get_help()

@@ -143,7 +143,7 @@ fn prune(args: &PruneArgs, project: Option<&PathBuf>, env: &Env) -> color_eyre::
                 crate::model::text::single_line(&file_name(path)),
                 created.map_or_else(
                     || "?".to_owned(),
-                    |c| crate::model::dashboard::age(env.now, Some(c))
+                    |c| crate::model::time::age(env.now, Some(c))
                 )
             ));
         }

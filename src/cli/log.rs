@@ -14,7 +14,7 @@ use super::status::project_paths;
 use crate::env::Env;
 use crate::model::activity::{self, format_row};
 use crate::model::state::EventLine;
-use crate::model::time::parse_since;
+use crate::model::time::{Zone, parse_since};
 use crate::store::{Paths, events, sessions};
 
 /// How often `--follow` looks for new lines.
@@ -98,7 +98,7 @@ fn render(value: &Value, line: &EventLine, json: bool) -> String {
     }
     activity::rows(line)
         .iter()
-        .map(|r| format!("{}\n", format_row(r, &Local)))
+        .map(|r| format!("{}\n", format_row(r, Zone::Local)))
         .collect()
 }
 

@@ -244,18 +244,6 @@ fn is_handoff_name(path: &Path) -> bool {
     })
 }
 
-fn age(created: Option<DateTime<Utc>>, now: DateTime<Utc>) -> String {
-    let Some(c) = created else {
-        return "?".into();
-    };
-    let mins = (now - c).num_minutes().max(0);
-    match mins {
-        m if m < 60 => format!("{m}m"),
-        m if m < 60 * 48 => format!("{}h", m / 60),
-        m => format!("{}d", m / (60 * 24)),
-    }
-}
-
 /// The numbered list in the one inbox order (blocked first, then newest), with
 /// each handoff's stable ID; `→` marks the pending one.
 pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<Utc>) -> String {
@@ -306,7 +294,7 @@ pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<
             crate::model::handoff::stamp_id(&h.file_name).unwrap_or("-"),
             one(&h.file_name),
             h.kind.as_str(),
-            age(h.created, now),
+            crate::model::time::age(now, h.created),
             h.status_word(),
             branch,
         );
@@ -361,4 +349,35 @@ fn join_paths(paths: &[PathBuf]) -> String {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn the_age_column_reads_as_everywhere_else() {
+        let now = Utc.with_ymd_and_hms(2026, 11, 21, 10, 30, 0).unwrap();
+        // The stamp in the name is the creation time (UTC).
+        let entry = |name: &str| {
+            HandoffEntry::parse(
+                PathBuf::from(format!("/p/.forge/handoffs/{name}")),
+                "---\nkind: session-handoff\n---\n# T\n",
+                None,
+            )
+            .unwrap()
+        };
+        let list = [
+            entry("handoff-20261121-102930.md"), // 30 s: "now", not "0m"
+            entry("handoff-20261120-043000.md"), // 30 h: "1d", as the dashboard says
+        ];
+        let text = render_list(&list, None, now);
+        let age_of = |name: &str| {
+            let line = text.lines().find(|l| l.contains(name)).unwrap();
+            line.split_whitespace().nth(4).unwrap().to_owned()
+        };
+        assert_eq!(age_of("handoff-20261121-102930.md"), "now", "{text}");
+        assert_eq!(age_of("handoff-20261120-043000.md"), "1d", "{text}");
+    }
 }

@@ -11,11 +11,11 @@ use serde_json::{Value, json};
 use crate::app::snapshot::{GitSource, load_state};
 use crate::env::Env;
 use crate::model::Snapshot;
-use crate::model::dashboard::age;
 use crate::model::level::Thresholds;
 use crate::model::snapshot::last_heard;
 use crate::model::state::{Attention, SessionBridge};
 use crate::model::text::single_line;
+use crate::model::time::age;
 
 /// List the sessions of this project: id, last event, context %, compactions, state
 ///

@@ -113,7 +113,12 @@ pub fn run(args: &StatusArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         }
         super::print_json(&v)?;
     } else {
-        super::print_out(&render_text(&snap, stale_after, &thresholds));
+        super::print_out(&render_text(
+            &snap,
+            stale_after,
+            &thresholds,
+            crate::model::time::Zone::Local,
+        ));
     }
     Ok(if set_up {
         ExitCode::SUCCESS
@@ -227,6 +232,7 @@ pub fn render_text(
     snap: &Snapshot,
     stale_after: chrono::Duration,
     thresholds: &crate::model::level::Thresholds,
+    zone: crate::model::time::Zone,
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "Project: {}", snap.root.display());
@@ -250,11 +256,15 @@ pub fn render_text(
         );
     }
     match &snap.last_session {
+        // How long ago and the local time, as the dashboard says it (SessionStart
+        // gives Claude the stored UTC time instead).
         Some(l) => {
             let _ = writeln!(
                 out,
-                "{}{}",
-                single_line(&crate::hooks::session_start::last_session_line(l)),
+                "Last session: {} · branch {} · {} uncommitted{}",
+                l.ended_words(snap.taken_at, zone),
+                single_line(l.branch.as_deref().unwrap_or("(none)")),
+                l.uncommitted_changes,
                 if l.is_final { " (final)" } else { "" }
             );
         }
@@ -376,6 +386,58 @@ fn short(id: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_session_reads_as_an_age_and_a_local_time() {
+        use chrono::TimeZone;
+        let now = chrono::Utc
+            .with_ymd_and_hms(2026, 11, 21, 10, 26, 0)
+            .unwrap();
+        let mut snap = Snapshot::empty(PathBuf::from("/p"), now);
+        snap.last_session = Some(crate::model::state::LastSession {
+            ended_at: "2026-11-21T10:12:00Z".into(),
+            branch: Some("main".into()),
+            uncommitted_changes: 2,
+            is_final: true,
+            ..Default::default()
+        });
+        let cet = crate::model::time::Zone::Fixed(chrono::FixedOffset::east_opt(3600).unwrap());
+        let text = render_text(
+            &snap,
+            chrono::Duration::minutes(30),
+            &Default::default(),
+            cet,
+        );
+        assert!(
+            text.contains(
+                "Last session: ended 14m ago, 11-21 11:12 · branch main · 2 uncommitted (final)\n"
+            ),
+            "{text}"
+        );
+        // Just ended: never "now ago"; a time that does not parse is shown as written.
+        snap.last_session.as_mut().unwrap().ended_at = "2026-11-21T10:25:50Z".into();
+        let text = render_text(
+            &snap,
+            chrono::Duration::minutes(30),
+            &Default::default(),
+            cet,
+        );
+        assert!(
+            text.contains("Last session: ended just now, 11-21 11:25 ·"),
+            "{text}"
+        );
+        snap.last_session.as_mut().unwrap().ended_at = "yesterday".into();
+        let text = render_text(
+            &snap,
+            chrono::Duration::minutes(30),
+            &Default::default(),
+            cet,
+        );
+        assert!(
+            text.contains("Last session: ended at yesterday ·"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn json_keeps_the_last_twenty_events() {

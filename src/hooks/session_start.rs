@@ -165,12 +165,7 @@ impl Ctx<'_> {
                         .file_name()
                         .map(|n| n.to_string_lossy().into_owned())
                         .unwrap_or_default();
-                    let when = age.map_or_else(|| "an unknown time".to_owned(), age_words);
-                    let line = format!(
-                        "An automatic handoff from {when} ago is waiting, not loaded: \
-                         `forge resume {}` makes the next session resume from it.\n",
-                        single_line(&name)
-                    );
+                    let line = waiting_line(age, &name);
                     out.push_str(&clip_line(&line, LINE_MAX));
                     self.record(Outcome::ResumeSkipped {
                         path,
@@ -305,8 +300,10 @@ enum Take {
 /// Why a session start did not take a pending resume another one was taking.
 const TAKEN_BY_ANOTHER: &str = "another session starting at the same moment took it";
 
-/// `Last session: <ended_at> · branch <b> · <n> uncommitted`.
-pub fn last_session_line(last: &LastSession) -> String {
+/// `Last session: <ended_at> · branch <b> · <n> uncommitted`, the time as stored
+/// (ISO 8601 UTC, DESIGN's contract for Claude's context); what people read says it
+/// as an age and a local time ([`LastSession::ended_words`]).
+fn last_session_line(last: &LastSession) -> String {
     format!(
         "Last session: {} · branch {} · {} uncommitted",
         last.ended_at,
@@ -437,6 +434,21 @@ fn resume_text(
     Ok(cut_lines(&out, budget, ""))
 }
 
+/// The line naming an automatic handoff that is not loaded: `An automatic handoff
+/// from 2 days ago is waiting, …` (`of unknown age` when its age is not known,
+/// never "from an unknown time ago").
+fn waiting_line(age: Option<chrono::Duration>, name: &str) -> String {
+    let when = age.map_or_else(
+        || "of unknown age".to_owned(),
+        |d| format!("from {} ago", age_words(d)),
+    );
+    format!(
+        "An automatic handoff {when} is waiting, not loaded: \
+         `forge resume {}` makes the next session resume from it.\n",
+        single_line(name)
+    )
+}
+
 /// A duration as a person says it: `45 minutes`, `14 hours`, `2 days`.
 fn age_words(d: chrono::Duration) -> String {
     let (n, unit) = if d.num_days() >= 2 {
@@ -447,4 +459,28 @@ fn age_words(d: chrono::Duration) -> String {
         (d.num_minutes().max(1), "minute")
     };
     format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unloaded_handoff_is_named_with_its_age_in_words() {
+        let line = |age| waiting_line(age, "handoff-20261119-094500.md");
+        assert!(
+            line(Some(chrono::Duration::hours(50)))
+                .starts_with("An automatic handoff from 2 days ago is waiting, not loaded: `forge resume handoff-20261119-094500.md`"),
+        );
+        assert!(
+            line(Some(chrono::Duration::seconds(5)))
+                .starts_with("An automatic handoff from 1 minute ago")
+        );
+        // Unknown: said so, not "from an unknown time ago".
+        assert!(
+            line(None).starts_with("An automatic handoff of unknown age is waiting"),
+            "{}",
+            line(None)
+        );
+    }
 }

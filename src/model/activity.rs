@@ -2,10 +2,11 @@
 //! line (one row for a call that did nothing worth a word). `forge log` prints
 //! these rows and the dashboard's activity view lists them, from the same lines.
 
-use chrono::{DateTime, TimeZone, Utc};
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::state::EventLine;
+use super::time::Zone;
 
 /// One thing forge did (or one call that did nothing).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,15 +97,11 @@ pub fn short_session(id: &str) -> &str {
 }
 
 /// A row as `forge log` prints it: `11-21 10:15:02  3f0c2a9e  Stop  recorded the
-/// turn: …`, the time in `tz`.
-pub fn format_row<Tz: TimeZone>(row: &Row, tz: &Tz) -> String
-where
-    Tz::Offset: std::fmt::Display,
-{
-    let time = row.time.map_or_else(
-        || "??-?? ??:??:??".to_owned(),
-        |t| t.with_timezone(tz).format("%m-%d %H:%M:%S").to_string(),
-    );
+/// turn: …`, the time in `zone`.
+pub fn format_row(row: &Row, zone: Zone) -> String {
+    let time = row
+        .time
+        .map_or_else(|| "??-?? ??:??:??".to_owned(), |t| zone.clock_secs(t));
     let session = row.session.as_deref().map_or("-", short_session);
     format!("{time}  {session:<8}  {:<20} {}", row.label, row.text)
 }
@@ -138,7 +135,7 @@ mod tests {
         );
         assert_eq!((r[0].tone, r[1].tone), (Tone::Did, Tone::Error));
         assert_eq!(
-            format_row(&r[1], &FixedOffset::east_opt(3600).unwrap()),
+            format_row(&r[1], Zone::Fixed(FixedOffset::east_opt(3600).unwrap())),
             "11-21 11:15:02  3f0c2a9e  SessionStart startup error (bridge): disk full"
         );
 
@@ -156,7 +153,7 @@ mod tests {
             ("PreToolUse Bash", "let the tool run", Tone::Quiet)
         );
         assert_eq!(
-            format_row(&quiet[0], &Utc),
+            format_row(&quiet[0], Zone::utc()),
             "11-21 10:15:03  s1        PreToolUse Bash      let the tool run"
         );
         // A line from before outcomes that recorded bad input is an error row.
@@ -165,7 +162,7 @@ mod tests {
         ));
         assert_eq!(old[0].tone, Tone::Error);
         assert_eq!(old[0].time, None);
-        assert!(format_row(&old[0], &Utc).starts_with("??-?? ??:??:??  -         Stop"));
+        assert!(format_row(&old[0], Zone::utc()).starts_with("??-?? ??:??:??  -         Stop"));
     }
 
     #[test]

@@ -489,7 +489,10 @@ impl Drift {
             ));
         }
         if let Some(h) = self.stale_hours {
-            out.push(format!("older than 24 h: written {h} h ago"));
+            out.push(format!(
+                "older than 24 h: written {} ago",
+                crate::model::time::short(chrono::Duration::hours(h))
+            ));
         }
         out
     }
@@ -768,6 +771,8 @@ mod tests {
         assert_eq!(d.dirtier, Some((2, 5)));
         assert_eq!(d.stale_hours, Some(48));
         assert_eq!(d.notes().len(), 3);
+        // The age reads as everywhere else ("2d"), not as a count of hours.
+        assert_eq!(d.notes()[2], "older than 24 h: written 2d ago");
         let fresh = Drift::of(
             &e,
             Some("feat/pool"),

@@ -256,11 +256,13 @@ fn cut(text: &str, max: usize) -> String {
     out
 }
 
-fn pct_text(i: &HandoffInputs<'_>) -> String {
+/// The context size as the "Why this handoff" sentence says it, `None` when no
+/// reading was known (the sentence then says so in words, never "at unknown").
+fn pct_text(i: &HandoffInputs<'_>) -> Option<String> {
     match (i.context_pct, i.level) {
-        (Some(p), Some(l)) => format!("{}% ({l})", p.round() as i64),
-        (Some(p), None) => format!("{}%", p.round() as i64),
-        _ => "unknown".to_owned(),
+        (Some(p), Some(l)) => Some(format!("{}% ({l})", p.round() as i64)),
+        (Some(p), None) => Some(format!("{}%", p.round() as i64)),
+        _ => None,
     }
 }
 
@@ -338,16 +340,27 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     // Why this handoff
     let _ = writeln!(d, "## Why this handoff");
     let pct = pct_text(i);
-    let why = match i.trigger {
-        Trigger::ContextThreshold => format!(
-            "Context reached {pct}, at or above the handoff threshold of {}%.",
-            i.threshold.round() as i64
+    let threshold = i.threshold.round() as i64;
+    let why = match (i.trigger, pct) {
+        (Trigger::ContextThreshold, Some(pct)) => {
+            format!("Context reached {pct}, at or above the handoff threshold of {threshold}%.")
+        }
+        (Trigger::ContextThreshold, None) => format!(
+            "Context reached the handoff threshold of {threshold}% (its exact size was not known)."
         ),
-        Trigger::PreCompact => format!(
-            "Claude Code is compacting the context (last reading {pct}); written as a safety net before details are lost."
+        (Trigger::PreCompact, pct) => format!(
+            "Claude Code is compacting the context ({}); written as a safety net before details are lost.",
+            pct.map_or_else(
+                || "its size was not known".to_owned(),
+                |p| format!("last reading {p}")
+            )
         ),
-        Trigger::Manual => format!("Written on request; context at {pct}."),
-        Trigger::SessionEnd => format!("The session ended; context at {pct}."),
+        (Trigger::Manual, Some(pct)) => format!("Written on request; context at {pct}."),
+        (Trigger::Manual, None) => "Written on request; the context size was not known.".to_owned(),
+        (Trigger::SessionEnd, Some(pct)) => format!("The session ended; context at {pct}."),
+        (Trigger::SessionEnd, None) => {
+            "The session ended; the context size was not known.".to_owned()
+        }
     };
     let _ = writeln!(d, "{why}");
     if let (Some(t), Some(w)) = (i.tokens, i.window) {
@@ -748,7 +761,28 @@ mod tests {
         assert_eq!(fm["context_used_pct"], "");
         assert_eq!(fm["branch"], "");
         assert!(doc.contains("# Session handoff — repo"));
-        assert!(doc.contains("Written on request; context at unknown."));
+        assert!(doc.contains("Written on request; the context size was not known."));
+        assert!(!doc.contains("unknown."), "{doc}");
+        // Every trigger says it in words, never "at unknown".
+        for (trigger, words) in [
+            (
+                Trigger::ContextThreshold,
+                "Context reached the handoff threshold of 70% (its exact size was not known).",
+            ),
+            (
+                Trigger::PreCompact,
+                "Claude Code is compacting the context (its size was not known);",
+            ),
+            (
+                Trigger::SessionEnd,
+                "The session ended; the context size was not known.",
+            ),
+        ] {
+            i.trigger = trigger;
+            let doc = compose(&i);
+            assert!(doc.contains(words), "{doc}");
+            assert!(!doc.contains("unknown"), "{doc}");
+        }
         assert!(doc.contains("(Transcript not read: no transcript path known.)"));
         assert!(doc.contains("## Open agent signals\nNone."));
     }

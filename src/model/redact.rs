@@ -105,9 +105,14 @@ fn harmless_key(key: &str) -> bool {
     .any(|s| k.ends_with(s))
 }
 
-/// `KEY=value` whose key looks secret and whose value looks like a value.
+/// `KEY=value` whose key looks secret and whose value looks like a value (a
+/// bracketed list is judged by what is inside: `[]` and `["$TOKEN"]` are not).
 fn assignment(c: &Captures<'_>, secret: &str) -> bool {
     let key = c.name("k").map_or("", |m| m.as_str());
+    let secret = secret
+        .strip_prefix('[')
+        .and_then(|s| s.strip_suffix(']'))
+        .map_or(secret, str::trim);
     let v = secret.to_ascii_lowercase();
     !harmless_key(key)
         && !is_placeholder(secret)
@@ -619,7 +624,10 @@ pub const RULES: &[Rule] = &[
         regex: concat!(
             r#"(?i)\b(?P<k>[A-Za-z0-9_.-]*(?:token|secret|password|passwd|pwd|api[_-]?key|apikey|auth|credential|private[_-]?key|access[_-]?key|session[_-]?key)[A-Za-z0-9_.-]*)"#,
             r#"["']?\s*[:=]\s*"#,
-            r#"(?:"(?P<s1>[^"\n]*)"|'(?P<s2>[^'\n]*)'|(?P<s3>[^\s,;&"'}\])]+))"#,
+            // A bracketed value (`[abc, def]`, a JSON array) goes whole, brackets
+            // and all: the unquoted class stops at `]`, so it would take `[abc` and
+            // leave `[REDACTED]]` (and `, def]` readable) behind.
+            r#"(?:"(?P<s1>[^"\n]*)"|'(?P<s2>[^'\n]*)'|(?P<s3>\[[^\[\]\n]*\])|(?P<s4>[^\s,;&"'}\])]+))"#,
         ),
         check: assignment,
         token: false,
@@ -1203,6 +1211,33 @@ mod tests {
             let out = redact(input);
             assert!(out.ends_with(REDACTED), "{input} → {out}");
             assert!(!out.contains("]]"), "{input} → {out}");
+        }
+    }
+
+    #[test]
+    fn a_bracketed_value_goes_whole_with_its_brackets() {
+        // The unquoted value class stops at `]`: `[abc123` went and the `]` stayed,
+        // and in a list only the first item went.
+        for (input, expected) in [
+            ("api_key=[abc123]", "api_key=[REDACTED]"),
+            ("password: [hunter2]", "password: [REDACTED]"),
+            ("API_KEYS=[abc123, def456]", "API_KEYS=[REDACTED]"),
+            (r#"token=["abc123"]"#, "token=[REDACTED]"),
+            (
+                r#"{"api_key": ["abc123xyz", "q7"]}"#,
+                r#"{"api_key": [REDACTED]}"#,
+            ),
+            (
+                "- [ ] set secret=[s3cr3t] today",
+                "- [ ] set secret=[REDACTED] today",
+            ),
+            // Empty and placeholder lists are not secrets.
+            ("secret=[]", "secret=[]"),
+            (r#"api_key = ["$API_KEY"]"#, r#"api_key = ["$API_KEY"]"#),
+        ] {
+            let out = redact(input);
+            assert_eq!(out, expected, "{input}");
+            assert_eq!(redact(&out), out, "redacting twice changes {out}");
         }
     }
 

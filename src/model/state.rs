@@ -37,6 +37,27 @@ pub struct LastSession {
     pub context_used_pct: Option<f64>,
 }
 
+impl LastSession {
+    /// When it ended, as people read it (the dashboard and `forge status`):
+    /// `ended 14m ago, 11-21 10:12` in `zone`, `ended just now, …`; a time that does
+    /// not parse is shown as written (`ended at …`, kept on one line).
+    pub fn ended_words(
+        &self,
+        now: chrono::DateTime<chrono::Utc>,
+        zone: crate::model::time::Zone,
+    ) -> String {
+        crate::model::time::parse_time(&self.ended_at).map_or_else(
+            || {
+                format!(
+                    "ended at {}",
+                    crate::model::text::single_line(&self.ended_at)
+                )
+            },
+            |t| format!("ended {}", zone.ago_at(now, t)),
+        )
+    }
+}
+
 /// One line of `logs/compactions.jsonl`: a compaction that happened. Written when
 /// SessionStart (`source: compact`) proves it, never on PreCompact alone (a
 /// compaction can be cancelled, or abandoned and retried: reference §11.1 #2). The

@@ -1,7 +1,86 @@
 //! Times and durations as people type them on the command line: `30s`, `10m`, `1h`,
-//! `2d`, `1w`, or a date and time. Pure: the clock and the time zone are inputs.
+//! `2d`, `1w`, or a date and time; and as forge shows them, one way everywhere: a
+//! relative age ([`age`], [`ago`]) and, where an absolute time is shown, the local
+//! time ([`Zone::clock`]). State files keep ISO 8601 UTC; only what people read is
+//! local. Pure: the clock and the time zone are inputs.
 
-use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use chrono::{DateTime, Duration, FixedOffset, Local, NaiveDate, NaiveDateTime, TimeZone, Utc};
+
+/// Parses an ISO 8601 / RFC 3339 time from a state file.
+pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s.trim())
+        .ok()
+        .map(|d| d.with_timezone(&Utc))
+}
+
+/// A short age: `now`, `5m`, `3h`, `2d` (`?` when unknown; future times are `now`).
+/// Columns and compact rows use it; sentences use [`ago`].
+pub fn age(now: DateTime<Utc>, then: Option<DateTime<Utc>>) -> String {
+    then.map_or_else(|| "?".to_owned(), |t| short(now - t))
+}
+
+/// A duration as [`age`] writes it: `now` under a minute, then whole minutes,
+/// hours, days.
+pub fn short(d: Duration) -> String {
+    let secs = d.num_seconds().max(0);
+    match secs {
+        0..60 => "now".into(),
+        60..3600 => format!("{}m", secs / 60),
+        3600..86_400 => format!("{}h", secs / 3600),
+        _ => format!("{}d", secs / 86_400),
+    }
+}
+
+/// The age in a sentence: `just now`, `5m ago`, `2d ago` (never `now ago`);
+/// `at an unknown time` when unknown.
+pub fn ago(now: DateTime<Utc>, then: Option<DateTime<Utc>>) -> String {
+    match then.map(|t| short(now - t)) {
+        None => "at an unknown time".to_owned(),
+        Some(a) if a == "now" => "just now".to_owned(),
+        Some(a) => format!("{a} ago"),
+    }
+}
+
+/// Where absolute times are shown: the machine's local time zone (what people
+/// see), or a fixed offset (what tests pin).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Zone {
+    /// The process's time zone (`TZ`, else the system's).
+    #[default]
+    Local,
+    /// A fixed offset from UTC.
+    Fixed(FixedOffset),
+}
+
+impl Zone {
+    /// UTC itself.
+    pub fn utc() -> Self {
+        Self::Fixed(FixedOffset::east_opt(0).expect("zero is a valid offset"))
+    }
+
+    fn local(self, t: DateTime<Utc>) -> DateTime<FixedOffset> {
+        match self {
+            Self::Local => t.with_timezone(&Local).fixed_offset(),
+            Self::Fixed(o) => t.with_timezone(&o),
+        }
+    }
+
+    /// An absolute time as forge shows one: month, day, hours and minutes in this
+    /// zone, `11-21 10:12`.
+    pub fn clock(self, t: DateTime<Utc>) -> String {
+        self.local(t).format("%m-%d %H:%M").to_string()
+    }
+
+    /// [`Zone::clock`] with seconds, `11-21 10:12:05`, for event rows.
+    pub fn clock_secs(self, t: DateTime<Utc>) -> String {
+        self.local(t).format("%m-%d %H:%M:%S").to_string()
+    }
+
+    /// How long ago and when: `14m ago, 11-21 10:12`, `just now, 11-21 10:12`.
+    pub fn ago_at(self, now: DateTime<Utc>, t: DateTime<Utc>) -> String {
+        format!("{}, {}", ago(now, Some(t)), self.clock(t))
+    }
+}
 
 /// A duration written as a whole number and a unit: `s`, `m`, `h`, `d` or `w`
 /// (`30s`, `10m`, `1h`, `2d`, `1w`). `None` for anything else.
@@ -84,6 +163,40 @@ mod tests {
         ] {
             assert_eq!(secs(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn ages_are_short_and_sentences_never_say_now_ago() {
+        let now = Utc.with_ymd_and_hms(2026, 11, 21, 12, 0, 0).unwrap();
+        let back = |secs: i64| Some(now - Duration::seconds(secs));
+        assert_eq!(age(now, back(0)), "now");
+        assert_eq!(age(now, back(59)), "now");
+        assert_eq!(age(now, back(60)), "1m");
+        assert_eq!(age(now, back(3599)), "59m");
+        assert_eq!(age(now, back(3600)), "1h");
+        assert_eq!(age(now, back(86_399)), "23h");
+        assert_eq!(age(now, back(86_400)), "1d");
+        assert_eq!(age(now, back(-600)), "now", "a future time");
+        assert_eq!(age(now, None), "?");
+        assert_eq!(ago(now, back(5)), "just now");
+        assert_eq!(ago(now, back(14 * 60)), "14m ago");
+        assert_eq!(ago(now, back(3 * 86_400)), "3d ago");
+        assert_eq!(ago(now, None), "at an unknown time");
+    }
+
+    #[test]
+    fn absolute_times_are_in_the_zone_given() {
+        let t = Utc.with_ymd_and_hms(2026, 11, 21, 10, 12, 5).unwrap();
+        let cet = Zone::Fixed(FixedOffset::east_opt(3600).unwrap());
+        assert_eq!(cet.clock(t), "11-21 11:12");
+        assert_eq!(cet.clock_secs(t), "11-21 11:12:05");
+        assert_eq!(Zone::utc().clock(t), "11-21 10:12");
+        // Across midnight the date moves too.
+        let west = Zone::Fixed(FixedOffset::west_opt(11 * 3600).unwrap());
+        assert_eq!(west.clock(t), "11-20 23:12");
+        let now = t + Duration::minutes(14);
+        assert_eq!(cet.ago_at(now, t), "14m ago, 11-21 11:12");
+        assert_eq!(cet.ago_at(t, t), "just now, 11-21 11:12");
     }
 
     #[test]

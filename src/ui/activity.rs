@@ -12,8 +12,9 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::{DIM, TITLE, indent, rows, text, title};
 use crate::model::activity::{Row, Tone, short_session};
-use crate::model::dashboard::{Model, Pane, age};
+use crate::model::dashboard::{Model, Pane};
 use crate::model::text::single_line;
+use crate::model::time::{Zone, age};
 
 /// Rows the whole text of the row under the cursor may take (its heading included).
 const DETAIL_MAX: u16 = 5;
@@ -41,7 +42,7 @@ pub fn render(m: &Model, area: Rect, buf: &mut Buffer) {
     // The row under the cursor, whole, below the list when there is room for both.
     let detail = list
         .get(selected)
-        .map(|r| detail_lines(r, usize::from(body.width)))
+        .map(|r| detail_lines(r, usize::from(body.width), m.zone))
         .filter(|_| body.height >= 8)
         .unwrap_or_default();
     let detail_h = (detail.len() as u16).min(DETAIL_MAX);
@@ -106,11 +107,10 @@ fn session(row: &Row) -> String {
 
 /// The row under the cursor: a heading (when, which session, which event), then its
 /// text wrapped to `width`.
-fn detail_lines(row: &Row, width: usize) -> Vec<Line<'static>> {
-    let when = row.time.map_or_else(
-        || "?".to_owned(),
-        |t| t.format("%m-%d %H:%M:%S UTC").to_string(),
-    );
+fn detail_lines(row: &Row, width: usize, zone: Zone) -> Vec<Line<'static>> {
+    let when = row
+        .time
+        .map_or_else(|| "?".to_owned(), |t| zone.clock_secs(t));
     let heading = format!(
         "── {when} · {} · {}",
         single_line(row.session.as_deref().unwrap_or("no session")),

@@ -1,9 +1,12 @@
 //! Handoff text made readable in a terminal: front matter as dim `key: value` lines,
-//! headings in bold, task lists as ✓ / ◐ / ☐, bullets as •, code dimmed.
+//! headings in bold, task lists as ✓ / ◐ / ☐, bullets as •, code dimmed, HTML
+//! comments (notes for whoever edits the file) hidden.
 //! Not a Markdown engine — just the shapes forge's handoffs use.
 //!
 //! [`render_wrapped`] also wraps to a width, continuing list items under their text
 //! (a hanging indent) rather than under the bullet.
+
+use std::borrow::Cow;
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -50,8 +53,10 @@ fn render_hung(text: &str) -> Vec<(Line<'static>, usize)> {
             out.push((Line::styled("─".repeat(20), dim), 0));
         }
     }
+    let rest: Vec<&str> = lines.collect();
     let mut in_code = false;
-    for l in lines {
+    for l in without_comments(&rest) {
+        let l = &*l;
         let t = l.trim_start();
         if t.starts_with("```") {
             in_code = !in_code;
@@ -69,12 +74,81 @@ fn render_hung(text: &str) -> Vec<(Line<'static>, usize)> {
             ));
             continue;
         }
-        out.push(line(l, t, dim));
+        out.push(line(l, t));
     }
     out
 }
 
-fn line(raw: &str, t: &str, dim: Style) -> (Line<'static>, usize) {
+/// Whether `l` opens or closes a code block.
+fn is_fence(l: &str) -> bool {
+    l.trim_start().starts_with("```")
+}
+
+/// `lines` without their HTML comments (`<!-- … -->`, within a line or across
+/// several), which are notes for whoever edits the file, not part of what it says
+/// (the agent handoff template ends with one). A line that held nothing but a
+/// comment goes; code blocks and code spans keep theirs, and a `<!--` that is never
+/// closed stays as text.
+fn without_comments<'a>(lines: &[&'a str]) -> Vec<Cow<'a, str>> {
+    let mut out = Vec::with_capacity(lines.len());
+    let mut in_code = false;
+    let mut i = 0;
+    while let Some(&first) = lines.get(i) {
+        i += 1;
+        if is_fence(first) {
+            in_code = !in_code;
+        }
+        if in_code || is_fence(first) {
+            out.push(Cow::Borrowed(first));
+            continue;
+        }
+        let mut kept = String::new();
+        let mut rest = first;
+        let mut cut = false;
+        while let Some(open) = comment_start(rest) {
+            let after = &rest[open + 4..];
+            if let Some(close) = after.find("-->") {
+                kept.push_str(&rest[..open]);
+                rest = &after[close + 3..];
+                cut = true;
+                continue;
+            }
+            // Closed on a later line (outside a code block)?
+            let Some(end) = lines[i..]
+                .iter()
+                .position(|l| l.contains("-->"))
+                .filter(|&n| !lines[i..i + n].iter().any(|l| is_fence(l)))
+            else {
+                break;
+            };
+            kept.push_str(&rest[..open]);
+            let close_line = lines[i + end];
+            let close = close_line.find("-->").unwrap_or(0);
+            rest = &close_line[close + 3..];
+            i += end + 1;
+            cut = true;
+        }
+        if !cut {
+            out.push(Cow::Borrowed(first));
+            continue;
+        }
+        kept.push_str(rest);
+        // A line that was only a comment goes, not leaving a blank line behind.
+        if !kept.trim().is_empty() {
+            out.push(Cow::Owned(kept.trim_end().to_owned()));
+        }
+    }
+    out
+}
+
+/// Where the first `<!--` outside a code span starts in `line`.
+fn comment_start(line: &str) -> Option<usize> {
+    line.match_indices("<!--")
+        .map(|(at, _)| at)
+        .find(|&at| line[..at].matches('`').count().is_multiple_of(2))
+}
+
+fn line(raw: &str, t: &str) -> (Line<'static>, usize) {
     let lead = raw.len() - t.len();
     let indent = " ".repeat(lead);
     if let Some(h) = t.strip_prefix("# ") {
@@ -95,9 +169,6 @@ fn line(raw: &str, t: &str, dim: Style) -> (Line<'static>, usize) {
             ),
             0,
         );
-    }
-    if t.starts_with("<!--") {
-        return (Line::styled(raw.to_owned(), dim), lead);
     }
     for (prefix, mark, style) in [
         ("- [x] ", "✓ ", Style::new().fg(Color::Green)),
@@ -185,6 +256,52 @@ mod tests {
                 "that wraps",
             ]
         );
+    }
+
+    #[test]
+    fn html_comments_are_not_shown() {
+        let text = concat!(
+            "### Signal\n",
+            "```json\n",
+            "{\"status\": \"blocked\"} <!-- code keeps it -->\n",
+            "```\n",
+            "<!-- status valid values: \"complete\" | \"partial\" | \"blocked\" -->\n",
+            "Before <!-- inline --> after <!-- two -->\n",
+            "  <!-- indented -->\n",
+            "Text <!-- starts here\n",
+            "and goes on\n",
+            "--> ends here\n",
+            "<!--\n",
+            "a whole block\n",
+            "-->\n",
+            "Use `<!-- x -->` in code spans\n",
+            "Last <!-- never closed\n",
+        );
+        assert_eq!(
+            plain(&render(text)),
+            [
+                "Signal",
+                "  ┈┈ json",
+                "  {\"status\": \"blocked\"} <!-- code keeps it -->",
+                "  ┈┈ ",
+                "Before  after",
+                "Text  ends here",
+                "Use `<!-- x -->` in code spans",
+                "Last <!-- never closed",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_agent_template_shows_no_comment() {
+        let template = include_str!("../../assets/templates/agent-handoff.md");
+        assert!(template.contains("<!--"), "the template still has its note");
+        let out = plain(&render(template)).join("\n");
+        assert!(
+            !out.contains("<!--") && !out.contains("valid values"),
+            "{out}"
+        );
+        assert!(out.ends_with("  ┈┈ "), "{out}");
     }
 
     #[test]

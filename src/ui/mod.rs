@@ -16,13 +16,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Sparkline, Widget};
 
 use crate::model::dashboard::{
-    self, Binding, ContextView, KindFilter, Mode, Model, Pane, age, bindings, parse_time,
+    self, Binding, ContextView, KindFilter, Mode, Model, Pane, bindings,
 };
 use crate::model::handoff::{HandoffEntry, HandoffKind};
 use crate::model::level::Level;
 use crate::model::signal::SignalParse;
 use crate::model::state::Attention;
 use crate::model::text::single_line;
+use crate::model::time::{age, parse_time};
 
 /// The colour of a context level.
 pub fn level_color(level: Level) -> Color {
@@ -368,11 +369,7 @@ fn render_session(m: &Model, area: Rect, buf: &mut Buffer) {
     let mut lines: Vec<Line<'static>> = Vec::new();
     match &m.snapshot.last_session {
         Some(l) => {
-            let when = parse_time(&l.ended_at);
-            let clock = when.map_or_else(
-                || single_line(&l.ended_at).into_owned(),
-                |t| t.format("%m-%d %H:%M UTC").to_string(),
-            );
+            let ended = l.ended_words(m.now, m.zone);
             let fin = if l.is_final {
                 Span::styled(
                     format!(
@@ -387,13 +384,7 @@ fn render_session(m: &Model, area: Rect, buf: &mut Buffer) {
             } else {
                 Span::styled(" · not final", WARN)
             };
-            lines.push(Line::from(vec![
-                Span::raw(match age(m.now, when) {
-                    a if a == "now" => format!("ended just now, {clock}"),
-                    a => format!("ended {a} ago, {clock}"),
-                }),
-                fin,
-            ]));
+            lines.push(Line::from(vec![Span::raw(ended), fin]));
             let mut facts = vec![Span::raw(format!(
                 "⎇ {}",
                 single_line(l.branch.as_deref().unwrap_or("(no branch)"))
@@ -808,7 +799,7 @@ fn thread_lines(m: &Model, h: &HandoffEntry) -> Vec<Line<'static>> {
     for t in thread.iter().take(THREAD_SHOWN) {
         let mark = if t.path == h.path { "▸" } else { " " };
         lines.push(Line::from(vec![
-            Span::raw(format!("{mark} {:>4} ", dashboard::age(m.now, t.created))),
+            Span::raw(format!("{mark} {:>4} ", age(m.now, t.created))),
             Span::styled(
                 format!("{:<9} ", t.status_word()),
                 status_style(t.status_word()),

@@ -24,6 +24,9 @@ fn now() -> DateTime<Utc> {
 fn model_of(root: &Path) -> Model {
     let snap = load(&Paths::new(root), now(), GitSource::Cache);
     let mut m = Model::new(snap, Thresholds::default(), now());
+    // Absolute times show in local time: pinned here to UTC+1, so a frame shows
+    // 10:12Z as 11:12.
+    m.zone = crate::model::time::Zone::Fixed(chrono::FixedOffset::east_opt(3600).unwrap());
     for fx in m.start() {
         if let dashboard::Effect::LoadPreview(p) = fx {
             let text = std::fs::read_to_string(&p).ok();
@@ -95,6 +98,40 @@ fn blocked_signal_only() {
     let col = buffer_row(buf, row)[..x].chars().count() as u16;
     assert_eq!(buf[(col, row)].fg, Color::Red);
     assert!(buf[(col, row)].modifier.contains(Modifier::BOLD));
+}
+
+#[test]
+fn the_preview_hides_the_templates_html_comment() {
+    // The fixture ends as the agent template does: a Signal block, then an HTML
+    // comment listing the valid statuses, a note for the writer, not the reader.
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join(".forge/handoffs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/handoffs/agent-T-012-20261121-101502.md");
+    assert!(
+        std::fs::read_to_string(&src)
+            .unwrap()
+            .contains("<!-- status valid values")
+    );
+    std::fs::copy(src, dir.join("agent-T-012-20261121-101502.md")).unwrap();
+    let m = model_of(t.path());
+    let terminal = draw(&m, 100, 80);
+    let buf = terminal.backend().buffer();
+    let rows: Vec<String> = (0..80).map(|y| buffer_row(buf, y)).collect();
+    // The whole preview is on screen, down to the end of the Signal block…
+    assert!(
+        rows.iter().any(|r| r.contains("\"blocking\": true")),
+        "{rows:#?}"
+    );
+    // …and the comment after it is not.
+    assert!(
+        !rows
+            .iter()
+            .any(|r| r.contains("<!--") || r.contains("valid values")),
+        "{rows:#?}"
+    );
+    frame_snapshot!("agent_preview_100x80", terminal);
 }
 
 fn buffer_row(buf: &Buffer, y: u16) -> String {
@@ -258,18 +295,15 @@ fn preview_g_stops_at_the_last_line() {
     update(&mut m, Event::Action(Action::PageDown));
     update(&mut m, Event::Action(Action::Down));
     let rows = rows_text(draw(&m, w, h).backend().buffer());
-    // The row above the footer holds the document's last line: the pane is full.
-    let last = m
-        .preview
-        .text
-        .as_deref()
-        .unwrap()
-        .lines()
+    // The row above the footer holds the document's last shown line (not the HTML
+    // comment after it, which the preview hides): the pane is full.
+    let last = super::markdown::render(m.preview.text.as_deref().unwrap())
+        .iter()
+        .map(ToString::to_string)
         .rev()
         .find(|l| !l.trim().is_empty())
         .unwrap()
         .trim()
-        .trim_start_matches("- ")
         .to_owned();
     let bottom = &rows[usize::from(h) - 2];
     assert!(

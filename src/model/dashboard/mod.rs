@@ -228,6 +228,8 @@ pub struct Model {
     pub thresholds: Thresholds,
     /// The time ages are measured from.
     pub now: DateTime<Utc>,
+    /// The time zone absolute times are shown in (local; tests pin one).
+    pub zone: crate::model::time::Zone,
     /// The focused pane.
     pub focus: Pane,
     /// What keys mean now.
@@ -294,6 +296,7 @@ impl Model {
             snapshot,
             thresholds,
             now,
+            zone: crate::model::time::Zone::Local,
             focus: Pane::Inbox,
             mode: Mode::Normal,
             filter: Filter::default(),
@@ -616,27 +619,6 @@ impl Model {
         };
         rows.max(1) as isize
     }
-}
-
-/// A short age: `now`, `5m`, `3h`, `2d` (`?` when unknown; future times are `now`).
-pub fn age(now: DateTime<Utc>, then: Option<DateTime<Utc>>) -> String {
-    let Some(then) = then else {
-        return "?".into();
-    };
-    let secs = (now - then).num_seconds().max(0);
-    match secs {
-        0..60 => "now".into(),
-        60..3600 => format!("{}m", secs / 60),
-        3600..86_400 => format!("{}h", secs / 3600),
-        _ => format!("{}d", secs / 86_400),
-    }
-}
-
-/// Parses an ISO 8601 / RFC 3339 time from a state file.
-pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(s.trim())
-        .ok()
-        .map(|d| d.with_timezone(&Utc))
 }
 
 #[cfg(test)]

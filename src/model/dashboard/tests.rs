@@ -53,24 +53,6 @@ fn press(m: &mut Model, key: Key) -> Vec<Effect> {
 }
 
 #[test]
-fn ages_are_short() {
-    let t = |s: i64| age(now(), Some(now() - chrono::Duration::seconds(s)));
-    assert_eq!(
-        [
-            t(-5),
-            t(59),
-            t(60),
-            t(3599),
-            t(3600),
-            t(86_399),
-            t(86_400 * 3)
-        ],
-        ["now", "now", "1m", "59m", "1h", "23h", "3d"]
-    );
-    assert_eq!(age(now(), None), "?");
-}
-
-#[test]
 fn blocked_first_then_newest() {
     let m = model();
     assert_eq!(
