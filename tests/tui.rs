@@ -316,6 +316,16 @@ fn live_dashboard_in_a_real_terminal() {
     tmux.run(&["resize-window", "-t", "t", "-x", "100", "-y", "30"]);
     tmux.wait_for("Handoffs 1 of 3");
 
+    // The filter also searches the handoffs' text ("orders.rs" is only in the body
+    // of the session handoff), read from disk as it is typed.
+    tmux.keys(&["c", "/"]);
+    tmux.keys(&["-l", "ORDERS.rs"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Handoffs 1 of 3 · /ORDERS.rs");
+    tmux.wait_for("Preview handoff-20261121-094500.md");
+    tmux.keys(&["c"]);
+    tmux.wait_for("Handoffs 3");
+
     // q quits with status 0.
     tmux.keys(&["q"]);
     let status = wait_file(&exit_file);
