@@ -253,6 +253,8 @@ pub enum Source {
     User(PathBuf),
     /// `.forge/config.toml`.
     Project(PathBuf),
+    /// An `[agents.<name>]` table (the name, then the file that holds it).
+    Agent(String, PathBuf),
 }
 
 impl fmt::Display for Source {
@@ -261,6 +263,7 @@ impl fmt::Display for Source {
             Self::Default => f.write_str("default"),
             Self::User(p) => write!(f, "user ({})", p.display()),
             Self::Project(p) => write!(f, "project ({})", p.display()),
+            Self::Agent(name, p) => write!(f, "agent {name} ({})", p.display()),
         }
     }
 }
@@ -329,6 +332,11 @@ pub struct Loaded {
     pub sources: BTreeMap<String, Source>,
     /// The files that were looked for, in order (user, project), and whether each exists.
     pub files: Vec<(Source, bool)>,
+    /// The agent whose `[agents.<name>]` tables were looked for (`None`: no agent
+    /// named, or no file has agent tables).
+    pub agent: Option<String>,
+    /// The agent names the files define.
+    pub agents: Vec<String>,
 }
 
 /// The user config file: `$XDG_CONFIG_HOME/forge/config.toml` or `~/.config/forge/config.toml`.
@@ -367,8 +375,18 @@ fn parse_file(
     if !problems.is_empty() {
         return Err(invalid(problems.join("; ")));
     }
-    Config::deserialize(toml::Value::Table(table.clone()))
+    let (own, agents) = split_agents(&table);
+    Config::deserialize(toml::Value::Table(own))
         .map_err(|e| invalid(humanize_de_error(&e.to_string())))?;
+    // Every agent table is checked, whichever agent runs.
+    for (name, t) in &agents {
+        Config::deserialize(toml::Value::Table(t.clone())).map_err(|e| {
+            invalid(format!(
+                "in [agents.{name}]: {}",
+                humanize_de_error(&e.to_string())
+            ))
+        })?;
+    }
     Ok(Some(table))
 }
 
@@ -387,6 +405,12 @@ fn kind_of(v: &toml::Value) -> String {
 
 /// Unknown sections and keys, and sections that are not tables, each named once.
 fn unknown_keys(table: &toml::Table) -> Vec<String> {
+    unknown_keys_in(table, "")
+}
+
+/// [`unknown_keys`] of a table at `prefix` (`""`, or `agents.builder.` inside an
+/// agent table, whose sections are named with it).
+fn unknown_keys_in(table: &toml::Table, prefix: &str) -> Vec<String> {
     let mut out = Vec::new();
     let sections = || {
         KEYS.iter()
@@ -395,16 +419,20 @@ fn unknown_keys(table: &toml::Table) -> Vec<String> {
             .join(", ")
     };
     for (name, value) in table {
+        if name == AGENTS && prefix.is_empty() {
+            out.extend(unknown_agent_keys(value));
+            continue;
+        }
         let Some((_, keys)) = KEYS.iter().find(|(s, _)| s == name) else {
             out.push(format!(
-                "unknown key `{name}` (valid sections: {})",
+                "unknown key `{prefix}{name}` (valid sections: {})",
                 sections()
             ));
             continue;
         };
         let Some(inner) = value.as_table() else {
             out.push(format!(
-                "`{name}` must be a table like [{name}], found {}",
+                "`{prefix}{name}` must be a table like [{prefix}{name}], found {}",
                 kind_of(value)
             ));
             continue;
@@ -412,13 +440,60 @@ fn unknown_keys(table: &toml::Table) -> Vec<String> {
         for key in inner.keys() {
             if !keys.contains(&key.as_str()) {
                 out.push(format!(
-                    "unknown key `{name}.{key}` (valid keys in [{name}]: {})",
+                    "unknown key `{prefix}{name}.{key}` (valid keys in [{name}]: {})",
                     keys.join(", ")
                 ));
             }
         }
     }
     out
+}
+
+/// The key of the per-agent tables: `[agents.<name>.<section>]`.
+pub const AGENTS: &str = "agents";
+
+/// The problems of an `agents` value: it must be a table of agent tables, each
+/// holding sections like the file itself (and no `agents` of its own).
+fn unknown_agent_keys(value: &toml::Value) -> Vec<String> {
+    let Some(agents) = value.as_table() else {
+        return vec![format!(
+            "`agents` must hold tables like [agents.builder.context], found {}",
+            kind_of(value)
+        )];
+    };
+    let mut out = Vec::new();
+    for (agent, table) in agents {
+        let Some(t) = table.as_table() else {
+            out.push(format!(
+                "`agents.{agent}` must be a table like [agents.{agent}.context], found {}",
+                kind_of(table)
+            ));
+            continue;
+        };
+        if t.contains_key(AGENTS) {
+            out.push(format!("`agents.{agent}.agents`: agent tables do not nest"));
+            continue;
+        }
+        out.extend(unknown_keys_in(t, &format!("agents.{agent}.")));
+    }
+    out
+}
+
+/// A parsed file's own settings (its `agents` tables left out) and its agent
+/// tables by name.
+fn split_agents(table: &toml::Table) -> (toml::Table, BTreeMap<String, toml::Table>) {
+    let mut own = table.clone();
+    let agents = match own.remove(AGENTS) {
+        Some(toml::Value::Table(t)) => t
+            .into_iter()
+            .filter_map(|(k, v)| match v {
+                toml::Value::Table(t) => Some((k, t)),
+                _ => None,
+            })
+            .collect(),
+        _ => BTreeMap::new(),
+    };
+    (own, agents)
 }
 
 /// serde's type errors in words a person uses: no Rust type names, and the key first.
@@ -541,8 +616,15 @@ fn leaves(prefix: &str, v: &toml::Value, out: &mut Vec<String>) {
 }
 
 /// Loads the layered config for a project. Errors name the file and the key.
+/// The agent is named by `$FORGE_AGENT`, else the tmux session (see
+/// [`Env::agent_name`]); its `[agents.<name>]` tables win over both files.
 pub fn load(paths: &Paths, env: &Env) -> Result<Loaded, ConfigError> {
-    load_skipping(paths, env, &[])
+    load_skipping(paths, env, &[], None)
+}
+
+/// [`load`] as agent `agent` (`forge config show --agent NAME`).
+pub fn load_as(paths: &Paths, env: &Env, agent: &str) -> Result<Loaded, ConfigError> {
+    load_skipping(paths, env, &[], Some(agent))
 }
 
 /// The config with every broken file left out (defaults and the layers that load),
@@ -553,7 +635,7 @@ pub fn load_lenient(paths: &Paths, env: &Env) -> (Loaded, Vec<ConfigError>) {
     let mut errors = Vec::new();
     // At most one retry per layer (user, project), then the defaults alone.
     for _ in 0..3 {
-        match load_skipping(paths, env, &skip) {
+        match load_skipping(paths, env, &skip, None) {
             Ok(l) => return (l, errors),
             Err(e) => {
                 let path = e.path().to_path_buf();
@@ -567,16 +649,23 @@ pub fn load_lenient(paths: &Paths, env: &Env) -> (Loaded, Vec<ConfigError>) {
     }
     let both = [user_path(env), Some(paths.config())];
     skip.extend(both.into_iter().flatten());
-    let loaded = load_skipping(paths, env, &skip).unwrap_or_else(|_| Loaded {
+    let loaded = load_skipping(paths, env, &skip, None).unwrap_or_else(|_| Loaded {
         config: Config::default(),
         sources: BTreeMap::new(),
         files: Vec::new(),
+        agent: None,
+        agents: Vec::new(),
     });
     (loaded, errors)
 }
 
 /// [`load`], leaving out the files in `skip` (they are listed as not loaded).
-fn load_skipping(paths: &Paths, env: &Env, skip: &[PathBuf]) -> Result<Loaded, ConfigError> {
+fn load_skipping(
+    paths: &Paths,
+    env: &Env,
+    skip: &[PathBuf],
+    agent: Option<&str>,
+) -> Result<Loaded, ConfigError> {
     let defaults = toml::Value::try_from(Config::default()).map_err(|e| ConfigError::Invalid {
         path: PathBuf::from("<defaults>"),
         message: e.to_string(),
@@ -592,6 +681,7 @@ fn load_skipping(paths: &Paths, env: &Env, skip: &[PathBuf]) -> Result<Loaded, C
         _ => toml::Table::new(),
     };
     let mut files = Vec::new();
+    let mut layer_agents: Vec<(PathBuf, BTreeMap<String, toml::Table>)> = Vec::new();
     let layers = [
         user_path(env).map(Source::User),
         Some(Source::Project(paths.config())),
@@ -599,7 +689,7 @@ fn load_skipping(paths: &Paths, env: &Env, skip: &[PathBuf]) -> Result<Loaded, C
     for source in layers.into_iter().flatten() {
         let path = match &source {
             Source::User(p) | Source::Project(p) => p.clone(),
-            Source::Default => continue,
+            Source::Default | Source::Agent(..) => continue,
         };
         if skip.contains(&path) {
             files.push((source.clone(), false));
@@ -612,7 +702,30 @@ fn load_skipping(paths: &Paths, env: &Env, skip: &[PathBuf]) -> Result<Loaded, C
         let table = parse_file(&path, follow)?;
         files.push((source.clone(), table.is_some()));
         if let Some(table) = table {
-            merge(&mut merged, &table, &source, "", &mut sources);
+            let (own, agents) = split_agents(&table);
+            merge(&mut merged, &own, &source, "", &mut sources);
+            layer_agents.push((path.clone(), agents));
+        }
+    }
+    // Agent tables last (agent > project > user > defaults), the user file's then
+    // the project's. The agent is only asked for when some file has agent tables.
+    let mut defined: Vec<String> = layer_agents
+        .iter()
+        .flat_map(|(_, a)| a.keys().cloned())
+        .collect();
+    defined.sort();
+    defined.dedup();
+    let agent = if defined.is_empty() && agent.is_none() {
+        None
+    } else {
+        agent.map(str::to_owned).or_else(|| env.agent_name())
+    };
+    if let Some(name) = &agent {
+        for (path, agents) in &layer_agents {
+            if let Some(t) = agents.get(name) {
+                let source = Source::Agent(name.clone(), path.clone());
+                merge(&mut merged, t, &source, "", &mut sources);
+            }
         }
     }
     let config =
@@ -626,7 +739,7 @@ fn load_skipping(paths: &Paths, env: &Env, skip: &[PathBuf]) -> Result<Loaded, C
             .0
             .iter()
             .filter_map(|k| match sources.get(*k) {
-                Some(Source::User(p) | Source::Project(p)) => Some(p.clone()),
+                Some(Source::User(p) | Source::Project(p) | Source::Agent(_, p)) => Some(p.clone()),
                 _ => None,
             })
             .next_back()
@@ -640,6 +753,8 @@ fn load_skipping(paths: &Paths, env: &Env, skip: &[PathBuf]) -> Result<Loaded, C
         config,
         sources,
         files,
+        agent,
+        agents: defined,
     })
 }
 
@@ -790,6 +905,107 @@ mod tests {
         assert_eq!(l.sources["context.warn"], Source::Project(p.config()));
         assert_eq!(l.sources["context.critical"], Source::User(user));
         assert_eq!(l.sources["context.emergency"], Source::Default);
+    }
+
+    #[test]
+    fn an_agent_table_wins_over_project_over_user_per_field() {
+        let (t, p, mut env) = setup();
+        let user = t.path().join("xdg/forge/config.toml");
+        std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+        std::fs::write(
+            &user,
+            "[context]\nwarn = 60\ncritical = 80\n\
+             [agents.builder.context]\nhandoff_threshold = 55\ncritical = 75\n",
+        )
+        .unwrap();
+        std::fs::write(
+            p.config(),
+            "[context]\nwarn = 65\n[agents.builder.context]\ncritical = 78\n\
+             [agents.reviewer.attention]\nstale_after = \"15m\"\n",
+        )
+        .unwrap();
+        // No agent named: the tables are checked, not applied.
+        let l = load(&p, &env).unwrap();
+        assert_eq!(l.agent, None);
+        assert_eq!(l.agents, ["builder", "reviewer"]);
+        assert_eq!(l.config.context.critical, 80.0);
+        // $FORGE_AGENT names it: agent > project > user > defaults, key by key; the
+        // project's agent table over the user's.
+        env.forge_agent = Some("builder".into());
+        let l = load(&p, &env).unwrap();
+        assert_eq!(l.agent.as_deref(), Some("builder"));
+        assert_eq!(l.config.context.warn, 65.0);
+        assert_eq!(l.config.context.critical, 78.0);
+        assert_eq!(l.config.context.handoff_threshold, 55.0);
+        assert_eq!(
+            l.sources["context.critical"],
+            Source::Agent("builder".into(), p.config())
+        );
+        assert_eq!(
+            l.sources["context.handoff_threshold"],
+            Source::Agent("builder".into(), user.clone())
+        );
+        assert_eq!(l.sources["context.warn"], Source::Project(p.config()));
+        // Another agent gets only its own table.
+        let l = load_as(&p, &env, "reviewer").unwrap();
+        assert_eq!(l.config.context.critical, 80.0);
+        assert_eq!(l.config.attention.stale_after, "15m");
+        // An agent without a table: the files as they are.
+        let l = load_as(&p, &env, "nobody").unwrap();
+        assert_eq!(l.config.context.handoff_threshold, 70.0);
+    }
+
+    #[test]
+    fn every_agent_table_is_checked_strictly() {
+        let (_t, p, env) = setup();
+        for (text, want) in [
+            (
+                "[agents.builder.context]\nwarm = 1\n",
+                "unknown key `agents.builder.context.warm`",
+            ),
+            (
+                "[agents.builder.contxt]\nwarn = 1\n",
+                "unknown key `agents.builder.contxt`",
+            ),
+            (
+                "[agents.builder.context]\nwarn = \"high\"\n",
+                "in [agents.builder]: `context.warn` must be a number",
+            ),
+            ("agents = 3\n", "`agents` must hold tables"),
+            (
+                "[agents]\nbuilder = 3\n",
+                "`agents.builder` must be a table",
+            ),
+            (
+                "[agents.a.agents.b.context]\nwarn = 1\n",
+                "agent tables do not nest",
+            ),
+        ] {
+            std::fs::write(p.config(), text).unwrap();
+            let e = load(&p, &env).unwrap_err().to_string();
+            assert!(e.contains(want), "{text:?}: {e}");
+            assert!(e.contains("config.toml"), "names the file: {e}");
+        }
+        // Values checked after merging name the agent's file too.
+        std::fs::write(p.config(), "[agents.builder.context]\nwarn = 99\n").unwrap();
+        let e = load_as(&p, &env, "builder").unwrap_err().to_string();
+        assert!(e.contains("context levels must rise"), "{e}");
+    }
+
+    #[test]
+    fn the_shipped_example_config_is_valid_for_every_agent() {
+        let (_t, p, env) = setup();
+        std::fs::write(p.config(), include_str!("../assets/examples/config.toml")).unwrap();
+        let l = load(&p, &env).unwrap();
+        assert_eq!(l.agents, ["builder", "planner", "reviewer"]);
+        let builder = load_as(&p, &env, "builder").unwrap().config;
+        assert_eq!(builder.context.handoff_threshold, 60.0);
+        assert_eq!(builder.resume.max_age, "4h");
+        let planner = load_as(&p, &env, "planner").unwrap().config;
+        assert_eq!(planner.resume.auto, "never");
+        let reviewer = load_as(&p, &env, "reviewer").unwrap().config;
+        assert!(reviewer.statusline.segments.contains(&"cost".to_owned()));
+        assert_eq!(reviewer.context.handoff_threshold, 70.0);
     }
 
     #[test]

@@ -33,6 +33,10 @@ pub struct Env {
     pub pager: Option<String>,
     /// `$PATH`, where `forge init` looks for `forge` (see [`Env::find_program`]).
     pub path: Option<std::ffi::OsString>,
+    /// `$FORGE_AGENT`: the agent this session runs as (see [`Env::agent_name`]).
+    pub forge_agent: Option<String>,
+    /// `$TMUX`: set inside a tmux client.
+    pub tmux: bool,
     /// The time the command started.
     pub now: DateTime<Utc>,
 }
@@ -64,6 +68,11 @@ impl Env {
                 .and_then(|v| v.into_string().ok()),
             pager: var("PAGER").and_then(|v| v.into_string().ok()),
             path: var("PATH"),
+            forge_agent: var("FORGE_AGENT")
+                .and_then(|v| v.into_string().ok())
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty()),
+            tmux: var("TMUX").is_some(),
             now: Utc::now(),
         }
     }
@@ -82,8 +91,47 @@ impl Env {
             editor: None,
             pager: None,
             path: None,
+            forge_agent: None,
+            tmux: false,
             now: Utc::now(),
         }
+    }
+
+    /// The agent this process runs as, for `[agents.<name>]` settings: `$FORGE_AGENT`,
+    /// else the tmux session's name (inside tmux; one `tmux display-message`, at most
+    /// 500 ms), else none. Only asked when a config file has agent tables.
+    pub fn agent_name(&self) -> Option<String> {
+        if let Some(a) = &self.forge_agent {
+            return Some(a.clone());
+        }
+        if !self.tmux {
+            return None;
+        }
+        let mut child = std::process::Command::new("tmux")
+            .args(["display-message", "-p", "#S"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .ok()?;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
+        loop {
+            match child.try_wait() {
+                Ok(Some(st)) if st.success() => break,
+                Ok(None) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                _ => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return None;
+                }
+            }
+        }
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut child.stdout.take()?, &mut out).ok()?;
+        let name = out.trim();
+        (!name.is_empty() && name.len() <= 200).then(|| name.to_owned())
     }
 
     /// The file a shell would run for the command `name`: the first executable

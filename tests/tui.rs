@@ -630,3 +630,42 @@ fn the_git_header_follows_a_checkout_in_a_real_terminal() {
     let status = wait_file(&exit_file);
     assert_eq!(status.trim(), "EXIT=0");
 }
+
+#[test]
+fn inside_tmux_the_session_name_names_the_agent() {
+    if !Tmux::available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tmux is missing on CI: .ci/run should have installed it"
+        );
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let p = TestProject::new();
+    p.write(
+        ".forge/config.toml",
+        "[agents.t.context]\nhandoff_threshold = 42\n[agents.other.context]\nhandoff_threshold = 43\n",
+    );
+    let out = p.dir.path().join("shown.json");
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
+    // The helper's tmux session is named "t": without $FORGE_AGENT that names the agent.
+    let command = format!(
+        "cd {root} && env -u FORGE_AGENT HOME={home} XDG_CONFIG_HOME={xdg} {bin} config show --json > {out}",
+        root = sh_quote(&p.root),
+        home = sh_quote(&p.home),
+        xdg = sh_quote(&p.xdg),
+        bin = sh_quote(&bin),
+        out = sh_quote(&out),
+    );
+    let _tmux = Tmux::start(80, 20, &command);
+    let text = wait_file(&out);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["agent"], "t", "{v}");
+    let threshold = v["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == "context.handoff_threshold")
+        .unwrap();
+    assert_eq!(threshold["value"], 42.0);
+}

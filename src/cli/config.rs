@@ -16,7 +16,9 @@ use crate::store::Paths;
 /// Show, check or locate forge's configuration
 ///
 /// Settings come from .forge/config.toml over ~/.config/forge/config.toml
-/// ($XDG_CONFIG_HOME respected) over built-in defaults, merged key by key.
+/// ($XDG_CONFIG_HOME respected) over built-in defaults, merged key by key. An
+/// [agents.<name>.<section>] table in either file wins for that agent, named by
+/// $FORGE_AGENT, else the tmux session's name (see assets/examples/config.toml).
 #[derive(clap::Args, Debug)]
 #[command(
     verbatim_doc_comment,
@@ -24,6 +26,7 @@ use crate::store::Paths;
         "Examples:\n",
         "  forge config show\n",
         "  forge config show --json\n",
+        "  forge config show --agent builder\n",
         "  forge config validate && echo fine\n",
         "  forge config path"
     )
@@ -42,11 +45,16 @@ pub struct ConfigArgs {
 /// `forge config` actions.
 #[derive(clap::Subcommand, Debug)]
 pub enum ConfigAction {
-    /// Print every effective value and where it came from (default, user or project).
+    /// Print every effective value and where it came from (default, user, project
+    /// or an [agents.<name>] table).
     Show {
         /// Print as JSON.
         #[arg(long)]
         json: bool,
+        /// Show the values as this agent gets them (default: $FORGE_AGENT, else the
+        /// tmux session's name).
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
     },
     /// Check the config files; exit 1 with the error (naming key and file) when wrong.
     Validate,
@@ -61,14 +69,32 @@ pub enum ConfigAction {
 /// Runs `forge config`.
 pub fn run(args: &ConfigArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
-    match args.action {
-        ConfigAction::Show { json } => {
+    match &args.action {
+        ConfigAction::Show { json, agent } => {
+            let json = *json;
             // A broken file does not hide the rest: show the defaults and the layers
             // that load, then say what is wrong (stderr) and exit 1.
-            let (loaded, errors) = match config::load(&paths, env) {
+            let loaded = match agent {
+                Some(a) => config::load_as(&paths, env, a),
+                None => config::load(&paths, env),
+            };
+            let (loaded, errors) = match loaded {
                 Ok(l) => (l, Vec::new()),
                 Err(_) => config::load_lenient(&paths, env),
             };
+            if let Some(a) = agent
+                && errors.is_empty()
+                && !loaded.agents.contains(a)
+            {
+                super::print_err(&format!(
+                    "forge: warning: no config file has an [agents.{a}] table ({}); showing the values without one\n",
+                    if loaded.agents.is_empty() {
+                        "none defines an agent".to_owned()
+                    } else {
+                        format!("agents defined: {}", loaded.agents.join(", "))
+                    }
+                ));
+            }
             if json {
                 let mut v = show_json(&loaded)?;
                 if let Some(obj) = v.as_object_mut() {
@@ -117,7 +143,7 @@ pub fn run(args: &ConfigArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         }
         ConfigAction::Path { json } => {
             let files = file_paths(&paths, env);
-            if json {
+            if *json {
                 let v: Vec<_> = files
                     .iter()
                     .map(|(layer, p)| {
@@ -203,6 +229,17 @@ fn show_text(loaded: &Loaded) -> color_eyre::Result<String> {
         .max()
         .unwrap_or(0);
     let mut out = String::new();
+    if let Some(a) = &loaded.agent {
+        let _ = writeln!(
+            out,
+            "# as agent {a}{}",
+            if loaded.agents.contains(a) {
+                ""
+            } else {
+                " (no [agents] table for it)"
+            }
+        );
+    }
     for (key, value) in rows {
         let assignment = format!("{key} = {value}");
         let _ = writeln!(out, "{assignment:<width$}  # {}", source_of(loaded, &key));
@@ -240,6 +277,7 @@ fn show_json(loaded: &Loaded) -> color_eyre::Result<serde_json::Value> {
             Source::Default => ("default", None),
             Source::User(p) => ("user", Some(p.clone())),
             Source::Project(p) => ("project", Some(p.clone())),
+            Source::Agent(_, p) => ("agent", Some(p.clone())),
         };
         let value = serde_json::to_value(&value).wrap_err("encoding a value")?;
         let mut row = json!({"key": key, "value": value, "source": layer, "path": path});
@@ -250,5 +288,5 @@ fn show_json(loaded: &Loaded) -> color_eyre::Result<serde_json::Value> {
         }
         out.push(row);
     }
-    Ok(json!({"values": out}))
+    Ok(json!({"values": out, "agent": loaded.agent, "agents": loaded.agents}))
 }
