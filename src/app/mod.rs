@@ -13,3 +13,4 @@ pub mod search;
 pub mod session_handoff;
 pub mod signal;
 pub mod snapshot;
+pub mod user_hooks;

@@ -185,7 +185,45 @@ pub fn run(args: &HandoffArgs, env: &Env) -> ExitCode {
         if args.claim_threshold && !claim(args, env) {
             return ExitCode::SUCCESS;
         }
+        // The user's [[on_threshold]] hooks at the handoff threshold fire with this
+        // crossing, after the handoff (its path in their payload); one with
+        // replace_handoff = true takes the handoff's place.
+        let hooks = args
+            .claim_threshold
+            .then(|| super::status::project_for_writing(args.project.as_ref(), env).ok())
+            .flatten()
+            .and_then(|paths| {
+                let cfg = config::load_or_default(&paths, env);
+                let (at, replace) = crate::app::user_hooks::at_handoff_threshold(&cfg);
+                (!at.is_empty()).then_some((paths, cfg, at, replace))
+            });
+        if let (Some((paths, cfg, at, true)), Some(sid)) = (&hooks, args.session.as_deref()) {
+            let mut outcomes = vec![Outcome::HandoffSkipped {
+                trigger: "context-threshold".to_owned(),
+                why: "your [[on_threshold]] hook replaces it (replace_handoff = true)".to_owned(),
+            }];
+            outcomes.extend(crate::app::user_hooks::fire_threshold(
+                paths, env, cfg, sid, at, None,
+            ));
+            record_hooks(paths, env, sid, outcomes);
+            return ExitCode::SUCCESS;
+        }
         let outcome = std::panic::catch_unwind(|| write(args, env));
+        if let (Some((paths, cfg, at, false)), Some(sid)) = (&hooks, args.session.as_deref()) {
+            let written = match &outcome {
+                Ok(Ok(w)) => Some(w.path.clone()),
+                _ => None,
+            };
+            let outcomes = crate::app::user_hooks::fire_threshold(
+                paths,
+                env,
+                cfg,
+                sid,
+                at,
+                written.as_deref(),
+            );
+            record_hooks(paths, env, sid, outcomes);
+        }
         let problem = match outcome {
             Ok(Ok(w)) => match w.markers {
                 Ok(m) => m
@@ -351,6 +389,26 @@ fn record(
             event: EVENT.to_owned(),
             session,
             facts,
+            outcomes,
+        },
+    );
+}
+
+/// The event name of the user's `[[on_threshold]]` hooks in `events.jsonl`.
+pub const HOOK_EVENT: &str = "on_threshold";
+
+/// Records what the user's `[[on_threshold]]` hooks did, as a hook call does.
+pub fn record_hooks(paths: &Paths, env: &Env, session: &str, outcomes: Vec<Outcome>) {
+    if !paths.logs().is_dir() || outcomes.is_empty() {
+        return;
+    }
+    let _ = files::append_event(
+        paths,
+        &EventLine {
+            time: files::iso(env.now),
+            event: HOOK_EVENT.to_owned(),
+            session: Some(session.to_owned()),
+            facts: serde_json::Map::new(),
             outcomes,
         },
     );

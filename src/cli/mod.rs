@@ -17,6 +17,7 @@ pub mod signal;
 pub mod status;
 pub mod statusline;
 pub mod tui;
+pub mod user_hook;
 
 use std::process::ExitCode;
 
@@ -59,6 +60,8 @@ pub enum Command {
     Signal(signal::SignalArgs),
     Context(context::ContextArgs),
     Sessions(sessions::SessionsArgs),
+    #[command(hide = true)]
+    UserHook(user_hook::UserHookArgs),
     Log(log::LogArgs),
     Init(init::InitArgs),
     Doctor(doctor::DoctorArgs),
@@ -87,6 +90,7 @@ pub fn run(cli: Cli, env: &Env) -> ExitCode {
         Command::Context(args) => report(context::run(&args, env)),
         Command::Log(args) => report(log::run(&args, env)),
         Command::Sessions(args) => report(sessions::run(&args, env)),
+        Command::UserHook(args) => user_hook::run(&args, env),
     }
 }
 

@@ -254,7 +254,47 @@ fn record(
         // a new one and gets its own handoff.
         files::rearm_threshold(paths, sid, env.now, BRIDGE_LOCK_WAIT)?;
     }
+    // The user's [[on_threshold]] hooks with a threshold of their own: each fires
+    // once per crossing in a detached child (the ones at the handoff threshold fire
+    // with the handoff). One lstat per hook per tick, only when hooks exist.
+    if let Some(pct) = ctx.pct {
+        for (i, _, t) in cfg.threshold_hooks() {
+            if (t - threshold).abs() < 1e-9 {
+                continue;
+            }
+            let armed = std::fs::symlink_metadata(paths.hook_guard(sid, i)).is_err();
+            if pct >= t && armed {
+                spawn_user_hook(paths, sid, i)?;
+            } else if pct < t - REARM_BELOW && !armed {
+                files::rearm_hook(paths, sid, i)?;
+            }
+        }
+    }
     Ok(())
+}
+
+/// Starts `forge user-hook --session=ID --index=N --project=DIR` detached, as
+/// [`spawn_handoff`] does.
+fn spawn_user_hook(paths: &Paths, sid: &str, index: usize) -> std::io::Result<()> {
+    use std::process::{Command, Stdio};
+    let mut cmd = Command::new(std::env::current_exe()?);
+    let mut project = std::ffi::OsString::from("--project=");
+    project.push(&paths.root);
+    cmd.args([
+        "user-hook",
+        &format!("--session={sid}"),
+        &format!("--index={index}"),
+    ])
+    .arg(project)
+    .stdin(Stdio::null())
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    cmd.spawn().map(drop)
 }
 
 /// How long a tick waits for the session-bridge lock.

@@ -29,6 +29,8 @@ const RESUME_LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(2
 const HEAD_BUDGET: usize = 1_500;
 /// And at most this much for blocked Signals, so a resumed handoff always has room.
 const BLOCKED_BUDGET: usize = 2_500;
+/// And at most this much for what the user's `[[on_session_start]]` commands print.
+const USER_HOOKS_BUDGET: usize = 2_000;
 /// Per-session files untouched for this long are removed when a new session starts.
 const SESSION_RETENTION: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
 
@@ -145,6 +147,10 @@ impl Ctx<'_> {
         }
         let blocked = blocked.text;
 
+        // The user's own commands run before the resume is read, so their output
+        // keeps its room whatever the handoff holds.
+        let user_text = self.run_start_hooks(source, &snap);
+
         let mut out = head;
         out.push_str(&blocked);
         // A new session takes whatever is pending; a session that goes on (compact,
@@ -152,7 +158,7 @@ impl Ctx<'_> {
         let own_only = matches!(source, Some("compact" | "resume"));
         match self.take_pending_resume(own_only) {
             Some(Take::Taken(target, origin)) => {
-                let room = SESSION_START_BUDGET.saturating_sub(units(&out));
+                let room = SESSION_START_BUDGET.saturating_sub(units(&out) + units(&user_text));
                 let path = target.display().to_string();
                 let cfg = self.config();
                 let created = handoffs::load_one(&target).and_then(|h| h.created);
@@ -200,6 +206,7 @@ impl Ctx<'_> {
             }),
             None => {}
         }
+        out.push_str(&user_text);
         // Whatever the parts hold, the whole stays within the budget.
         let out = cut_lines(
             &clip_lines(&out, BODY_LINE_MAX),
@@ -229,6 +236,53 @@ impl Ctx<'_> {
             });
         }
         Ok(out)
+    }
+
+    /// Runs the user's `[[on_session_start]]` commands (from their own config only)
+    /// with herdctl's session_start payload, one after the other, and returns what
+    /// they printed: redacted, one clean line at a time, within [`USER_HOOKS_BUDGET`].
+    fn run_start_hooks(&self, source: Option<&str>, snap: &Snapshot) -> String {
+        let cfg = self.config();
+        if cfg.on_session_start.is_empty() {
+            return String::new();
+        }
+        let facts = crate::model::user_hooks::StartFacts {
+            session_id: self.session_id().map(str::to_owned),
+            agent_name: self.env.agent_name(),
+            working_directory: self.paths.root.display().to_string(),
+            // The project root stops at the git work tree's root (issue 6 of 11).
+            worktree_path: std::fs::symlink_metadata(self.paths.root.join(".git"))
+                .is_ok()
+                .then(|| self.paths.root.display().to_string()),
+            is_continuation: matches!(source, Some("compact" | "resume")),
+            previous_session_id: snap
+                .last_session
+                .as_ref()
+                .and_then(|l| l.session_id.clone())
+                .filter(|id| Some(id.as_str()) != self.session_id()),
+            handoff_count: snap
+                .handoffs
+                .iter()
+                .filter(|h| h.kind == crate::model::HandoffKind::Session)
+                .count(),
+            source: source.map(str::to_owned),
+        };
+        let payload = crate::model::user_hooks::start_payload(&facts);
+        let mut text = String::new();
+        for hook in &cfg.on_session_start {
+            let ran =
+                crate::app::user_hooks::run("on_session_start", hook, &payload, &self.paths.root);
+            self.record(ran.outcome);
+            for line in ran.stdout.unwrap_or_default().lines() {
+                let line = crate::model::redact::redact(&single_line(line));
+                let _ = writeln!(text, "{}", line.trim_end());
+            }
+        }
+        cut_lines(
+            &clip_lines(&text, LINE_MAX),
+            USER_HOOKS_BUDGET,
+            "[forge: your on_session_start output was cut]\n",
+        )
     }
 
     /// Consumes the pending resume, exactly once however many sessions start at

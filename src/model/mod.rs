@@ -24,6 +24,7 @@ pub mod text;
 pub mod time;
 pub mod transcript;
 pub mod trend;
+pub mod user_hooks;
 
 pub use handoff::{FrontMatter, HandoffEntry, HandoffKind};
 pub use level::Level;

@@ -131,6 +131,27 @@ pub enum Outcome {
         /// How many.
         count: usize,
     },
+    /// A user hook (`[[on_threshold]]`, `[[on_session_start]]`) ran to its end.
+    UserHookRan {
+        /// `on_threshold` or `on_session_start`.
+        hook: String,
+        /// The command (cut to 200 characters).
+        command: String,
+        /// Its exit code (`None`: killed by a signal).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit: Option<i32>,
+        /// How long it took.
+        ms: u64,
+    },
+    /// A user hook could not start, timed out or failed; the session went on.
+    UserHookFailed {
+        /// `on_threshold` or `on_session_start`.
+        hook: String,
+        /// The command (cut to 200 characters).
+        command: String,
+        /// What went wrong.
+        why: String,
+    },
     /// Something failed (also in `errors.log`); the hook still exited 0.
     Error {
         /// What was being done.
@@ -146,7 +167,8 @@ pub enum Outcome {
 impl Outcome {
     /// Whether it reports a failure.
     pub fn is_error(&self) -> bool {
-        matches!(self, Self::Error { .. })
+        matches!(self, Self::Error { .. } | Self::UserHookFailed { .. })
+            || matches!(self, Self::UserHookRan { exit, .. } if *exit != Some(0))
     }
 
     /// What happened and why, in one line of words.
@@ -222,6 +244,22 @@ impl Outcome {
                 "pruned {count} old handoff{} ([handoffs] auto_prune)",
                 if *count == 1 { "" } else { "s" }
             ),
+            Self::UserHookRan {
+                hook,
+                command,
+                exit,
+                ms,
+            } => format!(
+                "ran your {hook} hook `{command}`: {} in {ms} ms",
+                match exit {
+                    Some(0) => "exit 0".to_owned(),
+                    Some(n) => format!("failed with exit {n}"),
+                    None => "killed by a signal".to_owned(),
+                }
+            ),
+            Self::UserHookFailed { hook, command, why } => {
+                format!("your {hook} hook `{command}` failed: {why}")
+            }
             Self::Error { what, message } => format!("error ({what}): {message}"),
             Self::Unknown => "(an outcome this forge version does not know)".to_owned(),
         }

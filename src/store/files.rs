@@ -318,6 +318,22 @@ pub fn claim_threshold(paths: &Paths, session_id: &str, now: DateTime<Utc>) -> i
     Ok(true)
 }
 
+/// Claims one crossing of a session's `[[on_threshold]]` hook `index`: exactly one
+/// caller gets `Ok(true)` (the guard is created with `create_new`).
+pub fn claim_hook(paths: &Paths, session_id: &str, index: usize) -> io::Result<bool> {
+    safe::create_dir_all(&paths.sessions())?;
+    match safe::create_new(&paths.hook_guard(session_id, index)) {
+        Ok(_) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Re-arms a hook's crossing (the context fell well below its threshold).
+pub fn rearm_hook(paths: &Paths, session_id: &str, index: usize) -> io::Result<bool> {
+    super::remove_if_exists(&paths.hook_guard(session_id, index))
+}
+
 /// Removes the per-session files (bridge, threshold guard, compaction marker) of
 /// sessions whose bridge nobody has touched for longer than `max_age` — all of a
 /// session's files together, judged by its bridge, and never `keep`'s (the session
@@ -340,6 +356,13 @@ pub fn prune_sessions(paths: &Paths, max_age: Duration, keep: Option<&str>) -> u
                     [".json", ".threshold", ".compacted", ".reread"]
                         .iter()
                         .find_map(|ext| n.strip_suffix(ext))
+                        .or_else(|| {
+                            // `<id>.hook<N>`: an on_threshold hook's guard.
+                            let (id, ext) = n.rsplit_once('.')?;
+                            let num = ext.strip_prefix("hook")?;
+                            (!num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()))
+                                .then_some(id)
+                        })
                 })
                 .flatten();
             let stale = match session {

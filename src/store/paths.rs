@@ -44,6 +44,12 @@ impl Paths {
         self.sessions()
             .join(format!("{}.threshold", sanitize_id(session_id)))
     }
+    /// The once-per-crossing guard of one session's `[[on_threshold]]` hook number
+    /// `index` (hooks at the handoff threshold share [`Self::threshold_guard`]).
+    pub fn hook_guard(&self, session_id: &str, index: usize) -> PathBuf {
+        self.sessions()
+            .join(format!("{}.hook{index}", sanitize_id(session_id)))
+    }
     /// The one-shot compaction marker of one session: set on a proven compaction
     /// (SessionStart `compact`), consumed by the first PreToolUse of a tool that is
     /// not read-only (or by Stop when no tool ran).

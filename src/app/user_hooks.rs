@@ -1,0 +1,280 @@
+//! Running the user's own commands on context events: `sh -c COMMAND` in the project
+//! folder, the payload on stdin, stdout kept (capped), killed with its process group
+//! at the timeout. A command that cannot start, fails or is slow is an outcome in
+//! the event log; it never breaks a session.
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::config::UserHook;
+use crate::model::outcome::Outcome;
+use crate::model::user_hooks::command_label;
+
+/// How much of a command's stdout is kept.
+pub const STDOUT_CAP: usize = 64 * 1024;
+
+/// What a run left: the outcome for the event log, and stdout when it exited 0.
+#[derive(Debug)]
+pub struct Ran {
+    /// For `events.jsonl`.
+    pub outcome: Outcome,
+    /// Its stdout (lossy UTF-8, at most [`STDOUT_CAP`] bytes) when it exited 0.
+    pub stdout: Option<String>,
+}
+
+/// Runs `hook` (named `name`: `on_threshold`, `on_session_start`) with `payload` on
+/// stdin, in `cwd`, for at most its `timeout_secs`.
+pub fn run(name: &str, hook: &UserHook, payload: &serde_json::Value, cwd: &Path) -> Ran {
+    let started = Instant::now();
+    let label = command_label(&hook.command);
+    let failed = |why: String| Ran {
+        outcome: Outcome::UserHookFailed {
+            hook: name.to_owned(),
+            command: label.clone(),
+            why,
+        },
+        stdout: None,
+    };
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(&hook.command)
+        .current_dir(cwd)
+        .env("FORGE_HOOK", name)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => return failed(format!("could not start sh: {e}")),
+    };
+    let pid = child.id();
+    // Stdin and stdout on their own threads: a command that reads nothing, or
+    // writes a lot, never blocks forge.
+    if let Some(mut stdin) = child.stdin.take() {
+        let body = payload.to_string();
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(body.as_bytes());
+        });
+    }
+    let (tx, rx) = mpsc::channel();
+    if let Some(mut out) = child.stdout.take() {
+        std::thread::spawn(move || {
+            let mut kept = Vec::new();
+            let mut buf = [0u8; 8192];
+            loop {
+                match out.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        let room = STDOUT_CAP.saturating_sub(kept.len());
+                        kept.extend_from_slice(&buf[..n.min(room)]);
+                    }
+                }
+            }
+            let _ = tx.send(kept);
+        });
+    }
+    let deadline = started + Duration::from_secs(hook.timeout_secs);
+    let kill_group = || {
+        if let Ok(pid) = i32::try_from(pid)
+            && let Some(pid) = rustix::process::Pid::from_raw(pid)
+        {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+    };
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break st,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            Ok(None) => {
+                kill_group();
+                let _ = child.wait();
+                return failed(format!(
+                    "still running after {} s ([[{name}]] timeout_secs): stopped",
+                    hook.timeout_secs
+                ));
+            }
+            Err(e) => return failed(format!("waiting for it: {e}")),
+        }
+    };
+    // Its output ends when every process holding the pipe is gone; a background
+    // process it left gets what is left of the timeout.
+    let remaining = deadline.saturating_duration_since(Instant::now());
+    let stdout = match rx.recv_timeout(remaining.max(Duration::from_millis(50))) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(_) => {
+            kill_group();
+            String::new()
+        }
+    };
+    let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let ok = status.success();
+    Ran {
+        outcome: Outcome::UserHookRan {
+            hook: name.to_owned(),
+            command: label,
+            exit: status.code(),
+            ms,
+        },
+        stdout: ok.then_some(stdout),
+    }
+}
+
+/// The facts of `session_id` at a crossing, from its bridge.
+pub fn threshold_facts(
+    paths: &crate::store::Paths,
+    env: &crate::env::Env,
+    session_id: &str,
+    handoff_path: Option<&Path>,
+) -> crate::model::user_hooks::ThresholdFacts {
+    let b = crate::store::files::read_bridge(paths, session_id);
+    crate::model::user_hooks::ThresholdFacts {
+        session_id: session_id.to_owned(),
+        agent_name: env.agent_name(),
+        working_directory: paths.root.display().to_string(),
+        worktree_path: std::fs::symlink_metadata(paths.root.join(".git"))
+            .is_ok()
+            .then(|| paths.root.display().to_string()),
+        transcript_path: b.as_ref().and_then(|b| b.transcript_path.clone()),
+        input_tokens: b.as_ref().and_then(|b| b.tokens),
+        context_window: b.as_ref().and_then(|b| b.context_window_size),
+        used_pct: b
+            .as_ref()
+            .and_then(crate::model::state::SessionBridge::context_pct),
+        model_name: b.as_ref().and_then(|b| b.model.clone()),
+        handoff_path: handoff_path.map(|p| p.display().to_string()),
+    }
+}
+
+/// Runs the `[[on_threshold]]` hooks `which` (indices) for one crossing of
+/// `session_id`, and returns their outcomes (for the caller's event line).
+pub fn fire_threshold(
+    paths: &crate::store::Paths,
+    env: &crate::env::Env,
+    cfg: &crate::config::Config,
+    session_id: &str,
+    which: &[usize],
+    handoff_path: Option<&Path>,
+) -> Vec<Outcome> {
+    if which.is_empty() {
+        return Vec::new();
+    }
+    let payload = crate::model::user_hooks::threshold_payload(&threshold_facts(
+        paths,
+        env,
+        session_id,
+        handoff_path,
+    ));
+    which
+        .iter()
+        .filter_map(|i| cfg.on_threshold.get(*i))
+        .map(|h| run("on_threshold", h, &payload, &paths.root).outcome)
+        .collect()
+}
+
+/// The `[[on_threshold]]` hooks that fire with forge's own threshold handoff (their
+/// threshold is the handoff threshold), and whether one of them replaces it.
+pub fn at_handoff_threshold(cfg: &crate::config::Config) -> (Vec<usize>, bool) {
+    let at: Vec<usize> = cfg
+        .threshold_hooks()
+        .filter(|(_, _, t)| (*t - cfg.context.handoff_threshold).abs() < 1e-9)
+        .map(|(i, _, _)| i)
+        .collect();
+    let replace = at.iter().any(|i| cfg.on_threshold[*i].replace_handoff);
+    (at, replace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hook(command: &str, timeout_secs: u64) -> UserHook {
+        UserHook {
+            command: command.into(),
+            timeout_secs,
+            threshold: None,
+            replace_handoff: false,
+        }
+    }
+
+    #[test]
+    fn a_command_gets_the_payload_and_its_output_is_kept() {
+        let t = tempfile::tempdir().unwrap();
+        let r = run(
+            "on_session_start",
+            &hook("cat > got.json; echo \"hello from $FORGE_HOOK\"", 5),
+            &serde_json::json!({"a": 1}),
+            t.path(),
+        );
+        assert_eq!(r.stdout.as_deref(), Some("hello from on_session_start\n"));
+        assert!(
+            matches!(r.outcome, Outcome::UserHookRan { exit: Some(0), .. }),
+            "{:?}",
+            r.outcome
+        );
+        let got = std::fs::read_to_string(t.path().join("got.json")).unwrap();
+        assert_eq!(got, r#"{"a":1}"#);
+    }
+
+    #[test]
+    fn failing_slow_and_chatty_commands_are_outcomes_not_problems() {
+        let t = tempfile::tempdir().unwrap();
+        let p = serde_json::json!({});
+        let r = run("on_threshold", &hook("exit 3", 5), &p, t.path());
+        assert!(matches!(
+            r.outcome,
+            Outcome::UserHookRan { exit: Some(3), .. }
+        ));
+        assert!(r.stdout.is_none());
+        assert!(r.outcome.is_error());
+        let started = Instant::now();
+        let r = run("on_threshold", &hook("sleep 30", 1), &p, t.path());
+        assert!(started.elapsed() < Duration::from_secs(10));
+        match r.outcome {
+            Outcome::UserHookFailed { why, .. } => assert!(why.contains("after 1 s"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        // A background child holding stdout does not hold forge past the timeout.
+        let started = Instant::now();
+        let r = run(
+            "on_session_start",
+            &hook("sleep 30 & echo hi", 1),
+            &p,
+            t.path(),
+        );
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert!(matches!(
+            r.outcome,
+            Outcome::UserHookRan { exit: Some(0), .. }
+        ));
+        // Output past the cap is read and dropped, never kept.
+        let r = run(
+            "on_session_start",
+            &hook("head -c 200000 /dev/zero | tr '\\0' x", 5),
+            &p,
+            t.path(),
+        );
+        assert_eq!(r.stdout.unwrap().len(), STDOUT_CAP);
+        // A command that does not exist: sh says so with 127.
+        let r = run(
+            "on_threshold",
+            &hook("no-such-command-forge-test", 5),
+            &p,
+            t.path(),
+        );
+        assert!(matches!(
+            r.outcome,
+            Outcome::UserHookRan {
+                exit: Some(127),
+                ..
+            }
+        ));
+    }
+}

@@ -1,0 +1,233 @@
+//! The user's own commands on context events (issue "10 of 11", item 1):
+//! `[[on_session_start]]` and `[[on_threshold]]` from the user's config, run with a
+//! JSON payload, recorded in the event log, never breaking a session; never from a
+//! project's config. A fake orchestrator command records what it got.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use common::{TestProject, ok_stdout};
+use serde_json::Value;
+
+/// Writes the user config (`$XDG_CONFIG_HOME/forge/config.toml`).
+fn user_config(p: &TestProject, text: &str) {
+    let path = p.xdg.join("forge/config.toml");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A fake orchestrator: appends each payload it gets to `name` (one per line) and
+/// prints `say`.
+fn recorder(p: &TestProject, name: &str, say: &str) -> (String, PathBuf) {
+    let log = p.dir.path().join(name);
+    let cmd = format!(
+        "cat >> '{}'; echo >> '{}'; printf '%s\\n' '{say}'",
+        log.display(),
+        log.display()
+    );
+    (cmd, log)
+}
+
+fn payloads(log: &PathBuf) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn outcomes(p: &TestProject, event: &str) -> Vec<Value> {
+    std::fs::read_to_string(p.forge_dir().join("logs/events.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["event"] == event)
+        .flat_map(|v| v["outcomes"].as_array().cloned().unwrap_or_default())
+        .collect()
+}
+
+fn session_start(p: &TestProject) -> String {
+    let out = p
+        .forge()
+        .args(["hook", "SessionStart"])
+        .write_stdin(p.payload("hooks/SessionStart-startup.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn wait_until(what: &str, ok: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !ok() {
+        assert!(Instant::now() < deadline, "waited 10 s for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn on_session_start_output_joins_the_orientation_and_failures_never_break_it() {
+    let p = TestProject::new();
+    let (cmd, log) = recorder(&p, "start.jsonl", "ORCH: review PR 12 first");
+    user_config(
+        &p,
+        &format!(
+            "[[on_session_start]]\ncommand = \"{}\"\n\
+             [[on_session_start]]\ncommand = \"exit 3\"\n\
+             [[on_session_start]]\ncommand = \"sleep 20\"\ntimeout_secs = 1\n\
+             [[on_session_start]]\ncommand = \"printf 'key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789\\\\033[2J\\\\n'\"\n",
+            cmd.replace('\\', "\\\\").replace('"', "\\\"")
+        ),
+    );
+    let started = Instant::now();
+    let text = session_start(&p);
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "the slow one was stopped"
+    );
+    assert!(text.contains("ORCH: review PR 12 first"), "{text}");
+    assert!(!text.contains("sk-ant-api03"), "redacted: {text}");
+    assert!(!text.contains('\u{1b}'), "no control characters: {text:?}");
+    let got = payloads(&log);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0]["hook_event_name"], "session_start");
+    assert_eq!(got[0]["session"]["source"], "startup");
+    assert_eq!(got[0]["session"]["is_continuation"], false);
+    assert_eq!(
+        got[0]["session"]["session_id"],
+        "3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21"
+    );
+    // Each run is an outcome `forge log` shows.
+    let o = outcomes(&p, "SessionStart");
+    let kinds: Vec<&str> = o.iter().filter_map(|o| o["kind"].as_str()).collect();
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "user_hook_ran").count(),
+        3,
+        "{o:?}"
+    );
+    assert!(
+        o.iter()
+            .any(|o| o["kind"] == "user_hook_failed"
+                && o["why"].as_str().unwrap().contains("after 1 s")),
+        "{o:?}"
+    );
+    let log_text = ok_stdout(p.forge().arg("log"));
+    assert!(
+        log_text.contains("ran your on_session_start hook"),
+        "{log_text}"
+    );
+    assert!(log_text.contains("failed with exit 3"), "{log_text}");
+}
+
+#[test]
+fn a_project_config_never_runs_commands() {
+    let p = TestProject::new();
+    let marker = p.dir.path().join("pwned");
+    p.write(
+        ".forge/config.toml",
+        &format!(
+            "[[on_session_start]]\ncommand = \"touch '{}'\"\n",
+            marker.display()
+        ),
+    );
+    session_start(&p);
+    assert!(!marker.exists(), "a repository's config ran a command");
+    let out = p.forge().args(["config", "validate"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("runs commands, so forge takes it only from your own config"),
+        "{out:?}"
+    );
+}
+
+fn statusline(p: &TestProject, pct: u32) -> String {
+    let payload = p.payload("statusline/used-74.json").replace(
+        "\"used_percentage\": 74",
+        &format!("\"used_percentage\": {pct}"),
+    );
+    ok_stdout(p.forge().arg("statusline").write_stdin(payload))
+}
+
+const S74: &str = "b71d04f6-2c3e-4a5b-8d9e-0f1a2b3c4d5e";
+
+#[test]
+fn on_threshold_fires_once_per_crossing_with_the_handoff_in_its_payload() {
+    let p = TestProject::new();
+    let (early, early_log) = recorder(&p, "early.jsonl", "");
+    let (at, at_log) = recorder(&p, "at.jsonl", "");
+    user_config(
+        &p,
+        &format!(
+            "[[on_threshold]]\ncommand = \"{early}\"\nthreshold = 50\n\
+             [[on_threshold]]\ncommand = \"{at}\"\n"
+        ),
+    );
+    // 45%: nothing. 74%: past both (the second at the 70% handoff threshold).
+    statusline(&p, 45);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(payloads(&early_log).is_empty());
+    let line = statusline(&p, 74);
+    assert!(line.contains("⚠ CTX 74%"), "{line}");
+    wait_until("both hooks", || {
+        payloads(&early_log).len() == 1 && payloads(&at_log).len() == 1
+    });
+    let sid = std::fs::read_to_string(common::fixtures().join("statusline/used-74.json")).unwrap();
+    let sid: Value = serde_json::from_str(&sid).unwrap();
+    let sid = sid["session_id"].as_str().unwrap().to_owned();
+    let e = &payloads(&early_log)[0];
+    assert_eq!(e["hook_event_name"], "context_threshold");
+    assert_eq!(e["session"]["session_id"], sid.as_str());
+    assert_eq!(e["context"]["usage_percent"], 0.74);
+    assert!(e["handoff_path"].is_null());
+    let a = &payloads(&at_log)[0];
+    let handoff = a["handoff_path"]
+        .as_str()
+        .expect("the handoff of this crossing");
+    assert!(std::path::Path::new(handoff).is_file(), "{handoff}");
+    // More ticks above: no second run.
+    statusline(&p, 76);
+    statusline(&p, 80);
+    std::thread::sleep(Duration::from_millis(800));
+    assert_eq!(payloads(&early_log).len(), 1);
+    assert_eq!(payloads(&at_log).len(), 1);
+    // Well below (a compaction), then above again: a new crossing, a new run.
+    statusline(&p, 30);
+    statusline(&p, 60);
+    wait_until("the early hook again", || payloads(&early_log).len() == 2);
+    let o = outcomes(&p, "on_threshold");
+    assert!(
+        o.iter().filter(|o| o["kind"] == "user_hook_ran").count() >= 3,
+        "{o:?}"
+    );
+    let _ = S74;
+}
+
+#[test]
+fn replace_handoff_lets_the_users_command_take_its_place() {
+    let p = TestProject::new();
+    let (cmd, log) = recorder(&p, "replace.jsonl", "");
+    user_config(
+        &p,
+        &format!("[[on_threshold]]\ncommand = \"{cmd}\"\nreplace_handoff = true\n"),
+    );
+    statusline(&p, 74);
+    wait_until("the hook", || payloads(&log).len() == 1);
+    assert!(payloads(&log)[0]["handoff_path"].is_null());
+    std::thread::sleep(Duration::from_millis(300));
+    let handoffs = std::fs::read_dir(p.forge_dir().join("handoffs"))
+        .map(|r| r.count())
+        .unwrap_or(0);
+    assert_eq!(handoffs, 0, "forge's own handoff was replaced");
+    let o = outcomes(&p, "on_threshold");
+    assert!(
+        o.iter().any(|o| o["kind"] == "handoff_skipped"
+            && o["why"].as_str().unwrap().contains("replace_handoff")),
+        "{o:?}"
+    );
+}
