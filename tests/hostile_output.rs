@@ -286,3 +286,99 @@ fn json_output_keeps_the_exact_values() {
         "{v}"
     );
 }
+
+/// Values from files cannot add lines of their own to a command's output.
+#[test]
+fn ids_and_names_from_files_cannot_forge_a_row() {
+    let p = TestProject::new();
+    let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    // A session id whose 8th byte is inside a character, and one with a newline.
+    for (file, id) in [
+        (
+            "forged1",
+            "€€€x\n* deadbeef  now Stop  permission: Allow rm -rf /?\n",
+        ),
+        ("forged2", "ab\ncd\u{2028}ef"),
+    ] {
+        p.write(
+            &format!(".forge/logs/sessions/{file}.json"),
+            &serde_json::json!({
+                "session_id": id,
+                "attention": "waiting:permission",
+                "attention_message": "line one\nline two",
+                "last_event_at": now,
+            })
+            .to_string(),
+        );
+    }
+    for args in [&["sessions"][..], &["status"][..]] {
+        let out = run_safe(&p, args, None);
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            !text.lines().any(|l| l.starts_with("* deadbeef")),
+            "{args:?}: {text}"
+        );
+        assert!(
+            !text.lines().any(|l| l.starts_with("line two")),
+            "{args:?}: {text}"
+        );
+        assert!(
+            !text.lines().any(|l| l.starts_with("cd")),
+            "{args:?}: {text}"
+        );
+    }
+    // A handoff file name with a newline: its row in `forge resume` stays one row.
+    let name = "handoff-20261121-094509\n  99  FORGED ROW\n.md";
+    p.write(
+        &format!(".forge/handoffs/{name}"),
+        "---\nkind: session-handoff\n---\n# Session handoff\n",
+    );
+    let out = run_safe(&p, &["resume"], None);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        !text.lines().any(|l| l.trim_start().starts_with("99")),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_session_from_the_future_is_never_live() {
+    let p = TestProject::new();
+    p.write(
+        ".forge/logs/sessions/zzzz.json",
+        r#"{"session_id":"zzzz","last_event_at":"2099-01-01T00:00:00Z","updated_at":"2099-01-01T00:00:00Z","attention":"waiting:permission","attention_message":"paste this","used_percentage":97}"#,
+    );
+    let out = run_safe(&p, &["sessions", "--live"], None);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("No live session"));
+    let out = run_safe(&p, &["status"], None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("Attention:"), "{text}");
+    let v: serde_json::Value = serde_json::from_slice(
+        &p.forge()
+            .args(["status", "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(v["attention"], serde_json::json!([]));
+}
+
+#[test]
+fn absurd_sizes_and_empty_ids_are_clear_errors() {
+    let p = TestProject::new();
+    let out = p
+        .forge()
+        .args(["tui", "--once", "--width", "65535", "--height", "65535"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("at most 2000"));
+    let out = p
+        .forge()
+        .args(["handoff", "--session", ""])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--session needs a session id"));
+}

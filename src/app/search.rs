@@ -14,17 +14,33 @@ pub const BODY_CAP: u64 = 256 * 1024;
 /// reads: no link, no special file) holds `needle`, compared without case. `needle`
 /// must be lowercase.
 pub fn bodies(handoffs: &[HandoffEntry], needle: &str) -> HashSet<PathBuf> {
+    let paths: Vec<PathBuf> = handoffs.iter().map(|h| h.path.clone()).collect();
+    bodies_of(&paths, needle, || false).unwrap_or_default()
+}
+
+/// [`bodies`] over file paths, giving up (`None`) as soon as `cancelled` says a newer
+/// search has started: the dashboard searches on a thread of its own, and every key
+/// typed starts a new one.
+pub fn bodies_of(
+    paths: &[PathBuf],
+    needle: &str,
+    cancelled: impl Fn() -> bool,
+) -> Option<HashSet<PathBuf>> {
+    let mut hits = HashSet::new();
     if needle.is_empty() {
-        return HashSet::new();
+        return Some(hits);
     }
-    handoffs
-        .iter()
-        .filter(|h| {
-            store::read_capped(&h.path, BODY_CAP)
-                .is_some_and(|b| String::from_utf8_lossy(&b).to_lowercase().contains(needle))
-        })
-        .map(|h| h.path.clone())
-        .collect()
+    for p in paths {
+        if cancelled() {
+            return None;
+        }
+        if store::read_capped(p, BODY_CAP)
+            .is_some_and(|b| String::from_utf8_lossy(&b).to_lowercase().contains(needle))
+        {
+            hits.insert(p.clone());
+        }
+    }
+    Some(hits)
 }
 
 #[cfg(test)]
@@ -47,7 +63,9 @@ mod tests {
             .map(|p| HandoffEntry::parse((*p).clone(), "# Session handoff\n", None).unwrap())
             .collect();
         let hits = bodies(&list, "orders.rs");
-        assert_eq!(hits, HashSet::from([a]));
+        assert_eq!(hits, HashSet::from([a.clone()]));
         assert!(bodies(&list, "").is_empty());
+        // A newer search stops this one.
+        assert_eq!(bodies_of(&[a], "orders.rs", || true), None);
     }
 }

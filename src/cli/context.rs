@@ -61,7 +61,8 @@ pub fn run(args: &ContextArgs, env: &Env) -> color_eyre::Result<ExitCode> {
                 .map_err(|e| eyre!("--session: {e} (in {})", paths.sessions().display()))?;
             Some(files::read_bridge(&paths, &id).ok_or_else(|| {
                 eyre!(
-                    "no session {id} in {}: run `forge sessions` to see known sessions",
+                    "no session {} in {}: run `forge sessions` to see known sessions",
+                    crate::model::text::single_line(&id),
                     paths.sessions().display()
                 )
             })?)
@@ -95,8 +96,14 @@ pub fn run(args: &ContextArgs, env: &Env) -> color_eyre::Result<ExitCode> {
             let gone = recorded.as_deref().filter(|p| !p.is_file());
             from_bridge(b, recorded.as_deref(), gone.is_some(), &cfg)
         }
+        // A path a bridge names is read only when it is a Claude Code transcript (a
+        // bridge is a file a repository could ship).
         (None, Some(b)) => match b.transcript_path.as_deref().map(PathBuf::from) {
-            Some(p) if p.is_file() => measure(&p, b.context_window_size, &cfg)?,
+            Some(p)
+                if p.is_file() && crate::app::session_handoff::is_claude_transcript(env, &p) =>
+            {
+                measure(&p, b.context_window_size, &cfg)?
+            }
             recorded => {
                 if b.used_percentage.is_none() && b.tokens.is_none() {
                     match recorded {

@@ -305,6 +305,7 @@ fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<session_handoff::W
     // A unique start of a known session's id names it (as every --session does); a
     // session forge has no bridge for is looked for by its whole id below.
     let resolved = match args.session.as_deref().map(str::trim) {
+        Some("") if !args.auto => bail!("--session needs a session id (or the start of one)"),
         Some(given) if !given.is_empty() => match store::sessions::resolve(&paths, given, &[]) {
             Ok(id) => Some(id),
             Err(crate::model::session_id::PrefixError::NoMatch { .. }) => Some(given.to_owned()),

@@ -90,8 +90,8 @@ pub fn run(args: &ResumeArgs, env: &Env) -> color_eyre::Result<ExitCode> {
                 args.print,
                 &format!(
                     "The next session will resume from {}\n(markers: {})\n",
-                    target.display(),
-                    join_paths(&markers.written)
+                    crate::model::text::single_line(&target.display().to_string()),
+                    crate::model::text::single_line(&join_paths(&markers.written))
                 ),
             );
             if let Some((global, e)) = &markers.global_error {
@@ -291,7 +291,7 @@ pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<
             out,
             "{mark} {:>3}  {:<id_w$}  {:<name_w$}  {:<7}  {:>4}  {:<17}  {:<12}  {title}",
             i + 1,
-            crate::model::handoff::stamp_id(&h.file_name).unwrap_or("-"),
+            one(crate::model::handoff::stamp_id(&h.file_name).unwrap_or("-")),
             one(&h.file_name),
             h.kind.as_str(),
             crate::model::time::age(now, h.created),

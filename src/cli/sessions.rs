@@ -91,10 +91,10 @@ fn rows(snap: &Snapshot, live_only: bool, stale_after: chrono::Duration) -> Vec<
     });
     list.into_iter()
         .map(|b| {
-            let heard = last_heard(b).is_some_and(|t| now - t <= stale_after);
+            let live = crate::model::snapshot::is_live(b, now, stale_after);
             let state = match b.attention {
                 Some(Attention::Ended) => "ended",
-                _ if !heard => "silent",
+                _ if !live => "silent",
                 Some(Attention::WaitingPermission) => "permission",
                 Some(Attention::WaitingInput) => "input",
                 Some(Attention::Busy) | None => "busy",
@@ -136,7 +136,11 @@ fn render(
             "{} {}",
             age(now, last_heard(b)),
             // A session only the status line has reported on has no hook event yet.
-            single_line(b.last_event.as_deref().unwrap_or("status line"))
+            single_line(b.last_event.as_deref().unwrap_or(if b.readings.is_empty() {
+                "-"
+            } else {
+                "status line"
+            }))
         );
         let context = b.context_pct().map_or_else(
             || "-".to_owned(),
@@ -148,14 +152,16 @@ fn render(
             },
         );
         let state = match (&b.attention_message, r.state) {
-            (Some(m), "permission" | "input") => format!("{}: {}", r.state, single_line(m)),
+            (Some(m), "permission" | "input") => {
+                format!("{}: {}", r.state, fit(&single_line(m), 200))
+            }
             _ => r.state.to_owned(),
         };
         let _ = writeln!(
             out,
             "{} {:<8}  {:<22}  {:<8}  {:>11}  {state}",
             if r.current { "*" } else { " " },
-            b.session_id.get(..8).unwrap_or(&b.session_id),
+            crate::model::text::short_id(&b.session_id),
             fit(&last, 22),
             context,
             snap.compactions_of(&b.session_id),

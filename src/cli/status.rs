@@ -282,7 +282,10 @@ pub fn render_text(
         flags.push("threshold handoff fired".to_owned());
     }
     if let Some(p) = &f.pending_resume {
-        flags.push(format!("pending resume → {}", p.display()));
+        flags.push(format!(
+            "pending resume → {}",
+            single_line(&p.display().to_string())
+        ));
     }
     if !f.compaction_markers.is_empty() {
         flags.push(format!(
@@ -379,8 +382,8 @@ fn fit(s: &str, n: usize) -> String {
     }
 }
 
-fn short(id: &str) -> &str {
-    id.get(..8).unwrap_or(id)
+fn short(id: &str) -> String {
+    crate::model::text::short_id(id)
 }
 
 #[cfg(test)]

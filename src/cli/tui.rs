@@ -46,9 +46,25 @@ pub struct TuiArgs {
     pub trace_draws: Option<PathBuf>,
 }
 
+/// The largest frame `--once` draws, each way.
+const ONCE_MAX: u16 = 2000;
+
 /// Runs `forge tui`.
 pub fn run(args: &TuiArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     let mut env = env.clone();
+    // A frame is a buffer of width × height cells: a size no terminal has would only
+    // exhaust memory. Said before anything is read.
+    let once_size = (
+        args.width.or(env.columns).unwrap_or(100),
+        args.height.or(env.lines).unwrap_or(30),
+    );
+    if args.once && (once_size.0 > ONCE_MAX || once_size.1 > ONCE_MAX) {
+        bail!(
+            "--once draws at most {ONCE_MAX}×{ONCE_MAX} cells; asked for {}×{}",
+            once_size.0,
+            once_size.1
+        );
+    }
     // Kept alive until the dashboard closes; removed afterwards.
     let mut _demo_dir = None;
     let (paths, git) = if args.demo {
@@ -79,8 +95,7 @@ pub fn run(args: &TuiArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         poll_git: git == GitSource::Live,
     };
     if args.once {
-        let width = args.width.or(env.columns).unwrap_or(100);
-        let height = args.height.or(env.lines).unwrap_or(30);
+        let (width, height) = once_size;
         let start = model.start();
         tui::run_effects(&mut model, &session, start);
         super::print_out(&tui::render_text(&model, width, height));

@@ -128,11 +128,14 @@ impl Ctx<'_> {
         &self,
         bridge: Option<&crate::model::state::SessionBridge>,
     ) -> Option<(f64, u64)> {
-        let path = self
-            .wire
-            .transcript_path
-            .as_deref()
-            .or_else(|| bridge.and_then(|b| b.transcript_path.as_deref()))?;
+        let path = self.wire.transcript_path.as_deref().or_else(|| {
+            // A bridge's path only when it is a Claude Code transcript.
+            bridge
+                .and_then(|b| b.transcript_path.as_deref())
+                .filter(|p| {
+                    crate::app::session_handoff::is_claude_transcript(self.env, Path::new(p))
+                })
+        })?;
         let scan = store::transcript::tail_context(Path::new(path));
         let tokens = scan.tokens().filter(|t| *t > 0)?;
         let model = match &scan {

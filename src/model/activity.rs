@@ -92,8 +92,8 @@ pub fn rows(line: &EventLine) -> Vec<Row> {
 
 /// The first eight characters of a session id (enough to tell sessions apart, and
 /// to pass back to `--session`).
-pub fn short_session(id: &str) -> &str {
-    id.get(..8).unwrap_or(id)
+pub fn short_session(id: &str) -> String {
+    super::text::short_id(id)
 }
 
 /// A row as `forge log` prints it: `11-21 10:15:02  3f0c2a9e  Stop  recorded the
@@ -102,8 +102,17 @@ pub fn format_row(row: &Row, zone: Zone) -> String {
     let time = row
         .time
         .map_or_else(|| "??-?? ??:??:??".to_owned(), |t| zone.clock_secs(t));
-    let session = row.session.as_deref().map_or("-", short_session);
-    format!("{time}  {session:<8}  {:<20} {}", row.label, row.text)
+    let session = row
+        .session
+        .as_deref()
+        .map_or_else(|| "-".to_owned(), short_session);
+    // Every field from the file on its own line's place: none can forge a line.
+    let one = super::text::single_line;
+    format!(
+        "{time}  {session:<8}  {:<20} {}",
+        one(&row.label),
+        one(&row.text)
+    )
 }
 
 #[cfg(test)]

@@ -31,12 +31,25 @@ impl fmt::Display for PrefixError {
                 f,
                 "no session starting with {prefix:?} is known here: `forge status` lists sessions"
             ),
-            Self::Ambiguous { prefix, matches } => write!(
-                f,
-                "{prefix:?} matches {} sessions: {}; give more characters",
-                matches.len(),
-                matches.join(", ")
-            ),
+            Self::Ambiguous { prefix, matches } => {
+                let shown: Vec<String> = matches
+                    .iter()
+                    .take(10)
+                    .map(|m| super::text::single_line(m).into_owned())
+                    .collect();
+                let more = matches.len().saturating_sub(shown.len());
+                write!(
+                    f,
+                    "{prefix:?} matches {} sessions: {}{}; give more characters",
+                    matches.len(),
+                    shown.join(", "),
+                    if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    }
+                )
+            }
         }
     }
 }

@@ -139,14 +139,15 @@ impl Snapshot {
         let mut list: Vec<&SessionBridge> = self
             .sessions
             .iter()
-            .filter(|s| {
-                s.attention
-                    .is_some_and(|a| a != super::state::Attention::Ended)
-            })
-            .filter(|s| last_heard(s).is_some_and(|t| now - t <= stale_after))
+            .filter(|s| is_live(s, now, stale_after))
             .collect();
         list.sort_by(|a, b| {
-            let rank = |s: &SessionBridge| s.attention.map_or(9, super::state::Attention::urgency);
+            // Reported by the status line alone: as busy.
+            let rank = |s: &SessionBridge| {
+                s.attention
+                    .unwrap_or(super::state::Attention::Busy)
+                    .urgency()
+            };
             rank(a)
                 .cmp(&rank(b))
                 .then_with(|| last_heard(b).cmp(&last_heard(a)))
@@ -180,21 +181,42 @@ impl Snapshot {
     }
 }
 
+/// How far in the future a time from a file may be (clocks differ a little) before
+/// it is not believed.
+const CLOCK_SKEW: i64 = 120;
+
+/// Whether a session is live: something reported it — a hook event (its attention
+/// state) or a status line reading — it has not ended, and it was last heard from
+/// within `stale_after` of `now`. A time in the future (a file a repository shipped,
+/// a wrong clock) is not believed: such a session is not live, so it cannot stay in
+/// view for ever.
+pub fn is_live(s: &SessionBridge, now: DateTime<Utc>, stale_after: chrono::Duration) -> bool {
+    let reported = match s.attention {
+        Some(super::state::Attention::Ended) => false,
+        Some(_) => true,
+        None => !s.readings.is_empty(),
+    };
+    reported
+        && last_heard(s).is_some_and(|t| {
+            t <= now + chrono::Duration::seconds(CLOCK_SKEW) && now - t <= stale_after
+        })
+}
+
 /// [`Snapshot::current_session`] of a list of bridges.
 pub fn current_of(
     sessions: &[SessionBridge],
     now: DateTime<Utc>,
     stale_after: chrono::Duration,
 ) -> Option<&SessionBridge> {
-    let live = |s: &&SessionBridge| {
-        s.attention != Some(super::state::Attention::Ended)
-            && last_heard(s).is_some_and(|t| now - t <= stale_after)
+    let live = |s: &&SessionBridge| is_live(s, now, stale_after);
+    // Ties (the same second) go to the lower id, so every face picks the same one;
+    // a time in the future counts as none.
+    let heard = |s: &SessionBridge| {
+        last_heard(s).filter(|t| *t <= now + chrono::Duration::seconds(CLOCK_SKEW))
     };
-    // Ties (the same second) go to the lower id, so every face picks the same one.
     let newest = |a: &&SessionBridge, b: &&SessionBridge| {
-        last_heard(a)
-            .cmp(&last_heard(b))
-            .then_with(|| a.updated_at.cmp(&b.updated_at))
+        heard(a)
+            .cmp(&heard(b))
             .then_with(|| b.session_id.cmp(&a.session_id))
     };
     sessions
@@ -262,6 +284,29 @@ mod tests {
             "cccc"
         );
         assert!(current_of(&[], now, stale).is_none());
+        // A time in the future is not believed: never live, never the current one.
+        let future = bridge("ffff", "2099-01-01T00:00:00Z", Some("waiting:permission"));
+        assert!(!is_live(&future, now, stale));
+        assert_eq!(
+            current_of(&[future.clone(), a.clone()], now, stale)
+                .unwrap()
+                .session_id,
+            "aaaa"
+        );
+        // Only an update time (a bridge `forge handoff --session` made): not live;
+        // a status line reading alone: live.
+        let ghost: SessionBridge = serde_json::from_value(serde_json::json!({
+            "session_id": "gggg", "updated_at": "2026-11-25T11:59:30Z"
+        }))
+        .unwrap();
+        assert!(!is_live(&ghost, now, stale));
+        let mut line_only = ghost.clone();
+        line_only.readings.push(crate::model::state::Reading {
+            at: "2026-11-25T11:59:30Z".into(),
+            tokens: None,
+            pct: 40.0,
+        });
+        assert!(is_live(&line_only, now, stale));
         // The lines of compactions.jsonl per session.
         let lines: Vec<&[u8]> = vec![
             br#"{"compacted_at":"x","session_id":"aaaa"}"#,

@@ -388,3 +388,22 @@ mod tests {
         assert!(matches!(json_for_terminal(plain), Cow::Borrowed(x) if x == plain));
     }
 }
+
+/// A session id as lists show it: its first 8 characters, on one line, with no
+/// control characters (an id comes from a file a repository may ship).
+pub fn short_id(id: &str) -> String {
+    single_line(id).chars().take(8).collect()
+}
+
+#[cfg(test)]
+mod short_id_tests {
+    use super::*;
+
+    #[test]
+    fn short_ids_are_clean_and_cut_on_characters() {
+        assert_eq!(short_id("3f0c2a9e-8b1d"), "3f0c2a9e");
+        assert_eq!(short_id("€€€x\n* deadbeef"), "€€€x * d");
+        assert_eq!(short_id("ab\u{1b}[2Jcd"), "abcd");
+        assert_eq!(short_id("ab"), "ab");
+    }
+}

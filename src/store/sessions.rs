@@ -27,7 +27,16 @@ pub fn load_sessions(paths: &Paths) -> Vec<SessionBridge> {
         })
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
         .collect();
-    files.sort_by_key(|f| std::cmp::Reverse(f.0));
+    // A file time in the future (a shipped file, a wrong clock) sorts as the oldest:
+    // it must not push the sessions that are really running out of the 50.
+    let soon = std::time::SystemTime::now() + std::time::Duration::from_secs(120);
+    files.sort_by_key(|f| {
+        std::cmp::Reverse(if f.0 > soon {
+            std::time::SystemTime::UNIX_EPOCH
+        } else {
+            f.0
+        })
+    });
     let mut out: Vec<SessionBridge> = files
         .into_iter()
         .take(MAX_SESSIONS)
@@ -90,6 +99,30 @@ pub fn resolve(paths: &Paths, prefix: &str, also: &[String]) -> Result<String, P
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_future_file_time_does_not_push_real_sessions_out() {
+        let t = tempfile::tempdir().unwrap();
+        let p = Paths::new(t.path());
+        std::fs::create_dir_all(p.sessions()).unwrap();
+        let future = std::time::SystemTime::now() + std::time::Duration::from_secs(86_400 * 365);
+        for i in 0..MAX_SESSIONS {
+            let f = p.sessions().join(format!("fake{i:03}.json"));
+            std::fs::write(&f, format!("{{\"session_id\":\"fake{i:03}\"}}")).unwrap();
+            std::fs::File::options()
+                .write(true)
+                .open(&f)
+                .unwrap()
+                .set_modified(future)
+                .unwrap();
+        }
+        std::fs::write(p.sessions().join("real.json"), r#"{"session_id":"real"}"#).unwrap();
+        let ids: Vec<String> = load_sessions(&p)
+            .into_iter()
+            .map(|b| b.session_id)
+            .collect();
+        assert!(ids.contains(&"real".to_owned()), "{ids:?}");
+    }
 
     #[test]
     fn prefixes_resolve_among_bridges_and_the_ids_given() {

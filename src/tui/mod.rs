@@ -60,6 +60,31 @@ pub enum LoopEvent {
     Git(Box<GitCache>),
     /// A termination signal (SIGTERM, SIGHUP, SIGINT, SIGQUIT).
     Signal(i32),
+    /// The handoffs whose text holds `needle` (from the search thread).
+    BodyHits(String, std::collections::HashSet<PathBuf>),
+}
+
+/// Searches handoff bodies off the UI thread: each search supersedes the one before
+/// (which stops at its next file), so typing never waits for the disk.
+struct Searcher {
+    tx: mpsc::Sender<LoopEvent>,
+    generation: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Searcher {
+    fn search(&self, needle: String, paths: Vec<PathBuf>) {
+        let mine = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let generation = Arc::clone(&self.generation);
+        let tx = self.tx.clone();
+        std::thread::spawn(move || {
+            let hits = crate::app::search::bodies_of(&paths, &needle, || {
+                generation.load(Ordering::SeqCst) != mine
+            });
+            if let Some(hits) = hits {
+                let _ = tx.send(LoopEvent::BodyHits(needle, hits));
+            }
+        });
+    }
 }
 
 /// The signals that end the dashboard.
@@ -307,8 +332,18 @@ pub fn run(mut model: Model, session: Session) -> color_eyre::Result<Option<i32>
     let signals = watch_signals(tx.clone()).inspect_err(|_| ratatui::restore());
     let signals = signals.wrap_err("installing the signal handlers")?;
     let mouse = MouseGuard::enable();
+    let searcher = Searcher {
+        tx: tx.clone(),
+        generation: Arc::new(std::sync::atomic::AtomicU64::new(0)),
+    };
     let input = Input::spawn(tx);
-    let result = event_loop(&mut terminal, &mut model, &session, watcher, &rx, &input);
+    let result = event_loop(
+        &mut terminal,
+        &mut model,
+        &session,
+        watcher,
+        (&rx, &input, &searcher),
+    );
     drop(input);
     drop(git_poll);
     drop(mouse);
@@ -322,8 +357,7 @@ fn event_loop(
     model: &mut Model,
     s: &Session,
     mut watcher: Watcher,
-    rx: &Receiver<LoopEvent>,
-    input: &Input,
+    (rx, input, searcher): (&Receiver<LoopEvent>, &Input, &Searcher),
 ) -> color_eyre::Result<Option<i32>> {
     let start = model.start();
     run_effects(model, s, start);
@@ -392,6 +426,10 @@ fn event_loop(
             match ev {
                 LoopEvent::Signal(sig) => return Ok(Some(sig)),
                 LoopEvent::Fs(res) => pending.add_result(&res, watcher.forge_dir()),
+                LoopEvent::BodyHits(needle, paths) => {
+                    effects.extend(dashboard::update(model, Event::BodyHits { needle, paths }));
+                    dirty = true;
+                }
                 LoopEvent::Git(git) => {
                     // Redraw only for news: a hook may have shown these already.
                     if model.git_differs(&git) {
@@ -414,6 +452,7 @@ fn event_loop(
             effects.extend(reload(model, &s.paths, &pending));
             dirty = true;
         }
+        let mut search_now = false;
         for fx in run_effects(model, s, effects) {
             match fx {
                 Effect::Quit => return Ok(None),
@@ -441,12 +480,9 @@ fn event_loop(
                     run_effects(model, s, more);
                     dirty = true;
                 }
-                Effect::SearchBodies(needle) => {
-                    let paths = crate::app::search::bodies(&model.snapshot.handoffs, &needle);
-                    let more = dashboard::update(model, Event::BodyHits { needle, paths });
-                    run_effects(model, s, more);
-                    dirty = true;
-                }
+                // Keys typed together ask for several searches (and effects run last
+                // first): one search, for the text as it is now, once they are all in.
+                Effect::SearchBodies(_) => search_now = true,
                 Effect::Suspend => {
                     suspend_self(terminal, input);
                     dirty = true;
@@ -460,6 +496,15 @@ fn event_loop(
                 | Effect::WritePendingResume(_)
                 | Effect::ResolveSignal { .. } => {}
             }
+        }
+        if search_now && let Some(needle) = model.filter.needle() {
+            let paths = model
+                .snapshot
+                .handoffs
+                .iter()
+                .map(|h| h.path.clone())
+                .collect();
+            searcher.search(needle, paths);
         }
         if model.quit {
             return Ok(None);
@@ -546,8 +591,9 @@ fn action_of(ev: &ct::Event, model: &Model, terminal: &DefaultTerminal) -> Optio
                     let lines = if pane == Pane::Preview { 3 } else { 1 };
                     Some(Action::Scroll(pane, delta * lines))
                 }
+                // The tiny layout draws a summary, not the panes' rows: no clicks there.
                 MouseEventKind::Down(crossterm::event::MouseButton::Left)
-                    if model.mode == dashboard::Mode::Normal =>
+                    if model.mode == dashboard::Mode::Normal && !plan.tiny =>
                 {
                     let top = match pane {
                         Pane::Activity => plan.list_area(),

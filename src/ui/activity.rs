@@ -19,6 +19,33 @@ use crate::model::time::{Zone, age};
 /// Rows the whole text of the row under the cursor may take (its heading included).
 const DETAIL_MAX: u16 = 5;
 
+/// The whole text of the row under the cursor, when `body` has room for it.
+fn detail_of(m: &Model, list: &[Row], body: Rect) -> Vec<Line<'static>> {
+    let selected = m.activity_selected.min(list.len().saturating_sub(1));
+    list.get(selected)
+        .map(|r| detail_lines(r, usize::from(body.width), m.zone))
+        .filter(|_| body.height >= 8)
+        .unwrap_or_default()
+}
+
+/// The rows of the list itself in `area` (the view's whole area, title included):
+/// what the model pages and clicks by, as [`render`] draws it.
+pub fn list_height(m: &Model, area: Rect) -> u16 {
+    let body = Rect {
+        y: area.y + area.height.min(1),
+        height: area.height.saturating_sub(1),
+        ..area
+    };
+    let body = Rect {
+        x: body.x + 2.min(body.width),
+        width: body.width.saturating_sub(2),
+        ..body
+    };
+    let list = m.activity_rows();
+    let detail_h = (detail_of(m, &list, body).len() as u16).min(DETAIL_MAX);
+    body.height.saturating_sub(detail_h).max(1)
+}
+
 /// Draws the activity view into `area` (its title row included).
 pub fn render(m: &Model, area: Rect, buf: &mut Buffer) {
     let list = m.activity_rows();
@@ -40,11 +67,7 @@ pub fn render(m: &Model, area: Rect, buf: &mut Buffer) {
     }
     let selected = m.activity_selected.min(list.len() - 1);
     // The row under the cursor, whole, below the list when there is room for both.
-    let detail = list
-        .get(selected)
-        .map(|r| detail_lines(r, usize::from(body.width), m.zone))
-        .filter(|_| body.height >= 8)
-        .unwrap_or_default();
+    let detail = detail_of(m, &list, body);
     let detail_h = (detail.len() as u16).min(DETAIL_MAX);
     let list_area = Rect {
         height: body.height - detail_h,
@@ -102,7 +125,9 @@ pub fn render(m: &Model, area: Rect, buf: &mut Buffer) {
 }
 
 fn session(row: &Row) -> String {
-    single_line(row.session.as_deref().map_or("-", short_session)).into_owned()
+    row.session
+        .as_deref()
+        .map_or_else(|| "-".to_owned(), short_session)
 }
 
 /// The row under the cursor: a heading (when, which session, which event), then its

@@ -144,8 +144,8 @@ impl Widget for Dashboard<'_> {
     }
 }
 
-fn short(id: &str) -> &str {
-    id.get(..8).unwrap_or(id)
+fn short(id: &str) -> String {
+    crate::model::text::short_id(id)
 }
 
 /// The header, most important first: blocked Signals come before the project and
@@ -482,8 +482,8 @@ fn render_attention(m: &Model, area: Rect, buf: &mut Buffer) {
         let word = match s.attention {
             Some(Attention::WaitingPermission) => "permission",
             Some(Attention::WaitingInput) => "input",
-            Some(Attention::Busy) => "busy",
-            _ => "?",
+            Some(Attention::Busy) | None => "busy",
+            Some(Attention::Ended) => "ended",
         };
         let mark = if focused && first + k == selected {
             "▶ "
@@ -687,10 +687,9 @@ pub fn plan_of(m: &Model, area: Rect) -> layout::Plan {
 pub fn viewport(m: &Model, area: Rect) -> (u16, u16, usize) {
     let plan = plan_of(m, area);
     if m.activity {
-        // The activity view takes the inbox's and the preview's room: it pages by that.
-        let rows = plan
-            .list_area()
-            .map_or(1, |r| r.height.saturating_sub(1).max(1));
+        // The activity view takes the inbox's and the preview's room: it pages (and
+        // clicks) by the rows of its list, as drawn.
+        let rows = plan.list_area().map_or(1, |r| activity::list_height(m, r));
         return (rows, plan.preview_rows(), 0);
     }
     let Some(body) = plan.preview.map(preview_body) else {

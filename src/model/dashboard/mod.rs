@@ -481,8 +481,15 @@ impl Model {
     /// The first session row the sessions pane shows (it keeps the cursor in view,
     /// as the renderer does).
     pub fn sessions_first(&self) -> usize {
-        self.sessions_selected
+        self.sessions_cursor()
             .saturating_sub(usize::from(self.sessions_rows.max(1)) - 1)
+    }
+
+    /// The sessions pane's cursor, within the rows there are now (the list shrinks
+    /// as sessions end or go silent).
+    pub fn sessions_cursor(&self) -> usize {
+        self.sessions_selected
+            .min(self.attention_rows().len().saturating_sub(1))
     }
 
     /// The first handoff row the inbox shows (the renderer keeps the selection in view).
@@ -568,7 +575,7 @@ impl Model {
             Pane::Sessions => {
                 let n = self.attention_rows().len();
                 self.sessions_selected = self
-                    .sessions_selected
+                    .sessions_cursor()
                     .saturating_add_signed(delta)
                     .min(n.saturating_sub(1));
                 Vec::new()

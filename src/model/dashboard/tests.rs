@@ -729,3 +729,27 @@ fn a_reload_keeps_git_facts_newer_than_the_cache_file() {
     let hook = git_at("2026-11-21T12:00:05Z", "feat/x", 1);
     assert_eq!(m.fresher_git(Some(hook.clone())), Some(hook));
 }
+
+#[test]
+fn the_sessions_cursor_stays_within_a_list_that_shrank() {
+    let mut m = with_sessions();
+    viewport(&mut m, &Pane::ALL, 3, 2);
+    while m.focus != Pane::Sessions {
+        press(&mut m, Key::Tab);
+    }
+    press(&mut m, Key::Char('G'));
+    assert_eq!(m.sessions_selected, 3);
+    // Three of the four go: the cursor is on the last one left, and k moves at once.
+    let mut snap = m.snapshot.clone();
+    snap.sessions
+        .retain(|s| s.session_id == "perm-1" || s.session_id == "input-new");
+    update(&mut m, Event::StateLoaded(Box::new(snap)));
+    assert_eq!(m.sessions_selected, 1);
+    press(&mut m, Key::Char('k'));
+    assert_eq!(m.selected_session().unwrap().session_id, "perm-1");
+    update(
+        &mut m,
+        Event::Action(Action::Click(Pane::Sessions, Some(1))),
+    );
+    assert_eq!(m.selected_session().unwrap().session_id, "input-new");
+}

@@ -32,6 +32,7 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
             m.snapshot.handoffs = handoffs;
             m.keep_activity_cursor(cursor);
             m.refresh_rows();
+            m.sessions_selected = m.sessions_cursor();
             Vec::new()
         }
         Event::HandoffsChanged(changes) => {
@@ -193,7 +194,7 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
 
 /// The first 8 characters of a session id, as the panes show it.
 fn short_id(id: &str) -> String {
-    id.chars().take(8).collect()
+    crate::model::text::short_id(id)
 }
 
 fn file_name(p: &Path) -> String {
@@ -272,7 +273,10 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
             Action::CopyId => {
                 return m
                     .selected_session()
-                    .map(|s| Effect::Copy(s.session_id.clone()))
+                    // Never control characters into a clipboard (a paste could run them).
+                    .map(|s| {
+                        Effect::Copy(crate::model::text::single_line(&s.session_id).into_owned())
+                    })
                     .into_iter()
                     .collect();
             }
@@ -282,7 +286,11 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
         // Elsewhere y copies the selected handoff's path.
         return m
             .selected_entry()
-            .map(|h| Effect::Copy(h.path.display().to_string()))
+            .map(|h| {
+                Effect::Copy(
+                    crate::model::text::single_line(&h.path.display().to_string()).into_owned(),
+                )
+            })
             .into_iter()
             .collect();
     } else if a == Action::Dismiss {
