@@ -177,6 +177,20 @@ fn print_mode_records_the_session_and_orients_the_next_one() {
         "a session that changed no file set the learn flag"
     );
 
+    // The user's own [[on_session_start]] command (an orchestrator) gets the
+    // session_start payload, and what it prints reaches the model with forge's text.
+    let got = w.home.join("orchestrator-got.json");
+    let config = w.home.join(".config/forge/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            "[[on_session_start]]\ncommand = \"cat > '{}'; echo 'ORCHESTRATOR-NOTE: review PR 12 first'\"\n",
+            got.display()
+        ),
+    )
+    .unwrap();
+
     // The next session's first request carries forge's orientation.
     let before = w.api.messages().len();
     let out = w.print("hello again");
@@ -190,6 +204,14 @@ fn print_mode_records_the_session_and_orients_the_next_one() {
         first.last_user_text()
     );
     assert!(!text.contains("/forge-learn"), "{text}");
+    assert!(
+        text.contains("ORCHESTRATOR-NOTE: review PR 12 first"),
+        "{text}"
+    );
+    let payload: Value = serde_json::from_str(&std::fs::read_to_string(&got).unwrap()).unwrap();
+    assert_eq!(payload["hook_event_name"], "session_start");
+    assert_eq!(payload["session"]["source"], "startup");
+    assert_eq!(payload["session"]["previous_session_id"], sid.as_str());
 }
 
 // ----- 2. interactive: status line, threshold handoff, permission ---------------------------
