@@ -221,6 +221,50 @@ impl HandoffsConfig {
     }
 }
 
+/// The hook events a wake message can be sent for.
+pub const NOTIFY_EVENTS: [&str; 6] = [
+    "stop",
+    "idle",
+    "permission",
+    "session_end",
+    "pre_compact",
+    "session_start",
+];
+
+/// Wake messages to an orchestrating agent (`[notify]`): off until `command` is set,
+/// and taken only from the user's own config (it runs a command).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NotifyConfig {
+    /// The program and its first arguments; the message is appended as the last
+    /// argument (or given on stdin with `stdin = true`). Empty: off.
+    pub command: Vec<String>,
+    /// Give the message on stdin instead of as the last argument.
+    pub stdin: bool,
+    /// Which events send one: any of [`NOTIFY_EVENTS`].
+    pub events: Vec<String>,
+    /// `async` (started detached; the hook returns at once) or `bidirectional`
+    /// (Stop waits for a reply that can keep the session working).
+    pub mode: String,
+    /// How long a bidirectional Stop waits for the reply.
+    pub timeout_secs: u64,
+    /// Lines of the tmux pane sent (inside tmux only).
+    pub pane_capture_lines: usize,
+}
+
+impl Default for NotifyConfig {
+    fn default() -> Self {
+        Self {
+            command: Vec::new(),
+            stdin: false,
+            events: NOTIFY_EVENTS.iter().map(|e| (*e).to_owned()).collect(),
+            mode: "async".into(),
+            timeout_secs: 30,
+            pane_capture_lines: 40,
+        }
+    }
+}
+
 /// A command of the user's that forge runs on a context event (`[[on_threshold]]`,
 /// `[[on_session_start]]`), with one JSON object on stdin.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -272,6 +316,8 @@ pub struct Config {
     pub attention: AttentionConfig,
     /// `[handoffs]`.
     pub handoffs: HandoffsConfig,
+    /// `[notify]`.
+    pub notify: NotifyConfig,
     /// `[[on_threshold]]`: commands run once per crossing of their threshold.
     pub on_threshold: Vec<UserHook>,
     /// `[[on_session_start]]`: commands whose output is added to SessionStart's text.
@@ -345,7 +391,7 @@ impl ConfigError {
 
 /// Every section and its keys, in the order of the config structs (checked against
 /// [`Config::default`] by a test, so the two cannot drift).
-pub const KEYS: [(&str, &[&str]); 8] = [
+pub const KEYS: [(&str, &[&str]); 9] = [
     (
         "context",
         &["warn", "critical", "emergency", "handoff_threshold"],
@@ -357,6 +403,17 @@ pub const KEYS: [(&str, &[&str]); 8] = [
     ("resume", &["auto", "max_age"]),
     ("attention", &["stale_after"]),
     ("handoffs", &["auto_prune", "older_than", "keep"]),
+    (
+        "notify",
+        &[
+            "command",
+            "stdin",
+            "events",
+            "mode",
+            "timeout_secs",
+            "pane_capture_lines",
+        ],
+    ),
 ];
 
 /// The valid keys in one line, for error hints:
@@ -557,18 +614,23 @@ fn unknown_agent_keys(value: &toml::Value) -> Vec<String> {
 /// The first key of `table` (or of one of its agent tables) that runs commands.
 fn commands_in(table: &toml::Table) -> Option<String> {
     let (own, agents) = split_agents(table);
-    HOOK_LISTS
-        .iter()
-        .find(|k| own.contains_key(**k))
-        .map(|k| (*k).to_owned())
-        .or_else(|| {
-            agents.iter().find_map(|(name, t)| {
-                HOOK_LISTS
-                    .iter()
-                    .find(|k| t.contains_key(**k))
-                    .map(|k| format!("agents.{name}.{k}"))
+    let in_one = |t: &toml::Table| -> Option<&'static str> {
+        HOOK_LISTS
+            .iter()
+            .copied()
+            .find(|k| t.contains_key(*k))
+            .or_else(|| {
+                t.get("notify")
+                    .and_then(toml::Value::as_table)
+                    .is_some_and(|n| n.contains_key("command"))
+                    .then_some("notify.command")
             })
-        })
+    };
+    in_one(&own).map(str::to_owned).or_else(|| {
+        agents
+            .iter()
+            .find_map(|(name, t)| in_one(t).map(|k| format!("agents.{name}.{k}")))
+    })
 }
 
 /// A parsed file's own settings (its `agents` tables left out) and its agent
@@ -927,6 +989,53 @@ fn validate(c: &Config) -> Result<(), Invalid> {
             ),
         ));
     }
+    let n = &c.notify;
+    if let Some(bad) = n
+        .events
+        .iter()
+        .find(|e| !NOTIFY_EVENTS.contains(&e.as_str()))
+    {
+        return Err((
+            vec!["notify.events"],
+            format!(
+                "`notify.events` has unknown event \"{bad}\" (known: {})",
+                NOTIFY_EVENTS.join(", ")
+            ),
+        ));
+    }
+    if !matches!(n.mode.as_str(), "async" | "bidirectional") {
+        return Err((
+            vec!["notify.mode"],
+            format!(
+                "`notify.mode` must be \"async\" or \"bidirectional\", found \"{}\"",
+                n.mode
+            ),
+        ));
+    }
+    if !(1..=600).contains(&n.timeout_secs) {
+        return Err((
+            vec!["notify.timeout_secs"],
+            format!(
+                "`notify.timeout_secs` must be 1 to 600, found {}",
+                n.timeout_secs
+            ),
+        ));
+    }
+    if n.pane_capture_lines > 500 {
+        return Err((
+            vec!["notify.pane_capture_lines"],
+            format!(
+                "`notify.pane_capture_lines` must be 0 to 500, found {}",
+                n.pane_capture_lines
+            ),
+        ));
+    }
+    if n.command.first().is_some_and(|p| p.trim().is_empty()) {
+        return Err((
+            vec!["notify.command"],
+            "`notify.command` must start with a program".to_owned(),
+        ));
+    }
     for (list, hooks) in [
         ("on_threshold", &c.on_threshold),
         ("on_session_start", &c.on_session_start),
@@ -1281,7 +1390,7 @@ mod tests {
             ),
             (
                 "colour = 1\n",
-                "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [[on_threshold]], [[on_session_start]])",
+                "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [[on_threshold]], [[on_session_start]])",
             ),
         ] {
             let e = error_for(text);

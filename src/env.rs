@@ -37,6 +37,8 @@ pub struct Env {
     pub forge_agent: Option<String>,
     /// `$TMUX`: set inside a tmux client.
     pub tmux: bool,
+    /// `$TMUX_PANE`: the pane this process runs in (inside tmux).
+    pub tmux_pane: Option<String>,
     /// The time the command started.
     pub now: DateTime<Utc>,
 }
@@ -73,6 +75,7 @@ impl Env {
                 .map(|s| s.trim().to_owned())
                 .filter(|s| !s.is_empty()),
             tmux: var("TMUX").is_some(),
+            tmux_pane: var("TMUX_PANE").and_then(|v| v.into_string().ok()),
             now: Utc::now(),
         }
     }
@@ -93,6 +96,7 @@ impl Env {
             path: None,
             forge_agent: None,
             tmux: false,
+            tmux_pane: None,
             now: Utc::now(),
         }
     }

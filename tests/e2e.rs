@@ -234,8 +234,10 @@ fn interactive_status_line_threshold_handoff_and_permission_prompt() {
     // One threshold handoff, and both pending-resume markers point at it.
     let handoffs = poll(harness::WAIT, || {
         let h = session_handoffs(&w);
+        // Both markers: the project's is written first, the global one just after.
         let marker = std::fs::read_to_string(w.root.join(".forge/pending-resume")).ok()?;
-        (!h.is_empty() && !marker.is_empty()).then_some(h)
+        let global = std::fs::read_to_string(w.home.join(".claude/pending-resume")).ok()?;
+        (!h.is_empty() && !marker.is_empty() && !global.is_empty()).then_some(h)
     })
     .expect("a threshold handoff and its marker");
     assert_eq!(handoffs.len(), 1, "{handoffs:?}");

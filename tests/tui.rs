@@ -669,3 +669,48 @@ fn inside_tmux_the_session_name_names_the_agent() {
         .unwrap();
     assert_eq!(threshold["value"], 42.0);
 }
+
+#[test]
+fn inside_tmux_a_wake_message_carries_the_pane() {
+    if !Tmux::available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tmux is missing on CI: .ci/run should have installed it"
+        );
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let p = TestProject::new();
+    let got = p.dir.path().join("message.txt");
+    let config = p.xdg.join("forge/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            "[notify]\ncommand = [\"sh\", \"-c\", \"printf '%s' \\\"$1\\\" > '{}'\", \"orch\"]\nevents = [\"idle\"]\npane_capture_lines = 5\n",
+            got.display()
+        ),
+    )
+    .unwrap();
+    let payload = p.dir.path().join("idle.json");
+    std::fs::write(&payload, p.payload("hooks/Notification-idle.json")).unwrap();
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
+    let command = format!(
+        "cd {root} && echo PANE-MARKER-123 && env -u FORGE_AGENT HOME={home} XDG_CONFIG_HOME={xdg} \
+         {bin} hook Notification < {payload}; sleep 5",
+        root = sh_quote(&p.root),
+        home = sh_quote(&p.home),
+        xdg = sh_quote(&p.xdg),
+        bin = sh_quote(&bin),
+        payload = sh_quote(&payload),
+    );
+    let _tmux = Tmux::start(80, 20, &command);
+    let m = wait_file(&got);
+    assert!(m.contains("tmux: t:0.0"), "{m}");
+    assert!(
+        m.contains("agent: t\n"),
+        "the tmux session names the agent: {m}"
+    );
+    assert!(m.contains("[PANE CONTENT]\nPANE-MARKER-123"), "{m}");
+    assert!(m.contains("tmux send-keys -t t:0.0"), "{m}");
+}

@@ -231,3 +231,147 @@ fn replace_handoff_lets_the_users_command_take_its_place() {
         "{o:?}"
     );
 }
+
+// ----- [notify]: wake messages --------------------------------------------------------
+
+/// A fake orchestrator program: appends its last argument (or stdin) to `log`, a
+/// line of `---` after each, then prints `reply`.
+fn orchestrator(p: &TestProject, reply: &str, sleep: u32) -> (PathBuf, PathBuf) {
+    let script = p.dir.path().join("orch.sh");
+    let log = p.dir.path().join("orch.log");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nfor last; do :; done\nif [ \"$1\" = --stdin ]; then cat >> '{log}'; else printf '%s' \"$last\" >> '{log}'; fi\n\
+             printf '\\n---\\n' >> '{log}'\nsleep {sleep}\nprintf '%s' '{reply}'\n",
+            log = log.display()
+        ),
+    )
+    .unwrap();
+    (script, log)
+}
+
+fn messages(log: &PathBuf) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .split("\n---\n")
+        .filter(|m| !m.trim().is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+fn hook_out(p: &TestProject, event: &str, payload: String) -> String {
+    let out = p
+        .forge()
+        .args(["hook", event])
+        .write_stdin(payload)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{event}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn async_wake_messages_go_to_the_orchestrator_for_the_chosen_events() {
+    let p = TestProject::new();
+    let (script, log) = orchestrator(&p, "", 0);
+    user_config(
+        &p,
+        &format!(
+            "[notify]\ncommand = [\"sh\", \"{}\", \"agent\", \"--message\"]\nevents = [\"idle\", \"session_end\"]\n",
+            script.display()
+        ),
+    );
+    // Not in `events`: nothing.
+    hook_out(&p, "Stop", p.payload("hooks/Stop.json"));
+    hook_out(
+        &p,
+        "Notification",
+        p.payload("hooks/Notification-idle.json"),
+    );
+    wait_until("the idle message", || messages(&log).len() == 1);
+    let m = &messages(&log)[0];
+    for want in [
+        "[SESSION]\n",
+        "session_id: 3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21\n",
+        "trigger: idle_prompt\nstate: idle\n",
+        "[CONTEXT PRESSURE]\ncontext: unknown\n",
+        "[AVAILABLE ACTIONS]\n",
+    ] {
+        assert!(m.contains(want), "{want:?} in {m}");
+    }
+    assert!(!m.contains("[PANE CONTENT]"), "not inside tmux: {m}");
+    hook_out(&p, "SessionEnd", p.payload("hooks/SessionEnd.json"));
+    wait_until("the end message", || messages(&log).len() == 2);
+    assert!(messages(&log)[1].contains("trigger: session_end"));
+    let o = outcomes(&p, "SessionEnd");
+    assert!(
+        o.iter().any(|o| o["kind"] == "notified"
+            && o["event"] == "session_end"
+            && o["mode"] == "async"),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn a_bidirectional_reply_keeps_the_session_working_once() {
+    let p = TestProject::new();
+    let (script, log) = orchestrator(
+        &p,
+        r#"{"decision":"block","reason":"also run the integration tests"}"#,
+        0,
+    );
+    user_config(
+        &p,
+        &format!(
+            "[notify]\ncommand = [\"sh\", \"{}\", \"--stdin\"]\nstdin = true\nmode = \"bidirectional\"\nevents = [\"stop\"]\n",
+            script.display()
+        ),
+    );
+    let out = hook_out(&p, "Stop", p.payload("hooks/Stop.json"));
+    let v: Value = serde_json::from_str(out.trim()).expect(&out);
+    assert_eq!(v["decision"], "block");
+    assert_eq!(v["reason"], "also run the integration tests");
+    let m = &messages(&log)[0];
+    assert!(
+        m.contains("trigger: response_complete") && m.contains("reply {\"decision\":\"block\""),
+        "{m}"
+    );
+    // The turn that continues because of it is never blocked again by the orchestrator.
+    let again = p
+        .payload("hooks/Stop.json")
+        .replace("\"stop_hook_active\": false", "\"stop_hook_active\": true");
+    assert!(again.contains("\"stop_hook_active\": true"), "{again}");
+    let out = hook_out(&p, "Stop", again);
+    assert!(!out.contains("\"decision\""), "{out}");
+}
+
+#[test]
+fn a_slow_or_silent_orchestrator_is_a_no_op() {
+    let p = TestProject::new();
+    let (script, _log) = orchestrator(&p, "keep going", 5);
+    user_config(
+        &p,
+        &format!(
+            "[notify]\ncommand = [\"sh\", \"{}\"]\nmode = \"bidirectional\"\ntimeout_secs = 1\n",
+            script.display()
+        ),
+    );
+    let started = Instant::now();
+    let out = hook_out(&p, "Stop", p.payload("hooks/Stop.json"));
+    assert!(started.elapsed() < Duration::from_secs(4));
+    assert!(!out.contains("\"decision\""), "{out}");
+    let o = outcomes(&p, "Stop");
+    assert!(
+        o.iter()
+            .any(|o| o["kind"] == "user_hook_failed" && o["hook"] == "notify"),
+        "{o:?}"
+    );
+    // A project's config may not set the command.
+    p.write(
+        ".forge/config.toml",
+        "[notify]\ncommand = [\"touch\", \"x\"]\n",
+    );
+    let out = p.forge().args(["config", "validate"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`notify.command` runs commands"));
+}

@@ -8,6 +8,7 @@
 //! imports it.
 
 pub mod learn;
+pub mod notify;
 pub mod prune;
 pub mod search;
 pub mod session_handoff;

@@ -28,6 +28,17 @@ pub struct Ran {
 /// Runs `hook` (named `name`: `on_threshold`, `on_session_start`) with `payload` on
 /// stdin, in `cwd`, for at most its `timeout_secs`.
 pub fn run(name: &str, hook: &UserHook, payload: &serde_json::Value, cwd: &Path) -> Ran {
+    run_with(name, hook, &payload.to_string(), &[], cwd)
+}
+
+/// [`run`] with `stdin` as the text on stdin and `vars` added to the environment.
+pub fn run_with(
+    name: &str,
+    hook: &UserHook,
+    stdin: &str,
+    vars: &[(&str, &str)],
+    cwd: &Path,
+) -> Ran {
     let started = Instant::now();
     let label = command_label(&hook.command);
     let failed = |why: String| Ran {
@@ -43,6 +54,7 @@ pub fn run(name: &str, hook: &UserHook, payload: &serde_json::Value, cwd: &Path)
         .arg(&hook.command)
         .current_dir(cwd)
         .env("FORGE_HOOK", name)
+        .envs(vars.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
@@ -58,10 +70,10 @@ pub fn run(name: &str, hook: &UserHook, payload: &serde_json::Value, cwd: &Path)
     let pid = child.id();
     // Stdin and stdout on their own threads: a command that reads nothing, or
     // writes a lot, never blocks forge.
-    if let Some(mut stdin) = child.stdin.take() {
-        let body = payload.to_string();
+    if let Some(mut pipe) = child.stdin.take() {
+        let body = stdin.to_owned();
         std::thread::spawn(move || {
-            let _ = stdin.write_all(body.as_bytes());
+            let _ = pipe.write_all(body.as_bytes());
         });
     }
     let (tx, rx) = mpsc::channel();

@@ -147,7 +147,9 @@ pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
     }
     // A panic in a handler must not escape (the client would see a failed hook),
     // and must not lose the call's line: it becomes an error outcome.
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ctx.dispatch(&event)));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ctx.dispatch(&event).map(|out| ctx.notify(&event, out))
+    }));
     let stdout = match result {
         Ok(Ok(out)) => out,
         Ok(Err(e)) => {

@@ -20,6 +20,7 @@ pub mod attention;
 pub mod compaction;
 pub mod dispatch;
 pub mod event;
+mod notify;
 pub mod session_start;
 pub mod text;
 pub mod turn;

@@ -12,6 +12,7 @@ pub mod json_edit;
 pub mod learn;
 pub mod level;
 pub mod memory;
+pub mod notify;
 pub mod outcome;
 pub mod redact;
 pub mod secrets;

@@ -152,6 +152,13 @@ pub enum Outcome {
         /// What went wrong.
         why: String,
     },
+    /// A wake message went to the `[notify]` command.
+    Notified {
+        /// `stop`, `idle`, `permission`, `session_end`, `pre_compact` or `session_start`.
+        event: String,
+        /// `async` or `bidirectional`.
+        mode: String,
+    },
     /// Something failed (also in `errors.log`); the hook still exited 0.
     Error {
         /// What was being done.
@@ -260,6 +267,14 @@ impl Outcome {
             Self::UserHookFailed { hook, command, why } => {
                 format!("your {hook} hook `{command}` failed: {why}")
             }
+            Self::Notified { event, mode } => format!(
+                "sent a wake message ({event}) to your [notify] command{}",
+                if mode == "bidirectional" {
+                    " and read its reply"
+                } else {
+                    ""
+                }
+            ),
             Self::Error { what, message } => format!("error ({what}): {message}"),
             Self::Unknown => "(an outcome this forge version does not know)".to_owned(),
         }

@@ -1,0 +1,173 @@
+//! Sending a wake message: the `[notify]` command with the message as its last
+//! argument (or on stdin), started detached (async) or waited for up to its timeout
+//! (a bidirectional Stop, whose reply may keep the session working). And the tmux
+//! pane's last lines, when inside tmux.
+
+use std::io::{Seek, Write};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::config::{NotifyConfig, UserHook};
+use crate::model::outcome::Outcome;
+
+/// The command with the message (as its last argument, unless it goes on stdin).
+fn command(cfg: &NotifyConfig, message: &str) -> Option<Command> {
+    let (program, args) = cfg.command.split_first()?;
+    let mut cmd = Command::new(program);
+    cmd.args(args);
+    if !cfg.stdin {
+        cmd.arg(message);
+    }
+    Some(cmd)
+}
+
+/// Starts the command detached (its own process group, no output kept, not waited
+/// for): the hook returns at once.
+pub fn send_async(cfg: &NotifyConfig, message: &str, cwd: &std::path::Path) -> Outcome {
+    let label = crate::model::user_hooks::command_label(&cfg.command.join(" "));
+    let Some(mut cmd) = command(cfg, message) else {
+        return failed(&label, "no [notify] command".to_owned());
+    };
+    let stdin = if cfg.stdin {
+        // From a file: the hook does not stay to feed a pipe.
+        match tempfile::tempfile().and_then(|mut f| {
+            f.write_all(message.as_bytes())?;
+            f.rewind()?;
+            Ok(f)
+        }) {
+            Ok(f) => Stdio::from(f),
+            Err(e) => return failed(&label, format!("could not stage the message: {e}")),
+        }
+    } else {
+        Stdio::null()
+    };
+    cmd.current_dir(cwd)
+        .stdin(stdin)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    match cmd.spawn() {
+        Ok(_) => Outcome::Notified {
+            event: String::new(),
+            mode: "async".to_owned(),
+        },
+        Err(e) => failed(&label, format!("could not start it: {e}")),
+    }
+}
+
+/// Runs the command and waits for its reply (stdout) up to the timeout: `(outcome,
+/// reply)`, the reply only when it exited 0.
+pub fn send_and_wait(
+    cfg: &NotifyConfig,
+    message: &str,
+    cwd: &std::path::Path,
+) -> (Outcome, Option<String>) {
+    // The same runner as the user's context hooks, with the argv quoted for sh.
+    let mut words: Vec<String> = cfg.command.iter().map(|w| sh_quote(w)).collect();
+    if !cfg.stdin {
+        words.push("\"$FORGE_MESSAGE\"".to_owned());
+    }
+    let hook = UserHook {
+        command: words.join(" "),
+        timeout_secs: cfg.timeout_secs,
+        threshold: None,
+        replace_handoff: false,
+    };
+    let ran = super::user_hooks::run_with(
+        "notify",
+        &hook,
+        if cfg.stdin { message } else { "" },
+        &[("FORGE_MESSAGE", message)],
+        cwd,
+    );
+    let label = crate::model::user_hooks::command_label(&cfg.command.join(" "));
+    let outcome = match ran.outcome {
+        Outcome::UserHookRan { exit: Some(0), .. } => Outcome::Notified {
+            event: String::new(),
+            mode: "bidirectional".to_owned(),
+        },
+        Outcome::UserHookRan { exit, .. } => failed(
+            &label,
+            match exit {
+                Some(n) => format!("exited with {n}"),
+                None => "killed by a signal".to_owned(),
+            },
+        ),
+        Outcome::UserHookFailed { why, .. } => failed(&label, why),
+        other => other,
+    };
+    (outcome, ran.stdout)
+}
+
+fn failed(label: &str, why: String) -> Outcome {
+    Outcome::UserHookFailed {
+        hook: "notify".to_owned(),
+        command: label.to_owned(),
+        why,
+    }
+}
+
+/// `word` quoted for `sh`.
+fn sh_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', "'\\''"))
+}
+
+/// The pane's name (`session:window.pane`) and its last `lines` lines, cleaned, when
+/// inside tmux; one `tmux` call each, at most 500 ms.
+pub fn pane(env: &crate::env::Env, lines: usize) -> (Option<String>, Vec<String>) {
+    let Some(target) = env.tmux_pane.as_deref().filter(|_| env.tmux) else {
+        return (None, Vec::new());
+    };
+    let name = tmux(&["display-message", "-p", "-t", target, "#S:#I.#P"])
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty());
+    if lines == 0 {
+        return (name, Vec::new());
+    }
+    let start = format!("-{lines}");
+    let text = tmux(&["capture-pane", "-p", "-J", "-t", target, "-S", &start]).unwrap_or_default();
+    let mut rows: Vec<String> = text
+        .lines()
+        .map(|l| crate::model::text::single_line(l).trim_end().to_owned())
+        .collect();
+    while rows.last().is_some_and(String::is_empty) {
+        rows.pop();
+    }
+    let skip = rows.len().saturating_sub(lines);
+    (name, rows.split_off(skip))
+}
+
+fn tmux(args: &[&str]) -> Option<String> {
+    let mut child = Command::new("tmux")
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = std::time::Instant::now() + Duration::from_millis(500);
+    loop {
+        match child.try_wait() {
+            Ok(Some(st)) if st.success() => break,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(child.stdout.take()?, 256 * 1024),
+        &mut out,
+    )
+    .ok()?;
+    Some(String::from_utf8_lossy(&out).into_owned())
+}

@@ -1,0 +1,105 @@
+//! Wake messages: after a hook event, the `[notify]` command of the user's config
+//! hears about it (see [`crate::model::notify`]). Async: started detached, the hook
+//! returns at once. Bidirectional (Stop only): the reply may keep the session
+//! working, never when the turn already continues because of a Stop hook.
+
+use serde_json::{Value, json};
+
+use super::dispatch::Ctx;
+use super::event::HookEvent;
+use crate::model::level::Level;
+use crate::model::notify::{Facts, NotifyEvent, block_reason, message};
+use crate::model::outcome::Outcome;
+
+/// The message an event sends, if any. A permission prompt is told once, at
+/// PermissionRequest (the `permission_prompt` Notification follows it ~6 s later).
+fn notify_event(event: &HookEvent) -> Option<NotifyEvent> {
+    match event {
+        HookEvent::Stop { .. } => Some(NotifyEvent::Stop),
+        HookEvent::Notification { kind, .. } => match kind.as_deref() {
+            Some("idle_prompt" | "agent_needs_input") => Some(NotifyEvent::Idle),
+            _ => None,
+        },
+        HookEvent::PermissionRequest { .. } => Some(NotifyEvent::Permission),
+        HookEvent::SessionEnd { .. } => Some(NotifyEvent::SessionEnd),
+        HookEvent::PreCompact { .. } => Some(NotifyEvent::PreCompact),
+        HookEvent::SessionStart { .. } => Some(NotifyEvent::SessionStart),
+        _ => None,
+    }
+}
+
+impl Ctx<'_> {
+    /// Sends the wake message for `event` when `[notify]` asks for it; returns the
+    /// hook's stdout (for a bidirectional Stop, with the orchestrator's block).
+    pub(super) fn notify(&self, event: &HookEvent, out: String) -> String {
+        let cfg = self.config();
+        let n = &cfg.notify;
+        if n.command.is_empty() {
+            return out;
+        }
+        let Some(kind) = notify_event(event) else {
+            return out;
+        };
+        if !n.events.iter().any(|e| e == kind.as_str()) {
+            return out;
+        }
+        let continuing = matches!(
+            event,
+            HookEvent::Stop {
+                stop_hook_active: true
+            }
+        );
+        // Forge's own block (the re-read failsafe) goes first: no second one.
+        let already_blocks = out.contains("\"decision\"");
+        let wait = n.mode == "bidirectional"
+            && kind == NotifyEvent::Stop
+            && !continuing
+            && !already_blocks;
+        let bridge = self
+            .session_id()
+            .and_then(|s| crate::store::files::read_bridge(&self.paths, s));
+        let pct = bridge
+            .as_ref()
+            .and_then(crate::model::state::SessionBridge::context_pct);
+        let (tmux, pane) = crate::app::notify::pane(self.env, n.pane_capture_lines);
+        let facts = Facts {
+            agent: self.env.agent_name(),
+            tmux,
+            session_id: self.session_id().map(str::to_owned),
+            cwd: self.paths.root.display().to_string(),
+            pct,
+            level: pct.map(|p| Level::from_pct(p, &cfg.context.thresholds())),
+            pane,
+            replies: wait,
+        };
+        let text = message(kind, &facts);
+        let named = |o: Outcome| match o {
+            Outcome::Notified { mode, .. } => Outcome::Notified {
+                event: kind.as_str().to_owned(),
+                mode,
+            },
+            other => other,
+        };
+        if !wait {
+            self.record(named(crate::app::notify::send_async(
+                n,
+                &text,
+                &self.paths.root,
+            )));
+            return out;
+        }
+        let (outcome, reply) = crate::app::notify::send_and_wait(n, &text, &self.paths.root);
+        self.record(named(outcome));
+        let Some(reason) = reply.as_deref().and_then(block_reason) else {
+            return out;
+        };
+        let mut obj = serde_json::from_str::<Value>(out.trim())
+            .ok()
+            .and_then(|v| v.as_object().cloned())
+            .unwrap_or_default();
+        obj.insert("decision".into(), json!("block"));
+        obj.insert("reason".into(), json!(reason));
+        self.record(Outcome::StopBlocked { reason });
+        format!("{}\n", Value::Object(obj))
+    }
+}

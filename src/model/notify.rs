@@ -1,0 +1,213 @@
+//! Wake messages to an orchestrating agent (`[notify]`): which hook events send
+//! one, the plain-text message in sections (as OpenClaw's hook phase reads them),
+//! and what a bidirectional reply asks for.
+
+use std::fmt::Write as _;
+
+use super::level::Level;
+
+/// A hook event a message can be sent for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotifyEvent {
+    /// A turn ended (Stop).
+    Stop,
+    /// The session waits for input (Notification `idle_prompt`).
+    Idle,
+    /// The session waits for a permission (Notification `permission_prompt`,
+    /// PermissionRequest).
+    Permission,
+    /// The session ended.
+    SessionEnd,
+    /// A compaction is about to happen.
+    PreCompact,
+    /// A session started.
+    SessionStart,
+}
+
+impl NotifyEvent {
+    /// The name in `[notify] events`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stop => "stop",
+            Self::Idle => "idle",
+            Self::Permission => "permission",
+            Self::SessionEnd => "session_end",
+            Self::PreCompact => "pre_compact",
+            Self::SessionStart => "session_start",
+        }
+    }
+
+    /// The `trigger:` line.
+    pub fn trigger(self) -> &'static str {
+        match self {
+            Self::Stop => "response_complete",
+            Self::Idle => "idle_prompt",
+            Self::Permission => "permission_prompt",
+            Self::SessionEnd => "session_end",
+            Self::PreCompact => "pre_compact",
+            Self::SessionStart => "session_start",
+        }
+    }
+
+    /// The `state:` hint: what the session is doing now.
+    pub fn state(self) -> &'static str {
+        match self {
+            Self::Stop | Self::Idle | Self::SessionStart | Self::SessionEnd => "idle",
+            Self::Permission => "permission_prompt",
+            Self::PreCompact => "working",
+        }
+    }
+}
+
+/// What the message says.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Facts {
+    /// `$FORGE_AGENT` or the tmux session's name.
+    pub agent: Option<String>,
+    /// `session:window.pane` inside tmux.
+    pub tmux: Option<String>,
+    /// The session.
+    pub session_id: Option<String>,
+    /// The project folder.
+    pub cwd: String,
+    /// The context %, when known.
+    pub pct: Option<f64>,
+    /// Its level.
+    pub level: Option<Level>,
+    /// The last lines of the tmux pane (already cleaned).
+    pub pane: Vec<String>,
+    /// Whether the orchestrator's reply is read (bidirectional Stop).
+    pub replies: bool,
+}
+
+/// The level in an orchestrator's words.
+pub fn pressure(level: Level) -> &'static str {
+    match level {
+        Level::L0 => "OK",
+        Level::L1 => "WARNING",
+        Level::L2 => "CRITICAL",
+        Level::L3 => "EMERGENCY",
+    }
+}
+
+/// The message: `[SESSION]`, `[CONTEXT PRESSURE]`, `[PANE CONTENT]` (inside tmux),
+/// `[AVAILABLE ACTIONS]`. Every value is on its own line, cleaned.
+pub fn message(event: NotifyEvent, f: &Facts) -> String {
+    let one = |s: &str| super::text::single_line(s).into_owned();
+    let mut m = String::from("[SESSION]\n");
+    if let Some(a) = &f.agent {
+        let _ = writeln!(m, "agent: {}", one(a));
+    }
+    if let Some(t) = &f.tmux {
+        let _ = writeln!(m, "tmux: {}", one(t));
+    }
+    if let Some(s) = &f.session_id {
+        let _ = writeln!(m, "session_id: {}", one(s));
+    }
+    let _ = writeln!(m, "cwd: {}", one(&f.cwd));
+    let _ = writeln!(m, "trigger: {}", event.trigger());
+    let _ = writeln!(m, "state: {}", event.state());
+    m.push_str("\n[CONTEXT PRESSURE]\n");
+    match (f.pct, f.level) {
+        (Some(p), Some(l)) => {
+            let _ = writeln!(m, "context: {p:.0}% [{}]", pressure(l));
+        }
+        _ => m.push_str("context: unknown\n"),
+    }
+    if !f.pane.is_empty() {
+        m.push_str("\n[PANE CONTENT]\n");
+        for l in &f.pane {
+            let _ = writeln!(m, "{}", one(l));
+        }
+    }
+    m.push_str("\n[AVAILABLE ACTIONS]\n");
+    if f.replies && event == NotifyEvent::Stop {
+        m.push_str(
+            "- reply {\"decision\":\"block\",\"reason\":\"…\"} or plain text: the session keeps working on it\n\
+             - reply nothing: the session stops as it is\n",
+        );
+    }
+    if let Some(t) = &f.tmux {
+        let _ = writeln!(
+            m,
+            "- type into the session: tmux send-keys -t {} '/compact' Enter (or /clear, or a prompt)",
+            one(t)
+        );
+    } else {
+        m.push_str("- in the session: /compact frees context, /clear starts afresh\n");
+    }
+    m
+}
+
+/// What a bidirectional reply asks: `Some(reason)` to keep the session working
+/// (`{"decision":"block","reason":…}`, or any plain text), `None` for nothing
+/// (empty, or JSON that does not block). At most 2,000 characters, on one line.
+pub fn block_reason(reply: &str) -> Option<String> {
+    let reply = reply.trim();
+    if reply.is_empty() {
+        return None;
+    }
+    let reason = match serde_json::from_str::<serde_json::Value>(reply) {
+        Ok(v) if v.is_object() => {
+            if v["decision"] != "block" {
+                return None;
+            }
+            v["reason"]
+                .as_str()
+                .unwrap_or("the orchestrator asked to continue")
+                .to_owned()
+        }
+        _ => reply.to_owned(),
+    };
+    let reason = super::text::single_line(reason.trim()).into_owned();
+    let reason: String = reason.chars().take(2_000).collect();
+    (!reason.is_empty()).then_some(reason)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_message_has_its_sections() {
+        let f = Facts {
+            agent: Some("builder".into()),
+            tmux: Some("work:1.0".into()),
+            session_id: Some("s1".into()),
+            cwd: "/src/app".into(),
+            pct: Some(72.4),
+            level: Some(Level::L1),
+            pane: vec!["$ cargo test".into(), "ok\u{1b}[2J".into()],
+            replies: true,
+        };
+        let m = message(NotifyEvent::Stop, &f);
+        for want in [
+            "[SESSION]\nagent: builder\ntmux: work:1.0\nsession_id: s1\ncwd: /src/app\ntrigger: response_complete\nstate: idle\n",
+            "[CONTEXT PRESSURE]\ncontext: 72% [WARNING]\n",
+            "[PANE CONTENT]\n$ cargo test\nok\n",
+            "[AVAILABLE ACTIONS]\n- reply {\"decision\":\"block\"",
+            "tmux send-keys -t work:1.0",
+        ] {
+            assert!(m.contains(want), "{want:?} in\n{m}");
+        }
+        assert!(!m.contains('\u{1b}'));
+        let m = message(NotifyEvent::Permission, &Facts::default());
+        assert!(m.contains("state: permission_prompt\n") && m.contains("context: unknown"));
+        assert!(!m.contains("[PANE CONTENT]") && !m.contains("reply {"));
+    }
+
+    #[test]
+    fn replies_block_or_do_nothing() {
+        assert_eq!(
+            block_reason(r#"{"decision":"block","reason":"run the tests"}"#).as_deref(),
+            Some("run the tests")
+        );
+        assert_eq!(
+            block_reason("please also\nupdate the README").as_deref(),
+            Some("please also update the README")
+        );
+        assert_eq!(block_reason("  \n"), None);
+        assert_eq!(block_reason(r#"{"decision":"approve"}"#), None);
+        assert_eq!(block_reason(&"x".repeat(5000)).unwrap().len(), 2000);
+    }
+}
