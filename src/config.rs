@@ -221,6 +221,53 @@ impl HandoffsConfig {
     }
 }
 
+/// What the escalation ladder can do at a level.
+pub const LADDER_ACTIONS: [&str; 3] = ["handoff", "alert", "wip_commit"];
+
+/// The escalation ladder (`[ladder]`, after anvil's checkpoints): what happens the
+/// first time a session reaches each level. L1's `handoff` is the threshold handoff
+/// at `[context] handoff_threshold`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LadderConfig {
+    /// At L1 (default: handoff).
+    #[serde(rename = "L1")]
+    pub l1: Vec<String>,
+    /// At L2 (default: alert).
+    #[serde(rename = "L2")]
+    pub l2: Vec<String>,
+    /// At L3 (default: handoff and alert).
+    #[serde(rename = "L3")]
+    pub l3: Vec<String>,
+    /// Branches `wip_commit` never commits on (`*` matches anything).
+    pub protected_branches: Vec<String>,
+}
+
+impl Default for LadderConfig {
+    fn default() -> Self {
+        let v = |a: &[&str]| a.iter().map(|s| (*s).to_owned()).collect();
+        Self {
+            l1: v(&["handoff"]),
+            l2: v(&["alert"]),
+            l3: v(&["handoff", "alert"]),
+            protected_branches: v(&["main", "master", "release/*"]),
+        }
+    }
+}
+
+impl LadderConfig {
+    /// The actions at `level`.
+    pub fn at(&self, level: crate::model::Level) -> &[String] {
+        use crate::model::Level;
+        match level {
+            Level::L0 => &[],
+            Level::L1 => &self.l1,
+            Level::L2 => &self.l2,
+            Level::L3 => &self.l3,
+        }
+    }
+}
+
 /// The hook events a wake message can be sent for.
 pub const NOTIFY_EVENTS: [&str; 6] = [
     "stop",
@@ -318,6 +365,8 @@ pub struct Config {
     pub handoffs: HandoffsConfig,
     /// `[notify]`.
     pub notify: NotifyConfig,
+    /// `[ladder]`.
+    pub ladder: LadderConfig,
     /// `[[on_threshold]]`: commands run once per crossing of their threshold.
     pub on_threshold: Vec<UserHook>,
     /// `[[on_session_start]]`: commands whose output is added to SessionStart's text.
@@ -391,7 +440,7 @@ impl ConfigError {
 
 /// Every section and its keys, in the order of the config structs (checked against
 /// [`Config::default`] by a test, so the two cannot drift).
-pub const KEYS: [(&str, &[&str]); 9] = [
+pub const KEYS: [(&str, &[&str]); 10] = [
     (
         "context",
         &["warn", "critical", "emergency", "handoff_threshold"],
@@ -414,6 +463,7 @@ pub const KEYS: [(&str, &[&str]); 9] = [
             "pane_capture_lines",
         ],
     ),
+    ("ladder", &["L1", "L2", "L3", "protected_branches"]),
 ];
 
 /// The valid keys in one line, for error hints:
@@ -989,6 +1039,24 @@ fn validate(c: &Config) -> Result<(), Invalid> {
             ),
         ));
     }
+    for (key, actions) in [
+        ("ladder.L1", &c.ladder.l1),
+        ("ladder.L2", &c.ladder.l2),
+        ("ladder.L3", &c.ladder.l3),
+    ] {
+        if let Some(bad) = actions
+            .iter()
+            .find(|a| !LADDER_ACTIONS.contains(&a.as_str()))
+        {
+            return Err((
+                vec![key],
+                format!(
+                    "`{key}` has unknown action \"{bad}\" (known: {})",
+                    LADDER_ACTIONS.join(", ")
+                ),
+            ));
+        }
+    }
     let n = &c.notify;
     if let Some(bad) = n
         .events
@@ -1321,6 +1389,37 @@ mod tests {
     }
 
     #[test]
+    fn ladder_and_notify_values_are_checked() {
+        let (_t, p, env) = setup();
+        for (text, want) in [
+            (
+                "[ladder]\nL2 = [\"nap\"]\n",
+                "`ladder.L2` has unknown action \"nap\"",
+            ),
+            (
+                "[notify]\nevents = [\"lunch\"]\n",
+                "`notify.events` has unknown event \"lunch\"",
+            ),
+            (
+                "[notify]\nmode = \"sync\"\n",
+                "`notify.mode` must be \"async\" or \"bidirectional\"",
+            ),
+        ] {
+            std::fs::write(p.config(), text).unwrap();
+            let e = load(&p, &env).unwrap_err().to_string();
+            assert!(e.contains(want), "{text:?}: {e}");
+        }
+        std::fs::write(
+            p.config(),
+            "[ladder]\nL1 = []\nL3 = [\"wip_commit\", \"alert\"]\n",
+        )
+        .unwrap();
+        let l = load(&p, &env).unwrap();
+        assert!(l.config.ladder.l1.is_empty());
+        assert_eq!(l.config.ladder.l2, ["alert"]);
+    }
+
+    #[test]
     fn keys_table_matches_the_config_structs() {
         let v = toml::Value::try_from(Config::default()).unwrap();
         let t = v.as_table().unwrap();
@@ -1390,7 +1489,7 @@ mod tests {
             ),
             (
                 "colour = 1\n",
-                "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [[on_threshold]], [[on_session_start]])",
+                "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [[on_threshold]], [[on_session_start]])",
             ),
         ] {
             let e = error_for(text);

@@ -187,20 +187,29 @@ pub fn run(args: &HandoffArgs, env: &Env) -> ExitCode {
         }
         // The user's [[on_threshold]] hooks at the handoff threshold fire with this
         // crossing, after the handoff (its path in their payload); one with
-        // replace_handoff = true takes the handoff's place.
+        // replace_handoff = true takes the handoff's place, and a [ladder] L1 without
+        // `handoff` writes none.
         let hooks = args
             .claim_threshold
             .then(|| super::status::project_for_writing(args.project.as_ref(), env).ok())
             .flatten()
-            .and_then(|paths| {
+            .map(|paths| {
                 let cfg = config::load_or_default(&paths, env);
                 let (at, replace) = crate::app::user_hooks::at_handoff_threshold(&cfg);
-                (!at.is_empty()).then_some((paths, cfg, at, replace))
+                let no_l1 = !cfg.ladder.l1.iter().any(|a| a == "handoff");
+                (paths, cfg, at, replace, no_l1)
             });
-        if let (Some((paths, cfg, at, true)), Some(sid)) = (&hooks, args.session.as_deref()) {
+        if let (Some((paths, cfg, at, replace, no_l1)), Some(sid)) =
+            (&hooks, args.session.as_deref())
+            && (*replace || *no_l1)
+        {
             let mut outcomes = vec![Outcome::HandoffSkipped {
                 trigger: "context-threshold".to_owned(),
-                why: "your [[on_threshold]] hook replaces it (replace_handoff = true)".to_owned(),
+                why: if *replace {
+                    "your [[on_threshold]] hook replaces it (replace_handoff = true)".to_owned()
+                } else {
+                    "[ladder] L1 has no handoff".to_owned()
+                },
             }];
             outcomes.extend(crate::app::user_hooks::fire_threshold(
                 paths, env, cfg, sid, at, None,
@@ -209,7 +218,9 @@ pub fn run(args: &HandoffArgs, env: &Env) -> ExitCode {
             return ExitCode::SUCCESS;
         }
         let outcome = std::panic::catch_unwind(|| write(args, env));
-        if let (Some((paths, cfg, at, false)), Some(sid)) = (&hooks, args.session.as_deref()) {
+        if let (Some((paths, cfg, at, _, _)), Some(sid)) = (&hooks, args.session.as_deref())
+            && !at.is_empty()
+        {
             let written = match &outcome {
                 Ok(Ok(w)) => Some(w.path.clone()),
                 _ => None,

@@ -8,6 +8,7 @@ pub mod doctor;
 pub mod handoff;
 pub mod hook;
 pub mod init;
+pub mod ladder;
 pub mod learn;
 pub mod log;
 pub mod man;
@@ -62,6 +63,8 @@ pub enum Command {
     Sessions(sessions::SessionsArgs),
     #[command(hide = true)]
     UserHook(user_hook::UserHookArgs),
+    #[command(hide = true)]
+    Ladder(ladder::LadderArgs),
     Log(log::LogArgs),
     Init(init::InitArgs),
     Doctor(doctor::DoctorArgs),
@@ -91,6 +94,7 @@ pub fn run(cli: Cli, env: &Env) -> ExitCode {
         Command::Log(args) => report(log::run(&args, env)),
         Command::Sessions(args) => report(sessions::run(&args, env)),
         Command::UserHook(args) => user_hook::run(&args, env),
+        Command::Ladder(args) => ladder::run(&args, env),
     }
 }
 

@@ -254,6 +254,38 @@ fn record(
         // a new one and gets its own handoff.
         files::rearm_threshold(paths, sid, env.now, BRIDGE_LOCK_WAIT)?;
     }
+    // The escalation ladder: the first time a session reaches a level, that level's
+    // actions run in a detached child (L1's handoff is the threshold handoff above).
+    if let Some(pct) = ctx.pct {
+        let t = cfg.context.thresholds();
+        for (level, start) in [
+            (crate::model::Level::L1, t.warn),
+            (crate::model::Level::L2, t.critical),
+            (crate::model::Level::L3, t.emergency),
+        ] {
+            let acts = cfg.ladder.at(level);
+            if !acts
+                .iter()
+                .any(|a| !(level == crate::model::Level::L1 && a == "handoff"))
+            {
+                continue;
+            }
+            let guard = paths.level_guard(sid, level.as_str());
+            let armed = std::fs::symlink_metadata(&guard).is_err();
+            if pct >= start && armed {
+                spawn_child(
+                    paths,
+                    &[
+                        "ladder",
+                        &format!("--session={sid}"),
+                        &format!("--level={}", level.as_str()),
+                    ],
+                )?;
+            } else if pct < start - REARM_BELOW && !armed {
+                store::remove_if_exists(&guard)?;
+            }
+        }
+    }
     // The user's [[on_threshold]] hooks with a threshold of their own: each fires
     // once per crossing in a detached child (the ones at the handoff threshold fire
     // with the handoff). One lstat per hook per tick, only when hooks exist.
@@ -276,19 +308,29 @@ fn record(
 /// Starts `forge user-hook --session=ID --index=N --project=DIR` detached, as
 /// [`spawn_handoff`] does.
 fn spawn_user_hook(paths: &Paths, sid: &str, index: usize) -> std::io::Result<()> {
+    spawn_child(
+        paths,
+        &[
+            "user-hook",
+            &format!("--session={sid}"),
+            &format!("--index={index}"),
+        ],
+    )
+}
+
+/// Starts `forge ARGS --project=DIR` fully detached (its own process group, no
+/// stdio, not waited for). Every value is one `--name=value` argument, so a session
+/// id starting with `-` is never read as a flag.
+fn spawn_child(paths: &Paths, args: &[&str]) -> std::io::Result<()> {
     use std::process::{Command, Stdio};
     let mut cmd = Command::new(std::env::current_exe()?);
     let mut project = std::ffi::OsString::from("--project=");
     project.push(&paths.root);
-    cmd.args([
-        "user-hook",
-        &format!("--session={sid}"),
-        &format!("--index={index}"),
-    ])
-    .arg(project)
-    .stdin(Stdio::null())
-    .stdout(Stdio::null())
-    .stderr(Stdio::null());
+    cmd.args(args)
+        .arg(project)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;

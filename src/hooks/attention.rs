@@ -50,7 +50,24 @@ impl Ctx<'_> {
     /// UserPromptSubmit: the session is busy again.
     pub(super) fn user_prompt_submit(&self) -> HookResult {
         self.set_attention("UserPromptSubmit", Some(Attention::Busy), None);
-        Ok(String::new())
+        // The ladder's alert, once: plain stdout here reaches the model.
+        let Some(sid) = self.session_id() else {
+            return Ok(String::new());
+        };
+        let path = self.paths.alert(sid);
+        let Some(text) = crate::store::read_text(&path) else {
+            return Ok(String::new());
+        };
+        let _ = crate::store::remove_if_exists(&path);
+        let text: String = crate::model::text::single_line(text.trim())
+            .chars()
+            .take(400)
+            .collect();
+        if text.is_empty() {
+            return Ok(String::new());
+        }
+        self.record(Outcome::Alerted { text: text.clone() });
+        Ok(format!("{text}\n"))
     }
 
     /// [`Ctx::touch_bridge`] for an event whose news is the attention state: that

@@ -9,6 +9,7 @@ pub mod diff;
 pub mod handoff;
 pub mod handoff_doc;
 pub mod json_edit;
+pub mod ladder;
 pub mod learn;
 pub mod level;
 pub mod memory;

@@ -152,6 +152,24 @@ pub enum Outcome {
         /// What went wrong.
         why: String,
     },
+    /// The ladder's WIP commit of tracked changes.
+    WipCommitted {
+        /// The commit (short id).
+        commit: String,
+        /// Its message.
+        message: String,
+    },
+    /// The ladder's WIP commit was not made, and why (a protected branch, a file
+    /// that looks like a secret, nothing to commit, no git identity).
+    WipSkipped {
+        /// Why.
+        why: String,
+    },
+    /// The ladder's alert was added to the prompt the model gets.
+    Alerted {
+        /// The note.
+        text: String,
+    },
     /// A wake message went to the `[notify]` command.
     Notified {
         /// `stop`, `idle`, `permission`, `session_end`, `pre_compact` or `session_start`.
@@ -267,6 +285,9 @@ impl Outcome {
             Self::UserHookFailed { hook, command, why } => {
                 format!("your {hook} hook `{command}` failed: {why}")
             }
+            Self::WipCommitted { commit, message } => format!("committed {commit}: {message}"),
+            Self::WipSkipped { why } => format!("no WIP commit: {why}"),
+            Self::Alerted { text } => format!("told the model: {text}"),
             Self::Notified { event, mode } => format!(
                 "sent a wake message ({event}) to your [notify] command{}",
                 if mode == "bidirectional" {

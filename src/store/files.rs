@@ -353,16 +353,24 @@ pub fn prune_sessions(paths: &Paths, max_age: Duration, keep: Option<&str>) -> u
             let Some(n) = name.to_str() else { continue };
             let session = (dir == paths.sessions() && !n.starts_with('.'))
                 .then(|| {
-                    [".json", ".threshold", ".compacted", ".reread"]
-                        .iter()
-                        .find_map(|ext| n.strip_suffix(ext))
-                        .or_else(|| {
-                            // `<id>.hook<N>`: an on_threshold hook's guard.
-                            let (id, ext) = n.rsplit_once('.')?;
-                            let num = ext.strip_prefix("hook")?;
-                            (!num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()))
-                                .then_some(id)
-                        })
+                    [
+                        ".json",
+                        ".threshold",
+                        ".compacted",
+                        ".reread",
+                        ".alert",
+                        ".L1",
+                        ".L2",
+                        ".L3",
+                    ]
+                    .iter()
+                    .find_map(|ext| n.strip_suffix(ext))
+                    .or_else(|| {
+                        // `<id>.hook<N>`: an on_threshold hook's guard.
+                        let (id, ext) = n.rsplit_once('.')?;
+                        let num = ext.strip_prefix("hook")?;
+                        (!num.is_empty() && num.bytes().all(|b| b.is_ascii_digit())).then_some(id)
+                    })
                 })
                 .flatten();
             let stale = match session {

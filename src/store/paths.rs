@@ -50,6 +50,17 @@ impl Paths {
         self.sessions()
             .join(format!("{}.hook{index}", sanitize_id(session_id)))
     }
+    /// The once-per-crossing guard of one session's ladder `level` (`L1`…`L3`).
+    pub fn level_guard(&self, session_id: &str, level: &str) -> PathBuf {
+        self.sessions()
+            .join(format!("{}.{level}", sanitize_id(session_id)))
+    }
+    /// The ladder's alert for one session's next prompt (consumed by
+    /// UserPromptSubmit).
+    pub fn alert(&self, session_id: &str) -> PathBuf {
+        self.sessions()
+            .join(format!("{}.alert", sanitize_id(session_id)))
+    }
     /// The one-shot compaction marker of one session: set on a proven compaction
     /// (SessionStart `compact`), consumed by the first PreToolUse of a tool that is
     /// not read-only (or by Stop when no tool ran).

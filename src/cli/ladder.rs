@@ -1,0 +1,75 @@
+//! `forge ladder` (hidden): the escalation ladder's actions for one session that
+//! reached a level. The status line starts it detached, once per crossing.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::env::Env;
+use crate::model::Level;
+use crate::model::state::EventLine;
+use crate::store::{self, files, safe};
+
+/// Run the [ladder] actions of a level for a session (started by the status line)
+#[derive(clap::Args, Debug)]
+pub struct LadderArgs {
+    /// The session that reached the level.
+    #[arg(long, value_name = "ID")]
+    pub session: String,
+    /// L1, L2 or L3.
+    #[arg(long, value_name = "LEVEL")]
+    pub level: String,
+    /// The project folder.
+    #[arg(long, value_name = "DIR")]
+    pub project: PathBuf,
+}
+
+/// The event name of the ladder's lines in `events.jsonl`.
+pub const EVENT: &str = "ladder";
+
+/// Runs `forge ladder`: always exits 0; what happened is in `events.jsonl`.
+pub fn run(args: &LadderArgs, env: &Env) -> ExitCode {
+    let level = match args.level.as_str() {
+        "L1" => Level::L1,
+        "L2" => Level::L2,
+        "L3" => Level::L3,
+        _ => return ExitCode::SUCCESS,
+    };
+    let Ok(paths) = super::status::project_for_writing(Some(&args.project), env) else {
+        return ExitCode::SUCCESS;
+    };
+    // Once per crossing: the guard is created with create_new.
+    let guard = paths.level_guard(&args.session, level.as_str());
+    if safe::create_dir_all(&paths.sessions()).is_err() {
+        return ExitCode::SUCCESS;
+    }
+    match safe::create_new(&guard) {
+        Ok(_) => {}
+        Err(e) => {
+            if e.kind() != std::io::ErrorKind::AlreadyExists && paths.logs().is_dir() {
+                store::log_error(&paths, "ladder claim", &e.to_string());
+            }
+            return ExitCode::SUCCESS;
+        }
+    }
+    let cfg = crate::config::load_or_default(&paths, env);
+    let pct = files::read_bridge(&paths, &args.session)
+        .as_ref()
+        .and_then(crate::model::state::SessionBridge::context_pct)
+        .unwrap_or(0.0);
+    let outcomes = crate::app::ladder::climb(&paths, env, &cfg, &args.session, level, pct);
+    if paths.logs().is_dir() && !outcomes.is_empty() {
+        let mut facts = serde_json::Map::new();
+        facts.insert("level".into(), level.as_str().into());
+        let _ = files::append_event(
+            &paths,
+            &EventLine {
+                time: files::iso(env.now),
+                event: EVENT.to_owned(),
+                session: Some(args.session.clone()),
+                facts,
+                outcomes,
+            },
+        );
+    }
+    ExitCode::SUCCESS
+}
