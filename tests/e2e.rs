@@ -700,3 +700,44 @@ fn clear_resumes_the_handoff_and_exit_records_the_end() {
     assert_eq!(last["reason"], "prompt_input_exit");
     assert_eq!(last["session_id"], new_sid.as_str());
 }
+
+// ----- the escalation ladder: an alert reaches the model at its next prompt -----------------
+
+#[test]
+fn the_l2_alert_reaches_the_model_with_the_next_prompt() {
+    let Some(mut w) = World::new("the_l2_alert_reaches_the_model_with_the_next_prompt") else {
+        return;
+    };
+    // 172,000 of 200,000: 86%, L2.
+    w.api.set_context(172_000);
+    w.start(&[]);
+    w.turn("hello there");
+    w.wait_screen("L2 in the status line", |s| {
+        status_line(s).is_some_and(|l| l.contains("86% L2"))
+    });
+    let sid = w.session_of("SessionStart:startup");
+    let alert = w.root.join(format!(".forge/logs/sessions/{sid}.alert"));
+    poll(harness::WAIT, || alert.exists().then_some(())).expect("the ladder's L2 alert");
+    let before = w.api.messages().len();
+    w.turn("what next?");
+    let text = w
+        .api
+        .messages()
+        .get(before)
+        .map(|m| m.all_text())
+        .unwrap_or_default();
+    assert!(
+        text.contains("forge: context 86% (L2): finish the current step, then hand off"),
+        "{text}"
+    );
+    assert!(!alert.exists(), "said once");
+    // And only once: the next prompt does not carry it again.
+    let before = w.api.messages().len();
+    w.turn("and then?");
+    let text = w.api.messages()[before].all_text();
+    assert_eq!(
+        text.matches("finish the current step").count(),
+        1,
+        "only the earlier turn's: {text}"
+    );
+}
