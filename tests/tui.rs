@@ -246,7 +246,7 @@ fn live_dashboard_in_a_real_terminal() {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
     let command = format!(
         "cd {root} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR -u VISUAL HOME={home} \
-         XDG_CONFIG_HOME={xdg} NO_COLOR=1 EDITOR='sh {editor}' {bin} tui; \
+         XDG_CONFIG_HOME={xdg} XDG_STATE_HOME= NO_COLOR=1 EDITOR='sh {editor}' {bin} tui; \
          echo EXIT=$? > {exit}",
         root = sh_quote(&p.root),
         home = sh_quote(&p.home),
@@ -349,7 +349,7 @@ fn r_answers_the_selected_blocked_signal_in_a_real_terminal() {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
     let command = format!(
         "cd {root} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR HOME={home} \
-         XDG_CONFIG_HOME={xdg} USER=lead NO_COLOR=1 {bin} tui; echo EXIT=$? > {exit}",
+         XDG_CONFIG_HOME={xdg} XDG_STATE_HOME= USER=lead NO_COLOR=1 {bin} tui; echo EXIT=$? > {exit}",
         root = sh_quote(&p.root),
         home = sh_quote(&p.home),
         xdg = sh_quote(&p.xdg),
@@ -453,7 +453,7 @@ fn the_sessions_pane_opens_a_transcript_and_dismisses_in_a_real_terminal() {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
     let command = format!(
         "cd {root} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR -u EDITOR -u VISUAL \
-         HOME={home} XDG_CONFIG_HOME={xdg} NO_COLOR=1 PAGER='sh {pager}' {bin} tui; \
+         HOME={home} XDG_CONFIG_HOME={xdg} XDG_STATE_HOME= NO_COLOR=1 PAGER='sh {pager}' {bin} tui; \
          echo EXIT=$? > {exit}",
         root = sh_quote(&p.root),
         home = sh_quote(&p.home),
@@ -528,7 +528,7 @@ fn a_click_selects_and_ctrl_z_suspends_in_a_real_terminal() {
     tmux.keys(&[
         "-l",
         &format!(
-            "cd {root} && HOME={home} XDG_CONFIG_HOME={xdg} NO_COLOR=1 {bin} tui",
+            "cd {root} && HOME={home} XDG_CONFIG_HOME={xdg} XDG_STATE_HOME= NO_COLOR=1 {bin} tui",
             root = sh_quote(&p.root),
             home = sh_quote(&p.home),
             xdg = sh_quote(&p.xdg),
@@ -582,7 +582,7 @@ fn the_git_header_follows_a_checkout_in_a_real_terminal() {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
     let command = format!(
         "cd {root} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR HOME={home} \
-         XDG_CONFIG_HOME={xdg} NO_COLOR=1 {bin} tui; echo EXIT=$? > {exit}",
+         XDG_CONFIG_HOME={xdg} XDG_STATE_HOME= NO_COLOR=1 {bin} tui; echo EXIT=$? > {exit}",
         root = sh_quote(&p.root),
         home = sh_quote(&p.home),
         xdg = sh_quote(&p.xdg),

@@ -1,5 +1,6 @@
-//! Shared helpers for process tests: a temporary git project with `HOME` and
-//! `XDG_CONFIG_HOME` in temporary folders, so no test touches the real `~/.claude`.
+//! Shared helpers for process tests: a temporary git project with `HOME`,
+//! `XDG_CONFIG_HOME` and `XDG_STATE_HOME` in temporary folders, so no test touches the
+//! real `~/.claude` or the real fleet registry.
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
@@ -92,6 +93,7 @@ impl TestProject {
             .env("PATH", path)
             .env("HOME", &self.home)
             .env("XDG_CONFIG_HOME", &self.xdg)
+            .env("XDG_STATE_HOME", self.state())
             .env_remove("CLAUDE_PROJECT_DIR")
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("COLUMNS")
@@ -111,6 +113,16 @@ impl TestProject {
             &self.home.join(".claude").display().to_string(),
         )
         .replace("/home/alice/src/acme-api", &self.root.display().to_string())
+    }
+
+    /// `$XDG_STATE_HOME` for [`Self::forge`] (created by forge when it registers).
+    pub fn state(&self) -> PathBuf {
+        self.dir.path().join("state")
+    }
+
+    /// The fleet registry [`Self::forge`] writes.
+    pub fn registry(&self) -> PathBuf {
+        self.state().join("forge/projects.json")
     }
 
     /// `.forge/` of this project.
