@@ -52,7 +52,12 @@ pub fn git(dir: &Path, args: &[&str]) {
 impl TestProject {
     /// A git repository on branch `main` with one commit (README.md).
     pub fn new() -> Self {
-        let p = Self::bare_folder();
+        Self::named("project")
+    }
+
+    /// [`Self::new`] with the project folder called `name`.
+    pub fn named(name: &str) -> Self {
+        let p = Self::bare_named(name);
         git(&p.root, &["init", "-q", "-b", "main"]);
         std::fs::write(p.root.join("README.md"), "# test\n").unwrap();
         git(&p.root, &["add", "README.md"]);
@@ -62,8 +67,12 @@ impl TestProject {
 
     /// A plain folder (no git).
     pub fn bare_folder() -> Self {
+        Self::bare_named("project")
+    }
+
+    fn bare_named(name: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("project");
+        let root = dir.path().join(name);
         let home = dir.path().join("home");
         let xdg = dir.path().join("xdg");
         for d in [&root, &home, &xdg] {
