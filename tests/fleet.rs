@@ -395,3 +395,17 @@ fn a_registry_replaced_by_a_link_or_a_fifo_is_refused_without_hanging() {
             .is_fifo()
     );
 }
+
+#[test]
+fn answering_a_blocked_signal_updates_the_fleet_at_once() {
+    let p = TestProject::new();
+    p.add_handoff_fixture("agent-T-012-20261121-101502.md");
+    hook(&p, &p, "Stop", "s1", json!({}));
+    let blocked = |p: &TestProject| status_all_json(p, p)["rows"][0]["blocked"].clone();
+    assert_eq!(blocked(&p), 1);
+    p.forge()
+        .args(["signal", "resolve", "T-012", "--answer", "From the env"])
+        .assert()
+        .success();
+    assert_eq!(blocked(&p), 0, "no hook ran since");
+}

@@ -478,6 +478,7 @@ fn mode_heading(mode: Mode) -> String {
         "Normal" => "In the dashboard:".to_owned(),
         "Filter" => "While typing a filter (after /):".to_owned(),
         "Help" => "While the help is open:".to_owned(),
+        "Fleet" => "In the fleet list (forge tui --all):".to_owned(),
         other => format!("In {} mode:", other.to_ascii_lowercase()),
     }
 }

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::app::snapshot::{GitSource, load};
 use crate::env::Env;
 use crate::model::Snapshot;
-use crate::model::fleet::{Registry, SessionRow as FleetSession};
+use crate::model::fleet::{Registry, SessionRow as FleetSession, tilde};
 use crate::model::handoff::Drift;
 use crate::model::redact::redact;
 use crate::model::state::{Attention, SessionBridge};
@@ -198,19 +198,6 @@ pub fn fleet_json(reg: &Registry, file: &Path, now: DateTime<Utc>) -> Value {
         "projects": reg.current(now).count(),
         "rows": rows,
     })
-}
-
-/// `root` with the home folder written `~`, for a narrow column.
-pub fn tilde(root: &str, home: Option<&Path>) -> String {
-    match home
-        .and_then(|h| h.to_str())
-        .map(|h| h.trim_end_matches('/'))
-    {
-        Some(h) if !h.is_empty() && root.starts_with(h) && root[h.len()..].starts_with('/') => {
-            format!("~{}", &root[h.len()..])
-        }
-        _ => root.to_owned(),
-    }
 }
 
 /// The fleet as a table for people. Every value from the registry (names, branches,

@@ -480,6 +480,20 @@ impl FleetRow<'_> {
     }
 }
 
+/// `root` with the home folder written `~`, for a narrow column.
+pub fn tilde(root: &str, home: Option<&std::path::Path>) -> String {
+    match home
+        .and_then(|h| h.to_str())
+        .map(|h| h.trim_end_matches('/'))
+    {
+        Some(h) if !h.is_empty() => match root.strip_prefix(h) {
+            Some(rest) if rest.starts_with('/') => format!("~{rest}"),
+            _ => root.to_owned(),
+        },
+        _ => root.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
