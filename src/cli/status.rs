@@ -44,7 +44,7 @@ pub struct StatusArgs {
     /// Every registered project's live sessions (the fleet), most urgent first.
     #[arg(long, conflicts_with = "project")]
     pub all: bool,
-    /// Print the snapshot as JSON.
+    /// Print the snapshot as JSON (with --all, the fleet's rows).
     #[arg(long)]
     pub json: bool,
 }
