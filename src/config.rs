@@ -57,11 +57,21 @@ pub const DEFAULT_SEGMENTS: [&str; 7] = [
 ];
 
 /// Every statusline segment forge knows: the defaults, then the optional ones read
-/// from the payload (`cost`, `duration`, `limits`, `lines`), which a user adds to
-/// `[statusline] segments`.
-pub const SEGMENTS: [&str; 11] = [
-    "model", "project", "git", "context", "task", "signals", "learn", "cost", "duration", "limits",
+/// from the payload (`cost`, `duration`, `limits`, `lines`) and from the fleet
+/// registry (`elsewhere`), which a user adds to `[statusline] segments`.
+pub const SEGMENTS: [&str; 12] = [
+    "model",
+    "project",
+    "git",
+    "context",
+    "task",
+    "signals",
+    "learn",
+    "cost",
+    "duration",
+    "limits",
     "lines",
+    "elsewhere",
 ];
 
 /// What the statusline shows.
@@ -1528,12 +1538,12 @@ mod tests {
         assert!(
             e.ends_with(
                 "`statusline.segments` has unknown segment \"price\" (known: model, project, git, \
-                 context, task, signals, learn, cost, duration, limits, lines)"
+                 context, task, signals, learn, cost, duration, limits, lines, elsewhere)"
             ),
             "{e}"
         );
         // The optional ones are off by default.
-        for name in ["cost", "duration", "limits", "lines"] {
+        for name in ["cost", "duration", "limits", "lines", "elsewhere"] {
             assert!(SEGMENTS.contains(&name) && !DEFAULT_SEGMENTS.contains(&name));
         }
     }

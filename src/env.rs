@@ -21,6 +21,8 @@ pub struct Env {
     pub claude_config_dir: Option<PathBuf>,
     /// `$XDG_CONFIG_HOME`.
     pub xdg_config_home: Option<PathBuf>,
+    /// `$XDG_STATE_HOME` (only an absolute path counts, as the XDG spec says).
+    pub xdg_state_home: Option<PathBuf>,
     /// `$COLUMNS` when it parses.
     pub columns: Option<u16>,
     /// `$LINES` when it parses.
@@ -62,6 +64,7 @@ impl Env {
             claude_project_dir: var("CLAUDE_PROJECT_DIR").map(PathBuf::from),
             claude_config_dir: var("CLAUDE_CONFIG_DIR").map(PathBuf::from),
             xdg_config_home: var("XDG_CONFIG_HOME").map(PathBuf::from),
+            xdg_state_home: var("XDG_STATE_HOME").map(PathBuf::from),
             columns: parse_u16("COLUMNS"),
             lines: parse_u16("LINES"),
             no_color: var("NO_COLOR").is_some(),
@@ -88,6 +91,7 @@ impl Env {
             claude_project_dir: None,
             claude_config_dir: None,
             xdg_config_home: None,
+            xdg_state_home: None,
             columns: None,
             lines: None,
             no_color: true,
@@ -167,6 +171,24 @@ impl Env {
         self.xdg_config_home
             .clone()
             .or_else(|| self.home.as_ref().map(|h| h.join(".config")))
+            .map(|d| d.join("forge"))
+    }
+
+    /// forge's user state folder, where the fleet registry lives:
+    /// `$XDG_STATE_HOME/forge`, else `~/.local/state/forge`. A relative
+    /// `$XDG_STATE_HOME` is ignored (the XDG spec says so), and so is a relative
+    /// `$HOME`: forge must never write its state relative to whatever folder a hook
+    /// runs in.
+    pub fn user_state_dir(&self) -> Option<PathBuf> {
+        self.xdg_state_home
+            .clone()
+            .filter(|d| d.is_absolute())
+            .or_else(|| {
+                self.home
+                    .as_ref()
+                    .filter(|h| h.is_absolute())
+                    .map(|h| h.join(".local").join("state"))
+            })
             .map(|d| d.join("forge"))
     }
 }

@@ -1138,11 +1138,11 @@ fn config_show_lists_the_segments_one_can_add() {
         .unwrap();
     assert_eq!(
         lines[at + 1],
-        "#   available: model, project, git, context, task, signals, learn, cost, duration, limits, lines"
+        "#   available: model, project, git, context, task, signals, learn, cost, duration, limits, lines, elsewhere"
     );
     assert_eq!(
         lines[at + 2],
-        "#   not shown now: cost, duration, limits, lines"
+        "#   not shown now: cost, duration, limits, lines, elsewhere"
     );
     // Once added, a segment is no longer listed as not shown; all shown: no such line.
     p.write(
@@ -1152,7 +1152,7 @@ fn config_show_lists_the_segments_one_can_add() {
     let text = stdout_of(&p.forge().args(["config", "show"]).output().unwrap());
     assert!(
         text.contains(
-            "#   not shown now: model, project, git, task, signals, learn, cost, duration, lines\n"
+            "#   not shown now: model, project, git, task, signals, learn, cost, duration, lines, elsewhere\n"
         ),
         "{text}"
     );
@@ -1172,7 +1172,7 @@ fn config_show_lists_the_segments_one_can_add() {
         .unwrap()
         .clone();
     assert_eq!(row["value"], serde_json::json!(["context", "limits"]));
-    assert_eq!(row["available"].as_array().unwrap().len(), 11);
+    assert_eq!(row["available"].as_array().unwrap().len(), 12);
     assert_eq!(row["available"][7], "cost");
     // `config validate` accepts them.
     p.forge().args(["config", "validate"]).assert().success();

@@ -254,6 +254,7 @@ printf '%s\n' "${{COMPREPLY[@]}}""#,
         .current_dir(&p.root)
         .env("HOME", &p.home)
         .env("XDG_CONFIG_HOME", &p.xdg)
+        .env_remove("XDG_STATE_HOME")
         .env_remove("CLAUDE_PROJECT_DIR")
         .output()
         .unwrap();
@@ -297,6 +298,7 @@ fn the_manual_has_files_environment_and_every_dashboard_key() {
         ".forge/logs/last-session.json",
         ".forge/handoffs/handoff-YYYYMMDD-HHMMSS.md",
         "$XDG_CONFIG_HOME/forge/config.toml",
+        "$XDG_STATE_HOME/forge/projects.json",
     ] {
         assert!(files.contains(&roff(path)), "{path}:\n{files}");
     }
@@ -307,6 +309,7 @@ fn the_manual_has_files_environment_and_every_dashboard_key() {
         "VISUAL",
         "PAGER",
         "XDG_CONFIG_HOME",
+        "XDG_STATE_HOME",
         "CLAUDE_CONFIG_DIR",
         "CLAUDE_PROJECT_DIR",
         "COLUMNS",

@@ -565,6 +565,7 @@ fn a_marker_round_trips_any_project_path() {
         c.current_dir(&root)
             .env("HOME", &home)
             .env("XDG_CONFIG_HOME", dir.path().join("xdg"))
+            .env_remove("XDG_STATE_HOME")
             .env_remove("CLAUDE_PROJECT_DIR")
             .env_remove("CLAUDE_CONFIG_DIR")
             .env("NO_COLOR", "1");
@@ -609,6 +610,7 @@ fn twenty_sessions_starting_at_once_resume_one_handoff_exactly_once() {
                     .current_dir(&p.root)
                     .env("HOME", &p.home)
                     .env("XDG_CONFIG_HOME", &p.xdg)
+                    .env_remove("XDG_STATE_HOME")
                     .env_remove("CLAUDE_PROJECT_DIR")
                     .env_remove("CLAUDE_CONFIG_DIR")
                     .stdin(Stdio::piped())
@@ -760,6 +762,7 @@ fn an_event_line_is_whole_or_absent_when_the_disk_fills() {
         .current_dir(&p.root)
         .env("HOME", &p.home)
         .env("XDG_CONFIG_HOME", &p.xdg)
+        .env_remove("XDG_STATE_HOME")
         .write_stdin(p.payload("hooks/Stop.json")));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let size = std::fs::metadata(&events).unwrap().len();
@@ -888,7 +891,7 @@ fn the_dashboard_restores_the_terminal_and_removes_the_demo_on_sigterm_and_sighu
         let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
         let command = format!(
             "cd {root} && sh -c 'echo $$ > {pid}; exec env -u CLAUDE_PROJECT_DIR HOME={home} \
-             XDG_CONFIG_HOME={xdg} TMPDIR={tmp} NO_COLOR=1 {bin} tui --demo'; \
+             XDG_CONFIG_HOME={xdg} XDG_STATE_HOME= TMPDIR={tmp} NO_COLOR=1 {bin} tui --demo'; \
              echo EXIT=$? > {done}.part; stty -a >> {done}.part; mv {done}.part {done}; sleep 60",
             root = q(&p.root),
             pid = q(&pid_file),

@@ -166,6 +166,7 @@ fn threshold_fires_one_detached_handoff_per_session() {
                 .current_dir(&p.root)
                 .env("HOME", &p.home)
                 .env("XDG_CONFIG_HOME", &p.xdg)
+                .env_remove("XDG_STATE_HOME")
                 .env("NO_COLOR", "1")
                 .env_remove("CLAUDE_PROJECT_DIR")
                 .env_remove("CLAUDE_CONFIG_DIR")

@@ -246,7 +246,7 @@ fn live_dashboard_in_a_real_terminal() {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
     let command = format!(
         "cd {root} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR -u VISUAL HOME={home} \
-         XDG_CONFIG_HOME={xdg} NO_COLOR=1 EDITOR='sh {editor}' {bin} tui; \
+         XDG_CONFIG_HOME={xdg} XDG_STATE_HOME= NO_COLOR=1 EDITOR='sh {editor}' {bin} tui; \
          echo EXIT=$? > {exit}",
         root = sh_quote(&p.root),
         home = sh_quote(&p.home),
@@ -349,7 +349,7 @@ fn r_answers_the_selected_blocked_signal_in_a_real_terminal() {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
     let command = format!(
         "cd {root} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR HOME={home} \
-         XDG_CONFIG_HOME={xdg} USER=lead NO_COLOR=1 {bin} tui; echo EXIT=$? > {exit}",
+         XDG_CONFIG_HOME={xdg} XDG_STATE_HOME= USER=lead NO_COLOR=1 {bin} tui; echo EXIT=$? > {exit}",
         root = sh_quote(&p.root),
         home = sh_quote(&p.home),
         xdg = sh_quote(&p.xdg),
@@ -453,7 +453,7 @@ fn the_sessions_pane_opens_a_transcript_and_dismisses_in_a_real_terminal() {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
     let command = format!(
         "cd {root} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR -u EDITOR -u VISUAL \
-         HOME={home} XDG_CONFIG_HOME={xdg} NO_COLOR=1 PAGER='sh {pager}' {bin} tui; \
+         HOME={home} XDG_CONFIG_HOME={xdg} XDG_STATE_HOME= NO_COLOR=1 PAGER='sh {pager}' {bin} tui; \
          echo EXIT=$? > {exit}",
         root = sh_quote(&p.root),
         home = sh_quote(&p.home),
@@ -528,7 +528,7 @@ fn a_click_selects_and_ctrl_z_suspends_in_a_real_terminal() {
     tmux.keys(&[
         "-l",
         &format!(
-            "cd {root} && HOME={home} XDG_CONFIG_HOME={xdg} NO_COLOR=1 {bin} tui",
+            "cd {root} && HOME={home} XDG_CONFIG_HOME={xdg} XDG_STATE_HOME= NO_COLOR=1 {bin} tui",
             root = sh_quote(&p.root),
             home = sh_quote(&p.home),
             xdg = sh_quote(&p.xdg),
@@ -582,7 +582,7 @@ fn the_git_header_follows_a_checkout_in_a_real_terminal() {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
     let command = format!(
         "cd {root} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR HOME={home} \
-         XDG_CONFIG_HOME={xdg} NO_COLOR=1 {bin} tui; echo EXIT=$? > {exit}",
+         XDG_CONFIG_HOME={xdg} XDG_STATE_HOME= NO_COLOR=1 {bin} tui; echo EXIT=$? > {exit}",
         root = sh_quote(&p.root),
         home = sh_quote(&p.home),
         xdg = sh_quote(&p.xdg),
@@ -713,4 +713,125 @@ fn inside_tmux_a_wake_message_carries_the_pane() {
     );
     assert!(m.contains("[PANE CONTENT]\nPANE-MARKER-123"), "{m}");
     assert!(m.contains("tmux send-keys -t t:0.0"), "{m}");
+}
+
+/// Runs hook `event` for session `sid` in `p`, with the home, config and state folders
+/// of `fleet` (one user, several projects).
+fn fleet_hook(p: &TestProject, fleet: &TestProject, event: &str, sid: &str, extra: &str) {
+    let payload = format!(
+        "{{\"session_id\": \"{sid}\", \"cwd\": {cwd}, \"hook_event_name\": \"{event}\"{extra}}}",
+        cwd = serde_json::to_string(&p.root).unwrap(),
+    );
+    p.forge()
+        .env("HOME", &fleet.home)
+        .env("XDG_CONFIG_HOME", &fleet.xdg)
+        .env("XDG_STATE_HOME", fleet.state())
+        .args(["hook", event])
+        .write_stdin(payload)
+        .assert()
+        .success();
+}
+
+#[test]
+fn all_once_prints_the_fleet() {
+    let api = TestProject::named("api");
+    let web = TestProject::named("web");
+    fleet_hook(
+        &api,
+        &api,
+        "PermissionRequest",
+        "a1",
+        ", \"tool_name\": \"Bash\"",
+    );
+    fleet_hook(&web, &api, "Stop", "w1", "");
+    let out = common::ok_stdout(
+        api.forge()
+            .args(["tui", "--all", "--once", "--width", "90", "--height", "10"]),
+    );
+    assert_eq!(out.lines().count(), 10, "{out}");
+    assert!(
+        out.contains("fleet · 2 waiting · 2 live · 2 projects"),
+        "{out}"
+    );
+    assert!(out.contains("▶ permission api"), "{out}");
+    assert!(out.contains("  input      web"), "{out}");
+    assert!(!out.contains('\u{1b}'));
+    api.forge()
+        .args(["tui", "--all", "--project", "."])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn the_fleet_list_opens_a_project_and_comes_back_in_a_real_terminal() {
+    if !Tmux::available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tmux is missing on CI: .ci/run should have installed it"
+        );
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let api = TestProject::named("api");
+    let web = TestProject::named("web");
+    let gone = TestProject::named("gone");
+    web.add_handoff_fixture("agent-T-012-20261121-101502.md");
+    fleet_hook(
+        &api,
+        &api,
+        "PermissionRequest",
+        "a1",
+        ", \"tool_name\": \"Bash\"",
+    );
+    fleet_hook(&web, &api, "Stop", "w1", "");
+    fleet_hook(&gone, &api, "SessionEnd", "g1", "");
+    std::fs::remove_dir_all(&gone.root).unwrap();
+
+    let exit_file = api.dir.path().join("exit-status");
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
+    let command = format!(
+        "cd {home} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR HOME={home} \
+         XDG_CONFIG_HOME={xdg} XDG_STATE_HOME={state} NO_COLOR=1 {bin} tui --all; \
+         echo EXIT=$? > {exit}",
+        home = sh_quote(&api.home),
+        xdg = sh_quote(&api.xdg),
+        state = sh_quote(&api.state()),
+        bin = sh_quote(&bin),
+        exit = sh_quote(&exit_file),
+    );
+    let tmux = Tmux::start(100, 24, &command);
+
+    // Most urgent first: the permission prompt, then the session waiting for input,
+    // then the project with no live session; blocked Signals counted per project.
+    let screen = tmux.wait_for("▶ permission api");
+    assert!(
+        screen.contains("fleet · 2 waiting · 2 live · 3 projects"),
+        "{screen}"
+    );
+    assert!(screen.contains("  input      web"), "{screen}");
+    assert!(screen.contains("  idle       gone"), "{screen}");
+
+    // A hook in another project reaches the list without a key press.
+    fleet_hook(&web, &api, "UserPromptSubmit", "w2", ", \"prompt\": \"go\"");
+    tmux.wait_for("  busy       web");
+
+    // Enter on web opens web's own dashboard; Esc comes back to the list.
+    tmux.keys(&["Down"]);
+    tmux.wait_for("▶ input      web");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("q back");
+    assert!(screen.contains("blocked    T-012"), "{screen}");
+    assert!(screen.contains("⚑ 1 blocked"), "{screen}");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("▶ input      web");
+
+    // A project whose folder is gone says so, and the list stays.
+    tmux.keys(&["G", "Enter"]);
+    tmux.wait_for("is gone");
+    tmux.wait_for("▶ idle       gone");
+
+    // q in the list quits with status 0.
+    tmux.keys(&["q"]);
+    let status = wait_file(&exit_file);
+    assert_eq!(status.trim(), "EXIT=0");
 }

@@ -7,6 +7,7 @@
 //! that `forge handoff` and PreCompact's safety net write. Nothing below this layer
 //! imports it.
 
+pub mod fleet;
 pub mod ladder;
 pub mod learn;
 pub mod notify;

@@ -243,8 +243,14 @@ pub fn write(paths: &Paths, task: &str, stamp: &str, text: &str) -> io::Result<P
 pub fn write_draft(paths: &Paths, draft: &Draft, env: &Env) -> color_eyre::Result<PathBuf> {
     let text = render(draft, &paths.root, &store::files::iso(env.now));
     let stamp = env.now.format("%Y%m%d-%H%M%S").to_string();
-    write(paths, &draft.task, &stamp, &text)
-        .wrap_err_with(|| format!("writing the handoff into {}", paths.handoffs().display()))
+    let path = write(paths, &draft.task, &stamp, &text)
+        .wrap_err_with(|| format!("writing the handoff into {}", paths.handoffs().display()))?;
+    // The fleet's blocked count follows at once (best effort: the project's next hook
+    // call writes it anyway).
+    if let Err(e) = super::fleet::refresh_blocked(paths, env) {
+        store::log_error(paths, "fleet registry", &e.to_string());
+    }
+    Ok(path)
 }
 
 /// Who answers when `--from` is not given: `$USER`, else "user".

@@ -295,7 +295,7 @@ fn files_section(roff: &mut Roff) {
     let p = Paths::new("");
     let show = |path: std::path::PathBuf| path.display().to_string();
     let handoffs = p.handoffs();
-    let rows: [(String, &str); 16] = [
+    let rows: [(String, &str); 17] = [
         (
             format!("{}/", show(p.forge_dir())),
             "forge's state for the project (the nearest folder above the current one that \
@@ -309,6 +309,13 @@ fn files_section(roff: &mut Roff) {
         (
             "$XDG_CONFIG_HOME/forge/config.toml".to_owned(),
             "User settings; ~/.config/forge/config.toml when XDG_CONFIG_HOME is not set.",
+        ),
+        (
+            "$XDG_STATE_HOME/forge/projects.json".to_owned(),
+            "The fleet registry: every project forge's hooks ran in during the last 7 days, \
+             with its branch, blocked Signals and live sessions (context, attention, last \
+             event); read by forge status --all, forge tui --all and the elsewhere status \
+             line segment. ~/.local/state/forge/projects.json when XDG_STATE_HOME is not set.",
         ),
         (
             show(handoffs.join("handoff-YYYYMMDD-HHMMSS.md")),
@@ -408,8 +415,13 @@ fn environment_section(roff: &mut Roff) {
              ~/.config/forge/config.toml).",
         ),
         (
+            "XDG_STATE_HOME",
+            "The fleet registry is $XDG_STATE_HOME/forge/projects.json (else \
+             ~/.local/state/forge/projects.json).",
+        ),
+        (
             "HOME",
-            "Home of ~/.claude and ~/.config. forge never creates .forge/ in the home folder \
+            "Home of ~/.claude, ~/.config and ~/.local/state. forge never creates .forge/ in the home folder \
              itself or at /.",
         ),
         (
@@ -466,6 +478,7 @@ fn mode_heading(mode: Mode) -> String {
         "Normal" => "In the dashboard:".to_owned(),
         "Filter" => "While typing a filter (after /):".to_owned(),
         "Help" => "While the help is open:".to_owned(),
+        "Fleet" => "In the fleet list (forge tui --all):".to_owned(),
         other => format!("In {} mode:", other.to_ascii_lowercase()),
     }
 }

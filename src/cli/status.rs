@@ -1,8 +1,10 @@
 //! `forge status`: the Snapshot as text for people or JSON for scripts.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+use chrono::{DateTime, Utc};
 
 use color_eyre::eyre::{WrapErr, bail};
 use serde_json::{Value, json};
@@ -10,27 +12,39 @@ use serde_json::{Value, json};
 use crate::app::snapshot::{GitSource, load};
 use crate::env::Env;
 use crate::model::Snapshot;
+use crate::model::fleet::{Registry, SessionRow as FleetSession, tilde};
 use crate::model::handoff::Drift;
 use crate::model::redact::redact;
 use crate::model::state::{Attention, SessionBridge};
 use crate::model::text::single_line;
-use crate::store::{Paths, resolve_root};
+use crate::model::time::age;
+use crate::store::{Paths, registry, resolve_root};
 
 /// Show the project's forge state: last session, flags, sessions, handoffs, Signals.
 ///
 /// In a project forge is not set up in (no .forge/ and no forge hooks in the
 /// settings), it says what to run instead and exits 1; with --json it prints the
 /// empty snapshot with "set_up": false and a "hint".
+///
+/// With --all: every project forge's hooks ran in during the last week, from the
+/// fleet registry ($XDG_STATE_HOME/forge/projects.json): each live session, most
+/// urgent first (waiting for permission, then for input, then busy), with its
+/// project, branch, context % and level, blocked Signals and last event; then the
+/// projects with no live session.
 #[derive(clap::Args, Debug)]
 #[command(
     verbatim_doc_comment,
-    after_help = "Examples:\n  forge status\n  forge status --json | jq '.blocked'"
+    after_help = "Examples:\n  forge status\n  forge status --json | jq '.blocked'\n  \
+        forge status --all\n  forge status --all --json | jq '.rows[] | select(.attention == \"waiting:permission\")'"
 )]
 pub struct StatusArgs {
     /// Project folder (default: found from the current folder).
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
-    /// Print the snapshot as JSON.
+    /// Every registered project's live sessions (the fleet), most urgent first.
+    #[arg(long, conflicts_with = "project")]
+    pub all: bool,
+    /// Print the snapshot as JSON (with --all, the fleet's rows).
     #[arg(long)]
     pub json: bool,
 }
@@ -83,6 +97,9 @@ pub fn locate_project(project: Option<&PathBuf>, env: &Env) -> color_eyre::Resul
 
 /// Runs `forge status`.
 pub fn run(args: &StatusArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+    if args.all {
+        return run_all(args.json, env);
+    }
     let paths = project_paths(args.project.as_ref(), env)?;
     let set_up = super::init::is_set_up(&paths, env);
     if !set_up && !args.json {
@@ -125,6 +142,130 @@ pub fn run(args: &StatusArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The fleet registry of this environment, read: its path and contents. An error
+/// (no home folder, a registry that is a link or a FIFO, a folder others can write
+/// to) says why.
+pub fn read_registry(env: &Env) -> color_eyre::Result<(PathBuf, Registry)> {
+    let Some(file) = registry::path(env) else {
+        bail!(
+            "cannot find the fleet registry: neither XDG_STATE_HOME nor HOME is an absolute \
+             folder"
+        );
+    };
+    let reg = registry::read(&file).map_err(|e| color_eyre::eyre::eyre!("{e}"))?;
+    Ok((file, reg))
+}
+
+/// `forge status --all`: the fleet, from the registry alone.
+fn run_all(json: bool, env: &Env) -> color_eyre::Result<ExitCode> {
+    let (file, reg) = read_registry(env)?;
+    if json {
+        super::print_json(&fleet_json(&reg, &file, env.now))?;
+    } else {
+        super::print_out(&fleet_text(&reg, &file, env.now, env.home.as_deref()));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The fleet as JSON: `rows` in the order of the list (live sessions most urgent
+/// first, then projects with no live session, whose session fields are `null`).
+pub fn fleet_json(reg: &Registry, file: &Path, now: DateTime<Utc>) -> Value {
+    let iso = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let rows: Vec<Value> = reg
+        .rows(now)
+        .iter()
+        .map(|r| {
+            let s = r.session;
+            json!({
+                "project": r.project.name,
+                "root": r.project.root,
+                "branch": r.project.branch,
+                "blocked": r.project.blocked,
+                "session_id": s.map(|s| &s.id),
+                "context_pct": s.and_then(|s| s.context_pct),
+                "level": s.and_then(|s| s.level.as_deref()),
+                "attention": s.and_then(|s| s.attention),
+                "last_event": s.and_then(|s| s.last_event.as_deref()),
+                "last_event_at": r.last_heard().map(iso),
+            })
+        })
+        .collect();
+    json!({
+        "registry": file,
+        "taken_at": iso(now),
+        "projects": reg.current(now).count(),
+        "rows": rows,
+    })
+}
+
+/// The fleet as a table for people. Every value from the registry (names, branches,
+/// roots, event names) is kept on its line with [`single_line`]; `print_out` cleans
+/// the whole text for the terminal.
+pub fn fleet_text(reg: &Registry, file: &Path, now: DateTime<Utc>, home: Option<&Path>) -> String {
+    let rows = reg.rows(now);
+    let projects = reg.current(now).count();
+    let live = rows.iter().filter(|r| r.session.is_some()).count();
+    let waiting = rows
+        .iter()
+        .filter(|r| r.session.is_some_and(FleetSession::is_waiting))
+        .count();
+    let mut out = String::new();
+    if projects == 0 {
+        let _ = writeln!(
+            out,
+            "No project registered yet: forge's hooks add a project the first time they run \
+             in it.\nRegistry: {}",
+            file.display()
+        );
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "Fleet: {} · {} · {} waiting for you",
+        super::count(projects, "project", "projects"),
+        super::count(live, "live session", "live sessions"),
+        waiting
+    );
+    let _ = writeln!(
+        out,
+        "  {:<10}  {:<16}  {:<16}  {:<8}  {:<7}  {:<8}  {:<22}  ROOT",
+        "ATTENTION", "PROJECT", "BRANCH", "CONTEXT", "BLOCKED", "SESSION", "LAST EVENT"
+    );
+    for r in &rows {
+        let s = r.session;
+        let context = match s {
+            None => "-".to_owned(),
+            Some(s) => match (s.context_pct, s.level.as_deref()) {
+                (Some(p), Some(l)) => format!("{p}% {l}"),
+                (Some(p), None) => format!("{p}%"),
+                _ => "?".to_owned(),
+            },
+        };
+        let blocked = match r.project.blocked {
+            0 => "-".to_owned(),
+            n => format!("⚑{n}"),
+        };
+        let event = s
+            .and_then(|s| s.last_event.as_deref())
+            .map(|e| format!(" {}", single_line(e)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {:<10}  {:<16}  {:<16}  {:<8}  {:<7}  {:<8}  {:<22}  {}",
+            r.attention_word(),
+            fit(&single_line(&r.project.name), 16),
+            fit(&single_line(r.project.branch.as_deref().unwrap_or("-")), 16),
+            context,
+            blocked,
+            &s.map_or_else(|| "-".to_owned(), |s| short(&s.id)),
+            fit(&format!("{}{event}", age(now, r.last_heard())), 22),
+            single_line(&tilde(&r.project.root, home)),
+        );
+    }
+    let _ = writeln!(out, "Registry: {}", file.display());
+    out
 }
 
 /// How many of the recent events `status --json` prints.
@@ -439,6 +580,55 @@ mod tests {
         assert!(
             text.contains("Last session: ended at yesterday ·"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn the_fleet_table_keeps_each_row_on_its_line_and_writes_home_as_a_tilde() {
+        use crate::model::fleet::{ProjectEntry, SessionRow};
+        use crate::model::state::Attention;
+        assert_eq!(
+            tilde("/home/me/src/x", Some(Path::new("/home/me"))),
+            "~/src/x"
+        );
+        assert_eq!(
+            tilde("/home/meow/x", Some(Path::new("/home/me"))),
+            "/home/meow/x"
+        );
+        assert_eq!(tilde("/srv/x", None), "/srv/x");
+        let now = chrono::Utc::now();
+        let at = now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let reg = Registry {
+            projects: vec![ProjectEntry {
+                root: "/home/me/a\nb".into(),
+                name: "two\nlines".into(),
+                branch: Some("main".into()),
+                blocked: 2,
+                seen_at: at.clone(),
+                stale_after_secs: 1800,
+                sessions: vec![SessionRow {
+                    id: "3f0c2a9e-8b1d".into(),
+                    context_pct: Some(74),
+                    level: Some("L1".into()),
+                    attention: Some(Attention::WaitingPermission),
+                    last_event: Some("PermissionRequest".into()),
+                    last_event_at: Some(at),
+                }],
+            }],
+            ..Registry::default()
+        };
+        let text = fleet_text(
+            &reg,
+            Path::new("/r/projects.json"),
+            now,
+            Some(Path::new("/home/me")),
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert_eq!(
+            lines[2],
+            "  permission  two lines         main              74% L1    ⚑2       3f0c2a9e  \
+             now PermissionRequest   ~/a b"
         );
     }
 

@@ -25,7 +25,9 @@ const FALLBACK: &str = "forge ?%";
 /// cache), context use with a bar and level (`⚠ CTX <pct>%` in place of the plain
 /// percentage at or above the handoff threshold), workflow phase/task, blocked agent
 /// Signals and the learn flag; optionally (add them to `[statusline] segments`) the
-/// session's cost, duration, lines added/removed and the 5-hour/7-day usage limits.
+/// session's cost, duration, lines added/removed, the 5-hour/7-day usage limits, and
+/// how many sessions of other projects wait for you (`elsewhere`, from the fleet
+/// registry).
 /// The first time a session reaches the threshold it starts `forge handoff --auto` in
 /// the background. Respects NO_COLOR and COLUMNS; always prints one line and exits 0.
 #[derive(clap::Args, Debug, Default)]
@@ -101,6 +103,10 @@ pub fn tick(args: &StatuslineArgs, env: &Env, input: &[u8]) -> String {
             ..SessionState::default()
         }
     };
+    let mut state = state;
+    if cfg.statusline.segments.iter().any(|s| s == "elsewhere") {
+        state.waiting_elsewhere = waiting_elsewhere(env, &paths);
+    }
     let term = Term {
         color: !(env.no_color || args.plain),
         width: env.columns,
@@ -152,7 +158,22 @@ pub fn gather(paths: &Paths, payload: &Payload, now: DateTime<Utc>) -> SessionSt
         blocked_signals: handoffs::count_blocked(paths, std::time::SystemTime::from(now)),
         learn_pending: store::safe::is_regular(&paths.learn_pending()),
         tail,
+        waiting_elsewhere: 0,
     }
+}
+
+/// The live sessions of other projects that wait for a person, from the fleet
+/// registry: one small file read, no project walked. A registry that cannot be read
+/// (missing, a link, a FIFO) counts none; the line never waits for it.
+fn waiting_elsewhere(env: &Env, paths: &Paths) -> usize {
+    let Some(file) = store::registry::path(env) else {
+        return 0;
+    };
+    let Ok(registry) = store::registry::read(&file) else {
+        return 0;
+    };
+    let root = store::registry::root_key(&paths.root).unwrap_or_default();
+    registry.waiting_elsewhere(&root, env.now)
 }
 
 /// The project's folder name.

@@ -1,12 +1,14 @@
 //! `forge tui`: the dashboard, for a side pane next to Claude Code.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use color_eyre::eyre::{WrapErr, bail};
 
 use crate::app::snapshot::GitSource;
 use crate::env::Env;
+use crate::model::dashboard::Model;
+use crate::model::dashboard::fleet::FleetModel;
 use crate::store::Paths;
 use crate::tui::{self, Session, demo};
 
@@ -19,9 +21,14 @@ use crate::tui::{self, Session, demo};
 /// checkout, commit or `git add` (other edits within a few seconds). Press ? for
 /// the keys, q to quit.
 /// In a project forge is not set up in yet, it says what to run instead.
+///
+/// With --all it opens on the fleet: every registered project's live sessions, most
+/// urgent first (from $XDG_STATE_HOME/forge/projects.json, which the hooks keep);
+/// Enter opens that project's dashboard, q or Esc there comes back.
 #[derive(clap::Args, Debug)]
 #[command(
     after_help = "Examples:\n  forge tui                      # this project, live\n  \
+    forge tui --all                # every project's live sessions; Enter opens one\n  \
     forge tui --demo               # a bundled sample project\n  \
     forge tui --once --width 100 --height 30 > frame.txt"
 )]
@@ -29,6 +36,9 @@ pub struct TuiArgs {
     /// Project folder (default: found from the current folder).
     #[arg(long, value_name = "DIR", conflicts_with = "demo")]
     pub project: Option<PathBuf>,
+    /// Every registered project's live sessions (the fleet); Enter opens one.
+    #[arg(long, conflicts_with_all = ["project", "demo"])]
+    pub all: bool,
     /// Open a bundled sample project (copied to a temporary folder).
     #[arg(long)]
     pub demo: bool,
@@ -51,6 +61,9 @@ const ONCE_MAX: u16 = 2000;
 
 /// Runs `forge tui`.
 pub fn run(args: &TuiArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+    if args.all {
+        return run_all(args, env);
+    }
     let mut env = env.clone();
     // A frame is a buffer of width × height cells: a size no terminal has would only
     // exhaust memory. Said before anything is read.
@@ -112,4 +125,59 @@ pub fn run(args: &TuiArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         Some(sig) => Ok(ExitCode::from(u8::try_from(128 + sig).unwrap_or(1))),
         None => Ok(ExitCode::SUCCESS),
     }
+}
+
+/// `forge tui --all`: the fleet list, and the dashboards it opens.
+fn run_all(args: &TuiArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+    let Some(file) = crate::store::registry::path(env) else {
+        bail!(
+            "cannot find the fleet registry: neither XDG_STATE_HOME nor HOME is an absolute \
+             folder"
+        );
+    };
+    let mut model = FleetModel::new(tui::fleet::read(&file), file, env.now);
+    model.home.clone_from(&env.home);
+    if args.once {
+        let width = args.width.or(env.columns).unwrap_or(100);
+        let height = args.height.or(env.lines).unwrap_or(30);
+        super::print_out(&tui::fleet::render_text(&model, width, height));
+        return Ok(ExitCode::SUCCESS);
+    }
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        bail!("forge tui needs a terminal; use --once to print one frame instead");
+    }
+    let _ = color_eyre::install();
+    let open = |root: &Path| open_project(root, env);
+    match tui::fleet::run(model, env.no_color, &open)? {
+        Some(sig) => Ok(ExitCode::from(u8::try_from(128 + sig).unwrap_or(1))),
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// The dashboard of the project at `root` (a registered project's root), or why it
+/// cannot be opened: checked like `forge tui --project ROOT`.
+fn open_project(root: &Path, env: &Env) -> Result<(Model, Session), String> {
+    let shown = crate::model::text::single_line(&root.display().to_string()).into_owned();
+    if !root.is_absolute() || !root.is_dir() {
+        return Err(format!(
+            "{shown} is gone (it leaves the list a week after its hooks last ran)"
+        ));
+    }
+    let mut env = env.clone();
+    env.now = chrono::Utc::now();
+    let paths = super::status::project_paths(Some(&root.to_path_buf()), &env)
+        .map_err(|e| format!("{e:#}"))?;
+    if !super::init::is_set_up(&paths, &env) {
+        return Err(super::init::not_set_up_message(&paths));
+    }
+    let model = tui::initial_model(&paths, &env, GitSource::Live);
+    let session = Session {
+        paths,
+        no_color: env.no_color,
+        env,
+        trace: None,
+        poll_git: true,
+    };
+    Ok((model, session))
 }

@@ -148,7 +148,14 @@ pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
     // A panic in a handler must not escape (the client would see a failed hook),
     // and must not lose the call's line: it becomes an error outcome.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        ctx.dispatch(&event).map(|out| ctx.notify(&event, out))
+        let out = ctx.dispatch(&event).map(|out| ctx.notify(&event, out));
+        // The fleet registry hears of the session's new state (after the handler
+        // wrote it), whether or not the handler failed.
+        let registers = ctx.registers(&event, &ctx.outcomes.borrow());
+        if registers {
+            ctx.register();
+        }
+        out
     }));
     let stdout = match result {
         Ok(Ok(out)) => out,

@@ -6,7 +6,8 @@
 //! (documented) stdout: [`session_start`], [`turn`] (Stop, SessionEnd),
 //! [`compaction`] (PreCompact, PreToolUse, the re-read marker) and [`attention`]
 //! (Notification, PermissionRequest, UserPromptSubmit). [`text`] cuts what they
-//! compose to Claude Code's budgets. The entry point never fails: every
+//! compose to Claude Code's budgets; [`fleet`] puts the project and the session's
+//! state in the user's fleet registry afterwards. The entry point never fails: every
 //! error is logged to `.forge/logs/errors.log` and the exit status is always 0.
 
 #![deny(
@@ -20,6 +21,7 @@ pub mod attention;
 pub mod compaction;
 pub mod dispatch;
 pub mod event;
+pub mod fleet;
 mod notify;
 pub mod session_start;
 pub mod text;

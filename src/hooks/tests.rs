@@ -331,3 +331,64 @@ fn bad_input_is_an_error_outcome_where_state_exists() {
     );
     assert_eq!(p.last_line().outcomes, h.outcomes);
 }
+
+#[test]
+fn hooks_keep_the_fleet_registry_and_a_refused_registry_is_an_error_outcome() {
+    let p = Project::new();
+    let file = crate::store::registry::path(&p.env).unwrap();
+    let read = || crate::store::registry::read(&file).unwrap();
+    p.outcomes("SessionStart", json!({"source": "startup"}));
+    let reg = read();
+    let entry = reg.entry(p.root.to_str().unwrap()).unwrap();
+    assert_eq!(entry.name, "project");
+    assert_eq!(entry.sessions.len(), 1);
+    assert_eq!(entry.sessions[0].id, SID);
+    // A permission prompt is news: written at once.
+    let outcomes = p.outcomes("PermissionRequest", json!({"tool_name": "Bash"}));
+    assert!(!outcomes.iter().any(Outcome::is_error), "{outcomes:?}");
+    let reg = read();
+    let s = &reg.entry(p.root.to_str().unwrap()).unwrap().sessions[0];
+    assert_eq!(
+        s.attention,
+        Some(crate::model::state::Attention::WaitingPermission)
+    );
+    assert_eq!(s.last_event.as_deref(), Some("PermissionRequest"));
+    // The tool runs: busy again, which is news; the next tool call changes nothing
+    // and does not touch the file.
+    p.outcomes("PreToolUse", json!({"tool_name": "Read"}));
+    let reg = read();
+    let s = &reg.entry(p.root.to_str().unwrap()).unwrap().sessions[0];
+    assert_eq!(s.attention, Some(crate::model::state::Attention::Busy));
+    let before = std::fs::metadata(&file).unwrap().modified().unwrap();
+    p.outcomes("PreToolUse", json!({"tool_name": "Read"}));
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().modified().unwrap(),
+        before
+    );
+    // The session ends: it leaves the registry, the project stays.
+    p.outcomes("SessionEnd", json!({"reason": "exit"}));
+    let reg = read();
+    assert!(
+        reg.entry(p.root.to_str().unwrap())
+            .unwrap()
+            .sessions
+            .is_empty()
+    );
+
+    // A registry replaced by a link is refused, not followed or replaced: the call
+    // says so in its outcomes and goes on.
+    let outside = p.root.join("outside.json");
+    std::fs::write(&outside, "{}").unwrap();
+    std::fs::remove_file(&file).unwrap();
+    std::os::unix::fs::symlink(&outside, &file).unwrap();
+    let (stdout, outcomes) = p.hook("Stop", json!({}));
+    assert!(!stdout.contains("registry"), "{stdout}");
+    assert!(
+        outcomes.iter().any(|o| matches!(o,
+            Outcome::Error { what, message } if what == "fleet registry"
+                && message.contains("symbolic link"))),
+        "{outcomes:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "{}");
+    assert_eq!(p.last_line().event, "Stop");
+}

@@ -11,9 +11,10 @@
 //!
 //! `Opus 4.6 │ acme-api ⎇ main ●3 │ ███████░░░ ⚠ CTX 74% L1 │ build T-012 │ ⚑1 blocked │ ✎ learn`
 //!
-//! and, with the optional segments `cost`, `duration`, `lines` and `limits` added:
+//! and, with the optional segments `cost`, `duration`, `lines`, `limits` and
+//! `elsewhere` added:
 //!
-//! `… │ $7.41 │ ⏱ 2h32m │ +1204 −388 │ 5h 68% ↻1h05m · 7d 52%`
+//! `… │ $7.41 │ ⏱ 2h32m │ +1204 −388 │ 5h 68% ↻1h05m · 7d 52% │ ⚑2 waiting elsewhere`
 
 use std::fmt::Write as _;
 
@@ -322,6 +323,9 @@ pub struct SessionState {
     pub learn_pending: bool,
     /// The transcript tail, when the payload had no context figure.
     pub tail: Option<TailScan>,
+    /// Live sessions of other projects waiting for a person (from the fleet
+    /// registry; read only when the `elsewhere` segment is on).
+    pub waiting_elsewhere: usize,
 }
 
 /// The terminal the line is for.
@@ -367,8 +371,18 @@ const SEP: &str = " │ ";
 /// drop the limits lose their reset times. The optional payload segments go early
 /// (they are nice to know, not forge's job), except the rate limits, which stop
 /// work when they run out and so outlast the model and project names.
-const DROP_ORDER: [&str; 10] = [
-    "duration", "lines", "learn", "cost", "task", "project", "model", "limits", "git", "signals",
+const DROP_ORDER: [&str; 11] = [
+    "duration",
+    "lines",
+    "learn",
+    "cost",
+    "elsewhere",
+    "task",
+    "project",
+    "model",
+    "limits",
+    "git",
+    "signals",
 ];
 /// The task is never shortened below this many characters (`…` included).
 const TASK_MIN: usize = 8;
@@ -474,6 +488,10 @@ fn build_segment(
         "signals" => (s.blocked_signals > 0).then(|| Segment {
             key: "signals",
             parts: vec![(format!("⚑{} blocked", s.blocked_signals), "1;31")],
+        }),
+        "elsewhere" => (s.waiting_elsewhere > 0).then(|| Segment {
+            key: "elsewhere",
+            parts: vec![(format!("⚑{} waiting elsewhere", s.waiting_elsewhere), "33")],
         }),
         "learn" => s.learn_pending.then(|| Segment {
             key: "learn",

@@ -25,6 +25,7 @@ fn state() -> SessionState {
         blocked_signals: 1,
         learn_pending: false,
         tail: None,
+        waiting_elsewhere: 0,
     }
 }
 
@@ -487,7 +488,7 @@ fn optional_segments_are_off_by_default() {
     for absent in ["$", "⏱", "+1204", "5h", "7d"] {
         assert!(!line.contains(absent), "{absent}: {line}");
     }
-    for name in ["cost", "duration", "limits", "lines"] {
+    for name in ["cost", "duration", "limits", "lines", "elsewhere"] {
         assert!(crate::config::SEGMENTS.contains(&name));
         assert!(
             !Config::default()
@@ -505,6 +506,7 @@ fn every_known_segment_renders_from_a_full_payload() {
     let p = fixture("used-74.json");
     let mut s = state();
     s.learn_pending = true;
+    s.waiting_elsewhere = 1;
     let cfg = Config::default();
     let ctx = resolve_context(&p, None);
     for name in crate::config::SEGMENTS {
@@ -697,5 +699,33 @@ fn the_warning_says_the_figure_once_in_every_form() {
     assert!(
         coloured.contains("\x1b[90m░░░\x1b[0m \x1b[1;33m⚠ CTX 74%\x1b[0m\x1b[33m L1\x1b[0m"),
         "{coloured:?}"
+    );
+}
+
+#[test]
+fn elsewhere_counts_sessions_waiting_in_other_projects_and_is_off_by_default() {
+    let mut s = state();
+    s.waiting_elsewhere = 2;
+    // Off by default: the default segments never show it.
+    let line = render(&fixture("used-42.json"), &s);
+    assert!(!line.contains("elsewhere"), "{line}");
+    let mut cfg = Config::default();
+    cfg.statusline.segments.push("elsewhere".into());
+    let line = render_statusline(&fixture("used-42.json"), &s, &cfg, &PLAIN, now());
+    assert!(line.ends_with(" │ ⚑2 waiting elsewhere"), "{line}");
+    // Nothing waiting: nothing shown.
+    s.waiting_elsewhere = 0;
+    let line = render_statusline(&fixture("used-42.json"), &s, &cfg, &PLAIN, now());
+    assert!(!line.contains("elsewhere"), "{line}");
+    // Narrow: it goes before the task, the project and the rest.
+    s.waiting_elsewhere = 1;
+    let narrow = Term {
+        color: false,
+        width: Some(80),
+    };
+    let line = render_statusline(&fixture("used-42.json"), &s, &cfg, &narrow, now());
+    assert!(
+        !line.contains("elsewhere") && line.contains("build T-012"),
+        "{line}"
     );
 }

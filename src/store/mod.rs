@@ -20,6 +20,7 @@ pub mod files;
 pub mod handoffs;
 pub mod memory;
 pub mod paths;
+pub mod registry;
 pub mod safe;
 pub mod sessions;
 pub mod transcript;

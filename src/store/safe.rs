@@ -206,6 +206,15 @@ pub fn create_dir_all(path: &Path) -> io::Result<()> {
         .create(path)
 }
 
+/// Creates `path` and its missing parents as private folders (`0700`): for forge's
+/// user state folder, which lists the user's projects.
+pub fn create_private_dir_all(path: &Path) -> io::Result<()> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(path)
+}
+
 /// The effective user id of this process (asked once).
 pub fn euid() -> u32 {
     static EUID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();

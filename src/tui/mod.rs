@@ -13,6 +13,7 @@
 //! under way restores the terminal and exits at once.
 
 pub mod demo;
+pub mod fleet;
 pub mod git_poll;
 
 use std::io;
@@ -307,49 +308,98 @@ pub fn render_text(model: &Model, width: u16, height: u16) -> String {
 
 /// Runs the dashboard until the user quits or a termination signal arrives. Restores
 /// the terminal on every path out. Returns the signal that ended it, if one did.
-pub fn run(mut model: Model, session: Session) -> color_eyre::Result<Option<i32>> {
-    let (tx, rx) = mpsc::channel::<LoopEvent>();
-    let fs_tx = Mutex::new(tx.clone());
-    let watcher = Watcher::start(&session.paths, move |res: DebounceEventResult| {
-        if let Ok(tx) = fs_tx.lock() {
-            let _ = tx.send(LoopEvent::Fs(res));
-        }
-    })
-    .wrap_err_with(|| format!("watching {}", session.paths.root.display()))?;
-    let git_tx = tx.clone();
-    let git_poll = session
-        .poll_git
-        .then(|| {
-            git_poll::GitPoll::spawn(session.paths.clone(), model.snapshot.git.clone(), {
-                move |git| git_tx.send(LoopEvent::Git(Box::new(git))).is_ok()
-            })
+pub fn run(model: Model, session: Session) -> color_eyre::Result<Option<i32>> {
+    Screen::run(|screen| screen.project(model, &session))
+}
+
+/// The terminal while forge owns it, and the one channel every producer feeds: the
+/// input thread, the signal watcher, and (while a project's dashboard is open) its
+/// file watcher and git poller. `forge tui --all` keeps one screen across the fleet
+/// list and the dashboards it opens.
+pub struct Screen {
+    terminal: DefaultTerminal,
+    tx: Sender<LoopEvent>,
+    rx: Receiver<LoopEvent>,
+    input: Input,
+}
+
+impl Screen {
+    /// Sets the terminal up, runs `body` on it, and restores the terminal on every
+    /// path out (an error included).
+    pub fn run<T>(body: impl FnOnce(&mut Self) -> color_eyre::Result<T>) -> color_eyre::Result<T> {
+        let (tx, rx) = mpsc::channel::<LoopEvent>();
+        let terminal = ratatui::try_init()
+            .inspect_err(|_| ratatui::restore())
+            .wrap_err("setting up the terminal")?;
+        let signals = watch_signals(tx.clone()).inspect_err(|_| ratatui::restore());
+        let signals = signals.wrap_err("installing the signal handlers")?;
+        let mouse = MouseGuard::enable();
+        let input = Input::spawn(tx.clone());
+        let mut screen = Self {
+            terminal,
+            tx,
+            rx,
+            input,
+        };
+        let result = body(&mut screen);
+        drop(screen);
+        drop(mouse);
+        ratatui::restore();
+        signals.close();
+        result
+    }
+
+    /// Drops what is queued (a closed project's file and git news, keys typed while
+    /// switching screens); a termination signal among it is returned.
+    fn drain(&self) -> Option<i32> {
+        self.rx.try_iter().find_map(|ev| match ev {
+            LoopEvent::Signal(sig) => Some(sig),
+            _ => None,
         })
-        .transpose()
-        .wrap_err("starting the git poller")?;
-    let mut terminal = ratatui::try_init()
-        .inspect_err(|_| ratatui::restore())
-        .wrap_err("setting up the terminal")?;
-    let signals = watch_signals(tx.clone()).inspect_err(|_| ratatui::restore());
-    let signals = signals.wrap_err("installing the signal handlers")?;
-    let mouse = MouseGuard::enable();
-    let searcher = Searcher {
-        tx: tx.clone(),
-        generation: Arc::new(std::sync::atomic::AtomicU64::new(0)),
-    };
-    let input = Input::spawn(tx);
-    let result = event_loop(
-        &mut terminal,
-        &mut model,
-        &session,
-        watcher,
-        (&rx, &input, &searcher),
-    );
-    drop(input);
-    drop(git_poll);
-    drop(mouse);
-    ratatui::restore();
-    signals.close();
-    result
+    }
+
+    /// Runs one project's dashboard on this screen until q or Esc (`Ok(None)`) or a
+    /// termination signal (`Ok(Some(sig))`). Its watcher and git poller stop when it
+    /// returns.
+    pub fn project(
+        &mut self,
+        mut model: Model,
+        session: &Session,
+    ) -> color_eyre::Result<Option<i32>> {
+        if let Some(sig) = self.drain() {
+            return Ok(Some(sig));
+        }
+        let fs_tx = Mutex::new(self.tx.clone());
+        let watcher = Watcher::start(&session.paths, move |res: DebounceEventResult| {
+            if let Ok(tx) = fs_tx.lock() {
+                let _ = tx.send(LoopEvent::Fs(res));
+            }
+        })
+        .wrap_err_with(|| format!("watching {}", session.paths.root.display()))?;
+        let git_tx = self.tx.clone();
+        let git_poll = session
+            .poll_git
+            .then(|| {
+                git_poll::GitPoll::spawn(session.paths.clone(), model.snapshot.git.clone(), {
+                    move |git| git_tx.send(LoopEvent::Git(Box::new(git))).is_ok()
+                })
+            })
+            .transpose()
+            .wrap_err("starting the git poller")?;
+        let searcher = Searcher {
+            tx: self.tx.clone(),
+            generation: Arc::new(std::sync::atomic::AtomicU64::new(0)),
+        };
+        let result = event_loop(
+            &mut self.terminal,
+            &mut model,
+            session,
+            watcher,
+            (&self.rx, &self.input, &searcher),
+        );
+        drop(git_poll);
+        result
+    }
 }
 
 fn event_loop(

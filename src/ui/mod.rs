@@ -5,6 +5,7 @@
 //! Widgets render into any area, including `Rect::ZERO` and 1×1, without panicking.
 
 pub mod activity;
+pub mod fleet;
 pub mod layout;
 pub mod markdown;
 pub mod text;
@@ -118,26 +119,31 @@ impl Widget for Dashboard<'_> {
                 render_help(m, area, buf);
             }
         }
-        // The last edge before the terminal: whatever a widget drew, every cell goes
-        // through the one sanitiser (ratatui drops C0 and zero-width characters on
-        // most paths; this holds on all of them). Escape sequences are removed whole
-        // where outside text enters a widget (the header, the preview's Markdown),
-        // since a cell holds only part of one.
-        for y in area.top()..area.bottom() {
-            for x in area.left()..area.right() {
-                if let Some(cell) = buf.cell_mut((x, y))
-                    && let std::borrow::Cow::Owned(clean) = single_line(cell.symbol())
-                {
-                    cell.set_symbol(if clean.is_empty() { " " } else { &clean });
-                }
+        finish(area, buf, self.no_color);
+    }
+}
+
+/// The last edge before the terminal, for every screen: whatever a widget drew,
+/// every cell goes through the one sanitiser (ratatui drops C0 and zero-width
+/// characters on most paths; this holds on all of them). Escape sequences are removed
+/// whole where outside text enters a widget (the header, the preview's Markdown),
+/// since a cell holds only part of one. With `no_color`, colours go (bold, reverse
+/// and underline stay).
+fn finish(area: Rect, buf: &mut Buffer, no_color: bool) {
+    for y in area.top()..area.bottom() {
+        for x in area.left()..area.right() {
+            if let Some(cell) = buf.cell_mut((x, y))
+                && let std::borrow::Cow::Owned(clean) = single_line(cell.symbol())
+            {
+                cell.set_symbol(if clean.is_empty() { " " } else { &clean });
             }
         }
-        if self.no_color {
-            for y in area.top()..area.bottom() {
-                for x in area.left()..area.right() {
-                    if let Some(cell) = buf.cell_mut((x, y)) {
-                        cell.set_fg(Color::Reset).set_bg(Color::Reset);
-                    }
+    }
+    if no_color {
+        for y in area.top()..area.bottom() {
+            for x in area.left()..area.right() {
+                if let Some(cell) = buf.cell_mut((x, y)) {
+                    cell.set_fg(Color::Reset).set_bg(Color::Reset);
                 }
             }
         }
@@ -886,7 +892,11 @@ fn footer(m: &Model, width: u16) -> Paragraph<'static> {
     }
     let mut used: usize = spans.iter().map(Span::width).sum();
     for b in bindings(m.mode).filter(|b| b.footer) {
-        let h = hint(b);
+        let mut h = hint(b);
+        // Opened from the fleet list, q goes back to it.
+        if m.from_fleet && b.action == dashboard::Action::Quit {
+            h[1] = Span::styled(" back ", DIM);
+        }
         let w: usize = h.iter().map(Span::width).sum();
         if used + w > usize::from(width) {
             continue;
@@ -905,6 +915,7 @@ fn hint(b: &Binding) -> [Span<'static>; 2] {
         dashboard::Action::CycleKind => "kind",
         dashboard::Action::NextPane => "pane",
         dashboard::Action::ToggleActivity => "activity",
+        dashboard::Action::OpenProject => "open",
         _ => word,
     };
     [
@@ -917,9 +928,14 @@ fn hint(b: &Binding) -> [Span<'static>; 2] {
 fn render_help(m: &Model, area: Rect, buf: &mut Buffer) {
     let mut lines = vec![Line::styled("Keys", TITLE)];
     for b in bindings(Mode::Normal) {
+        let desc = if m.from_fleet && b.action == dashboard::Action::Quit {
+            "back to the fleet list (forge tui --all)"
+        } else {
+            b.desc
+        };
         lines.push(Line::from(vec![
             Span::styled(format!("{:<6} ", b.label), Style::new().fg(Color::Cyan)),
-            Span::raw(b.desc),
+            Span::raw(desc),
         ]));
     }
     // The keys of a prompt take one line each, so the help fits a side pane.
@@ -972,6 +988,12 @@ fn render_help(m: &Model, area: Rect, buf: &mut Buffer) {
             Span::raw(what),
         ]));
     }
+    help_box(lines, m.help_scroll, area, buf);
+}
+
+/// Draws `lines` as the `?` help: a bordered box in the middle of `area` that
+/// scrolls (from line `scroll`, never past its end) when the area is shorter.
+fn help_box(lines: Vec<Line<'static>>, scroll: u16, area: Rect, buf: &mut Buffer) {
     let w = area.width.min(64);
     let h = area.height.min(lines.len() as u16 + 2);
     let r = Rect {
@@ -983,7 +1005,7 @@ fn render_help(m: &Model, area: Rect, buf: &mut Buffer) {
     // It scrolls when the pane is shorter than the help; never past its end.
     let inner = h.saturating_sub(2);
     let max = (lines.len() as u16).saturating_sub(inner);
-    let scroll = m.help_scroll.min(max);
+    let scroll = scroll.min(max);
     let title = if max > 0 {
         format!(
             " help {}/{} · ↑↓ scroll · ? or Esc closes ",

@@ -664,3 +664,172 @@ fn the_filter_searches_bodies_and_highlights_what_matches() {
         "{text}"
     );
 }
+
+// ----- the fleet list (forge tui --all) ---------------------------------------------
+
+fn fleet_model() -> crate::model::dashboard::fleet::FleetModel {
+    use crate::model::fleet::{ProjectEntry, Registry, SessionRow};
+    use crate::model::state::Attention;
+    let at = |mins: i64| {
+        (now() - chrono::Duration::minutes(mins)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    };
+    let session = |id: &str, pct: u8, level: &str, attention, event: &str, mins| SessionRow {
+        id: id.into(),
+        context_pct: Some(pct),
+        level: Some(level.into()),
+        attention: Some(attention),
+        last_event: Some(event.into()),
+        last_event_at: Some(at(mins)),
+    };
+    let project = |root: &str, branch: &str, blocked, sessions| ProjectEntry {
+        root: root.into(),
+        name: root.rsplit('/').next().unwrap().into(),
+        branch: Some(branch.into()),
+        blocked,
+        seen_at: at(1),
+        stale_after_secs: 1800,
+        sessions,
+    };
+    let registry = Registry {
+        projects: vec![
+            project(
+                "/home/me/src/acme-api",
+                "main",
+                1,
+                vec![
+                    session(
+                        "3f0c2a9e-8b1d",
+                        74,
+                        "L1",
+                        Attention::WaitingPermission,
+                        "PermissionRequest",
+                        2,
+                    ),
+                    session(
+                        "5c2e9f10-aa01",
+                        12,
+                        "L0",
+                        Attention::Busy,
+                        "UserPromptSubmit",
+                        0,
+                    ),
+                ],
+            ),
+            project(
+                "/home/me/src/web",
+                "feat/login",
+                0,
+                vec![session(
+                    "b71d04f6-0c3e",
+                    91,
+                    "L2",
+                    Attention::WaitingInput,
+                    "Stop",
+                    5,
+                )],
+            ),
+            // A name and branch with escape sequences: drawn clean.
+            project(
+                "/home/me/src/evil\u{1b}]52;c;aGk=\u{7}",
+                "x\u{1b}[2J\u{202e}y",
+                2,
+                vec![],
+            ),
+        ],
+        ..Registry::default()
+    };
+    let mut m = crate::model::dashboard::fleet::FleetModel::new(
+        Ok(registry),
+        PathBuf::from("/home/me/.local/state/forge/projects.json"),
+        now(),
+    );
+    m.home = Some(PathBuf::from("/home/me"));
+    m
+}
+
+fn draw_fleet(
+    m: &crate::model::dashboard::fleet::FleetModel,
+    w: u16,
+    h: u16,
+) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal
+        .draw(|f| f.render_widget(fleet::FleetView::new(m), f.area()))
+        .unwrap();
+    terminal
+}
+
+#[test]
+fn fleet_frames() {
+    let mut m = fleet_model();
+    frame_snapshot!("fleet_100x12", draw_fleet(&m, 100, 12));
+    frame_snapshot!("fleet_60x10", draw_fleet(&m, 60, 10));
+    // The cursor on the next row, and its root below the list.
+    crate::model::dashboard::fleet::update(
+        &mut m,
+        crate::model::dashboard::fleet::FleetEvent::Action(Action::Down),
+    );
+    let terminal = draw_fleet(&m, 100, 12);
+    let text = crate::ui::buffer_text(terminal.backend().buffer());
+    assert!(text.contains("▶ input      web"), "{text}");
+    assert!(text.contains("⏎ opens ~/src/web"), "{text}");
+    // No escape, bell or bidi control reaches a cell.
+    for bad in ['\u{1b}', '\u{7}', '\u{202e}'] {
+        assert!(!text.contains(bad), "{bad:?}");
+    }
+    // Colours: permission red, the L2 context light red, blocked red.
+    let terminal = draw_fleet(&fleet_model(), 100, 12);
+    let buf = terminal.backend().buffer();
+    let row = (0..12)
+        .find(|y| buffer_row(buf, *y).contains("permission"))
+        .unwrap();
+    assert_eq!(buf[(2, row)].fg, Color::Red);
+    let row = (0..12)
+        .find(|y| buffer_row(buf, *y).contains("91% L2"))
+        .unwrap();
+    let x = buffer_row(buf, row).find("91% L2").unwrap();
+    let col = buffer_row(buf, row)[..x].chars().count() as u16;
+    assert_eq!(buf[(col, row)].fg, Color::LightRed);
+    // The help comes from the key table.
+    crate::model::dashboard::fleet::update(
+        &mut m,
+        crate::model::dashboard::fleet::FleetEvent::Action(Action::ToggleHelp),
+    );
+    frame_snapshot!("fleet_help_70x24", draw_fleet(&m, 70, 24));
+}
+
+#[test]
+fn fleet_empty_refused_and_tiny() {
+    let empty = crate::model::dashboard::fleet::FleetModel::new(
+        Ok(crate::model::fleet::Registry::default()),
+        PathBuf::from("/home/me/.local/state/forge/projects.json"),
+        now(),
+    );
+    frame_snapshot!("fleet_empty_80x8", draw_fleet(&empty, 80, 8));
+    let refused = crate::model::dashboard::fleet::FleetModel::new(
+        Err("refusing to read /r/projects.json: a FIFO, not a regular file".into()),
+        PathBuf::from("/r/projects.json"),
+        now(),
+    );
+    let text = crate::ui::buffer_text(draw_fleet(&refused, 80, 8).backend().buffer());
+    assert!(
+        text.contains("cannot read the fleet registry: refusing"),
+        "{text}"
+    );
+    let m = fleet_model();
+    for (w, h) in [(0, 0), (1, 1), (0, 5), (5, 0), (2, 2), (12, 3), (30, 1)] {
+        draw_fleet(&m, w, h);
+    }
+}
+
+#[test]
+fn a_dashboard_opened_from_the_fleet_says_q_goes_back() {
+    let (_t, mut m) = demo_model();
+    m.from_fleet = true;
+    let text = crate::ui::buffer_text(draw(&m, 140, 36).backend().buffer());
+    let footer = text.lines().last().unwrap();
+    assert!(footer.contains("q back"), "{footer}");
+    update(&mut m, Event::Action(Action::ToggleHelp));
+    let text = crate::ui::buffer_text(draw(&m, 70, 40).backend().buffer());
+    assert!(text.contains("back to the fleet list"), "{text}");
+}

@@ -1,5 +1,6 @@
-//! Shared helpers for process tests: a temporary git project with `HOME` and
-//! `XDG_CONFIG_HOME` in temporary folders, so no test touches the real `~/.claude`.
+//! Shared helpers for process tests: a temporary git project with `HOME`,
+//! `XDG_CONFIG_HOME` and `XDG_STATE_HOME` in temporary folders, so no test touches the
+//! real `~/.claude` or the real fleet registry.
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
@@ -51,7 +52,12 @@ pub fn git(dir: &Path, args: &[&str]) {
 impl TestProject {
     /// A git repository on branch `main` with one commit (README.md).
     pub fn new() -> Self {
-        let p = Self::bare_folder();
+        Self::named("project")
+    }
+
+    /// [`Self::new`] with the project folder called `name`.
+    pub fn named(name: &str) -> Self {
+        let p = Self::bare_named(name);
         git(&p.root, &["init", "-q", "-b", "main"]);
         std::fs::write(p.root.join("README.md"), "# test\n").unwrap();
         git(&p.root, &["add", "README.md"]);
@@ -61,8 +67,12 @@ impl TestProject {
 
     /// A plain folder (no git).
     pub fn bare_folder() -> Self {
+        Self::bare_named("project")
+    }
+
+    fn bare_named(name: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("project");
+        let root = dir.path().join(name);
         let home = dir.path().join("home");
         let xdg = dir.path().join("xdg");
         for d in [&root, &home, &xdg] {
@@ -92,6 +102,7 @@ impl TestProject {
             .env("PATH", path)
             .env("HOME", &self.home)
             .env("XDG_CONFIG_HOME", &self.xdg)
+            .env("XDG_STATE_HOME", self.state())
             .env_remove("CLAUDE_PROJECT_DIR")
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("COLUMNS")
@@ -111,6 +122,16 @@ impl TestProject {
             &self.home.join(".claude").display().to_string(),
         )
         .replace("/home/alice/src/acme-api", &self.root.display().to_string())
+    }
+
+    /// `$XDG_STATE_HOME` for [`Self::forge`] (created by forge when it registers).
+    pub fn state(&self) -> PathBuf {
+        self.dir.path().join("state")
+    }
+
+    /// The fleet registry [`Self::forge`] writes.
+    pub fn registry(&self) -> PathBuf {
+        self.state().join("forge/projects.json")
     }
 
     /// `.forge/` of this project.

@@ -105,6 +105,8 @@ pub enum Action {
     HelpScroll(i8),
     /// Ctrl-Z: hand the terminal back to the shell until `fg`.
     Suspend,
+    /// The fleet list: open the selected project's dashboard.
+    OpenProject,
 }
 
 /// One key binding: the keys, the mode it applies in, the action and its help text.
@@ -143,7 +145,7 @@ const fn bind(
 }
 
 use Key as K;
-use Mode::{Answer as A, Filter as F, Help as H, Normal as N};
+use Mode::{Answer as A, Filter as F, Fleet as L, Help as H, Normal as N};
 
 /// Every key binding. Key handling, the footer and the `?` help all read this table.
 pub const KEYMAP: &[Binding] = &[
@@ -384,6 +386,66 @@ pub const KEYMAP: &[Binding] = &[
         false,
     ),
     bind(H, &[K::Suspend], Action::Suspend, "^Z", "suspend", false),
+    // The fleet list (`forge tui --all`).
+    bind(
+        L,
+        &[K::Up, K::Char('k')],
+        Action::Up,
+        "↑/k",
+        "move up",
+        false,
+    ),
+    bind(
+        L,
+        &[K::Down, K::Char('j')],
+        Action::Down,
+        "↓/j",
+        "move down",
+        false,
+    ),
+    bind(
+        L,
+        &[K::Home, K::Char('g')],
+        Action::Top,
+        "g",
+        "first row",
+        false,
+    ),
+    bind(
+        L,
+        &[K::End, K::Char('G')],
+        Action::Bottom,
+        "G",
+        "last row",
+        false,
+    ),
+    bind(L, &[K::PageUp], Action::PageUp, "PgUp", "page up", false),
+    bind(
+        L,
+        &[K::PageDown, K::Char(' ')],
+        Action::PageDown,
+        "PgDn",
+        "page down",
+        false,
+    ),
+    bind(
+        L,
+        &[K::Enter],
+        Action::OpenProject,
+        "⏎",
+        "open the project's dashboard; q there comes back",
+        true,
+    ),
+    bind(L, &[K::Char('?')], Action::ToggleHelp, "?", "help", true),
+    bind(L, &[K::Char('q'), K::Esc], Action::Quit, "q", "quit", true),
+    bind(
+        L,
+        &[K::Suspend],
+        Action::Suspend,
+        "^Z",
+        "suspend (fg brings it back)",
+        false,
+    ),
 ];
 
 /// The action a key means in `mode`: the table first, then (filter mode) typed text.
@@ -437,6 +499,7 @@ mod tests {
             .chain(bindings(Mode::Filter))
             .chain(bindings(Mode::Answer))
             .chain(bindings(Mode::Help))
+            .chain(bindings(Mode::Fleet))
         {
             assert!(!b.label.is_empty() && !b.desc.is_empty(), "{b:?}");
         }
@@ -446,6 +509,15 @@ mod tests {
             .map(|b| b.action)
             .collect();
         assert!(footer.contains(&Action::Quit) && footer.contains(&Action::ToggleHelp));
+        let fleet: Vec<_> = bindings(Mode::Fleet)
+            .filter(|b| b.footer)
+            .map(|b| b.action)
+            .collect();
+        assert!(
+            fleet.contains(&Action::Quit)
+                && fleet.contains(&Action::ToggleHelp)
+                && fleet.contains(&Action::OpenProject)
+        );
     }
 
     #[test]
@@ -493,5 +565,14 @@ mod tests {
             action_for(Mode::Normal, Key::Suspend),
             Some(Action::Suspend)
         );
+        // The fleet list: Enter opens a project, q and Esc quit, letters are not text.
+        assert_eq!(
+            action_for(Mode::Fleet, Key::Enter),
+            Some(Action::OpenProject)
+        );
+        assert_eq!(action_for(Mode::Fleet, Key::Esc), Some(Action::Quit));
+        assert_eq!(action_for(Mode::Fleet, Key::Char('j')), Some(Action::Down));
+        assert_eq!(action_for(Mode::Fleet, Key::Char('r')), None);
+        assert_eq!(action_for(Mode::Normal, Key::Enter), Some(Action::Resume));
     }
 }

@@ -8,9 +8,12 @@
 //!
 //! By concern: [`keymap`] (keys, actions, the table), [`filter`] (which handoffs
 //! the inbox shows, in which order), [`update`](mod@update) (what each event does);
-//! the model and its read-only views are here.
+//! the model and its read-only views are here. [`fleet`] is the list of every
+//! project's live sessions that `forge tui --all` opens on, whose Enter opens this
+//! dashboard for one of them.
 
 pub mod filter;
+pub mod fleet;
 pub mod keymap;
 pub mod update;
 
@@ -70,6 +73,8 @@ pub enum Mode {
     Help,
     /// Typing the answer to the selected blocked Signal after `r`.
     Answer,
+    /// The fleet list of `forge tui --all` (its own screen, see [`fleet`]).
+    Fleet,
 }
 
 /// How long a notice stays when no key is pressed.
@@ -287,6 +292,8 @@ pub struct Model {
     pub quit: bool,
     /// The demo project is shown (said in the header).
     pub demo: bool,
+    /// Opened from the fleet list (`forge tui --all`): q and Esc go back to it.
+    pub from_fleet: bool,
 }
 
 impl Model {
@@ -323,6 +330,7 @@ impl Model {
             notice: None,
             quit: false,
             demo: false,
+            from_fleet: false,
         };
         m.refresh_rows();
         m

@@ -528,5 +528,7 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
             m.quit = true;
             vec![Effect::Quit]
         }
+        // Only the fleet list binds it.
+        Action::OpenProject => Vec::new(),
     }
 }

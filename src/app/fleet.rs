@@ -1,0 +1,81 @@
+//! Keeping a project's fleet-registry entry true outside the hooks: after `forge
+//! signal` (or the dashboard's `r`) writes a Signal, the project's count of
+//! unresolved blocked Signals changes, and the fleet views should not wait for the
+//! project's next hook call to say so.
+
+use std::io;
+use std::time::Duration;
+
+use crate::env::Env;
+use crate::store::{Paths, handoffs, registry};
+
+/// How long a command waits for the registry's lock.
+const LOCK_WAIT: Duration = Duration::from_millis(200);
+
+/// Sets the blocked-Signal count of `paths`' entry in the fleet registry, when the
+/// project is registered and the count changed (a project forge's hooks never ran in
+/// is not added: the hooks register projects). Its sessions and `seen_at` are left
+/// as the hooks wrote them.
+pub fn refresh_blocked(paths: &Paths, env: &Env) -> io::Result<()> {
+    let Some(file) = registry::path(env) else {
+        return Ok(());
+    };
+    let Some(root) = registry::root_key(&paths.root) else {
+        return Ok(());
+    };
+    let blocked = handoffs::count_blocked(paths, std::time::SystemTime::from(env.now));
+    let blocked = u32::try_from(blocked).unwrap_or(u32::MAX);
+    let differs = |reg: &crate::model::fleet::Registry| {
+        reg.entry(&root).is_some_and(|e| e.blocked != blocked)
+    };
+    if !differs(&registry::read(&file)?) {
+        return Ok(());
+    }
+    registry::update(&file, LOCK_WAIT, |reg| {
+        let changed = differs(reg);
+        if let Some(e) = reg.projects.iter_mut().find(|p| p.root == root) {
+            e.blocked = blocked;
+        }
+        changed
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::fleet::ProjectEntry;
+
+    #[test]
+    fn a_written_signal_updates_a_registered_projects_blocked_count_only() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("proj");
+        std::fs::create_dir_all(root.join(".forge/handoffs")).unwrap();
+        let root = root.canonicalize().unwrap();
+        let env = Env::for_test(&t.path().join("home"), &root);
+        let paths = Paths::new(&root);
+        let file = registry::path(&env).unwrap();
+        // Not registered: nothing is written.
+        refresh_blocked(&paths, &env).unwrap();
+        assert!(!file.exists());
+        let seen = env.now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        registry::update(&file, LOCK_WAIT, |r| {
+            r.upsert(
+                ProjectEntry {
+                    root: root.to_str().unwrap().into(),
+                    name: "proj".into(),
+                    blocked: 3,
+                    seen_at: seen.clone(),
+                    ..ProjectEntry::default()
+                },
+                env.now,
+            );
+            true
+        })
+        .unwrap();
+        refresh_blocked(&paths, &env).unwrap();
+        let reg = registry::read(&file).unwrap();
+        let e = reg.entry(root.to_str().unwrap()).unwrap();
+        assert_eq!(e.blocked, 0);
+        assert_eq!(e.seen_at, seen, "the hooks' time is kept");
+    }
+}

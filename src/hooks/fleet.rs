@@ -1,0 +1,91 @@
+//! Registering the project in the fleet registry (`crate::store::registry`) after a
+//! hook call, so `forge status --all`, `forge tui --all` and the status line's
+//! `elsewhere` segment see this project's live sessions without walking it.
+//!
+//! Cheap and never in the way: the entry is built from what the call just recorded
+//! (the session's bridge), the project's branch and its blocked-Signal count (both
+//! from small caches), and compared with the stored one; the file is written only
+//! when the project is new or what the fleet shows changed, else at most once a
+//! minute (`model::fleet::needs_write`). The lock is waited for a few tens of
+//! milliseconds at most. A failure is recorded as an `error` outcome of the call
+//! (and in `errors.log`); the call goes on and exits 0 as always.
+
+use std::time::Duration;
+
+use super::dispatch::Ctx;
+use super::event::HookEvent;
+use crate::model::fleet::{ProjectEntry, ProjectFacts, SessionRow, needs_write};
+use crate::model::outcome::Outcome;
+use crate::store::{files, handoffs, registry};
+
+/// How long a hook waits for the registry's lock.
+const LOCK_WAIT: Duration = Duration::from_millis(40);
+
+impl Ctx<'_> {
+    /// Whether this call has news for the registry: every event that records a
+    /// session's state does; a PreToolUse only when it changed the attention state
+    /// (it runs on every tool call, and otherwise records nothing in the bridge).
+    pub(super) fn registers(&self, event: &HookEvent, outcomes: &[Outcome]) -> bool {
+        self.session_id().is_some()
+            && match event {
+                HookEvent::PreToolUse => outcomes
+                    .iter()
+                    .any(|o| matches!(o, Outcome::AttentionSet { .. })),
+                HookEvent::Other(_) => false,
+                _ => true,
+            }
+    }
+
+    /// Puts this project, and this session's state, in the fleet registry when that
+    /// is news (see the module doc).
+    pub(super) fn register(&self) {
+        let Some(sid) = self.session_id() else { return };
+        let Some(file) = registry::path(self.env) else {
+            return;
+        };
+        let Some(root) = registry::root_key(&self.paths.root) else {
+            return;
+        };
+        let cfg = self.config();
+        let branch = crate::git::branch_from_head_file(&self.paths.root)
+            .or_else(|| files::read_git_cache(&self.paths).and_then(|c| c.branch));
+        let blocked =
+            handoffs::count_blocked(&self.paths, std::time::SystemTime::from(self.env.now));
+        let Some(facts) = ProjectFacts::new(
+            &root,
+            branch.as_deref(),
+            blocked,
+            cfg.attention.stale_after(),
+        ) else {
+            return;
+        };
+        let bridge = files::read_bridge(&self.paths, sid);
+        let row = SessionRow::of(
+            &crate::store::sanitize_id(sid),
+            bridge.as_ref(),
+            &cfg.context.thresholds(),
+        );
+        let now = self.env.now;
+        let stored = match registry::read(&file) {
+            Ok(r) => r,
+            Err(e) => {
+                self.fail("fleet registry", &e.to_string());
+                return;
+            }
+        };
+        let candidate = ProjectEntry::build(stored.entry(&root), facts.clone(), row.clone(), now);
+        if !needs_write(stored.entry(&root), &candidate, now) {
+            return;
+        }
+        // Built again from the file as it is under the lock: another session of this
+        // project may have written its own row meanwhile.
+        let result = registry::update(&file, LOCK_WAIT, |reg| {
+            let entry = ProjectEntry::build(reg.entry(&root), facts, row, now);
+            reg.upsert(entry, now);
+            true
+        });
+        if let Err(e) = result {
+            self.fail("fleet registry", &format!("{}: {e}", file.display()));
+        }
+    }
+}

@@ -1,0 +1,341 @@
+//! The fleet list of `forge tui --all`: every registered project's live sessions,
+//! most urgent first (see `crate::model::fleet::Registry::rows`), then the projects
+//! with none. Enter opens the selected project's own dashboard; q or Esc there comes
+//! back here, and q here quits.
+//!
+//! The Elm Architecture again: [`FleetModel`] is plain data, [`update`] applies one
+//! [`FleetEvent`] and returns the [`FleetEffect`]s for the loop (`crate::tui::fleet`).
+//! Keys come from the same [`super::KEYMAP`] table, in [`Mode::Fleet`].
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+
+use super::{Action, Mode, NOTICE_TTL, Notice};
+use crate::model::fleet::{FleetRow, Registry};
+
+/// What the fleet list shows.
+#[derive(Debug, Clone)]
+pub struct FleetModel {
+    /// The registry as last read.
+    pub registry: Registry,
+    /// Where it is (said when it is empty or refused).
+    pub registry_path: PathBuf,
+    /// Why the registry could not be read (a link, a FIFO, a folder others can
+    /// write to); the list is empty then.
+    pub error: Option<String>,
+    /// The time liveness and ages are measured from.
+    pub now: DateTime<Utc>,
+    /// The home folder, written `~` in roots.
+    pub home: Option<PathBuf>,
+    /// [`Mode::Fleet`], or [`Mode::Help`] while the help is open.
+    pub mode: Mode,
+    /// Index into [`FleetModel::rows`].
+    pub selected: usize,
+    /// The selected row's project root and session, kept across reloads so that a
+    /// new row does not move the cursor.
+    pub selected_key: Option<(String, Option<String>)>,
+    /// Rows of the list in the last frame (for paging).
+    pub list_rows: u16,
+    /// The first line of the help shown.
+    pub help_scroll: u16,
+    /// The last message for the user.
+    pub notice: Option<Notice>,
+    /// Set by Quit.
+    pub quit: bool,
+}
+
+/// Something that happened to the fleet list.
+#[derive(Debug, Clone)]
+pub enum FleetEvent {
+    /// The user did something.
+    Action(Action),
+    /// The clock moved.
+    Tick(DateTime<Utc>),
+    /// The registry was read again (or why it could not be).
+    Loaded(Result<Registry, String>),
+    /// A project's dashboard could not be opened, and why.
+    OpenFailed(String),
+    /// Rows of the list on screen.
+    Viewport(u16),
+}
+
+/// I/O for the loop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FleetEffect {
+    /// Leave, restoring the terminal.
+    Quit,
+    /// Open the dashboard of the project at this root (q or Esc there comes back).
+    Open(PathBuf),
+    /// Hand the terminal back to the shell until `fg`.
+    Suspend,
+}
+
+impl FleetModel {
+    /// A list over `registry` (or the reason it could not be read).
+    pub fn new(
+        registry: Result<Registry, String>,
+        registry_path: PathBuf,
+        now: DateTime<Utc>,
+    ) -> Self {
+        let mut m = Self {
+            registry: Registry::default(),
+            registry_path,
+            error: None,
+            now,
+            home: None,
+            mode: Mode::Fleet,
+            selected: 0,
+            selected_key: None,
+            list_rows: 10,
+            help_scroll: 0,
+            notice: None,
+            quit: false,
+        };
+        m.load(registry);
+        m
+    }
+
+    /// The rows, in the order shown.
+    pub fn rows(&self) -> Vec<FleetRow<'_>> {
+        self.registry.rows(self.now)
+    }
+
+    /// The row under the cursor.
+    pub fn selected_row(&self) -> Option<FleetRow<'_>> {
+        self.rows().get(self.selected).copied()
+    }
+
+    /// The first row the list shows (the renderer keeps the cursor in view).
+    pub fn first_shown(&self) -> usize {
+        self.selected
+            .saturating_sub(usize::from(self.list_rows.max(1)) - 1)
+    }
+
+    /// When the notice on screen goes, if no key is pressed first.
+    pub fn notice_expires(&self) -> Option<DateTime<Utc>> {
+        self.notice.as_ref().map(|n| n.at + NOTICE_TTL)
+    }
+
+    fn key_of(row: &FleetRow<'_>) -> (String, Option<String>) {
+        (row.project.root.clone(), row.session.map(|s| s.id.clone()))
+    }
+
+    fn load(&mut self, registry: Result<Registry, String>) {
+        match registry {
+            Ok(r) => {
+                self.registry = r;
+                self.error = None;
+            }
+            Err(e) => {
+                self.registry = Registry::default();
+                self.error = Some(e);
+            }
+        }
+        self.keep_cursor();
+    }
+
+    /// Puts the cursor back on the row it was on (by project and session), else
+    /// keeps its index within the list.
+    fn keep_cursor(&mut self) {
+        let rows = self.rows();
+        let found = self
+            .selected_key
+            .as_ref()
+            .and_then(|k| rows.iter().position(|r| Self::key_of(r) == *k));
+        let selected = found.unwrap_or_else(|| self.selected.min(rows.len().saturating_sub(1)));
+        let key = rows.get(selected).map(Self::key_of);
+        self.selected = selected;
+        self.selected_key = key;
+    }
+
+    fn select(&mut self, index: usize) {
+        let rows = self.rows();
+        let selected = index.min(rows.len().saturating_sub(1));
+        let key = rows.get(selected).map(Self::key_of);
+        self.selected = selected;
+        self.selected_key = key;
+    }
+}
+
+/// Applies one event; returns the I/O the loop must do.
+pub fn update(m: &mut FleetModel, event: FleetEvent) -> Vec<FleetEffect> {
+    match event {
+        FleetEvent::Tick(now) => {
+            m.now = now;
+            if m.notice_expires().is_some_and(|t| now >= t) {
+                m.notice = None;
+            }
+            // Sessions fall silent as time passes: the list may be shorter now.
+            m.keep_cursor();
+            Vec::new()
+        }
+        FleetEvent::Loaded(registry) => {
+            m.load(registry);
+            Vec::new()
+        }
+        FleetEvent::OpenFailed(why) => {
+            m.notice = Some(Notice {
+                text: why,
+                error: true,
+                at: m.now,
+            });
+            Vec::new()
+        }
+        FleetEvent::Viewport(rows) => {
+            m.list_rows = rows.max(1);
+            Vec::new()
+        }
+        FleetEvent::Action(a) => {
+            m.notice = None;
+            apply(m, a)
+        }
+    }
+}
+
+fn apply(m: &mut FleetModel, a: Action) -> Vec<FleetEffect> {
+    let page = usize::from(m.list_rows.max(1));
+    match a {
+        Action::Up => m.select(m.selected.saturating_sub(1)),
+        Action::Down => m.select(m.selected.saturating_add(1)),
+        Action::Top => m.select(0),
+        Action::Bottom => m.select(usize::MAX),
+        Action::PageUp => m.select(m.selected.saturating_sub(page)),
+        Action::PageDown => m.select(m.selected.saturating_add(page)),
+        Action::OpenProject => {
+            return m
+                .selected_row()
+                .map(|r| FleetEffect::Open(PathBuf::from(&r.project.root)))
+                .into_iter()
+                .collect();
+        }
+        Action::ToggleHelp => {
+            m.mode = if m.mode == Mode::Help {
+                Mode::Fleet
+            } else {
+                Mode::Help
+            };
+            m.help_scroll = 0;
+        }
+        Action::HelpScroll(lines) => {
+            m.help_scroll = m.help_scroll.saturating_add_signed(i16::from(lines));
+        }
+        Action::Suspend => return vec![FleetEffect::Suspend],
+        Action::Quit => {
+            m.quit = true;
+            return vec![FleetEffect::Quit];
+        }
+        // The project dashboard's actions mean nothing here (and are not bound).
+        _ => {}
+    }
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::dashboard::{Key, action_for};
+    use crate::model::fleet::{ProjectEntry, SessionRow};
+    use crate::model::state::Attention;
+    use chrono::TimeZone;
+
+    fn now() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 11, 21, 12, 0, 0).unwrap()
+    }
+
+    fn registry(sessions: &[(&str, &str, Attention, i64)]) -> Registry {
+        let mut reg = Registry::default();
+        for (root, id, attention, mins) in sessions {
+            let at = (now() - chrono::Duration::minutes(*mins))
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+            let row = SessionRow {
+                id: (*id).into(),
+                attention: Some(*attention),
+                last_event_at: Some(at.clone()),
+                ..SessionRow::default()
+            };
+            match reg.projects.iter_mut().find(|p| p.root == *root) {
+                Some(p) => p.sessions.push(row),
+                None => reg.projects.push(ProjectEntry {
+                    root: (*root).into(),
+                    name: root.rsplit('/').next().unwrap().into(),
+                    seen_at: at,
+                    sessions: vec![row],
+                    ..ProjectEntry::default()
+                }),
+            }
+        }
+        reg
+    }
+
+    fn key(m: &mut FleetModel, k: Key) -> Vec<FleetEffect> {
+        match action_for(m.mode, k) {
+            Some(a) => update(m, FleetEvent::Action(a)),
+            None => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn keys_move_open_and_quit_and_the_cursor_stays_on_its_row() {
+        let reg = registry(&[
+            ("/p/api", "a1", Attention::Busy, 1),
+            ("/p/web", "w1", Attention::WaitingInput, 2),
+        ]);
+        let mut m = FleetModel::new(Ok(reg), PathBuf::from("/r"), now());
+        assert_eq!(m.selected_row().unwrap().project.name, "web");
+        key(&mut m, Key::Down);
+        assert_eq!(m.selected_row().unwrap().project.name, "api");
+        key(&mut m, Key::Char('G'));
+        key(&mut m, Key::Down);
+        assert_eq!(m.selected, 1, "never past the last row");
+        assert_eq!(
+            key(&mut m, Key::Enter),
+            vec![FleetEffect::Open(PathBuf::from("/p/api"))]
+        );
+        // A more urgent session arrives: it goes first, the cursor stays on api.
+        let reg = registry(&[
+            ("/p/api", "a1", Attention::Busy, 1),
+            ("/p/web", "w1", Attention::WaitingInput, 2),
+            ("/p/ops", "o1", Attention::WaitingPermission, 0),
+        ]);
+        update(&mut m, FleetEvent::Loaded(Ok(reg)));
+        assert_eq!(m.selected_row().unwrap().project.name, "api");
+        assert_eq!(m.selected, 2);
+        // The help opens and closes from the table; q quits.
+        key(&mut m, Key::Char('?'));
+        assert_eq!(m.mode, Mode::Help);
+        assert_eq!(
+            key(&mut m, Key::Enter),
+            vec![],
+            "Enter does nothing in help"
+        );
+        key(&mut m, Key::Esc);
+        assert_eq!(m.mode, Mode::Fleet);
+        assert_eq!(key(&mut m, Key::Char('q')), vec![FleetEffect::Quit]);
+        assert!(m.quit);
+    }
+
+    #[test]
+    fn an_unreadable_registry_is_an_empty_list_with_its_reason() {
+        let mut m = FleetModel::new(
+            Err("refusing to read …: a FIFO".into()),
+            PathBuf::from("/r"),
+            now(),
+        );
+        assert!(m.rows().is_empty());
+        assert!(m.error.as_deref().unwrap().contains("FIFO"));
+        assert_eq!(key(&mut m, Key::Enter), vec![], "nothing to open");
+        update(&mut m, FleetEvent::OpenFailed("gone".into()));
+        assert!(m.notice.as_ref().unwrap().error);
+        // The notice goes at the next key, or after its time.
+        update(&mut m, FleetEvent::Tick(now() + NOTICE_TTL));
+        assert!(m.notice.is_none());
+        // Time passes: a session silent for longer than stale_after leaves the list.
+        let reg = registry(&[("/p/api", "a1", Attention::Busy, 1)]);
+        update(&mut m, FleetEvent::Loaded(Ok(reg)));
+        assert!(m.error.is_none());
+        assert!(m.rows()[0].session.is_some());
+        update(&mut m, FleetEvent::Tick(now() + chrono::Duration::hours(1)));
+        assert!(m.rows()[0].session.is_none(), "idle now");
+    }
+}

@@ -1,0 +1,397 @@
+//! The fleet list of `forge tui --all`: one row per live session of every registered
+//! project, most urgent first, then the projects with none; the selected row's root
+//! below the list; key hints from [`dashboard::KEYMAP`] in the footer.
+//!
+//! Every name, branch, root and event in it comes from the registry, which
+//! repositories help fill: it is drawn through [`single_line`] and the frame's last
+//! pass ([`super::finish`]), so no escape sequence or control reaches the terminal.
+//! Columns give way to the width: the root line, then the session id, then the
+//! branch go first.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+
+use super::{DIM, TITLE, WARN, attention_style, help_box, hint, level_color, rows, short, text};
+use crate::model::dashboard::fleet::FleetModel;
+use crate::model::dashboard::{Mode, bindings};
+use crate::model::fleet::FleetRow;
+use crate::model::text::single_line;
+use crate::model::time::age;
+
+/// The fleet list over a [`FleetModel`].
+pub struct FleetView<'a> {
+    model: &'a FleetModel,
+    no_color: bool,
+}
+
+impl<'a> FleetView<'a> {
+    /// A view of `model`.
+    pub fn new(model: &'a FleetModel) -> Self {
+        Self {
+            model,
+            no_color: false,
+        }
+    }
+
+    /// Draws without colours (`NO_COLOR`).
+    pub fn no_color(mut self, yes: bool) -> Self {
+        self.no_color = yes;
+        self
+    }
+}
+
+/// Where the parts of the fleet screen go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Plan {
+    header: Rect,
+    columns: Option<Rect>,
+    list: Option<Rect>,
+    detail: Option<Rect>,
+    footer: Option<Rect>,
+}
+
+fn plan(area: Rect) -> Plan {
+    let row = |i: u16| Rect {
+        y: area.y + i,
+        height: 1,
+        ..area
+    };
+    let h = area.height;
+    let header = row(0);
+    if h < 3 {
+        return Plan {
+            header,
+            columns: None,
+            list: None,
+            detail: None,
+            footer: (h == 2).then(|| row(1)),
+        };
+    }
+    // header, column titles, list…, [root of the selected row], footer
+    let detail = (h >= 7).then(|| row(h - 2));
+    let list_end = if detail.is_some() { h - 2 } else { h - 1 };
+    Plan {
+        header,
+        columns: (h >= 4).then(|| row(1)),
+        list: Some(Rect {
+            y: area.y + if h >= 4 { 2 } else { 1 },
+            height: list_end - if h >= 4 { 2 } else { 1 },
+            ..area
+        }),
+        detail,
+        footer: Some(row(h - 1)),
+    }
+}
+
+/// Rows of the list for a frame of `area` (for paging).
+pub fn list_rows(area: Rect) -> u16 {
+    plan(area).list.map_or(1, |r| r.height.max(1))
+}
+
+/// The column widths for a width: (project, branch, session) — 0 leaves a column out.
+fn widths(width: u16) -> (usize, usize, usize) {
+    match width {
+        100.. => (20, 18, 8),
+        80..100 => (16, 14, 8),
+        64..80 => (16, 12, 0),
+        50..64 => (14, 0, 0),
+        _ => (usize::from(width.saturating_sub(26)).clamp(4, 14), 0, 0),
+    }
+}
+
+impl Widget for FleetView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let area = area.intersection(buf.area);
+        if area.is_empty() {
+            return;
+        }
+        let m = self.model;
+        let p = plan(area);
+        header(m, p.header.width).render(p.header, buf);
+        if let Some(r) = p.columns.filter(|_| !m.rows().is_empty()) {
+            columns(r.width).render(r, buf);
+        }
+        if let Some(r) = p.list {
+            render_list(m, r, buf);
+        }
+        if let Some(r) = p.detail {
+            detail(m, r.width).render(r, buf);
+        }
+        if let Some(r) = p.footer {
+            footer(m, r.width).render(r, buf);
+        }
+        if m.mode == Mode::Help {
+            render_help(m, area, buf);
+        }
+        super::finish(area, buf, self.no_color);
+    }
+}
+
+/// ` forge  fleet · 3 projects · 4 live · 2 waiting`, what waits first when narrow.
+fn header(m: &FleetModel, width: u16) -> Paragraph<'static> {
+    let rows = m.rows();
+    let live = rows.iter().filter(|r| r.session.is_some()).count();
+    let waiting = rows
+        .iter()
+        .filter(|r| r.session.is_some_and(|s| s.is_waiting()))
+        .count();
+    let projects = m.registry.current(m.now).count();
+    let mut spans = vec![
+        Span::styled(" forge ", Style::new().fg(Color::Black).bg(Color::Cyan)),
+        Span::styled(" fleet", TITLE),
+    ];
+    if waiting > 0 {
+        spans.push(Span::styled(format!(" · {waiting} waiting"), WARN));
+    }
+    spans.push(Span::styled(
+        format!(
+            " · {live} live · {projects} project{}",
+            if projects == 1 { "" } else { "s" }
+        ),
+        DIM,
+    ));
+    Paragraph::new(Line::from(text::fit_spans(spans, usize::from(width))))
+}
+
+fn columns(width: u16) -> Paragraph<'static> {
+    let (project, branch, session) = widths(width);
+    let mut line = format!(
+        "  {} {}",
+        text::column("ATTENTION", 10),
+        text::column("PROJECT", project)
+    );
+    if branch > 0 {
+        line.push(' ');
+        line.push_str(&text::column("BRANCH", branch));
+    }
+    line.push_str(" CONTEXT  ⚑   ");
+    if session > 0 {
+        line.push_str(&text::column("SESSION", session));
+        line.push(' ');
+    }
+    line.push_str("LAST");
+    Paragraph::new(Line::styled(
+        text::fit(&line, usize::from(width)),
+        DIM.add_modifier(Modifier::BOLD),
+    ))
+}
+
+fn row_line(m: &FleetModel, r: &FleetRow<'_>, selected: bool, width: u16) -> Line<'static> {
+    let (project_w, branch_w, session_w) = widths(width);
+    let s = r.session;
+    let mut spans = vec![
+        Span::raw(if selected { "▶ " } else { "  " }),
+        Span::styled(
+            text::column(r.attention_word(), 10),
+            if s.is_some() {
+                attention_style(s.and_then(|s| s.attention))
+            } else {
+                DIM
+            },
+        ),
+        Span::raw(" "),
+        Span::styled(
+            text::column(&single_line(&r.project.name), project_w),
+            if selected { TITLE } else { Style::new() },
+        ),
+    ];
+    if branch_w > 0 {
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(
+            text::column(
+                &single_line(r.project.branch.as_deref().unwrap_or("-")),
+                branch_w,
+            ),
+            Style::new().fg(Color::Magenta),
+        ));
+    }
+    let (context, style) = match s {
+        None => ("-".to_owned(), DIM),
+        Some(s) => match (s.context_pct, s.level()) {
+            (Some(p), Some(l)) => (
+                format!("{p}% {}", l.as_str()),
+                Style::new().fg(level_color(l)),
+            ),
+            (Some(p), None) => (format!("{p}%"), Style::new()),
+            _ => ("?".to_owned(), DIM),
+        },
+    };
+    spans.push(Span::raw(" "));
+    spans.push(Span::styled(text::column(&context, 7), style));
+    let blocked = match r.project.blocked {
+        0 => Span::styled(text::column(" -", 4), DIM),
+        n => Span::styled(
+            text::column(&format!(" ⚑{n}"), 4),
+            Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+        ),
+    };
+    spans.push(Span::raw(" "));
+    spans.push(blocked);
+    spans.push(Span::raw(" "));
+    if session_w > 0 {
+        spans.push(Span::styled(
+            text::column(
+                &s.map_or_else(|| "-".to_owned(), |s| short(&s.id)),
+                session_w,
+            ),
+            DIM,
+        ));
+        spans.push(Span::raw(" "));
+    }
+    let event = s
+        .and_then(|s| s.last_event.as_deref())
+        .map(|e| format!(" {}", single_line(e)))
+        .unwrap_or_default();
+    spans.push(Span::styled(
+        format!("{:>3}{event}", age(m.now, r.last_heard())),
+        DIM,
+    ));
+    Line::from(text::fit_spans(spans, usize::from(width)))
+}
+
+fn render_list(m: &FleetModel, area: Rect, buf: &mut Buffer) {
+    let list = m.rows();
+    if list.is_empty() {
+        let lines = match &m.error {
+            Some(e) => vec![
+                Line::styled(
+                    format!("  cannot read the fleet registry: {}", single_line(e)),
+                    Style::new().fg(Color::Red),
+                ),
+                Line::styled(
+                    "  remove it (or fix its folder) and the hooks write a new one",
+                    DIM,
+                ),
+            ],
+            None => vec![
+                Line::styled(
+                    "  no project yet: forge's hooks register one the first time they run in it",
+                    DIM,
+                ),
+                Line::styled(
+                    format!(
+                        "  registry: {}",
+                        single_line(&m.registry_path.display().to_string())
+                    ),
+                    DIM,
+                ),
+            ],
+        };
+        for (r, line) in rows(area).zip(lines) {
+            let spans: Vec<Span<'static>> = line.spans;
+            Paragraph::new(Line::from(text::fit_spans(spans, usize::from(r.width))))
+                .style(line.style)
+                .render(r, buf);
+        }
+        return;
+    }
+    let selected = m.selected.min(list.len() - 1);
+    let height = usize::from(area.height.max(1));
+    let first = selected.saturating_sub(height - 1);
+    for (k, (r, row)) in rows(area).zip(list.iter().skip(first)).enumerate() {
+        row_line(m, row, first + k == selected, r.width).render(r, buf);
+    }
+}
+
+/// The selected row's root, and what Enter does with it.
+fn detail(m: &FleetModel, width: u16) -> Paragraph<'static> {
+    let Some(r) = m.selected_row() else {
+        return Paragraph::new("");
+    };
+    let root = crate::model::fleet::tilde(&r.project.root, m.home.as_deref());
+    let spans = vec![
+        Span::styled("  ⏎ opens ", DIM),
+        Span::raw(single_line(&root).into_owned()),
+    ];
+    Paragraph::new(Line::from(text::fit_spans(spans, usize::from(width))))
+}
+
+fn footer(m: &FleetModel, width: u16) -> Paragraph<'static> {
+    if let Some(n) = &m.notice {
+        let style = if n.error {
+            Style::new().fg(Color::Red)
+        } else {
+            Style::new().fg(Color::Green)
+        };
+        let text = text::fit(&format!(" {}", single_line(&n.text)), usize::from(width));
+        return Paragraph::new(Line::styled(text, style));
+    }
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for b in bindings(m.mode).filter(|b| b.footer) {
+        let h = hint(b);
+        let w: usize = h.iter().map(Span::width).sum();
+        if used + w > usize::from(width) {
+            continue;
+        }
+        used += w;
+        spans.extend(h);
+    }
+    Paragraph::new(Line::from(spans))
+}
+
+/// The `?` help of the fleet list: its keys (from the table) and its words.
+fn render_help(m: &FleetModel, area: Rect, buf: &mut Buffer) {
+    let mut lines = vec![Line::styled("Keys", TITLE)];
+    for b in bindings(Mode::Fleet) {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:<6} ", b.label), Style::new().fg(Color::Cyan)),
+            Span::raw(b.desc),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("Words", TITLE));
+    for (word, what) in [
+        ("permission", "a permission prompt is open"),
+        ("input", "the turn is over: it waits for you"),
+        ("busy", "working"),
+        ("idle", "a project with no live session"),
+        ("live", "not ended, heard from within stale_after"),
+        ("⚑N", "unresolved blocked Signals in that project"),
+        (
+            "L0–L3",
+            "context level: L1 ≥70%, L2 ≥85%, L3 ≥95% (default)",
+        ),
+    ] {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{word:<10} "), Style::new().fg(Color::Cyan)),
+            Span::raw(what),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "Kept by each project's hooks (up to a minute behind), in",
+        DIM,
+    ));
+    lines.push(Line::styled(
+        single_line(&m.registry_path.display().to_string()).into_owned(),
+        DIM,
+    ));
+    help_box(lines, m.help_scroll, area, buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plan_gives_way_from_the_bottom() {
+        let p = plan(Rect::new(0, 0, 80, 24));
+        assert_eq!(p.columns.unwrap().y, 1);
+        assert_eq!(p.list.unwrap(), Rect::new(0, 2, 80, 20));
+        assert_eq!(p.detail.unwrap().y, 22);
+        assert_eq!(p.footer.unwrap().y, 23);
+        let p = plan(Rect::new(0, 0, 80, 4));
+        assert!(p.detail.is_none());
+        assert_eq!(p.list.unwrap(), Rect::new(0, 2, 80, 1));
+        let p = plan(Rect::new(0, 0, 80, 3));
+        assert!(p.columns.is_none());
+        assert_eq!(p.list.unwrap(), Rect::new(0, 1, 80, 1));
+        let p = plan(Rect::new(0, 0, 80, 1));
+        assert!(p.list.is_none() && p.footer.is_none());
+        assert_eq!(list_rows(Rect::new(0, 0, 80, 1)), 1);
+    }
+}
