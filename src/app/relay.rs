@@ -56,6 +56,8 @@ fn now_iso() -> String {
 /// What one session did.
 struct Ran {
     tracker: Tracker,
+    /// When the process ended.
+    ended_at: String,
     status: Option<ExitStatus>,
     relayed: bool,
     interrupted: bool,
@@ -209,6 +211,7 @@ impl Relay<'_> {
         let mut interrupted = false;
         let mut stopping = false;
         let mut status = None;
+        let mut last_text = String::new();
         loop {
             if !stopping && self.stop.load(Ordering::SeqCst) {
                 interrupted = true;
@@ -232,8 +235,16 @@ impl Relay<'_> {
                 out.out(&crate::model::text::clean(&text));
             }
             let Some(ev) = ev else { continue };
+            // The final text, unless it is the last message's text just shown.
+            if let StreamEvent::Assistant(m) = &ev
+                && !m.sidechain
+                && !m.texts.is_empty()
+            {
+                last_text = m.texts.join("\n");
+            }
             if let StreamEvent::Result { text: Some(r), .. } = &ev
                 && !self.opts.json
+                && r.trim() != last_text.trim()
             {
                 out.out(&crate::model::text::clean(&format!("{}\n", r.trim_end())));
             }
@@ -290,6 +301,7 @@ impl Relay<'_> {
         }
         Ok(Ran {
             tracker: t,
+            ended_at: now_iso(),
             status,
             relayed,
             interrupted,
@@ -416,7 +428,7 @@ impl Relay<'_> {
                 None
             };
             if let Some(s) = chain.sessions.last_mut() {
-                s.ended_at = Some(now_iso());
+                s.ended_at = Some(ran.ended_at.clone());
                 s.context_tokens = ran.tracker.tokens;
                 s.context_pct = ran.tracker.pct();
                 s.handoff = handoff.as_ref().map(|p| p.display().to_string());
