@@ -909,9 +909,8 @@ fn forge_run_carries_a_headless_task_across_three_sessions() {
     }
 
     // The hand-over time: from one session's end to the next one's first request.
-    for k in 0..2 {
-        let ended = chrono::DateTime::parse_from_rfc3339(sessions[k]["ended_at"].as_str().unwrap())
-            .unwrap();
+    for (k, s) in sessions.iter().take(2).enumerate() {
+        let ended = chrono::DateTime::parse_from_rfc3339(s["ended_at"].as_str().unwrap()).unwrap();
         let ended = std::time::SystemTime::from(ended);
         let next = w
             .api
