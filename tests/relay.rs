@@ -247,6 +247,69 @@ fn a_chain_relays_at_the_threshold_and_the_limit_holds() {
     );
     assert!(kinds.contains(&"chain_ended".to_owned()), "{kinds:?}");
     assert!(kinds.contains(&"handoff_written".to_owned()), "{kinds:?}");
+
+    // forge status and forge log show the chain.
+    let st = f.p.forge().args(["status", "--json"]).output().unwrap();
+    let st: Value = serde_json::from_slice(&st.stdout).unwrap();
+    assert_eq!(st["chains"][0]["id"], "fake-session-1");
+    assert_eq!(st["chains"][0]["sessions"].as_array().unwrap().len(), 3);
+    let log =
+        f.p.forge()
+            .args(["log", "--chain", "fake-sess"])
+            .output()
+            .unwrap();
+    let log = String::from_utf8_lossy(&log.stdout);
+    assert_eq!(
+        log.matches("relayed chain fake-session-1").count(),
+        2,
+        "{log}"
+    );
+    assert!(
+        log.contains("ended after 3 sessions and 2 handoffs: exit 0"),
+        "{log}"
+    );
+    let bad =
+        f.p.forge()
+            .args(["log", "--chain", "nope"])
+            .output()
+            .unwrap();
+    assert!(!bad.status.success());
+}
+
+#[test]
+fn forge_status_lists_a_chain_with_its_sessions_and_handoffs() {
+    let f = Fake::new();
+    let init = f.p.forge().args(["init"]).output().unwrap();
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    let out = f.run(
+        &[
+            "--threshold",
+            "50",
+            "--max-handoffs",
+            "1",
+            "--",
+            "claude",
+            "-p",
+            "task",
+        ],
+        &[],
+    );
+    assert!(out.status.success());
+    let st = f.p.forge().args(["status"]).output().unwrap();
+    let text = String::from_utf8_lossy(&st.stdout);
+    assert!(text.contains("Chains (forge run): 1"), "{text}");
+    assert!(
+        text.contains("2 sessions, 1 handoff, exit 0 — task"),
+        "{text}"
+    );
+    assert!(text.contains("1. fake-ses"), "{text}");
+    assert!(text.contains("relayed at 50% → handoff-"), "{text}");
+    assert!(text.contains("2. fake-ses"), "{text}");
+    assert!(text.contains("exited 0"), "{text}");
 }
 
 #[test]
