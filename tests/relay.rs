@@ -23,7 +23,7 @@ d="$FAKE_DIR"
 n=$(cat "$d/count" 2>/dev/null || echo 0); n=$((n+1)); echo "$n" > "$d/count"
 sid="fake-session-$n"
 for a in "$@"; do printf '%s\n@@ARG@@\n' "$a"; done > "$d/args-$n"
-env | grep '^FORGE_RELAY' | sort > "$d/env-$n"
+env | grep -E '^FORGE_(RELAY|AGENT)' | sort > "$d/env-$n"
 proj=$(pwd -P | sed 's/[^A-Za-z0-9]/-/g')
 mkdir -p "$HOME/.claude/projects/$proj"
 printf '{"type":"user","sessionId":"%s","message":{"role":"user","content":"Work on the task %s"}}\n' "$sid" "$n" > "$HOME/.claude/projects/$proj/$sid.jsonl"
@@ -405,4 +405,35 @@ fn a_command_without_a_task_is_refused() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("-p"));
     assert_eq!(f.sessions(), 0);
+}
+
+#[test]
+fn an_agent_runs_with_its_own_relay_settings() {
+    let f = Fake::new();
+    let cfg = f.p.xdg.join("forge/config.toml");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    std::fs::write(
+        &cfg,
+        "[relay]\nthreshold = 95\n\n[agents.builder.relay]\nthreshold = 30\nmax_handoffs = 1\n",
+    )
+    .unwrap();
+    let out = f.run(&["--agent", "builder", "--", "claude", "-p", "task"], &[]);
+    assert!(out.status.success());
+    // 30 % as the builder: relayed once at turn 3 (60k), then the limit.
+    assert_eq!(f.sessions(), 2);
+    assert!(
+        f.env_of(1).contains("FORGE_AGENT=builder"),
+        "{}",
+        f.env_of(1)
+    );
+    let chain = f.chain("fake-session-1");
+    assert_eq!(chain["agent"], "builder");
+    assert_eq!(chain["threshold"], 30.0);
+    assert_eq!(chain["sessions"][0]["context_pct"], 30.0);
+    // Without the agent, the user's 95 % never relays this session.
+    let g = Fake::new();
+    std::fs::create_dir_all(g.p.xdg.join("forge")).unwrap();
+    std::fs::copy(&cfg, g.p.xdg.join("forge/config.toml")).unwrap();
+    assert!(g.run(&["--", "claude", "-p", "task"], &[]).status.success());
+    assert_eq!(g.sessions(), 1);
 }
