@@ -929,3 +929,86 @@ fn forge_run_carries_a_headless_task_across_three_sessions() {
         assert!(ms < 30_000, "hand-over took {ms} ms");
     }
 }
+
+#[test]
+fn forge_run_past_its_limit_leaves_compaction_to_claude_code() {
+    let Some(w) = World::new("forge_run_past_its_limit_leaves_compaction_to_claude_code") else {
+        return;
+    };
+    // 80 % at the first turn, 90 % at the second: past the client's own
+    // auto-compact threshold (83.5 % of 200k), so it compacts before the third.
+    w.api.set_context_per_message(150_000, 10_000);
+    let step = |n: u32| {
+        Reply::tool(
+            "Bash",
+            json!({"command": format!("echo step{n}"), "description": format!("Step {n}")}),
+        )
+    };
+    w.api.on("LIMIT-TASK", step(1));
+    w.api.on_tool_result("step1", step(2));
+    w.api
+        .on_tool_result("step2", Reply::text("Limit task done."));
+    let client = w.client_path().display().to_string();
+    let mut child = w
+        .forge_command(&[
+            "run",
+            "--threshold",
+            "50",
+            "--max-handoffs",
+            "0",
+            "--json",
+            "--",
+            &client,
+            "-p",
+            "LIMIT-TASK",
+            "--model",
+            harness::MODEL,
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = poll(Duration::from_secs(120), || child.try_wait().ok().flatten());
+    if status.is_none() {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(status.is_some(), "forge run did not finish: {stderr}");
+    assert!(out.status.success(), "{stderr}");
+    // The stream went through whole: the client's own compaction is in it.
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["type"] == "system" && l["status"] == "compacting")
+    );
+    assert!(lines.iter().any(|l| l["subtype"] == "compact_boundary"));
+    assert!(lines.iter().any(|l| l["type"] == "result"));
+    assert_eq!(stderr.matches("--max-handoffs (0)").count(), 1, "{stderr}");
+    assert_eq!(
+        stderr.matches("compacted this session on its own").count(),
+        1,
+        "{stderr}"
+    );
+    // One session, never relayed, compacted by the client, no relay handoff.
+    let chains: Vec<_> = std::fs::read_dir(w.root.join(".forge/logs/chains"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .collect();
+    assert_eq!(chains.len(), 1);
+    let chain: Value =
+        serde_json::from_str(&std::fs::read_to_string(chains[0].path()).unwrap()).unwrap();
+    let s = &chain["sessions"][0];
+    assert_eq!(chain["sessions"].as_array().unwrap().len(), 1, "{chain:#}");
+    assert_eq!(s["end"], "exited", "{chain:#}");
+    assert_eq!(s["compacted"], true, "{chain:#}");
+    assert!(s["handoff"].is_null(), "{chain:#}");
+    assert_eq!(chain["exit_code"], 0);
+    assert_eq!(requests_with(&w, "continuation 1"), 0);
+}

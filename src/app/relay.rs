@@ -249,7 +249,7 @@ impl Relay<'_> {
                 out.out(&crate::model::text::clean(&format!("{}\n", r.trim_end())));
             }
             let had_id = t.session_id.is_some();
-            if matches!(ev, StreamEvent::CompactBoundary) && !stopping {
+            if matches!(ev, StreamEvent::CompactBoundary) && !stopping && !t.compacted {
                 out.note(
                     "Claude Code compacted this session on its own: forge will not relay it on top of that",
                 );
