@@ -1012,3 +1012,73 @@ fn forge_run_past_its_limit_leaves_compaction_to_claude_code() {
     assert_eq!(chain["exit_code"], 0);
     assert_eq!(requests_with(&w, "continuation 1"), 0);
 }
+
+#[test]
+fn forge_run_stops_cleanly_on_ctrl_c() {
+    let Some(w) = World::new("forge_run_stops_cleanly_on_ctrl_c") else {
+        return;
+    };
+    w.api.on(
+        "SLOW-TASK",
+        Reply::tool(
+            "Bash",
+            json!({"command": "python3 -c \"import time; time.sleep(30)\"", "description": "Wait"}),
+        ),
+    );
+    let client = w.client_path().display().to_string();
+    let mut child = w
+        .forge_command(&[
+            "run",
+            "--",
+            &client,
+            "-p",
+            "SLOW-TASK",
+            "--model",
+            harness::MODEL,
+            "--allowedTools",
+            "Bash",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the tool call is running.
+    wait_until("the sleep to start", || {
+        w.api.messages().len() >= 1
+            && std::fs::read_dir(w.root.join(".forge/logs/chains"))
+                .is_ok_and(|mut d| d.next().is_some())
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    // Still in the tool call (no second request yet).
+    assert_eq!(w.api.messages().len(), 1, "{}", w.api.describe());
+    let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
+    let sent = std::time::Instant::now();
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let status = poll(Duration::from_secs(30), || child.try_wait().ok().flatten());
+    if status.is_none() {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(status.is_some(), "forge run did not stop: {stderr}");
+    let _ = writeln!(
+        std::io::stderr(),
+        "e2e: Ctrl-C to the end of forge run: {} ms",
+        sent.elapsed().as_millis()
+    );
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let chains: Vec<_> = std::fs::read_dir(w.root.join(".forge/logs/chains"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .collect();
+    let chain: Value =
+        serde_json::from_str(&std::fs::read_to_string(chains[0].path()).unwrap()).unwrap();
+    let s = &chain["sessions"][0];
+    assert_eq!(s["end"], "interrupted", "{chain:#}");
+    let h = s["handoff"].as_str().expect("a handoff");
+    let text = std::fs::read_to_string(h).unwrap();
+    assert!(text.contains("trigger: relay"), "{text}");
+    assert!(w.root.join(".forge/pending-resume").exists());
+    assert_eq!(chain["exit_code"], 130);
+}
