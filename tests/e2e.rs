@@ -1045,7 +1045,7 @@ fn forge_run_stops_cleanly_on_ctrl_c() {
         .unwrap();
     // Wait until the tool call is running.
     wait_until("the sleep to start", || {
-        w.api.messages().len() >= 1
+        !w.api.messages().is_empty()
             && std::fs::read_dir(w.root.join(".forge/logs/chains"))
                 .is_ok_and(|mut d| d.next().is_some())
     });
