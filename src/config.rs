@@ -278,6 +278,28 @@ impl LadderConfig {
     }
 }
 
+/// `forge run` (`[relay]`): when a headless task is handed over to a fresh session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RelayConfig {
+    /// The context % at which the session is ended and the task carried on.
+    pub threshold: f64,
+    /// The most continuations a chain starts.
+    pub max_handoffs: u32,
+    /// How long a session gets to end after SIGINT before SIGTERM.
+    pub grace_secs: u64,
+}
+
+impl Default for RelayConfig {
+    fn default() -> Self {
+        Self {
+            threshold: 90.0,
+            max_handoffs: 3,
+            grace_secs: 10,
+        }
+    }
+}
+
 /// The hook events a wake message can be sent for.
 pub const NOTIFY_EVENTS: [&str; 6] = [
     "stop",
@@ -377,6 +399,8 @@ pub struct Config {
     pub notify: NotifyConfig,
     /// `[ladder]`.
     pub ladder: LadderConfig,
+    /// `[relay]`.
+    pub relay: RelayConfig,
     /// `[[on_threshold]]`: commands run once per crossing of their threshold.
     pub on_threshold: Vec<UserHook>,
     /// `[[on_session_start]]`: commands whose output is added to SessionStart's text.
@@ -450,7 +474,7 @@ impl ConfigError {
 
 /// Every section and its keys, in the order of the config structs (checked against
 /// [`Config::default`] by a test, so the two cannot drift).
-pub const KEYS: [(&str, &[&str]); 10] = [
+pub const KEYS: [(&str, &[&str]); 11] = [
     (
         "context",
         &["warn", "critical", "emergency", "handoff_threshold"],
@@ -474,6 +498,7 @@ pub const KEYS: [(&str, &[&str]); 10] = [
         ],
     ),
     ("ladder", &["L1", "L2", "L3", "protected_branches"]),
+    ("relay", &["threshold", "max_handoffs", "grace_secs"]),
 ];
 
 /// The valid keys in one line, for error hints:
@@ -1067,6 +1092,34 @@ fn validate(c: &Config) -> Result<(), Invalid> {
             ));
         }
     }
+    let r = &c.relay;
+    if !(1.0..=100.0).contains(&r.threshold) {
+        return Err((
+            vec!["relay.threshold"],
+            format!(
+                "`relay.threshold` must be between 1 and 100, found {}",
+                r.threshold
+            ),
+        ));
+    }
+    if r.max_handoffs > 20 {
+        return Err((
+            vec!["relay.max_handoffs"],
+            format!(
+                "`relay.max_handoffs` must be 0 to 20, found {}",
+                r.max_handoffs
+            ),
+        ));
+    }
+    if !(1..=120).contains(&r.grace_secs) {
+        return Err((
+            vec!["relay.grace_secs"],
+            format!(
+                "`relay.grace_secs` must be 1 to 120, found {}",
+                r.grace_secs
+            ),
+        ));
+    }
     let n = &c.notify;
     if let Some(bad) = n
         .events
@@ -1499,7 +1552,7 @@ mod tests {
             ),
             (
                 "colour = 1\n",
-                "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [[on_threshold]], [[on_session_start]])",
+                "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [[on_threshold]], [[on_session_start]])",
             ),
         ] {
             let e = error_for(text);

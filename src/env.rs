@@ -41,8 +41,21 @@ pub struct Env {
     pub tmux: bool,
     /// `$TMUX_PANE`: the pane this process runs in (inside tmux).
     pub tmux_pane: Option<String>,
+    /// `$FORGE_RELAY_*`: set by `forge run` for the continuation sessions of a chain.
+    pub relay: Option<RelayVars>,
     /// The time the command started.
     pub now: DateTime<Utc>,
+}
+
+/// What `forge run` tells a continuation session (and so its hooks) about the chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RelayVars {
+    /// `$FORGE_RELAY_CHAIN`: the chain's first session id.
+    pub chain: String,
+    /// `$FORGE_RELAY_PREVIOUS`: the session this one continues.
+    pub previous_session_id: Option<String>,
+    /// `$FORGE_RELAY_HANDOFFS`: the handoffs the chain has written so far.
+    pub handoff_count: usize,
 }
 
 fn non_empty(value: Option<std::ffi::OsString>) -> Option<std::ffi::OsString> {
@@ -79,6 +92,16 @@ impl Env {
                 .filter(|s| !s.is_empty()),
             tmux: var("TMUX").is_some(),
             tmux_pane: var("TMUX_PANE").and_then(|v| v.into_string().ok()),
+            relay: var("FORGE_RELAY_CHAIN")
+                .and_then(|v| v.into_string().ok())
+                .map(|chain| RelayVars {
+                    chain,
+                    previous_session_id: var("FORGE_RELAY_PREVIOUS")
+                        .and_then(|v| v.into_string().ok()),
+                    handoff_count: var("FORGE_RELAY_HANDOFFS")
+                        .and_then(|v| v.to_str().and_then(|s| s.trim().parse().ok()))
+                        .unwrap_or(0),
+                }),
             now: Utc::now(),
         }
     }
@@ -101,6 +124,7 @@ impl Env {
             forge_agent: None,
             tmux: false,
             tmux_pane: None,
+            relay: None,
             now: Utc::now(),
         }
     }

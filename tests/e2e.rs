@@ -14,6 +14,7 @@ mod harness;
 #[path = "e2e/mock_api.rs"]
 mod mock_api;
 
+use std::io::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
@@ -740,4 +741,344 @@ fn the_l2_alert_reaches_the_model_with_the_next_prompt() {
         1,
         "only the earlier turn's: {text}"
     );
+}
+
+// ----- relay: forge run -------------------------------------------------------------------
+
+/// The JSON lines a user hook appended to `log`.
+fn hook_payloads(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn forge_run_carries_a_headless_task_across_three_sessions() {
+    let Some(w) = World::new("forge_run_carries_a_headless_task_across_three_sessions") else {
+        return;
+    };
+    // The context grows with the conversation: 10k + 12k a message, so the four
+    // tool turns of a session report 22k, 46k, 70k and 94k (47 %), and a fresh
+    // session starts low again.
+    w.api.set_context_per_message(10_000, 12_000);
+    let step = |n: u32| {
+        Reply::tool(
+            "Bash",
+            json!({"command": format!("echo step{n}"), "description": format!("Step {n}")}),
+        )
+    };
+    w.api.on("WIDGET-TASK", step(1));
+    for n in 1..4 {
+        w.api.on_tool_result(&format!("step{n}"), step(n + 1));
+    }
+    w.api
+        .on_tool_result("step4", Reply::text("The widget is built."));
+    let threshold_log = w.home.join("on-threshold.log");
+    let start_log = w.home.join("on-session-start.log");
+    let config = w.home.join(".config/forge/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            "[[on_threshold]]\nthreshold = 40\ncommand = \"cat >> '{t}'; echo >> '{t}'\"\n\n\
+             [[on_session_start]]\ncommand = \"cat >> '{s}'; echo >> '{s}'\"\n",
+            t = threshold_log.display(),
+            s = start_log.display()
+        ),
+    )
+    .unwrap();
+
+    let client = w.client_path().display().to_string();
+    let task = "Build the widget: WIDGET-TASK";
+    let mut child = w
+        .forge_command(&[
+            "run",
+            "--threshold",
+            "45",
+            "--max-handoffs",
+            "2",
+            "--",
+            &client,
+            "-p",
+            task,
+            "--model",
+            harness::MODEL,
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("forge run starts");
+    let status = poll(Duration::from_secs(240), || child.try_wait().ok().flatten());
+    if status.is_none() {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(status.is_some(), "forge run did not finish: {stderr}");
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(
+        stdout.matches("The widget is built.").count(),
+        1,
+        "{stdout}"
+    );
+    assert!(stderr.contains("--max-handoffs (2)"), "{stderr}");
+
+    // The chain file.
+    let chains: Vec<_> = std::fs::read_dir(w.root.join(".forge/logs/chains"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .collect();
+    assert_eq!(chains.len(), 1);
+    let chain: Value =
+        serde_json::from_str(&std::fs::read_to_string(chains[0].path()).unwrap()).unwrap();
+    let sessions = chain["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 3, "{chain:#}");
+    let ends: Vec<&str> = sessions
+        .iter()
+        .map(|s| s["end"].as_str().unwrap())
+        .collect();
+    assert_eq!(ends, ["relayed", "relayed", "exited"], "{chain:#}");
+    let ids: Vec<String> = sessions
+        .iter()
+        .map(|s| s["session_id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(chain["id"], ids[0].as_str());
+    assert_eq!(
+        chains[0].file_name().to_string_lossy(),
+        format!("{}.json", ids[0])
+    );
+    assert_eq!(chain["task"], task);
+    assert_eq!(chain["exit_code"], 0);
+    // Every session started as the client's own startup, with forge's hooks.
+    let started: Vec<String> = w
+        .events()
+        .iter()
+        .filter(|e| e["event"] == "SessionStart")
+        .filter_map(|e| e["session"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(started, ids, "{chain:#}");
+    for s in &sessions[..2] {
+        assert_eq!(s["context_pct"], 47.0, "{chain:#}");
+        let h = s["handoff"].as_str().unwrap();
+        let text = std::fs::read_to_string(h).unwrap();
+        assert!(text.contains("trigger: relay"), "{text}");
+    }
+    assert!(sessions[2]["handoff"].is_null());
+
+    // Each continuation's first prompt carries the handoff and the task.
+    for k in 1..3 {
+        let first = w
+            .api
+            .messages()
+            .into_iter()
+            .find(|r| r.last_user_text().contains(&format!("continuation {k}")))
+            .unwrap_or_else(|| panic!("no continuation {k}: {}", w.api.describe()));
+        let prompt = first.last_user_text();
+        assert!(prompt.contains(task), "{prompt}");
+        assert!(prompt.contains("# Session handoff"), "{prompt}");
+        assert!(
+            prompt.contains(sessions[k - 1]["handoff"].as_str().unwrap()),
+            "{prompt}"
+        );
+        assert!(prompt.contains("Do not repeat work"), "{prompt}");
+    }
+    // The limit held: no third continuation.
+    assert_eq!(requests_with(&w, "continuation 3"), 0);
+
+    // The user's hooks saw the hand-overs and the chain.
+    let th = hook_payloads(&threshold_log);
+    assert_eq!(th.len(), 2, "{th:?}");
+    assert_eq!(th[0]["session"]["session_id"], ids[0].as_str());
+    assert_eq!(th[0]["context"]["usage_percent"], 0.47);
+    assert_eq!(th[1]["session"]["session_id"], ids[1].as_str());
+    let st = hook_payloads(&start_log);
+    assert_eq!(st.len(), 3, "{st:?}");
+    assert_eq!(st[0]["session"]["is_continuation"], false);
+    for k in 1..3 {
+        let s = &st[k]["session"];
+        assert_eq!(s["session_id"], ids[k].as_str(), "{s}");
+        assert_eq!(s["is_continuation"], true, "{s}");
+        assert_eq!(s["previous_session_id"], ids[k - 1].as_str(), "{s}");
+        assert_eq!(s["handoff_count"], k, "{s}");
+        assert_eq!(s["relay_chain"], ids[0].as_str(), "{s}");
+    }
+
+    // The hand-over time: from one session's end to the next one's first request.
+    for (k, s) in sessions.iter().take(2).enumerate() {
+        let ended = chrono::DateTime::parse_from_rfc3339(s["ended_at"].as_str().unwrap()).unwrap();
+        let ended = std::time::SystemTime::from(ended);
+        let next = w
+            .api
+            .requests()
+            .into_iter()
+            .map(|r| r.at)
+            .find(|t| *t > ended)
+            .expect("a request after the hand-over");
+        let ms = next.duration_since(ended).unwrap().as_millis();
+        let _ = writeln!(
+            std::io::stderr(),
+            "e2e: hand-over {} → {}: {ms} ms",
+            k + 1,
+            k + 2
+        );
+        assert!(ms < 30_000, "hand-over took {ms} ms");
+    }
+}
+
+#[test]
+fn forge_run_past_its_limit_leaves_compaction_to_claude_code() {
+    let Some(w) = World::new("forge_run_past_its_limit_leaves_compaction_to_claude_code") else {
+        return;
+    };
+    // 80 % at the first turn, 90 % at the second: past the client's own
+    // auto-compact threshold (83.5 % of 200k), so it compacts before the third.
+    w.api.set_context_per_message(150_000, 10_000);
+    let step = |n: u32| {
+        Reply::tool(
+            "Bash",
+            json!({"command": format!("echo step{n}"), "description": format!("Step {n}")}),
+        )
+    };
+    w.api.on("LIMIT-TASK", step(1));
+    w.api.on_tool_result("step1", step(2));
+    w.api
+        .on_tool_result("step2", Reply::text("Limit task done."));
+    let client = w.client_path().display().to_string();
+    let mut child = w
+        .forge_command(&[
+            "run",
+            "--threshold",
+            "50",
+            "--max-handoffs",
+            "0",
+            "--json",
+            "--",
+            &client,
+            "-p",
+            "LIMIT-TASK",
+            "--model",
+            harness::MODEL,
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = poll(Duration::from_secs(120), || child.try_wait().ok().flatten());
+    if status.is_none() {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(status.is_some(), "forge run did not finish: {stderr}");
+    assert!(out.status.success(), "{stderr}");
+    // The stream went through whole: the client's own compaction is in it.
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["type"] == "system" && l["status"] == "compacting")
+    );
+    assert!(lines.iter().any(|l| l["subtype"] == "compact_boundary"));
+    assert!(lines.iter().any(|l| l["type"] == "result"));
+    assert_eq!(stderr.matches("--max-handoffs (0)").count(), 1, "{stderr}");
+    assert_eq!(
+        stderr.matches("compacted this session on its own").count(),
+        1,
+        "{stderr}"
+    );
+    // One session, never relayed, compacted by the client, no relay handoff.
+    let chains: Vec<_> = std::fs::read_dir(w.root.join(".forge/logs/chains"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .collect();
+    assert_eq!(chains.len(), 1);
+    let chain: Value =
+        serde_json::from_str(&std::fs::read_to_string(chains[0].path()).unwrap()).unwrap();
+    let s = &chain["sessions"][0];
+    assert_eq!(chain["sessions"].as_array().unwrap().len(), 1, "{chain:#}");
+    assert_eq!(s["end"], "exited", "{chain:#}");
+    assert_eq!(s["compacted"], true, "{chain:#}");
+    assert!(s["handoff"].is_null(), "{chain:#}");
+    assert_eq!(chain["exit_code"], 0);
+    assert_eq!(requests_with(&w, "continuation 1"), 0);
+}
+
+#[test]
+fn forge_run_stops_cleanly_on_ctrl_c() {
+    let Some(w) = World::new("forge_run_stops_cleanly_on_ctrl_c") else {
+        return;
+    };
+    w.api.on(
+        "SLOW-TASK",
+        Reply::tool(
+            "Bash",
+            json!({"command": "python3 -c \"import time; time.sleep(30)\"", "description": "Wait"}),
+        ),
+    );
+    let client = w.client_path().display().to_string();
+    let mut child = w
+        .forge_command(&[
+            "run",
+            "--",
+            &client,
+            "-p",
+            "SLOW-TASK",
+            "--model",
+            harness::MODEL,
+            "--allowedTools",
+            "Bash",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the tool call is running.
+    wait_until("the sleep to start", || {
+        !w.api.messages().is_empty()
+            && std::fs::read_dir(w.root.join(".forge/logs/chains"))
+                .is_ok_and(|mut d| d.next().is_some())
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    // Still in the tool call (no second request yet).
+    assert_eq!(w.api.messages().len(), 1, "{}", w.api.describe());
+    let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
+    let sent = std::time::Instant::now();
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let status = poll(Duration::from_secs(30), || child.try_wait().ok().flatten());
+    if status.is_none() {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(status.is_some(), "forge run did not stop: {stderr}");
+    let _ = writeln!(
+        std::io::stderr(),
+        "e2e: Ctrl-C to the end of forge run: {} ms",
+        sent.elapsed().as_millis()
+    );
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let chains: Vec<_> = std::fs::read_dir(w.root.join(".forge/logs/chains"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .collect();
+    let chain: Value =
+        serde_json::from_str(&std::fs::read_to_string(chains[0].path()).unwrap()).unwrap();
+    let s = &chain["sessions"][0];
+    assert_eq!(s["end"], "interrupted", "{chain:#}");
+    let h = s["handoff"].as_str().expect("a handoff");
+    let text = std::fs::read_to_string(h).unwrap();
+    assert!(text.contains("trigger: relay"), "{text}");
+    assert!(w.root.join(".forge/pending-resume").exists());
+    assert_eq!(chain["exit_code"], 130);
 }

@@ -12,6 +12,7 @@ pub mod ladder;
 pub mod learn;
 pub mod notify;
 pub mod prune;
+pub mod relay;
 pub mod search;
 pub mod session_handoff;
 pub mod signal;

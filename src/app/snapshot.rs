@@ -42,6 +42,7 @@ pub fn load_state(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot
         GitSource::Live => crate::git::refresh_cache(paths, now),
     };
     snap.sessions = sessions::load_sessions(paths);
+    snap.chains = store::chains::list(paths);
     snap.flags = Flags {
         learn_pending: store::safe::is_regular(&paths.learn_pending()),
         threshold_fired: store::safe::is_regular(&paths.threshold_flag()),

@@ -48,7 +48,7 @@ pub struct HandoffArgs {
     /// Run unattended: print nothing, exit 0 whatever happens.
     #[arg(long)]
     pub auto: bool,
-    /// Why it is written: context-threshold, pre-compact, manual or session-end.
+    /// Why it is written: context-threshold, pre-compact, manual, session-end or relay.
     #[arg(long, value_name = "T", default_value = "manual")]
     pub trigger: String,
     /// The session: its id or a unique start of it (default: the most recently
@@ -307,7 +307,7 @@ fn claim(args: &HandoffArgs, env: &Env) -> bool {
 fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<session_handoff::Written> {
     let Some(trigger) = Trigger::parse(&args.trigger) else {
         bail!(
-            "unknown --trigger {:?}: use one of context-threshold, pre-compact, manual, session-end",
+            "unknown --trigger {:?}: use one of context-threshold, pre-compact, manual, session-end, relay",
             args.trigger
         );
     };

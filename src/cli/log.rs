@@ -51,6 +51,10 @@ pub struct LogArgs {
         add = clap_complete::engine::ArgValueCandidates::new(super::completions::complete_session)
     )]
     pub session: Option<String>,
+    /// Only the sessions of this `forge run` chain (its first session id, or a
+    /// unique start of it), with the relay's own lines.
+    #[arg(long, value_name = "ID", conflicts_with = "session")]
+    pub chain: Option<String>,
     /// Only lines since then: 30s, 10m, 1h, 2d, 1w, or a date and time.
     #[arg(long, value_name = "WHEN")]
     pub since: Option<String>,
@@ -65,6 +69,8 @@ pub struct LogArgs {
 /// Which lines are printed.
 struct Select {
     session: Option<String>,
+    /// A chain's sessions.
+    chain: Option<Vec<String>>,
     since: Option<DateTime<Utc>>,
 }
 
@@ -72,6 +78,11 @@ impl Select {
     fn admits(&self, line: &EventLine) -> bool {
         if let Some(s) = &self.session
             && line.session.as_deref() != Some(s.as_str())
+        {
+            return false;
+        }
+        if let Some(ids) = &self.chain
+            && !line.session.as_ref().is_some_and(|s| ids.contains(s))
         {
             return false;
         }
@@ -121,7 +132,15 @@ pub fn run(args: &LogArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         }
         None => None,
     };
-    let select = Select { session, since };
+    let chain = match &args.chain {
+        Some(prefix) => Some(chain_sessions(&paths, prefix)?),
+        None => None,
+    };
+    let select = Select {
+        session,
+        chain,
+        since,
+    };
     let mut printed = 0usize;
     for (value, line) in lines.iter().filter(|(_, l)| select.admits(l)) {
         if super::try_print_out(&render(value, line, args.json)).is_err() {
@@ -136,6 +155,27 @@ pub fn run(args: &LogArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     follow(&mut follower, &select, args.json)
+}
+
+/// The session ids of the chain named by `prefix` (a whole first-session id or a
+/// unique start of one).
+fn chain_sessions(paths: &Paths, prefix: &str) -> color_eyre::Result<Vec<String>> {
+    let all = crate::store::chains::list(paths);
+    let found: Vec<_> = all.iter().filter(|c| c.id.starts_with(prefix)).collect();
+    match found.as_slice() {
+        [c] => Ok(c
+            .sessions
+            .iter()
+            .filter_map(|s| s.session_id.clone())
+            .collect()),
+        [] => Err(eyre!(
+            "--chain {prefix:?}: no chain starts with that (forge status lists them)"
+        )),
+        _ => Err(eyre!(
+            "--chain {prefix:?}: {} chains start with that; give more of the id",
+            found.len()
+        )),
+    }
 }
 
 /// What to say when nothing was printed.

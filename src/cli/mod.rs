@@ -13,6 +13,7 @@ pub mod learn;
 pub mod log;
 pub mod man;
 pub mod resume;
+pub mod run;
 pub mod sessions;
 pub mod signal;
 pub mod status;
@@ -57,6 +58,7 @@ pub enum Command {
     Tui(tui::TuiArgs),
     Status(status::StatusArgs),
     Handoff(handoff::HandoffArgs),
+    Run(run::RunArgs),
     Resume(resume::ResumeArgs),
     Signal(signal::SignalArgs),
     Context(context::ContextArgs),
@@ -90,6 +92,7 @@ pub fn run(cli: Cli, env: &Env) -> ExitCode {
         Command::Tui(args) => report(tui::run(&args, env)),
         Command::Statusline(args) => statusline::run(&args, env),
         Command::Handoff(args) => handoff::run(&args, env),
+        Command::Run(args) => report(run::run(&args, env)),
         Command::Context(args) => report(context::run(&args, env)),
         Command::Log(args) => report(log::run(&args, env)),
         Command::Sessions(args) => report(sessions::run(&args, env)),

@@ -117,10 +117,12 @@ pub fn run(args: &StatusArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     };
     let stale_after = cfg.attention.stale_after();
     let thresholds = cfg.context.thresholds();
+    let chains = crate::store::chains::list(&paths);
     if args.json {
         let mut v = to_json(&snap, stale_after, &thresholds);
         if let Some(obj) = v.as_object_mut() {
             obj.insert("set_up".into(), json!(set_up));
+            obj.insert("chains".into(), json!(chains));
             if !set_up {
                 obj.insert(
                     "hint".into(),
@@ -136,6 +138,7 @@ pub fn run(args: &StatusArgs, env: &Env) -> color_eyre::Result<ExitCode> {
             &thresholds,
             crate::model::time::Zone::Local,
         ));
+        super::print_out(&render_chains(&chains));
     }
     Ok(if set_up {
         ExitCode::SUCCESS
@@ -507,6 +510,59 @@ pub fn render_text(
             out,
             "  … and {} more (forge resume lists them all)",
             snap.handoffs.len() - shown
+        );
+    }
+    out
+}
+
+/// The `forge run` chains, newest first (at most five): each with its sessions in
+/// order and the handoff each left. Empty when there are none.
+pub fn render_chains(chains: &[crate::model::relay::Chain]) -> String {
+    let mut out = String::new();
+    if chains.is_empty() {
+        return out;
+    }
+    let _ = writeln!(out, "Chains (forge run): {}", chains.len());
+    for c in chains.iter().take(5) {
+        let _ = writeln!(out, "  {} {}", short(&c.id), single_line(&c.summary()));
+        for (i, s) in c.sessions.iter().enumerate() {
+            let pct = s
+                .context_pct
+                .map(|p| format!(" at {p}%"))
+                .unwrap_or_default();
+            let end = match s.end {
+                crate::model::relay::SessionEnd::Running => "running".to_owned(),
+                crate::model::relay::SessionEnd::Relayed => format!("relayed{pct}"),
+                crate::model::relay::SessionEnd::Exited => format!(
+                    "exited {}{}",
+                    s.exit_code
+                        .map_or_else(|| "(signal)".to_owned(), |c| c.to_string()),
+                    if s.compacted { " (compacted)" } else { "" }
+                ),
+                crate::model::relay::SessionEnd::Interrupted => format!("interrupted{pct}"),
+                crate::model::relay::SessionEnd::NotStarted => "did not start".to_owned(),
+            };
+            let handoff = s
+                .handoff
+                .as_deref()
+                .map(|h| format!(" → {}", h.rsplit('/').next().unwrap_or(h)))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "    {}. {} {end}{}",
+                i + 1,
+                s.session_id
+                    .as_deref()
+                    .map_or_else(|| "?".to_owned(), short),
+                single_line(&handoff)
+            );
+        }
+    }
+    if chains.len() > 5 {
+        let _ = writeln!(
+            out,
+            "  … and {} more in .forge/logs/chains/",
+            chains.len() - 5
         );
     }
     out

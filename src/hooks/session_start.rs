@@ -254,18 +254,29 @@ impl Ctx<'_> {
             worktree_path: std::fs::symlink_metadata(self.paths.root.join(".git"))
                 .is_ok()
                 .then(|| self.paths.root.display().to_string()),
-            is_continuation: matches!(source, Some("compact" | "resume")),
-            previous_session_id: snap
-                .last_session
-                .as_ref()
-                .and_then(|l| l.session_id.clone())
-                .filter(|id| Some(id.as_str()) != self.session_id()),
-            handoff_count: snap
-                .handoffs
-                .iter()
-                .filter(|h| h.kind == crate::model::HandoffKind::Session)
-                .count(),
+            // A continuation session of `forge run` goes on with the chain's task.
+            is_continuation: matches!(source, Some("compact" | "resume"))
+                || self.env.relay.is_some(),
+            previous_session_id: match &self.env.relay {
+                Some(r) => r.previous_session_id.clone(),
+                None => snap
+                    .last_session
+                    .as_ref()
+                    .and_then(|l| l.session_id.clone()),
+            }
+            .filter(|id| Some(id.as_str()) != self.session_id()),
+            // In a chain: the handoffs of the chain so far.
+            handoff_count: self.env.relay.as_ref().map_or_else(
+                || {
+                    snap.handoffs
+                        .iter()
+                        .filter(|h| h.kind == crate::model::HandoffKind::Session)
+                        .count()
+                },
+                |r| r.handoff_count,
+            ),
             source: source.map(str::to_owned),
+            relay_chain: self.env.relay.as_ref().map(|r| r.chain.clone()),
         };
         let payload = crate::model::user_hooks::start_payload(&facts);
         let mut text = String::new();

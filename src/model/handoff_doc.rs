@@ -28,15 +28,19 @@ pub enum Trigger {
     Manual,
     /// The session ended.
     SessionEnd,
+    /// `forge run` handed a headless task over to a fresh session (or stopped it on
+    /// Ctrl-C).
+    Relay,
 }
 
 impl Trigger {
     /// Every trigger, in DESIGN.md's order.
-    pub const ALL: [Self; 4] = [
+    pub const ALL: [Self; 5] = [
         Self::ContextThreshold,
         Self::PreCompact,
         Self::Manual,
         Self::SessionEnd,
+        Self::Relay,
     ];
 
     /// The contract spelling.
@@ -46,6 +50,7 @@ impl Trigger {
             Self::PreCompact => "pre-compact",
             Self::Manual => "manual",
             Self::SessionEnd => "session-end",
+            Self::Relay => "relay",
         }
     }
 
@@ -361,6 +366,10 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         (Trigger::SessionEnd, None) => {
             "The session ended; the context size was not known.".to_owned()
         }
+        (Trigger::Relay, Some(pct)) => format!(
+            "`forge run` ended this headless session at {pct} to carry its task on in a fresh one."
+        ),
+        (Trigger::Relay, None) => "`forge run` ended this headless session to carry its task on in a fresh one; the context size was not known.".to_owned(),
     };
     let _ = writeln!(d, "{why}");
     if let (Some(t), Some(w)) = (i.tokens, i.window) {

@@ -17,6 +17,7 @@ pub mod memory;
 pub mod notify;
 pub mod outcome;
 pub mod redact;
+pub mod relay;
 pub mod secrets;
 pub mod session_id;
 pub mod settings;

@@ -38,7 +38,7 @@ pub enum Outcome {
     HandoffWritten {
         /// Its absolute path.
         path: String,
-        /// Why (`context-threshold`, `pre-compact`, `manual`, `session-end`).
+        /// Why (`context-threshold`, `pre-compact`, `manual`, `session-end`, `relay`).
         trigger: String,
         /// Whether it became the pending resume (the project's marker was written).
         pending: bool,
@@ -177,6 +177,28 @@ pub enum Outcome {
         /// `async` or `bidirectional`.
         mode: String,
     },
+    /// `forge run` ended a session at its relay threshold and started the next.
+    Relayed {
+        /// The chain (its first session id).
+        chain: String,
+        /// The handoff the next session starts from.
+        handoff: String,
+        /// Which continuation starts (1, 2, …).
+        continuation: u32,
+        /// The context % at hand-over.
+        context_pct: Option<u64>,
+    },
+    /// A `forge run` chain ended.
+    ChainEnded {
+        /// The chain (its first session id).
+        chain: String,
+        /// Its sessions.
+        sessions: u64,
+        /// Its handoffs.
+        handoffs: u64,
+        /// Its exit status.
+        exit: Option<i32>,
+    },
     /// Something failed (also in `errors.log`); the hook still exited 0.
     Error {
         /// What was being done.
@@ -295,6 +317,27 @@ impl Outcome {
                 } else {
                     ""
                 }
+            ),
+            Self::Relayed {
+                chain,
+                handoff,
+                continuation,
+                context_pct,
+            } => format!(
+                "relayed chain {chain} at {}: wrote {}, started continuation {continuation}",
+                context_pct.map_or_else(|| "the threshold".to_owned(), |p| format!("{p}%")),
+                file_name(handoff)
+            ),
+            Self::ChainEnded {
+                chain,
+                sessions,
+                handoffs,
+                exit,
+            } => format!(
+                "chain {chain} ended after {sessions} session{} and {handoffs} handoff{}: {}",
+                if *sessions == 1 { "" } else { "s" },
+                if *handoffs == 1 { "" } else { "s" },
+                exit.map_or_else(|| "killed by a signal".to_owned(), |c| format!("exit {c}"))
             ),
             Self::Error { what, message } => format!("error ({what}): {message}"),
             Self::Unknown => "(an outcome this forge version does not know)".to_owned(),

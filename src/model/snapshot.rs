@@ -57,6 +57,9 @@ pub struct Snapshot {
     pub handoffs: Vec<HandoffEntry>,
     /// The last few `events.jsonl` lines, oldest first.
     pub recent_events: Vec<EventLine>,
+    /// `forge run` chains (`logs/chains/`), newest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chains: Vec<super::relay::Chain>,
 }
 
 fn iso_seconds<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
@@ -79,7 +82,18 @@ impl Snapshot {
             sessions: Vec::new(),
             handoffs: Vec::new(),
             recent_events: Vec::new(),
+            chains: Vec::new(),
         }
+    }
+
+    /// The chain a handoff belongs to (its path is one of the chain's handoffs), and
+    /// which of them it is (1-based).
+    pub fn chain_of(&self, handoff: &std::path::Path) -> Option<(&super::relay::Chain, usize)> {
+        self.chains.iter().find_map(|c| {
+            c.handoffs()
+                .position(|h| std::path::Path::new(h) == handoff)
+                .map(|i| (c, i + 1))
+        })
     }
 
     /// Unresolved blocked agent Signals (blocking, and no newer Signal of their task

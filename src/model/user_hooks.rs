@@ -71,6 +71,8 @@ pub struct StartFacts {
     pub handoff_count: usize,
     /// Claude Code's `source`: startup, resume, clear or compact.
     pub source: Option<String>,
+    /// The `forge run` chain this session continues (its first session id).
+    pub relay_chain: Option<String>,
 }
 
 /// The `on_session_start` payload.
@@ -86,6 +88,7 @@ pub fn start_payload(f: &StartFacts) -> Value {
             "previous_session_id": f.previous_session_id,
             "handoff_count": f.handoff_count,
             "source": f.source,
+            "relay_chain": f.relay_chain,
         },
     })
 }

@@ -15,6 +15,7 @@
     clippy::indexing_slicing
 )]
 
+pub mod chains;
 pub mod events;
 pub mod files;
 pub mod handoffs;

@@ -24,6 +24,14 @@ impl Paths {
     pub fn logs(&self) -> PathBuf {
         self.forge_dir().join("logs")
     }
+    /// `<root>/.forge/logs/chains`: one file per `forge run` chain.
+    pub fn chains(&self) -> PathBuf {
+        self.logs().join("chains")
+    }
+    /// The file of the chain whose first session is `id` (sanitised first).
+    pub fn chain(&self, id: &str) -> PathBuf {
+        self.chains().join(format!("{}.json", sanitize_id(id)))
+    }
     /// `<root>/.forge/handoffs`.
     pub fn handoffs(&self) -> PathBuf {
         self.forge_dir().join("handoffs")

@@ -446,6 +446,17 @@ fn flags_line(m: &Model) -> Line<'static> {
     if !f.compaction_markers.is_empty() {
         push(format!("⟳ compacted ×{}", f.compaction_markers.len()), WARN);
     }
+    if let Some(c) = m.snapshot.chains.iter().find(|c| c.is_running()) {
+        push(
+            format!(
+                "⛓ forge run: session {}, {} handoff{}",
+                c.sessions.len(),
+                c.handoffs().count(),
+                if c.handoffs().count() == 1 { "" } else { "s" }
+            ),
+            Style::new().fg(Color::Cyan),
+        );
+    }
     if spans.is_empty() {
         return Line::from(Span::styled("no flags", DIM));
     }
@@ -631,6 +642,10 @@ fn render_inbox(m: &Model, area: Rect, buf: &mut Buffer) {
             ));
         }
         spans.push(Span::styled(drift_mark(m, h), WARN));
+        // A relay handoff: which hand-over of its `forge run` chain it is.
+        if let Some((_, k)) = m.snapshot.chain_of(&h.path) {
+            spans.push(Span::styled(format!("⛓{k}"), Style::new().fg(Color::Cyan)));
+        }
         // A session handoff's title (what the session was doing) in what is left.
         if wide
             && let Some(t) = h
@@ -763,6 +778,7 @@ fn preview_parts(m: &Model, width: u16) -> (Vec<Line<'static>>, Vec<Line<'static
         ));
     }
     lines.extend(thread_lines(m, h));
+    lines.extend(chain_lines(m, h));
     for note in m.drift(h).notes() {
         lines.push(Line::styled(format!("Δ {note}"), WARN));
     }
@@ -824,6 +840,47 @@ fn thread_lines(m: &Model, h: &HandoffEntry) -> Vec<Line<'static>> {
             format!("  … {} older", thread.len() - THREAD_SHOWN),
             DIM,
         ));
+    }
+    lines
+}
+
+/// The `forge run` chain of a relay handoff: its task and sessions in order, each
+/// with how it ended and its handoff (the one shown marked `▸`).
+fn chain_lines(m: &Model, h: &HandoffEntry) -> Vec<Line<'static>> {
+    use crate::model::relay::SessionEnd;
+    let Some((chain, _)) = m.snapshot.chain_of(&h.path) else {
+        return Vec::new();
+    };
+    let mut lines = vec![Line::styled(
+        format!("Chain (forge run) · {}", single_line(&chain.summary())),
+        TITLE,
+    )];
+    for (i, s) in chain.sessions.iter().enumerate() {
+        let mine = s.handoff.as_deref().map(std::path::Path::new) == Some(h.path.as_path());
+        let end = match s.end {
+            SessionEnd::Running => "running",
+            SessionEnd::Relayed => "relayed",
+            SessionEnd::Exited => "exited",
+            SessionEnd::Interrupted => "interrupted",
+            SessionEnd::NotStarted => "not started",
+        };
+        let pct = s.context_pct.map(|p| format!(" {p}%")).unwrap_or_default();
+        let file = s
+            .handoff
+            .as_deref()
+            .map(|p| p.rsplit('/').next().unwrap_or(p).to_owned())
+            .unwrap_or_default();
+        lines.push(Line::from(vec![
+            Span::raw(format!("{} {}. ", if mine { "▸" } else { " " }, i + 1)),
+            Span::raw(format!(
+                "{} ",
+                s.session_id
+                    .as_deref()
+                    .map_or_else(|| "?".to_owned(), short)
+            )),
+            Span::styled(format!("{end}{pct} "), status_style("session")),
+            Span::styled(single_line(&file).into_owned(), DIM),
+        ]));
     }
     lines
 }

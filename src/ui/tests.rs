@@ -833,3 +833,60 @@ fn a_dashboard_opened_from_the_fleet_says_q_goes_back() {
     let text = crate::ui::buffer_text(draw(&m, 70, 40).backend().buffer());
     assert!(text.contains("back to the fleet list"), "{text}");
 }
+
+#[test]
+fn a_relay_handoff_shows_its_chain() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().canonicalize().unwrap();
+    let dir = root.join(".forge/handoffs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let h = dir.join("handoff-20261121-094500.md");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/handoffs/handoff-20261121-094500.md"),
+        &h,
+    )
+    .unwrap();
+    let session = |id: &str, end, handoff: Option<&Path>| crate::model::relay::ChainSession {
+        session_id: Some(id.into()),
+        started_at: "2026-11-21T09:00:00.000Z".into(),
+        ended_at: None,
+        context_tokens: Some(180_000),
+        context_pct: Some(90.0),
+        handoff: handoff.map(|p| p.display().to_string()),
+        end,
+        compacted: false,
+        exit_code: None,
+    };
+    let chain = crate::model::relay::Chain {
+        version: 1,
+        id: "aaaa1111-chain".into(),
+        task: "Build the widget".into(),
+        started_at: "2026-11-21T09:00:00.000Z".into(),
+        ended_at: None,
+        threshold: 90.0,
+        max_handoffs: 3,
+        agent: None,
+        sessions: vec![
+            session(
+                "aaaa1111-chain",
+                crate::model::relay::SessionEnd::Relayed,
+                Some(&h),
+            ),
+            session(
+                "bbbb2222-next",
+                crate::model::relay::SessionEnd::Running,
+                None,
+            ),
+        ],
+        exit_code: None,
+        notes: Vec::new(),
+    };
+    crate::store::chains::write(&Paths::new(&root), &chain).unwrap();
+    let m = model_of(&root);
+    let text = buffer_text(draw(&m, 120, 50).backend().buffer());
+    assert!(text.contains("⛓1"), "{text}");
+    assert!(text.contains("Chain (forge run)"), "{text}");
+    assert!(text.contains("bbbb2222 running"), "{text}");
+    assert!(text.contains("⛓ forge run: session 2, 1 handoff"), "{text}");
+}

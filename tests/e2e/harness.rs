@@ -420,6 +420,23 @@ impl World {
         ]
     }
 
+    /// The pinned client's executable.
+    pub fn client_path(&self) -> &Path {
+        &self.client
+    }
+
+    /// `forge <args>` as [`Self::forge`] does, as a command to finish and run
+    /// (for a long `forge run` whose env or timing the test controls).
+    pub fn forge_command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_forge"));
+        c.args(args)
+            .current_dir(&self.root)
+            .env_clear()
+            .envs(self.client_env())
+            .env("NO_COLOR", "1");
+        c
+    }
+
     /// `forge <args>` in the project with the test's HOME.
     pub fn forge(&self, args: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_forge"))

@@ -107,6 +107,8 @@ pub struct Recorded {
     pub path: String,
     /// The JSON body (`null` when there was none or it did not parse).
     pub body: Value,
+    /// When it arrived.
+    pub at: std::time::SystemTime,
 }
 
 impl Recorded {
@@ -145,6 +147,8 @@ struct Script {
     prompt_rules: Vec<Rule>,
     tool_result_rules: Vec<Rule>,
     usage: Usage,
+    /// `(base, per)`: the context is `base + per × messages in the request`.
+    per_message: Option<(u64, u64)>,
     summary_delay: Duration,
     requests: Vec<Recorded>,
     responses: u64,
@@ -171,6 +175,7 @@ impl MockApi {
             prompt_rules: Vec::new(),
             tool_result_rules: Vec::new(),
             usage: Usage::context(12_000),
+            per_message: None,
             summary_delay: Duration::ZERO,
             requests: Vec::new(),
             responses: 0,
@@ -228,6 +233,12 @@ impl MockApi {
     /// Every answer from now on reports a context of `tokens` input-side tokens.
     pub fn set_context(&self, tokens: u64) {
         lock(&self.script).usage = Usage::context(tokens);
+    }
+
+    /// Every answer from now on reports a context that grows with the conversation:
+    /// `base + per × the messages in the request` (a fresh session starts low again).
+    pub fn set_context_per_message(&self, base: u64, per: u64) {
+        lock(&self.script).per_message = Some((base, per));
     }
 
     /// The compaction summary comes after `delay` (a slow summary can be cancelled).
@@ -438,6 +449,7 @@ fn serve(conn: TcpStream, script: &Mutex<Script>, stop: &AtomicBool) -> std::io:
         method: req.method.clone(),
         path: req.path.clone(),
         body: body.clone(),
+        at: std::time::SystemTime::now(),
     };
     lock(script).requests.push(recorded.clone());
 
@@ -462,7 +474,17 @@ fn serve(conn: TcpStream, script: &Mutex<Script>, stop: &AtomicBool) -> std::io:
         s.responses += 1;
         let id = s.responses;
         let (reply, delay) = choose(&s, &recorded);
-        (reply, s.usage, delay, id)
+        let usage = match s.per_message {
+            Some((base, per)) => {
+                let n = body
+                    .get("messages")
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len) as u64;
+                Usage::context(base + per * n)
+            }
+            None => s.usage,
+        };
+        (reply, usage, delay, id)
     };
     // A slow answer (a summary the test wants to cancel) checks the stop flag, so the
     // server still stops with the test.

@@ -1,0 +1,106 @@
+//! `forge run`: carry a headless task across context limits.
+
+use std::io::Write as _;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use color_eyre::eyre::{WrapErr, eyre};
+
+use crate::app::relay::{Options, Output, Relay};
+use crate::config;
+use crate::env::Env;
+use crate::model::relay::parse_command;
+
+/// Run Claude Code headless and carry its task across context limits.
+///
+/// Runs `claude -p "<task>" [args…]` with `--output-format stream-json --verbose`,
+/// shows what it does, and tracks the context from each complete assistant
+/// message. At the threshold (never mid-message, never while Claude Code compacts)
+/// forge ends the session cleanly (SIGINT, then SIGTERM after a grace period),
+/// writes a handoff (trigger `relay`), runs your [[on_threshold]] hooks and starts
+/// the next session with a prompt that holds the handoff and the task. After
+/// --max-handoffs continuations the last session runs to its end. The chain is
+/// recorded in .forge/logs/chains/<first-session-id>.json. The exit status is the
+/// last session's; Ctrl-C stops the chain and leaves a handoff.
+#[derive(clap::Args, Debug)]
+#[command(
+    verbatim_doc_comment,
+    after_help = "Examples:\n  forge run -- claude -p \"Implement SPEC.md\"\n  \
+        forge run --threshold 70 --max-handoffs 5 -- claude -p \"Fix the failing tests\" --model opus\n  \
+        forge run --json -- claude -p \"Summarise the repo\" | jq -c 'select(.type == \"result\")'"
+)]
+pub struct RunArgs {
+    /// The context % that hands over (default: [relay] threshold, 90).
+    #[arg(long, value_name = "PCT")]
+    pub threshold: Option<f64>,
+    /// The most continuations (default: [relay] max_handoffs, 3).
+    #[arg(long, value_name = "N")]
+    pub max_handoffs: Option<u32>,
+    /// Run as this agent (sets FORGE_AGENT; its [agents.NAME] settings apply).
+    #[arg(long, value_name = "NAME")]
+    pub agent: Option<String>,
+    /// Pass Claude Code's stream-json lines through instead of readable text.
+    #[arg(long)]
+    pub json: bool,
+    /// The command: claude -p "<task>" [claude args…].
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+struct Terminal;
+
+impl Output for Terminal {
+    fn out(&mut self, text: &str) {
+        let mut o = std::io::stdout().lock();
+        let _ = o.write_all(text.as_bytes());
+        if !text.ends_with('\n') {
+            let _ = o.write_all(b"\n");
+        }
+        let _ = o.flush();
+    }
+
+    fn note(&mut self, text: &str) {
+        super::print_err(&format!("forge: {text}\n"));
+    }
+}
+
+/// Runs `forge run`.
+pub fn run(args: &RunArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+    let cmd = parse_command(&args.command).map_err(|e| eyre!("{e}"))?;
+    let paths = super::status::project_for_writing(None, env)?;
+    let loaded = match &args.agent {
+        Some(a) => config::load_as(&paths, env, a),
+        None => config::load(&paths, env),
+    }
+    .map_err(|e| eyre!("{e}\nFix the file, or check it with `forge config validate`."))?;
+    let cfg = loaded.config;
+    let threshold = args.threshold.unwrap_or(cfg.relay.threshold);
+    if !(1.0..=100.0).contains(&threshold) {
+        return Err(eyre!(
+            "--threshold must be between 1 and 100, found {threshold}"
+        ));
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, Arc::clone(&stop)).wrap_err("watching for Ctrl-C")?;
+    }
+    let relay = Relay {
+        paths: &paths,
+        env,
+        cfg: &cfg,
+        opts: Options {
+            threshold,
+            max_handoffs: args.max_handoffs.unwrap_or(cfg.relay.max_handoffs),
+            grace: Duration::from_secs(cfg.relay.grace_secs),
+            json: args.json,
+            agent: args.agent.clone(),
+        },
+        stop,
+    };
+    let code = relay.run(&cmd, &mut Terminal);
+    Ok(ExitCode::from(
+        u8::try_from(code.clamp(0, 255)).unwrap_or(1),
+    ))
+}

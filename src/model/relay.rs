@@ -1,0 +1,739 @@
+//! The relay of `forge run`: reading Claude Code's `--output-format stream-json`
+//! lines, tracking the context they report, deciding when to hand a headless task
+//! over to a fresh session, the continuation prompt, and the chain record.
+//!
+//! Pure: the process handling is `crate::app::relay`, the file is
+//! `crate::store::chains`.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::transcript::{infer_window, pct_of};
+
+/// One line of the stream, as far as the relay cares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamEvent {
+    /// `{"type":"system","subtype":"init",…}`: the session started.
+    Init {
+        /// Its id.
+        session_id: Option<String>,
+        /// The model it runs (the CLI's spelling, which may carry `[1m]`).
+        model: Option<String>,
+    },
+    /// A complete assistant message.
+    Assistant(AssistantMessage),
+    /// A user message: the tool results it carries (their `tool_use_id`s).
+    User {
+        /// The tool calls answered.
+        tool_results: Vec<String>,
+        /// A subagent's message (`parent_tool_use_id` set).
+        sidechain: bool,
+    },
+    /// `{"type":"system","subtype":"status","status":…}`: `compacting` or not.
+    Status {
+        /// The stream says it is compacting now.
+        compacting: bool,
+    },
+    /// `{"type":"system","subtype":"compact_boundary",…}`: a compaction happened.
+    CompactBoundary,
+    /// `{"type":"result",…}`: the session's last line.
+    Result {
+        /// `success`, `error_max_turns`, …
+        subtype: String,
+        /// `is_error`.
+        is_error: bool,
+        /// The final text.
+        text: Option<String>,
+    },
+    /// Anything else (hook lines, partial-message events, a newer kind).
+    Other,
+}
+
+/// A complete assistant message of the stream.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AssistantMessage {
+    /// The session.
+    pub session_id: Option<String>,
+    /// The API model id.
+    pub model: Option<String>,
+    /// Input-side tokens (input + cache read + cache creation), when it had usage.
+    pub context_tokens: Option<u64>,
+    /// A subagent's message (`parent_tool_use_id` set): not the main context.
+    pub sidechain: bool,
+    /// Its text blocks.
+    pub texts: Vec<String>,
+    /// Its tool calls: id, tool name and a one-line summary of the input.
+    pub tool_uses: Vec<(String, String, String)>,
+}
+
+fn str_of(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// Input-side tokens of a `usage` object (reference §5.5): input + cache creation
+/// + cache read. `None` when it has none of them.
+pub fn context_tokens(usage: &Value) -> Option<u64> {
+    let keys = [
+        "input_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+    ];
+    let parts: Vec<u64> = keys
+        .iter()
+        .filter_map(|k| usage.get(*k).and_then(Value::as_u64))
+        .collect();
+    (!parts.is_empty()).then(|| parts.iter().sum())
+}
+
+/// A short, one-line summary of a tool call's input (a command, a path, a pattern).
+fn tool_summary(input: &Value) -> String {
+    let pick = [
+        "command",
+        "file_path",
+        "path",
+        "pattern",
+        "url",
+        "description",
+    ]
+    .iter()
+    .find_map(|k| input.get(*k).and_then(Value::as_str));
+    let text = pick.unwrap_or("");
+    let one = super::text::single_line(text);
+    let mut s: String = one.chars().take(120).collect();
+    if one.chars().count() > 120 {
+        s.push('…');
+    }
+    s
+}
+
+/// Parses one line of the stream. `None` when it is not a JSON object.
+pub fn parse_line(line: &str) -> Option<StreamEvent> {
+    let v: Value = serde_json::from_str(line.trim()).ok()?;
+    let obj = v.as_object()?;
+    let kind = obj.get("type").and_then(Value::as_str).unwrap_or("");
+    let sidechain = obj.get("parent_tool_use_id").is_some_and(|p| !p.is_null());
+    let ev = match kind {
+        "system" => match obj.get("subtype").and_then(Value::as_str).unwrap_or("") {
+            "init" => StreamEvent::Init {
+                session_id: str_of(&v, "session_id"),
+                model: str_of(&v, "model"),
+            },
+            "status" => StreamEvent::Status {
+                compacting: obj.get("status").and_then(Value::as_str) == Some("compacting"),
+            },
+            "compact_boundary" => StreamEvent::CompactBoundary,
+            _ => StreamEvent::Other,
+        },
+        "assistant" => {
+            let msg = v.get("message").cloned().unwrap_or(Value::Null);
+            let mut m = AssistantMessage {
+                session_id: str_of(&v, "session_id"),
+                model: str_of(&msg, "model"),
+                context_tokens: msg.get("usage").and_then(context_tokens),
+                sidechain,
+                ..AssistantMessage::default()
+            };
+            for b in msg
+                .get("content")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                match b.get("type").and_then(Value::as_str) {
+                    Some("text") => m.texts.extend(str_of(b, "text")),
+                    Some("tool_use") => m.tool_uses.push((
+                        str_of(b, "id").unwrap_or_default(),
+                        str_of(b, "name").unwrap_or_default(),
+                        tool_summary(b.get("input").unwrap_or(&Value::Null)),
+                    )),
+                    _ => {}
+                }
+            }
+            StreamEvent::Assistant(m)
+        }
+        "user" => StreamEvent::User {
+            tool_results: v
+                .pointer("/message/content")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+                .filter_map(|b| str_of(b, "tool_use_id"))
+                .collect(),
+            sidechain,
+        },
+        "result" => StreamEvent::Result {
+            subtype: str_of(&v, "subtype").unwrap_or_default(),
+            is_error: obj
+                .get("is_error")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            text: str_of(&v, "result"),
+        },
+        _ => StreamEvent::Other,
+    };
+    Some(ev)
+}
+
+/// The readable form of a stream line for the terminal (`None`: nothing to show).
+pub fn readable(ev: &StreamEvent) -> Option<String> {
+    match ev {
+        StreamEvent::Assistant(m) if !m.sidechain => {
+            let mut out = String::new();
+            for t in &m.texts {
+                let t = t.trim();
+                if !t.is_empty() {
+                    let _ = writeln!(out, "{t}");
+                }
+            }
+            for (_, name, summary) in &m.tool_uses {
+                if summary.is_empty() {
+                    let _ = writeln!(out, "  → {name}");
+                } else {
+                    let _ = writeln!(out, "  → {name}: {summary}");
+                }
+            }
+            (!out.is_empty()).then_some(out)
+        }
+        StreamEvent::CompactBoundary => {
+            Some("  (Claude Code compacted the conversation)\n".to_owned())
+        }
+        _ => None,
+    }
+}
+
+/// What the relay decided after a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Keep the session running.
+    Continue,
+    /// Hand over now: the context is at the threshold and the session is at a clean
+    /// point (a complete message, no tool call waiting for its result, not
+    /// compacting).
+    Relay,
+    /// The threshold is reached but the chain may not grow: let it run (once).
+    LimitReached,
+}
+
+/// The context of one session as the stream reports it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tracker {
+    /// The session id (from `init` or the first message).
+    pub session_id: Option<String>,
+    /// The model (the CLI's spelling first, then the API's).
+    pub model: Option<String>,
+    /// Input-side tokens of the latest main-chain assistant message.
+    pub tokens: Option<u64>,
+    /// The stream says it is compacting.
+    pub compacting: bool,
+    /// Claude Code compacted this session on its own: it is not relayed any more.
+    pub compacted: bool,
+    /// Tool calls of the main chain still waiting for their results.
+    pub pending: BTreeSet<String>,
+    /// The session ended (`result` line).
+    pub finished: bool,
+    /// Whether [`Decision::LimitReached`] was already given.
+    pub limit_said: bool,
+}
+
+impl Tracker {
+    /// The context window: from the model (reference §6.3), or 1M when the tokens
+    /// say so.
+    pub fn window(&self) -> u64 {
+        infer_window(None, self.model.as_deref(), self.tokens)
+    }
+
+    /// The used percentage (whole number), when a usage was seen.
+    pub fn pct(&self) -> Option<f64> {
+        self.tokens.map(|t| pct_of(t, self.window()))
+    }
+
+    /// Takes in one event; answers whether to hand over now. `handoffs_left` is how
+    /// many continuations the chain may still start.
+    pub fn feed(&mut self, ev: &StreamEvent, threshold: f64, handoffs_left: u32) -> Decision {
+        match ev {
+            StreamEvent::Init { session_id, model } => {
+                if self.session_id.is_none() {
+                    self.session_id.clone_from(session_id);
+                }
+                if model.is_some() {
+                    self.model.clone_from(model);
+                }
+                return Decision::Continue;
+            }
+            StreamEvent::Assistant(m) if !m.sidechain => {
+                if self.session_id.is_none() {
+                    self.session_id.clone_from(&m.session_id);
+                }
+                if self.model.is_none() {
+                    self.model.clone_from(&m.model);
+                }
+                if let Some(t) = m.context_tokens {
+                    self.tokens = Some(t);
+                }
+                self.pending
+                    .extend(m.tool_uses.iter().map(|(id, _, _)| id.clone()));
+            }
+            StreamEvent::User {
+                tool_results,
+                sidechain: false,
+            } => {
+                for id in tool_results {
+                    self.pending.remove(id);
+                }
+            }
+            StreamEvent::Status { compacting } => self.compacting = *compacting,
+            StreamEvent::CompactBoundary => {
+                self.compacting = false;
+                self.compacted = true;
+                return Decision::Continue;
+            }
+            StreamEvent::Result { .. } => {
+                self.finished = true;
+                return Decision::Continue;
+            }
+            _ => return Decision::Continue,
+        }
+        self.decide(threshold, handoffs_left)
+    }
+
+    /// The decision in the current state.
+    pub fn decide(&mut self, threshold: f64, handoffs_left: u32) -> Decision {
+        let at = self.pct().is_some_and(|p| p >= threshold);
+        if !at || self.compacting || self.compacted || self.finished || !self.pending.is_empty() {
+            return Decision::Continue;
+        }
+        if handoffs_left == 0 {
+            if self.limit_said {
+                return Decision::Continue;
+            }
+            self.limit_said = true;
+            return Decision::LimitReached;
+        }
+        Decision::Relay
+    }
+}
+
+/// The most of a handoff's text put into a continuation prompt.
+pub const PROMPT_HANDOFF_CAP: usize = 24_000;
+
+/// The prompt of continuation `n` (1-based): the handoff, the original task, and
+/// the instruction to go on without redoing finished work.
+pub fn continuation_prompt(task: &str, handoff: &str, handoff_path: &str, n: u32) -> String {
+    let mut doc: String = handoff.chars().take(PROMPT_HANDOFF_CAP).collect();
+    if handoff.chars().count() > PROMPT_HANDOFF_CAP {
+        doc.push_str("\n[… cut; the whole handoff is in the file named above]\n");
+    }
+    format!(
+        "You are continuing a task that an earlier Claude Code session started and could not \
+         finish within its context window (continuation {n}, started by `forge run`).\n\n\
+         The original task:\n<task>\n{task}\n</task>\n\n\
+         The previous session's handoff ({handoff_path}):\n<handoff>\n{}\n</handoff>\n\n\
+         Continue the task from where the previous session stopped. Do not repeat work the \
+         handoff shows as finished: check the current state of the files and the repository \
+         first, then do what remains, and finish the task.\n",
+        doc.trim_end()
+    )
+}
+
+/// How a session of a chain ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionEnd {
+    /// Still running.
+    Running,
+    /// forge ended it at the threshold and started the next one.
+    Relayed,
+    /// It ran to its own end.
+    Exited,
+    /// Ctrl-C (or a termination signal) stopped it and the chain.
+    Interrupted,
+    /// It could not be started.
+    NotStarted,
+}
+
+/// One session of a chain.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChainSession {
+    /// Its session id (unknown until the stream names it).
+    pub session_id: Option<String>,
+    /// ISO 8601 UTC.
+    pub started_at: String,
+    /// ISO 8601 UTC, when it ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<String>,
+    /// Input-side tokens at its last reading (at hand-over for a relayed session).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_tokens: Option<u64>,
+    /// The same as a percentage of the window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_pct: Option<f64>,
+    /// The handoff written when it ended (absolute path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handoff: Option<String>,
+    /// How it ended.
+    pub end: SessionEnd,
+    /// Claude Code compacted it on its own.
+    #[serde(default)]
+    pub compacted: bool,
+    /// Its exit status (`None`: killed by a signal, or still running).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+}
+
+/// A chain: one task carried by `forge run` across sessions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chain {
+    /// The format's version.
+    pub version: u32,
+    /// The first session's id (the file's name).
+    pub id: String,
+    /// The task as given after `-p`.
+    pub task: String,
+    /// ISO 8601 UTC.
+    pub started_at: String,
+    /// ISO 8601 UTC, when the chain ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<String>,
+    /// The relay threshold (percent).
+    pub threshold: f64,
+    /// The most continuations allowed.
+    pub max_handoffs: u32,
+    /// The agent it ran as.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The sessions, in order.
+    pub sessions: Vec<ChainSession>,
+    /// The chain's exit status (the last session's), once it ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// A note for the person (the limit held, a session compacted on its own).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl Chain {
+    /// The handoffs written in the chain, in order.
+    pub fn handoffs(&self) -> impl Iterator<Item = &str> {
+        self.sessions.iter().filter_map(|s| s.handoff.as_deref())
+    }
+
+    /// Whether it is still running (no end recorded).
+    pub fn is_running(&self) -> bool {
+        self.ended_at.is_none()
+    }
+
+    /// One line: `3 sessions, 2 handoffs, exit 0 — <task>`.
+    pub fn summary(&self) -> String {
+        let n = self.sessions.len();
+        let h = self.handoffs().count();
+        let state = match (self.is_running(), self.exit_code) {
+            (true, _) => "running".to_owned(),
+            (false, Some(c)) => format!("exit {c}"),
+            (false, None) => "ended by a signal".to_owned(),
+        };
+        let task = super::text::single_line(&self.task);
+        let task: String = task.chars().take(80).collect();
+        format!(
+            "{n} session{}, {h} handoff{}, {state} — {task}",
+            if n == 1 { "" } else { "s" },
+            if h == 1 { "" } else { "s" },
+        )
+    }
+}
+
+/// The task and the other arguments of `claude -p "<task>" [args…]` (the program
+/// first). The task is the argument right after `-p`/`--print`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Command {
+    /// The program (`claude`, or a path).
+    pub program: String,
+    /// The task.
+    pub task: String,
+    /// Every other argument, without `-p`, the task, `--output-format` and
+    /// `--verbose` (forge sets those).
+    pub extra: Vec<String>,
+}
+
+/// Splits `claude -p "<task>" [args…]`. `Err` says what is wrong.
+pub fn parse_command(argv: &[String]) -> Result<Command, String> {
+    let (program, rest) = argv
+        .split_first()
+        .ok_or("give the command after `--`: forge run -- claude -p \"<task>\"")?;
+    let mut task = None;
+    let mut extra = Vec::new();
+    let mut it = rest.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-p" | "--print" if task.is_none() => match it.next() {
+                Some(t) if !t.starts_with('-') => task = Some(t.clone()),
+                _ => {
+                    return Err(
+                        "put the task right after -p: forge run -- claude -p \"<task>\" [args…]"
+                            .to_owned(),
+                    );
+                }
+            },
+            "--output-format" | "--input-format" => {
+                it.next();
+            }
+            "--verbose" => {}
+            s if s.starts_with("--output-format=") || s.starts_with("--input-format=") => {}
+            "-c" | "--continue" | "-r" | "--resume" => {
+                return Err(format!(
+                    "{a} does not go with forge run: each session of the chain starts fresh"
+                ));
+            }
+            _ => extra.push(a.clone()),
+        }
+    }
+    let task = task.ok_or("no -p \"<task>\": forge run runs Claude Code headless")?;
+    if task.trim().is_empty() {
+        return Err("the task after -p is empty".to_owned());
+    }
+    Ok(Command {
+        program: program.clone(),
+        task,
+        extra,
+    })
+}
+
+/// The arguments of one session: `-p <prompt>`, the extra arguments, then the
+/// stream-json output.
+pub fn session_args(prompt: &str, extra: &[String]) -> Vec<String> {
+    let mut v = vec!["-p".to_owned(), prompt.to_owned()];
+    v.extend(extra.iter().cloned());
+    v.extend(
+        ["--output-format", "stream-json", "--verbose"]
+            .iter()
+            .map(|s| (*s).to_owned()),
+    );
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assistant(tokens: u64, tools: &[&str]) -> String {
+        let content: Vec<Value> = if tools.is_empty() {
+            vec![serde_json::json!({"type":"text","text":"working"})]
+        } else {
+            tools
+                .iter()
+                .map(|id| serde_json::json!({"type":"tool_use","id":id,"name":"Bash","input":{"command":"ls\nx"}}))
+                .collect()
+        };
+        serde_json::json!({"type":"assistant","session_id":"s1","parent_tool_use_id":null,
+            "message":{"model":"claude-sonnet-4-6","content":content,
+              "usage":{"input_tokens":3,"cache_read_input_tokens":tokens-3,"cache_creation_input_tokens":0,"output_tokens":20}}})
+        .to_string()
+    }
+
+    fn result_of(id: &str) -> String {
+        serde_json::json!({"type":"user","parent_tool_use_id":null,"message":{"role":"user",
+            "content":[{"type":"tool_result","tool_use_id":id,"content":"ok"}]}})
+        .to_string()
+    }
+
+    #[test]
+    fn lines_parse_into_events() {
+        let init = r#"{"type":"system","subtype":"init","session_id":"s1","model":"claude-sonnet-4-6","tools":[]}"#;
+        assert_eq!(
+            parse_line(init),
+            Some(StreamEvent::Init {
+                session_id: Some("s1".into()),
+                model: Some("claude-sonnet-4-6".into())
+            })
+        );
+        let Some(StreamEvent::Assistant(m)) = parse_line(&assistant(100_000, &["t1"])) else {
+            panic!()
+        };
+        assert_eq!(m.context_tokens, Some(100_000));
+        assert_eq!(m.tool_uses[0].2, "ls x");
+        assert!(!m.sidechain);
+        assert_eq!(
+            parse_line(r#"{"type":"system","subtype":"status","status":"compacting"}"#),
+            Some(StreamEvent::Status { compacting: true })
+        );
+        assert_eq!(
+            parse_line(r#"{"type":"system","subtype":"status","status":null}"#),
+            Some(StreamEvent::Status { compacting: false })
+        );
+        assert_eq!(
+            parse_line(r#"{"type":"system","subtype":"compact_boundary","compact_metadata":{}}"#),
+            Some(StreamEvent::CompactBoundary)
+        );
+        assert!(matches!(
+            parse_line(r#"{"type":"result","subtype":"success","is_error":false,"result":"ok"}"#),
+            Some(StreamEvent::Result {
+                is_error: false,
+                ..
+            })
+        ));
+        assert_eq!(parse_line("not json"), None);
+        assert_eq!(
+            parse_line(r#"{"type":"stream_event"}"#),
+            Some(StreamEvent::Other)
+        );
+        assert_eq!(
+            context_tokens(
+                &serde_json::json!({"input_tokens":1,"cache_read_input_tokens":2,"cache_creation_input_tokens":4,"output_tokens":100})
+            ),
+            Some(7)
+        );
+        assert_eq!(context_tokens(&serde_json::json!({})), None);
+    }
+
+    fn feed(t: &mut Tracker, line: &str, left: u32) -> Decision {
+        t.feed(&parse_line(line).unwrap(), 50.0, left)
+    }
+
+    #[test]
+    fn relays_at_the_threshold_only_at_a_clean_point() {
+        let mut t = Tracker::default();
+        assert_eq!(feed(&mut t, &assistant(60_000, &[]), 3), Decision::Continue);
+        assert_eq!(t.pct(), Some(30.0));
+        // A tool call at the threshold waits for its result.
+        assert_eq!(
+            feed(&mut t, &assistant(100_000, &["t1"]), 3),
+            Decision::Continue
+        );
+        assert_eq!(feed(&mut t, &result_of("t1"), 3), Decision::Relay);
+        // Compacting: never.
+        let mut t = Tracker::default();
+        feed(
+            &mut t,
+            r#"{"type":"system","subtype":"status","status":"compacting"}"#,
+            3,
+        );
+        assert_eq!(
+            feed(&mut t, &assistant(120_000, &[]), 3),
+            Decision::Continue
+        );
+        // Compacted on its own: not relayed on top of it.
+        feed(
+            &mut t,
+            r#"{"type":"system","subtype":"compact_boundary"}"#,
+            3,
+        );
+        assert_eq!(
+            feed(&mut t, &assistant(120_000, &[]), 3),
+            Decision::Continue
+        );
+        // A subagent's usage is not the main context.
+        let mut t = Tracker::default();
+        let side = assistant(150_000, &[]).replace(
+            "\"parent_tool_use_id\":null",
+            "\"parent_tool_use_id\":\"t9\"",
+        );
+        assert_eq!(feed(&mut t, &side, 3), Decision::Continue);
+        assert_eq!(t.tokens, None);
+        // The limit: said once, then the session runs on.
+        let mut t = Tracker::default();
+        assert_eq!(
+            feed(&mut t, &assistant(100_000, &[]), 0),
+            Decision::LimitReached
+        );
+        assert_eq!(
+            feed(&mut t, &assistant(110_000, &[]), 0),
+            Decision::Continue
+        );
+    }
+
+    #[test]
+    fn the_window_comes_from_the_model() {
+        let mut t = Tracker {
+            model: Some("claude-opus-4-8".into()),
+            tokens: Some(500_000),
+            ..Tracker::default()
+        };
+        assert_eq!(t.window(), 1_000_000);
+        assert_eq!(t.pct(), Some(50.0));
+        t.model = Some("claude-sonnet-4-6".into());
+        t.tokens = Some(180_000);
+        assert_eq!(t.pct(), Some(90.0));
+    }
+
+    #[test]
+    fn the_continuation_prompt_holds_the_handoff_and_the_task() {
+        let p = continuation_prompt("Build the widget", "# Session handoff\nDone: A", "/h.md", 2);
+        assert!(p.contains("Build the widget"));
+        assert!(p.contains("Done: A"));
+        assert!(p.contains("/h.md"));
+        assert!(p.contains("continuation 2"));
+        assert!(p.contains("Do not repeat work"));
+        let long = "x".repeat(PROMPT_HANDOFF_CAP + 10);
+        assert!(continuation_prompt("t", &long, "/h", 1).contains("cut"));
+    }
+
+    #[test]
+    fn the_command_splits_into_task_and_arguments() {
+        let argv = |a: &[&str]| a.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let c = parse_command(&argv(&[
+            "claude",
+            "-p",
+            "do it",
+            "--model",
+            "m",
+            "--output-format",
+            "json",
+            "--verbose",
+        ]))
+        .unwrap();
+        assert_eq!(c.program, "claude");
+        assert_eq!(c.task, "do it");
+        assert_eq!(c.extra, argv(&["--model", "m"]));
+        assert_eq!(
+            session_args("go", &c.extra),
+            argv(&[
+                "-p",
+                "go",
+                "--model",
+                "m",
+                "--output-format",
+                "stream-json",
+                "--verbose"
+            ])
+        );
+        assert!(parse_command(&argv(&["claude", "do it"])).is_err());
+        assert!(parse_command(&argv(&["claude", "-p", "--model"])).is_err());
+        assert!(parse_command(&argv(&["claude", "-p", "x", "--resume", "id"])).is_err());
+        assert!(parse_command(&[]).is_err());
+    }
+
+    #[test]
+    fn a_chain_reads_back_and_sums_up() {
+        let c = Chain {
+            version: 1,
+            id: "s1".into(),
+            task: "Build\nit".into(),
+            started_at: "2026-01-01T00:00:00Z".into(),
+            ended_at: Some("2026-01-01T00:10:00Z".into()),
+            threshold: 90.0,
+            max_handoffs: 3,
+            agent: None,
+            sessions: vec![ChainSession {
+                session_id: Some("s1".into()),
+                started_at: "2026-01-01T00:00:00Z".into(),
+                ended_at: None,
+                context_tokens: Some(1),
+                context_pct: None,
+                handoff: Some("/h.md".into()),
+                end: SessionEnd::Relayed,
+                compacted: false,
+                exit_code: Some(0),
+            }],
+            exit_code: Some(0),
+            notes: vec![],
+        };
+        let text = serde_json::to_string(&c).unwrap();
+        assert!(text.contains("\"end\":\"relayed\""));
+        let back: Chain = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, c);
+        assert_eq!(back.summary(), "1 session, 1 handoff, exit 0 — Build it");
+    }
+}

@@ -1,0 +1,439 @@
+//! `forge run` (issue "11 of 11") with a fake `claude` on `PATH` that prints
+//! stream-json lines with rising usage: the relay, the continuation prompt, the chain
+//! file, the limit, compaction, Ctrl-C and the exit status.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use common::TestProject;
+use serde_json::Value;
+
+/// A fake `claude -p`: session N (counted in `$FAKE_DIR/count`) is `fake-session-N`;
+/// it records its arguments and `FORGE_RELAY_*`, writes a small transcript, then
+/// prints an init line and `$FAKE_STEPS` turns (a Bash call and its result each)
+/// whose context grows by 20k tokens a turn (10 % of a 200k window), then a result.
+/// SIGINT makes it print an interrupted result and exit 0.
+const FAKE: &str = r#"#!/bin/sh
+d="$FAKE_DIR"
+n=$(cat "$d/count" 2>/dev/null || echo 0); n=$((n+1)); echo "$n" > "$d/count"
+sid="fake-session-$n"
+for a in "$@"; do printf '%s\n@@ARG@@\n' "$a"; done > "$d/args-$n"
+env | grep -E '^FORGE_(RELAY|AGENT)' | sort > "$d/env-$n"
+proj=$(pwd -P | sed 's/[^A-Za-z0-9]/-/g')
+mkdir -p "$HOME/.claude/projects/$proj"
+printf '{"type":"user","sessionId":"%s","message":{"role":"user","content":"Work on the task %s"}}\n' "$sid" "$n" > "$HOME/.claude/projects/$proj/$sid.jsonl"
+trap 'printf "{\"type\":\"result\",\"subtype\":\"error_during_execution\",\"is_error\":true,\"session_id\":\"%s\"}\n" "$sid"; echo "$n" >> "$d/interrupted"; exit 0' INT
+printf '{"type":"system","subtype":"init","session_id":"%s","model":"claude-sonnet-4-6","tools":[]}\n' "$sid"
+i=1
+while [ "$i" -le "${FAKE_STEPS:-8}" ]; do
+  t=$((i * 20000))
+  if [ -n "$FAKE_COMPACT" ] && [ "$i" -eq 2 ]; then
+    printf '{"type":"system","subtype":"status","status":"compacting","session_id":"%s"}\n' "$sid"
+    sleep 0.1
+    printf '{"type":"system","subtype":"compact_boundary","session_id":"%s","compact_metadata":{"trigger":"auto","pre_tokens":40000}}\n' "$sid"
+  fi
+  printf '{"type":"assistant","session_id":"%s","parent_tool_use_id":null,"message":{"id":"m%s","model":"claude-sonnet-4-6","role":"assistant","content":[{"type":"text","text":"Step %s of session %s"},{"type":"tool_use","id":"tu%s_%s","name":"Bash","input":{"command":"make step%s"}}],"usage":{"input_tokens":3,"cache_read_input_tokens":%s,"cache_creation_input_tokens":0,"output_tokens":20}}}\n' "$sid" "$i" "$i" "$n" "$n" "$i" "$i" "$((t - 3))"
+  sleep "${FAKE_PAUSE:-0.05}"
+  printf '{"type":"user","session_id":"%s","parent_tool_use_id":null,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tu%s_%s","content":"ok"}]}}\n' "$sid" "$n" "$i"
+  sleep "${FAKE_PAUSE:-0.05}"
+  i=$((i + 1))
+done
+printf '{"type":"result","subtype":"success","is_error":false,"result":"All done in session %s","session_id":"%s"}\n' "$n" "$sid"
+exit "${FAKE_EXIT:-0}"
+"#;
+
+struct Fake {
+    p: TestProject,
+    dir: PathBuf,
+}
+
+impl Fake {
+    fn new() -> Self {
+        let p = TestProject::new();
+        let bin = p.bin_dir();
+        std::fs::create_dir_all(&bin).unwrap();
+        let exe = bin.join("claude");
+        std::fs::write(&exe, FAKE).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let dir = p.dir.path().join("fake");
+        std::fs::create_dir_all(&dir).unwrap();
+        Self { p, dir }
+    }
+
+    fn run(&self, forge_args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+        let mut cmd = self.p.forge();
+        cmd.arg("run").args(forge_args).env("FAKE_DIR", &self.dir);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.timeout(Duration::from_secs(60)).output().unwrap()
+    }
+
+    fn sessions(&self) -> usize {
+        std::fs::read_to_string(self.dir.join("count"))
+            .unwrap_or_default()
+            .trim()
+            .parse()
+            .unwrap_or(0)
+    }
+
+    fn args(&self, n: usize) -> Vec<String> {
+        std::fs::read_to_string(self.dir.join(format!("args-{n}")))
+            .unwrap()
+            .split("\n@@ARG@@\n")
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect()
+    }
+
+    fn env_of(&self, n: usize) -> String {
+        std::fs::read_to_string(self.dir.join(format!("env-{n}"))).unwrap_or_default()
+    }
+
+    fn chain(&self, id: &str) -> Value {
+        let text =
+            std::fs::read_to_string(self.p.forge_dir().join(format!("logs/chains/{id}.json")))
+                .unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+}
+
+fn events(root: &Path) -> Vec<Value> {
+    std::fs::read_to_string(root.join(".forge/logs/events.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_chain_relays_at_the_threshold_and_the_limit_holds() {
+    let f = Fake::new();
+    let hook_log = f.p.dir.path().join("threshold-hook.log");
+    let cfg = f.p.xdg.join("forge/config.toml");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    std::fs::write(
+        &cfg,
+        format!(
+            "[[on_threshold]]\nthreshold = 40\ncommand = \"cat >> '{}'; echo >> '{}'\"\n",
+            hook_log.display(),
+            hook_log.display()
+        ),
+    )
+    .unwrap();
+    let out = f.run(
+        &[
+            "--threshold",
+            "50",
+            "--max-handoffs",
+            "2",
+            "--",
+            "claude",
+            "-p",
+            "Build the blue widget",
+            "--model",
+            "claude-sonnet-4-6",
+        ],
+        &[],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    // Three sessions: two relayed, the last past the limit ran to its end.
+    assert_eq!(f.sessions(), 3, "{stderr}");
+    assert!(stderr.contains("--max-handoffs (2)"), "{stderr}");
+    assert!(stdout.contains("Step 1 of session 1"), "{stdout}");
+    assert!(stdout.contains("→ Bash: make step1"), "{stdout}");
+    assert!(stdout.contains("All done in session 3"), "{stdout}");
+    // Session 1 never got past turn 5 (100k = 50 %).
+    assert!(!stdout.contains("Step 6 of session 1"), "{stdout}");
+
+    // Arguments: the task first, then the same extra arguments and stream-json.
+    let a1 = f.args(1);
+    assert_eq!(
+        a1,
+        [
+            "-p",
+            "Build the blue widget",
+            "--model",
+            "claude-sonnet-4-6",
+            "--output-format",
+            "stream-json",
+            "--verbose"
+        ]
+    );
+    let chain = f.chain("fake-session-1");
+    let sessions = chain["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 3, "{chain:#}");
+    for (i, n) in [(1usize, 2usize), (2, 3)] {
+        let a = f.args(n);
+        assert_eq!(a[0], "-p");
+        let prompt = &a[1];
+        assert!(prompt.contains("Build the blue widget"), "{prompt}");
+        assert!(prompt.contains(&format!("continuation {i}")), "{prompt}");
+        assert!(prompt.contains("Do not repeat work"), "{prompt}");
+        let handoff = sessions[i - 1]["handoff"].as_str().unwrap();
+        assert!(prompt.contains(handoff), "{prompt}");
+        // The handoff's text itself, read from the session's transcript.
+        assert!(prompt.contains("# Session handoff"), "{prompt}");
+        assert!(prompt.contains("trigger: relay"), "{prompt}");
+        assert_eq!(&a[2..], &a1[2..]);
+        let env = f.env_of(n);
+        assert!(env.contains("FORGE_RELAY_CHAIN=fake-session-1"), "{env}");
+        assert!(
+            env.contains(&format!("FORGE_RELAY_PREVIOUS=fake-session-{i}")),
+            "{env}"
+        );
+        assert!(env.contains(&format!("FORGE_RELAY_HANDOFFS={i}")), "{env}");
+    }
+    assert_eq!(f.env_of(1), "");
+    // The chain file.
+    assert_eq!(chain["id"], "fake-session-1");
+    assert_eq!(chain["task"], "Build the blue widget");
+    assert_eq!(chain["exit_code"], 0);
+    assert_eq!(chain["max_handoffs"], 2);
+    let ends: Vec<&str> = sessions
+        .iter()
+        .map(|s| s["end"].as_str().unwrap())
+        .collect();
+    assert_eq!(ends, ["relayed", "relayed", "exited"]);
+    for (i, s) in sessions.iter().enumerate() {
+        assert_eq!(s["session_id"], format!("fake-session-{}", i + 1));
+        assert!(s["started_at"].is_string() && s["ended_at"].is_string());
+    }
+    assert_eq!(sessions[0]["context_pct"], 50.0);
+    assert_eq!(sessions[0]["context_tokens"], 100_000);
+    assert!(sessions[2]["handoff"].is_null());
+    for s in &sessions[..2] {
+        let h = s["handoff"].as_str().unwrap();
+        let text = std::fs::read_to_string(h).unwrap();
+        assert!(text.contains("trigger: relay"), "{text}");
+    }
+    // The relay's handoff is carried by the prompt, not left as a pending resume.
+    assert!(!f.p.forge_dir().join("pending-resume").exists());
+    // The hooks saw both hand-overs.
+    let hooks: Vec<Value> = std::fs::read_to_string(&hook_log)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(hooks.len(), 2);
+    assert_eq!(hooks[0]["session"]["session_id"], "fake-session-1");
+    assert_eq!(hooks[0]["context"]["usage_percent"], 0.5);
+    assert_eq!(hooks[1]["session"]["session_id"], "fake-session-2");
+    assert!(hooks[1]["handoff_path"].is_string());
+    // The event log says what happened.
+    let ev = events(&f.p.root);
+    let kinds: Vec<String> = ev
+        .iter()
+        .filter(|e| e["event"] == "forge run")
+        .flat_map(|e| e["outcomes"].as_array().cloned().unwrap_or_default())
+        .map(|o| o["kind"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(
+        kinds.iter().filter(|k| *k == "relayed").count(),
+        2,
+        "{kinds:?}"
+    );
+    assert!(kinds.contains(&"chain_ended".to_owned()), "{kinds:?}");
+    assert!(kinds.contains(&"handoff_written".to_owned()), "{kinds:?}");
+
+    // forge status and forge log show the chain.
+    let st = f.p.forge().args(["status", "--json"]).output().unwrap();
+    let st: Value = serde_json::from_slice(&st.stdout).unwrap();
+    assert_eq!(st["chains"][0]["id"], "fake-session-1");
+    assert_eq!(st["chains"][0]["sessions"].as_array().unwrap().len(), 3);
+    let log =
+        f.p.forge()
+            .args(["log", "--chain", "fake-sess"])
+            .output()
+            .unwrap();
+    let log = String::from_utf8_lossy(&log.stdout);
+    assert_eq!(
+        log.matches("relayed chain fake-session-1").count(),
+        2,
+        "{log}"
+    );
+    assert!(
+        log.contains("ended after 3 sessions and 2 handoffs: exit 0"),
+        "{log}"
+    );
+    let bad =
+        f.p.forge()
+            .args(["log", "--chain", "nope"])
+            .output()
+            .unwrap();
+    assert!(!bad.status.success());
+}
+
+#[test]
+fn forge_status_lists_a_chain_with_its_sessions_and_handoffs() {
+    let f = Fake::new();
+    let init = f.p.forge().args(["init"]).output().unwrap();
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    let out = f.run(
+        &[
+            "--threshold",
+            "50",
+            "--max-handoffs",
+            "1",
+            "--",
+            "claude",
+            "-p",
+            "task",
+        ],
+        &[],
+    );
+    assert!(out.status.success());
+    let st = f.p.forge().args(["status"]).output().unwrap();
+    let text = String::from_utf8_lossy(&st.stdout);
+    assert!(text.contains("Chains (forge run): 1"), "{text}");
+    assert!(
+        text.contains("2 sessions, 1 handoff, exit 0 — task"),
+        "{text}"
+    );
+    assert!(text.contains("1. fake-ses"), "{text}");
+    assert!(text.contains("relayed at 50% → handoff-"), "{text}");
+    assert!(text.contains("2. fake-ses"), "{text}");
+    assert!(text.contains("exited 0"), "{text}");
+}
+
+#[test]
+fn json_passes_the_stream_through_and_the_exit_status_is_the_last_sessions() {
+    let f = Fake::new();
+    let out = f.run(
+        &["--json", "--", "claude", "-p", "small task"],
+        &[("FAKE_STEPS", "2"), ("FAKE_EXIT", "3")],
+    );
+    assert_eq!(out.status.code(), Some(3));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["subtype"], "init");
+    assert_eq!(lines.last().unwrap()["type"], "result");
+    assert_eq!(f.sessions(), 1);
+    let chain = f.chain("fake-session-1");
+    assert_eq!(chain["exit_code"], 3);
+    assert_eq!(chain["sessions"][0]["end"], "exited");
+    assert_eq!(chain["sessions"][0]["exit_code"], 3);
+}
+
+#[test]
+fn a_session_claude_code_compacted_is_not_relayed_on_top_of_it() {
+    let f = Fake::new();
+    let out = f.run(
+        &["--threshold", "50", "--", "claude", "-p", "task"],
+        &[("FAKE_COMPACT", "1")],
+    );
+    assert!(out.status.success());
+    assert_eq!(f.sessions(), 1);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("compacted this session on its own"),
+        "{stderr}"
+    );
+    let chain = f.chain("fake-session-1");
+    assert_eq!(chain["sessions"][0]["compacted"], true);
+    assert_eq!(chain["sessions"][0]["end"], "exited");
+}
+
+#[test]
+fn ctrl_c_stops_the_chain_and_leaves_a_handoff() {
+    let f = Fake::new();
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("forge"));
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", f.p.bin_dir().display());
+    cmd.args(["run", "--", "claude", "-p", "long task"])
+        .current_dir(&f.p.root)
+        .env("PATH", path)
+        .env("HOME", &f.p.home)
+        .env("XDG_CONFIG_HOME", &f.p.xdg)
+        .env("XDG_STATE_HOME", f.p.state())
+        .env("FAKE_DIR", &f.dir)
+        .env("FAKE_PAUSE", "0.5")
+        .env("FAKE_STEPS", "40")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    let started = Instant::now();
+    while !f
+        .p
+        .forge_dir()
+        .join("logs/chains/fake-session-1.json")
+        .exists()
+    {
+        assert!(started.elapsed() < Duration::from_secs(20), "no chain file");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(600));
+    let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert_eq!(f.sessions(), 1);
+    assert!(f.dir.join("interrupted").exists(), "the session got SIGINT");
+    let chain = f.chain("fake-session-1");
+    let s = &chain["sessions"][0];
+    assert_eq!(s["end"], "interrupted");
+    let h = s["handoff"].as_str().unwrap();
+    assert!(Path::new(h).exists());
+    // Left as the pending resume for whoever goes on.
+    assert!(f.p.forge_dir().join("pending-resume").exists());
+    assert!(stderr.contains("pending resume"), "{stderr}");
+}
+
+#[test]
+fn a_command_without_a_task_is_refused() {
+    let f = Fake::new();
+    let out = f.run(&["--", "claude", "--model", "x"], &[]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("-p"));
+    assert_eq!(f.sessions(), 0);
+}
+
+#[test]
+fn an_agent_runs_with_its_own_relay_settings() {
+    let f = Fake::new();
+    let cfg = f.p.xdg.join("forge/config.toml");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    std::fs::write(
+        &cfg,
+        "[relay]\nthreshold = 95\n\n[agents.builder.relay]\nthreshold = 30\nmax_handoffs = 1\n",
+    )
+    .unwrap();
+    let out = f.run(&["--agent", "builder", "--", "claude", "-p", "task"], &[]);
+    assert!(out.status.success());
+    // 30 % as the builder: relayed once at turn 3 (60k), then the limit.
+    assert_eq!(f.sessions(), 2);
+    assert!(
+        f.env_of(1).contains("FORGE_AGENT=builder"),
+        "{}",
+        f.env_of(1)
+    );
+    let chain = f.chain("fake-session-1");
+    assert_eq!(chain["agent"], "builder");
+    assert_eq!(chain["threshold"], 30.0);
+    assert_eq!(chain["sessions"][0]["context_pct"], 30.0);
+    // Without the agent, the user's 95 % never relays this session.
+    let g = Fake::new();
+    std::fs::create_dir_all(g.p.xdg.join("forge")).unwrap();
+    std::fs::copy(&cfg, g.p.xdg.join("forge/config.toml")).unwrap();
+    assert!(g.run(&["--", "claude", "-p", "task"], &[]).status.success());
+    assert_eq!(g.sessions(), 1);
+}
