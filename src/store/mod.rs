@@ -135,8 +135,8 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> io::Result<()>
 }
 
 /// [`write_json`] with an `fsync` before the rename, for the contract files other
-/// tools read after a session (`last-session.json`, `pre-compact-state.json`):
-/// written once a turn, so durability is cheap there.
+/// tools read after a session (the final `last-session.json`,
+/// `pre-compact-state.json`): written once a session or once a compaction.
 pub fn write_json_synced<T: serde::Serialize>(path: &Path, value: &T) -> io::Result<()> {
     let mut bytes = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
     bytes.push(b'\n');
