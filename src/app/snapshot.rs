@@ -29,6 +29,14 @@ pub fn load(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
     snap
 }
 
+/// [`load`] for the dashboard: its handoffs as the inbox keeps them
+/// ([`crate::model::HandoffEntry::for_inbox`]), so thousands of them stay small.
+pub fn load_for_inbox(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
+    let mut snap = load_state(paths, now, git);
+    snap.handoffs = handoffs::list_for_inbox(paths);
+    snap
+}
+
 /// What SessionStart's summary reads: [`load`] without the session bridges and the
 /// recent event lines (left empty), which only the dashboard and `forge status` show —
 /// parsing a hundred event lines was a tenth of a small project's session start.

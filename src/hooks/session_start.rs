@@ -264,8 +264,8 @@ impl Ctx<'_> {
         };
         let (marker, target) = files::pending_resume(&self.paths, self.env)?;
         if own_only {
-            let owner =
-                handoffs::load_one(&target).and_then(|h| h.front.get("session_id").cloned());
+            let owner = handoffs::load_one(&target)
+                .and_then(|h| h.front.get("session_id").map(str::to_owned));
             if owner.is_some_and(|o| !o.is_empty() && Some(o.as_str()) != self.session_id()) {
                 return Some(Take::Left {
                     target,
