@@ -33,10 +33,10 @@ pub fn read_last_session(paths: &Paths) -> Option<LastSession> {
 }
 
 /// Writes `logs/last-session.json`: synced when it is SessionEnd's final record,
-/// not for the copy Stop rewrites every turn (the rename alone keeps it whole for
-/// every reader; a power cut can only leave the previous turn's copy, or none, which
-/// readers treat as no data — and an `fsync` was a tenth of a small repository's
-/// Stop hook).
+/// not for the copy Stop rewrites every turn (the atomic replacement alone keeps it
+/// whole for every reader; a power cut can only leave the previous turn's copy, none
+/// or an empty one, which readers treat as no data — and an `fsync` was a tenth of a
+/// small repository's Stop hook).
 pub fn write_last_session(paths: &Paths, s: &LastSession) -> io::Result<()> {
     if s.is_final {
         super::write_json_synced(&paths.last_session(), s)
