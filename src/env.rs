@@ -171,11 +171,7 @@ impl Env {
     /// empty entry, which means the current folder) are skipped: hooks run in
     /// whatever folder the session is in.
     pub fn find_program(&self, name: &str) -> Option<PathBuf> {
-        let path = self.path.as_ref()?;
-        std::env::split_paths(path)
-            .filter(|dir| dir.is_absolute())
-            .map(|dir| dir.join(name))
-            .find(|candidate| is_executable_file(candidate))
+        find_in_path(self.path.as_ref()?, name)
     }
 
     /// Claude Code's user folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
@@ -215,6 +211,15 @@ impl Env {
             })
             .map(|d| d.join("forge"))
     }
+}
+
+/// [`Env::find_program`] for a `$PATH` value kept elsewhere (see
+/// `crate::git::set_search_path`).
+pub fn find_in_path(path: &std::ffi::OsStr, name: &str) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable_file(candidate))
 }
 
 /// Whether `path` (following symlinks) is a regular file someone may execute.

@@ -1,9 +1,17 @@
-//! Git facts through `git2` (built without default features: no OpenSSL, no network).
+//! Git facts through `git2` (built without default features: no OpenSSL, no network),
+//! and, for a large work tree, through the `git` binary.
 //!
 //! Only names and counts are read — never file contents or diffs. Hooks compute
 //! these and write `logs/git-cache.json` (so does the open dashboard, when its
 //! [`marks`] show a checkout or commit); the statusline only reads that cache (and
 //! `.git/HEAD` for the branch).
+//!
+//! The work-tree scan (one `lstat` per tracked file, a listing of every folder) is
+//! nearly all the cost of [`facts`]. On a large index it is left to `git status
+//! --porcelain=v2 -z`, which stats with many threads and relative paths and honours
+//! `core.untrackedCache` — libgit2 needs about twice its CPU time for the same
+//! answer. git is run so that it executes nothing the repository configures (see
+//! [`status_by_git`]); without a `git` binary, or when it fails, libgit2 scans.
 
 #![deny(
     clippy::unwrap_used,
@@ -16,8 +24,13 @@ use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
-use std::time::Duration;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use git2::{DiffOptions, ErrorCode, Repository};
 
@@ -159,57 +172,81 @@ pub fn marks(root: &Path) -> Option<Marks> {
 /// 4,000 entries).
 const PARALLEL_MIN_INDEX_BYTES: u64 = 350 * 1024;
 
+/// Index file size from which the `git` binary scans the work tree instead of
+/// libgit2 (about 2,000 entries): below it, starting a process costs more than git's
+/// faster scan saves (`scripts/bench-hooks.sh` measures both sides).
+const GIT_BINARY_MIN_INDEX_BYTES: u64 = 170 * 1024;
+
+/// `$PATH` as `main` found it, where the `git` binary is looked for (once, and only
+/// when a large work tree needs it).
+static SEARCH_PATH: OnceLock<Option<OsString>> = OnceLock::new();
+/// The `git` binary found in [`SEARCH_PATH`].
+static GIT_PROGRAM: OnceLock<Option<PathBuf>> = OnceLock::new();
+
+/// Lets [`facts`] run the `git` binary found in `path` (a `$PATH` value; relative
+/// entries are skipped) for a large work tree. `main` calls it once; without it (in
+/// unit tests, or when `$PATH` is unset) libgit2 scans every tree.
+pub fn set_search_path(path: Option<OsString>) {
+    let _ = SEARCH_PATH.set(path);
+}
+
+fn git_program() -> Option<&'static Path> {
+    GIT_PROGRAM
+        .get_or_init(|| {
+            let path = SEARCH_PATH.get()?.as_ref()?;
+            crate::env::find_in_path(path, "git")
+        })
+        .as_deref()
+}
+
 /// Computes branch, uncommitted count and changed names for the work tree at `root`.
-/// `None` when `root` is not inside a git work tree.
+/// `None` when `root` is not inside a git work tree, or when a `git` binary scanning
+/// it did not answer within [`GIT_DEADLINE`].
 ///
 /// The count matches `git status --porcelain`: staged changes (HEAD → index, renames
 /// found) and work-tree changes (index → work tree, untracked files, an untracked
-/// folder once), one per path. On a large tree the work-tree scan — one `lstat` per
-/// file, nearly all of the cost — is split between two threads by folder.
+/// folder once), one per path. On a large index `git status` itself is asked (see the
+/// module documentation); otherwise libgit2 scans, and on a large tree splits the
+/// scan between two threads by folder.
 pub fn facts(root: &Path) -> Option<GitFacts> {
+    facts_until(root, Instant::now() + GIT_DEADLINE, GitBinary::FromPath)
+}
+
+/// Which `git` binary [`facts_until`] may run for a large index.
+#[derive(Debug, Clone, Copy)]
+enum GitBinary<'a> {
+    /// The one found in the `$PATH` `main` gave (looked up only when needed).
+    FromPath,
+    /// This one (tests).
+    #[cfg_attr(not(test), allow(dead_code))]
+    At(&'a Path),
+    /// None: libgit2 scans every tree.
+    #[cfg_attr(not(test), allow(dead_code))]
+    Never,
+}
+
+/// [`facts`], with the `git` binary to use for a large index and the moment to give
+/// up on it.
+fn facts_until(root: &Path, until: Instant, git: GitBinary<'_>) -> Option<GitFacts> {
     let repo = open(root)?;
     let workdir = repo.workdir()?.to_path_buf();
     let branch = branch(&repo).unwrap_or_else(|| "HEAD".to_owned());
-    // Decide from the index file's size, before reading it, whether to use a second
-    // thread: then that thread loads its own copy of the index while this one does.
-    let big = std::fs::metadata(repo.path().join("index"))
-        .is_ok_and(|m| m.len() >= PARALLEL_MIN_INDEX_BYTES);
-    let mut changed: BTreeSet<String> = BTreeSet::new();
-    let ok = std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::channel::<Option<PathSpecs>>();
-        let helper = big.then(|| {
-            let dir = workdir.clone();
-            scope.spawn(move || -> Option<Vec<String>> {
-                let repo = Repository::open(&dir).ok()?;
-                let index = repo.index().ok()?;
-                match rx.recv().ok()? {
-                    Some(specs) => workdir_changes(&repo, &index, Some(&specs)),
-                    None => Some(Vec::new()),
-                }
-            })
-        });
-        let index = repo.index().ok();
-        let split = match (&index, big) {
-            (Some(index), true) => split_workdir(&workdir, index),
-            _ => None,
-        };
-        let (mine, theirs) = match split {
-            Some((a, b)) => (Some(a), Some(b)),
-            None => (None, None),
-        };
-        // Always answer the helper, so it never waits forever.
-        let _ = tx.send(theirs);
-        let index = index?;
-        let staged = staged_changes(&repo, &index)?;
-        let local = workdir_changes(&repo, &index, mine.as_ref())?;
-        changed.extend(staged);
-        changed.extend(local);
-        if let Some(h) = helper {
-            changed.extend(h.join().ok()??);
-        }
-        Some(())
-    });
-    ok?;
+    let index_len = std::fs::metadata(repo.path().join("index")).map_or(0, |m| m.len());
+    let program = match git {
+        _ if index_len < GIT_BINARY_MIN_INDEX_BYTES => None,
+        GitBinary::FromPath => git_program(),
+        GitBinary::At(p) => Some(p),
+        GitBinary::Never => None,
+    };
+    let by_git = match program {
+        Some(program) if !runs_filters(&repo) => status_by_git(program, &workdir, until),
+        _ => GitScan::Unavailable,
+    };
+    let mut changed = match by_git {
+        GitScan::Paths(paths) => paths.into_iter().collect(),
+        GitScan::TimedOut => return None,
+        GitScan::Unavailable => changes_by_libgit2(&repo, &workdir, index_len)?,
+    };
     changed.retain(|name| name != ".forge" && !name.starts_with(".forge/"));
     let head = repo
         .head()
@@ -224,14 +261,237 @@ pub fn facts(root: &Path) -> Option<GitFacts> {
     })
 }
 
+/// Staged and work-tree changes through libgit2; on a large tree (index of
+/// `index_len` bytes) the work-tree scan is split between two threads.
+fn changes_by_libgit2(
+    repo: &Repository,
+    workdir: &Path,
+    index_len: u64,
+) -> Option<BTreeSet<String>> {
+    // Decide from the index file's size, before reading it, whether to use a second
+    // thread: then that thread loads its own copy of the index while this one does.
+    let big = index_len >= PARALLEL_MIN_INDEX_BYTES;
+    let mut changed: BTreeSet<String> = BTreeSet::new();
+    let ok = std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel::<Option<PathSpecs>>();
+        let helper = big.then(|| {
+            let dir = workdir.to_path_buf();
+            scope.spawn(move || -> Option<Vec<String>> {
+                let repo = Repository::open(&dir).ok()?;
+                let index = repo.index().ok()?;
+                match rx.recv().ok()? {
+                    Some(specs) => workdir_changes(&repo, &index, Some(&specs)),
+                    None => Some(Vec::new()),
+                }
+            })
+        });
+        let index = repo.index().ok();
+        let split = match (&index, big) {
+            (Some(index), true) => split_workdir(workdir, index),
+            _ => None,
+        };
+        let (mine, theirs) = match split {
+            Some((a, b)) => (Some(a), Some(b)),
+            None => (None, None),
+        };
+        // Always answer the helper, so it never waits forever.
+        let _ = tx.send(theirs);
+        let index = index?;
+        let staged = staged_changes(repo, &index)?;
+        let local = workdir_changes(repo, &index, mine.as_ref())?;
+        changed.extend(staged);
+        changed.extend(local);
+        if let Some(h) = helper {
+            changed.extend(h.join().ok()??);
+        }
+        Some(())
+    });
+    ok?;
+    Some(changed)
+}
+
+/// What asking the `git` binary gave.
+#[derive(Debug)]
+enum GitScan {
+    /// The changed paths, as `git status` lists them.
+    Paths(Vec<String>),
+    /// git ran past the deadline and was killed: libgit2 would be no faster.
+    TimedOut,
+    /// No answer (not installed, too old, refused the repository, odd output): libgit2
+    /// scans instead.
+    Unavailable,
+}
+
+/// Whether the repository's own configuration (`.git/config`, the work tree's
+/// config, and what they include) names a filter driver command (`filter.*.clean`
+/// or `filter.*.process`). `git status` runs such a command to compare a file whose
+/// stat data changed, so forge leaves such a repository to libgit2, which runs no
+/// external program. Filters from the user's own config (git-lfs installs one in
+/// `~/.gitconfig`) are the user's choice, as they are for their own `git status`.
+fn runs_filters(repo: &Repository) -> bool {
+    let Ok(config) = repo.config() else {
+        return true;
+    };
+    let Ok(mut entries) = config.entries(Some(r"^filter\.")) else {
+        return true;
+    };
+    while let Some(entry) = entries.next() {
+        let Ok(entry) = entry else {
+            return true;
+        };
+        let own = matches!(
+            entry.level(),
+            git2::ConfigLevel::Local | git2::ConfigLevel::Worktree | git2::ConfigLevel::App
+        );
+        let name = entry.name_bytes();
+        if own && (name.ends_with(b".clean") || name.ends_with(b".process")) {
+            return true;
+        }
+    }
+    false
+}
+
+/// The most output read from `git status` (a tree with millions of changed paths is
+/// left to the cache).
+const GIT_OUTPUT_CAP: u64 = 256 * 1024 * 1024;
+
+/// Environment variables that would point git at another repository, index or
+/// object store than the work tree libgit2 opened.
+const GIT_LOCATION_VARS: [&str; 8] = [
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+];
+
+/// Runs `git status --porcelain=v2 -z` in `workdir` with `program` (an absolute path)
+/// and reads the changed paths, killing git at `until`.
+///
+/// Hardened so that git executes nothing a repository configures, and changes
+/// nothing: `core.fsmonitor` is emptied on the command line (a repository's
+/// `.git/config` may name any program there, and `git status` would run it; the
+/// command line wins over every config file), hooks point at `/dev/null`, and
+/// `--no-optional-locks` keeps git from rewriting the index (so no
+/// `post-index-change` hook, and no lock taken from under the person's own git
+/// commands). Filter drivers cannot be switched off from the command line:
+/// [`runs_filters`] keeps such repositories away from here. No pager, no prompt,
+/// stdin closed. Untracked files and submodules are set explicitly to what the
+/// libgit2 scan counts (`normal`, submodules ignored), whatever `status.*` says.
+fn status_by_git(program: &Path, workdir: &Path, until: Instant) -> GitScan {
+    let mut cmd = Command::new(program);
+    cmd.arg("-C")
+        .arg(workdir)
+        .args([
+            "--no-pager",
+            "--no-optional-locks",
+            "-c",
+            "core.fsmonitor=",
+            "-c",
+            "core.hooksPath=/dev/null",
+            "status",
+            "--porcelain=v2",
+            "-z",
+            "--untracked-files=normal",
+            "--ignore-submodules=all",
+        ])
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    for var in GIT_LOCATION_VARS {
+        cmd.env_remove(var);
+    }
+    let Ok(mut child) = cmd.spawn() else {
+        return GitScan::Unavailable;
+    };
+    let Some(stdout) = child.stdout.take() else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return GitScan::Unavailable;
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::Builder::new()
+        .name("git-status".into())
+        .spawn(move || {
+            let mut out = Vec::new();
+            let read = stdout.take(GIT_OUTPUT_CAP).read_to_end(&mut out);
+            let _ = tx.send(read.map(|_| out));
+        });
+    if reader.is_err() {
+        let _ = child.kill();
+        let _ = child.wait();
+        return GitScan::Unavailable;
+    }
+    let wait = until.saturating_duration_since(Instant::now());
+    match rx.recv_timeout(wait) {
+        Ok(Ok(out)) => {
+            let ok = child.wait().is_ok_and(|s| s.success());
+            match parse_porcelain_v2(&out) {
+                Some(paths) if ok && (out.len() as u64) < GIT_OUTPUT_CAP => GitScan::Paths(paths),
+                _ => GitScan::Unavailable,
+            }
+        }
+        Ok(Err(_)) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            GitScan::Unavailable
+        }
+        Err(_) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            GitScan::TimedOut
+        }
+    }
+}
+
+/// The paths `git status --porcelain=v2 -z` lists, one per record, repo-relative as
+/// git prints them (an untracked folder as `dir/`): changed (`1`), renamed or copied
+/// (`2`: the new path; the original path that follows is skipped), unmerged (`u`),
+/// untracked (`?`). Ignored (`!`) and header (`#`) records are skipped. `None` when
+/// the output is not in that format.
+fn parse_porcelain_v2(out: &[u8]) -> Option<Vec<String>> {
+    let mut paths = Vec::new();
+    let mut records = out.split(|b| *b == 0);
+    while let Some(record) = records.next() {
+        // Fields before the path: `1` has 8, `2` has 9, `u` has 10, `?`/`!` have 1.
+        let fields = match record.first() {
+            None => continue,
+            Some(b'1') => 8,
+            Some(b'2') => 9,
+            Some(b'u') => 10,
+            Some(b'?') => 1,
+            Some(b'!' | b'#') => {
+                continue;
+            }
+            Some(_) => return None,
+        };
+        let path = record.splitn(fields + 1, |b| *b == b' ').nth(fields)?;
+        if record.get(1) != Some(&b' ') || path.is_empty() {
+            return None;
+        }
+        if record.first() == Some(&b'2') {
+            // The original path, in a record of its own.
+            records.next()?;
+        }
+        paths.push(String::from_utf8_lossy(path).into_owned());
+    }
+    Some(paths)
+}
+
+/// The path of each delta (the new one of a rename), as text: a name that is not
+/// UTF-8 still counts, as it does for `git status`.
 fn delta_paths(diff: &git2::Diff<'_>) -> Vec<String> {
     diff.deltas()
         .filter_map(|d| {
             d.new_file()
-                .path()
-                .or_else(|| d.old_file().path())
-                .and_then(|p| p.to_str())
-                .map(str::to_owned)
+                .path_bytes()
+                .or_else(|| d.old_file().path_bytes())
+                .map(|p| String::from_utf8_lossy(p).into_owned())
         })
         .collect()
 }
@@ -415,23 +675,52 @@ pub const GIT_DEADLINE: Duration = Duration::from_secs(3);
 /// longer (a huge or cold tree): the thread is left to finish on its own and the
 /// hook carries on — git work in a hook is bounded.
 pub fn facts_within(root: &Path, deadline: Duration) -> Option<GitFacts> {
-    let root = root.to_path_buf();
-    run_within(deadline, move || facts(&root))
+    start_facts(root, deadline).wait()
 }
 
-/// Runs `work` on a helper thread and waits at most `deadline` for its answer.
-fn run_within<T: Send + 'static>(
-    deadline: Duration,
-    work: impl FnOnce() -> Option<T> + Send + 'static,
-) -> Option<T> {
+/// Git facts being computed on a helper thread (see [`start_facts`]): the caller
+/// does its other reads meanwhile — on two cores the scan and the hook's own file
+/// work overlap — and then [`PendingFacts::wait`]s.
+#[derive(Debug)]
+pub struct PendingFacts {
+    answer: Option<std::sync::mpsc::Receiver<Option<GitFacts>>>,
+    until: Instant,
+}
+
+impl PendingFacts {
+    /// The facts, waiting at most until the deadline given to [`start_facts`]
+    /// (`None` past it, or outside a work tree).
+    pub fn wait(self) -> Option<GitFacts> {
+        let wait = self.until.saturating_duration_since(Instant::now());
+        self.answer?.recv_timeout(wait).ok().flatten()
+    }
+}
+
+/// Starts [`facts`] for `root` on a helper thread, to be waited for at most
+/// `deadline` from now.
+pub fn start_facts(root: &Path, deadline: Duration) -> PendingFacts {
+    let root = root.to_path_buf();
+    let until = Instant::now() + deadline;
+    start_within(until, move || {
+        facts_until(&root, until, GitBinary::FromPath)
+    })
+}
+
+/// Runs `work` on a helper thread; its answer is waited for until `until`.
+fn start_within(
+    until: Instant,
+    work: impl FnOnce() -> Option<GitFacts> + Send + 'static,
+) -> PendingFacts {
     let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::Builder::new()
+    let spawned = std::thread::Builder::new()
         .name("git-facts".into())
         .spawn(move || {
             let _ = tx.send(work());
-        })
-        .ok()?;
-    rx.recv_timeout(deadline).ok().flatten()
+        });
+    PendingFacts {
+        answer: spawned.ok().map(|_| rx),
+        until,
+    }
 }
 
 /// Computes git facts (within [`GIT_DEADLINE`]) and writes them to
@@ -449,7 +738,17 @@ pub fn refresh_cache_within(
     now: DateTime<Utc>,
     deadline: Duration,
 ) -> Option<GitCache> {
-    let Some(f) = facts_within(&paths.root, deadline) else {
+    finish_refresh(paths, now, start_facts(&paths.root, deadline))
+}
+
+/// The second half of [`refresh_cache`] for facts started with [`start_facts`]:
+/// waits for them, writes the cache, falls back to it.
+pub fn finish_refresh(
+    paths: &Paths,
+    now: DateTime<Utc>,
+    pending: PendingFacts,
+) -> Option<GitCache> {
+    let Some(f) = pending.wait() else {
         return files::read_git_cache(paths);
     };
     let cache = cache_of(f, now);
@@ -703,17 +1002,200 @@ mod tests {
         assert_eq!(f.uncommitted, 9);
     }
 
+    /// The `git` binary the tests run (the same lookup `main` arranges).
+    fn git_binary() -> PathBuf {
+        crate::env::find_in_path(&std::env::var_os("PATH").unwrap(), "git").unwrap()
+    }
+
+    /// A committed tree of `n` files under `src/mNN/` (index of ~90 bytes a file).
+    fn big_repo(d: &Path, n: usize) {
+        git(d, &["init", "-q", "-b", "main"]);
+        for i in 0..n {
+            let sub = d.join(format!("src/m{:02}", i / 400));
+            std::fs::create_dir_all(&sub).unwrap();
+            std::fs::write(sub.join(format!("f{i}.rs")), format!("{i}")).unwrap();
+        }
+        std::fs::write(d.join("top.txt"), "t").unwrap();
+        git(d, &["add", "-A"]);
+        git(d, &["commit", "-qm", "init"]);
+    }
+
+    #[test]
+    fn porcelain_v2_records_give_one_path_each() {
+        let out = b"# branch.oid abc\0\
+1 .M N... 100644 100644 100644 aaa aaa src/a b.rs\0\
+1 A. N... 000000 100644 100644 000 bbb new.rs\0\
+2 R. N... 100644 100644 100644 ccc ccc R100 moved to.rs\0was here.rs\0\
+2 C. N... 100644 100644 100644 ccc ccc C75 copy.rs\0orig.rs\0\
+u UU N... 100644 100644 100644 100644 d1 d2 d3 conflict.rs\0\
+? untracked dir/\0\
+? caf\xe9.txt\0\
+! target/\0";
+        assert_eq!(
+            parse_porcelain_v2(out).unwrap(),
+            [
+                "src/a b.rs",
+                "new.rs",
+                "moved to.rs",
+                "copy.rs",
+                "conflict.rs",
+                "untracked dir/",
+                "caf\u{fffd}.txt"
+            ]
+        );
+        assert_eq!(parse_porcelain_v2(b"").unwrap(), Vec::<String>::new());
+        // Not porcelain v2: v1 lines, a rename without its original path, a record
+        // with too few fields.
+        assert_eq!(parse_porcelain_v2(b" M src/a.rs\0"), None);
+        assert_eq!(
+            parse_porcelain_v2(b"2 R. N... 100644 100644 100644 c c R100 moved.rs"),
+            None
+        );
+        assert_eq!(parse_porcelain_v2(b"1 .M N... 100644\0"), None);
+        assert_eq!(parse_porcelain_v2(b"?\0"), None);
+    }
+
+    #[test]
+    fn git_binary_and_libgit2_count_the_same_as_git_status() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        big_repo(d, 2500);
+        let index_len = std::fs::metadata(d.join(".git/index")).unwrap().len();
+        assert!(index_len >= GIT_BINARY_MIN_INDEX_BYTES, "{index_len}");
+        std::fs::write(d.join("src/m00/f0.rs"), "changed").unwrap();
+        std::fs::remove_file(d.join("src/m05/f2000.rs")).unwrap();
+        std::fs::write(d.join("top.txt"), "changed").unwrap();
+        std::fs::create_dir_all(d.join("src/m03/newdir/deeper")).unwrap();
+        std::fs::write(d.join("src/m03/newdir/deeper/a"), "a").unwrap();
+        std::fs::write(d.join("with space.txt"), "n").unwrap();
+        std::fs::write(d.join("src/m01/staged.rs"), "s").unwrap();
+        git(d, &["add", "src/m01/staged.rs"]);
+        git(d, &["mv", "src/m02/f900.rs", "src/m02/renamed.rs"]);
+        // Staged, then changed again: one path.
+        std::fs::write(d.join("src/m01/staged.rs"), "s2").unwrap();
+        std::fs::create_dir_all(d.join(".forge/logs")).unwrap();
+        std::fs::write(d.join(".forge/logs/x"), "x").unwrap();
+        let until = || Instant::now() + Duration::from_secs(30);
+        let by_git = facts_until(d, until(), GitBinary::At(&git_binary())).unwrap();
+        let by_libgit2 = facts_until(d, until(), GitBinary::Never).unwrap();
+        // What `git status --porcelain` lists (the rename once, by its new name;
+        // .forge/ left out).
+        let expected = [
+            "src/m00/f0.rs",
+            "src/m01/staged.rs",
+            "src/m02/renamed.rs",
+            "src/m03/newdir/",
+            "src/m05/f2000.rs",
+            "top.txt",
+            "with space.txt",
+        ];
+        assert_eq!(by_git.changed, expected);
+        assert_eq!(by_git.uncommitted, 7);
+        assert_eq!(by_git, by_libgit2);
+        // Without renames git lists the old and the new name: one more.
+        assert_eq!(porcelain(d).len(), expected.len() + 1);
+    }
+
+    #[test]
+    fn git_runs_nothing_the_repository_configures() {
+        let t = tempfile::tempdir().unwrap();
+        let d = &t.path().join("repo");
+        std::fs::create_dir_all(d).unwrap();
+        big_repo(d, 2500);
+        // A repository (say, unpacked from an archive) whose own .git/config names
+        // programs: an fsmonitor hook and a clean filter that `git status` would run.
+        let ran = t.path().join("ran");
+        let script = t.path().join("evil.sh");
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\necho \"$0 $*\" >> '{}'\ncat\n", ran.display()),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let evil = script.to_str().unwrap();
+        git(d, &["config", "core.fsmonitor", evil]);
+        git(d, &["config", "core.hooksPath", t.path().to_str().unwrap()]);
+        std::fs::copy(&script, t.path().join("post-index-change")).unwrap();
+        std::fs::write(d.join("src/m00/f1.rs"), "changed").unwrap();
+        let until = || Instant::now() + Duration::from_secs(30);
+        let f = facts_until(d, until(), GitBinary::At(&git_binary())).unwrap();
+        assert_eq!(f.changed, ["src/m00/f1.rs"]);
+        assert!(
+            !ran.exists(),
+            "git ran {}",
+            std::fs::read_to_string(&ran).unwrap()
+        );
+        assert!(!runs_filters(&open(d).unwrap()));
+        // A filter driver cannot be switched off from the command line: libgit2
+        // (which runs no program) scans such a repository, with the same answer.
+        git(d, &["config", "filter.x.clean", evil]);
+        std::fs::write(d.join(".gitattributes"), "*.rs filter=x\n").unwrap();
+        assert!(runs_filters(&open(d).unwrap()));
+        std::fs::write(d.join("src/m00/f2.rs"), "changed").unwrap();
+        let f = facts_until(d, until(), GitBinary::At(&git_binary())).unwrap();
+        assert_eq!(
+            f.changed,
+            [".gitattributes", "src/m00/f1.rs", "src/m00/f2.rs"]
+        );
+        assert!(
+            !ran.exists(),
+            "git ran {}",
+            std::fs::read_to_string(&ran).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_git_that_fails_or_hangs_is_not_waited_for() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let d = &t.path().join("repo");
+        std::fs::create_dir_all(d).unwrap();
+        big_repo(d, 2500);
+        std::fs::write(d.join("top.txt"), "changed").unwrap();
+        let fake = |name: &str, body: &str| {
+            let p = t.path().join(name);
+            std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+            p
+        };
+        let later = Instant::now() + Duration::from_secs(30);
+        // Missing, failing or talking nonsense: libgit2 answers instead.
+        for program in [
+            t.path().join("no-such-git"),
+            fake("fails", "exit 128"),
+            fake("nonsense", "echo ' M top.txt'"),
+        ] {
+            let f = facts_until(d, later, GitBinary::At(&program)).unwrap();
+            assert_eq!(f.changed, ["top.txt"], "{}", program.display());
+        }
+        // Hanging: killed at the deadline, and no answer (libgit2 would be no faster
+        // on a tree that slow).
+        let hangs = fake("hangs", "exec sleep 30");
+        let started = Instant::now();
+        let soon = Instant::now() + Duration::from_millis(200);
+        assert!(matches!(status_by_git(&hangs, d, soon), GitScan::TimedOut));
+        assert!(facts_until(d, soon, GitBinary::At(&hangs)).is_none());
+        assert!(started.elapsed() < Duration::from_secs(10), "it waited");
+    }
+
     #[test]
     fn facts_within_gives_up_at_the_deadline() {
         let t = tempfile::tempdir().unwrap();
         git(t.path(), &["init", "-q", "-b", "main"]);
         assert!(facts_within(t.path(), Duration::from_secs(10)).is_some());
+        let within = |d: Duration, work: fn() -> Option<GitFacts>| {
+            start_within(Instant::now() + d, work).wait()
+        };
         let slow = || {
             std::thread::sleep(Duration::from_millis(500));
-            Some(1)
+            Some(GitFacts::default())
         };
-        assert_eq!(run_within(Duration::from_millis(20), slow), None);
-        assert_eq!(run_within(Duration::from_secs(5), || Some(2)), Some(2));
+        assert_eq!(within(Duration::from_millis(20), slow), None);
+        assert_eq!(
+            within(Duration::from_secs(5), || Some(GitFacts::default())),
+            Some(GitFacts::default())
+        );
     }
 
     #[test]

@@ -12,6 +12,11 @@ fn main() -> ExitCode {
     if let Some(code) = cli::statusline::fast_path(&env) {
         return code;
     }
+    // Where git facts may find the `git` binary for a large work tree.
+    forge::git::set_search_path(env.path.clone());
+    if let Some(code) = cli::hook::fast_path(&env) {
+        return code;
+    }
     // `COMPLETE=<shell> forge …`: answer the shell and exit.
     cli::completions::complete_from_env();
     match Cli::try_parse() {

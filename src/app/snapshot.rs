@@ -29,20 +29,57 @@ pub fn load(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
     snap
 }
 
+/// [`load`] for the dashboard: its handoffs as the inbox keeps them
+/// ([`crate::model::HandoffEntry::for_inbox`]), so thousands of them stay small.
+pub fn load_for_inbox(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
+    let mut snap = load_state(paths, now, git);
+    snap.handoffs = handoffs::list_for_inbox(paths);
+    snap
+}
+
+/// What SessionStart's summary reads: [`load`] without the session bridges and the
+/// recent event lines (left empty), which only the dashboard and `forge status` show —
+/// parsing a hundred event lines was a tenth of a small project's session start.
+///
+/// The git facts are started first, on their own thread, and `snap.git` is left
+/// empty: the caller reads on (and writes what needs no git) while git scans, then
+/// fills it in with [`crate::git::finish_refresh`].
+pub fn load_for_session_start(
+    paths: &Paths,
+    now: DateTime<Utc>,
+) -> (Snapshot, crate::git::PendingFacts) {
+    let git = crate::git::start_facts(&paths.root, crate::git::GIT_DEADLINE);
+    let mut snap = load_files(paths, now, None);
+    snap.handoffs = handoffs::list(paths);
+    (snap, git)
+}
+
 /// Reads everything but the handoff folder (whose listing is the costly part): for
 /// the dashboard, when only state files changed.
 pub fn load_state(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
+    let mut snap = load_files(paths, now, Some(git));
+    snap.sessions = sessions::load_sessions(paths);
+    snap.chains = store::chains::list(paths);
+    snap.recent_events = store::tail_lines(&paths.events(), RECENT_EVENTS, RECENT_EVENTS_BYTES)
+        .iter()
+        .filter_map(|l| serde_json::from_str::<EventLine>(l).ok())
+        .collect();
+    snap
+}
+
+/// The state files, flags and git facts (none without a `git` source): everything but
+/// the handoffs, the session bridges and the event log.
+fn load_files(paths: &Paths, now: DateTime<Utc>, git: Option<GitSource>) -> Snapshot {
     let mut snap = Snapshot::empty(paths.root.clone(), now);
     snap.last_session = files::read_last_session(paths);
     snap.pre_compact = files::read_pre_compact(paths);
     (snap.compactions, snap.compactions_by_session) = compactions(paths);
     snap.workflow = files::read_workflow(paths);
     snap.git = match git {
-        GitSource::Cache => files::read_git_cache(paths),
-        GitSource::Live => crate::git::refresh_cache(paths, now),
+        Some(GitSource::Cache) => files::read_git_cache(paths),
+        Some(GitSource::Live) => crate::git::refresh_cache(paths, now),
+        None => None,
     };
-    snap.sessions = sessions::load_sessions(paths);
-    snap.chains = store::chains::list(paths);
     snap.flags = Flags {
         learn_pending: store::safe::is_regular(&paths.learn_pending()),
         threshold_fired: store::safe::is_regular(&paths.threshold_flag()),
@@ -52,10 +89,6 @@ pub fn load_state(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot
             .and_then(|m| files::resume_target(paths, &m)),
         compaction_markers: sessions::compaction_markers(paths),
     };
-    snap.recent_events = store::tail_lines(&paths.events(), RECENT_EVENTS, RECENT_EVENTS_BYTES)
-        .iter()
-        .filter_map(|l| serde_json::from_str::<EventLine>(l).ok())
-        .collect();
     snap
 }
 

@@ -272,8 +272,7 @@ pub(super) fn reread_files(
     let mut out: Vec<String> = Vec::new();
     if let Some(sid) = session_id
         && let Some(h) = handoffs::list(paths).into_iter().find(|h| {
-            h.kind == crate::model::HandoffKind::Session
-                && h.front.get("session_id").map(String::as_str) == Some(sid)
+            h.kind == crate::model::HandoffKind::Session && h.front.get("session_id") == Some(sid)
         })
     {
         out.push(format!(".forge/handoffs/{}", h.file_name));

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use super::compaction::reread_files;
 use super::dispatch::{Ctx, HookResult};
 use super::text::{BODY_LINE_MAX, LINE_MAX, clip_line, clip_lines, cut_lines, units};
-use crate::app::snapshot::{GitSource, load};
+use crate::app::snapshot::load_for_session_start;
 use crate::model::Snapshot;
 use crate::model::handoff::Drift;
 use crate::model::outcome::Outcome;
@@ -36,7 +36,7 @@ const SESSION_RETENTION: std::time::Duration = std::time::Duration::from_secs(7 
 
 impl Ctx<'_> {
     pub(super) fn session_start(&self, source: Option<&str>) -> HookResult {
-        let snap = load(&self.paths, self.env.now, GitSource::Live);
+        let (mut snap, git) = load_for_session_start(&self.paths, self.env.now);
         let compacted = source == Some("compact");
         let mut head = String::new();
 
@@ -153,6 +153,9 @@ impl Ctx<'_> {
 
         let mut out = head;
         out.push_str(&blocked);
+        // Only the resumed handoff's drift and the session's baseline need git: its
+        // scan ran while the rest was read.
+        snap.git = crate::git::finish_refresh(&self.paths, self.env.now, git);
         // A new session takes whatever is pending; a session that goes on (compact,
         // resume) only its own handoff, never another session's.
         let own_only = matches!(source, Some("compact" | "resume"));
@@ -321,8 +324,8 @@ impl Ctx<'_> {
         };
         let (marker, target) = files::pending_resume(&self.paths, self.env)?;
         if own_only {
-            let owner =
-                handoffs::load_one(&target).and_then(|h| h.front.get("session_id").cloned());
+            let owner = handoffs::load_one(&target)
+                .and_then(|h| h.front.get("session_id").map(str::to_owned));
             if owner.is_some_and(|o| !o.is_empty() && Some(o.as_str()) != self.session_id()) {
                 return Some(Take::Left {
                     target,

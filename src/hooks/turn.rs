@@ -24,7 +24,9 @@ impl Ctx<'_> {
         } else {
             crate::git::GIT_DEADLINE
         };
-        let git = crate::git::refresh_cache_within(&self.paths, self.env.now, deadline);
+        // git scans on its own thread while the rest is read (and the transcript's
+        // figure written).
+        let pending = crate::git::start_facts(&self.paths.root, deadline);
         let workflow = files::read_workflow(&self.paths);
         let bridge = self
             .session_id()
@@ -53,6 +55,7 @@ impl Ctx<'_> {
         {
             self.fail("session bridge", &e.to_string());
         }
+        let git = crate::git::finish_refresh(&self.paths, self.env.now, pending);
         let last = LastSession {
             ended_at: files::iso(self.env.now),
             branch: git.as_ref().and_then(|g| g.branch.clone()),

@@ -49,6 +49,113 @@ impl HandoffKind {
 /// YAML-style `key: value` front matter between `---` lines (flat; values as text).
 pub type FrontMatter = BTreeMap<String, String>;
 
+/// Front matter as a [`HandoffEntry`] keeps it: the keys and values of a
+/// [`FrontMatter`] (sorted by key, each key once) in one buffer. A map of `String`s
+/// costs a tree node and two allocations a key — about a kilobyte for a session
+/// handoff — and a dashboard keeps one per handoff, thousands of them. Serialised as
+/// the same JSON object the map gave.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Front {
+    /// Every key followed by its value, in key order.
+    text: Box<str>,
+    /// For each entry, where its key ends and where its value ends in `text` (a key
+    /// starts where the previous value ends).
+    ends: Box<[(u32, u32)]>,
+}
+
+impl Front {
+    /// The value of `key`.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        let (mut lo, mut hi) = (0, self.ends.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let (k, v) = self.entry(mid)?;
+            match k.cmp(key) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(v),
+            }
+        }
+        None
+    }
+
+    /// The entries, in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        (0..self.ends.len()).filter_map(|i| self.entry(i))
+    }
+
+    /// How many keys.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// No front matter.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Entry `i`: its key and value.
+    fn entry(&self, i: usize) -> Option<(&str, &str)> {
+        let start = match i.checked_sub(1) {
+            Some(prev) => self.ends.get(prev)?.1 as usize,
+            None => 0,
+        };
+        let (k, v) = *self.ends.get(i)?;
+        Some((
+            self.text.get(start..k as usize)?,
+            self.text.get(k as usize..v as usize)?,
+        ))
+    }
+}
+
+impl Front {
+    /// Only the entries whose key is one of `keys`.
+    pub fn only(&self, keys: &[&str]) -> Self {
+        Self::from(
+            self.iter()
+                .filter(|(k, _)| keys.contains(k))
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect::<FrontMatter>(),
+        )
+    }
+}
+
+/// The front matter keys the inbox reads (see [`HandoffEntry::for_inbox`]).
+const INBOX_FRONT_KEYS: [&str; 4] = ["trigger", "branch", "uncommitted_changes", "forge_task"];
+
+impl From<FrontMatter> for Front {
+    fn from(map: FrontMatter) -> Self {
+        let mut text = String::with_capacity(map.iter().map(|(k, v)| k.len() + v.len()).sum());
+        let mut ends = Vec::with_capacity(map.len());
+        for (k, v) in &map {
+            let start = text.len();
+            text.push_str(k);
+            let key_end = text.len();
+            text.push_str(v);
+            match (u32::try_from(key_end), u32::try_from(text.len())) {
+                (Ok(k), Ok(v)) => ends.push((k, v)),
+                // Past 4 GiB of front matter (never: handoffs are read capped).
+                _ => text.truncate(start),
+            }
+        }
+        Self {
+            text: text.into_boxed_str(),
+            ends: ends.into_boxed_slice(),
+        }
+    }
+}
+
+impl Serialize for Front {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.len()))?;
+        for (k, v) in self.iter() {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
 /// Splits a document into its front matter (when it opens with `---`) and its body.
 pub fn split_front_matter(text: &str) -> (FrontMatter, &str) {
     let mut fm = FrontMatter::new();
@@ -202,11 +309,13 @@ pub struct HandoffEntry {
     /// When it was written: name stamp, else `created_at`/`Timestamp`, else mtime.
     pub created: Option<DateTime<Utc>>,
     /// Front matter (session handoffs).
-    pub front: FrontMatter,
+    pub front: Front,
     /// The first heading.
     pub title: Option<String>,
-    /// Agent header lines (agent handoffs).
-    pub header: Option<AgentHeader>,
+    /// Agent header lines (agent handoffs). Boxed: most entries of a large inbox are
+    /// agent handoffs whose valid Signal says the same, and [`HandoffEntry::for_inbox`]
+    /// drops it for those — a box is 8 bytes in every entry, the header 120.
+    pub header: Option<Box<AgentHeader>>,
     /// The Signal (agent handoffs only).
     pub signal: Option<SignalParse>,
     /// The file name of the newer Signal of the same task that is this task's state
@@ -229,7 +338,10 @@ impl HandoffEntry {
                     // A Signal that failed validation may still name its task.
                     header.task = super::signal::lenient_task_id(body);
                 }
-                (Some(header), Some(super::signal::parse_signal(body)))
+                (
+                    Some(Box::new(header)),
+                    Some(super::signal::parse_signal(body)),
+                )
             }
             HandoffKind::Session => (None, None),
         };
@@ -253,11 +365,37 @@ impl HandoffEntry {
             kind,
             created,
             title: title_of(body),
-            front,
+            front: front.into(),
             header,
             signal,
             superseded_by: None,
         })
+    }
+
+    /// The entry as the dashboard's inbox keeps it, thousands at a time: what no row,
+    /// filter, order or preview pin reads is dropped. That is the agent header when
+    /// the Signal is valid (the Signal names the task and the route then; a malformed
+    /// one keeps its header), the Signal's file and question lists (their count
+    /// stays), an agent handoff's heading (a row shows its route, and the `/` filter
+    /// finds the heading in the body it searches), and front matter other than the
+    /// keys rows, the filter and drift read
+    /// (`trigger`, `branch`, `uncommitted_changes`, `forge_task`). The preview and the
+    /// `/` filter read the file itself; `forge status --json`, the hooks and every
+    /// command keep whole entries.
+    pub fn for_inbox(mut self) -> Self {
+        if let Some(SignalParse::Valid(signal)) = &mut self.signal {
+            self.header = None;
+            signal.files_modified = Vec::new();
+            signal.open_questions = Vec::new();
+        }
+        if self.kind == HandoffKind::Agent {
+            // Never shown (a row shows the route); `/` finds it in the body.
+            self.title = None;
+        }
+        if !self.front.is_empty() {
+            self.front = self.front.only(&INBOX_FRONT_KEYS);
+        }
+        self
     }
 
     /// The title the inbox shows: a session handoff's heading without its "Session
@@ -281,7 +419,7 @@ impl HandoffEntry {
             .and_then(SignalParse::signal)
             .map(|s| s.task_id.as_str())
             .or_else(|| self.header.as_ref().and_then(|h| h.task.as_deref()))
-            .or_else(|| self.front.get("forge_task").map(String::as_str))
+            .or_else(|| self.front.get("forge_task"))
     }
 
     /// Whether this is an agent handoff whose Signal blocks and is still its task's
@@ -306,7 +444,7 @@ impl HandoffEntry {
         match &self.signal {
             Some(s) if s.is_blocked() && self.superseded_by.is_some() => "resolved",
             Some(s) => s.status_word(),
-            None => self.front.get("trigger").map_or("session", String::as_str),
+            None => self.front.get("trigger").unwrap_or("session"),
         }
     }
 
@@ -325,7 +463,7 @@ impl HandoffEntry {
 
     /// The branch recorded in front matter.
     pub fn branch(&self) -> Option<&str> {
-        self.front.get("branch").map(String::as_str)
+        self.front.get("branch")
     }
 
     /// The uncommitted count recorded in front matter.
@@ -363,8 +501,15 @@ pub fn newest_first(
 }
 
 /// Sorts newest first (see [`newest_first`]).
+///
+/// An unstable sort, with the path as the last tie-break: the same order (no two
+/// entries compare equal), without the stable sort's scratch copy of the whole list
+/// (8 MB of the dashboard's peak with 20,000 handoffs).
 pub fn sort_newest_first(entries: &mut [HandoffEntry]) {
-    entries.sort_by(|a, b| newest_first((a.created, &a.file_name), (b.created, &b.file_name)));
+    entries.sort_unstable_by(|a, b| {
+        newest_first((a.created, &a.file_name), (b.created, &b.file_name))
+            .then_with(|| a.path.cmp(&b.path))
+    });
 }
 
 /// One agent handoff's place in its task's thread: its task id (trimmed; `None` when
@@ -384,23 +529,30 @@ pub struct ThreadKey<'a> {
 /// the state supersedes nothing (it is shown as a warning); an item without a task is
 /// a thread of its own.
 pub fn supersessions(items: &[ThreadKey<'_>]) -> Vec<Option<usize>> {
-    let mut head: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    items
+    // The items that name a task, grouped by task, newest first within a group (a
+    // sorted list rather than a map by task: a third of the memory, which counts
+    // when the dashboard links 20,000 handoffs).
+    let mut named: Vec<(&str, usize)> = items
         .iter()
         .enumerate()
-        .map(|(i, item)| {
-            let task = item.task.map(str::trim).filter(|t| !t.is_empty())?;
-            match head.get(task) {
-                Some(&h) => Some(h),
-                None => {
-                    if item.valid {
-                        head.insert(task, i);
-                    }
-                    None
-                }
+        .filter_map(|(i, item)| Some((item.task.map(str::trim).filter(|t| !t.is_empty())?, i)))
+        .collect();
+    named.sort_unstable();
+    let mut out = vec![None; items.len()];
+    for thread in named.chunk_by(|a, b| a.0 == b.0) {
+        // The task's state: its newest valid Signal. Older items are history; newer
+        // ones (malformed) supersede nothing.
+        let valid = |i: usize| items.get(i).is_some_and(|item| item.valid);
+        let Some(&(_, state)) = thread.iter().find(|(_, i)| valid(*i)) else {
+            continue;
+        };
+        for &(_, i) in thread.iter().filter(|(_, i)| *i > state) {
+            if let Some(slot) = out.get_mut(i) {
+                *slot = Some(state);
             }
-        })
-        .collect()
+        }
+    }
+    out
 }
 
 /// Links the agent handoffs of `entries` (sorted newest first) into threads: sets
@@ -414,12 +566,21 @@ pub fn link_threads(entries: &mut [HandoffEntry]) {
         })
         .collect();
     let by = supersessions(&keys);
-    let names: Vec<Option<String>> = by
+    // Only the superseded few get a name (a name per entry was a second list as long
+    // as the inbox, at the moment the inbox is largest).
+    let names: Vec<(usize, String)> = by
         .iter()
-        .map(|h| h.and_then(|h| entries.get(h)).map(|e| e.file_name.clone()))
+        .enumerate()
+        .filter_map(|(i, h)| Some((i, entries.get((*h)?)?.file_name.clone())))
         .collect();
-    for (e, name) in entries.iter_mut().zip(names) {
-        e.superseded_by = name;
+    drop(by);
+    for e in entries.iter_mut() {
+        e.superseded_by = None;
+    }
+    for (i, name) in names {
+        if let Some(e) = entries.get_mut(i) {
+            e.superseded_by = Some(name);
+        }
     }
 }
 
@@ -574,6 +735,41 @@ mod tests {
         assert_eq!(unquote("\"\""), "");
     }
 
+    #[test]
+    fn compact_front_matter_answers_as_the_map_did() {
+        let (map, _) = split_front_matter(SESSION);
+        assert!(map.len() >= 8, "{map:?}");
+        let front = Front::from(map.clone());
+        assert_eq!(front.len(), map.len());
+        for (k, v) in &map {
+            assert_eq!(front.get(k), Some(v.as_str()), "{k}");
+        }
+        assert_eq!(front.get("nope"), None);
+        assert_eq!(front.get(""), None);
+        assert_eq!(front.get("zzzz"), None);
+        let pairs: Vec<(&str, &str)> = front.iter().collect();
+        let expected: Vec<(&str, &str)> = map.iter().map(|(k, v)| (&**k, &**v)).collect();
+        assert_eq!(pairs, expected);
+        // The same JSON object, key order included.
+        assert_eq!(
+            serde_json::to_string(&front).unwrap(),
+            serde_json::to_string(&map).unwrap()
+        );
+        // Empty keys and values, a key that is a prefix of another, one entry, none.
+        let (odd, _) = split_front_matter("---\n: v\nk:\nkey: 1\nkeys: 2\n---\n");
+        let compact = Front::from(odd.clone());
+        for (k, v) in &odd {
+            assert_eq!(compact.get(k), Some(v.as_str()), "{k:?}");
+        }
+        assert_eq!(compact.get("key"), Some("1"));
+        assert_eq!(compact.get("keys"), Some("2"));
+        let one = Front::from(FrontMatter::from([("a".to_owned(), "b".to_owned())]));
+        assert_eq!((one.get("a"), one.get("b")), (Some("b"), None));
+        let none = Front::default();
+        assert!(none.is_empty() && none.get("a").is_none());
+        assert_eq!(serde_json::to_string(&none).unwrap(), "{}");
+    }
+
     fn agent(name: &str, task: &str, status: &str) -> HandoffEntry {
         let text = format!(
             "## FORGE AGENT HANDOFF\nTask: {task}\n### Signal\n```json\n{{\"from\":\"a\",\"to\":\"b\",\
@@ -709,6 +905,56 @@ mod tests {
             },
         ];
         assert_eq!(supersessions(&keys), [None, None, None, None, Some(3)]);
+    }
+
+    #[test]
+    fn supersessions_follow_the_first_valid_rule_on_any_thread() {
+        // The rule as it was first written (a map from task to its state).
+        fn by_map(items: &[ThreadKey<'_>]) -> Vec<Option<usize>> {
+            let mut head = std::collections::HashMap::new();
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| {
+                    let task = item.task.map(str::trim).filter(|t| !t.is_empty())?;
+                    match head.get(task) {
+                        Some(&h) => Some(h),
+                        None => {
+                            if item.valid {
+                                head.insert(task, i);
+                            }
+                            None
+                        }
+                    }
+                })
+                .collect()
+        }
+        let tasks = [
+            None,
+            Some(""),
+            Some(" "),
+            Some("a"),
+            Some(" a "),
+            Some("b"),
+            Some("c"),
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..3000 {
+            let len = (next() % 12) as usize;
+            let items: Vec<ThreadKey<'_>> = (0..len)
+                .map(|_| ThreadKey {
+                    task: tasks[(next() % tasks.len() as u64) as usize],
+                    valid: next() % 3 != 0,
+                })
+                .collect();
+            assert_eq!(supersessions(&items), by_map(&items), "{items:?}");
+        }
     }
 
     #[test]

@@ -32,9 +32,17 @@ pub fn read_last_session(paths: &Paths) -> Option<LastSession> {
     read_json(&paths.last_session())
 }
 
-/// Writes `logs/last-session.json`.
+/// Writes `logs/last-session.json`: synced when it is SessionEnd's final record,
+/// not for the copy Stop rewrites every turn (the atomic replacement alone keeps it
+/// whole for every reader; a power cut can only leave the previous turn's copy, none
+/// or an empty one, which readers treat as no data — and an `fsync` was a tenth of a
+/// small repository's Stop hook).
 pub fn write_last_session(paths: &Paths, s: &LastSession) -> io::Result<()> {
-    super::write_json_synced(&paths.last_session(), s)
+    if s.is_final {
+        super::write_json_synced(&paths.last_session(), s)
+    } else {
+        super::write_json(&paths.last_session(), s)
+    }
 }
 
 /// `logs/pre-compact-state.json`.

@@ -21,19 +21,40 @@ pub fn list(paths: &Paths) -> Vec<HandoffEntry> {
     list_dir(&paths.handoffs())
 }
 
+/// Lists the handoffs of the project as the dashboard's inbox keeps them (see
+/// [`HandoffEntry::for_inbox`]), newest first: each entry is slimmed as it is read,
+/// so a folder of thousands never holds them whole.
+pub fn list_for_inbox(paths: &Paths) -> Vec<HandoffEntry> {
+    list_dir_with(&paths.handoffs(), HandoffEntry::for_inbox)
+}
+
 /// Lists the handoffs in `dir`, newest first.
 pub fn list_dir(dir: &Path) -> Vec<HandoffEntry> {
+    list_dir_with(dir, |e| e)
+}
+
+/// [`list_dir`], with `keep` applied to each entry as it is read.
+fn list_dir_with(dir: &Path, keep: impl Fn(HandoffEntry) -> HandoffEntry) -> Vec<HandoffEntry> {
     let Ok(read) = fs::read_dir(dir) else {
         return Vec::new();
     };
-    let mut out: Vec<HandoffEntry> = read
+    // Names first, so the list is allocated once at its size: collecting the parsed
+    // entries straight away grows it by doubling (12.8 MB for 20,000 handoffs, 7.8 MB
+    // of which were entries).
+    let mut files: Vec<std::path::PathBuf> = read
         .filter_map(Result::ok)
-        .filter_map(|e| {
-            let name = e.file_name();
-            HandoffKind::of_file_name(name.to_str()?)?;
-            load_one(&e.path())
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .and_then(HandoffKind::of_file_name)
+                .is_some()
         })
+        .map(|e| e.path())
         .collect();
+    files.shrink_to_fit();
+    let mut out: Vec<HandoffEntry> = Vec::with_capacity(files.len());
+    // Each path moves into its entry: no second copy of the list's paths.
+    out.extend(files.into_iter().filter_map(|p| load_owned(p).map(&keep)));
     sort_newest_first(&mut out);
     link_threads(&mut out);
     out
@@ -256,11 +277,17 @@ pub fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
 /// Parses one handoff file: a regular file (never through a link planted in the
 /// folder, never a FIFO), its first [`READ_CAP`] bytes.
 pub fn load_one(path: &Path) -> Option<HandoffEntry> {
-    let (file, meta) = super::safe::open_read_meta(path, super::safe::Follow::No).ok()?;
+    load_owned(path.to_path_buf())
+}
+
+/// [`load_one`], keeping `path` in the entry.
+fn load_owned(path: std::path::PathBuf) -> Option<HandoffEntry> {
+    let (file, meta) = super::safe::open_read_meta(&path, super::safe::Follow::No).ok()?;
     let bytes = super::safe::read_file_capped(&file, meta.len(), READ_CAP).ok()?;
+    drop(file);
     let text = String::from_utf8_lossy(&bytes);
     let mtime = meta.modified().ok().map(DateTime::<Utc>::from);
-    HandoffEntry::parse(path.to_path_buf(), &text, mtime)
+    HandoffEntry::parse(path, &text, mtime)
 }
 
 #[cfg(test)]

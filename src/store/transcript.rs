@@ -6,16 +6,18 @@
 //!   size.
 //! - [`read_facts`] reads at most the last [`FACTS_CAP`] bytes for a handoff and says
 //!   whether the file was cut.
-//! - [`count_compactions`] streams the file (at most [`COUNT_CAP`] bytes) line by
-//!   line in bounded memory (a line longer than [`LINE_MAX`] is skipped, not
-//!   gathered); it is for `forge context`, never for the statusline.
+//! - [`count_compactions`] streams the file (at most [`COUNT_CAP`] bytes) in fixed
+//!   chunks and byte-searches them for `compact_boundary`: only a line holding those
+//!   bytes is parsed (a line longer than [`LINE_MAX`] is skipped, not gathered), so
+//!   it runs at about the speed of `wc -l` in bounded memory; it is for `forge
+//!   context`, never for the statusline.
 //!
 //! A transcript is opened as `store::safe` opens files: non-blocking and only a
 //! regular file, so a FIFO or device named as a transcript never hangs anything (a
 //! final link is followed: the path comes from Claude Code or the user).
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use super::safe::{self, Follow};
@@ -98,45 +100,119 @@ pub fn read_facts_capped(path: &Path, cap: u64) -> io::Result<(TranscriptFacts, 
 pub fn count_compactions(path: &Path, cap: u64) -> io::Result<(usize, bool)> {
     let file = safe::open_read(path, Follow::Yes)?;
     let len = file.metadata()?.len();
-    let mut reader = BufReader::with_capacity(256 * 1024, file.take(cap));
-    let mut line: Vec<u8> = Vec::new();
+    let count = count_boundaries(file.take(cap), COUNT_CHUNK)?;
+    Ok((count, len > cap))
+}
+
+/// How much [`count_compactions`] reads at a time.
+const COUNT_CHUNK: usize = 256 * 1024;
+
+/// The bytes every `compact_boundary` record holds: a line without them is never
+/// parsed (nearly all of a transcript's bytes are skipped by one substring search).
+const BOUNDARY_NEEDLE: &[u8] = b"compact_boundary";
+
+/// Counts the `compact_boundary` records in `reader`, read `chunk` bytes at a time.
+///
+/// A byte search for [`BOUNDARY_NEEDLE`] runs over whole chunks; only the line
+/// around a hit is parsed, and only when it is at most [`LINE_MAX`] bytes long (its
+/// newline included; a longer line is skipped, as it always was). The start of a
+/// line that runs past the end of a chunk is carried over — up to [`LINE_MAX`]
+/// bytes, never more — so a record cut by a chunk boundary counts once.
+fn count_boundaries(mut reader: impl Read, chunk: usize) -> io::Result<usize> {
+    let finder = memchr::memmem::Finder::new(BOUNDARY_NEEDLE);
+    let mut buf = vec![0u8; chunk.max(1)];
+    // The start of the line the previous chunk ended in; `overlong` once it has
+    // passed LINE_MAX (its bytes are then dropped, not gathered).
+    let mut carry: Vec<u8> = Vec::new();
     let mut overlong = false;
     let mut count = 0;
-    let mut finish = |line: &mut Vec<u8>, overlong: &mut bool| {
-        if !*overlong && transcript::is_boundary_line(&String::from_utf8_lossy(line)) {
-            count += 1;
-        }
-        line.clear();
-        *overlong = false;
+    let finish = |line: &[u8]| {
+        line.len() <= LINE_MAX
+            && finder.find(line).is_some()
+            && transcript::is_boundary_line(&String::from_utf8_lossy(line))
     };
     loop {
-        let buf = reader.fill_buf()?;
-        if buf.is_empty() {
+        let n = read_full(&mut reader, &mut buf)?;
+        let Some(data) = buf.get(..n).filter(|d| !d.is_empty()) else {
             break;
-        }
-        let end = buf.iter().position(|b| *b == b'\n');
-        let chunk = match end {
-            Some(i) => buf.get(..=i).unwrap_or(buf),
-            None => buf,
         };
-        let n = chunk.len();
-        if !overlong {
-            if line.len() + n > LINE_MAX {
-                overlong = true;
-                line = Vec::new();
-            } else {
-                line.extend_from_slice(chunk);
-            }
+        let Some(first) = memchr::memchr(b'\n', data) else {
+            // No line ends here: the whole chunk belongs to the carried line.
+            extend_carry(&mut carry, &mut overlong, data);
+            continue;
+        };
+        let (head, rest) = data.split_at(first + 1);
+        extend_carry(&mut carry, &mut overlong, head);
+        if !overlong && finish(&carry) {
+            count += 1;
         }
-        reader.consume(n);
-        if end.is_some() {
-            finish(&mut line, &mut overlong);
+        carry.clear();
+        overlong = false;
+        // `rest` holds whole lines up to its last newline, then the start of the next.
+        let last = memchr::memrchr(b'\n', rest).map_or(0, |i| i + 1);
+        let (whole, tail) = rest.split_at(last);
+        count += count_in_lines(whole, &finder, finish);
+        extend_carry(&mut carry, &mut overlong, tail);
+    }
+    if !carry.is_empty() && !overlong && finish(&carry) {
+        count += 1;
+    }
+    Ok(count)
+}
+
+/// Adds `bytes` to the carried start of a line, or drops it all once the line is
+/// longer than [`LINE_MAX`].
+fn extend_carry(carry: &mut Vec<u8>, overlong: &mut bool, bytes: &[u8]) {
+    if *overlong {
+        return;
+    }
+    if carry.len() + bytes.len() > LINE_MAX {
+        *overlong = true;
+        *carry = Vec::new();
+    } else {
+        carry.extend_from_slice(bytes);
+    }
+}
+
+/// The lines of `block` (whole lines, each ending in a newline) that `is_record`
+/// accepts, looked at only where the needle occurs: each hit's line once.
+fn count_in_lines(
+    block: &[u8],
+    finder: &memchr::memmem::Finder<'_>,
+    is_record: impl Fn(&[u8]) -> bool,
+) -> usize {
+    let mut count = 0;
+    let mut from = 0;
+    while let Some(hit) = block.get(from..).and_then(|b| finder.find(b)) {
+        let at = from + hit;
+        let start = block
+            .get(..at)
+            .and_then(|b| memchr::memrchr(b'\n', b))
+            .map_or(0, |i| i + 1);
+        let end = block
+            .get(at..)
+            .and_then(|b| memchr::memchr(b'\n', b))
+            .map_or(block.len(), |i| at + i + 1);
+        if block.get(start..end).is_some_and(&is_record) {
+            count += 1;
+        }
+        from = end;
+    }
+    count
+}
+
+/// Reads until `buf` is full or the reader is at its end; returns how much was read.
+fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while let Some(rest) = buf.get_mut(filled..).filter(|r| !r.is_empty()) {
+        match reader.read(rest) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
     }
-    if !line.is_empty() || overlong {
-        finish(&mut line, &mut overlong);
-    }
-    Ok((count, len > cap))
+    Ok(filled)
 }
 
 /// Whether `id` has the shape of a Claude Code session id (a UUID), so it can name
@@ -261,6 +337,65 @@ mod tests {
             .unwrap();
         std::fs::write(&p, boundary).unwrap();
         assert_eq!(count_compactions(&p, COUNT_CAP).unwrap(), (1, false));
+    }
+
+    #[test]
+    fn boundaries_count_the_same_whatever_the_chunk_size() {
+        let fixture = include_str!("../../tests/fixtures/transcripts/compact-excerpt.jsonl");
+        let boundary = fixture
+            .lines()
+            .find(|l| transcript::is_boundary_line(l))
+            .unwrap();
+        // Look-alikes that must not count: the word in a message, a boundary's text
+        // inside a tool result, a cut record.
+        let mention =
+            r#"{"type":"user","message":{"role":"user","content":"what is a compact_boundary?"}}"#;
+        let quoted = serde_json::json!({"type": "user", "content": boundary}).to_string();
+        let cut = &boundary[..boundary.len() / 2];
+        let mut text = String::new();
+        for (i, piece) in [boundary, mention, &quoted, cut, boundary, "", boundary]
+            .iter()
+            .enumerate()
+        {
+            text.push_str(&"x".repeat(i * 37));
+            text.push('\n');
+            text.push_str(piece);
+            text.push('\n');
+        }
+        text.push_str(boundary); // the last line has no newline
+        for chunk in [1, 2, 7, 16, 17, 64, 333, 4096, COUNT_CHUNK] {
+            let n = count_boundaries(text.as_bytes(), chunk).unwrap();
+            assert_eq!(n, 4, "chunk {chunk}");
+        }
+        assert_eq!(count_boundaries(&b""[..], 8).unwrap(), 0);
+        assert_eq!(count_boundaries(boundary.as_bytes(), 3).unwrap(), 1);
+    }
+
+    #[test]
+    fn a_boundary_past_line_max_is_skipped_at_any_chunk_size() {
+        let fixture = include_str!("../../tests/fixtures/transcripts/compact-excerpt.jsonl");
+        let boundary = fixture
+            .lines()
+            .find(|l| transcript::is_boundary_line(l))
+            .unwrap();
+        // A boundary record padded to exactly LINE_MAX bytes with its newline counts;
+        // one byte more and it is skipped (padding before the closing brace).
+        let pad = |n: usize| {
+            let mut l = boundary.trim_end_matches('}').to_owned();
+            let room = n - l.len() - 1 - ",\"p\":\"\"}".len();
+            l.push_str(&format!(",\"p\":\"{}\"}}", "y".repeat(room)));
+            l.push('\n');
+            assert_eq!(l.len(), n);
+            l
+        };
+        for chunk in [4096, COUNT_CHUNK, LINE_MAX + 3] {
+            let fits = format!("{}{}{boundary}\n", pad(LINE_MAX), pad(LINE_MAX + 1));
+            assert_eq!(
+                count_boundaries(fits.as_bytes(), chunk).unwrap(),
+                2,
+                "{chunk}"
+            );
+        }
     }
 
     #[test]

@@ -36,6 +36,7 @@ use ratatui::DefaultTerminal;
 
 use crate::app::snapshot::{self, GitSource};
 use crate::env::Env;
+use crate::model::HandoffEntry;
 use crate::model::dashboard::{self, Action, Effect, Event, Key, Model, Pane};
 use crate::model::state::GitCache;
 use crate::store::{self, Paths};
@@ -239,7 +240,7 @@ pub struct Session {
 /// Reads the project and builds the first model.
 pub fn initial_model(paths: &Paths, env: &Env, git: GitSource) -> Model {
     let config = crate::config::load_or_default(paths, env);
-    let snap = snapshot::load(paths, env.now, git);
+    let snap = snapshot::load_for_inbox(paths, env.now, git);
     let mut m = Model::new(snap, config.context.thresholds(), env.now);
     m.stale_after = config.attention.stale_after();
     m
@@ -593,7 +594,7 @@ pub fn reload(model: &mut Model, paths: &Paths, pending: &Pending) -> Vec<Effect
         return fx;
     }
     if pending.full {
-        let mut snap = snapshot::load(paths, now, GitSource::Cache);
+        let mut snap = snapshot::load_for_inbox(paths, now, GitSource::Cache);
         keep_git(&mut snap, model);
         fx.extend(dashboard::update(model, Event::Loaded(Box::new(snap))));
         return fx;
@@ -607,7 +608,10 @@ pub fn reload(model: &mut Model, paths: &Paths, pending: &Pending) -> Vec<Effect
         let changes = pending
             .handoffs
             .iter()
-            .map(|p| (p.clone(), store::handoffs::load_one(p)))
+            .map(|p| {
+                let entry = store::handoffs::load_one(p).map(HandoffEntry::for_inbox);
+                (p.clone(), entry)
+            })
             .collect();
         fx.extend(dashboard::update(model, Event::HandoffsChanged(changes)));
     }
