@@ -1,16 +1,14 @@
 #!/usr/bin/env bash
-# Benchmark `forge statusline` against a floor measured in the same run.
+# Benchmark `forge statusline` against a floor measured in the same run, interleaved.
 #
 # Builds release forge and two tiny Rust programs with rustc -O in a temp folder:
 #   floor - reads stdin and .git/HEAD and prints a line (the least a statusline does)
-#   timer - runs a command N times with a file on stdin, prints median/min/mean in ms
+#   timer - runs several commands round-robin N times (forge, floor, /bin/true, forge,
+#           ...) with a file on stdin, and prints median/min/mean in ms for each, so
+#           load from elsewhere on a shared machine hits forge and its floor alike
 # Generates a git repo of 20,000 committed files, transcripts of 200 KB and 50 MB,
 # and two payloads per transcript: one with used_percentage (the normal case) and one
 # with nulls (forces the transcript tail read). Prints a markdown table.
-#
-# hyperfine is used when it can feed stdin without a shell (--input and -N, 1.16+);
-# otherwise (e.g. Debian's 1.15) the timer above is used, because wrapping each run
-# in `sh -c '... < file'` would add a shell's start-up to every sample.
 #
 # Usage: scripts/bench-statusline.sh [RUNS]   (default 300 runs per cell)
 set -euo pipefail
@@ -38,24 +36,32 @@ fn main() {
 }
 EOF
 cat > "$WORK/timer.rs" <<'EOF'
+// timer RUNS INPUT CMD [ARGS] [::: CMD [ARGS]]... : runs the commands round-robin,
+// RUNS times each after 10 untimed rounds, each with INPUT on stdin; prints one line
+// per command: median min mean (ms).
 use std::process::{Command, Stdio};
 use std::time::Instant;
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     let runs: usize = a[1].parse().unwrap();
-    let mut t = Vec::with_capacity(runs);
+    let cmds: Vec<&[String]> = a[3..].split(|x| x == ":::").collect();
+    let mut t = vec![Vec::with_capacity(runs); cmds.len()];
     for i in 0..runs + 10 {
-        let input = std::fs::File::open(&a[2]).unwrap();
-        let start = Instant::now();
-        let status = Command::new(&a[3]).args(&a[4..]).stdin(input)
-            .stdout(Stdio::null()).stderr(Stdio::null()).status().unwrap();
-        let e = start.elapsed().as_secs_f64() * 1000.0;
-        assert!(status.success(), "{:?} failed", &a[3..]);
-        if i >= 10 { t.push(e); }
+        for (c, cmd) in cmds.iter().enumerate() {
+            let input = std::fs::File::open(&a[2]).unwrap();
+            let start = Instant::now();
+            let status = Command::new(&cmd[0]).args(&cmd[1..]).stdin(input)
+                .stdout(Stdio::null()).stderr(Stdio::null()).status().unwrap();
+            let e = start.elapsed().as_secs_f64() * 1000.0;
+            assert!(status.success(), "{:?} failed", cmd);
+            if i >= 10 { t[c].push(e); }
+        }
     }
-    t.sort_by(|x, y| x.partial_cmp(y).unwrap());
-    let mean = t.iter().sum::<f64>() / t.len() as f64;
-    println!("{:.3} {:.3} {:.3}", t[t.len() / 2], t[0], mean);
+    for v in &mut t {
+        v.sort_by(|x, y| x.partial_cmp(y).unwrap());
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        println!("{:.3} {:.3} {:.3}", v[v.len() / 2], v[0], mean);
+    }
 }
 EOF
 rustc -O -o "$WORK/floor" "$WORK/floor.rs"
@@ -136,28 +142,9 @@ p['context_window']['current_usage'] = json.loads(sys.argv[2])
 print(json.dumps(p))" "$2" "$3"
 }
 
-use_hyperfine=0
-if command -v hyperfine >/dev/null 2>&1 && hyperfine --help 2>/dev/null | grep -q -- '--input' \
-   && hyperfine --help 2>/dev/null | grep -q -- '-N'; then
-  use_hyperfine=1
-fi
-
-measure() { # $1 stdin file, rest: command → "median min mean" in ms
-  local input="$1"; shift
-  if [ "$use_hyperfine" = 1 ]; then
-    hyperfine -N --warmup 10 --runs "$RUNS" --input "$input" --export-json "$WORK/h.json" \
-      -- "$(printf '%q ' "$@")" >/dev/null 2>&1
-    python3 -c "
-import json; r = json.load(open('$WORK/h.json'))['results'][0]
-print('%.3f %.3f %.3f' % (r['median'] * 1000, r['min'] * 1000, r['mean'] * 1000))"
-  else
-    "$WORK/timer" "$RUNS" "$input" "$@"
-  fi
-}
-
 cd "$REPO"
 export CLAUDE_PROJECT_DIR="$REPO"
-echo "tool: $([ "$use_hyperfine" = 1 ] && echo hyperfine || echo 'rustc-built timer (spawn + wait)'), runs per cell: $RUNS"
+echo "tool: rustc-built timer (spawn + wait; forge, floor and /bin/true interleaved), runs per cell: $RUNS"
 echo "repo: $(git ls-files | wc -l) tracked files; $(ls .forge/handoffs | wc -l) handoff files"
 echo
 echo "| transcript | payload | forge statusline median (min) | floor median | /bin/true median | forge / floor | ≤ 3 ms and ≤ 1.5× floor |"
@@ -176,9 +163,8 @@ for t in 200k 50m; do
     fi
     # One untimed tick so the session bridge exists (steady state: no write per tick).
     "$FORGE" statusline < "$WORK/p.json" > "$WORK/line.txt"
-    read -r f_med f_min _ < <(measure "$WORK/p.json" "$FORGE" statusline)
-    read -r fl_med _ _ < <(measure "$WORK/p.json" "$WORK/floor")
-    read -r t_med _ _ < <(measure "$WORK/p.json" /bin/true)
+    { read -r f_med f_min _; read -r fl_med _ _; read -r t_med _ _; } < <(
+      "$WORK/timer" "$RUNS" "$WORK/p.json" "$FORGE" statusline ::: "$WORK/floor" ::: /bin/true)
     ratio=$(python3 -c "print('%.2f' % ($f_med / $fl_med))")
     ok=$(python3 -c "print('yes' if $f_med <= 3.0 and $f_med <= 1.5 * $fl_med else 'NO')")
     [ "$ok" = yes ] || fail=1

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Benchmarks for `forge tui`, each against a floor measured in the same run:
-#   1. `forge tui --once` on a git project with 2,000 handoff files: wall time
-#      (target <= 50 ms) and peak memory (target <= 30 MiB); floors: `cat` of the
-#      same files, and /bin/true.
+#   1. `forge tui --once` on a git project with 20,000 handoff files (HANDOFFS=n to
+#      change): wall time of the first frame, interleaved with `cat` of the same files
+#      and /bin/true (target: <= 1.2x cat), and peak memory (max RSS, /usr/bin/time;
+#      target <= 20 MiB).
 #   2. Live latency: a handoff file written while the dashboard runs in tmux, until
 #      the frame that shows it has been drawn (target <= 300 ms). The dashboard logs
 #      the time of every frame it draws (hidden flag --trace-draws); we also poll
 #      `tmux capture-pane` until the new task is on the screen, as an end-to-end check.
 #   3. Idle CPU of the running dashboard over 5 s (expected: near zero).
-# Uses hyperfine when installed, else a small timing loop. Needs tmux for 2 and 3.
+# Needs tmux for 2 and 3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RUNS=${RUNS:-20}
+HANDOFFS=${HANDOFFS:-20000}
 cargo build --release -q
 BIN="$PWD/target/release/forge"
 T=$(mktemp -d)
@@ -26,7 +28,9 @@ trap cleanup EXIT
 
 now_us() { date +%s%6N; }
 
-# --- a project with 2,000 handoffs --------------------------------------------------
+# --- a project with $HANDOFFS handoffs --------------------------------------------
+# A quarter each: session handoffs, complete Signals, malformed Signals, and complete
+# Signals with one blocked in a hundred — the shapes of the fixtures, each its task.
 P="$T/project"
 H="$P/.forge/handoffs"
 mkdir -p "$H" "$P/.forge/logs/sessions" "$T/home"
@@ -35,71 +39,68 @@ for i in $(seq 1 20); do printf 'line %s\n' "$i" > "$P/file$i.txt"; done
 git -C "$P" add . && git -C "$P" -c user.name=b -c user.email=b@b commit -qm init
 FIX=tests/fixtures/handoffs
 blocked=$(<"$FIX/agent-T-012-20261121-101502.md")
-complete=$(<"$FIX/agent-T-010-20261120-170944.md")
-malformed=$(<"$FIX/agent-T-011-20261121-090102.md")
-session=$(<"$FIX/handoff-20261121-094500.md")
-for i in $(seq 0 1999); do
-  d=$((i / 1440)); m=$((i % 1440))
-  stamp=$(printf '202610%02d-%02d%02d00' $((d + 1)) $((m / 60)) $((m % 60)))
-  case $((i % 4)) in
-    0) printf '%s\n' "$session" > "$H/handoff-$stamp.md" ;;
-    1) printf '%s\n' "${complete//T-010/T-$i}" > "$H/agent-T-$i-$stamp.md" ;;
-    2) printf '%s\n' "${malformed//T-011/T-$i}" > "$H/agent-T-$i-$stamp.md" ;;
-    3) if [ $((i % 100)) = 3 ]; then body="${blocked//T-012/T-$i}"; else body="${complete//T-010/T-$i}"; fi
-       printf '%s\n' "$body" > "$H/agent-T-$i-$stamp.md" ;;
-  esac
-done
+python3 - "$H" "$FIX" "$HANDOFFS" <<'PY'
+import os, sys
+out, fix, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+read = lambda name: open(os.path.join(fix, name)).read()
+blocked, complete = read("agent-T-012-20261121-101502.md"), read("agent-T-010-20261120-170944.md")
+malformed, session = read("agent-T-011-20261121-090102.md"), read("handoff-20261121-094500.md")
+for i in range(n):
+    d, m = i // 1440, i % 1440
+    stamp = "2026%02d%02d-%02d%02d00" % (d // 28 + 1, d % 28 + 1, m // 60, m % 60)
+    kind = i % 4
+    if kind == 0:
+        name, text = f"handoff-{stamp}.md", session
+    elif kind == 2:
+        name, text = f"agent-T-{i}-{stamp}.md", malformed.replace("T-011", f"T-{i}")
+    else:
+        src = blocked.replace("T-012", f"T-{i}") if kind == 3 and i % 100 == 3 else complete.replace("T-010", f"T-{i}")
+        name, text = f"agent-T-{i}-{stamp}.md", src
+    with open(os.path.join(out, name), "w") as f:
+        f.write(text + "\n")
+PY
 count=$(ls "$H" | wc -l)
 echo "project: $count handoff files, $(du -sh "$H" | cut -f1)"
 
 export HOME="$T/home" XDG_CONFIG_HOME="$T/home/.config" NO_COLOR=1
 unset CLAUDE_PROJECT_DIR CLAUDE_CONFIG_DIR || true
 
-# --- 1. --once: time ------------------------------------------------------------------
+# --- 1. --once: first frame and peak memory ------------------------------------------
 ONCE=("$BIN" tui --once --project "$P" --width 100 --height 30)
-median_ms() { # runs "$@" RUNS times, prints the median wall time in ms
-  local times=() s e
-  for _ in $(seq 1 "$RUNS"); do
-    s=$(now_us); "$@" > /dev/null; e=$(now_us)
-    times+=($((e - s)))
-  done
-  printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]/1000}'
-}
-echo
-echo "== forge tui --once, 2,000 handoffs (median of $RUNS runs)"
-if command -v hyperfine > /dev/null 2>&1; then
-  hyperfine --warmup 3 --runs "$RUNS" \
-    "${ONCE[*]} > /dev/null" "cat $H/* > /dev/null" "true" 2>/dev/null | grep -E "Time|Benchmark" || true
-fi
 "${ONCE[@]}" > /dev/null  # warm the page cache
-t_once=$(median_ms "${ONCE[@]}")
-t_cat=$(median_ms sh -c "cat '$H'/* > /dev/null")
-t_true=$(median_ms /bin/true)
-printf '  forge tui --once   %7s ms   (target <= 50 ms)\n' "$t_once"
-printf '  floor: cat files   %7s ms\n' "$t_cat"
-printf '  floor: /bin/true   %7s ms\n' "$t_true"
-
-# --- 1. --once: peak memory ------------------------------------------------------------
-max_rss_kib() { # peak RSS of "$@" in KiB
-  if [ -x /usr/bin/time ]; then
-    /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F: '/Maximum resident set size/ {gsub(/ /,"",$2); print $2}'
-  else
-    "$@" > /dev/null & local pid=$! peak=0 v
-    while kill -0 "$pid" 2>/dev/null; do
-      v=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
-      [ "${v:-0}" -gt "$peak" ] && peak=$v
-    done
-    wait "$pid"; echo "$peak"
-  fi
-}
-m_once=$(max_rss_kib "${ONCE[@]}")
-m_cat=$(max_rss_kib sh -c "cat '$H'/* > /dev/null")
-m_true=$(max_rss_kib /bin/true)
-echo "== peak memory (max RSS)"
-awk -v a="$m_once" -v b="$m_cat" -v c="$m_true" 'BEGIN {
-  printf "  forge tui --once   %7.1f MiB (target <= 30 MiB)\n", a/1024
-  printf "  floor: cat files   %7.1f MiB\n", b/1024
-  printf "  floor: /bin/true   %7.1f MiB\n", c/1024 }'
+cat "$H"/* > /dev/null
+echo
+echo "== forge tui --once, $count handoffs: $RUNS runs interleaved with its floors"
+python3 - "$H" "$RUNS" "${ONCE[@]}" <<'PY'
+import os, subprocess, sys
+sys.path.insert(0, "scripts")
+from bench_lib import interleaved
+h, n, once = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+names = sorted(os.listdir(h))
+r = interleaved({
+    "forge tui --once": (once, None),
+    "cat of the files": (["cat"] + names, None, h),
+    "/bin/true": (["/bin/true"], None),
+}, n)
+def rss_mib(cmd, cwd=None):
+    runs = []
+    for _ in range(5):
+        p = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, cwd=cwd, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True, check=True)
+        runs.append(int(p.stderr.strip().splitlines()[-1]) / 1024)
+    return sorted(runs)[len(runs) // 2]
+mem = {"forge tui --once": rss_mib(once), "cat of the files": rss_mib(["cat"] + names, h),
+       "/bin/true": rss_mib(["/bin/true"])}
+cat = r["cat of the files"]["median"]
+print("| command | median ms | p90 ms | / cat | max RSS (median of 5) |")
+print("|---|---|---|---|---|")
+for label, s in r.items():
+    print(f"| {label} | {s['median']:.1f} | {s['p90']:.1f} | {s['median'] / cat:.2f}× | {mem[label]:.1f} MiB |")
+f = r["forge tui --once"]["median"]
+print(f"\nfirst frame <= 1.2x cat: {'yes' if f <= 1.2 * cat else 'NO'} ({f / cat:.2f}x); "
+      f"peak memory <= 20 MiB: {'yes' if mem['forge tui --once'] <= 20 else 'NO'} "
+      f"({mem['forge tui --once']:.1f} MiB)")
+PY
 
 # --- 2. live latency -------------------------------------------------------------------
 if ! command -v tmux > /dev/null 2>&1; then
