@@ -153,7 +153,11 @@ fn render(
         );
         let state = match (&b.attention_message, r.state) {
             (Some(m), "permission" | "input") => {
-                format!("{}: {}", r.state, fit(&single_line(m), 200))
+                format!(
+                    "{}: {}",
+                    r.state,
+                    crate::model::text::cut_chars(&single_line(m), 200)
+                )
             }
             _ => r.state.to_owned(),
         };
@@ -162,7 +166,7 @@ fn render(
             "{} {:<8}  {:<22}  {:<8}  {:>11}  {state}",
             if r.current { "*" } else { " " },
             crate::model::text::short_id(&b.session_id),
-            fit(&last, 22),
+            crate::model::text::cut_chars(&last, 22),
             context,
             snap.compactions_of(&b.session_id),
         );
@@ -171,14 +175,4 @@ fn render(
         "\n* the session `forge status` and the dashboard show. Any unique start of an id works as --session.\n",
     );
     out
-}
-
-fn fit(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_owned()
-    } else {
-        let mut out: String = s.chars().take(n.saturating_sub(1)).collect();
-        out.push('…');
-        out
-    }
 }

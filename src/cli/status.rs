@@ -258,12 +258,15 @@ pub fn fleet_text(reg: &Registry, file: &Path, now: DateTime<Utc>, home: Option<
             out,
             "  {:<10}  {:<16}  {:<16}  {:<8}  {:<7}  {:<8}  {:<22}  {}",
             r.attention_word(),
-            fit(&single_line(&r.project.name), 16),
-            fit(&single_line(r.project.branch.as_deref().unwrap_or("-")), 16),
+            crate::model::text::cut_chars(&single_line(&r.project.name), 16),
+            crate::model::text::cut_chars(
+                &single_line(r.project.branch.as_deref().unwrap_or("-")),
+                16
+            ),
             context,
             blocked,
             &s.map_or_else(|| "-".to_owned(), |s| short(&s.id)),
-            fit(&format!("{}{event}", age(now, r.last_heard())), 22),
+            crate::model::text::cut_chars(&format!("{}{event}", age(now, r.last_heard())), 22),
             single_line(&tilde(&r.project.root, home)),
         );
     }
@@ -487,7 +490,7 @@ pub fn render_text(
             "  {:<8} {:<17} {:<12} {}{}",
             h.kind.as_str(),
             h.status_word(),
-            fit(&single_line(h.task().unwrap_or("-")), 12),
+            crate::model::text::cut_chars(&single_line(h.task().unwrap_or("-")), 12),
             single_line(&h.file_name),
             if drift.any() { "  (drift)" } else { "" }
         );
@@ -566,17 +569,6 @@ pub fn render_chains(chains: &[crate::model::relay::Chain]) -> String {
         );
     }
     out
-}
-
-/// At most `n` characters, with an ellipsis when cut, so columns stay aligned.
-fn fit(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_owned()
-    } else {
-        let mut out: String = s.chars().take(n.saturating_sub(1)).collect();
-        out.push('…');
-        out
-    }
 }
 
 fn short(id: &str) -> String {

@@ -41,7 +41,7 @@ impl Ctx<'_> {
             uncommitted: state.uncommitted_changes,
         });
         if cfg.hooks.handoff_on_precompact {
-            self.precompact_handoff(&cfg, git.as_ref());
+            self.precompact_handoff(cfg, git.as_ref());
         } else {
             self.record(Outcome::HandoffSkipped {
                 trigger: Trigger::PreCompact.as_str().to_owned(),

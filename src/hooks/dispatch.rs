@@ -136,6 +136,7 @@ pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
         env,
         wire: &wire,
         outcomes: RefCell::default(),
+        config: std::cell::OnceCell::new(),
     };
     if !ctx.paths.may_create_state(env.home.as_deref()) {
         // `/` or the home folder itself: not a project, and no place for state.
@@ -211,6 +212,8 @@ pub(super) struct Ctx<'a> {
     pub(super) wire: &'a WireHookInput,
     /// What the call did so far, in order (see [`Ctx::record`]).
     outcomes: RefCell<Vec<Outcome>>,
+    /// The config, read once per call (handlers and the wake message all ask).
+    config: std::cell::OnceCell<Config>,
 }
 
 /// What a handler prints on stdout (often nothing).
@@ -257,8 +260,9 @@ impl Ctx<'_> {
         });
     }
 
-    pub(super) fn config(&self) -> Config {
-        config::load_or_default(&self.paths, self.env)
+    pub(super) fn config(&self) -> &Config {
+        self.config
+            .get_or_init(|| config::load_or_default(&self.paths, self.env))
     }
 
     pub(super) fn session_id(&self) -> Option<&str> {

@@ -253,12 +253,7 @@ fn reads_as_non_text(s: &str) -> bool {
 }
 
 fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
+    super::text::cut_chars(text, max)
 }
 
 /// The context size as the "Why this handoff" sentence says it, `None` when no

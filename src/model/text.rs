@@ -389,6 +389,17 @@ mod tests {
     }
 }
 
+/// At most `max` characters, ending in `…` when cut (so columns of text stay
+/// aligned).
+pub fn cut_chars(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
 /// A session id as lists show it: its first 8 characters, on one line, with no
 /// control characters (an id comes from a file a repository may ship).
 pub fn short_id(id: &str) -> String {

@@ -95,14 +95,7 @@ pub fn start_payload(f: &StartFacts) -> Value {
 
 /// A command as the event log names it: on one line, at most 200 characters.
 pub fn command_label(command: &str) -> String {
-    let one = super::text::single_line(command.trim());
-    if one.chars().count() <= 200 {
-        one.into_owned()
-    } else {
-        let mut s: String = one.chars().take(199).collect();
-        s.push('…');
-        s
-    }
+    super::text::cut_chars(&super::text::single_line(command.trim()), 200)
 }
 
 #[cfg(test)]

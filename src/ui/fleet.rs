@@ -14,7 +14,10 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::{DIM, TITLE, WARN, attention_style, help_box, hint, level_color, rows, short, text};
+use super::{
+    DIM, TITLE, WARN, attention_style, help_box, level_color, notice_line, push_hints, rows, short,
+    text,
+};
 use crate::model::dashboard::fleet::FleetModel;
 use crate::model::dashboard::{Mode, bindings};
 use crate::model::fleet::FleetRow;
@@ -311,25 +314,10 @@ fn detail(m: &FleetModel, width: u16) -> Paragraph<'static> {
 
 fn footer(m: &FleetModel, width: u16) -> Paragraph<'static> {
     if let Some(n) = &m.notice {
-        let style = if n.error {
-            Style::new().fg(Color::Red)
-        } else {
-            Style::new().fg(Color::Green)
-        };
-        let text = text::fit(&format!(" {}", single_line(&n.text)), usize::from(width));
-        return Paragraph::new(Line::styled(text, style));
+        return notice_line(n, width);
     }
     let mut spans = Vec::new();
-    let mut used = 0;
-    for b in bindings(m.mode).filter(|b| b.footer) {
-        let h = hint(b);
-        let w: usize = h.iter().map(Span::width).sum();
-        if used + w > usize::from(width) {
-            continue;
-        }
-        used += w;
-        spans.extend(h);
-    }
+    push_hints(&mut spans, m.mode, width, false);
     Paragraph::new(Line::from(spans))
 }
 

@@ -517,31 +517,12 @@ fn render_attention(m: &Model, area: Rect, buf: &mut Buffer) {
             let used: usize = spans.iter().map(Span::width).sum();
             let room = usize::from(r.width).saturating_sub(used + 1);
             spans.push(Span::styled(
-                format!(" {}", fit(&single_line(msg), room)),
+                format!(" {}", text::fit(&single_line(msg), room)),
                 DIM,
             ));
         }
         Paragraph::new(Line::from(spans)).render(r, buf);
     }
-}
-
-/// `text` cut to `width` columns, with `…` when it was cut.
-fn fit(text: &str, width: usize) -> String {
-    if unicode_width(text) <= width {
-        return text.to_owned();
-    }
-    let mut out = String::new();
-    let mut w = 0;
-    for c in text.chars() {
-        let cw = unicode_width(&c.to_string());
-        if w + cw + 1 > width {
-            break;
-        }
-        out.push(c);
-        w += cw;
-    }
-    out.push('…');
-    out
 }
 
 fn drift_mark(m: &Model, h: &HandoffEntry) -> String {
@@ -912,13 +893,7 @@ fn render_preview(m: &Model, area: Rect, buf: &mut Buffer) {
 /// Hints that do not fit in `width` are left out whole, never cut in half.
 fn footer(m: &Model, width: u16) -> Paragraph<'static> {
     if let Some(n) = &m.notice {
-        let style = if n.error {
-            Style::new().fg(Color::Red)
-        } else {
-            Style::new().fg(Color::Green)
-        };
-        let text = text::fit(&format!(" {}", single_line(&n.text)), usize::from(width));
-        return Paragraph::new(Line::styled(text, style));
+        return notice_line(n, width);
     }
     let mut spans = Vec::new();
     if m.mode == Mode::Filter {
@@ -947,11 +922,28 @@ fn footer(m: &Model, width: u16) -> Paragraph<'static> {
             Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
         ));
     }
+    push_hints(&mut spans, m.mode, width, m.from_fleet);
+    Paragraph::new(Line::from(spans))
+}
+
+/// A notice on the footer row: green, red when it is an error, cut to `width`.
+fn notice_line(n: &dashboard::Notice, width: u16) -> Paragraph<'static> {
+    let style = if n.error {
+        Style::new().fg(Color::Red)
+    } else {
+        Style::new().fg(Color::Green)
+    };
+    let text = text::fit(&format!(" {}", single_line(&n.text)), usize::from(width));
+    Paragraph::new(Line::styled(text, style))
+}
+
+/// Appends the footer hints of `mode` that fit in `width` after `spans` (whole hints
+/// only); with `back`, q reads "back" (a dashboard opened from the fleet list).
+fn push_hints(spans: &mut Vec<Span<'static>>, mode: Mode, width: u16, back: bool) {
     let mut used: usize = spans.iter().map(Span::width).sum();
-    for b in bindings(m.mode).filter(|b| b.footer) {
+    for b in bindings(mode).filter(|b| b.footer) {
         let mut h = hint(b);
-        // Opened from the fleet list, q goes back to it.
-        if m.from_fleet && b.action == dashboard::Action::Quit {
+        if back && b.action == dashboard::Action::Quit {
             h[1] = Span::styled(" back ", DIM);
         }
         let w: usize = h.iter().map(Span::width).sum();
@@ -961,7 +953,6 @@ fn footer(m: &Model, width: u16) -> Paragraph<'static> {
         used += w;
         spans.extend(h);
     }
-    Paragraph::new(Line::from(spans))
 }
 
 fn hint(b: &Binding) -> [Span<'static>; 2] {
