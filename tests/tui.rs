@@ -185,6 +185,20 @@ impl Tmux {
     }
 }
 
+/// Whether tmux is here to drive a real terminal. Missing on CI (where .ci/run
+/// installs it) it is a failure; elsewhere the test says it skipped.
+fn tmux_here() -> bool {
+    if Tmux::available() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "tmux is missing on CI: .ci/run should have installed it"
+    );
+    eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+    false
+}
+
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = Command::new("tmux")
@@ -223,13 +237,7 @@ fn wait_file(path: &Path) -> String {
 
 #[test]
 fn live_dashboard_in_a_real_terminal() {
-    if !Tmux::available() {
-        // CI installs tmux (.ci/run), so there a missing tmux is a failure, not a skip.
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "tmux is missing on CI: .ci/run should have installed it"
-        );
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+    if !tmux_here() {
         return;
     }
     let p = TestProject::new();
@@ -334,12 +342,7 @@ fn live_dashboard_in_a_real_terminal() {
 
 #[test]
 fn r_answers_the_selected_blocked_signal_in_a_real_terminal() {
-    if !Tmux::available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "tmux is missing on CI: .ci/run should have installed it"
-        );
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+    if !tmux_here() {
         return;
     }
     let p = TestProject::new();
@@ -408,12 +411,7 @@ fn r_answers_the_selected_blocked_signal_in_a_real_terminal() {
 
 #[test]
 fn the_sessions_pane_opens_a_transcript_and_dismisses_in_a_real_terminal() {
-    if !Tmux::available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "tmux is missing on CI: .ci/run should have installed it"
-        );
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+    if !tmux_here() {
         return;
     }
     let p = TestProject::new();
@@ -507,12 +505,7 @@ fn the_sessions_pane_opens_a_transcript_and_dismisses_in_a_real_terminal() {
 
 #[test]
 fn a_click_selects_and_ctrl_z_suspends_in_a_real_terminal() {
-    if !Tmux::available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "tmux is missing on CI: .ci/run should have installed it"
-        );
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+    if !tmux_here() {
         return;
     }
     let p = TestProject::new();
@@ -566,12 +559,7 @@ fn a_click_selects_and_ctrl_z_suspends_in_a_real_terminal() {
 
 #[test]
 fn the_git_header_follows_a_checkout_in_a_real_terminal() {
-    if !Tmux::available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "tmux is missing on CI: .ci/run should have installed it"
-        );
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+    if !tmux_here() {
         return;
     }
     let p = TestProject::new();
@@ -633,12 +621,7 @@ fn the_git_header_follows_a_checkout_in_a_real_terminal() {
 
 #[test]
 fn inside_tmux_the_session_name_names_the_agent() {
-    if !Tmux::available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "tmux is missing on CI: .ci/run should have installed it"
-        );
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+    if !tmux_here() {
         return;
     }
     let p = TestProject::new();
@@ -672,12 +655,7 @@ fn inside_tmux_the_session_name_names_the_agent() {
 
 #[test]
 fn inside_tmux_a_wake_message_carries_the_pane() {
-    if !Tmux::available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "tmux is missing on CI: .ci/run should have installed it"
-        );
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+    if !tmux_here() {
         return;
     }
     let p = TestProject::new();
@@ -764,12 +742,7 @@ fn all_once_prints_the_fleet() {
 
 #[test]
 fn the_fleet_list_opens_a_project_and_comes_back_in_a_real_terminal() {
-    if !Tmux::available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "tmux is missing on CI: .ci/run should have installed it"
-        );
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+    if !tmux_here() {
         return;
     }
     let api = TestProject::named("api");
