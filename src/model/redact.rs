@@ -241,7 +241,7 @@ pub const RULES: &[Rule] = &[
         id: "aws-secret-access-key",
         kind: "AWS secret key",
         keywords: &["aws"],
-        regex: r"(?i)\baws.{0,40}?(?P<s>\b[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|\z)",
+        regex: r"\b(?i-u:aws).{0,40}?(?P<s>\b[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|\z)",
         check: not_hash,
         token: false,
     },
@@ -273,7 +273,7 @@ pub const RULES: &[Rule] = &[
         id: "azure-storage-account-key",
         kind: "Azure storage key",
         keywords: &["accountkey"],
-        regex: r"(?i)\bAccountKey\s*=\s*(?P<s>[A-Za-z0-9+/]{20,}={0,2})",
+        regex: r"\b(?i-u:AccountKey)\s*=\s*(?P<s>[A-Za-z0-9+/]{20,}={0,2})",
         check: always,
         token: true,
     },
@@ -281,7 +281,7 @@ pub const RULES: &[Rule] = &[
         id: "azure-shared-access-key",
         kind: "Azure shared access key",
         keywords: &["sharedaccesskey"],
-        regex: r"(?i)\bSharedAccessKey\s*=\s*(?P<s>[A-Za-z0-9+/]{20,}={0,2})",
+        regex: r"\b(?i-u:SharedAccessKey)\s*=\s*(?P<s>[A-Za-z0-9+/]{20,}={0,2})",
         check: always,
         token: true,
     },
@@ -394,7 +394,7 @@ pub const RULES: &[Rule] = &[
         id: "twilio-auth-token",
         kind: "Twilio auth token",
         keywords: &["twilio"],
-        regex: r"(?i)\btwilio.{0,40}?\b(?P<s>[0-9a-f]{32})\b",
+        regex: r"\b(?i-u:twilio).{0,40}?\b(?P<s>[0-9a-fA-F]{32})\b",
         check: always,
         token: false,
     },
@@ -587,7 +587,7 @@ pub const RULES: &[Rule] = &[
         id: "authorization-bearer",
         kind: "Bearer token",
         keywords: &["bearer"],
-        regex: r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/=-]{8,})",
+        regex: r"\b(?i-u:bearer)\s+(?P<s>[A-Za-z0-9._~+/=-]{8,})",
         check: random,
         token: false,
     },
@@ -595,7 +595,7 @@ pub const RULES: &[Rule] = &[
         id: "authorization-basic",
         kind: "Basic credentials",
         keywords: &["basic"],
-        regex: r"(?i)\bbasic\s+(?P<s>[A-Za-z0-9+/]{8,}={0,2})",
+        regex: r"\b(?i-u:basic)\s+(?P<s>[A-Za-z0-9+/]{8,}={0,2})",
         check: random,
         token: false,
     },
@@ -603,7 +603,7 @@ pub const RULES: &[Rule] = &[
         id: "authorization-token",
         kind: "token",
         keywords: &["token"],
-        regex: r"(?i)\b(?:api-)?token\s+(?P<s>[A-Za-z0-9._~+/=-]{8,})",
+        regex: r"\b(?i-u:(?:api-)?token)\s+(?P<s>[A-Za-z0-9._~+/=-]{8,})",
         check: random,
         token: false,
     },
@@ -622,7 +622,7 @@ pub const RULES: &[Rule] = &[
             "session",
         ],
         regex: concat!(
-            r#"(?i)\b(?P<k>[A-Za-z0-9_.-]*(?:token|secret|password|passwd|pwd|api[_-]?key|apikey|auth|credential|private[_-]?key|access[_-]?key|session[_-]?key)[A-Za-z0-9_.-]*)"#,
+            r#"\b(?P<k>[A-Za-z0-9_.-]*(?i-u:token|secret|password|passwd|pwd|api[_-]?key|apikey|auth|credential|private[_-]?key|access[_-]?key|session[_-]?key)[A-Za-z0-9_.-]*)"#,
             r#"["']?\s*[:=]\s*"#,
             // A bracketed value (`[abc, def]`, a JSON array) goes whole, brackets
             // and all: the unquoted class stops at `]`, so it would take `[abc` and
@@ -637,8 +637,8 @@ pub const RULES: &[Rule] = &[
         kind: "secret in prose",
         keywords: &["pass", "secret", "token", "key", "credential"],
         regex: concat!(
-            r"(?i)\b(?:password|passwd|passphrase|passcode|secret|token|api[ _-]?key|access[ _-]?key|secret[ _-]?key|private[ _-]?key|credentials?)",
-            r"\s+(?:is|was|are|would be|should be|reads|=|:)\s+[`'\x22]?",
+            r"\b(?i-u:password|passwd|passphrase|passcode|secret|token|api[ _-]?key|access[ _-]?key|secret[ _-]?key|private[ _-]?key|credentials?)",
+            r"\s+(?i-u:is|was|are|would be|should be|reads|=|:)\s+[`'\x22]?",
             r"(?P<s>[^\s`'\x22]{5,}[^\s`'\x22.,;:!?)])",
         ),
         check: random,
@@ -1138,6 +1138,42 @@ mod tests {
             );
         }
         assert!(RULES.len() >= 40, "{} shapes", RULES.len());
+    }
+
+    /// What in `re` would need a Unicode table the release build leaves out: a
+    /// case-insensitive group that folds with Unicode, or a Unicode property.
+    fn needs_left_out_table(re: &str) -> Option<String> {
+        for (at, _) in re.match_indices("(?") {
+            let flags: String = re[at + 2..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphabetic() || *c == '-')
+                .collect();
+            let (on, off) = flags.split_once('-').unwrap_or((&flags, ""));
+            if on.contains('i') && !off.contains('u') {
+                return Some(format!("`(?{flags}` folds case with Unicode tables"));
+            }
+        }
+        ["\\p", "\\P"]
+            .iter()
+            .find(|p| re.contains(*p))
+            .map(|p| format!("Unicode property {p}"))
+    }
+
+    /// The release build has only regex's `unicode-perl` tables (Cargo.toml), while
+    /// the test build gets all of them through dev-dependencies, so a rule that needs
+    /// another table would compile here and silently drop out of the release. Every
+    /// case-insensitive group must fold in ASCII (`(?i-u:…)`).
+    #[test]
+    fn rules_need_no_unicode_table_the_release_leaves_out() {
+        for rule in RULES {
+            assert_eq!(needs_left_out_table(rule.regex), None, "{}", rule.id);
+        }
+        for bad in ["(?i)\\btoken", "(?si:x)", "(?i-s:x)", "\\p{Greek}"] {
+            assert!(needs_left_out_table(bad).is_some(), "{bad}");
+        }
+        for good in ["(?i-u:token)", "(?s)x", "(?-u:x)", "[A-Za-z]"] {
+            assert_eq!(needs_left_out_table(good), None, "{good}");
+        }
     }
 
     #[test]
