@@ -5,7 +5,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use color_eyre::eyre::{WrapErr, bail};
+use anyhow::{Context, bail};
 use serde_json::json;
 
 use crate::env::Env;
@@ -240,11 +240,11 @@ pub fn write(paths: &Paths, task: &str, stamp: &str, text: &str) -> io::Result<P
 }
 
 /// Writes `draft` as a new agent handoff (stamped now); returns its path.
-pub fn write_draft(paths: &Paths, draft: &Draft, env: &Env) -> color_eyre::Result<PathBuf> {
+pub fn write_draft(paths: &Paths, draft: &Draft, env: &Env) -> anyhow::Result<PathBuf> {
     let text = render(draft, &paths.root, &store::files::iso(env.now));
     let stamp = env.now.format("%Y%m%d-%H%M%S").to_string();
     let path = write(paths, &draft.task, &stamp, &text)
-        .wrap_err_with(|| format!("writing the handoff into {}", paths.handoffs().display()))?;
+        .with_context(|| format!("writing the handoff into {}", paths.handoffs().display()))?;
     // The fleet's blocked count follows at once (best effort: the project's next hook
     // call writes it anyway).
     if let Err(e) = super::fleet::refresh_blocked(paths, env) {
@@ -267,7 +267,7 @@ pub fn default_resolver() -> String {
 pub fn blocked_head<'a>(
     entries: &'a [crate::model::HandoffEntry],
     task: &str,
-) -> color_eyre::Result<&'a crate::model::HandoffEntry> {
+) -> anyhow::Result<&'a crate::model::HandoffEntry> {
     let thread = crate::model::handoff::thread_of(entries, task);
     let Some(head) = thread
         .iter()
@@ -312,7 +312,7 @@ pub fn resolve_file(
     blocked: &Path,
     from: &str,
     answer: Option<&str>,
-) -> color_eyre::Result<PathBuf> {
+) -> anyhow::Result<PathBuf> {
     let entries = store::handoffs::list(paths);
     let Some(entry) = entries.iter().find(|h| h.path == blocked) else {
         bail!("{} is no longer in the handoffs folder", blocked.display());

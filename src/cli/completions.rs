@@ -57,7 +57,7 @@ pub struct CompletionsArgs {
 }
 
 /// Runs `forge completions`.
-pub fn run(args: &CompletionsArgs, _env: &Env) -> color_eyre::Result<ExitCode> {
+pub fn run(args: &CompletionsArgs, _env: &Env) -> anyhow::Result<ExitCode> {
     let mut cmd = super::Cli::command();
     let mut buf = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "forge", &mut buf);

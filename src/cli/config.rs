@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use color_eyre::eyre::{WrapErr, eyre};
+use anyhow::{Context, anyhow};
 use serde_json::json;
 
 use super::status::project_paths;
@@ -67,7 +67,7 @@ pub enum ConfigAction {
 }
 
 /// Runs `forge config`.
-pub fn run(args: &ConfigArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+pub fn run(args: &ConfigArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
     match &args.action {
         ConfigAction::Show { json, agent } => {
@@ -175,8 +175,8 @@ pub fn run(args: &ConfigArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     }
 }
 
-fn load(paths: &Paths, env: &Env) -> color_eyre::Result<Loaded> {
-    config::load(paths, env).map_err(|e| eyre!("config is invalid: {e}\n{}", fix_hint()))
+fn load(paths: &Paths, env: &Env) -> anyhow::Result<Loaded> {
+    config::load(paths, env).map_err(|e| anyhow!("config is invalid: {e}\n{}", fix_hint()))
 }
 
 /// What to do about a config error; self-contained (it does not send you to a
@@ -197,8 +197,8 @@ fn file_paths(paths: &Paths, env: &Env) -> Vec<(&'static str, Option<PathBuf>)> 
 }
 
 /// Every leaf `section.key` with its value, in the order of the config struct.
-fn leaves(loaded: &Loaded) -> color_eyre::Result<Vec<(String, toml::Value)>> {
-    let value = toml::Value::try_from(&loaded.config).wrap_err("encoding the config")?;
+fn leaves(loaded: &Loaded) -> anyhow::Result<Vec<(String, toml::Value)>> {
+    let value = toml::Value::try_from(&loaded.config).context("encoding the config")?;
     let mut out = Vec::new();
     if let toml::Value::Table(sections) = value {
         for (section, v) in sections {
@@ -219,7 +219,7 @@ fn source_of<'a>(loaded: &'a Loaded, key: &str) -> &'a Source {
     loaded.sources.get(key).unwrap_or(&Source::Default)
 }
 
-fn show_text(loaded: &Loaded) -> color_eyre::Result<String> {
+fn show_text(loaded: &Loaded) -> anyhow::Result<String> {
     let rows = leaves(loaded)?;
     // Align the `#` column, but let a long value (the segment list) run past it.
     let width = rows
@@ -268,7 +268,7 @@ fn segments_note(shown: &[String]) -> String {
     note
 }
 
-fn show_json(loaded: &Loaded) -> color_eyre::Result<serde_json::Value> {
+fn show_json(loaded: &Loaded) -> anyhow::Result<serde_json::Value> {
     let rows = leaves(loaded)?;
     let mut out = Vec::new();
     for (key, value) in rows {
@@ -279,7 +279,7 @@ fn show_json(loaded: &Loaded) -> color_eyre::Result<serde_json::Value> {
             Source::Project(p) => ("project", Some(p.clone())),
             Source::Agent(_, p) => ("agent", Some(p.clone())),
         };
-        let value = serde_json::to_value(&value).wrap_err("encoding a value")?;
+        let value = serde_json::to_value(&value).context("encoding a value")?;
         let mut row = json!({"key": key, "value": value, "source": layer, "path": path});
         if key == SEGMENTS_KEY
             && let Some(obj) = row.as_object_mut()

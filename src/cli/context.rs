@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use anyhow::{anyhow, bail};
 use clap_complete::engine::ArgValueCandidates;
-use color_eyre::eyre::{bail, eyre};
 use serde_json::json;
 
 use crate::config;
@@ -52,15 +52,15 @@ pub struct ContextArgs {
 }
 
 /// Runs `forge context`.
-pub fn run(args: &ContextArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+pub fn run(args: &ContextArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = super::status::project_paths(args.project.as_ref(), env)?;
     let cfg = config::load_or_default(&paths, env);
     let bridge = match &args.session {
         Some(given) => {
             let id = sessions::resolve(&paths, given, &[])
-                .map_err(|e| eyre!("--session: {e} (in {})", paths.sessions().display()))?;
+                .map_err(|e| anyhow!("--session: {e} (in {})", paths.sessions().display()))?;
             Some(files::read_bridge(&paths, &id).ok_or_else(|| {
-                eyre!(
+                anyhow!(
                     "no session {} in {}: run `forge sessions` to see known sessions",
                     crate::model::text::single_line(&id),
                     paths.sessions().display()
@@ -150,7 +150,7 @@ fn measure(
     path: &Path,
     declared_window: Option<u64>,
     cfg: &config::Config,
-) -> color_eyre::Result<serde_json::Value> {
+) -> anyhow::Result<serde_json::Value> {
     let scan = transcript::tail_context(path);
     let tokens = scan.tokens();
     let (model, output, compacted) = match &scan {

@@ -136,7 +136,7 @@ struct SettingsFile {
 }
 
 /// Runs `forge doctor`.
-pub fn run(args: &DoctorArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+pub fn run(args: &DoctorArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = locate_project(args.project.as_ref(), env)?;
     let checks = run_checks(&paths, env);
     let failed = checks.iter().any(|c| c.status == Status::Fail);

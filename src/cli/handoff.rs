@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::{Context, bail};
 use clap_complete::engine::ArgValueCandidates;
-use color_eyre::eyre::{WrapErr, bail};
 
 use crate::app::session_handoff;
 use crate::config;
@@ -101,16 +101,16 @@ pub struct PruneArgs {
     pub dry_run: bool,
 }
 
-fn prune(args: &PruneArgs, project: Option<&PathBuf>, env: &Env) -> color_eyre::Result<ExitCode> {
+fn prune(args: &PruneArgs, project: Option<&PathBuf>, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = super::status::project_paths(project, env)?;
     let cfg = config::load(&paths, env)
         .map_err(|e| {
-            color_eyre::eyre::eyre!("{e}\nFix the file, or check it with `forge config validate`.")
+            anyhow::anyhow!("{e}\nFix the file, or check it with `forge config validate`.")
         })?
         .config;
     let older_than = match &args.older_than {
         Some(text) => crate::model::time::parse_duration(text).ok_or_else(|| {
-            color_eyre::eyre::eyre!(
+            anyhow::anyhow!(
                 "--older-than {text:?} is not an age: give a number and a unit, like 30m, 12h, 14d or 2w"
             )
         })?,
@@ -157,7 +157,7 @@ fn prune(args: &PruneArgs, project: Option<&PathBuf>, env: &Env) -> color_eyre::
     }
     super::print_out(&out);
     if let Some((path, e)) = result.errors.first() {
-        color_eyre::eyre::bail!(
+        anyhow::bail!(
             "could not remove {} ({e}){}",
             path.display(),
             if result.errors.len() > 1 {
@@ -304,7 +304,7 @@ fn claim(args: &HandoffArgs, env: &Env) -> bool {
     }
 }
 
-fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<session_handoff::Written> {
+fn write(args: &HandoffArgs, env: &Env) -> anyhow::Result<session_handoff::Written> {
     let Some(trigger) = Trigger::parse(&args.trigger) else {
         bail!(
             "unknown --trigger {:?}: use one of context-threshold, pre-compact, manual, session-end, relay",
@@ -357,7 +357,7 @@ fn write(args: &HandoffArgs, env: &Env) -> color_eyre::Result<session_handoff::W
     };
     let result = session_handoff::write_detailed(&paths, env, &cfg, &req);
     record(&paths, env, args, trigger, session, &result);
-    result.wrap_err_with(|| {
+    result.with_context(|| {
         format!(
             "writing the handoff in {} (is the folder writable?)",
             paths.handoffs().display()
@@ -427,7 +427,7 @@ pub fn record_hooks(paths: &Paths, env: &Env, session: &str, outcomes: Vec<Outco
 }
 
 /// `--transcript PATH`, checked: an existing file.
-fn checked_transcript(p: &std::path::Path) -> color_eyre::Result<PathBuf> {
+fn checked_transcript(p: &std::path::Path) -> anyhow::Result<PathBuf> {
     if p.is_dir() {
         bail!(
             "{} is a folder, not a transcript file: pass the session's .jsonl file",
@@ -448,7 +448,7 @@ fn unknown_session_transcript(
     paths: &Paths,
     env: &Env,
     id: &str,
-) -> color_eyre::Result<Option<PathBuf>> {
+) -> anyhow::Result<Option<PathBuf>> {
     if files::read_bridge(paths, id).is_some() {
         return Ok(None);
     }

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use color_eyre::eyre::{WrapErr, eyre};
+use anyhow::{Context, anyhow};
 use serde_json::Value;
 
 use super::status::project_paths;
@@ -73,8 +73,8 @@ pub struct Program {
 impl Program {
     /// The bare `forge` when `forge` on PATH is this very binary (so the entries work
     /// on every machine that has forge installed), else this binary's absolute path.
-    pub fn find(env: &Env) -> color_eyre::Result<Self> {
-        let exe = std::env::current_exe().wrap_err("finding this forge binary's path")?;
+    pub fn find(env: &Env) -> anyhow::Result<Self> {
+        let exe = std::env::current_exe().context("finding this forge binary's path")?;
         let on_path = env.find_program("forge");
         let text = if on_path.as_deref().is_some_and(|p| same_file(p, &exe)) {
             "forge".to_owned()
@@ -238,11 +238,12 @@ struct FileChange {
 }
 
 /// Runs `forge init`.
-pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
     let claude_base = if args.user {
-        env.claude_dir()
-            .ok_or_else(|| eyre!("HOME is not set: set HOME or CLAUDE_CONFIG_DIR and try again"))?
+        env.claude_dir().ok_or_else(|| {
+            anyhow!("HOME is not set: set HOME or CLAUDE_CONFIG_DIR and try again")
+        })?
     } else {
         paths.root.join(".claude")
     };
@@ -265,7 +266,7 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         None => Value::Null,
         Some(t) if t.trim().is_empty() => Value::Null,
         Some(t) => serde_json::from_str(t).map_err(|e| {
-            eyre!(
+            anyhow!(
                 "{}: not valid JSON ({e}); fix it or move it away, then run `forge init` again",
                 settings_path.display()
             )
@@ -274,7 +275,7 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     let home = env.home.clone();
     let exists = |p: &Path| p.exists();
     let edit = |value: &Value| json_edit::apply(old_text.as_deref().unwrap_or(""), value);
-    let shape_error = |e: settings::ShapeError| eyre!("{}: {e}", settings_path.display());
+    let shape_error = |e: settings::ShapeError| anyhow!("{}: {e}", settings_path.display());
     let (outcome, new_text): (Outcome, String) = if args.uninstall {
         let outcome = settings::uninstall(&old_value, Emptied::Remove).map_err(shape_error)?;
         let mut new_text = edit(&outcome.settings);
@@ -525,7 +526,7 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     if make_dirs {
         paths
             .ensure_dirs()
-            .wrap_err_with(|| format!("creating {}", paths.forge_dir().display()))?;
+            .with_context(|| format!("creating {}", paths.forge_dir().display()))?;
         done.push_str("Created .forge/logs and .forge/handoffs\n");
     }
     for c in &changes {
@@ -541,7 +542,7 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
                     bak = Some(path);
                 }
                 store::write_atomic(&c.path, new.as_bytes())
-                    .wrap_err_with(|| format!("writing {}", c.path.display()))?;
+                    .with_context(|| format!("writing {}", c.path.display()))?;
                 let verb = if old.is_some() { "Updated" } else { "Created" };
                 let _ = write!(done, "{verb} {name}");
                 if let Some(bak) = bak {
@@ -554,7 +555,7 @@ pub fn run(args: &InitArgs, env: &Env) -> color_eyre::Result<ExitCode> {
             }
             (None, _) => {
                 store::remove_if_exists(&c.path)
-                    .wrap_err_with(|| format!("removing {}", c.path.display()))?;
+                    .with_context(|| format!("removing {}", c.path.display()))?;
                 let _ = writeln!(done, "Removed {name}");
             }
         }
@@ -583,7 +584,7 @@ fn write_backup(
     old: &str,
     project: Option<&Paths>,
     env: &Env,
-) -> color_eyre::Result<PathBuf> {
+) -> anyhow::Result<PathBuf> {
     let name = file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -594,7 +595,7 @@ fn write_backup(
             // Creates .forge/.gitignore (`*`) too when .forge/ is new.
             paths
                 .ensure_dirs()
-                .wrap_err_with(|| format!("creating {}", paths.forge_dir().display()))?;
+                .with_context(|| format!("creating {}", paths.forge_dir().display()))?;
             paths
                 .forge_dir()
                 .join("backups")
@@ -612,11 +613,11 @@ fn write_backup(
             Ok(()) => return Ok(path),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => {
-                return Err(e).wrap_err_with(|| format!("writing the backup {}", path.display()));
+                return Err(e).with_context(|| format!("writing the backup {}", path.display()));
             }
         }
     }
-    Err(eyre!(
+    Err(anyhow!(
         "too many backups named {}*: remove some, then run `forge init` again",
         base.display()
     ))
@@ -742,7 +743,7 @@ fn backup_texts(file: &Path, project: Option<&Paths>) -> Vec<String> {
         .collect()
 }
 
-fn read_optional(path: &Path) -> color_eyre::Result<Option<String>> {
+fn read_optional(path: &Path) -> anyhow::Result<Option<String>> {
     match crate::store::safe::read_to_string_whole(
         path,
         16 * 1024 * 1024,
@@ -750,7 +751,7 @@ fn read_optional(path: &Path) -> color_eyre::Result<Option<String>> {
     ) {
         Ok(t) => Ok(Some(t)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e).wrap_err_with(|| format!("reading {}", path.display())),
+        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
     }
 }
 

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use color_eyre::eyre::{WrapErr, bail, eyre};
+use anyhow::{Context, anyhow, bail};
 use serde_json::json;
 
 use super::status::project_paths;
@@ -78,12 +78,12 @@ pub fn line_count(path: &Path) -> Option<usize> {
 }
 
 /// Runs `forge learn`.
-pub fn run(args: &LearnArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+pub fn run(args: &LearnArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
     let dir = memory_dir(&paths, env)
-        .ok_or_else(|| eyre!("HOME is not set: set HOME or CLAUDE_CONFIG_DIR and try again"))?;
+        .ok_or_else(|| anyhow!("HOME is not set: set HOME or CLAUDE_CONFIG_DIR and try again"))?;
     let limit = crate::config::load(&paths, env)
-        .map_err(|e| eyre!("{e}\nFix the file, or check it with `forge config validate`."))?
+        .map_err(|e| anyhow!("{e}\nFix the file, or check it with `forge config validate`."))?
         .config
         .learn
         .memory_max_lines;
@@ -94,9 +94,9 @@ pub fn run(args: &LearnArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     }
 }
 
-fn done(paths: &Paths, env: &Env) -> color_eyre::Result<ExitCode> {
+fn done(paths: &Paths, env: &Env) -> anyhow::Result<ExitCode> {
     let d = crate::app::learn::done(paths, env)
-        .wrap_err_with(|| format!("clearing {}", paths.learn_pending().display()))?;
+        .with_context(|| format!("clearing {}", paths.learn_pending().display()))?;
     let mut out = if d.cleared {
         "Learn reminder cleared.".to_owned()
     } else {
@@ -120,7 +120,7 @@ fn status(
     dir: &Path,
     as_json: bool,
     limit: usize,
-) -> color_eyre::Result<ExitCode> {
+) -> anyhow::Result<ExitCode> {
     // A learned-*.md newer than the flag means the learning happened: the next hook
     // removes the flag.
     let pending = store::safe::is_regular(&paths.learn_pending())
@@ -199,7 +199,7 @@ fn status(
 /// rather than cuts, a larger one).
 const WHOLE_MAX: u64 = 64 * 1024 * 1024;
 
-fn archive(dir: &Path, env: &Env, limit: usize) -> color_eyre::Result<ExitCode> {
+fn archive(dir: &Path, env: &Env, limit: usize) -> anyhow::Result<ExitCode> {
     let memory_md = dir.join("MEMORY.md");
     let read = |p: &Path| store::safe::read_to_string_whole(p, WHOLE_MAX, store::safe::Follow::Yes);
     let text = match read(&memory_md) {
@@ -211,14 +211,14 @@ fn archive(dir: &Path, env: &Env, limit: usize) -> color_eyre::Result<ExitCode> 
             ));
             return Ok(ExitCode::SUCCESS);
         }
-        Err(e) => return Err(e).wrap_err_with(|| format!("reading {}", memory_md.display())),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", memory_md.display())),
     };
     let name = format!("archive-{}.md", env.now.format("%Y-%m-%d"));
     let archive_path = dir.join(&name);
     let existing = match read(&archive_path) {
         Ok(t) => Some(t),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e).wrap_err_with(|| format!("reading {}", archive_path.display())),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", archive_path.display())),
     };
     let stamp = store::files::iso(env.now);
     let Some(plan) = memory::plan_archive(&text, existing.as_deref(), &name, &stamp, limit) else {
@@ -231,9 +231,9 @@ fn archive(dir: &Path, env: &Env, limit: usize) -> color_eyre::Result<ExitCode> 
     // The archive first, and checked, so MEMORY.md is only shortened once its content
     // is safely elsewhere.
     store::write_atomic(&archive_path, plan.archive.as_bytes())
-        .wrap_err_with(|| format!("writing {}", archive_path.display()))?;
+        .with_context(|| format!("writing {}", archive_path.display()))?;
     let written =
-        read(&archive_path).wrap_err_with(|| format!("reading back {}", archive_path.display()))?;
+        read(&archive_path).with_context(|| format!("reading back {}", archive_path.display()))?;
     if written != plan.archive {
         bail!(
             "{} does not hold MEMORY.md's content after writing; MEMORY.md was left as it is",
@@ -241,7 +241,7 @@ fn archive(dir: &Path, env: &Env, limit: usize) -> color_eyre::Result<ExitCode> 
         );
     }
     store::write_atomic(&memory_md, plan.memory.as_bytes())
-        .wrap_err_with(|| format!("writing {}", memory_md.display()))?;
+        .with_context(|| format!("writing {}", memory_md.display()))?;
     super::print_out(&format!(
         "Moved the oldest {} of MEMORY.md to {}\nMEMORY.md keeps the newest, and points at the archive ({}).\n",
         super::count(plan.moved_lines, "line", "lines"),

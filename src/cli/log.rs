@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use anyhow::{Context, anyhow};
 use chrono::{DateTime, Local, Utc};
-use color_eyre::eyre::{WrapErr, eyre};
 use serde_json::Value;
 
 use super::status::project_paths;
@@ -114,10 +114,10 @@ fn render(value: &Value, line: &EventLine, json: bool) -> String {
 }
 
 /// Runs `forge log`.
-pub fn run(args: &LogArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+pub fn run(args: &LogArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
     let since = match &args.since {
-        Some(s) => Some(parse_since(s, env.now, &Local).map_err(|e| eyre!("--since: {e}"))?),
+        Some(s) => Some(parse_since(s, env.now, &Local).map_err(|e| anyhow!("--since: {e}"))?),
         None => None,
     };
     let (raw, mut follower) = events::read_and_follow(&paths);
@@ -128,7 +128,7 @@ pub fn run(args: &LogArgs, env: &Env) -> color_eyre::Result<ExitCode> {
                 .iter()
                 .filter_map(|(_, l)| l.session.clone())
                 .collect();
-            Some(sessions::resolve(&paths, prefix, &seen).wrap_err("--session")?)
+            Some(sessions::resolve(&paths, prefix, &seen).context("--session")?)
         }
         None => None,
     };
@@ -159,7 +159,7 @@ pub fn run(args: &LogArgs, env: &Env) -> color_eyre::Result<ExitCode> {
 
 /// The session ids of the chain named by `prefix` (a whole first-session id or a
 /// unique start of one).
-fn chain_sessions(paths: &Paths, prefix: &str) -> color_eyre::Result<Vec<String>> {
+fn chain_sessions(paths: &Paths, prefix: &str) -> anyhow::Result<Vec<String>> {
     let all = crate::store::chains::list(paths);
     let found: Vec<_> = all.iter().filter(|c| c.id.starts_with(prefix)).collect();
     match found.as_slice() {
@@ -168,10 +168,10 @@ fn chain_sessions(paths: &Paths, prefix: &str) -> color_eyre::Result<Vec<String>
             .iter()
             .filter_map(|s| s.session_id.clone())
             .collect()),
-        [] => Err(eyre!(
+        [] => Err(anyhow!(
             "--chain {prefix:?}: no chain starts with that (forge status lists them)"
         )),
-        _ => Err(eyre!(
+        _ => Err(anyhow!(
             "--chain {prefix:?}: {} chains start with that; give more of the id",
             found.len()
         )),
@@ -197,14 +197,14 @@ fn follow(
     follower: &mut events::Follower,
     select: &Select,
     json: bool,
-) -> color_eyre::Result<ExitCode> {
+) -> anyhow::Result<ExitCode> {
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [
         signal_hook::consts::SIGINT,
         signal_hook::consts::SIGTERM,
         signal_hook::consts::SIGHUP,
     ] {
-        signal_hook::flag::register(sig, Arc::clone(&stop)).wrap_err("watching for Ctrl-C")?;
+        signal_hook::flag::register(sig, Arc::clone(&stop)).context("watching for Ctrl-C")?;
     }
     loop {
         let mut slept = Duration::ZERO;

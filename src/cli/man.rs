@@ -2,10 +2,10 @@
 
 use std::process::ExitCode;
 
+use anyhow::{Context, anyhow};
 use clap::{ArgAction, Command, CommandFactory};
 use clap_complete::engine::ArgValueCandidates;
 use clap_mangen::roff::{Roff, bold, roman};
-use color_eyre::eyre::{WrapErr, eyre};
 
 use crate::env::Env;
 use crate::model::dashboard::{self, Key, Mode};
@@ -35,7 +35,7 @@ pub struct ManArgs {
 }
 
 /// Runs `forge man`.
-pub fn run(args: &ManArgs, _env: &Env) -> color_eyre::Result<ExitCode> {
+pub fn run(args: &ManArgs, _env: &Env) -> anyhow::Result<ExitCode> {
     let mut root = super::Cli::command();
     // Building gives every subcommand its bin name (`forge init`) and display name
     // (`forge-init`), which the page's SYNOPSIS and NAME use.
@@ -49,12 +49,12 @@ pub fn run(args: &ManArgs, _env: &Env) -> color_eyre::Result<ExitCode> {
                     let names: Vec<&str> = visible_subcommands(&root)
                         .map(clap::Command::get_name)
                         .collect();
-                    eyre!("no command `{name}`: choose one of {}", names.join(", "))
+                    anyhow!("no command `{name}`: choose one of {}", names.join(", "))
                 })?;
             command_page(sub)
         }
     }
-    .wrap_err("rendering the manual page")?;
+    .context("rendering the manual page")?;
     super::print_out(&page);
     Ok(ExitCode::SUCCESS)
 }

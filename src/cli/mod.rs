@@ -129,7 +129,7 @@ pub fn on_parse_error(err: clap::Error, env: &Env) -> ExitCode {
 }
 
 /// Prints an error report for interactive commands and maps it to exit status 1.
-pub fn report(result: color_eyre::Result<ExitCode>) -> ExitCode {
+pub fn report(result: anyhow::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
@@ -186,9 +186,9 @@ pub fn try_print_out(text: &str) -> std::io::Result<()> {
 /// controls; [`crate::model::text::json_for_terminal`] escapes DEL, C1 and bidi
 /// controls too, so the terminal shows them as `\uXXXX` and a reader decodes them
 /// back to the same value).
-pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> color_eyre::Result<()> {
-    use color_eyre::eyre::WrapErr;
-    let text = serde_json::to_string_pretty(value).wrap_err("encoding JSON")?;
+pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let text = serde_json::to_string_pretty(value).context("encoding JSON")?;
     let mut out = std::io::stdout().lock();
     write_raw(&mut out, &crate::model::text::json_for_terminal(&text));
     write_raw(&mut out, "\n");

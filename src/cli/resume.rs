@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use anyhow::{Context, anyhow, bail};
 use chrono::{DateTime, Utc};
 use clap_complete::engine::ArgValueCompleter;
-use color_eyre::eyre::{WrapErr, bail, eyre};
 
 use super::status::project_paths;
 use crate::env::Env;
@@ -66,7 +66,7 @@ pub struct ResumeArgs {
 }
 
 /// Runs `forge resume`.
-pub fn run(args: &ResumeArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+pub fn run(args: &ResumeArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
     let list = handoffs::list(&paths);
     let chosen = if args.latest {
@@ -85,7 +85,7 @@ pub fn run(args: &ResumeArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         }
         if !args.clear {
             let markers = files::write_pending_resume(&paths, env, target, ResumeOrigin::Chosen)
-                .wrap_err("writing the pending-resume marker .forge/pending-resume")?;
+                .context("writing the pending-resume marker .forge/pending-resume")?;
             say(
                 args.print,
                 &format!(
@@ -108,7 +108,7 @@ pub fn run(args: &ResumeArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         let target = match chosen.clone() {
             Some(t) => t,
             None => pending(&paths, env).ok_or_else(|| {
-                eyre!(
+                anyhow!(
                     "nothing is pending: choose a handoff with `forge resume N` or `forge resume --latest` (run `forge resume` to list them)"
                 )
             })?,
@@ -143,25 +143,20 @@ fn pending(paths: &Paths, env: &Env) -> Option<PathBuf> {
     files::pending_resume(paths, env).map(|(_, target)| target)
 }
 
-fn latest_session(list: &[HandoffEntry]) -> color_eyre::Result<&HandoffEntry> {
+fn latest_session(list: &[HandoffEntry]) -> anyhow::Result<&HandoffEntry> {
     if list.is_empty() {
         bail!("no handoffs in .forge/handoffs yet: write one with `forge handoff`");
     }
     list.iter()
         .find(|h| h.kind == HandoffKind::Session)
         .ok_or_else(|| {
-            eyre!(
+            anyhow!(
                 "no session handoff yet (only agent handoffs): write one with `forge handoff`, or pick an agent handoff by number"
             )
         })
 }
 
-fn select(
-    sel: &str,
-    list: &[HandoffEntry],
-    paths: &Paths,
-    env: &Env,
-) -> color_eyre::Result<PathBuf> {
+fn select(sel: &str, list: &[HandoffEntry], paths: &Paths, env: &Env) -> anyhow::Result<PathBuf> {
     let canonical =
         |h: &HandoffEntry| std::fs::canonicalize(&h.path).unwrap_or_else(|_| h.path.clone());
     // An ID: the stamp of a file name, `YYYYMMDD-HHMMSS[-N]` or a unique start of it
@@ -172,10 +167,10 @@ fn select(
     if looks_like_id {
         return match crate::model::handoff::by_stamp_id(list, sel).as_slice() {
             [one] => Ok(canonical(one)),
-            [] => Err(eyre!(
+            [] => Err(anyhow!(
                 "no handoff has the ID {sel}: run `forge resume` to list them with their IDs"
             )),
-            many => Err(eyre!(
+            many => Err(anyhow!(
                 "{sel} names {} handoffs: {}; give the file name instead",
                 many.len(),
                 many.iter()
@@ -197,7 +192,7 @@ fn select(
             .and_then(|i| list.get(*i))
             .map(|h| std::fs::canonicalize(&h.path).unwrap_or_else(|_| h.path.clone()))
             .ok_or_else(|| {
-                eyre!(
+                anyhow!(
                     "there is no handoff #{sel}: the list has 1 to {} (run `forge resume` to see it)",
                     list.len()
                 )
@@ -214,7 +209,7 @@ fn select(
         .iter()
         .find(|p| std::fs::symlink_metadata(p).is_ok())
         .ok_or_else(|| {
-            eyre!(
+            anyhow!(
                 "no such handoff file: {sel} (give a path, a file name in .forge/handoffs, or a number from `forge resume`)"
             )
         })?;
@@ -232,9 +227,9 @@ fn select(
         );
     }
     let target = files::resume_target(paths, &std::path::absolute(found)?).ok_or_else(|| {
-        eyre!("{sel} is not a regular file (a link or a special file): forge only resumes from regular handoff files")
+        anyhow!("{sel} is not a regular file (a link or a special file): forge only resumes from regular handoff files")
     })?;
-    std::fs::canonicalize(&target).wrap_err_with(|| format!("resolving {}", target.display()))
+    std::fs::canonicalize(&target).with_context(|| format!("resolving {}", target.display()))
 }
 
 /// Whether a file name is a handoff's: `handoff-*.md` or `agent-*.md`.
@@ -306,14 +301,15 @@ pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<
 }
 
 /// The handoff text preceded by drift notes against the current git state.
-pub fn print_text(target: &Path, paths: &Paths, now: DateTime<Utc>) -> color_eyre::Result<String> {
+pub fn print_text(target: &Path, paths: &Paths, now: DateTime<Utc>) -> anyhow::Result<String> {
     let entry = handoffs::load_one(target).ok_or_else(|| {
-        eyre!(
+        anyhow!(
             "the handoff {} no longer exists or is not a handoff file: choose another with `forge resume`, or `forge resume --clear`",
             target.display()
         )
     })?;
-    let text = store::read_text(target).ok_or_else(|| eyre!("cannot read {}", target.display()))?;
+    let text =
+        store::read_text(target).ok_or_else(|| anyhow!("cannot read {}", target.display()))?;
     let git = crate::git::facts(&paths.root);
     let drift = Drift::of(
         &entry,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use color_eyre::eyre::{WrapErr, eyre};
+use anyhow::{Context, anyhow};
 
 use crate::app::relay::{Options, Output, Relay};
 use crate::config;
@@ -67,24 +67,24 @@ impl Output for Terminal {
 }
 
 /// Runs `forge run`.
-pub fn run(args: &RunArgs, env: &Env) -> color_eyre::Result<ExitCode> {
-    let cmd = parse_command(&args.command).map_err(|e| eyre!("{e}"))?;
+pub fn run(args: &RunArgs, env: &Env) -> anyhow::Result<ExitCode> {
+    let cmd = parse_command(&args.command).map_err(|e| anyhow!("{e}"))?;
     let paths = super::status::project_for_writing(None, env)?;
     let loaded = match &args.agent {
         Some(a) => config::load_as(&paths, env, a),
         None => config::load(&paths, env),
     }
-    .map_err(|e| eyre!("{e}\nFix the file, or check it with `forge config validate`."))?;
+    .map_err(|e| anyhow!("{e}\nFix the file, or check it with `forge config validate`."))?;
     let cfg = loaded.config;
     let threshold = args.threshold.unwrap_or(cfg.relay.threshold);
     if !(1.0..=100.0).contains(&threshold) {
-        return Err(eyre!(
+        return Err(anyhow!(
             "--threshold must be between 1 and 100, found {threshold}"
         ));
     }
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, Arc::clone(&stop)).wrap_err("watching for Ctrl-C")?;
+        signal_hook::flag::register(sig, Arc::clone(&stop)).context("watching for Ctrl-C")?;
     }
     let relay = Relay {
         paths: &paths,

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use color_eyre::eyre::bail;
+use anyhow::bail;
 
 use super::status::project_for_writing;
 use crate::app::signal::{Draft, blocked_head, default_resolver, one_line, write_draft};
@@ -148,7 +148,7 @@ impl From<StatusArg> for SignalStatus {
 }
 
 /// Runs `forge signal`.
-pub fn run(args: &SignalArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+pub fn run(args: &SignalArgs, env: &Env) -> anyhow::Result<ExitCode> {
     if let Some(SignalAction::Resolve(r)) = &args.action {
         return resolve(r, args.project.as_ref(), env);
     }
@@ -177,11 +177,7 @@ pub fn run(args: &SignalArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn resolve(
-    args: &ResolveArgs,
-    project: Option<&PathBuf>,
-    env: &Env,
-) -> color_eyre::Result<ExitCode> {
+fn resolve(args: &ResolveArgs, project: Option<&PathBuf>, env: &Env) -> anyhow::Result<ExitCode> {
     if one_line(&args.task).is_empty() {
         bail!("TASK must not be empty: say which task's blocked Signal you answer");
     }

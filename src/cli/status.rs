@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use chrono::{DateTime, Utc};
 
-use color_eyre::eyre::{WrapErr, bail};
+use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
 use crate::app::snapshot::{GitSource, load};
@@ -58,7 +58,7 @@ pub struct StatusArgs {
 /// to the git work-tree root holding `.forge/`, else that root), so `--project src`
 /// works the way running from `src` does. A folder outside git is the project
 /// itself.
-pub fn project_paths(project: Option<&PathBuf>, env: &Env) -> color_eyre::Result<Paths> {
+pub fn project_paths(project: Option<&PathBuf>, env: &Env) -> anyhow::Result<Paths> {
     let paths = locate_project(project, env)?;
     paths.check()?;
     Ok(paths)
@@ -68,7 +68,7 @@ pub fn project_paths(project: Option<&PathBuf>, env: &Env) -> color_eyre::Result
 /// (`forge handoff`, `forge signal`): outside a project (no `.forge/` and no git
 /// root, or `/`, or the home folder) they stop and say how to start one, rather than
 /// write an empty handoff or take over `~/.claude/pending-resume`.
-pub fn project_for_writing(project: Option<&PathBuf>, env: &Env) -> color_eyre::Result<Paths> {
+pub fn project_for_writing(project: Option<&PathBuf>, env: &Env) -> anyhow::Result<Paths> {
     let paths = project_paths(project, env)?;
     if let Err(why) = paths.is_project(env.home.as_deref()) {
         bail!("{}", why.explain(&paths.root));
@@ -77,7 +77,7 @@ pub fn project_for_writing(project: Option<&PathBuf>, env: &Env) -> color_eyre::
 }
 
 /// [`project_paths`] without the check: for `forge doctor`, which reports it.
-pub fn locate_project(project: Option<&PathBuf>, env: &Env) -> color_eyre::Result<Paths> {
+pub fn locate_project(project: Option<&PathBuf>, env: &Env) -> anyhow::Result<Paths> {
     let canonical = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
     match project {
         Some(dir) => {
@@ -85,7 +85,7 @@ pub fn locate_project(project: Option<&PathBuf>, env: &Env) -> color_eyre::Resul
                 bail!("--project {}: no such folder", dir.display());
             }
             let dir = std::fs::canonicalize(dir)
-                .wrap_err_with(|| format!("resolving --project {}", dir.display()))?;
+                .with_context(|| format!("resolving --project {}", dir.display()))?;
             Ok(Paths::new(resolve_root(None, &dir)))
         }
         None => Ok(Paths::new(canonical(resolve_root(
@@ -96,7 +96,7 @@ pub fn locate_project(project: Option<&PathBuf>, env: &Env) -> color_eyre::Resul
 }
 
 /// Runs `forge status`.
-pub fn run(args: &StatusArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+pub fn run(args: &StatusArgs, env: &Env) -> anyhow::Result<ExitCode> {
     if args.all {
         return run_all(args.json, env);
     }
@@ -150,19 +150,19 @@ pub fn run(args: &StatusArgs, env: &Env) -> color_eyre::Result<ExitCode> {
 /// The fleet registry of this environment, read: its path and contents. An error
 /// (no home folder, a registry that is a link or a FIFO, a folder others can write
 /// to) says why.
-pub fn read_registry(env: &Env) -> color_eyre::Result<(PathBuf, Registry)> {
+pub fn read_registry(env: &Env) -> anyhow::Result<(PathBuf, Registry)> {
     let Some(file) = registry::path(env) else {
         bail!(
             "cannot find the fleet registry: neither XDG_STATE_HOME nor HOME is an absolute \
              folder"
         );
     };
-    let reg = registry::read(&file).map_err(|e| color_eyre::eyre::eyre!("{e}"))?;
+    let reg = registry::read(&file).map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok((file, reg))
 }
 
 /// `forge status --all`: the fleet, from the registry alone.
-fn run_all(json: bool, env: &Env) -> color_eyre::Result<ExitCode> {
+fn run_all(json: bool, env: &Env) -> anyhow::Result<ExitCode> {
     let (file, reg) = read_registry(env)?;
     if json {
         super::print_json(&fleet_json(&reg, &file, env.now))?;

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use color_eyre::eyre::{WrapErr, bail};
+use anyhow::{Context, bail};
 
 use crate::app::snapshot::GitSource;
 use crate::env::Env;
@@ -60,7 +60,7 @@ pub struct TuiArgs {
 const ONCE_MAX: u16 = 2000;
 
 /// Runs `forge tui`.
-pub fn run(args: &TuiArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+pub fn run(args: &TuiArgs, env: &Env) -> anyhow::Result<ExitCode> {
     if args.all {
         return run_all(args, env);
     }
@@ -84,8 +84,8 @@ pub fn run(args: &TuiArgs, env: &Env) -> color_eyre::Result<ExitCode> {
         let dir = tempfile::Builder::new()
             .prefix("forge-demo-")
             .tempdir()
-            .wrap_err("creating a temporary folder for the demo")?;
-        let root = demo::install(dir.path(), env.now).wrap_err("writing the demo project")?;
+            .context("creating a temporary folder for the demo")?;
+        let root = demo::install(dir.path(), env.now).context("writing the demo project")?;
         // The demo's pending resume must not land in the real ~/.claude.
         env.home = Some(dir.path().join("home"));
         env.claude_config_dir = None;
@@ -118,7 +118,6 @@ pub fn run(args: &TuiArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     if !std::io::stdout().is_terminal() {
         bail!("forge tui needs a terminal; use --once to print one frame instead");
     }
-    let _ = color_eyre::install();
     // Ended by a signal: the terminal is restored and, on the way out of this
     // function, the demo's folder removed; the exit status says which signal.
     match tui::run(model, session)? {
@@ -128,7 +127,7 @@ pub fn run(args: &TuiArgs, env: &Env) -> color_eyre::Result<ExitCode> {
 }
 
 /// `forge tui --all`: the fleet list, and the dashboards it opens.
-fn run_all(args: &TuiArgs, env: &Env) -> color_eyre::Result<ExitCode> {
+fn run_all(args: &TuiArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let Some(file) = crate::store::registry::path(env) else {
         bail!(
             "cannot find the fleet registry: neither XDG_STATE_HOME nor HOME is an absolute \
@@ -147,7 +146,6 @@ fn run_all(args: &TuiArgs, env: &Env) -> color_eyre::Result<ExitCode> {
     if !std::io::stdout().is_terminal() {
         bail!("forge tui needs a terminal; use --once to print one frame instead");
     }
-    let _ = color_eyre::install();
     let open = |root: &Path| open_project(root, env);
     match tui::fleet::run(model, env.no_color, &open)? {
         Some(sig) => Ok(ExitCode::from(u8::try_from(128 + sig).unwrap_or(1))),

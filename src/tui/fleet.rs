@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
+use anyhow::Context;
 use chrono::Utc;
-use color_eyre::eyre::WrapErr;
 use crossterm::event::{self as ct, KeyEventKind};
 
 use super::{LoopEvent, Screen, Session, TICK, key_of, sleep_for, suspend_self};
@@ -54,7 +54,7 @@ pub fn run(
     mut model: FleetModel,
     no_color: bool,
     open: &Opener<'_>,
-) -> color_eyre::Result<Option<i32>> {
+) -> anyhow::Result<Option<i32>> {
     Screen::run(|screen| fleet_loop(screen, &mut model, no_color, open))
 }
 
@@ -63,7 +63,7 @@ fn fleet_loop(
     model: &mut FleetModel,
     no_color: bool,
     open: &Opener<'_>,
-) -> color_eyre::Result<Option<i32>> {
+) -> anyhow::Result<Option<i32>> {
     let file: PathBuf = model.registry_path.clone();
     let mut seen = stamp(&file);
     let mut dirty = true;
@@ -73,7 +73,7 @@ fn fleet_loop(
             let size = screen
                 .terminal
                 .size()
-                .wrap_err("reading the terminal size")?;
+                .context("reading the terminal size")?;
             let area = ratatui::layout::Rect::new(0, 0, size.width, size.height);
             let rows = list_rows(area);
             if rows != model.list_rows {
@@ -82,7 +82,7 @@ fn fleet_loop(
             screen
                 .terminal
                 .draw(|f| f.render_widget(FleetView::new(model).no_color(no_color), f.area()))
-                .wrap_err("drawing")?;
+                .context("drawing")?;
             dirty = false;
         }
         let wait = sleep_for(

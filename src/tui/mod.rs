@@ -24,8 +24,8 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use anyhow::Context;
 use chrono::Utc;
-use color_eyre::eyre::WrapErr;
 use crossterm::event::{
     self as ct, DisableMouseCapture, EnableMouseCapture, KeyCode, KeyEventKind, KeyModifiers,
     MouseEventKind,
@@ -309,7 +309,7 @@ pub fn render_text(model: &Model, width: u16, height: u16) -> String {
 
 /// Runs the dashboard until the user quits or a termination signal arrives. Restores
 /// the terminal on every path out. Returns the signal that ended it, if one did.
-pub fn run(model: Model, session: Session) -> color_eyre::Result<Option<i32>> {
+pub fn run(model: Model, session: Session) -> anyhow::Result<Option<i32>> {
     Screen::run(|screen| screen.project(model, &session))
 }
 
@@ -327,13 +327,13 @@ pub struct Screen {
 impl Screen {
     /// Sets the terminal up, runs `body` on it, and restores the terminal on every
     /// path out (an error included).
-    pub fn run<T>(body: impl FnOnce(&mut Self) -> color_eyre::Result<T>) -> color_eyre::Result<T> {
+    pub fn run<T>(body: impl FnOnce(&mut Self) -> anyhow::Result<T>) -> anyhow::Result<T> {
         let (tx, rx) = mpsc::channel::<LoopEvent>();
         let terminal = ratatui::try_init()
             .inspect_err(|_| ratatui::restore())
-            .wrap_err("setting up the terminal")?;
+            .context("setting up the terminal")?;
         let signals = watch_signals(tx.clone()).inspect_err(|_| ratatui::restore());
-        let signals = signals.wrap_err("installing the signal handlers")?;
+        let signals = signals.context("installing the signal handlers")?;
         let mouse = MouseGuard::enable();
         let input = Input::spawn(tx.clone());
         let mut screen = Self {
@@ -362,11 +362,7 @@ impl Screen {
     /// Runs one project's dashboard on this screen until q or Esc (`Ok(None)`) or a
     /// termination signal (`Ok(Some(sig))`). Its watcher and git poller stop when it
     /// returns.
-    pub fn project(
-        &mut self,
-        mut model: Model,
-        session: &Session,
-    ) -> color_eyre::Result<Option<i32>> {
+    pub fn project(&mut self, mut model: Model, session: &Session) -> anyhow::Result<Option<i32>> {
         if let Some(sig) = self.drain() {
             return Ok(Some(sig));
         }
@@ -376,7 +372,7 @@ impl Screen {
                 let _ = tx.send(LoopEvent::Fs(res));
             }
         })
-        .wrap_err_with(|| format!("watching {}", session.paths.root.display()))?;
+        .with_context(|| format!("watching {}", session.paths.root.display()))?;
         let git_tx = self.tx.clone();
         let git_poll = session
             .poll_git
@@ -386,7 +382,7 @@ impl Screen {
                 })
             })
             .transpose()
-            .wrap_err("starting the git poller")?;
+            .context("starting the git poller")?;
         let searcher = Searcher {
             tx: self.tx.clone(),
             generation: Arc::new(std::sync::atomic::AtomicU64::new(0)),
@@ -409,14 +405,14 @@ fn event_loop(
     s: &Session,
     mut watcher: Watcher,
     (rx, input, searcher): (&Receiver<LoopEvent>, &Input, &Searcher),
-) -> color_eyre::Result<Option<i32>> {
+) -> anyhow::Result<Option<i32>> {
     let start = model.start();
     run_effects(model, s, start);
     let mut dirty = true;
     let mut next_tick = Instant::now() + TICK;
     loop {
         if dirty {
-            let size = terminal.size().wrap_err("reading the terminal size")?;
+            let size = terminal.size().context("reading the terminal size")?;
             let area = ratatui::layout::Rect::new(0, 0, size.width, size.height);
             let (inbox_rows, preview_rows, preview_len) = ui::viewport(model, area);
             let (shown, sessions_rows) = ui::shown(model, area);
@@ -443,7 +439,7 @@ fn event_loop(
                 .draw(|f| {
                     f.render_widget(ui::Dashboard::new(model).no_color(s.no_color), f.area());
                 })
-                .wrap_err("drawing")?;
+                .context("drawing")?;
             if let Some(t) = &s.trace {
                 trace_draw(t, model);
             }
