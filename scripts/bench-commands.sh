@@ -15,9 +15,11 @@ cd "$(dirname "$0")/.."
 RUNS="${1:-30}"
 
 cargo build --release --quiet
-FORGE="$PWD/target/release/forge"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
+# forge as installed (a copy, as `cargo install` makes): see bench-statusline.sh.
+install -Dm755 target/release/forge "$WORK/bin/forge"
+FORGE="$WORK/bin/forge"
 export HOME="$WORK/home" XDG_CONFIG_HOME="$WORK/xdg"
 unset CLAUDE_PROJECT_DIR CLAUDE_CONFIG_DIR
 P="$WORK/project"

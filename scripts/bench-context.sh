@@ -11,13 +11,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-20}
 cargo build --release --quiet
-BIN=$PWD/target/release/forge
 if [ -n "${BENCH_DIR:-}" ]; then
   WORK="$BENCH_DIR"; mkdir -p "$WORK"
 else
   WORK=$(mktemp -d)
   trap 'rm -rf "$WORK"' EXIT
 fi
+# forge as installed (a copy, as `cargo install` makes): see bench-statusline.sh.
+install -Dm755 target/release/forge "$WORK/bin/forge"
+BIN=$WORK/bin/forge
 export HOME=$WORK/home XDG_CONFIG_HOME=$WORK/xdg
 unset CLAUDE_PROJECT_DIR CLAUDE_CONFIG_DIR
 mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$WORK/project/.forge"

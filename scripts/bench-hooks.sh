@@ -11,7 +11,12 @@
 # scans past every inode of its group deleted in the last ~30 s, which a benchmark
 # running hooks back to back piles up, so on disk the small repository's figures
 # depend on which block group each folder landed in (the run prints what a create
-# cost). tmpfs shows the same work without that.
+# cost). tmpfs shows the same work without that, and so does ext4 with a journal
+# (mkfs.ext4's default; the scan over recently deleted inodes happens only without
+# one): give a folder on one as JOURNALED_DIR to measure the small repository there
+# too, e.g.
+#   truncate -s 512M /tmp/j.img && mkfs.ext4 -q /tmp/j.img && mount -o loop /tmp/j.img /mnt/j
+#   JOURNALED_DIR=/mnt/j scripts/bench-hooks.sh
 #
 # Targets (issue 12): median <= 1.3x git status's at both sizes. It exits 1 when a
 # target is missed.
@@ -20,8 +25,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-60}
 cargo build --release --quiet
-BIN=$PWD/target/release/forge
 WORK=$(mktemp -d)
+# forge as installed (a copy, as `cargo install` makes): see bench-statusline.sh.
+install -Dm755 target/release/forge "$WORK/bin/forge"
+BIN=$WORK/bin/forge
 SHM=""
 if [ -d /dev/shm ] && [ -w /dev/shm ]; then SHM=$(mktemp -d -p /dev/shm); fi
 trap 'rm -rf "$WORK" ${SHM:+"$SHM"}' EXIT
@@ -50,6 +57,12 @@ REPOS=("$WORK/small" "$WORK/large")
 make_repo "$WORK/small" 40
 make_repo "$WORK/large" 20000
 if [ -n "$SHM" ]; then make_repo "$SHM/small" 40; REPOS+=("$SHM/small"); fi
+JOURNALED=""
+if [ -n "${JOURNALED_DIR:-}" ]; then
+  JOURNALED=$(mktemp -d -p "$JOURNALED_DIR")
+  trap 'rm -rf "$WORK" ${SHM:+"$SHM"} "$JOURNALED"' EXIT
+  make_repo "$JOURNALED/small" 40; REPOS+=("$JOURNALED/small")
+fi
 for r in "${REPOS[@]}"; do
   payload "$r" Stop.json > "$r.stop.json"
   payload "$r" SessionStart-startup.json > "$r.start.json"
@@ -68,9 +81,28 @@ print(f"forge hook benchmark, {n} interleaved runs per command (wall time incl. 
 print("| repository | command | median ms | p90 ms | / git status | ≤ 1.3× |")
 print("|---|---|---|---|---|---|")
 fail = False
+def where(path):
+    """The file system under `path`, and for ext4 whether it has a journal."""
+    best = ("", "", "")
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, right = line.split(" - ", 1)
+            point = left.split()[4]
+            fstype, source = right.split()[:2]
+            inside = path == point or path.startswith(point.rstrip("/") + "/")
+            if inside and len(point) >= len(best[0]):
+                best = (point, fstype, source)
+    _, fstype, source = best
+    if fstype == "ext4":
+        dev = os.path.basename(os.path.realpath(source))
+        journal = any(n.startswith(dev + "-") for n in os.listdir("/proc/fs/jbd2")) \
+            if os.path.isdir("/proc/fs/jbd2") else False
+        return "ext4 " + ("with journal" if journal else "without journal")
+    return fstype or "?"
+import os
 for cwd in repos:
     files = "20,000 files" if cwd.endswith("large") else "40 files"
-    where = "tmpfs" if cwd.startswith("/dev/shm") else "disk"
+    where_ = where(cwd)
     r = interleaved({
         "/bin/true": (["/bin/true"], None),
         "git status --porcelain": (["git", "status", "--porcelain"], None),
@@ -85,7 +117,7 @@ for cwd in repos:
             ok = ratio <= 1.3
             fail |= not ok
             verdict = "yes" if ok else "NO"
-        print(f"| {files}, {where} | `{label}` | {s['median']:.2f} | {s['p90']:.2f} | {ratio:.2f}× | {verdict} |")
+        print(f"| {files}, {where_} | `{label}` | {s['median']:.2f} | {s['p90']:.2f} | {ratio:.2f}× | {verdict} |")
 # Every hook replaces a state file or two, which takes a new inode. On ext4 without a
 # journal (this VM's root file system) allocating one skips every inode of the group
 # deleted in the last ~30 s, so a benchmark that runs hooks back to back makes its own

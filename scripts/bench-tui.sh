@@ -16,8 +16,10 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-20}
 HANDOFFS=${HANDOFFS:-20000}
 cargo build --release -q
-BIN="$PWD/target/release/forge"
 T=$(mktemp -d)
+# forge as installed (a copy, as `cargo install` makes): see bench-statusline.sh.
+install -Dm755 target/release/forge "$T/bin/forge"
+BIN="$T/bin/forge"
 SOCK="forge-bench-$$"
 cleanup() {
   tmux -L "$SOCK" kill-server 2>/dev/null || true
