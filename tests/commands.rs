@@ -525,6 +525,19 @@ fn doctor_passes_on_a_clean_project() {
     assert_eq!(line.matches(&exe).count(), 1, "{line}");
     assert!(line.contains(".claude/settings.json, "), "{line}");
     assert!(v["checks"].as_array().unwrap().len() >= 9);
+    // Every secret shape compiles in this build (the release keeps only some of
+    // regex's Unicode tables; a rule needing another would fail here in a release).
+    let redaction = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "redaction")
+        .unwrap();
+    assert_eq!(redaction["status"], "ok", "{redaction}");
+    assert!(
+        redaction["summary"].as_str().unwrap().starts_with("all "),
+        "{redaction}"
+    );
 }
 
 #[test]

@@ -194,7 +194,33 @@ pub fn run_checks(paths: &Paths, env: &Env) -> Vec<Check> {
         } else {
             refused("config")
         },
+        check_redaction(),
     ]
+}
+
+/// Every secret shape's regex compiles in this build: one that does not would let
+/// text of that shape into handoffs and state files unredacted.
+fn check_redaction() -> Check {
+    let broken = crate::model::redact::rules_that_do_not_compile();
+    let total = crate::model::redact::RULES.len();
+    if broken.is_empty() {
+        return Check::new(
+            "redaction",
+            Status::Ok,
+            format!("all {total} secret shapes are redacted"),
+        );
+    }
+    Check::new(
+        "redaction",
+        Status::Fail,
+        format!(
+            "{} of {total} secret shapes do not compile in this build, so text of those \
+             shapes is stored unredacted: build forge from its own Cargo.toml (regex \
+             features)",
+            broken.len()
+        ),
+    )
+    .with(broken.iter().map(|id| (*id).to_owned()).collect())
 }
 
 /// The settings files Claude Code reads for this project, highest precedence first:
