@@ -62,10 +62,12 @@ fn mask_tmp(frame: &str) -> String {
     while let Some((at, skip)) = [("/tmp/", 0), (".tmp", 4)]
         .iter()
         .filter_map(|(needle, skip)| {
-            let at = rest.find(needle)?;
             // `.tmp` counts only when an alphanumeric name follows it.
-            let next = rest[at + needle.len()..].chars().next();
-            (*skip == 0 || next.is_some_and(|c| c.is_ascii_alphanumeric())).then_some((at, *skip))
+            let (at, _) = rest.match_indices(needle).find(|(at, _)| {
+                let next = rest[at + needle.len()..].chars().next();
+                *skip == 0 || next.is_some_and(|c| c.is_ascii_alphanumeric())
+            })?;
+            Some((at, *skip))
         })
         .min()
     {
@@ -93,8 +95,8 @@ macro_rules! frame_snapshot {
 #[test]
 fn mask_tmp_hides_temp_paths_only() {
     assert_eq!(
-        mask_tmp("a /tmp/.tmpAb1/x.md b .tmpZ9q c /tmpx .tmp!"),
-        "a [TMP] b [TMP] c /tmpx .tmp!"
+        mask_tmp("a /tmp/.tmpAb1/x.md b .tmpZ9q c /tmpx .tmp! d .tmpQ7"),
+        "a [TMP] b [TMP] c /tmpx .tmp! d [TMP]"
     );
 }
 
