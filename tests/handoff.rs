@@ -180,14 +180,10 @@ fn precompact_writes_a_safety_net_handoff_once() {
         &transcript.display().to_string(),
     );
     let list = |p: &TestProject| -> Vec<String> {
-        std::fs::read_dir(p.forge_dir().join("handoffs"))
-            .map(|r| {
-                r.filter_map(Result::ok)
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .filter(|n| n.starts_with("handoff-"))
-                    .collect()
-            })
-            .unwrap_or_default()
+        p.session_handoffs()
+            .iter()
+            .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+            .collect()
     };
     p.forge()
         .args(["hook", "PreCompact"])
@@ -329,16 +325,6 @@ fn tool(name: &str, input: serde_json::Value) -> serde_json::Value {
         "content":[{"type":"tool_use","id":"t","name":name,"input":input}]}})
 }
 
-fn handoff_count(p: &TestProject) -> usize {
-    std::fs::read_dir(p.forge_dir().join("handoffs"))
-        .map(|r| {
-            r.filter_map(Result::ok)
-                .filter(|e| e.file_name().to_string_lossy().starts_with("handoff-"))
-                .count()
-        })
-        .unwrap_or(0)
-}
-
 #[test]
 fn unknown_session_is_a_clear_error_and_leaves_pending_resume_alone() {
     let p = TestProject::new();
@@ -353,7 +339,7 @@ fn unknown_session_is_a_clear_error_and_leaves_pending_resume_alone() {
         )));
     assert!(!p.forge_dir().join("pending-resume").exists());
     assert!(!p.home.join(".claude/pending-resume").exists());
-    assert_eq!(handoff_count(&p), 0);
+    assert_eq!(p.session_handoffs().len(), 0);
     // --auto keeps its promise: silent, exit 0.
     p.forge()
         .args(["handoff", "--auto", "--session", unknown])

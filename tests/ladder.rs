@@ -59,21 +59,13 @@ fn wait_until(what: &str, ok: impl Fn() -> bool) {
     }
 }
 
-fn handoffs(p: &TestProject) -> usize {
-    std::fs::read_dir(p.forge_dir().join("handoffs"))
-        .map(|r| {
-            r.filter_map(Result::ok)
-                .filter(|e| e.file_name().to_string_lossy().starts_with("handoff-"))
-                .count()
-        })
-        .unwrap_or(0)
-}
-
 #[test]
 fn by_default_l2_alerts_the_model_once_and_l3_hands_off_again() {
     let p = TestProject::new();
     statusline(&p, 74);
-    wait_until("the L1 threshold handoff", || handoffs(&p) == 1);
+    wait_until("the L1 threshold handoff", || {
+        p.session_handoffs().len() == 1
+    });
     assert_eq!(prompt(&p), "", "no alert at L1");
     statusline(&p, 86);
     wait_until("the L2 alert", || {
@@ -91,10 +83,10 @@ fn by_default_l2_alerts_the_model_once_and_l3_hands_off_again() {
     statusline(&p, 88);
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(prompt(&p), "");
-    assert_eq!(handoffs(&p), 1);
+    assert_eq!(p.session_handoffs().len(), 1);
     // L3: a handoff of its own and an alert.
     statusline(&p, 96);
-    wait_until("the L3 handoff", || handoffs(&p) == 2);
+    wait_until("the L3 handoff", || p.session_handoffs().len() == 2);
     wait_until("the L3 alert", || {
         p.forge_dir()
             .join(format!("logs/sessions/{}.alert", sid()))

@@ -18,24 +18,6 @@ fn tick(p: &TestProject, payload: &str) -> String {
     common::ok_stdout(p.forge().arg("statusline").write_stdin(payload.to_owned()))
 }
 
-fn handoff_files(p: &TestProject) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(p.forge_dir().join("handoffs"))
-        .map(|r| {
-            r.filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| {
-                    p.file_name()
-                        .unwrap()
-                        .to_string_lossy()
-                        .starts_with("handoff-")
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
-}
-
 fn wait_for(what: &str, cond: impl Fn() -> bool) {
     let start = Instant::now();
     while !cond() {
@@ -190,13 +172,13 @@ fn threshold_fires_one_detached_handoff_per_session() {
     }
     let global = p.home.join(".claude/pending-resume");
     wait_for("handoff and both markers", || {
-        handoff_files(&p).len() == 1
+        p.session_handoffs().len() == 1
             && global.exists()
             && p.forge_dir().join("pending-resume").exists()
     });
     // Give any wrongly spawned second handoff time to show up.
     std::thread::sleep(Duration::from_millis(1500));
-    let files = handoff_files(&p);
+    let files = p.session_handoffs();
     assert_eq!(files.len(), 1, "{files:?}");
     let text = std::fs::read_to_string(&files[0]).unwrap();
     assert!(text.contains("trigger: context-threshold\n"), "{text}");
@@ -224,7 +206,9 @@ fn threshold_fires_one_detached_handoff_per_session() {
     // Another session in the same project fires its own.
     let other = payload.replace(S74, "0b8f5a61-0000-4000-8000-000000000001");
     tick(&p, &other);
-    wait_for("second session's handoff", || handoff_files(&p).len() == 2);
+    wait_for("second session's handoff", || {
+        p.session_handoffs().len() == 2
+    });
 
     // Hovering just under the threshold does not re-arm; falling well below it (a
     // compaction) does, and the next crossing is a new one with its own handoff.
@@ -234,7 +218,7 @@ fn threshold_fires_one_detached_handoff_per_session() {
     );
     tick(&p, &payload);
     std::thread::sleep(Duration::from_millis(800));
-    assert_eq!(handoff_files(&p).len(), 2, "65% is not a new crossing");
+    assert_eq!(p.session_handoffs().len(), 2, "65% is not a new crossing");
     tick(
         &p,
         &payload.replace("\"used_percentage\": 74", "\"used_percentage\": 20"),
@@ -244,7 +228,7 @@ fn threshold_fires_one_detached_handoff_per_session() {
     assert!(v["threshold_crossed_at"].is_null(), "{v}");
     tick(&p, &payload);
     wait_for("a handoff for the new crossing", || {
-        handoff_files(&p).len() == 3
+        p.session_handoffs().len() == 3
     });
 }
 
@@ -253,7 +237,7 @@ fn below_threshold_never_fires() {
     let p = TestProject::new();
     tick(&p, &p.payload("statusline/used-42.json"));
     std::thread::sleep(Duration::from_millis(300));
-    assert!(handoff_files(&p).is_empty());
+    assert!(p.session_handoffs().is_empty());
     assert!(
         !p.forge_dir()
             .join("logs/context-threshold-triggered")
@@ -367,8 +351,8 @@ fn a_derived_69_5_percent_is_70_everywhere() {
     assert_eq!(v["used_percentage"], 70.0);
     assert_eq!(v["tokens"], 139_000);
     // The threshold handoff fires, and records the same figure.
-    wait_for("the threshold handoff", || handoff_files(&p).len() == 1);
-    let doc = std::fs::read_to_string(&handoff_files(&p)[0]).unwrap();
+    wait_for("the threshold handoff", || p.session_handoffs().len() == 1);
+    let doc = std::fs::read_to_string(&p.session_handoffs()[0]).unwrap();
     assert!(doc.contains("context_used_pct: 70\nlevel: L1\n"), "{doc}");
 }
 

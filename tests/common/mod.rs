@@ -139,6 +139,20 @@ impl TestProject {
         self.root.join(".forge")
     }
 
+    /// The session handoffs (`handoff-*.md`) in `.forge/handoffs/`, sorted.
+    pub fn session_handoffs(&self) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(self.forge_dir().join("handoffs"))
+            .map(|r| {
+                r.filter_map(Result::ok)
+                    .filter(|e| e.file_name().to_string_lossy().starts_with("handoff-"))
+                    .map(|e| e.path())
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+
     /// Writes a file under the project root, creating folders.
     pub fn write(&self, rel: &str, text: &str) -> PathBuf {
         let p = self.root.join(rel);
