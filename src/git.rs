@@ -795,11 +795,12 @@ pub fn save_cache(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::process::Command;
 
-    fn git(dir: &Path, args: &[&str]) {
+    /// Runs git in `dir` with a fixed identity; fails the test when git fails.
+    pub(crate) fn git(dir: &Path, args: &[&str]) {
         let ok = Command::new("git")
             .args(args)
             .current_dir(dir)

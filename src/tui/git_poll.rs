@@ -191,20 +191,7 @@ mod tests {
     fn the_thread_sends_a_checkout_and_nothing_while_quiet() {
         let t = tempfile::tempdir().unwrap();
         let root = t.path().canonicalize().unwrap();
-        let git = |args: &[&str]| {
-            let ok = std::process::Command::new("git")
-                .args(args)
-                .current_dir(&root)
-                .env("GIT_AUTHOR_NAME", "t")
-                .env("GIT_AUTHOR_EMAIL", "t@t")
-                .env("GIT_COMMITTER_NAME", "t")
-                .env("GIT_COMMITTER_EMAIL", "t@t")
-                .output()
-                .unwrap()
-                .status
-                .success();
-            assert!(ok, "git {args:?}");
-        };
+        let git = |args: &[&str]| crate::git::tests::git(&root, args);
         git(&["init", "-q", "-b", "main"]);
         std::fs::write(root.join("a.txt"), "a").unwrap();
         git(&["add", "a.txt"]);
