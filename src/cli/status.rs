@@ -594,12 +594,15 @@ mod tests {
             ..Default::default()
         });
         let cet = crate::model::time::Zone::Fixed(chrono::FixedOffset::east_opt(3600).unwrap());
-        let text = render_text(
-            &snap,
-            chrono::Duration::minutes(30),
-            &Default::default(),
-            cet,
-        );
+        let render = |snap: &Snapshot| {
+            render_text(
+                snap,
+                chrono::Duration::minutes(30),
+                &Default::default(),
+                cet,
+            )
+        };
+        let text = render(&snap);
         assert!(
             text.contains(
                 "Last session: ended 14m ago, 11-21 11:12 · branch main · 2 uncommitted (final)\n"
@@ -608,23 +611,13 @@ mod tests {
         );
         // Just ended: never "now ago"; a time that does not parse is shown as written.
         snap.last_session.as_mut().unwrap().ended_at = "2026-11-21T10:25:50Z".into();
-        let text = render_text(
-            &snap,
-            chrono::Duration::minutes(30),
-            &Default::default(),
-            cet,
-        );
+        let text = render(&snap);
         assert!(
             text.contains("Last session: ended just now, 11-21 11:25 ·"),
             "{text}"
         );
         snap.last_session.as_mut().unwrap().ended_at = "yesterday".into();
-        let text = render_text(
-            &snap,
-            chrono::Duration::minutes(30),
-            &Default::default(),
-            cet,
-        );
+        let text = render(&snap);
         assert!(
             text.contains("Last session: ended at yesterday ·"),
             "{text}"
