@@ -755,6 +755,14 @@ fn hook_payloads(log: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// The model's answer for step `n` of a scripted task: run `echo step<n>`.
+fn step(n: u32) -> Reply {
+    Reply::tool(
+        "Bash",
+        json!({"command": format!("echo step{n}"), "description": format!("Step {n}")}),
+    )
+}
+
 #[test]
 fn forge_run_carries_a_headless_task_across_three_sessions() {
     let Some(w) = World::new("forge_run_carries_a_headless_task_across_three_sessions") else {
@@ -764,12 +772,6 @@ fn forge_run_carries_a_headless_task_across_three_sessions() {
     // tool turns of a session report 22k, 46k, 70k and 94k (47 %), and a fresh
     // session starts low again.
     w.api.set_context_per_message(10_000, 12_000);
-    let step = |n: u32| {
-        Reply::tool(
-            "Bash",
-            json!({"command": format!("echo step{n}"), "description": format!("Step {n}")}),
-        )
-    };
     w.api.on("WIDGET-TASK", step(1));
     for n in 1..4 {
         w.api.on_tool_result(&format!("step{n}"), step(n + 1));
@@ -938,12 +940,6 @@ fn forge_run_past_its_limit_leaves_compaction_to_claude_code() {
     // 80 % at the first turn, 90 % at the second: past the client's own
     // auto-compact threshold (83.5 % of 200k), so it compacts before the third.
     w.api.set_context_per_message(150_000, 10_000);
-    let step = |n: u32| {
-        Reply::tool(
-            "Bash",
-            json!({"command": format!("echo step{n}"), "description": format!("Step {n}")}),
-        )
-    };
     w.api.on("LIMIT-TASK", step(1));
     w.api.on_tool_result("step1", step(2));
     w.api
