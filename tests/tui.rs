@@ -222,6 +222,29 @@ fn sh_quote(p: &Path) -> String {
     format!("'{}'", p.display().to_string().replace('\'', "'\\''"))
 }
 
+/// The shell command that runs `forge tui` in `p` with its own `HOME` and
+/// `XDG_CONFIG_HOME`, no state home, no colour and no inherited Claude Code
+/// variables, plus `env_extra` (`-u NAME` options first, then `NAME=value`), and
+/// writes `EXIT=<status>` to `exit_file` when it ends.
+fn dashboard_command(p: &TestProject, env_extra: &str, exit_file: &Path) -> String {
+    format!(
+        "cd {root} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR {env_extra} HOME={home} \
+         XDG_CONFIG_HOME={xdg} XDG_STATE_HOME= NO_COLOR=1 {bin} tui; echo EXIT=$? > {exit}",
+        root = sh_quote(&p.root),
+        home = sh_quote(&p.home),
+        xdg = sh_quote(&p.xdg),
+        bin = sh_quote(Path::new(env!("CARGO_BIN_EXE_forge"))),
+        exit = sh_quote(exit_file),
+    )
+}
+
+/// q quits the dashboard, and it exits with status 0.
+fn quit_with_status_0(tmux: &Tmux, exit_file: &Path) {
+    tmux.keys(&["q"]);
+    let status = wait_file(exit_file);
+    assert_eq!(status.trim(), "EXIT=0");
+}
+
 fn wait_file(path: &Path) -> String {
     let deadline = Instant::now() + Duration::from_secs(10);
     while Instant::now() < deadline {
@@ -251,17 +274,10 @@ fn live_dashboard_in_a_real_terminal() {
         format!("#!/bin/sh\nprintf '%s' \"$1\" > {}\n", sh_quote(&opened)),
     )
     .unwrap();
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
-    let command = format!(
-        "cd {root} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR -u VISUAL HOME={home} \
-         XDG_CONFIG_HOME={xdg} XDG_STATE_HOME= NO_COLOR=1 EDITOR='sh {editor}' {bin} tui; \
-         echo EXIT=$? > {exit}",
-        root = sh_quote(&p.root),
-        home = sh_quote(&p.home),
-        xdg = sh_quote(&p.xdg),
-        editor = editor.display(),
-        bin = sh_quote(&bin),
-        exit = sh_quote(&exit_file),
+    let command = dashboard_command(
+        &p,
+        &format!("-u VISUAL EDITOR='sh {}'", editor.display()),
+        &exit_file,
     );
     let tmux = Tmux::start(100, 30, &command);
 
@@ -334,10 +350,7 @@ fn live_dashboard_in_a_real_terminal() {
     tmux.keys(&["c"]);
     tmux.wait_for("Handoffs 3");
 
-    // q quits with status 0.
-    tmux.keys(&["q"]);
-    let status = wait_file(&exit_file);
-    assert_eq!(status.trim(), "EXIT=0");
+    quit_with_status_0(&tmux, &exit_file);
 }
 
 #[test]
@@ -349,16 +362,7 @@ fn r_answers_the_selected_blocked_signal_in_a_real_terminal() {
     p.add_handoff_fixture("agent-T-012-20261121-101502.md");
     p.add_handoff_fixture("handoff-20261121-094500.md");
     let exit_file = p.dir.path().join("exit-status");
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
-    let command = format!(
-        "cd {root} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR HOME={home} \
-         XDG_CONFIG_HOME={xdg} XDG_STATE_HOME= USER=lead NO_COLOR=1 {bin} tui; echo EXIT=$? > {exit}",
-        root = sh_quote(&p.root),
-        home = sh_quote(&p.home),
-        xdg = sh_quote(&p.xdg),
-        bin = sh_quote(&bin),
-        exit = sh_quote(&exit_file),
-    );
+    let command = dashboard_command(&p, "USER=lead", &exit_file);
     let tmux = Tmux::start(100, 30, &command);
     tmux.wait_for("blocked    T-012");
     tmux.wait_for("⚑ 1 blocked");
@@ -404,9 +408,7 @@ fn r_answers_the_selected_blocked_signal_in_a_real_terminal() {
     assert!(text.contains("\"blocking\": false"), "{text}");
     assert!(text.contains("From: lead"), "{text}");
 
-    tmux.keys(&["q"]);
-    let status = wait_file(&exit_file);
-    assert_eq!(status.trim(), "EXIT=0");
+    quit_with_status_0(&tmux, &exit_file);
 }
 
 #[test]
@@ -448,17 +450,10 @@ fn the_sessions_pane_opens_a_transcript_and_dismisses_in_a_real_terminal() {
         format!("#!/bin/sh\nprintf '%s' \"$1\" > {}\n", sh_quote(&opened)),
     )
     .unwrap();
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
-    let command = format!(
-        "cd {root} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR -u EDITOR -u VISUAL \
-         HOME={home} XDG_CONFIG_HOME={xdg} XDG_STATE_HOME= NO_COLOR=1 PAGER='sh {pager}' {bin} tui; \
-         echo EXIT=$? > {exit}",
-        root = sh_quote(&p.root),
-        home = sh_quote(&p.home),
-        xdg = sh_quote(&p.xdg),
-        pager = pager.display(),
-        bin = sh_quote(&bin),
-        exit = sh_quote(&exit_file),
+    let command = dashboard_command(
+        &p,
+        &format!("-u EDITOR -u VISUAL PAGER='sh {}'", pager.display()),
+        &exit_file,
     );
     let tmux = Tmux::start(100, 30, &command);
     // The waiting session is listed with its whole message; the ended one is not.
@@ -498,9 +493,7 @@ fn the_sessions_pane_opens_a_transcript_and_dismisses_in_a_real_terminal() {
         .success();
     tmux.wait_for("needs your permission to use Bash");
 
-    tmux.keys(&["q"]);
-    let status = wait_file(&exit_file);
-    assert_eq!(status.trim(), "EXIT=0");
+    quit_with_status_0(&tmux, &exit_file);
 }
 
 #[test]
@@ -567,16 +560,7 @@ fn the_git_header_follows_a_checkout_in_a_real_terminal() {
     // With logs/, the dashboard also keeps the hooks' git cache in step.
     std::fs::create_dir_all(p.forge_dir().join("logs")).unwrap();
     let exit_file = p.dir.path().join("exit-status");
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
-    let command = format!(
-        "cd {root} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR HOME={home} \
-         XDG_CONFIG_HOME={xdg} XDG_STATE_HOME= NO_COLOR=1 {bin} tui; echo EXIT=$? > {exit}",
-        root = sh_quote(&p.root),
-        home = sh_quote(&p.home),
-        xdg = sh_quote(&p.xdg),
-        bin = sh_quote(&bin),
-        exit = sh_quote(&exit_file),
-    );
+    let command = dashboard_command(&p, "", &exit_file);
     let tmux = Tmux::start(100, 30, &command);
     let screen = tmux.wait_for("⎇ main");
     let header = screen.lines().next().unwrap_or_default();
@@ -614,9 +598,7 @@ fn the_git_header_follows_a_checkout_in_a_real_terminal() {
     assert!(cache.contains("\"branch\": \"main\""), "{cache}");
     assert!(cache.contains("\"uncommitted_changes\": 2"), "{cache}");
 
-    tmux.keys(&["q"]);
-    let status = wait_file(&exit_file);
-    assert_eq!(status.trim(), "EXIT=0");
+    quit_with_status_0(&tmux, &exit_file);
 }
 
 #[test]
@@ -804,7 +786,5 @@ fn the_fleet_list_opens_a_project_and_comes_back_in_a_real_terminal() {
     tmux.wait_for("▶ idle       gone");
 
     // q in the list quits with status 0.
-    tmux.keys(&["q"]);
-    let status = wait_file(&exit_file);
-    assert_eq!(status.trim(), "EXIT=0");
+    quit_with_status_0(&tmux, &exit_file);
 }
