@@ -429,15 +429,20 @@ fn auto_prune_from_the_config_runs_when_a_session_starts() {
 
 // ----- attention --------------------------------------------------------------------
 
+/// The time `minutes` ago as state files write it (ISO 8601 UTC, seconds).
+fn minutes_ago_utc(minutes: i64) -> String {
+    (chrono::Utc::now() - chrono::Duration::minutes(minutes))
+        .format("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}
+
 #[test]
 fn a_silent_or_ended_session_leaves_attention_and_the_limit_is_the_configs() {
     let p = TestProject::new();
     let mut ids = Vec::new();
     for (n, minutes_ago) in [("a", 5), ("b", 45)] {
         let id = format!("{n}0000000-1111-2222-3333-444444444444");
-        let at = (chrono::Utc::now() - chrono::Duration::minutes(minutes_ago))
-            .format("%Y-%m-%dT%H:%M:%SZ")
-            .to_string();
+        let at = minutes_ago_utc(minutes_ago);
         p.write(
             &format!(".forge/logs/sessions/{id}.json"),
             &serde_json::json!({
@@ -483,9 +488,7 @@ fn a_silent_or_ended_session_leaves_attention_and_the_limit_is_the_configs() {
 
 /// A session bridge as the status line and hooks leave it.
 fn write_bridge(p: &TestProject, id: &str, minutes_ago: i64, attention: &str, pct: f64) {
-    let at = (chrono::Utc::now() - chrono::Duration::minutes(minutes_ago))
-        .format("%Y-%m-%dT%H:%M:%SZ")
-        .to_string();
+    let at = minutes_ago_utc(minutes_ago);
     p.write(
         &format!(".forge/logs/sessions/{id}.json"),
         &serde_json::json!({
