@@ -368,33 +368,19 @@ const BRIDGE_LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(5
 const REARM_BELOW: f64 = 10.0;
 
 /// Starts `forge handoff --auto --trigger context-threshold --claim-threshold` fully
-/// detached: its own
-/// process group, no inherited stdio, not waited for.
+/// detached ([`spawn_child`]). `--session=ID` is one argument: a session id that
+/// starts with `-` must not be read as a flag (then the child exits on a usage error
+/// without claiming, and every tick would start another).
 fn spawn_handoff(paths: &Paths, sid: &str) -> std::io::Result<()> {
-    use std::process::{Command, Stdio};
-    let exe = std::env::current_exe()?;
-    let mut cmd = Command::new(exe);
-    // `--session=ID` and `--project=DIR` in one argument each: a session id that
-    // starts with `-` must not be read as a flag (then the child exits on a usage
-    // error without claiming, and every tick would start another).
-    let mut project = std::ffi::OsString::from("--project=");
-    project.push(&paths.root);
-    cmd.args([
-        "handoff",
-        "--auto",
-        "--trigger",
-        "context-threshold",
-        &format!("--session={sid}"),
-        "--claim-threshold",
-    ])
-    .arg(project)
-    .stdin(Stdio::null())
-    .stdout(Stdio::null())
-    .stderr(Stdio::null());
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
-    cmd.spawn().map(drop)
+    spawn_child(
+        paths,
+        &[
+            "handoff",
+            "--auto",
+            "--trigger",
+            "context-threshold",
+            &format!("--session={sid}"),
+            "--claim-threshold",
+        ],
+    )
 }
