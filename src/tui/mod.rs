@@ -666,11 +666,24 @@ fn action_of(ev: &ct::Event, model: &Model, terminal: &DefaultTerminal) -> Optio
 /// raw mode kept from being sent by the terminal), and takes the terminal again when
 /// the shell continues it (`fg`).
 fn suspend_self(terminal: &mut DefaultTerminal, input: &Input) {
+    away_from_terminal(terminal, input, || {
+        // Returns once SIGCONT has resumed us.
+        let _ =
+            rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::TSTP);
+    });
+}
+
+/// Gives the terminal back (input reader paused, mouse off, raw mode and the
+/// alternate screen left) while `away` runs, then takes it again and redraws.
+fn away_from_terminal<T>(
+    terminal: &mut DefaultTerminal,
+    input: &Input,
+    away: impl FnOnce() -> T,
+) -> T {
     input.pause();
     let _ = execute!(io::stdout(), DisableMouseCapture);
     ratatui::restore();
-    // Returns once SIGCONT has resumed us.
-    let _ = rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::TSTP);
+    let result = away();
     let _ = crossterm::terminal::enable_raw_mode();
     let _ = execute!(
         io::stdout(),
@@ -679,6 +692,7 @@ fn suspend_self(terminal: &mut DefaultTerminal, input: &Input) {
     );
     let _ = terminal.clear();
     input.resume();
+    result
 }
 
 /// Hands the terminal to `$EDITOR` for `path` and takes it back.
@@ -694,25 +708,16 @@ fn suspend_for_editor(
             path.display()
         ));
     };
-    input.pause();
-    let _ = execute!(io::stdout(), DisableMouseCapture);
-    ratatui::restore();
     // Through the shell, so an $EDITOR with arguments ("code -w") works; the path is
     // passed as "$1", never spliced into the command text.
-    let status = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("{editor} \"$1\""))
-        .arg("forge-editor")
-        .arg(path)
-        .status();
-    let _ = crossterm::terminal::enable_raw_mode();
-    let _ = execute!(
-        io::stdout(),
-        crossterm::terminal::EnterAlternateScreen,
-        EnableMouseCapture
-    );
-    let _ = terminal.clear();
-    input.resume();
+    let status = away_from_terminal(terminal, input, || {
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{editor} \"$1\""))
+            .arg("forge-editor")
+            .arg(path)
+            .status()
+    });
     match status {
         Ok(st) if st.success() => Ok(()),
         Ok(st) => Err(format!("{editor} exited with {st}")),
