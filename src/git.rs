@@ -146,6 +146,14 @@ pub struct Marks {
     pub index: Option<(u64, i64, i64, u64)>,
 }
 
+/// The commit HEAD points at, as hex; `None` on an unborn branch.
+fn head_commit(repo: &Repository) -> Option<String> {
+    repo.head()
+        .ok()
+        .and_then(|h| h.target())
+        .map(|oid| oid.to_string())
+}
+
 /// Reads the [`Marks`] of the repository whose work tree contains `root`: HEAD,
 /// the ref it names and one `lstat` of the index, in the repository's own git
 /// folder (a linked work tree's, or wherever a `.git` file points). No work-tree
@@ -156,11 +164,7 @@ pub fn marks(root: &Path) -> Option<Marks> {
     let index = std::fs::symlink_metadata(repo.path().join("index"))
         .ok()
         .map(|m| (m.len(), m.mtime(), m.mtime_nsec(), m.ino()));
-    let head = repo
-        .head()
-        .ok()
-        .and_then(|h| h.target())
-        .map(|oid| oid.to_string());
+    let head = head_commit(&repo);
     Some(Marks {
         branch: branch(&repo),
         head,
@@ -248,11 +252,7 @@ fn facts_until(root: &Path, until: Instant, git: GitBinary<'_>) -> Option<GitFac
         GitScan::Unavailable => changes_by_libgit2(&repo, &workdir, index_len)?,
     };
     changed.retain(|name| name != ".forge" && !name.starts_with(".forge/"));
-    let head = repo
-        .head()
-        .ok()
-        .and_then(|h| h.target())
-        .map(|oid| oid.to_string());
+    let head = head_commit(&repo);
     Some(GitFacts {
         head,
         branch,
