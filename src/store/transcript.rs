@@ -304,14 +304,24 @@ mod tests {
         assert_eq!(tail_context(&p), TailScan::Nothing);
     }
 
+    const COMPACT_EXCERPT: &str =
+        include_str!("../../tests/fixtures/transcripts/compact-excerpt.jsonl");
+
+    /// The compact_boundary record of [`COMPACT_EXCERPT`].
+    fn boundary_line() -> &'static str {
+        COMPACT_EXCERPT
+            .lines()
+            .find(|l| transcript::is_boundary_line(l))
+            .unwrap()
+    }
+
     #[test]
     fn facts_say_when_the_file_was_cut_and_compactions_stream() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("t.jsonl");
-        let fixture = include_str!("../../tests/fixtures/transcripts/compact-excerpt.jsonl");
         let mut text = String::new();
         for _ in 0..3 {
-            text.push_str(fixture);
+            text.push_str(COMPACT_EXCERPT);
         }
         std::fs::write(&p, &text).unwrap();
         let (facts, cut) = read_facts(&p).unwrap();
@@ -321,31 +331,24 @@ mod tests {
         let (_, cut) = read_facts_capped(&p, 1000).unwrap();
         assert!(cut);
         assert_eq!(count_compactions(&p, COUNT_CAP).unwrap(), (3, false));
-        let (n, capped) = count_compactions(&p, fixture.len() as u64).unwrap();
+        let (n, capped) = count_compactions(&p, COMPACT_EXCERPT.len() as u64).unwrap();
         assert_eq!((n, capped), (1, true));
         // Lines longer than LINE_MAX are skipped whole; the count goes on after them.
         let mut text = "x".repeat(LINE_MAX + 10);
         text.push('\n');
-        text.push_str(fixture);
+        text.push_str(COMPACT_EXCERPT);
         text.push_str(&"y".repeat(LINE_MAX * 3));
         std::fs::write(&p, &text).unwrap();
         assert_eq!(count_compactions(&p, COUNT_CAP).unwrap(), (1, false));
         // The last line needs no newline.
-        let boundary = fixture
-            .lines()
-            .find(|l| transcript::is_boundary_line(l))
-            .unwrap();
+        let boundary = boundary_line();
         std::fs::write(&p, boundary).unwrap();
         assert_eq!(count_compactions(&p, COUNT_CAP).unwrap(), (1, false));
     }
 
     #[test]
     fn boundaries_count_the_same_whatever_the_chunk_size() {
-        let fixture = include_str!("../../tests/fixtures/transcripts/compact-excerpt.jsonl");
-        let boundary = fixture
-            .lines()
-            .find(|l| transcript::is_boundary_line(l))
-            .unwrap();
+        let boundary = boundary_line();
         // Look-alikes that must not count: the word in a message, a boundary's text
         // inside a tool result, a cut record.
         let mention =
@@ -373,11 +376,7 @@ mod tests {
 
     #[test]
     fn a_boundary_past_line_max_is_skipped_at_any_chunk_size() {
-        let fixture = include_str!("../../tests/fixtures/transcripts/compact-excerpt.jsonl");
-        let boundary = fixture
-            .lines()
-            .find(|l| transcript::is_boundary_line(l))
-            .unwrap();
+        let boundary = boundary_line();
         // A boundary record padded to exactly LINE_MAX bytes with its newline counts;
         // one byte more and it is skipped (padding before the closing brace).
         let pad = |n: usize| {
