@@ -1256,6 +1256,87 @@ pub fn load_or_default(paths: &Paths, env: &Env) -> Config {
 
 #[cfg(test)]
 mod tests {
+    /// validate()'s messages for out-of-range values, word for word.
+    #[test]
+    fn range_messages_name_the_key_the_range_and_the_value() {
+        let msg = |edit: &dyn Fn(&mut Config)| {
+            let mut c = Config::default();
+            edit(&mut c);
+            validate(&c).unwrap_err()
+        };
+        assert_eq!(
+            msg(&|c| c.context.warn = 150.0),
+            (
+                vec!["context.warn"],
+                "`context.warn` must be between 0 and 100, found 150".to_owned()
+            )
+        );
+        assert_eq!(
+            msg(&|c| c.statusline.bar_width = 0).1,
+            "`statusline.bar_width` must be 1 to 100, found 0"
+        );
+        assert_eq!(
+            msg(&|c| c.relay.threshold = 0.5).1,
+            "`relay.threshold` must be between 1 and 100, found 0.5"
+        );
+        assert_eq!(
+            msg(&|c| c.relay.max_handoffs = 21).1,
+            "`relay.max_handoffs` must be 0 to 20, found 21"
+        );
+        assert_eq!(
+            msg(&|c| c.relay.grace_secs = 0).1,
+            "`relay.grace_secs` must be 1 to 120, found 0"
+        );
+        assert_eq!(
+            msg(&|c| c.notify.mode = "sync".into()).1,
+            "`notify.mode` must be \"async\" or \"bidirectional\", found \"sync\""
+        );
+        assert_eq!(
+            msg(&|c| c.notify.timeout_secs = 601).1,
+            "`notify.timeout_secs` must be 1 to 600, found 601"
+        );
+        assert_eq!(
+            msg(&|c| c.notify.pane_capture_lines = 501).1,
+            "`notify.pane_capture_lines` must be 0 to 500, found 501"
+        );
+        assert_eq!(
+            msg(&|c| c.resume.max_age = "soon".into()),
+            (
+                vec!["resume.max_age"],
+                "`resume.max_age` must be a duration like \"30m\", \"12h\" or \"2d\", found \"soon\""
+                    .to_owned()
+            )
+        );
+        assert_eq!(
+            msg(&|c| c.resume.auto = "maybe".into()).1,
+            "`resume.auto` must be \"recent\", \"always\" or \"never\", found \"maybe\""
+        );
+        assert_eq!(
+            msg(&|c| c.learn.memory_max_lines = 9).1,
+            "`learn.memory_max_lines` must be 10 or more, found 9"
+        );
+        let hook = |timeout_secs, threshold| UserHook {
+            command: "true".into(),
+            timeout_secs,
+            threshold,
+            replace_handoff: false,
+        };
+        assert_eq!(
+            msg(&|c| c.on_session_start = vec![hook(0, None)]),
+            (
+                vec!["on_session_start"],
+                "`on_session_start.timeout_secs` must be 1 to 600, found 0".to_owned()
+            )
+        );
+        assert_eq!(
+            msg(&|c| c.on_threshold = vec![hook(10, Some(101.0))]),
+            (
+                vec!["on_threshold"],
+                "`on_threshold.threshold` must be between 1 and 100, found 101".to_owned()
+            )
+        );
+    }
+
     use super::*;
 
     fn setup() -> (tempfile::TempDir, Paths, Env) {
