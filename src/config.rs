@@ -1013,6 +1013,25 @@ fn load_skipping(
 
 type Invalid = (Vec<&'static str>, String);
 
+/// `Ok` when `ok`, else the error for `key`: "`name` must be `allowed`, found
+/// `found`" (`name` is the key as the message shows it, usually `key` itself).
+fn require(
+    ok: bool,
+    key: &'static str,
+    name: &str,
+    allowed: &str,
+    found: impl std::fmt::Display,
+) -> Result<(), Invalid> {
+    if ok {
+        Ok(())
+    } else {
+        Err((
+            vec![key],
+            format!("`{name}` must be {allowed}, found {found}"),
+        ))
+    }
+}
+
 /// Checks values that types alone cannot: ordered levels, ranges, known segments.
 fn validate(c: &Config) -> Result<(), Invalid> {
     let x = &c.context;
@@ -1022,12 +1041,7 @@ fn validate(c: &Config) -> Result<(), Invalid> {
         ("context.emergency", x.emergency),
         ("context.handoff_threshold", x.handoff_threshold),
     ] {
-        if !(0.0..=100.0).contains(&v) {
-            return Err((
-                vec![key],
-                format!("`{key}` must be between 0 and 100, found {v}"),
-            ));
-        }
+        require((0.0..=100.0).contains(&v), key, key, "between 0 and 100", v)?;
     }
     let mut broken = Vec::new();
     let mut keys = Vec::new();
@@ -1051,15 +1065,9 @@ fn validate(c: &Config) -> Result<(), Invalid> {
             format!("context levels must rise: {}", broken.join(", and ")),
         ));
     }
-    if !(1..=100).contains(&c.statusline.bar_width) {
-        return Err((
-            vec!["statusline.bar_width"],
-            format!(
-                "`statusline.bar_width` must be 1 to 100, found {}",
-                c.statusline.bar_width
-            ),
-        ));
-    }
+    let key = "statusline.bar_width";
+    let width = c.statusline.bar_width;
+    require((1..=100).contains(&width), key, key, "1 to 100", width)?;
     if let Some(bad) = c
         .statusline
         .segments
@@ -1093,33 +1101,24 @@ fn validate(c: &Config) -> Result<(), Invalid> {
         }
     }
     let r = &c.relay;
-    if !(1.0..=100.0).contains(&r.threshold) {
-        return Err((
-            vec!["relay.threshold"],
-            format!(
-                "`relay.threshold` must be between 1 and 100, found {}",
-                r.threshold
-            ),
-        ));
-    }
-    if r.max_handoffs > 20 {
-        return Err((
-            vec!["relay.max_handoffs"],
-            format!(
-                "`relay.max_handoffs` must be 0 to 20, found {}",
-                r.max_handoffs
-            ),
-        ));
-    }
-    if !(1..=120).contains(&r.grace_secs) {
-        return Err((
-            vec!["relay.grace_secs"],
-            format!(
-                "`relay.grace_secs` must be 1 to 120, found {}",
-                r.grace_secs
-            ),
-        ));
-    }
+    let key = "relay.threshold";
+    require(
+        (1.0..=100.0).contains(&r.threshold),
+        key,
+        key,
+        "between 1 and 100",
+        r.threshold,
+    )?;
+    let key = "relay.max_handoffs";
+    require(r.max_handoffs <= 20, key, key, "0 to 20", r.max_handoffs)?;
+    let key = "relay.grace_secs";
+    require(
+        (1..=120).contains(&r.grace_secs),
+        key,
+        key,
+        "1 to 120",
+        r.grace_secs,
+    )?;
     let n = &c.notify;
     if let Some(bad) = n
         .events
@@ -1134,33 +1133,30 @@ fn validate(c: &Config) -> Result<(), Invalid> {
             ),
         ));
     }
-    if !matches!(n.mode.as_str(), "async" | "bidirectional") {
-        return Err((
-            vec!["notify.mode"],
-            format!(
-                "`notify.mode` must be \"async\" or \"bidirectional\", found \"{}\"",
-                n.mode
-            ),
-        ));
-    }
-    if !(1..=600).contains(&n.timeout_secs) {
-        return Err((
-            vec!["notify.timeout_secs"],
-            format!(
-                "`notify.timeout_secs` must be 1 to 600, found {}",
-                n.timeout_secs
-            ),
-        ));
-    }
-    if n.pane_capture_lines > 500 {
-        return Err((
-            vec!["notify.pane_capture_lines"],
-            format!(
-                "`notify.pane_capture_lines` must be 0 to 500, found {}",
-                n.pane_capture_lines
-            ),
-        ));
-    }
+    let key = "notify.mode";
+    require(
+        matches!(n.mode.as_str(), "async" | "bidirectional"),
+        key,
+        key,
+        "\"async\" or \"bidirectional\"",
+        format_args!("\"{}\"", n.mode),
+    )?;
+    let key = "notify.timeout_secs";
+    require(
+        (1..=600).contains(&n.timeout_secs),
+        key,
+        key,
+        "1 to 600",
+        n.timeout_secs,
+    )?;
+    let key = "notify.pane_capture_lines";
+    require(
+        n.pane_capture_lines <= 500,
+        key,
+        key,
+        "0 to 500",
+        n.pane_capture_lines,
+    )?;
     if n.command.first().is_some_and(|p| p.trim().is_empty()) {
         return Err((
             vec!["notify.command"],
@@ -1180,28 +1176,27 @@ fn validate(c: &Config) -> Result<(), Invalid> {
             if h.command.trim().is_empty() {
                 return Err((vec![key], format!("`{list}.command` must name a command")));
             }
-            if !(1..=600).contains(&h.timeout_secs) {
-                return Err((
-                    vec![key],
-                    format!(
-                        "`{list}.timeout_secs` must be 1 to 600, found {}",
-                        h.timeout_secs
-                    ),
-                ));
-            }
+            require(
+                (1..=600).contains(&h.timeout_secs),
+                key,
+                &format!("{list}.timeout_secs"),
+                "1 to 600",
+                h.timeout_secs,
+            )?;
             if list == "on_session_start" && (h.threshold.is_some() || h.replace_handoff) {
                 return Err((
                     vec![key],
                     "`threshold` and `replace_handoff` belong to [[on_threshold]], not [[on_session_start]]".to_owned(),
                 ));
             }
-            if let Some(t) = h.threshold
-                && !(1.0..=100.0).contains(&t)
-            {
-                return Err((
-                    vec![key],
-                    format!("`{list}.threshold` must be between 1 and 100, found {t}"),
-                ));
+            if let Some(t) = h.threshold {
+                require(
+                    (1.0..=100.0).contains(&t),
+                    key,
+                    &format!("{list}.threshold"),
+                    "between 1 and 100",
+                    t,
+                )?;
             }
         }
     }
@@ -1210,33 +1205,25 @@ fn validate(c: &Config) -> Result<(), Invalid> {
         ("attention.stale_after", &c.attention.stale_after),
         ("handoffs.older_than", &c.handoffs.older_than),
     ] {
-        if crate::model::time::parse_duration(text).is_none() {
-            return Err((
-                vec![key],
-                format!(
-                    "`{key}` must be a duration like \"30m\", \"12h\" or \"2d\", found \"{text}\""
-                ),
-            ));
-        }
+        require(
+            crate::model::time::parse_duration(text).is_some(),
+            key,
+            key,
+            "a duration like \"30m\", \"12h\" or \"2d\"",
+            format_args!("\"{text}\""),
+        )?;
     }
-    if !["recent", "always", "never"].contains(&c.resume.auto.as_str()) {
-        return Err((
-            vec!["resume.auto"],
-            format!(
-                "`resume.auto` must be \"recent\", \"always\" or \"never\", found \"{}\"",
-                c.resume.auto
-            ),
-        ));
-    }
-    if c.learn.memory_max_lines < 10 {
-        return Err((
-            vec!["learn.memory_max_lines"],
-            format!(
-                "`learn.memory_max_lines` must be 10 or more, found {}",
-                c.learn.memory_max_lines
-            ),
-        ));
-    }
+    let key = "resume.auto";
+    require(
+        ["recent", "always", "never"].contains(&c.resume.auto.as_str()),
+        key,
+        key,
+        "\"recent\", \"always\" or \"never\"",
+        format_args!("\"{}\"", c.resume.auto),
+    )?;
+    let key = "learn.memory_max_lines";
+    let lines = c.learn.memory_max_lines;
+    require(lines >= 10, key, key, "10 or more", lines)?;
     Ok(())
 }
 
