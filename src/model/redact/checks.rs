@@ -280,9 +280,12 @@ fn is_code(v: &str) -> bool {
         return true;
     }
     // Generic and array types: `Option<String>`, `Vec<u8>`, `Optional[str]`, `[]byte`.
+    // (The value's class stops at `]`, so `Optional[str` may be all there is.)
     if let Some((base, rest)) = v.split_once(['<', '['])
         && (ident(base) || base.is_empty())
-        && (rest.ends_with('>') || rest.contains(']'))
+        && rest
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || " _,:<>[]|&'".contains(c))
     {
         return true;
     }

@@ -66,6 +66,23 @@ pub struct Rule {
     pub token: bool,
 }
 
+impl std::fmt::Debug for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rule")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Rules are told apart by their id (unique in the table, see its tests).
+impl PartialEq for Rule {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for Rule {}
+
 /// The number of 64-bit words a set of rules takes.
 const SET_WORDS: usize = RULES.len().div_ceil(64);
 
@@ -352,6 +369,18 @@ pub fn redact_cow(text: &str) -> Cow<'_, str> {
         }
     }
     out
+}
+
+/// Whether the rule with id `id` finds a secret in `text` by itself: one of its
+/// keywords occurs, its regex matches (in the text or its joined lines) and its
+/// check passes. For the corpus test, which fails when a family stops matching even
+/// though a generic rule would still catch its secret.
+pub fn rule_finds(id: &str, text: &str) -> bool {
+    let Some(i) = RULES.iter().position(|r| r.id == id) else {
+        return false;
+    };
+    let finds = |t: &str| candidates(t.as_bytes()).contains(i) && !spans(i, t).is_empty();
+    finds(text) || Joined::of(text).is_some_and(|j| finds(&j.text))
 }
 
 /// Whether `text` contains anything [`redact`] would change.

@@ -93,7 +93,7 @@ pub const RULES: &[Rule] = &[
         "putty-private-key",
         "private key block",
         ["private-lines"],
-        r"(?s)Private-Lines:[ \t]*[0-9]+\r?\n(?:[A-Za-z0-9+/=]+\r?\n?)+",
+        r"Private-Lines:[ \t]*[0-9]+\r?\n(?P<s>(?:[A-Za-z0-9+/=]+(?:\r?\n|\z))+)",
         always
     ),
     named!(
@@ -691,7 +691,7 @@ pub const RULES: &[Rule] = &[
         "discord-bot-token",
         "Discord bot token",
         ["discord"],
-        r"(?i-u:discord).{0,80}?\b(?P<s>[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})",
+        r"(?i-u:discord)(?s:.){0,80}?\b(?P<s>[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})",
         always
     ),
     named!(
@@ -704,7 +704,8 @@ pub const RULES: &[Rule] = &[
         "telegram-bot-api-token",
         "Telegram bot token",
         [":aa"],
-        r"\b[0-9]{8,10}:AA[A-Za-z0-9_-]{30,}"
+        // `bot<token>` in the API's URLs: no word boundary before the digits.
+        r"(?:^|[^0-9])(?P<s>[0-9]{8,10}:AA[A-Za-z0-9_-]{30,})"
     ),
     token!(
         "twilio-api-key",
@@ -848,7 +849,7 @@ pub const RULES: &[Rule] = &[
         ["asana"],
         near!(
             "asana",
-            r"[0-9]/[0-9]{10,20}:[A-Za-z0-9]{32}|[A-Za-z0-9]{32}"
+            r"[0-9]/[0-9]{10,20}(?:/[0-9]{10,20})?:[A-Za-z0-9]{32}|[A-Za-z0-9]{32}"
         )
     ),
     // ── Package registries and developer tools.
