@@ -676,6 +676,25 @@ fn notification_messages_carry_no_secret_of_the_corpus_into_the_bridge() {
         assert_no_leak("session bridge", msg, std::slice::from_ref(e), true);
         assert!(msg.chars().count() <= 200, "{msg}");
     }
+    // A key across the 200th character: a cut first would leave its first part,
+    // too short for its rule (`ghp_` needs 20 more), in the bridge.
+    let key = "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s";
+    let mut payload: Value =
+        serde_json::from_str(&p.payload("hooks/Notification-idle.json")).unwrap();
+    payload["message"] = json!(format!("{} {key} and more", "x".repeat(186)));
+    p.forge()
+        .args(["hook", "Notification"])
+        .write_stdin(payload.to_string())
+        .assert()
+        .success();
+    let bridge: Value =
+        serde_json::from_str(&p.read(&format!(".forge/logs/sessions/{SID}.json"))).unwrap();
+    let msg = bridge["attention_message"].as_str().unwrap();
+    assert!(!msg.contains("ghp_R4nd"), "{msg}");
+    assert!(
+        msg.ends_with("[REDACTED] and more") || msg.contains(" [REDACT"),
+        "{msg}"
+    );
 }
 
 /// `forge run`: the task reaches Claude Code as given, the chain file and `forge

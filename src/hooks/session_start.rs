@@ -139,7 +139,8 @@ impl Ctx<'_> {
             );
         }
         // Redacted before anything is cut (a cut could leave half a key that no
-        // rule knows), as every part below; the whole once more at the end.
+        // rule knows), as every part below: the text is made of redacted parts and
+        // forge's own words.
         let head = cut_lines(&clip_lines(&redact(&head), LINE_MAX), HEAD_BUDGET, "");
 
         let blocked = blocked_text(&snap, BLOCKED_BUDGET);
@@ -215,7 +216,7 @@ impl Ctx<'_> {
         out.push_str(&user_text);
         // Whatever the parts hold, the whole stays within the budget.
         let out = cut_lines(
-            &clip_lines(&redact(&out), BODY_LINE_MAX),
+            &clip_lines(&out, BODY_LINE_MAX),
             SESSION_START_BUDGET,
             "[forge: cut to fit Claude Code's limit]\n",
         );

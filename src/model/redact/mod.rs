@@ -15,10 +15,14 @@
 //! otherwise the whole match goes. Rules run in table order, vendor token shapes
 //! first, so a generic rule never sees a secret a specific one already took.
 //!
-//! Cost stays flat in the number of rules: one Aho–Corasick pass over the text finds
-//! every keyword at once, and only the rules whose keyword occurred run their regex.
-//! Nothing is built before the first call (the automaton, and each regex the first
-//! time its keyword shows up), so a process that redacts nothing pays nothing.
+//! Cost stays flat in the number of rules: one pass over the text finds every keyword
+//! at once — an Aho–Corasick automaton over a long text (a WIP commit's file), a bit
+//! per byte pair and a first-byte index over a short one (a message, a handoff: the
+//! automaton's build would cost more than the search) — and only the rules whose
+//! keyword occurred run their regex. Nothing is built before the first call (the
+//! index, the automaton, each regex the first time its keyword shows up), so a
+//! process that redacts nothing pays nothing, and one that redacts a text without a
+//! keyword compiles nothing.
 //!
 //! The regexes are byte regexes without Unicode (`\w`, `\s`, `\b` and case folding
 //! are ASCII): no Unicode table is needed (the release build carries only
@@ -122,12 +126,32 @@ struct Keywords {
     /// `order`.
     order: Vec<usize>,
     by_first: Vec<(usize, usize)>,
+    /// A bit for every pair of first two bytes (lowercase) a keyword starts with:
+    /// most places in a text start no keyword, and one bit says so.
+    pairs: Vec<u64>,
 }
 
-/// Texts shorter than this are searched through the first-byte index: building the
-/// automaton (a few hundred microseconds) would cost more than it saves on a hook's
-/// notification message or a status line's task.
-const SMALL_TEXT: usize = 4096;
+impl Keywords {
+    fn pair(a: u8, b: u8) -> usize {
+        usize::from(a.to_ascii_lowercase()) << 8 | usize::from(b.to_ascii_lowercase())
+    }
+
+    fn starts_here(&self, text: &[u8], at: usize) -> bool {
+        let (Some(&a), Some(&b)) = (text.get(at), text.get(at + 1)) else {
+            return false;
+        };
+        let p = Self::pair(a, b);
+        self.pairs
+            .get(p / 64)
+            .is_some_and(|w| w & (1 << (p % 64)) != 0)
+    }
+}
+
+/// Texts shorter than this are searched through the pair bits and the first-byte
+/// index (a bit test a byte, a few comparisons where a keyword may start): building
+/// the automaton (a few hundred microseconds) would cost more than the whole search
+/// on a hook's message, a SessionStart text or a handoff.
+const SMALL_TEXT: usize = 32 * 1024;
 
 fn keywords() -> &'static Keywords {
     static KEYWORDS: OnceLock<Keywords> = OnceLock::new();
@@ -166,11 +190,21 @@ fn keywords() -> &'static Keywords {
                 r.1 = pos + 1;
             }
         }
+        let mut pairs = vec![0u64; 65536 / 64];
+        for w in &words {
+            if let [a, b, ..] = w.as_bytes() {
+                let p = Keywords::pair(*a, *b);
+                if let Some(bits) = pairs.get_mut(p / 64) {
+                    *bits |= 1 << (p % 64);
+                }
+            }
+        }
         Keywords {
             words,
             rules_of,
             order,
             by_first,
+            pairs,
         }
     })
 }
@@ -194,14 +228,18 @@ fn automaton() -> Option<&'static AhoCorasick> {
 }
 
 /// The rules whose keywords occur in `text` (in any ASCII case): one pass, whatever
-/// the table's size — one Aho–Corasick pass over a long text, the first-byte index
-/// over a short one (the same answer, see the tests). Were the automaton
+/// the table's size — one Aho–Corasick pass over a long text (a WIP commit's file),
+/// the pair bits and first-byte index over a short one (the same answer, see the
+/// tests). Were the automaton
 /// unbuildable, every rule would run: slower, never leakier.
 fn candidates(text: &[u8]) -> RuleSet {
     let k = keywords();
     let mut seen = vec![false; k.words.len()];
     if text.len() < SMALL_TEXT {
         for at in 0..text.len() {
+            if !k.starts_here(text, at) {
+                continue;
+            }
             let Some(&b) = text.get(at) else { break };
             let Some(&(from, to)) = k.by_first.get(usize::from(b.to_ascii_lowercase())) else {
                 continue;
