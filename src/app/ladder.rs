@@ -199,7 +199,7 @@ fn binary_why() -> String {
 /// Commits the tracked files that changed (never untracked ones) as `message`, on
 /// the current branch, unless the branch is protected, a changed file looks like a
 /// secret by its name or by what it holds (every byte scanned, see
-/// [`scan_worktree_file`]), or there is nothing to commit. A changed file that
+/// `scan_worktree_file`), or there is nothing to commit. A changed file that
 /// cannot be scanned (binary, or over [`WIP_SCAN_CAP`]) is left out and named.
 pub fn wip_commit(root: &Path, message: &str, protected: &[String]) -> Result<Wip, NoWip> {
     let repo = crate::git::open(root).ok_or("not a git repository")?;
