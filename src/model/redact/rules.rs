@@ -997,6 +997,34 @@ pub const RULES: &[Rule] = &[
             r"(?:api|sdk|mob)-[0-9a-f-]{36}|[A-Za-z0-9=_-]{40}"
         )
     ),
+    named!(
+        "saas-api-key",
+        "SaaS API key",
+        [
+            "adafruit",
+            "bitbucket",
+            "meraki",
+            "confluent",
+            "contentful",
+            "droneci",
+            "etsy",
+            "fastly",
+            "freshbooks",
+            "hubspot",
+            "looker",
+            "privateai",
+            "private_ai",
+            "private-ai",
+            "rapidapi",
+            "squarespace",
+            "travis"
+        ],
+        // The rest of gitleaks' families found by the vendor's name before the value.
+        near!(
+            r"adafruit|bitbucket|meraki|confluent|contentful|droneci|etsy|fastly|freshbooks|hubspot|looker|private[_-]?ai|rapidapi|squarespace|travis",
+            r"pat-(?:na|eu)1-[0-9a-fA-F-]{36}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[A-Za-z0-9_=-]{16,80}"
+        )
+    ),
     token!(
         "figma-token",
         "Figma token",
