@@ -371,7 +371,8 @@ impl Relay<'_> {
             .threshold_hooks()
             .filter(|(_, _, th)| *th <= pct)
             .map(|(_, h, _)| {
-                crate::app::user_hooks::run("on_threshold", h, &payload, &self.paths.root).outcome
+                crate::app::user_hooks::run(self.env, "on_threshold", h, &payload, &self.paths.root)
+                    .outcome
             })
             .collect()
     }

@@ -68,7 +68,19 @@ impl Output for Terminal {
 
 /// Runs `forge run`.
 pub fn run(args: &RunArgs, env: &Env) -> anyhow::Result<ExitCode> {
-    let cmd = parse_command(&args.command).map_err(|e| anyhow!("{e}"))?;
+    let mut cmd = parse_command(&args.command).map_err(|e| anyhow!("{e}"))?;
+    // Started by its absolute path, found in an absolute folder of PATH: never a
+    // `./claude` of the project.
+    let program = env
+        .resolve_program(&cmd.program)
+        .map_err(|why| anyhow!("cannot run {}: {why}", cmd.program))?;
+    cmd.program = program.into_os_string().into_string().map_err(|p| {
+        anyhow!(
+            "cannot run {}: its path is not UTF-8 ({})",
+            cmd.program,
+            p.to_string_lossy()
+        )
+    })?;
     let paths = super::status::project_for_writing(None, env)?;
     let loaded = match &args.agent {
         Some(a) => config::load_as(&paths, env, a),

@@ -505,7 +505,7 @@ fn event_loop(
                 Effect::Quit => return Ok(None),
                 Effect::OpenEditor(path) => {
                     let result =
-                        suspend_for_editor(terminal, input, s.env.editor.as_deref(), &path);
+                        suspend_for_editor(terminal, input, &s.env, s.env.editor.as_deref(), &path);
                     let more = dashboard::update(model, Event::EditorClosed(result));
                     run_effects(model, s, more);
                     dirty = true;
@@ -519,7 +519,7 @@ fn event_loop(
                                 .clone()
                                 .or_else(|| s.env.editor.clone())
                                 .or_else(|| s.env.find_program("less").map(|_| "less".to_owned()));
-                            suspend_for_editor(terminal, input, program.as_deref(), &file)
+                            suspend_for_editor(terminal, input, &s.env, program.as_deref(), &file)
                         }
                         Err(e) => Err(e),
                     };
@@ -699,6 +699,7 @@ fn away_from_terminal<T>(
 fn suspend_for_editor(
     terminal: &mut DefaultTerminal,
     input: &Input,
+    env: &Env,
     editor: Option<&str>,
     path: &Path,
 ) -> Result<(), String> {
@@ -710,9 +711,15 @@ fn suspend_for_editor(
     };
     // Through the shell, so an $EDITOR with arguments ("code -w") works; the path is
     // passed as "$1", never spliced into the command text.
+    // `sh` from an absolute folder of PATH, and the editor's name looked up only in
+    // those: never a `./sh` or `./vim` of the project.
+    let sh = env.resolve_program("sh")?;
     let status = away_from_terminal(terminal, input, || {
-        std::process::Command::new("sh")
-            .arg("-c")
+        let mut cmd = std::process::Command::new(&sh);
+        if let Some(p) = env.absolute_path_var() {
+            cmd.env("PATH", p);
+        }
+        cmd.arg("-c")
             .arg(format!("{editor} \"$1\""))
             .arg("forge-editor")
             .arg(path)
