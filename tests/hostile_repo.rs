@@ -185,6 +185,107 @@ fn row3_a_shipped_ladder_never_commits_until_you_trust_that_content() {
     assert!(status.contains("changed since you trusted it"), "{status}");
 }
 
+/// Row 1: a repository ships `.gitignore`, `.claude/`, a settings file or
+/// `.claude/commands/` as a symbolic link (or a FIFO). `forge init` read
+/// `/proc/self/environ` into `.gitignore`, copied a JSON file of yours into the
+/// repository, wrote through a linked `.claude/` outside the project. Now each
+/// `forge init` (plain, `--local`, `--commands`, `--uninstall`) refuses, naming the
+/// path, exits non-zero and writes nothing — and runs as before once the link is gone.
+#[test]
+fn row1_init_follows_no_link_out_of_the_project() {
+    use std::os::unix::fs::symlink;
+    let p = TestProject::new();
+    let outside = p.dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let secret = outside.join("settings.json");
+    std::fs::write(&secret, "{\"apiKey\": \"sk-ant-api03-yours\"}\n").unwrap();
+    let git_status = |p: &TestProject| {
+        String::from_utf8(
+            std::process::Command::new("git")
+                .args(["status", "--porcelain", "--ignored"])
+                .current_dir(&p.root)
+                .output()
+                .unwrap()
+                .stdout,
+        )
+        .unwrap()
+    };
+    let refused = |args: &[&str], what: &Path| {
+        let before = git_status(&p);
+        let out = p
+            .forge()
+            .arg("init")
+            .args(args)
+            .timeout(Duration::from_secs(20))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(&what.display().to_string()) && err.contains("wrote nothing"),
+            "{args:?} names {}: {err}",
+            what.display()
+        );
+        assert_eq!(git_status(&p), before, "{args:?} wrote something");
+        assert!(!p.forge_dir().exists(), "{args:?} created .forge/");
+        assert_eq!(
+            std::fs::read_dir(&outside).unwrap().count(),
+            1,
+            "{args:?} wrote outside the project"
+        );
+        err
+    };
+    // .gitignore -> /proc/self/environ: your environment would land in a tracked file.
+    let gitignore = p.root.join(".gitignore");
+    symlink("/proc/self/environ", &gitignore).unwrap();
+    let err = refused(&[], &gitignore);
+    assert!(
+        err.contains("symbolic link (to /proc/self/environ)"),
+        "{err}"
+    );
+    assert!(std::fs::symlink_metadata(&gitignore).unwrap().is_symlink());
+    std::fs::remove_file(&gitignore).unwrap();
+    // .claude/settings.json -> a file of yours outside.
+    std::fs::create_dir_all(p.root.join(".claude")).unwrap();
+    let settings = p.root.join(".claude/settings.json");
+    symlink(&secret, &settings).unwrap();
+    refused(&[], &settings);
+    refused(&["--uninstall"], &settings);
+    std::fs::remove_file(&settings).unwrap();
+    // .claude/settings.local.json as a FIFO: refused at once, nothing hangs.
+    let local = p.root.join(".claude/settings.local.json");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&local)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let err = refused(&["--local"], &local);
+    assert!(err.contains("FIFO"), "{err}");
+    std::fs::remove_file(&local).unwrap();
+    // .claude/commands -> outside, with --commands.
+    let commands = p.root.join(".claude/commands");
+    symlink(&outside, &commands).unwrap();
+    refused(&["--commands"], &commands);
+    std::fs::remove_file(&commands).unwrap();
+    // .claude -> outside: nothing is written through it.
+    std::fs::remove_dir_all(p.root.join(".claude")).unwrap();
+    let claude = p.root.join(".claude");
+    symlink(&outside, &claude).unwrap();
+    refused(&[], &claude);
+    refused(&["--local"], &claude);
+    std::fs::remove_file(&claude).unwrap();
+    // With the links gone, init works as before.
+    let out = ok_stdout(p.forge().arg("init"));
+    assert!(out.contains("Wired forge into"), "{out}");
+    assert!(p.read(".gitignore").contains(".forge/"));
+    assert_eq!(
+        std::fs::read_to_string(&secret).unwrap(),
+        "{\"apiKey\": \"sk-ant-api03-yours\"}\n"
+    );
+}
+
 /// A fake orchestrator in an absolute folder: records its last argument and its
 /// stdin, then answers `ok`.
 fn orchestrator(p: &TestProject) -> (PathBuf, PathBuf) {
