@@ -286,6 +286,73 @@ fn row1_init_follows_no_link_out_of_the_project() {
     );
 }
 
+/// Row 2: a large repository (its index past the size from which forge asks the
+/// `git` binary) whose `.git/config` includes, through `includeIf "hasconfig:…"`
+/// (which libgit2 does not evaluate), a file that defines a clean filter, and whose
+/// `.gitattributes` sends every file through it. A Stop hook ran `git status`, which
+/// ran the filter for each changed file. Now forge asks git how it resolves the
+/// configuration first, and leaves such a repository to libgit2. (Each include kind
+/// has a unit test in `src/git.rs`.)
+#[test]
+fn row2_a_filter_behind_a_hasconfig_include_never_runs() {
+    let p = TestProject::new();
+    let mark = p.dir.path().join("filter-ran");
+    let filter = p.dir.path().join("filter.sh");
+    planted_program(&filter, "filter", &mark);
+    for i in 0..2500 {
+        p.write(&format!("src/m{:02}/f{i}.rs", i / 400), &format!("{i:05}"));
+    }
+    p.write(".gitattributes", "* filter=x\n");
+    git(&p.root, &["add", "-A"]);
+    git(&p.root, &["commit", "-qm", "a large tree"]);
+    let index = std::fs::metadata(p.root.join(".git/index")).unwrap().len();
+    assert!(
+        index > 180 * 1024,
+        "past the git binary's threshold: {index}"
+    );
+    git(
+        &p.root,
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://example.com/acme/api.git",
+        ],
+    );
+    let included = p.dir.path().join("included.cfg");
+    std::fs::write(
+        &included,
+        format!("[filter \"x\"]\n\tclean = {}\n", filter.display()),
+    )
+    .unwrap();
+    let config = p.root.join(".git/config");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(&format!(
+        "[includeIf \"hasconfig:remote.*.url:https://example.com/**\"]\n\tpath = {}\n",
+        included.display()
+    ));
+    std::fs::write(&config, text).unwrap();
+    // Edited to the same size: git must hash them, through the filter.
+    for i in [0, 1, 2] {
+        p.write(&format!("src/m00/f{i}.rs"), &format!("{:05}", i + 90000));
+    }
+    let out = p
+        .forge()
+        .args(["hook", "Stop"])
+        .write_stdin(p.payload("hooks/Stop.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        marks(&mark),
+        "",
+        "forge's git status ran the repository's filter"
+    );
+    // The count is still right (libgit2 scanned).
+    let cache: Value = serde_json::from_str(&p.read(".forge/logs/git-cache.json")).unwrap();
+    assert_eq!(cache["uncommitted_changes"], 3, "{cache}");
+}
+
 /// A fake orchestrator in an absolute folder: records its last argument and its
 /// stdin, then answers `ok`.
 fn orchestrator(p: &TestProject) -> (PathBuf, PathBuf) {
