@@ -82,6 +82,11 @@ pub fn run(args: &RunArgs, env: &Env) -> anyhow::Result<ExitCode> {
         )
     })?;
     let paths = super::status::project_for_writing(None, env)?;
+    // The task goes to claude as one argument, and each continuation adds the
+    // handoff: refuse a task that cannot fit before anything starts (or is written).
+    let sample = paths.handoffs().join("handoff-20260101-000000-99.md");
+    crate::model::relay::fits_in_an_argument(&cmd.task, &sample.to_string_lossy())
+        .map_err(|e| anyhow!("{e}"))?;
     let loaded = match &args.agent {
         Some(a) => config::load_as(&paths, env, a),
         None => config::load(&paths, env),
