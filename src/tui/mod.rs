@@ -535,7 +535,8 @@ fn event_loop(
                     dirty = true;
                 }
                 Effect::Copy(text) => {
-                    let result = osc52_copy(&text).map(|()| text).map_err(|e| e.to_string());
+                    // The notice names what reached the clipboard: the clean text.
+                    let result = osc52_copy(&text).map_err(|e| e.to_string());
                     dashboard::update(model, Event::Copied(result));
                     dirty = true;
                 }
@@ -754,12 +755,24 @@ fn transcript_to_show(env: &Env, path: &Path) -> Result<PathBuf, String> {
 }
 
 /// Puts `text` on the clipboard through the terminal (OSC 52), which works over ssh
-/// and in tmux with `set-clipboard on`.
-fn osc52_copy(text: &str) -> io::Result<()> {
+/// and in tmux with `set-clipboard on`; returns what was copied.
+fn osc52_copy(text: &str) -> io::Result<String> {
     use std::io::Write as _;
+    let (sequence, copied) = osc52_sequence(text);
     let mut out = io::stdout();
-    write!(out, "\x1b]52;c;{}\x07", base64(text.as_bytes()))?;
-    out.flush()
+    out.write_all(sequence.as_bytes())?;
+    out.flush()?;
+    Ok(copied)
+}
+
+/// The OSC 52 sequence that copies `text`, and the text it copies: the one-line
+/// sanitiser's output ([`crate::model::text::single_line`]), whoever asked. The
+/// clipboard is an exit like the screen: a pasted escape sequence, control
+/// character or line break could drive a terminal or run a command, and a bidi
+/// control would make the pasted text read otherwise than it is.
+fn osc52_sequence(text: &str) -> (String, String) {
+    let clean = crate::model::text::single_line(text).trim().to_owned();
+    (format!("\x1b]52;c;{}\x07", base64(clean.as_bytes())), clean)
 }
 
 /// Standard base64 with padding.
@@ -814,6 +827,23 @@ mod tests {
             Some(Key::BackTab)
         );
         assert_eq!(key_of(KeyCode::F(1), KeyModifiers::NONE), None);
+    }
+
+    #[test]
+    fn the_clipboard_gets_only_the_sanitised_text() {
+        let hostile = "id-1\x1b]52;c;ZXZpbA==\x07\u{202e}gpj.exe\n; rm -rf ~\r\x1b[2J";
+        let (sequence, copied) = osc52_sequence(hostile);
+        assert_eq!(copied, "id-1gpj.exe ; rm -rf ~");
+        assert_eq!(copied, crate::model::text::single_line(hostile).trim());
+        assert_eq!(
+            sequence,
+            format!("\x1b]52;c;{}\x07", base64(copied.as_bytes()))
+        );
+        // One sequence: the only ESC and BEL are forge's own.
+        assert_eq!(sequence.matches('\x1b').count(), 1);
+        assert_eq!(sequence.matches('\x07').count(), 1);
+        let (_, plain) = osc52_sequence("/p/.forge/handoffs/handoff-20261121-101502.md");
+        assert_eq!(plain, "/p/.forge/handoffs/handoff-20261121-101502.md");
     }
 
     #[test]
