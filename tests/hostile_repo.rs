@@ -540,6 +540,22 @@ fn row4_a_relative_path_entry_never_runs_the_repositorys_sh_or_tmux() {
     );
     assert_eq!(marks(&mark), "", "forge ran the repository's program");
     assert!(text.contains("from-your-own-hook"), "your hook ran: {text}");
+    // `forge run -- claude …` with no claude in an absolute PATH folder: a clear
+    // error, never the repository's ./claude.
+    planted_program(&p.root.join("claude"), "claude", &mark);
+    let out = p
+        .forge()
+        .env("PATH", ":/usr/bin:/bin")
+        .args(["run", "--", "claude", "-p", "a task"])
+        .timeout(Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert_eq!(marks(&mark), "", "forge run ran the repository's ./claude");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not in any absolute folder of PATH"),
+        "{out:?}"
+    );
 }
 
 /// Row 6: a relative `XDG_CONFIG_HOME` (`.`). The XDG spec says to ignore it; else a
