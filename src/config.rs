@@ -2093,6 +2093,27 @@ mod tests {
     }
 
     #[test]
+    fn docs_security_md_names_every_key_that_acts_or_runs_a_command() {
+        let doc = include_str!("../docs/security.md");
+        for k in SIDES.iter().filter(|k| k.side != Side::Shows) {
+            let name = if HOOK_LISTS.contains(&k.key) {
+                format!("`[[{}]]`", k.key)
+            } else {
+                format!("`{}`", k.key)
+            };
+            assert!(doc.contains(&name), "docs/security.md does not name {name}");
+        }
+        // And names no key as acting that does not.
+        for k in SIDES.iter().filter(|k| k.side == Side::Shows) {
+            assert!(
+                !doc.contains(&format!("| `{}`", k.key)),
+                "docs/security.md lists {} among the keys that act",
+                k.key
+            );
+        }
+    }
+
+    #[test]
     fn keys_table_matches_the_config_structs() {
         let v = toml::Value::try_from(Config::default()).unwrap();
         let t = v.as_table().unwrap();
