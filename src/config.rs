@@ -1813,6 +1813,15 @@ mod tests {
         let reviewer = load_as(&p, &env, "reviewer").unwrap().config;
         assert!(reviewer.statusline.segments.contains(&"cost".to_owned()));
         assert_eq!(reviewer.context.handoff_threshold, 70.0);
+        // As a project's file, the keys it marks "acts" wait for trust, and only those.
+        let text = include_str!("../assets/examples/config.toml");
+        let marked = text.lines().filter(|l| l.contains("# acts")).count();
+        assert_eq!(l.ignored.len(), marked, "{:?}", l.ignored);
+        let sha = crate::model::trust::content_hash(text.as_bytes());
+        assert!(load_trusting(&p, &env, &sha).unwrap().ignored.is_empty());
+        trust_file(&p, &env);
+        let reviewer = load_as(&p, &env, "reviewer").unwrap().config;
+        assert_eq!(reviewer.attention.stale_after, "15m");
     }
 
     #[test]
