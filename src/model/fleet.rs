@@ -365,7 +365,8 @@ impl Pending {
     /// is not one.
     pub fn parse(bytes: &[u8]) -> Option<Self> {
         let p: Self = serde_json::from_slice(bytes).ok()?;
-        let stale = Duration::seconds(i64::try_from(p.facts.stale_after_secs).ok()?);
+        let secs = p.facts.stale_after_secs.min(365 * 86_400);
+        let stale = Duration::try_seconds(i64::try_from(secs).ok()?)?;
         let facts = ProjectFacts::new(
             &p.facts.root,
             p.facts.branch.as_deref(),
@@ -870,6 +871,10 @@ mod tests {
         let bad = serde_json::json!({"facts": {"root": "relative", "name": "x", "blocked": 0,
             "stale_after_secs": 60}, "row": {"id": "s"}, "at": iso(t0)});
         assert!(Pending::parse(bad.to_string().as_bytes()).is_none());
+        let huge = serde_json::json!({"facts": {"root": "/p/a", "name": "a", "blocked": 0,
+            "stale_after_secs": u64::MAX}, "row": {"id": "s"}, "at": iso(t0)});
+        let p = Pending::parse(huge.to_string().as_bytes()).unwrap();
+        assert_eq!(p.facts.stale_after_secs, 365 * 86_400);
         let good = serde_json::to_vec(&Pending {
             facts: facts("main"),
             row: row("s1", t0),
