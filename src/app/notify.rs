@@ -8,25 +8,34 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::config::{NotifyConfig, UserHook};
+use crate::env::Env;
 use crate::model::outcome::Outcome;
 
-/// The command with the message (as its last argument, unless it goes on stdin).
-fn command(cfg: &NotifyConfig, message: &str) -> Option<Command> {
-    let (program, args) = cfg.command.split_first()?;
-    let mut cmd = Command::new(program);
+/// The command with the message (as its last argument, unless it goes on stdin), its
+/// program found through the absolute folders of `$PATH` only.
+fn command(env: &Env, cfg: &NotifyConfig, message: &str) -> Result<Command, String> {
+    let (program, args) = cfg
+        .command
+        .split_first()
+        .ok_or_else(|| "no [notify] command".to_owned())?;
+    let mut cmd = Command::new(env.resolve_program(program)?);
+    if let Some(path) = env.absolute_path_var() {
+        cmd.env("PATH", path);
+    }
     cmd.args(args);
     if !cfg.stdin {
         cmd.arg(message);
     }
-    Some(cmd)
+    Ok(cmd)
 }
 
 /// Starts the command detached (its own process group, no output kept, not waited
 /// for): the hook returns at once.
-pub fn send_async(cfg: &NotifyConfig, message: &str, cwd: &std::path::Path) -> Outcome {
+pub fn send_async(env: &Env, cfg: &NotifyConfig, message: &str, cwd: &std::path::Path) -> Outcome {
     let label = crate::model::user_hooks::command_label(&cfg.command.join(" "));
-    let Some(mut cmd) = command(cfg, message) else {
-        return failed(&label, "no [notify] command".to_owned());
+    let mut cmd = match command(env, cfg, message) {
+        Ok(c) => c,
+        Err(why) => return failed(&label, why),
     };
     let stdin = if cfg.stdin {
         // From a file: the hook does not stay to feed a pipe.
@@ -62,12 +71,23 @@ pub fn send_async(cfg: &NotifyConfig, message: &str, cwd: &std::path::Path) -> O
 /// Runs the command and waits for its reply (stdout) up to the timeout: `(outcome,
 /// reply)`, the reply only when it exited 0.
 pub fn send_and_wait(
+    env: &Env,
     cfg: &NotifyConfig,
     message: &str,
     cwd: &std::path::Path,
 ) -> (Outcome, Option<String>) {
-    // The same runner as the user's context hooks, with the argv quoted for sh.
-    let mut words: Vec<String> = cfg.command.iter().map(|w| sh_quote(w)).collect();
+    // The same runner as the user's context hooks, with the argv quoted for sh (the
+    // program already found, as for an async message).
+    let label = crate::model::user_hooks::command_label(&cfg.command.join(" "));
+    let program = match cfg.command.first().map(|p| env.resolve_program(p)) {
+        Some(Ok(p)) => p.to_string_lossy().into_owned(),
+        Some(Err(why)) => return (failed(&label, why), None),
+        None => return (failed(&label, "no [notify] command".to_owned()), None),
+    };
+    let mut words: Vec<String> = std::iter::once(program.as_str())
+        .chain(cfg.command.iter().skip(1).map(String::as_str))
+        .map(sh_quote)
+        .collect();
     if !cfg.stdin {
         words.push("\"$FORGE_MESSAGE\"".to_owned());
     }
@@ -78,13 +98,13 @@ pub fn send_and_wait(
         replace_handoff: false,
     };
     let ran = super::user_hooks::run_with(
+        env,
         "notify",
         &hook,
         if cfg.stdin { message } else { "" },
         &[("FORGE_MESSAGE", message)],
         cwd,
     );
-    let label = crate::model::user_hooks::command_label(&cfg.command.join(" "));
     let outcome = match ran.outcome {
         Outcome::UserHookRan { exit: Some(0), .. } => Outcome::Notified {
             event: String::new(),
@@ -122,14 +142,18 @@ pub fn pane(env: &crate::env::Env, lines: usize) -> (Option<String>, Vec<String>
     let Some(target) = env.tmux_pane.as_deref().filter(|_| env.tmux) else {
         return (None, Vec::new());
     };
-    let name = tmux(&["display-message", "-p", "-t", target, "#S:#I.#P"])
+    let name = tmux(env, &["display-message", "-p", "-t", target, "#S:#I.#P"])
         .map(|s| s.trim().to_owned())
         .filter(|s| !s.is_empty());
     if lines == 0 {
         return (name, Vec::new());
     }
     let start = format!("-{lines}");
-    let text = tmux(&["capture-pane", "-p", "-J", "-t", target, "-S", &start]).unwrap_or_default();
+    let text = tmux(
+        env,
+        &["capture-pane", "-p", "-J", "-t", target, "-S", &start],
+    )
+    .unwrap_or_default();
     let mut rows: Vec<String> = text
         .lines()
         .map(|l| crate::model::text::single_line(l).trim_end().to_owned())
@@ -141,8 +165,10 @@ pub fn pane(env: &crate::env::Env, lines: usize) -> (Option<String>, Vec<String>
     (name, rows.split_off(skip))
 }
 
-fn tmux(args: &[&str]) -> Option<String> {
-    let mut child = Command::new("tmux")
+/// Runs the `tmux` found in an absolute folder of `$PATH` (never a `./tmux` of the
+/// project) with `args`, for at most 500 ms.
+fn tmux(env: &Env, args: &[&str]) -> Option<String> {
+    let mut child = Command::new(env.resolve_program("tmux").ok()?)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

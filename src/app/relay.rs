@@ -371,7 +371,8 @@ impl Relay<'_> {
             .threshold_hooks()
             .filter(|(_, _, th)| *th <= pct)
             .map(|(_, h, _)| {
-                crate::app::user_hooks::run("on_threshold", h, &payload, &self.paths.root).outcome
+                crate::app::user_hooks::run(self.env, "on_threshold", h, &payload, &self.paths.root)
+                    .outcome
             })
             .collect()
     }
@@ -465,15 +466,30 @@ impl Relay<'_> {
                 out.note("no handoff could be written: the chain stops here");
                 break if code == 0 { 1 } else { code };
             };
+            let text = store::safe::read_to_string_whole(&h, 4 << 20, store::safe::Follow::No)
+                .unwrap_or_default();
+            let next = relay::continuation_prompt(
+                &cmd.task,
+                &text,
+                &h.display().to_string(),
+                handoffs + 1,
+            );
+            if next.len() > relay::MAX_ARG_BYTES {
+                // Checked before the chain started; should the handoff's path make it
+                // too long after all, the handoff stays the pending resume.
+                out.note(&format!(
+                    "the next prompt would be {} bytes, more than one argument holds: the chain stops here, and {} is the pending resume",
+                    next.len(),
+                    h.display()
+                ));
+                break if code == 0 { 1 } else { code };
+            }
             handoffs += 1;
             let mut outcomes = self.fire_hooks(&ran.tracker, Some(&h));
             // The continuation prompt carries the handoff: it is not also resumed by
             // SessionStart.
             let _ = files::clear_pending_resume(self.paths, self.env);
-            let text = store::safe::read_to_string_whole(&h, 4 << 20, store::safe::Follow::No)
-                .unwrap_or_default();
-            prompt =
-                relay::continuation_prompt(&cmd.task, &text, &h.display().to_string(), handoffs);
+            prompt = next;
             let prev = ran.tracker.session_id.clone().unwrap_or_default();
             vars = vec![
                 ("FORGE_RELAY_CHAIN".to_owned(), chain.id.clone()),

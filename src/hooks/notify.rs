@@ -82,13 +82,15 @@ impl Ctx<'_> {
         };
         if !wait {
             self.record(named(crate::app::notify::send_async(
+                self.env,
                 n,
                 &text,
                 &self.paths.root,
             )));
             return out;
         }
-        let (outcome, reply) = crate::app::notify::send_and_wait(n, &text, &self.paths.root);
+        let (outcome, reply) =
+            crate::app::notify::send_and_wait(self.env, n, &text, &self.paths.root);
         self.record(named(outcome));
         let Some(reason) = reply.as_deref().and_then(block_reason) else {
             return out;
