@@ -1090,3 +1090,85 @@ fn forge_run_stops_cleanly_on_ctrl_c() {
     assert!(w.root.join(".forge/pending-resume").exists());
     assert_eq!(chain["exit_code"], 130);
 }
+
+// ----- issue 20: what the model reads at SessionStart is redacted ---------------------------
+
+/// A handoff written by hand (not by forge) made pending, a blocked Signal an agent
+/// wrote and the user's own start hook each hold a secret: the first request the real
+/// client sends carries forge's SessionStart text with every one redacted.
+#[test]
+fn what_the_model_reads_at_session_start_is_redacted() {
+    let Some(w) = World::new("what_the_model_reads_at_session_start_is_redacted") else {
+        return;
+    };
+    let secrets = [
+        "Hq8Zt2Wm4Lp",
+        "R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s",
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ",
+        "Rp4ss9Xw2Lm",
+        "mG7xR2vQ9zK",
+    ];
+    let handoffs = w.root.join(".forge/handoffs");
+    std::fs::create_dir_all(&handoffs).unwrap();
+    let handoff = handoffs.join("handoff-20261121-101502.md");
+    std::fs::write(
+        &handoff,
+        format!(
+            "---\nkind: session-handoff\ntrigger: manual\n---\n# Notes by hand\n\nDB_PASS={}\n\
+             export GITHUB_TOKEN=ghp_{}\n\nthe deploy key, header cut:\n{}AAAAAAABAAAAMwAAAAtzc2gtZW\n",
+            secrets[0], secrets[1], secrets[2]
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        w.root.join(".forge/pending-resume"),
+        format!("{}\n", handoff.display()),
+    )
+    .unwrap();
+    let question = format!(
+        "Is REDIS_URL=redis://:{}@cache:6379/0 the right one?",
+        secrets[3]
+    );
+    std::fs::write(
+        handoffs.join("agent-T-9-20261121-101502.md"),
+        format!(
+            "## FORGE AGENT HANDOFF\nFrom: builder\nTo: reviewer\nTask: T-9\n\n### Signal\n```json\n{}\n```\n",
+            json!({"from": "builder", "to": "reviewer", "task_id": "T-9", "status": "blocked",
+                   "files_modified": [], "open_questions": [question], "blocking": true})
+        ),
+    )
+    .unwrap();
+    let config = w.home.join(".config/forge/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            "[[on_session_start]]\ncommand = \"cat > /dev/null; echo 'SMTP_PASS={}'\"\n",
+            secrets[4]
+        ),
+    )
+    .unwrap();
+    let out = w.print("hello");
+    assert!(
+        out.status.success(),
+        "claude -p: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = w
+        .api
+        .messages()
+        .into_iter()
+        .find(|r| r.all_text().contains("SessionStart:startup hook success"))
+        .expect("a request with forge's SessionStart text");
+    let text = first.all_text();
+    assert!(text.contains("Resuming from handoff"), "{text}");
+    assert!(
+        text.contains("Open question: Is REDIS_URL=redis://:[REDACTED]@cache"),
+        "{text}"
+    );
+    assert!(text.contains("SMTP_PASS=[REDACTED]"), "{text}");
+    assert!(text.contains("DB_PASS=[REDACTED]"), "{text}");
+    for s in secrets {
+        assert!(!text.contains(s), "{s} reached the model:\n{text}");
+    }
+}

@@ -671,7 +671,7 @@ fn inside_tmux_a_wake_message_carries_the_pane() {
         m.contains("agent: t\n"),
         "the tmux session names the agent: {m}"
     );
-    assert!(m.contains("[PANE CONTENT]\nPANE-MARKER-123"), "{m}");
+    assert!(m.contains("[PANE CONTENT]\n> PANE-MARKER-123"), "{m}");
     assert!(m.contains("tmux send-keys -t t:0.0"), "{m}");
 }
 

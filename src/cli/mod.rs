@@ -176,6 +176,22 @@ pub fn print_out(text: &str) {
     );
 }
 
+/// [`print_out`] for text that quotes what sessions, agents and files said (tasks,
+/// Signal questions, attention messages, handoffs, the event log): redacted first
+/// ([`crate::model::redact`]), as every text that leaves forge is.
+pub fn print_shown(text: &str) {
+    print_out(&crate::model::redact::redact_cow(text));
+}
+
+/// [`print_json`] for values that quote what sessions, agents and files said: every
+/// string in it redacted first ([`crate::model::redact::redact_json`]), still JSON.
+pub fn print_json_shown<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let mut v = serde_json::to_value(value).context("encoding JSON")?;
+    crate::model::redact::redact_json(&mut v);
+    print_json(&v)
+}
+
 /// [`print_out`] for loops that must stop when nobody reads any more: the write's
 /// error (a closed pipe) is returned instead of ignored.
 pub fn try_print_out(text: &str) -> std::io::Result<()> {

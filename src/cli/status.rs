@@ -130,15 +130,15 @@ pub fn run(args: &StatusArgs, env: &Env) -> anyhow::Result<ExitCode> {
                 );
             }
         }
-        super::print_json(&v)?;
+        super::print_json_shown(&v)?;
     } else {
-        super::print_out(&render_text(
+        super::print_shown(&render_text(
             &snap,
             stale_after,
             &thresholds,
             crate::model::time::Zone::Local,
         ));
-        super::print_out(&render_chains(&chains));
+        super::print_shown(&render_chains(&chains));
     }
     Ok(if set_up {
         ExitCode::SUCCESS
@@ -372,6 +372,12 @@ pub fn session_context_json(
     })
 }
 
+/// Text from a file or a session as a line of `forge status`: redacted while its
+/// lines are still lines (a key block), then folded onto one.
+fn redacted_line(text: &str) -> String {
+    single_line(&redact(text)).into_owned()
+}
+
 /// The snapshot as a few readable lines. Values from files (branch, task, questions)
 /// are kept on their line with [`single_line`], so none can forge a line of its own;
 /// `print_out` then cleans the whole text for the terminal.
@@ -398,8 +404,8 @@ pub fn render_text(
         let _ = writeln!(
             out,
             "Workflow: phase {} · task {}",
-            single_line(snap.workflow.phase.as_deref().unwrap_or("-")),
-            single_line(snap.workflow.task.as_deref().unwrap_or("-"))
+            redacted_line(snap.workflow.phase.as_deref().unwrap_or("-")),
+            redacted_line(snap.workflow.task.as_deref().unwrap_or("-"))
         );
     }
     match &snap.last_session {
@@ -459,7 +465,7 @@ pub fn render_text(
         let msg = s
             .attention_message
             .as_deref()
-            .map(|m| format!(": {}", single_line(m)))
+            .map(|m| format!(": {}", redacted_line(m)))
             .unwrap_or_default();
         let _ = writeln!(
             out,
@@ -490,7 +496,7 @@ pub fn render_text(
             "  {:<8} {:<17} {:<12} {}{}",
             h.kind.as_str(),
             h.status_word(),
-            crate::model::text::cut_chars(&single_line(h.task().unwrap_or("-")), 12),
+            crate::model::text::cut_chars(&redacted_line(h.task().unwrap_or("-")), 12),
             single_line(&h.file_name),
             if drift.any() { "  (drift)" } else { "" }
         );
@@ -504,7 +510,7 @@ pub fn render_text(
             && h.is_blocked()
         {
             for q in &sig.open_questions {
-                let _ = writeln!(out, "    ? {}", single_line(&redact(q)));
+                let _ = writeln!(out, "    ? {}", redacted_line(q));
             }
         }
     }

@@ -13,6 +13,7 @@ use crate::app::snapshot::load_for_session_start;
 use crate::model::Snapshot;
 use crate::model::handoff::Drift;
 use crate::model::outcome::Outcome;
+use crate::model::redact::redact;
 use crate::model::state::{Attention, LastSession, ResumeDecision, ResumeOrigin, resume_decision};
 use crate::model::text::single_line;
 use crate::store::{self, files, handoffs};
@@ -137,7 +138,10 @@ impl Ctx<'_> {
                 files_to_read.join(", ")
             );
         }
-        let head = cut_lines(&clip_lines(&head, LINE_MAX), HEAD_BUDGET, "");
+        // Redacted before anything is cut (a cut could leave half a key that no
+        // rule knows), as every part below: the text is made of redacted parts and
+        // forge's own words.
+        let head = cut_lines(&clip_lines(&redact(&head), LINE_MAX), HEAD_BUDGET, "");
 
         let blocked = blocked_text(&snap, BLOCKED_BUDGET);
         if !blocked.tasks.is_empty() {
@@ -292,9 +296,9 @@ impl Ctx<'_> {
                 &self.paths.root,
             );
             self.record(ran.outcome);
-            for line in ran.stdout.unwrap_or_default().lines() {
-                let line = crate::model::redact::redact(&single_line(line));
-                let _ = writeln!(text, "{}", line.trim_end());
+            // Redacted whole (a key over several lines), then line by line.
+            for line in redact(&ran.stdout.unwrap_or_default()).lines() {
+                let _ = writeln!(text, "{}", single_line(line).trim_end());
             }
         }
         cut_lines(
@@ -409,7 +413,7 @@ fn blocked_text(snap: &Snapshot, budget: usize) -> BlockedText {
     };
     let reserve = units(&more(all.len()));
     for (i, h) in all.iter().enumerate() {
-        let lines = clip_lines(&blocked_lines(h), LINE_MAX).into_owned();
+        let lines = clip_lines(&redact(&blocked_lines(h)), LINE_MAX).into_owned();
         let last = i + 1 == all.len();
         let room = if last {
             budget
@@ -450,7 +454,7 @@ fn blocked_lines(h: &crate::model::HandoffEntry) -> String {
         .and_then(crate::model::SignalParse::signal)
     {
         for q in &s.open_questions {
-            let _ = writeln!(out, "  Open question: {}", crate::model::redact::redact(q));
+            let _ = writeln!(out, "  Open question: {q}");
         }
         if s.open_questions.is_empty() && s.open_question_count > 0 {
             let _ = writeln!(
@@ -499,7 +503,9 @@ fn resume_text(
     }
     let note = format!("[handoff cut to fit; read the rest in {shown}]\n");
     let room = budget.saturating_sub(units(&out));
-    let mut body = clip_lines(&text, BODY_LINE_MAX).into_owned();
+    // A handoff forge wrote is redacted already; one an agent or a person wrote
+    // may not be.
+    let mut body = clip_lines(&redact(&text), BODY_LINE_MAX).into_owned();
     if !body.ends_with('\n') {
         body.push('\n');
     }

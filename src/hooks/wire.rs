@@ -64,7 +64,9 @@ impl WireHookInput {
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
             notification_type: text(v, "notification_type"),
-            message: text(v, "message").map(|m| m.chars().take(200).collect()),
+            // Bounded here, cut to the bridge's 200 characters only after it is
+            // redacted (`Ctx::touch_bridge_and`).
+            message: text(v, "message").map(|m| m.chars().take(4_000).collect()),
             tool_name: text(v, "tool_name"),
             tool_file: v.get("tool_input").and_then(|i| {
                 text(i, "file_path")

@@ -2,8 +2,9 @@
 //! gathered elsewhere (`crate::app::session_handoff`). Pure: no disk, no git.
 //!
 //! Every piece of text that comes from the session (the last request, todo items,
-//! file names, commit subjects, Signal questions) goes through
-//! [`crate::model::redact::redact`]. File contents and diffs are never inputs here.
+//! file names, commit subjects, Signal questions, the task) goes through
+//! [`crate::model::redact::redact`] before it is cut, and the whole document once
+//! more at the end. File contents and diffs are never inputs here.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -12,7 +13,7 @@ use std::path::{Component, Path};
 use chrono::{DateTime, Utc};
 
 use super::level::Level;
-use super::redact::redact;
+use super::redact::{redact, redact_cow};
 use super::state::WorkflowState;
 use super::text::single_line;
 use super::transcript::{TodoStatus, TranscriptFacts};
@@ -161,11 +162,13 @@ pub fn project_path(root: &Path, p: &str) -> Option<String> {
     (!shown.is_empty()).then_some(shown)
 }
 
-/// One line (control characters folded, see [`single_line`]), redacted and cut to
-/// `max` characters.
+/// Redacted, then on one line (control characters folded, see [`single_line`]) and
+/// cut to `max` characters.
 fn one_line(text: &str, max: usize) -> String {
-    let red = redact(single_line(text).trim());
-    cut(&red, max)
+    // Redacted while its lines are still lines (a key block, a continued string),
+    // then folded onto one.
+    let red = redact(text);
+    cut(single_line(&red).trim(), max)
 }
 
 /// A front matter value: on one line (a newline would end the value and break the
@@ -604,7 +607,12 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     for (n, s) in steps.iter().enumerate() {
         let _ = writeln!(d, "{}. {s}", n + 1);
     }
-    d
+    // The whole document once more, as it leaves: every field was redacted before
+    // it was cut, and this catches what only shows across fields or lines.
+    match redact_cow(&d) {
+        Cow::Owned(r) => r,
+        Cow::Borrowed(_) => d,
+    }
 }
 
 #[cfg(test)]

@@ -19,6 +19,8 @@ pub fn wip_message(task: Option<&str>, level: Level, pct: f64) -> String {
         .map(|t| super::text::single_line(t.trim()).into_owned())
         .filter(|t| !t.is_empty())
         .unwrap_or_else(|| "work".to_owned());
+    // Redacted before it is cut: the message goes into git history.
+    let task = super::redact::redact(&task);
     let task: String = task.chars().take(80).collect();
     format!("[WIP] {task} - checkpoint ({level} at {pct:.0}%)")
 }

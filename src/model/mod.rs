@@ -18,6 +18,7 @@ pub mod notify;
 pub mod outcome;
 pub mod redact;
 pub mod relay;
+pub mod scan;
 pub mod secrets;
 pub mod session_id;
 pub mod settings;

@@ -165,6 +165,14 @@ pub enum Outcome {
         /// Why.
         why: String,
     },
+    /// A changed file the ladder's WIP commit left out because it could not scan
+    /// it for secrets (binary, or over the scan's size cap); the rest was committed.
+    WipLeftOut {
+        /// The file (relative to the work tree).
+        path: String,
+        /// Why it could not be scanned.
+        why: String,
+    },
     /// The ladder's alert was added to the prompt the model gets.
     Alerted {
         /// The note.
@@ -226,6 +234,66 @@ impl Outcome {
     pub fn is_error(&self) -> bool {
         matches!(self, Self::Error { .. } | Self::UserHookFailed { .. })
             || matches!(self, Self::UserHookRan { exit, .. } if *exit != Some(0))
+    }
+
+    /// Whether it carries text from outside forge that [`Outcome::redacted`] looks at.
+    pub fn carries_outside_text(&self) -> bool {
+        matches!(
+            self,
+            Self::StopBlocked { .. }
+                | Self::Warned { .. }
+                | Self::UserHookRan { .. }
+                | Self::UserHookFailed { .. }
+                | Self::WipCommitted { .. }
+                | Self::WipSkipped { .. }
+                | Self::Alerted { .. }
+                | Self::Error { .. }
+        )
+    }
+
+    /// The outcome with its text from outside forge (an orchestrator's reply, a user
+    /// hook's command line and error, a WIP commit's message, an error message)
+    /// redacted, as it is stored in `events.jsonl`. Outcomes that carry only forge's
+    /// own words, paths and counts are returned as they are, without a look.
+    pub fn redacted(self) -> Self {
+        use super::redact::redact;
+        match self {
+            Self::StopBlocked { reason } => Self::StopBlocked {
+                reason: redact(&reason),
+            },
+            Self::Warned { message } => Self::Warned {
+                message: redact(&message),
+            },
+            Self::UserHookRan {
+                hook,
+                command,
+                exit,
+                ms,
+            } => Self::UserHookRan {
+                hook,
+                command: redact(&command),
+                exit,
+                ms,
+            },
+            Self::UserHookFailed { hook, command, why } => Self::UserHookFailed {
+                hook,
+                command: redact(&command),
+                why: redact(&why),
+            },
+            Self::WipCommitted { commit, message } => Self::WipCommitted {
+                commit,
+                message: redact(&message),
+            },
+            Self::WipSkipped { why } => Self::WipSkipped { why: redact(&why) },
+            Self::Alerted { text } => Self::Alerted {
+                text: redact(&text),
+            },
+            Self::Error { what, message } => Self::Error {
+                what,
+                message: redact(&message),
+            },
+            other => other,
+        }
     }
 
     /// What happened and why, in one line of words.
@@ -319,6 +387,9 @@ impl Outcome {
             }
             Self::WipCommitted { commit, message } => format!("committed {commit}: {message}"),
             Self::WipSkipped { why } => format!("no WIP commit: {why}"),
+            Self::WipLeftOut { path, why } => {
+                format!("left {path} out of the WIP commit: {why}")
+            }
             Self::Alerted { text } => format!("told the model: {text}"),
             Self::Notified { event, mode } => format!(
                 "sent a wake message ({event}) to your [notify] command{}",
@@ -407,6 +478,55 @@ pub fn deserialize_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Outcom
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn only_outcomes_with_outside_text_are_redacted() {
+        let key = "sk_live_51HxAbCdEfGhIjKlMnOpQrStUv";
+        let with_key = |o: &Outcome| serde_json::to_string(o).unwrap().contains(key);
+        for o in [
+            Outcome::StopBlocked {
+                reason: format!("use {key}"),
+            },
+            Outcome::Warned {
+                message: format!("use {key}"),
+            },
+            Outcome::UserHookRan {
+                hook: "on_threshold".into(),
+                command: format!("notify {key}"),
+                exit: Some(0),
+                ms: 3,
+            },
+            Outcome::UserHookFailed {
+                hook: "on_threshold".into(),
+                command: format!("notify {key}"),
+                why: format!("said {key}"),
+            },
+            Outcome::WipCommitted {
+                commit: "abc1234".into(),
+                message: format!("[WIP] {key}"),
+            },
+            Outcome::WipSkipped {
+                why: key.to_owned(),
+            },
+            Outcome::Alerted {
+                text: key.to_owned(),
+            },
+            Outcome::Error {
+                what: "x".into(),
+                message: key.to_owned(),
+            },
+        ] {
+            assert!(o.carries_outside_text() && with_key(&o));
+            assert!(!with_key(&o.clone().redacted()), "{o:?}");
+        }
+        let plain = Outcome::HandoffWritten {
+            path: "/p/.forge/handoffs/handoff-20261121-101502.md".into(),
+            trigger: "manual".into(),
+            pending: true,
+        };
+        assert!(!plain.carries_outside_text());
+        assert_eq!(plain.clone().redacted(), plain);
+    }
 
     #[test]
     fn outcomes_are_tagged_by_kind_on_disk() {

@@ -436,7 +436,8 @@ pub struct Chain {
     pub version: u32,
     /// The first session's id (the file's name).
     pub id: String,
-    /// The task as given after `-p`.
+    /// The task as given after `-p` (redacted in the chain file: see
+    /// `store::chains::write`; the relay passes on the task it was given).
     pub task: String,
     /// ISO 8601 UTC.
     pub started_at: String,
@@ -480,7 +481,10 @@ impl Chain {
             (false, Some(c)) => format!("exit {c}"),
             (false, None) => "ended by a signal".to_owned(),
         };
-        let task = super::text::single_line(&self.task);
+        // Redacted before it is cut (a chain file an older forge wrote holds the task
+        // as given).
+        let task = super::redact::redact(&self.task);
+        let task = super::text::single_line(&task);
         let task: String = task.chars().take(80).collect();
         format!(
             "{n} session{}, {h} handoff{}, {state} — {task}",

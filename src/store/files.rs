@@ -11,6 +11,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use super::{Paths, read_json, read_text, safe, write_atomic, write_json};
 use crate::env::Env;
 use crate::model::handoff::HandoffKind;
+use crate::model::outcome::Outcome;
 use crate::model::state::{
     EventLine, GitCache, LastSession, PreCompactState, ResumeOrigin, SessionBridge, WorkflowState,
 };
@@ -114,7 +115,25 @@ pub fn update_bridge_within(
 }
 
 /// Appends one line to `logs/events.jsonl` (capped, rotated).
+/// Outcomes that carry text from outside forge are redacted first
+/// ([`crate::model::outcome::Outcome::redacted`]); a call whose outcomes are forge's
+/// own words (every `PreToolUse`, most calls) is written without a look.
 pub fn append_event(paths: &Paths, line: &EventLine) -> io::Result<()> {
+    let redacted;
+    let line = if line.outcomes.iter().any(Outcome::carries_outside_text) {
+        redacted = EventLine {
+            outcomes: line
+                .outcomes
+                .iter()
+                .cloned()
+                .map(Outcome::redacted)
+                .collect(),
+            ..line.clone()
+        };
+        &redacted
+    } else {
+        line
+    };
     let text = serde_json::to_string(line).map_err(io::Error::other)?;
     super::append_line_capped(&paths.events(), &text, super::EVENTS_CAP)
 }
@@ -489,6 +508,39 @@ pub fn clear_threshold_flag(paths: &Paths) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn event_lines_are_stored_with_outside_text_redacted() {
+        let t = tempfile::tempdir().unwrap();
+        let p = Paths::new(t.path());
+        std::fs::create_dir_all(p.logs()).unwrap();
+        let key = "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s";
+        let line = EventLine {
+            time: "2026-11-21T10:00:00Z".into(),
+            event: "Stop".into(),
+            session: Some("s1".into()),
+            facts: serde_json::Map::new(),
+            outcomes: vec![
+                Outcome::StopBlocked {
+                    reason: format!("push with {key}"),
+                },
+                Outcome::UserHookFailed {
+                    hook: "on_threshold".into(),
+                    command: format!("curl -H 'Authorization: Bearer {key}' https://x"),
+                    why: "exited with 7".into(),
+                },
+                Outcome::FlagSet {
+                    flag: "learn-pending".into(),
+                    why: String::new(),
+                },
+            ],
+        };
+        append_event(&p, &line).unwrap();
+        let text = std::fs::read_to_string(p.events()).unwrap();
+        assert!(!text.contains("R4nd0mT0k3n"), "{text}");
+        assert!(text.contains("push with [REDACTED]"), "{text}");
+        assert!(text.contains("\"flag\":\"learn-pending\""), "{text}");
+    }
 
     #[test]
     fn old_session_files_are_pruned() {

@@ -254,8 +254,10 @@ pub fn run_effects(model: &mut Model, s: &Session, effects: Vec<Effect>) -> Vec<
     while let Some(fx) = queue.pop() {
         let more = match fx {
             Effect::LoadPreview(path) => {
+                // A handoff an agent or a person wrote may hold what forge's own
+                // never do: redacted as it is shown, like every text that leaves.
                 let text = store::read_capped(&path, PREVIEW_CAP)
-                    .map(|b| String::from_utf8_lossy(&b).into_owned());
+                    .map(|b| crate::model::redact::redact(&String::from_utf8_lossy(&b)));
                 dashboard::update(model, Event::PreviewLoaded { path, text })
             }
             Effect::WritePendingResume(target) => {
