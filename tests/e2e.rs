@@ -1078,3 +1078,175 @@ fn forge_run_stops_cleanly_on_ctrl_c() {
     assert!(w.root.join(".forge/pending-resume").exists());
     assert_eq!(chain["exit_code"], 130);
 }
+
+// ----- recording the client's stream-json and transcripts as fixtures ----------------------
+
+/// The transcript lines worth keeping in a fixture: messages and system records, and
+/// the small attachments (a prompt snapshot is ~70 KB of system prompt).
+fn transcript_fixture(path: &Path) -> String {
+    let mut out = String::new();
+    for line in std::fs::read_to_string(path).unwrap_or_default().lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let kind = v["type"].as_str().unwrap_or_default();
+        let keep = matches!(kind, "user" | "assistant" | "system")
+            || (kind == "attachment" && line.len() < 2_000);
+        if keep {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Runs the client in print mode with stream-json output; `cut` says when to send it
+/// SIGINT (a predicate on each stdout line). Returns the stream and the session id.
+fn record_print(w: &World, prompt: &str, extra: &[&str], cut: impl Fn(&str) -> bool) -> String {
+    use std::io::BufRead as _;
+    let mut c = w.forge_command(&[]);
+    let envs: Vec<(std::ffi::OsString, std::ffi::OsString)> = c
+        .get_envs()
+        .filter_map(|(k, v)| Some((k.to_owned(), v?.to_owned())))
+        .collect();
+    c = std::process::Command::new(w.client_path());
+    c.args(["-p", prompt, "--model", harness::MODEL])
+        .args(["--output-format", "stream-json", "--verbose"])
+        .args(extra)
+        .current_dir(&w.root)
+        .env_clear()
+        .envs(envs)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped());
+    let mut child = c.spawn().expect("the client starts");
+    let out = child.stdout.take().unwrap();
+    let mut lines = String::new();
+    let mut sent = false;
+    for l in std::io::BufReader::new(out).lines() {
+        let l = l.unwrap();
+        lines.push_str(&l);
+        lines.push('\n');
+        if !sent && cut(&l) {
+            sent = true;
+            let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
+            rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+        }
+    }
+    child.wait().unwrap();
+    lines
+}
+
+/// Records what `tests/fixtures/stream-json/README.md` lists: the pinned client's
+/// stream-json output and the transcript lines it wrote, for replies with thinking,
+/// text and tool calls, and for the ways a session can end mid-reply. Run it with
+/// `FORGE_RECORD_FIXTURES=1 cargo test --test e2e record_stream_json_fixtures --
+/// --ignored` after changing the pinned client; the stream reader's unit tests
+/// (`model::relay`) and the handoff's (`model::transcript`) read these files.
+#[test]
+#[ignore = "records fixtures: FORGE_RECORD_FIXTURES=1"]
+fn record_stream_json_fixtures() {
+    use mock_api::Block;
+    if std::env::var_os("FORGE_RECORD_FIXTURES").is_none() {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/stream-json");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bash = |c: &str| Block::Tool {
+        name: "Bash".into(),
+        input: json!({"command": c, "description": format!("Run {c}")}),
+    };
+    let save = |w: &World, name: &str, stream: &str| {
+        std::fs::write(dir.join(format!("{name}.stream.jsonl")), stream).unwrap();
+        let sid = w.session_of("SessionStart:startup");
+        std::fs::write(
+            dir.join(format!("{name}.transcript.jsonl")),
+            transcript_fixture(&w.transcript(&sid)),
+        )
+        .unwrap();
+    };
+    // 1. thinking + text + a tool call; text + two tool calls; a closing text.
+    {
+        let w = World::new("record_blocks").unwrap();
+        w.api.on(
+            "RECORD-BLOCKS",
+            Reply::blocks(vec![
+                Block::Thinking("The user wants a recording. I will run one command.".into()),
+                Block::Text("I'll run the first command.".into()),
+                bash("echo one"),
+            ]),
+        );
+        w.api.on_tool_result(
+            "one",
+            Reply::blocks(vec![
+                Block::Text("Now two commands at once.".into()),
+                bash("echo two"),
+                bash("echo three"),
+            ]),
+        );
+        w.api.on_tool_result("two", Reply::text("All three ran."));
+        let s = record_print(
+            &w,
+            "RECORD-BLOCKS please",
+            &["--allowedTools", "Bash"],
+            |_| false,
+        );
+        save(&w, "blocks", &s);
+    }
+    // 2. SIGINT after the text line, before the tool call's result.
+    {
+        let w = World::new("record_cut_tool").unwrap();
+        w.api.on(
+            "RECORD-CUT",
+            Reply::say_then_tool(
+                "I'll run the tests.",
+                "Bash",
+                json!({"command": "echo tests", "description": "Run tests"}),
+            ),
+        );
+        w.api.set_reply_delay(Duration::from_secs(3));
+        let s = record_print(&w, "RECORD-CUT please", &["--allowedTools", "Bash"], |l| {
+            l.starts_with("{\"type\":\"assistant\"") && l.contains("\"type\":\"text\"")
+        });
+        save(&w, "interrupted-before-tool-result", &s);
+    }
+    // 3. SIGINT after the tool result, while the next request is in flight.
+    {
+        let w = World::new("record_cut_request").unwrap();
+        w.api.on(
+            "RECORD-CUT",
+            Reply::say_then_tool(
+                "I'll run the tests.",
+                "Bash",
+                json!({"command": "echo tests", "description": "Run tests"}),
+            ),
+        );
+        w.api.set_reply_delay(Duration::from_secs(3));
+        let s = record_print(&w, "RECORD-CUT please", &["--allowedTools", "Bash"], |l| {
+            l.starts_with("{\"type\":\"user\"")
+        });
+        save(&w, "interrupted-after-tool-result", &s);
+    }
+    // 4. A PostToolUse hook answers {"continue": false}: the client stops after the
+    // tool calls of the reply have run (what `forge run` asks for at its threshold).
+    {
+        let w = World::new("record_hook_stop").unwrap();
+        w.api.on(
+            "RECORD-STOP",
+            Reply::blocks(vec![
+                Block::Text("Two commands at once.".into()),
+                bash("echo two"),
+                bash("echo three"),
+            ]),
+        );
+        let settings = json!({"hooks": {"PostToolUse": [{"hooks": [{"type": "command",
+            "command": "echo '{\"continue\":false,\"stopReason\":\"stop for the fixture\"}'"}]}]}})
+        .to_string();
+        let s = record_print(
+            &w,
+            "RECORD-STOP please",
+            &["--allowedTools", "Bash", "--settings", &settings],
+            |_| false,
+        );
+        save(&w, "stopped-by-post-tool-use", &s);
+    }
+}
