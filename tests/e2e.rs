@@ -763,6 +763,27 @@ fn step(n: u32) -> Reply {
     )
 }
 
+/// Step `n` as a real model writes it: a sentence, then the tool call (one reply,
+/// two blocks), the call leaving `step<n>.txt` behind; step 1 thinks first, step 2
+/// makes two calls at once.
+fn said_step(n: u32) -> Reply {
+    use mock_api::Block;
+    let call = |c: String| Block::Tool {
+        name: "Bash".into(),
+        input: json!({"command": c, "description": format!("Step {n}")}),
+    };
+    let mut blocks = Vec::new();
+    if n == 1 {
+        blocks.push(Block::Thinking("Start with step 1.".into()));
+    }
+    blocks.push(Block::Text(format!("I'll do step {n} now.")));
+    blocks.push(call(format!("echo step{n} | tee step{n}.txt")));
+    if n == 2 {
+        blocks.push(call("echo also | tee also.txt".to_owned()));
+    }
+    Reply::blocks(blocks)
+}
+
 #[test]
 fn forge_run_carries_a_headless_task_across_three_sessions() {
     let Some(w) = World::new("forge_run_carries_a_headless_task_across_three_sessions") else {
@@ -770,11 +791,14 @@ fn forge_run_carries_a_headless_task_across_three_sessions() {
     };
     // The context grows with the conversation: 10k + 12k a message, so the four
     // tool turns of a session report 22k, 46k, 70k and 94k (47 %), and a fresh
-    // session starts low again.
+    // session starts low again. Each turn is a sentence and a tool call in one
+    // reply (which the client prints as two lines), and the model takes a moment
+    // to answer, as a real one does.
     w.api.set_context_per_message(10_000, 12_000);
-    w.api.on("WIDGET-TASK", step(1));
+    w.api.set_reply_delay(Duration::from_millis(300));
+    w.api.on("WIDGET-TASK", said_step(1));
     for n in 1..4 {
-        w.api.on_tool_result(&format!("step{n}"), step(n + 1));
+        w.api.on_tool_result(&format!("step{n}"), said_step(n + 1));
     }
     w.api
         .on_tool_result("step4", Reply::text("The widget is built."));
@@ -808,6 +832,8 @@ fn forge_run_carries_a_headless_task_across_three_sessions() {
             task,
             "--model",
             harness::MODEL,
+            "--allowedTools",
+            "Bash",
         ])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
@@ -869,8 +895,48 @@ fn forge_run_carries_a_headless_task_across_three_sessions() {
         let h = s["handoff"].as_str().unwrap();
         let text = std::fs::read_to_string(h).unwrap();
         assert!(text.contains("trigger: relay"), "{text}");
+        // Its task is the chain's, not the client's interruption marker.
+        assert!(
+            text.contains(&format!("# Session handoff — {task}\n")),
+            "{text}"
+        );
     }
     assert!(sessions[2]["handoff"].is_null());
+    // The relayed sessions stopped after their reply's tool call had run (its
+    // PostToolUse hook said so), and nothing was interrupted: no transcript of the
+    // chain has the client's interruption marker, each relayed session's last tool
+    // call has its result, and the step's file exists.
+    assert!(w.root.join("step4.txt").is_file());
+    for (k, id) in ids.iter().enumerate() {
+        let text = std::fs::read_to_string(w.transcript(id)).unwrap();
+        assert!(!text.contains("Request interrupted"), "session {k}: {id}");
+        assert!(
+            !text.contains("doesn't want to proceed"),
+            "session {k}: {id}"
+        );
+        if k < 2 {
+            assert!(text.contains("hook_stopped_continuation"), "session {k}");
+            let last_call = text
+                .lines()
+                .rfind(|l| l.contains(r#""type":"tool_use""#))
+                .and_then(|l| {
+                    let v: Value = serde_json::from_str(l).ok()?;
+                    v["message"]["content"][0]["id"].as_str().map(str::to_owned)
+                })
+                .expect("a tool call");
+            assert!(
+                text.lines()
+                    .any(|l| l.contains(r#""type":"tool_result""#) && l.contains(&last_call)),
+                "session {k}: no result for {last_call}"
+            );
+        }
+    }
+    let stops = w
+        .events()
+        .iter()
+        .filter(|e| e["event"] == "PostToolUse")
+        .count();
+    assert_eq!(stops, 2, "one stop asked per relayed session");
 
     // Each continuation's first prompt carries the handoff and the task.
     for k in 1..3 {

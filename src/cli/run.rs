@@ -32,7 +32,7 @@ use crate::model::relay::parse_command;
         forge run --json -- claude -p \"Summarise the repo\" | jq -c 'select(.type == \"result\")'"
 )]
 pub struct RunArgs {
-    /// The context % that hands over (default: [relay] threshold, 90).
+    /// The context % that hands over (default: [relay] threshold, 75; Claude Code compacts a 200k session on its own at about 83.5).
     #[arg(long, value_name = "PCT")]
     pub threshold: Option<f64>,
     /// The most continuations (default: [relay] max_handoffs, 3).
@@ -82,6 +82,16 @@ pub fn run(args: &RunArgs, env: &Env) -> anyhow::Result<ExitCode> {
             "--threshold must be between 1 and 100, found {threshold}"
         ));
     }
+    let own = match &cmd.settings {
+        Some(arg) => Some(crate::app::relay::own_settings(arg).map_err(|e| anyhow!("{e}"))?),
+        None => None,
+    };
+    let forge = std::env::current_exe().context("finding this forge for the sessions' hook")?;
+    let settings = crate::model::relay::settings_with_stop_hook(
+        own,
+        &crate::app::relay::stop_hook_command(&forge),
+    )
+    .to_string();
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&stop)).context("watching for Ctrl-C")?;
@@ -96,6 +106,7 @@ pub fn run(args: &RunArgs, env: &Env) -> anyhow::Result<ExitCode> {
             grace: Duration::from_secs(cfg.relay.grace_secs),
             json: args.json,
             agent: args.agent.clone(),
+            settings,
         },
         stop,
     };

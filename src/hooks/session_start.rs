@@ -314,6 +314,16 @@ impl Ctx<'_> {
     ///
     /// `None` when nothing is pending.
     fn take_pending_resume(&self, own_only: bool) -> Option<Take> {
+        // A session of `forge run` has its task in its prompt: a pending resume is
+        // for the person's next interactive session.
+        if self.env.relay_stop.is_some() {
+            let (_, target) = files::pending_resume(&self.paths, self.env)?;
+            return Some(Take::Left {
+                target,
+                why: "this session is one of `forge run`'s, whose prompt carries its task: \
+                      left pending for your next interactive session",
+            });
+        }
         let lock = self.paths.logs().join(".resume.lock");
         let Some(_lock) = store::FileLock::acquire(&lock, RESUME_LOCK_WAIT) else {
             let (_, target) = files::pending_resume(&self.paths, self.env)?;

@@ -426,15 +426,33 @@ fn user_request(rec: &Value) -> Option<String> {
         _ => return None,
     };
     let trimmed = text.trim();
-    // Slash-command plumbing (`/compact`, `/clear`, their output) is not a request.
+    // Slash-command plumbing (`/compact`, `/clear`, their output) is not a request,
+    // and neither is what the client writes in the person's name.
     if trimmed.is_empty()
         || trimmed.starts_with("<command-name>")
         || trimmed.starts_with("<command-message>")
         || trimmed.starts_with("<local-command-")
+        || is_synthetic_user_text(trimmed)
     {
         return None;
     }
     Some(trimmed.to_owned())
+}
+
+/// A user message the client writes itself, not the person (seen with 2.1.330,
+/// tests/fixtures/stream-json): the interruption markers it adds when a session is
+/// ended mid-reply (`[Request interrupted by user]`, `… for tool use]`, and the one
+/// for an agent cut short), the text of a refused tool call, and "No response
+/// requested.".
+pub fn is_synthetic_user_text(text: &str) -> bool {
+    const SYNTHETIC: [&str; 4] = [
+        "[Request interrupted",
+        "The user doesn't want to proceed with this tool use",
+        "The user doesn't want to take this action right now",
+        "No response requested.",
+    ];
+    let t = text.trim_start();
+    SYNTHETIC.iter().any(|s| t.starts_with(s))
 }
 
 /// Which todo source was used last.
@@ -647,6 +665,36 @@ pub fn extract_facts<'a>(lines: impl Iterator<Item = &'a str>) -> TranscriptFact
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_clients_own_interruption_messages_are_not_the_last_request() {
+        // Recorded from the real client (tests/fixtures/stream-json/README.md): a
+        // session ended mid-reply has the client's interruption marker (and, before
+        // the tool result, its refusal text) after the person's request.
+        for text in [
+            include_str!(
+                "../../tests/fixtures/stream-json/interrupted-before-tool-result.transcript.jsonl"
+            ),
+            include_str!(
+                "../../tests/fixtures/stream-json/interrupted-after-tool-result.transcript.jsonl"
+            ),
+        ] {
+            assert!(text.contains("[Request interrupted by user"), "the premise");
+            let facts = extract_facts(text.lines());
+            assert_eq!(facts.last_request.as_deref(), Some("RECORD-CUT please"));
+        }
+        for synthetic in [
+            "[Request interrupted by user]",
+            "[Request interrupted by user for tool use]",
+            "The user doesn't want to proceed with this tool use. The tool use was rejected",
+            "No response requested.",
+        ] {
+            assert!(is_synthetic_user_text(synthetic), "{synthetic}");
+        }
+        assert!(!is_synthetic_user_text(
+            "Request the interrupted build again"
+        ));
+    }
     use serde_json::json;
 
     fn assistant(id: &str, input: u64, cc: u64, cr: u64, out: u64) -> String {
