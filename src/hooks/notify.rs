@@ -29,6 +29,40 @@ fn notify_event(event: &HookEvent) -> Option<NotifyEvent> {
 }
 
 impl Ctx<'_> {
+    /// The context a wake message states, and whether it is an estimate, with what
+    /// needs saying about it. The transcript's end is the truth as of the last reply
+    /// (at Stop, this turn's figure, which the status line may not have reported
+    /// yet; after a compaction, its estimate), the bridge's reading the fallback.
+    /// PreCompact's figure is the one that led to the compaction; SessionStart after
+    /// a compaction has no reading yet (the client writes the compaction's record
+    /// after that hook), so it says so rather than repeat the old figure.
+    fn notify_context(
+        &self,
+        event: &HookEvent,
+        bridge: Option<&crate::model::state::SessionBridge>,
+    ) -> (Option<f64>, bool, Option<&'static str>) {
+        let scanned = self.transcript_context(bridge);
+        let reading = || bridge.and_then(crate::model::state::SessionBridge::context_pct);
+        match event {
+            HookEvent::PreCompact { .. } => (
+                scanned.map(|c| c.pct).or_else(reading),
+                false,
+                Some("before the compaction"),
+            ),
+            HookEvent::SessionStart { source } if source.as_deref() == Some("compact") => {
+                match scanned.filter(|c| c.estimate) {
+                    Some(c) => (Some(c.pct), true, Some("estimate after the compaction")),
+                    None => (None, false, Some("just compacted: the next reply tells")),
+                }
+            }
+            _ => match scanned {
+                Some(c) if c.estimate => (Some(c.pct), true, Some("estimate after the compaction")),
+                Some(c) => (Some(c.pct), false, None),
+                None => (reading(), false, None),
+            },
+        }
+    }
+
     /// Sends the wake message for `event` when `[notify]` asks for it; returns the
     /// hook's stdout (for a bidirectional Stop, with the orchestrator's block).
     pub(super) fn notify(&self, event: &HookEvent, out: String) -> String {
@@ -58,9 +92,7 @@ impl Ctx<'_> {
         let bridge = self
             .session_id()
             .and_then(|s| crate::store::files::read_bridge(&self.paths, s));
-        let pct = bridge
-            .as_ref()
-            .and_then(crate::model::state::SessionBridge::context_pct);
+        let (pct, estimate, pct_note) = self.notify_context(event, bridge.as_ref());
         let (tmux, pane) = crate::app::notify::pane(self.env, n.pane_capture_lines);
         let facts = Facts {
             agent: self.env.agent_name(),
@@ -69,8 +101,11 @@ impl Ctx<'_> {
             cwd: self.paths.root.display().to_string(),
             pct,
             level: pct.map(|p| Level::from_pct(p, &cfg.context.thresholds())),
+            estimate,
+            pct_note,
             pane,
             replies: wait,
+            headless: self.env.headless(),
         };
         let text = message(kind, &facts);
         let named = |o: Outcome| match o {

@@ -469,3 +469,63 @@ fn a_forge_run_session_leaves_a_pending_resume_for_the_persons_next_session() {
     let (out, _) = p.hook("SessionStart", json!({"source": "startup"}));
     assert!(out.contains("planted"), "{out}");
 }
+
+#[test]
+fn on_session_start_says_whose_work_a_session_continues() {
+    let mut p = Project::new();
+    let cfg_dir = p.root.parent().unwrap().join("xdg");
+    let got = p.root.parent().unwrap().join("got.jsonl");
+    std::fs::create_dir_all(cfg_dir.join("forge")).unwrap();
+    std::fs::write(
+        cfg_dir.join("forge/config.toml"),
+        format!(
+            "[[on_session_start]]\ncommand = \"cat >> '{}'; echo >> '{}'\"\n",
+            got.display(),
+            got.display()
+        ),
+    )
+    .unwrap();
+    p.env.xdg_config_home = Some(cfg_dir);
+    let start = |sid: &str, source: &str| {
+        let payload = json!({"session_id": sid, "cwd": p.root, "hook_event_name": "SessionStart",
+            "source": source});
+        handle(Some("SessionStart"), payload.to_string().as_bytes(), &p.env);
+        let text = std::fs::read_to_string(&got).unwrap();
+        let last: Value =
+            serde_json::from_str(text.lines().rfind(|l| !l.is_empty()).unwrap()).unwrap();
+        last["session"].clone()
+    };
+    // A fresh session: no chain behind it, whatever ran here before.
+    p.write(
+        ".forge/handoffs/handoff-20261121-080000.md",
+        &session_handoff("old-one"),
+    );
+    let s = start("s1", "startup");
+    assert_eq!(s["is_continuation"], false, "{s}");
+    assert_eq!(s["handoff_count"], 0, "{s}");
+    assert!(s["previous_session_id"].is_null(), "{s}");
+    // s2 resumes the handoff s1 wrote: it continues s1's work.
+    let h = p.write(
+        ".forge/handoffs/handoff-20261121-090000.md",
+        &session_handoff("s1"),
+    );
+    files::write_pending_resume(&p.paths(), &p.env, &h, ResumeOrigin::Chosen).unwrap();
+    let s = start("s2", "startup");
+    assert_eq!(s["is_continuation"], true, "{s}");
+    assert_eq!(s["previous_session_id"], "s1", "{s}");
+    assert_eq!(s["handoff_count"], 1, "{s}");
+    // s3 resumes s2's handoff: the second handoff of that line.
+    let h = p.write(
+        ".forge/handoffs/handoff-20261121-100000.md",
+        &session_handoff("s2"),
+    );
+    files::write_pending_resume(&p.paths(), &p.env, &h, ResumeOrigin::Chosen).unwrap();
+    let s = start("s3", "clear");
+    assert_eq!(s["previous_session_id"], "s2", "{s}");
+    assert_eq!(s["handoff_count"], 2, "{s}");
+    // s3 compacts and goes on: still its own line.
+    let s = start("s3", "compact");
+    assert_eq!(s["is_continuation"], true, "{s}");
+    assert_eq!(s["handoff_count"], 2, "{s}");
+    assert!(s["previous_session_id"].is_null(), "{s}");
+}

@@ -247,6 +247,11 @@ pub struct SessionBridge {
     /// a file of the project since its baseline.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub files_edited: bool,
+    /// How many handoffs led to this session (0: it started fresh; one more than
+    /// the session whose handoff it resumed; a `forge run` chain's count), for the
+    /// `handoff_count` of `[[on_session_start]]`'s payload. Set by SessionStart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chain_handoffs: Option<u64>,
     /// Last update of this file (ISO 8601 UTC).
     pub updated_at: Option<String>,
 }
