@@ -41,6 +41,9 @@ pub struct Env {
     pub tmux: bool,
     /// `$TMUX_PANE`: the pane this process runs in (inside tmux).
     pub tmux_pane: Option<String>,
+    /// The tmux server's socket: the first part of `$TMUX` (`socket,pid,session`),
+    /// when absolute.
+    pub tmux_socket: Option<PathBuf>,
     /// `$FORGE_RELAY_*`: set by `forge run` for the continuation sessions of a chain.
     pub relay: Option<RelayVars>,
     /// `$FORGE_RELAY_STOP` (absolute paths only): set by `forge run` for every
@@ -115,6 +118,10 @@ impl Env {
                 .filter(|s| !s.is_empty()),
             tmux: var("TMUX").is_some(),
             tmux_pane: var("TMUX_PANE").and_then(|v| v.into_string().ok()),
+            tmux_socket: var("TMUX")
+                .and_then(|v| v.into_string().ok())
+                .and_then(|v| v.split(',').next().map(PathBuf::from))
+                .filter(|p| p.is_absolute()),
             relay: var("FORGE_RELAY_CHAIN")
                 .and_then(|v| v.into_string().ok())
                 .map(|chain| RelayVars {
@@ -158,6 +165,7 @@ impl Env {
             forge_agent: None,
             tmux: false,
             tmux_pane: None,
+            tmux_socket: None,
             relay: None,
             relay_stop: None,
             claude_pid: None,

@@ -60,17 +60,38 @@ impl Ctx<'_> {
             return;
         };
         let bridge = files::read_bridge(&self.paths, sid);
-        let row = SessionRow::of(
+        let mut row = SessionRow::of(
             &crate::store::sanitize_id(sid),
             bridge.as_ref(),
             &cfg.context.thresholds(),
         );
+        // Who runs it, and where to find it: from the hook's environment, no process.
+        row.agent.clone_from(&self.env.forge_agent);
+        if self.env.tmux {
+            row.tmux_pane = self
+                .env
+                .tmux_pane
+                .clone()
+                .filter(|p| crate::model::fleet::is_pane_id(p));
+            row.tmux_socket = self
+                .env
+                .tmux_socket
+                .as_ref()
+                .and_then(|p| p.to_str().map(str::to_owned));
+        }
         let now = self.env.now;
         let stored = match registry::read(&file) {
             Ok(r) => r,
             Err(e) => {
                 self.fail("fleet registry", &e.to_string());
                 return;
+            }
+        };
+        // Sessions of this project whose client was killed leave its entry when it is
+        // written (at most MAX_SESSIONS small /proc reads, only when there is news).
+        let end_gone = |reg: &mut crate::model::fleet::Registry| {
+            if let Some(e) = reg.projects.iter_mut().find(|p| p.root == root) {
+                e.end_gone_sessions(crate::store::process::is_gone);
             }
         };
         let candidate = ProjectEntry::build(stored.entry(&root), facts.clone(), row.clone(), now);
@@ -80,6 +101,7 @@ impl Ctx<'_> {
         // Built again from the file as it is under the lock: another session of this
         // project may have written its own row meanwhile.
         let result = registry::update(&file, LOCK_WAIT, |reg| {
+            end_gone(reg);
             let entry = ProjectEntry::build(reg.entry(&root), facts, row, now);
             reg.upsert(entry, now);
             true

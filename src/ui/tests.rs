@@ -716,6 +716,7 @@ fn fleet_model() -> crate::model::dashboard::fleet::FleetModel {
         attention: Some(attention),
         last_event: Some(event.into()),
         last_event_at: Some(at(mins)),
+        ..SessionRow::default()
     };
     let project = |root: &str, branch: &str, blocked, sessions| ProjectEntry {
         root: root.into(),
