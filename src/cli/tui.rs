@@ -136,6 +136,11 @@ fn run_all(args: &TuiArgs, env: &Env) -> anyhow::Result<ExitCode> {
     };
     let mut model = FleetModel::new(tui::fleet::read(&file), file, env.now);
     model.home.clone_from(&env.home);
+    model.tmux = env.tmux.then(|| {
+        env.tmux_socket
+            .as_ref()
+            .and_then(|p| p.to_str().map(str::to_owned))
+    });
     if args.once {
         let width = args.width.or(env.columns).unwrap_or(100);
         let height = args.height.or(env.lines).unwrap_or(30);

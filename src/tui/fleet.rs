@@ -138,6 +138,11 @@ fn fleet_loop(
                     suspend_self(&mut screen.terminal, &screen.input);
                     dirty = true;
                 }
+                FleetEffect::SwitchToPane { pane, socket } => {
+                    let result = crate::app::fleet::switch_to_pane(&pane, socket.as_deref());
+                    update(model, FleetEvent::Switched(result));
+                    dirty = true;
+                }
                 FleetEffect::Open(root) => {
                     match open(&root) {
                         Ok((mut project, session)) => {
