@@ -212,7 +212,48 @@ fn print_mode_records_the_session_and_orients_the_next_one() {
     let payload: Value = serde_json::from_str(&std::fs::read_to_string(&got).unwrap()).unwrap();
     assert_eq!(payload["hook_event_name"], "session_start");
     assert_eq!(payload["session"]["source"], "startup");
-    assert_eq!(payload["session"]["previous_session_id"], sid.as_str());
+    // A fresh session continues nothing, whatever ran here before (herdctl's
+    // meaning: handoff_count is the chain's).
+    assert_eq!(payload["session"]["is_continuation"], false, "{payload}");
+    assert!(
+        payload["session"]["previous_session_id"].is_null(),
+        "{payload}"
+    );
+    assert_eq!(payload["session"]["handoff_count"], 0, "{payload}");
+
+    // The session that resumes a handoff continues that handoff's session.
+    let second = w.session_of("SessionStart:startup");
+    let handoff = w.forge(&["handoff"]);
+    assert!(
+        handoff.status.success(),
+        "{}",
+        String::from_utf8_lossy(&handoff.stderr)
+    );
+    std::fs::remove_file(&got).unwrap();
+    let before = w.api.messages().len();
+    let out = w.print("and go on");
+    assert!(out.status.success());
+    let third = w.session_of("SessionStart:startup");
+    assert_ne!(third, second);
+    assert!(
+        w.api.messages()[before]
+            .all_text()
+            .contains("Resuming from handoff"),
+        "the premise: it resumed the handoff"
+    );
+    let payload: Value = serde_json::from_str(&std::fs::read_to_string(&got).unwrap()).unwrap();
+    assert_eq!(
+        payload["session"]["session_id"],
+        third.as_str(),
+        "{payload}"
+    );
+    assert_eq!(payload["session"]["is_continuation"], true, "{payload}");
+    assert_eq!(
+        payload["session"]["previous_session_id"],
+        second.as_str(),
+        "{payload}"
+    );
+    assert_eq!(payload["session"]["handoff_count"], 1, "{payload}");
 }
 
 // ----- 2. interactive: status line, threshold handoff, permission ---------------------------
@@ -740,6 +781,212 @@ fn the_l2_alert_reaches_the_model_with_the_next_prompt() {
         text.matches("finish the current step").count(),
         1,
         "only the earlier turn's: {text}"
+    );
+}
+
+// ----- wake messages and liveness ---------------------------------------------------------
+
+/// A fake orchestrator in the user's config: `[notify]` for `events`, each message
+/// appended to the returned log (messages split by `\n---\n`).
+fn wake_log(w: &World, events: &[&str]) -> std::path::PathBuf {
+    let log = w.home.join("wake.log");
+    let script = w.home.join("orchestrator.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nfor last; do :; done\nprintf '%s\\n---\\n' \"$last\" >> '{}'\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    let config = w.home.join(".config/forge/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let events: Vec<String> = events.iter().map(|e| format!("\"{e}\"")).collect();
+    std::fs::write(
+        &config,
+        format!(
+            "[notify]\ncommand = [\"sh\", \"{}\"]\nevents = [{}]\n",
+            script.display(),
+            events.join(", ")
+        ),
+    )
+    .unwrap();
+    log
+}
+
+/// The wake messages so far, oldest first.
+fn wake_messages(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .split("\n---\n")
+        .filter(|m| !m.trim().is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Waits until `n` wake messages with `trigger: <trigger>` came; returns them.
+fn wait_wakes(log: &Path, trigger: &str, n: usize) -> Vec<String> {
+    let want = format!("trigger: {trigger}\n");
+    poll(harness::WAIT, || {
+        let m: Vec<String> = wake_messages(log)
+            .into_iter()
+            .filter(|m| m.contains(&want))
+            .collect();
+        (m.len() >= n).then_some(m)
+    })
+    .unwrap_or_else(|| panic!("waited for {n} × {trigger}; got {:#?}", wake_messages(log)))
+}
+
+#[test]
+fn wake_messages_across_an_auto_compaction_and_after_exit() {
+    let Some(mut w) = World::new("wake_messages_across_an_auto_compaction_and_after_exit") else {
+        return;
+    };
+    let log = wake_log(&w, &["stop", "pre_compact", "session_start", "session_end"]);
+    w.api.set_context(60_000);
+    w.start_with(&["--permission-mode", "acceptEdits"], true);
+    w.turn("first");
+    w.turn("second");
+    // The third reply reports 85 %: past the client's own compaction point (83.5 %),
+    // so it compacts before the fourth prompt goes out.
+    w.api.set_context(170_000);
+    w.turn("third");
+    w.api.set_context(30_000);
+    w.type_line("fourth");
+    w.wait_events("SessionStart:compact", 1);
+    w.wait_events("Stop", 4);
+    let stops = wait_wakes(&log, "response_complete", 4);
+    // In tmux: the pane, and what to type into it.
+    assert!(stops[0].contains("tmux: e2e:0.0\n"), "{}", stops[0]);
+    assert!(
+        stops[0].contains("tmux send-keys -t e2e:0.0"),
+        "{}",
+        stops[0]
+    );
+    assert!(stops[0].contains("context: 30% [OK]\n"), "{}", stops[0]);
+    assert!(
+        stops[2].contains("context: 85% [CRITICAL]\n"),
+        "{}",
+        stops[2]
+    );
+    // The pane's blank rows come as one blank line at most.
+    let pane = stops[2]
+        .split("[PANE CONTENT]\n")
+        .nth(1)
+        .and_then(|p| p.split("\n[AVAILABLE ACTIONS]").next())
+        .expect("the pane's lines");
+    assert!(!pane.contains("\n\n\n"), "{pane}");
+    let pre = wait_wakes(&log, "pre_compact", 1);
+    assert!(
+        pre[0].contains("context: 85% [CRITICAL] (before the compaction)\n"),
+        "{}",
+        pre[0]
+    );
+    // The compacted session starts again with no reading yet, and the next reply's
+    // figure is the transcript's for that turn — never the old 85 %.
+    let starts = wait_wakes(&log, "session_start", 2);
+    assert!(
+        starts[1].contains("context: unknown (just compacted: the next reply tells)\n"),
+        "{}",
+        starts[1]
+    );
+    assert!(stops[3].contains("context: 15% [OK]\n"), "{}", stops[3]);
+    // /exit: the session has ended, and nothing is to be typed into its pane.
+    w.type_line("/exit");
+    w.wait_events("SessionEnd:prompt_input_exit", 1);
+    let end = wait_wakes(&log, "session_end", 1);
+    assert!(end[0].contains("state: ended\n"), "{}", end[0]);
+    assert!(
+        !end[0].contains("send-keys") && !end[0].contains("/compact"),
+        "{}",
+        end[0]
+    );
+}
+
+#[test]
+fn a_wake_message_after_kill_session_names_no_pane() {
+    let Some(mut w) = World::new("a_wake_message_after_kill_session_names_no_pane") else {
+        return;
+    };
+    let log = wake_log(&w, &["stop", "session_end"]);
+    w.start_with(&["--permission-mode", "acceptEdits"], true);
+    w.turn("hello");
+    let stop = wait_wakes(&log, "response_complete", 1);
+    assert!(stop[0].contains("tmux: e2e:0.0\n"), "{}", stop[0]);
+    // The server lives on with another session, where tmux answers a question about
+    // the killed pane with ' :.' (and status 0).
+    w.tmux_run(&["new-session", "-d", "-s", "keep", "sleep 600"])
+        .unwrap();
+    w.tmux_run(&["kill-session", "-t", "e2e"]).unwrap();
+    let end = wait_wakes(&log, "session_end", 1);
+    let m = &end[0];
+    assert!(!m.contains("tmux:"), "{m}");
+    assert!(!m.contains(":."), "{m}");
+    assert!(
+        !m.contains("send-keys") && !m.contains("[PANE CONTENT]"),
+        "{m}"
+    );
+    assert!(m.contains("state: ended\n"), "{m}");
+}
+
+#[test]
+fn a_client_killed_with_kill_9_leaves_every_view() {
+    let Some(mut w) = World::new("a_client_killed_with_kill_9_leaves_every_view") else {
+        return;
+    };
+    w.start(&["--permission-mode", "acceptEdits"]);
+    w.turn("hello");
+    let sid = w.session_of("SessionStart:startup");
+    let pid = w.client_pid().expect("the client's pid");
+    // The hooks recorded the client's process: CLAUDE_PID is the client itself.
+    let bridge = w.forge_json(&format!("logs/sessions/{sid}.json")).unwrap();
+    assert_eq!(bridge["client_pid"], pid, "{bridge}");
+    assert!(bridge["client_started"].as_u64().is_some(), "{bridge}");
+    let status = |w: &World| String::from_utf8_lossy(&w.forge(&["status"]).stdout).into_owned();
+    let waiting = format!("session {} is waiting for input", &sid[..8]);
+    let text = status(&w);
+    assert!(
+        text.contains(&waiting) || text.contains(&format!("session {sid} is waiting")),
+        "the premise: {text}"
+    );
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(i32::try_from(pid).unwrap()).unwrap(),
+        rustix::process::Signal::KILL,
+    )
+    .unwrap();
+    wait_until("the client to be gone", || {
+        !Path::new(&format!("/proc/{pid}")).exists()
+    });
+    // No SessionEnd ran: the bridge still says it waits, and every view says ended.
+    assert_eq!(w.count_events("SessionEnd"), 0);
+    let text = status(&w);
+    assert!(!text.contains("is waiting"), "{text}");
+    let sessions = String::from_utf8_lossy(&w.forge(&["sessions"]).stdout).into_owned();
+    let row = sessions
+        .lines()
+        .find(|l| l.contains(&sid[..8]))
+        .unwrap_or_else(|| panic!("{sessions}"));
+    assert!(row.trim_end().ends_with("ended"), "{row}");
+    let frame = String::from_utf8_lossy(
+        &w.forge(&["tui", "--once", "--width", "120", "--height", "30"])
+            .stdout,
+    )
+    .into_owned();
+    assert!(
+        !frame
+            .lines()
+            .any(|l| l.contains(&sid[..8]) && l.contains("input")),
+        "{frame}"
+    );
+    let fleet: Value =
+        serde_json::from_slice(&w.forge(&["status", "--all", "--json"]).stdout).unwrap();
+    assert!(
+        !fleet["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["session_id"] == sid.as_str()),
+        "{fleet:#}"
     );
 }
 

@@ -11,6 +11,11 @@ use crate::model::level::Level;
 use crate::model::notify::{Facts, NotifyEvent, block_reason, message};
 use crate::model::outcome::Outcome;
 
+/// How long a Stop's wake message waits for the turn's reply to reach the
+/// transcript (seen with 2.1.330: written some tens of milliseconds after the Stop
+/// hook starts).
+const REPLY_WAIT: std::time::Duration = std::time::Duration::from_millis(800);
+
 /// The message an event sends, if any. A permission prompt is told once, at
 /// PermissionRequest (the `permission_prompt` Notification follows it ~6 s later).
 fn notify_event(event: &HookEvent) -> Option<NotifyEvent> {
@@ -41,6 +46,9 @@ impl Ctx<'_> {
         event: &HookEvent,
         bridge: Option<&crate::model::state::SessionBridge>,
     ) -> (Option<f64>, bool, Option<&'static str>) {
+        if matches!(event, HookEvent::Stop { .. }) {
+            self.wait_for_reply();
+        }
         let scanned = self.transcript_context(bridge);
         let reading = || bridge.and_then(crate::model::state::SessionBridge::context_pct);
         match event {
@@ -60,6 +68,29 @@ impl Ctx<'_> {
                 Some(c) => (Some(c.pct), false, None),
                 None => (reading(), false, None),
             },
+        }
+    }
+
+    /// At Stop, waits (at most [`REPLY_WAIT`]) until the transcript holds this
+    /// turn's reply: the client writes it asynchronously, and without it the figure
+    /// read would be the turn before's (or none at the first Stop). Only a Stop that
+    /// sends a wake message waits.
+    fn wait_for_reply(&self) {
+        let Some(path) = self.wire.transcript_path.as_deref() else {
+            return;
+        };
+        let (head, prompt) = (
+            self.wire.last_reply_head.as_deref(),
+            self.wire.prompt_id.as_deref(),
+        );
+        if head.is_none() && prompt.is_none() {
+            return;
+        }
+        let deadline = std::time::Instant::now() + REPLY_WAIT;
+        while !crate::store::transcript::reply_written(std::path::Path::new(path), head, prompt)
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
         }
     }
 
