@@ -794,8 +794,9 @@ fn wake_log(w: &World, events: &[&str]) -> std::path::PathBuf {
     std::fs::write(
         &script,
         format!(
-            "#!/bin/sh\nfor last; do :; done\nprintf '%s\\n---\\n' \"$last\" >> '{}'\n",
-            log.display()
+            "#!/bin/sh\nfor last; do :; done\nprintf '%s\\n---\\n' \"$last\" >> '{log}'\n\
+             printf '%s\\n' \"$FORGE_AGENT\" >> '{log}.agent'\n",
+            log = log.display()
         ),
     )
     .unwrap();
@@ -913,6 +914,16 @@ fn a_wake_message_after_kill_session_names_no_pane() {
     w.turn("hello");
     let stop = wait_wakes(&log, "response_complete", 1);
     assert!(stop[0].contains("tmux: e2e:0.0\n"), "{}", stop[0]);
+    // The agent is the tmux session's name (no FORGE_AGENT was set): the command
+    // runs as that agent.
+    assert!(stop[0].contains("agent: e2e\n"), "{}", stop[0]);
+    let agents = poll(harness::WAIT, || {
+        std::fs::read_to_string(log.with_extension("log.agent"))
+            .ok()
+            .filter(|a| !a.is_empty())
+    })
+    .expect("the orchestrator's FORGE_AGENT");
+    assert!(agents.lines().all(|a| a == "e2e"), "{agents:?}");
     // The server lives on with another session, where tmux answers a question about
     // the killed pane with ' :.' (and status 0).
     w.tmux_run(&["new-session", "-d", "-s", "keep", "sleep 600"])

@@ -77,6 +77,7 @@ while [ "$i" -le "${FAKE_STEPS:-8}" ]; do
   sleep "${FAKE_PAUSE:-0.05}"
   i=$((i + 1))
 done
+if [ -n "$FAKE_FINAL" ]; then usage=$(printf '{"input_tokens":3,"cache_read_input_tokens":%s,"cache_creation_input_tokens":0,"output_tokens":1}' "$((FAKE_FINAL - 3))"); fi
 printf '{"type":"assistant","session_id":"%s","parent_tool_use_id":null,"message":{"id":"msg_%s_end","model":"claude-sonnet-4-6","role":"assistant","content":[{"type":"text","text":"All done in session %s"}],"stop_reason":null,"usage":%s}}\n' "$sid" "$n" "$n" "$usage"
 printf '{"type":"result","subtype":"success","is_error":false,"result":"All done in session %s","session_id":"%s"}\n' "$n" "$sid"
 exit "${FAKE_EXIT:-0}"
@@ -792,4 +793,25 @@ fn ctrl_c_keeps_a_resume_the_person_chose() {
         std::fs::read_to_string(f.p.forge_dir().join("pending-resume")).unwrap(),
         marker
     );
+}
+
+#[test]
+fn a_session_that_finishes_its_task_at_the_threshold_is_not_relayed_and_forge_says_so() {
+    let f = Fake::new();
+    // Two turns (40k), then a closing reply at 120k (60 %): the threshold comes with
+    // a reply that makes no tool call, so the session ends on its own.
+    let out = f.run(
+        &["--threshold", "50", "--", "claude", "-p", "task"],
+        &[("FAKE_STEPS", "2"), ("FAKE_FINAL", "120000")],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(f.sessions(), 1);
+    assert!(
+        stderr.contains("ended on its own before it could be relayed"),
+        "{stderr}"
+    );
+    let chain = f.chain("fake-session-1");
+    assert_eq!(chain["sessions"][0]["end"], "exited", "{chain:#}");
+    assert!(chain["sessions"][0]["handoff"].is_null(), "{chain:#}");
 }

@@ -22,8 +22,13 @@ fn command(cfg: &NotifyConfig, message: &str) -> Option<Command> {
 }
 
 /// Starts the command detached (its own process group, no output kept, not waited
-/// for): the hook returns at once.
-pub fn send_async(cfg: &NotifyConfig, message: &str, cwd: &std::path::Path) -> Outcome {
+/// for): the hook returns at once. `agent` becomes its `FORGE_AGENT`.
+pub fn send_async(
+    cfg: &NotifyConfig,
+    message: &str,
+    cwd: &std::path::Path,
+    agent: Option<&str>,
+) -> Outcome {
     let label = crate::model::user_hooks::command_label(&cfg.command.join(" "));
     let Some(mut cmd) = command(cfg, message) else {
         return failed(&label, "no [notify] command".to_owned());
@@ -45,6 +50,9 @@ pub fn send_async(cfg: &NotifyConfig, message: &str, cwd: &std::path::Path) -> O
         .stdin(stdin)
         .stdout(Stdio::null())
         .stderr(Stdio::null());
+    if let Some(a) = agent {
+        cmd.env("FORGE_AGENT", a);
+    }
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
@@ -60,11 +68,12 @@ pub fn send_async(cfg: &NotifyConfig, message: &str, cwd: &std::path::Path) -> O
 }
 
 /// Runs the command and waits for its reply (stdout) up to the timeout: `(outcome,
-/// reply)`, the reply only when it exited 0.
+/// reply)`, the reply only when it exited 0. `agent` becomes its `FORGE_AGENT`.
 pub fn send_and_wait(
     cfg: &NotifyConfig,
     message: &str,
     cwd: &std::path::Path,
+    agent: Option<&str>,
 ) -> (Outcome, Option<String>) {
     // The same runner as the user's context hooks, with the argv quoted for sh.
     let mut words: Vec<String> = cfg.command.iter().map(|w| sh_quote(w)).collect();
@@ -77,11 +86,15 @@ pub fn send_and_wait(
         threshold: None,
         replace_handoff: false,
     };
+    let mut vars = vec![("FORGE_MESSAGE", message)];
+    if let Some(a) = agent {
+        vars.push(("FORGE_AGENT", a));
+    }
     let ran = super::user_hooks::run_with(
         "notify",
         &hook,
         if cfg.stdin { message } else { "" },
-        &[("FORGE_MESSAGE", message)],
+        &vars,
         cwd,
     );
     let label = crate::model::user_hooks::command_label(&cfg.command.join(" "));

@@ -585,6 +585,12 @@ impl Relay<'_> {
                 break if code == 0 { 130 } else { code };
             }
             if !ran.relayed {
+                if ran.tracker.stop_asked.is_some() {
+                    out.note(
+                        "the session ended on its own before it could be relayed (its last \
+                         reply made no tool call): the task is done as far as it knows",
+                    );
+                }
                 break code;
             }
             // Hand over.

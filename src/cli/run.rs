@@ -15,15 +15,17 @@ use crate::model::relay::parse_command;
 
 /// Run Claude Code headless and carry its task across context limits.
 ///
-/// Runs `claude -p "<task>" [args…]` with `--output-format stream-json --verbose`,
-/// shows what it does, and tracks the context from each complete assistant
-/// message. At the threshold (never mid-message, never while Claude Code compacts)
-/// forge ends the session cleanly (SIGINT, then SIGTERM after a grace period),
-/// writes a handoff (trigger `relay`), runs your [[on_threshold]] hooks and starts
-/// the next session with a prompt that holds the handoff and the task. After
-/// --max-handoffs continuations the last session runs to its end. The chain is
-/// recorded in .forge/logs/chains/<first-session-id>.json. The exit status is the
-/// last session's; Ctrl-C stops the chain and leaves a handoff.
+/// Runs `claude -p "<task>" [args…]` with `--output-format stream-json --verbose`
+/// (and forge's PostToolUse hook added through --settings), shows what it does, and
+/// tracks the context from the main chain's replies. At the threshold forge asks the
+/// session to stop once its current reply's tool calls have run (the hook answers
+/// continue:false), so nothing is interrupted; then it writes a handoff (trigger
+/// `relay`, with the task), runs your [[on_threshold]] hooks and starts the next
+/// session with a prompt that holds the handoff and the task. After --max-handoffs
+/// continuations the last session runs to its end. The chain is recorded in
+/// .forge/logs/chains/<first-session-id>.json. A pending resume you chose stays
+/// pending. The exit status is the last session's; Ctrl-C stops the chain and
+/// leaves a handoff.
 #[derive(clap::Args, Debug)]
 #[command(
     verbatim_doc_comment,

@@ -151,10 +151,12 @@ impl Ctx<'_> {
                 n,
                 &text,
                 &self.paths.root,
+                facts.agent.as_deref(),
             )));
             return out;
         }
-        let (outcome, reply) = crate::app::notify::send_and_wait(n, &text, &self.paths.root);
+        let (outcome, reply) =
+            crate::app::notify::send_and_wait(n, &text, &self.paths.root, facts.agent.as_deref());
         self.record(named(outcome));
         let Some(reason) = reply.as_deref().and_then(block_reason) else {
             return out;
