@@ -1035,7 +1035,8 @@ fn said_step(n: u32) -> Reply {
         blocks.push(Block::Thinking("Start with step 1.".into()));
     }
     blocks.push(Block::Text(format!("I'll do step {n} now.")));
-    blocks.push(call(format!("echo step{n} | tee step{n}.txt")));
+    // A tool takes a moment, as real ones do.
+    blocks.push(call(format!("sleep 0.1; echo step{n} | tee step{n}.txt")));
     if n == 2 {
         blocks.push(call("echo also | tee also.txt".to_owned()));
     }

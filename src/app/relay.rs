@@ -349,8 +349,11 @@ impl Relay<'_> {
                         t.pct().unwrap_or(0.0),
                         self.opts.threshold
                     ));
-                    if let Err(e) = store::write_atomic(stop_file, b"relay\n") {
-                        out.note(&format!("could not ask the session to stop: {e}"));
+                    // One open: the hook must find it before this reply's tools end.
+                    match store::safe::create_new(stop_file) {
+                        Ok(_) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                        Err(e) => out.note(&format!("could not ask the session to stop: {e}")),
                     }
                 }
                 Decision::Interrupt => {
