@@ -19,7 +19,9 @@ pub struct Env {
     pub claude_project_dir: Option<PathBuf>,
     /// `$CLAUDE_CONFIG_DIR`, which replaces `~/.claude` when set.
     pub claude_config_dir: Option<PathBuf>,
-    /// `$XDG_CONFIG_HOME`.
+    /// `$XDG_CONFIG_HOME` (only an absolute path counts, as the XDG spec says: a
+    /// relative one would make a file in whatever folder forge runs in "your own
+    /// config").
     pub xdg_config_home: Option<PathBuf>,
     /// `$XDG_STATE_HOME` (only an absolute path counts, as the XDG spec says).
     pub xdg_state_home: Option<PathBuf>,
@@ -88,6 +90,14 @@ fn non_empty(value: Option<std::ffi::OsString>) -> Option<std::ffi::OsString> {
     value.filter(|v| !v.is_empty())
 }
 
+/// A path variable's value when it is absolute. The XDG Base Directory spec says a
+/// relative `$XDG_*` value is invalid and must be ignored; forge runs in whatever
+/// folder a session is in, where a relative value would name a file the repository
+/// ships.
+fn absolute(value: Option<std::ffi::OsString>) -> Option<PathBuf> {
+    value.map(PathBuf::from).filter(|p| p.is_absolute())
+}
+
 impl Env {
     /// Reads the real process environment. Call this once, in `main`.
     pub fn from_process() -> Self {
@@ -102,8 +112,8 @@ impl Env {
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
             claude_project_dir: var("CLAUDE_PROJECT_DIR").map(PathBuf::from),
             claude_config_dir: var("CLAUDE_CONFIG_DIR").map(PathBuf::from),
-            xdg_config_home: var("XDG_CONFIG_HOME").map(PathBuf::from),
-            xdg_state_home: var("XDG_STATE_HOME").map(PathBuf::from),
+            xdg_config_home: absolute(var("XDG_CONFIG_HOME")),
+            xdg_state_home: absolute(var("XDG_STATE_HOME")),
             columns: parse_u16("COLUMNS"),
             lines: parse_u16("LINES"),
             no_color: var("NO_COLOR").is_some(),
@@ -200,7 +210,8 @@ impl Env {
         if !self.tmux {
             return None;
         }
-        let mut child = std::process::Command::new("tmux")
+        let tmux = self.resolve_program("tmux").ok()?;
+        let mut child = std::process::Command::new(tmux)
             .args(["display-message", "-p", "#S"])
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
@@ -235,6 +246,44 @@ impl Env {
         find_in_path(self.path.as_ref()?, name)
     }
 
+    /// The file forge runs for the program `name` (`git`, `tmux`, `sh`, `claude`, the
+    /// first word of your `[notify] command`): a name with a `/` as written (it comes
+    /// from your own config or command line), else the first executable called `name`
+    /// in an absolute folder of `$PATH`. Relative entries (a leading `:`, `.`) are
+    /// skipped: forge runs in whatever folder a session is in, so they would name a
+    /// file the repository ships. `sh` falls back to `/bin/sh`. `Err` says why not, in
+    /// words.
+    pub fn resolve_program(&self, name: &str) -> Result<PathBuf, String> {
+        if name.contains('/') {
+            return Ok(PathBuf::from(name));
+        }
+        if name.is_empty() {
+            return Err("no program named".to_owned());
+        }
+        if let Some(p) = self.find_program(name) {
+            return Ok(p);
+        }
+        let fallback = Path::new("/bin").join(name);
+        if name == "sh" && is_executable_file(&fallback) {
+            return Ok(fallback);
+        }
+        Err(format!(
+            "`{name}` is not in any absolute folder of PATH (relative PATH entries are skipped: they would run a file of whatever folder forge runs in)"
+        ))
+    }
+
+    /// `$PATH` without its relative entries (and without empty ones, which mean the
+    /// current folder), for the commands forge runs through `sh -c` (your hooks, your
+    /// editor): the shell looks their words up in `$PATH`, and a relative entry would
+    /// find a file of the project. `None` when `$PATH` is unset.
+    pub fn absolute_path_var(&self) -> Option<std::ffi::OsString> {
+        let path = self.path.as_ref()?;
+        let kept: Vec<PathBuf> = std::env::split_paths(path)
+            .filter(|d| d.is_absolute())
+            .collect();
+        std::env::join_paths(kept).ok()
+    }
+
     /// Claude Code's user folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
     pub fn claude_dir(&self) -> Option<PathBuf> {
         self.claude_config_dir
@@ -248,10 +297,19 @@ impl Env {
     }
 
     /// forge's user config folder: `$XDG_CONFIG_HOME/forge`, else `~/.config/forge`.
+    /// Only absolute values count (a relative `$XDG_CONFIG_HOME` or `$HOME` would
+    /// make a file of the project forge runs in "your own config", whose commands
+    /// run).
     pub fn user_config_dir(&self) -> Option<PathBuf> {
         self.xdg_config_home
             .clone()
-            .or_else(|| self.home.as_ref().map(|h| h.join(".config")))
+            .filter(|d| d.is_absolute())
+            .or_else(|| {
+                self.home
+                    .as_ref()
+                    .filter(|h| h.is_absolute())
+                    .map(|h| h.join(".config"))
+            })
             .map(|d| d.join("forge"))
     }
 
@@ -334,5 +392,52 @@ mod tests {
         );
         assert_eq!(env.find_program("forge"), Some(c.join("forge")));
         assert_eq!(env.find_program("nothing"), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn programs_and_the_path_children_get_come_from_absolute_folders_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let bin = t.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        let tool = bin.join("tool");
+        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // A project folder with its own `tool`, named by relative entries.
+        std::fs::write(t.path().join("tool"), "#!/bin/sh\n").unwrap();
+        let mut env = Env::for_test(t.path(), t.path());
+        env.path = Some(std::env::join_paths(["", ".", "rel", bin.to_str().unwrap()]).unwrap());
+        assert_eq!(env.resolve_program("tool"), Ok(tool));
+        assert!(
+            env.resolve_program("nothing")
+                .unwrap_err()
+                .contains("absolute folder")
+        );
+        // A path is taken as written (it comes from your own config or command line).
+        assert_eq!(
+            env.resolve_program("/opt/x/claude"),
+            Ok(PathBuf::from("/opt/x/claude"))
+        );
+        assert_eq!(env.absolute_path_var(), Some(bin.into_os_string()));
+        // `sh` is always found: /bin/sh when PATH has none.
+        env.path = None;
+        assert_eq!(env.resolve_program("sh"), Ok(PathBuf::from("/bin/sh")));
+        assert_eq!(env.absolute_path_var(), None);
+    }
+
+    #[test]
+    fn relative_xdg_folders_and_home_are_ignored() {
+        assert_eq!(absolute(Some(".".into())), None);
+        assert_eq!(absolute(Some("rel/x".into())), None);
+        assert_eq!(absolute(Some("/x".into())), Some(PathBuf::from("/x")));
+        let mut env = Env::for_test(Path::new("/home/me"), Path::new("/p"));
+        env.xdg_config_home = Some(PathBuf::from("."));
+        assert_eq!(
+            env.user_config_dir(),
+            Some(PathBuf::from("/home/me/.config/forge"))
+        );
+        env.home = Some(PathBuf::from("home"));
+        assert_eq!(env.user_config_dir(), None);
     }
 }

@@ -1270,6 +1270,9 @@ fn forge_run_past_its_limit_leaves_compaction_to_claude_code() {
     w.api
         .on_tool_result("step2", Reply::text("Limit task done."));
     let client = w.client_path().display().to_string();
+    // A task that starts with a dash: forge gives it to the client after `--`, where
+    // the client reads it as the prompt, not as an option.
+    let task = "- LIMIT-TASK: a task that starts with a dash";
     let mut child = w
         .forge_command(&[
             "run",
@@ -1281,7 +1284,7 @@ fn forge_run_past_its_limit_leaves_compaction_to_claude_code() {
             "--",
             &client,
             "-p",
-            "LIMIT-TASK",
+            task,
             "--model",
             harness::MODEL,
         ])
@@ -1331,6 +1334,15 @@ fn forge_run_past_its_limit_leaves_compaction_to_claude_code() {
     assert_eq!(s["compacted"], true, "{chain:#}");
     assert!(s["handoff"].is_null(), "{chain:#}");
     assert_eq!(chain["exit_code"], 0);
+    assert_eq!(chain["task"], task);
+    assert!(
+        w.api
+            .messages()
+            .iter()
+            .any(|r| r.last_user_text().contains(task)),
+        "the client sent the task as the prompt: {}",
+        w.api.describe()
+    );
     assert_eq!(requests_with(&w, "continuation 1"), 0);
 }
 

@@ -518,3 +518,72 @@ fn a_session_whose_client_process_is_gone_has_ended_in_every_view() {
     let line = statusline(&api, &api, "a1");
     assert!(line.contains("⚑1 waiting elsewhere"), "{line}");
 }
+
+/// Forty hooks at once, in 120 projects (three each, one after the other): every
+/// registration reaches the registry — none is lost to a busy lock (the review saw 4
+/// of 120 go missing at 40-way).
+#[test]
+fn forty_hooks_at_once_lose_no_registration() {
+    let fleet = TestProject::named("fleet");
+    let base = fleet.dir.path().join("many");
+    let roots: Vec<std::path::PathBuf> = (0..120)
+        .map(|i| {
+            let r = base.join(format!("p{i:03}"));
+            std::fs::create_dir_all(r.join(".forge")).unwrap();
+            r.canonicalize().unwrap()
+        })
+        .collect();
+    std::thread::scope(|s| {
+        for chunk in roots.chunks(3) {
+            let fleet = &fleet;
+            s.spawn(move || {
+                for root in chunk {
+                    let payload = json!({
+                        "session_id": "s1",
+                        "cwd": root,
+                        "hook_event_name": "SessionStart",
+                        "source": "startup",
+                    });
+                    forge_in(fleet, fleet)
+                        .current_dir(root)
+                        .args(["hook", "SessionStart"])
+                        .write_stdin(payload.to_string())
+                        .assert()
+                        .success();
+                }
+            });
+        }
+    });
+    let v = status_all_json(&fleet, &fleet);
+    let listed: std::collections::BTreeSet<String> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["root"].as_str().unwrap().to_owned())
+        .collect();
+    let missing: Vec<String> = roots
+        .iter()
+        .map(|r| r.display().to_string())
+        .filter(|r| !listed.contains(r))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "lost {} of 120, among them {:?}",
+        missing.len(),
+        missing.iter().take(3).collect::<Vec<_>>()
+    );
+    assert_eq!(v["projects"], 120, "{v:#}");
+    // The next hook that gets the lock folds whatever was kept aside into the file.
+    hook(&fleet, &fleet, "Stop", "s1", json!({}));
+    let pending = fleet.state().join("forge/projects.pending");
+    let left = std::fs::read_dir(&pending).map_or(0, Iterator::count);
+    assert_eq!(
+        left,
+        0,
+        "pending registrations left in {}",
+        pending.display()
+    );
+    let stored: Value =
+        serde_json::from_str(&std::fs::read_to_string(fleet.registry()).unwrap()).unwrap();
+    assert_eq!(stored["projects"].as_array().unwrap().len(), 121);
+}

@@ -193,23 +193,24 @@ fn a_chain_relays_at_the_threshold_and_the_limit_holds() {
     // Session 1 never got past turn 5 (100k = 50 %).
     assert!(!stdout.contains("Step 6 of session 1"), "{stdout}");
 
-    // Arguments: the task first, then the same extra arguments, stream-json, and
-    // the settings that give the session forge's stop hook.
+    // Arguments: -p, the same extra arguments and stream-json, the settings that
+    // give the session forge's stop hook, then `--` and the prompt (so a prompt that
+    // starts with `-` is never read as an option).
     let a1 = f.args(1);
     assert_eq!(
         a1[..7],
         [
             "-p",
-            "Build the blue widget",
             "--model",
             "claude-sonnet-4-6",
             "--output-format",
             "stream-json",
-            "--verbose"
+            "--verbose",
+            "--settings",
         ]
     );
-    assert_eq!(a1[7], "--settings");
-    let settings: Value = serde_json::from_str(&a1[8]).unwrap();
+    assert_eq!(a1[8..], ["--", "Build the blue widget"]);
+    let settings: Value = serde_json::from_str(&a1[7]).unwrap();
     let hook = settings["hooks"]["PostToolUse"][0]["hooks"][0]["command"]
         .as_str()
         .unwrap();
@@ -227,7 +228,7 @@ fn a_chain_relays_at_the_threshold_and_the_limit_holds() {
     for (i, n) in [(1usize, 2usize), (2, 3)] {
         let a = f.args(n);
         assert_eq!(a[0], "-p");
-        let prompt = &a[1];
+        let prompt = a.last().unwrap();
         assert!(prompt.contains("Build the blue widget"), "{prompt}");
         assert!(prompt.contains(&format!("continuation {i}")), "{prompt}");
         assert!(prompt.contains("Do not repeat work"), "{prompt}");
@@ -236,7 +237,7 @@ fn a_chain_relays_at_the_threshold_and_the_limit_holds() {
         // The handoff's text itself, read from the session's transcript.
         assert!(prompt.contains("# Session handoff"), "{prompt}");
         assert!(prompt.contains("trigger: relay"), "{prompt}");
-        assert_eq!(&a[2..], &a1[2..]);
+        assert_eq!(&a[..a.len() - 1], &a1[..a1.len() - 1]);
         let env = f.env_of(n);
         assert!(env.contains("FORGE_RELAY_CHAIN=fake-session-1"), "{env}");
         assert!(
@@ -446,6 +447,68 @@ fn ctrl_c_stops_the_chain_and_leaves_a_handoff() {
     // Left as the pending resume for whoever goes on.
     assert!(f.p.forge_dir().join("pending-resume").exists());
     assert!(stderr.contains("pending resume"), "{stderr}");
+}
+
+#[test]
+fn a_task_that_starts_with_a_dash_reaches_claude_as_the_prompt() {
+    let f = Fake::new();
+    let out = f.run(
+        &[
+            "--max-handoffs",
+            "0",
+            "--",
+            "claude",
+            "-p",
+            "- fix the flaky test",
+            "--model",
+            "m",
+        ],
+        &[("FAKE_STEPS", "1")],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let a = f.args(1);
+    assert_eq!(
+        &a[a.len() - 2..],
+        ["--", "- fix the flaky test"],
+        "after `--`, so claude reads it as the prompt: {a:?}"
+    );
+    let out = f.run(&["--", "claude", "-p", "--", "-v"], &[("FAKE_STEPS", "1")]);
+    assert!(out.status.success());
+    assert_eq!(f.args(2).last().unwrap(), "-v");
+}
+
+#[test]
+fn a_task_too_long_for_one_argument_is_refused_before_anything_starts() {
+    let f = Fake::new();
+    // Written by an earlier session: must still be there afterwards.
+    let handoff = f.p.forge_dir().join("handoffs/handoff-20260101-000000.md");
+    std::fs::create_dir_all(handoff.parent().unwrap()).unwrap();
+    std::fs::write(
+        &handoff,
+        "---\nkind: session-handoff\n---\n# Session handoff\n",
+    )
+    .unwrap();
+    let marker = f.p.forge_dir().join("pending-resume");
+    std::fs::write(&marker, format!("{}\nchosen\n", handoff.display())).unwrap();
+    // Small enough to start forge itself, too long once a continuation adds the
+    // handoff: the old forge ran session 1, then could not start session 2 (E2BIG)
+    // after it had cleared the pending resume.
+    let task = format!("Do this: {}", "x".repeat(127_500));
+    let out = f.run(&["--threshold", "30", "--", "claude", "-p", &task], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("one argument holds at most 131071 bytes") && stderr.contains("TASK.md"),
+        "{stderr}"
+    );
+    assert_eq!(f.sessions(), 0, "a session started");
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap(),
+        format!("{}\nchosen\n", handoff.display()),
+        "the pending resume was touched"
+    );
+    assert!(!f.p.forge_dir().join("logs/chains").exists());
 }
 
 #[test]

@@ -41,11 +41,13 @@ pub fn refresh_blocked(paths: &Paths, env: &Env) -> io::Result<()> {
 }
 
 /// Switches this tmux client to pane `pane` (`%N`) of the server at `socket` (the
-/// client's own when `None`): `tmux switch-client -t`. `Ok` names the pane as
-/// `session:window.pane`; `Err` says why not (tmux's own words). At most a second.
-pub fn switch_to_pane(pane: &str, socket: Option<&str>) -> Result<String, String> {
+/// client's own when `None`): `tmux switch-client -t`, with `tmux` found in an
+/// absolute folder of `PATH` only. `Ok` names the pane as `session:window.pane`;
+/// `Err` says why not (tmux's own words). At most a second a call.
+pub fn switch_to_pane(env: &Env, pane: &str, socket: Option<&str>) -> Result<String, String> {
+    let program = env.resolve_program("tmux")?;
     let run = |args: &[&str]| -> Result<String, String> {
-        let mut cmd = std::process::Command::new("tmux");
+        let mut cmd = std::process::Command::new(&program);
         if let Some(s) = socket {
             cmd.args(["-S", s]);
         }

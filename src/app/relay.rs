@@ -456,7 +456,8 @@ impl Relay<'_> {
             .threshold_hooks()
             .filter(|(_, _, th)| *th <= pct)
             .map(|(_, h, _)| {
-                crate::app::user_hooks::run("on_threshold", h, &payload, &self.paths.root).outcome
+                crate::app::user_hooks::run(self.env, "on_threshold", h, &payload, &self.paths.root)
+                    .outcome
             })
             .collect()
     }
@@ -601,12 +602,57 @@ impl Relay<'_> {
                 out.note("no handoff could be written: the chain stops here");
                 break if code == 0 { 1 } else { code };
             };
-            handoffs += 1;
-            let mut outcomes = self.fire_hooks(&ran.tracker, Some(&h));
             let text = store::safe::read_to_string_whole(&h, 4 << 20, store::safe::Follow::No)
                 .unwrap_or_default();
-            prompt =
-                relay::continuation_prompt(&cmd.task, &text, &h.display().to_string(), handoffs);
+            let next = relay::continuation_prompt(
+                &cmd.task,
+                &text,
+                &h.display().to_string(),
+                handoffs + 1,
+            );
+            if next.len() > relay::MAX_ARG_BYTES {
+                // Checked before the chain started; should the handoff's path make it
+                // too long after all, the handoff becomes the pending resume (unless
+                // the person chose one), and the log says so.
+                let chosen = files::pending_resume(self.paths, self.env).is_some_and(|(m, _)| {
+                    files::read_marker_with_origin(&m)
+                        .is_none_or(|(_, o)| o == crate::model::state::ResumeOrigin::Chosen)
+                });
+                let made = !chosen
+                    && files::write_pending_resume(
+                        self.paths,
+                        self.env,
+                        &h,
+                        crate::model::state::ResumeOrigin::Auto,
+                    )
+                    .is_ok();
+                let why = format!(
+                    "the next prompt would be {} bytes, more than one argument holds: the chain stops here, and {}",
+                    next.len(),
+                    if made {
+                        format!("{} is the pending resume", h.display())
+                    } else {
+                        format!("its handoff is {}", h.display())
+                    }
+                );
+                out.note(&why);
+                if made {
+                    record(
+                        self.paths,
+                        ran.tracker.session_id.as_deref(),
+                        serde_json::Map::new(),
+                        vec![Outcome::FlagSet {
+                            flag: "pending-resume".to_owned(),
+                            why,
+                        }],
+                    );
+                }
+                break if code == 0 { 1 } else { code };
+            }
+            handoffs += 1;
+            let mut outcomes = self.fire_hooks(&ran.tracker, Some(&h));
+            // The relay's handoff is not the pending resume: the prompt carries it.
+            prompt = next;
             let prev = ran.tracker.session_id.clone().unwrap_or_default();
             vars = vec![
                 ("FORGE_RELAY_CHAIN".to_owned(), chain.id.clone()),

@@ -1095,6 +1095,11 @@ fn check_memory_size(paths: &Paths, env: &Env) -> Check {
 
 fn check_config(paths: &Paths, env: &Env) -> Check {
     match crate::config::load(paths, env) {
+        Ok(l) if !l.ignored.is_empty() => Check::new(
+            "config",
+            Status::Warn,
+            l.ignored_summary(&paths.root).unwrap_or_default(),
+        ),
         Ok(l) => {
             let found: Vec<String> = l
                 .files

@@ -18,6 +18,7 @@ pub mod sessions;
 pub mod signal;
 pub mod status;
 pub mod statusline;
+pub mod trust;
 pub mod tui;
 pub mod user_hook;
 
@@ -71,6 +72,7 @@ pub enum Command {
     Init(init::InitArgs),
     Doctor(doctor::DoctorArgs),
     Config(config::ConfigArgs),
+    Trust(trust::TrustArgs),
     Learn(learn::LearnArgs),
     Completions(completions::CompletionsArgs),
     Man(man::ManArgs),
@@ -84,6 +86,7 @@ pub fn run(cli: Cli, env: &Env) -> ExitCode {
         Command::Init(args) => report(init::run(&args, env)),
         Command::Doctor(args) => report(doctor::run(&args, env)),
         Command::Config(args) => report(config::run(&args, env)),
+        Command::Trust(args) => report(trust::run(&args, env)),
         Command::Signal(args) => report(signal::run(&args, env)),
         Command::Resume(args) => report(resume::run(&args, env)),
         Command::Learn(args) => report(learn::run(&args, env)),

@@ -70,8 +70,25 @@ impl Output for Terminal {
 
 /// Runs `forge run`.
 pub fn run(args: &RunArgs, env: &Env) -> anyhow::Result<ExitCode> {
-    let cmd = parse_command(&args.command).map_err(|e| anyhow!("{e}"))?;
+    let mut cmd = parse_command(&args.command).map_err(|e| anyhow!("{e}"))?;
+    // Started by its absolute path, found in an absolute folder of PATH: never a
+    // `./claude` of the project.
+    let program = env
+        .resolve_program(&cmd.program)
+        .map_err(|why| anyhow!("cannot run {}: {why}", cmd.program))?;
+    cmd.program = program.into_os_string().into_string().map_err(|p| {
+        anyhow!(
+            "cannot run {}: its path is not UTF-8 ({})",
+            cmd.program,
+            p.to_string_lossy()
+        )
+    })?;
     let paths = super::status::project_for_writing(None, env)?;
+    // The task goes to claude as one argument, and each continuation adds the
+    // handoff: refuse a task that cannot fit before anything starts (or is written).
+    let sample = paths.handoffs().join("handoff-20260101-000000-99.md");
+    crate::model::relay::fits_in_an_argument(&cmd.task, &sample.to_string_lossy())
+        .map_err(|e| anyhow!("{e}"))?;
     let loaded = match &args.agent {
         Some(a) => config::load_as(&paths, env, a),
         None => config::load(&paths, env),

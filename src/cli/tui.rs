@@ -152,7 +152,9 @@ fn run_all(args: &TuiArgs, env: &Env) -> anyhow::Result<ExitCode> {
         bail!("forge tui needs a terminal; use --once to print one frame instead");
     }
     let open = |root: &Path| open_project(root, env);
-    match tui::fleet::run(model, env.no_color, &open)? {
+    let switch =
+        |pane: &str, socket: Option<&str>| crate::app::fleet::switch_to_pane(env, pane, socket);
+    match tui::fleet::run(model, env.no_color, &open, &switch)? {
         Some(sig) => Ok(ExitCode::from(u8::try_from(128 + sig).unwrap_or(1))),
         None => Ok(ExitCode::SUCCESS),
     }

@@ -147,6 +147,7 @@ pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
         wire: &wire,
         outcomes: RefCell::default(),
         config: std::cell::OnceCell::new(),
+        config_notice: RefCell::default(),
     };
     if !ctx.paths.may_create_state(env.home.as_deref()) {
         // `/` or the home folder itself: not a project, and no place for state.
@@ -184,7 +185,12 @@ pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
             String::new()
         }
     };
-    let outcomes = ctx.outcomes.take();
+    let mut outcomes = ctx.outcomes.take();
+    // What loading the config had to say (an untrusted project file's acting keys
+    // left out) comes first: it explains what the call did not do.
+    if let Some(notice) = ctx.config_notice.take() {
+        outcomes.insert(0, notice);
+    }
     let mut line = event_line(&event, &wire, env.now);
     line.outcomes.clone_from(&outcomes);
     let _ = files::append_event(&ctx.paths, &line);
@@ -235,6 +241,10 @@ pub(super) struct Ctx<'a> {
     outcomes: RefCell<Vec<Outcome>>,
     /// The config, read once per call (handlers and the wake message all ask).
     config: std::cell::OnceCell<Config>,
+    /// What loading it had to say, for the call's event line (see
+    /// [`config::load_noting`]); kept apart from `outcomes`, which may be borrowed
+    /// when the config is first asked for.
+    config_notice: RefCell<Option<Outcome>>,
 }
 
 /// What a handler prints on stdout (often nothing).
@@ -297,8 +307,11 @@ impl Ctx<'_> {
     }
 
     pub(super) fn config(&self) -> &Config {
-        self.config
-            .get_or_init(|| config::load_or_default(&self.paths, self.env))
+        self.config.get_or_init(|| {
+            let (config, notice) = config::load_noting(&self.paths, self.env);
+            *self.config_notice.borrow_mut() = notice;
+            config
+        })
     }
 
     pub(super) fn session_id(&self) -> Option<&str> {

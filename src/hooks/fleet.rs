@@ -7,14 +7,15 @@
 //! from small caches), and compared with the stored one; the file is written only
 //! when the project is new or what the fleet shows changed, else at most once a
 //! minute (`model::fleet::needs_write`). The lock is waited for a few tens of
-//! milliseconds at most. A failure is recorded as an `error` outcome of the call
+//! milliseconds at most; past that the registration is kept aside for the next
+//! writer (see `crate::store::registry`), so none is lost. A failure is recorded as an `error` outcome of the call
 //! (and in `errors.log`); the call goes on and exits 0 as always.
 
 use std::time::Duration;
 
 use super::dispatch::Ctx;
 use super::event::HookEvent;
-use crate::model::fleet::{ProjectEntry, ProjectFacts, SessionRow, needs_write};
+use crate::model::fleet::{Pending, ProjectEntry, ProjectFacts, SessionRow, needs_write};
 use crate::model::outcome::Outcome;
 use crate::store::{files, handoffs, registry};
 
@@ -87,25 +88,22 @@ impl Ctx<'_> {
                 return;
             }
         };
-        // Sessions of this project whose client was killed leave its entry when it is
-        // written (at most MAX_SESSIONS small /proc reads, only when there is news).
-        let end_gone = |reg: &mut crate::model::fleet::Registry| {
-            if let Some(e) = reg.projects.iter_mut().find(|p| p.root == root) {
-                e.end_gone_sessions(crate::store::process::is_gone);
-            }
-        };
         let candidate = ProjectEntry::build(stored.entry(&root), facts.clone(), row.clone(), now);
         if !needs_write(stored.entry(&root), &candidate, now) {
             return;
         }
-        // Built again from the file as it is under the lock: another session of this
-        // project may have written its own row meanwhile.
-        let result = registry::update(&file, LOCK_WAIT, |reg| {
-            end_gone(reg);
-            let entry = ProjectEntry::build(reg.entry(&root), facts, row, now);
-            reg.upsert(entry, now);
-            true
-        });
+        // Built again from the file as it is under the lock (another session of this
+        // project may have written its own row meanwhile), or kept aside for the next
+        // writer when the lock stays busy: never lost.
+        let result = registry::register(
+            &file,
+            LOCK_WAIT,
+            Pending {
+                facts,
+                row,
+                at: now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            },
+        );
         if let Err(e) = result {
             self.fail("fleet registry", &format!("{}: {e}", file.display()));
         }

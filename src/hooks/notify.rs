@@ -148,6 +148,7 @@ impl Ctx<'_> {
         };
         if !wait {
             self.record(named(crate::app::notify::send_async(
+                self.env,
                 n,
                 &text,
                 &self.paths.root,
@@ -155,8 +156,13 @@ impl Ctx<'_> {
             )));
             return out;
         }
-        let (outcome, reply) =
-            crate::app::notify::send_and_wait(n, &text, &self.paths.root, facts.agent.as_deref());
+        let (outcome, reply) = crate::app::notify::send_and_wait(
+            self.env,
+            n,
+            &text,
+            &self.paths.root,
+            facts.agent.as_deref(),
+        );
         self.record(named(outcome));
         let Some(reason) = reply.as_deref().and_then(block_reason) else {
             return out;

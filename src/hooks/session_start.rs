@@ -334,8 +334,13 @@ impl Ctx<'_> {
         let payload = crate::model::user_hooks::start_payload(&facts);
         let mut text = String::new();
         for hook in &cfg.on_session_start {
-            let ran =
-                crate::app::user_hooks::run("on_session_start", hook, &payload, &self.paths.root);
+            let ran = crate::app::user_hooks::run(
+                self.env,
+                "on_session_start",
+                hook,
+                &payload,
+                &self.paths.root,
+            );
             self.record(ran.outcome);
             for line in ran.stdout.unwrap_or_default().lines() {
                 let line = crate::model::redact::redact(&single_line(line));

@@ -359,7 +359,7 @@ impl ProjectEntry {
 }
 
 /// What a hook knows about its project besides the session: the entry's facts.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProjectFacts {
     /// The canonical root.
     pub root: String,
@@ -424,7 +424,72 @@ pub fn needs_write(old: Option<&ProjectEntry>, new: &ProjectEntry, now: DateTime
     facts(old) != facts(new) || a != b || old.seen().is_none_or(|t| now - t >= REFRESH)
 }
 
+/// One hook call's registration, kept aside when the registry's lock was busy (a
+/// file of its own beside the registry) and folded in by the next writer that holds
+/// the lock: so no registration is lost, and no hook waits long.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Pending {
+    /// The project's facts.
+    pub facts: ProjectFacts,
+    /// The session's row.
+    pub row: SessionRow,
+    /// When the hook saw them (ISO 8601 UTC).
+    pub at: String,
+}
+
+impl Pending {
+    /// Parses a pending file's bytes, within the registry's bounds; `None` when it
+    /// is not one.
+    pub fn parse(bytes: &[u8]) -> Option<Self> {
+        let p: Self = serde_json::from_slice(bytes).ok()?;
+        let secs = p.facts.stale_after_secs.min(365 * 86_400);
+        let stale = Duration::try_seconds(i64::try_from(secs).ok()?)?;
+        let facts = ProjectFacts::new(
+            &p.facts.root,
+            p.facts.branch.as_deref(),
+            usize::try_from(p.facts.blocked).ok()?,
+            stale,
+        )?;
+        let row = p.row.bounded()?;
+        parse_time(&p.at)?;
+        Some(Self {
+            facts,
+            row,
+            at: p.at,
+        })
+    }
+}
+
 impl Registry {
+    /// Applies a registration: the project's entry rebuilt with this session's row,
+    /// as the hook would have written it — unless a newer write of that project is
+    /// already in, whose facts then stay (this session's row still goes in, when it
+    /// is newer than the one kept).
+    pub fn apply(&mut self, p: Pending) {
+        let Some(at) = parse_time(&p.at) else { return };
+        let newer_kept = self
+            .entry(&p.facts.root)
+            .and_then(ProjectEntry::seen)
+            .is_some_and(|seen| seen > at);
+        if !newer_kept {
+            let entry = ProjectEntry::build(self.entry(&p.facts.root), p.facts, p.row, at);
+            self.upsert(entry, at);
+            return;
+        }
+        let Some(entry) = self.projects.iter_mut().find(|e| e.root == p.facts.root) else {
+            return;
+        };
+        let kept = entry.sessions.iter().find(|s| s.id == p.row.id);
+        if kept.is_none_or(|s| s.last_heard() < p.row.last_heard()) {
+            entry.sessions.retain(|s| s.id != p.row.id);
+            entry.sessions.push(p.row);
+            entry
+                .sessions
+                .sort_by_key(|s| std::cmp::Reverse(s.last_heard()));
+            entry.sessions.truncate(MAX_SESSIONS);
+        }
+    }
+
     /// Parses the file's bytes: anything unreadable is an empty registry, and every
     /// entry is brought within bounds (see [`Registry::bounded`]).
     pub fn parse(bytes: &[u8]) -> Self {
@@ -922,5 +987,64 @@ mod tests {
         let none = SessionRow::of("3f0c", None, &Thresholds::default());
         assert_eq!(none.attention, None);
         assert!(!none.is_live(now(), Duration::minutes(30)));
+    }
+
+    #[test]
+    fn a_late_pending_registration_keeps_newer_facts_and_adds_its_row() {
+        let t0 = chrono::Utc::now() - Duration::minutes(5);
+        let iso = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let facts = |branch: &str| {
+            ProjectFacts::new("/p/a", Some(branch), 0, Duration::minutes(30)).unwrap()
+        };
+        let row = |id: &str, at: DateTime<Utc>| SessionRow {
+            id: id.into(),
+            attention: Some(Attention::Busy),
+            last_event: Some("Stop".into()),
+            last_event_at: Some(iso(at)),
+            ..SessionRow::default()
+        };
+        let mut reg = Registry::default();
+        let newer = t0 + Duration::minutes(2);
+        reg.apply(Pending {
+            facts: facts("feat"),
+            row: row("s2", newer),
+            at: iso(newer),
+        });
+        // Written earlier, folded later: the newer branch stays, its session joins.
+        reg.apply(Pending {
+            facts: facts("main"),
+            row: row("s1", t0),
+            at: iso(t0),
+        });
+        let e = reg.entry("/p/a").unwrap();
+        assert_eq!(e.branch.as_deref(), Some("feat"));
+        let ids: Vec<&str> = e.sessions.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["s2", "s1"]);
+        // An older row of a session kept newer is not taken.
+        reg.apply(Pending {
+            facts: facts("main"),
+            row: SessionRow {
+                attention: Some(Attention::WaitingInput),
+                ..row("s2", t0)
+            },
+            at: iso(t0),
+        });
+        let s2 = &reg.entry("/p/a").unwrap().sessions[0];
+        assert_eq!(s2.attention, Some(Attention::Busy));
+        // A pending file out of bounds is no registration.
+        let bad = serde_json::json!({"facts": {"root": "relative", "name": "x", "blocked": 0,
+            "stale_after_secs": 60}, "row": {"id": "s"}, "at": iso(t0)});
+        assert!(Pending::parse(bad.to_string().as_bytes()).is_none());
+        let huge = serde_json::json!({"facts": {"root": "/p/a", "name": "a", "blocked": 0,
+            "stale_after_secs": u64::MAX}, "row": {"id": "s"}, "at": iso(t0)});
+        let p = Pending::parse(huge.to_string().as_bytes()).unwrap();
+        assert_eq!(p.facts.stale_after_secs, 365 * 86_400);
+        let good = serde_json::to_vec(&Pending {
+            facts: facts("main"),
+            row: row("s1", t0),
+            at: iso(t0),
+        })
+        .unwrap();
+        assert!(Pending::parse(&good).is_some());
     }
 }

@@ -28,6 +28,7 @@ pub mod text;
 pub mod time;
 pub mod transcript;
 pub mod trend;
+pub mod trust;
 pub mod user_hooks;
 
 pub use handoff::{FrontMatter, HandoffEntry, HandoffKind};

@@ -205,6 +205,16 @@ pub enum Outcome {
         /// Its exit status.
         exit: Option<i32>,
     },
+    /// The project's `.forge/config.toml` has keys that make forge act, and you have
+    /// not trusted its content: they were left out (said once per content).
+    ConfigIgnored {
+        /// The file.
+        file: String,
+        /// The keys left out (`ladder.L1`, `agents.builder.notify.mode`).
+        keys: Vec<String>,
+        /// Why (not trusted, or changed since you trusted it).
+        why: String,
+    },
     /// Something failed (also in `errors.log`); the hook still exited 0.
     Error {
         /// What was being done.
@@ -348,6 +358,20 @@ impl Outcome {
                 if *handoffs == 1 { "" } else { "s" },
                 exit.map_or_else(|| "killed by a signal".to_owned(), |c| format!("exit {c}"))
             ),
+            Self::ConfigIgnored { file, keys, why } => format!(
+                "ignored {} {} of {file}: {why}; `forge trust` shows what {} and trusts the file",
+                if keys.len() == 1 {
+                    "the acting key"
+                } else {
+                    "the acting keys"
+                },
+                keys.join(", "),
+                if keys.len() == 1 {
+                    "it does"
+                } else {
+                    "they do"
+                }
+            ),
             Self::Error { what, message } => format!("error ({what}): {message}"),
             Self::Unknown => "(an outcome this forge version does not know)".to_owned(),
         }
@@ -484,6 +508,14 @@ mod tests {
                     is_final: false,
                 },
                 "recorded the turn: branch main, 3 uncommitted",
+            ),
+            (
+                Outcome::ConfigIgnored {
+                    file: "/p/.forge/config.toml".into(),
+                    keys: vec!["ladder.L1".into(), "notify.mode".into()],
+                    why: "you have not trusted this file".into(),
+                },
+                "ignored the acting keys ladder.L1, notify.mode of /p/.forge/config.toml: you have not trusted this file; `forge trust` shows what they do and trusts the file",
             ),
         ];
         for (o, want) in cases {

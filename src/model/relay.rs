@@ -492,13 +492,58 @@ pub fn settings_with_stop_hook(user: Option<Value>, hook_command: &str) -> Value
 /// The most of a handoff's text put into a continuation prompt.
 pub const PROMPT_HANDOFF_CAP: usize = 24_000;
 
+/// The longest single argument a program can be given on Linux (`MAX_ARG_STRLEN`,
+/// 32 pages of 4 KiB, its terminating NUL included): the prompt is one argument of
+/// `claude -p`, so a longer one would make starting the session fail (`E2BIG`).
+pub const MAX_ARG_BYTES: usize = 32 * 4096 - 1;
+
+/// The handoff text a continuation prompt must have room for at least (in bytes):
+/// `forge run` refuses, before it starts, a task too long to leave that much.
+pub const MIN_HANDOFF_BYTES: usize = 4096;
+
+/// The note that ends a handoff cut to fit.
+const CUT_NOTE: &str = "\n[… cut; the whole handoff is in the file named above]\n";
+
 /// The prompt of continuation `n` (1-based): the handoff, the original task, and
-/// the instruction to go on without redoing finished work.
+/// the instruction to go on without redoing finished work. The handoff is cut to
+/// [`PROMPT_HANDOFF_CAP`] characters, and further when needed so that the prompt
+/// fits in [`MAX_ARG_BYTES`] (see [`fits_in_an_argument`] for the task's share).
 pub fn continuation_prompt(task: &str, handoff: &str, handoff_path: &str, n: u32) -> String {
+    let whole = |doc: &str| prompt_with(task, doc, handoff_path, n);
     let mut doc: String = handoff.chars().take(PROMPT_HANDOFF_CAP).collect();
-    if handoff.chars().count() > PROMPT_HANDOFF_CAP {
-        doc.push_str("\n[… cut; the whole handoff is in the file named above]\n");
+    let mut cut = handoff.chars().count() > PROMPT_HANDOFF_CAP;
+    let room = MAX_ARG_BYTES.saturating_sub(whole("").len() + CUT_NOTE.len());
+    if whole(&doc).len() > MAX_ARG_BYTES {
+        let mut end = room.min(doc.len());
+        while !doc.is_char_boundary(end) {
+            end -= 1;
+        }
+        doc.truncate(end);
+        cut = true;
     }
+    if cut {
+        doc.push_str(CUT_NOTE);
+    }
+    whole(&doc)
+}
+
+/// Whether every prompt of a chain for `task` fits in one argument: the task
+/// itself, and a continuation with at least [`MIN_HANDOFF_BYTES`] of handoff named
+/// by a path like `handoff_path`. `Err` says by how much, and what to do.
+pub fn fits_in_an_argument(task: &str, handoff_path: &str) -> Result<(), String> {
+    let needed =
+        prompt_with(task, &"x".repeat(MIN_HANDOFF_BYTES), handoff_path, 99).len() + CUT_NOTE.len();
+    if needed <= MAX_ARG_BYTES {
+        return Ok(());
+    }
+    Err(format!(
+        "the task is {} bytes: forge run gives it to claude as one argument, with the handoff added for each continuation, and one argument holds at most {MAX_ARG_BYTES} bytes — {} too many. Put the task in a file and give a short one that names it: -p \"Do what TASK.md says\"",
+        task.len(),
+        needed - MAX_ARG_BYTES
+    ))
+}
+
+fn prompt_with(task: &str, doc: &str, handoff_path: &str, n: u32) -> String {
     format!(
         "You are continuing a task that an earlier Claude Code session started and could not \
          finish within its context window (continuation {n}, started by `forge run`).\n\n\
@@ -633,6 +678,11 @@ pub struct Command {
     pub settings: Option<String>,
 }
 
+fn after_p() -> String {
+    "put the task right after -p: forge run -- claude -p \"<task>\" [args…] (a task that starts with -: -p -- \"<task>\")"
+        .to_owned()
+}
+
 /// Splits `claude -p "<task>" [args…]`. `Err` says what is wrong.
 pub fn parse_command(argv: &[String]) -> Result<Command, String> {
     let (program, rest) = argv
@@ -644,15 +694,25 @@ pub fn parse_command(argv: &[String]) -> Result<Command, String> {
     let mut it = rest.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "-p" | "--print" if task.is_none() => match it.next() {
-                Some(t) if !t.starts_with('-') => task = Some(t.clone()),
-                _ => {
-                    return Err(
-                        "put the task right after -p: forge run -- claude -p \"<task>\" [args…]"
-                            .to_owned(),
-                    );
+            "-p" | "--print" if task.is_none() => match it.next().map(String::as_str) {
+                // `-p -- "-task"`: whatever follows `--` is the task.
+                Some("--") => match it.next() {
+                    Some(t) => task = Some(t.clone()),
+                    None => return Err(after_p()),
+                },
+                // A task may start with `-` ("- fix the flaky test"); a word without
+                // a space that does is an option in the wrong place.
+                Some(t) if !t.starts_with('-') || t.contains(char::is_whitespace) => {
+                    task = Some(t.to_owned());
                 }
+                _ => return Err(after_p()),
             },
+            "--" => {
+                return Err(
+                    "forge run gives claude the task after its own `--`: put the task right after -p (a task that starts with - as -p -- \"<task>\")"
+                        .to_owned(),
+                );
+            }
             "--output-format" | "--input-format" => {
                 it.next();
             }
@@ -685,10 +745,12 @@ pub fn parse_command(argv: &[String]) -> Result<Command, String> {
     })
 }
 
-/// The arguments of one session: `-p <prompt>`, the extra arguments, then the
-/// stream-json output and the settings (see [`settings_with_stop_hook`]).
+/// The arguments of one session: `-p`, the extra arguments, the stream-json output,
+/// the settings (see [`settings_with_stop_hook`]), then `--` and the prompt — after
+/// `--`, a prompt that starts with `-` is never read as an option (the pinned client
+/// 2.1.330 takes the word after `--` as the prompt).
 pub fn session_args(prompt: &str, extra: &[String], settings: &str) -> Vec<String> {
-    let mut v = vec!["-p".to_owned(), prompt.to_owned()];
+    let mut v = vec!["-p".to_owned()];
     v.extend(extra.iter().cloned());
     v.extend(
         [
@@ -697,6 +759,8 @@ pub fn session_args(prompt: &str, extra: &[String], settings: &str) -> Vec<Strin
             "--verbose",
             "--settings",
             settings,
+            "--",
+            prompt,
         ]
         .iter()
         .map(|s| (*s).to_owned()),
@@ -1063,6 +1127,32 @@ mod tests {
     }
 
     #[test]
+    fn every_prompt_of_a_chain_fits_in_one_argument() {
+        // A long task (within the limit) and a handoff of 4-byte characters: the
+        // handoff is cut further, at a character boundary, and the prompt fits.
+        let task = "t".repeat(MAX_ARG_BYTES - 20_000);
+        assert!(fits_in_an_argument(&task, "/p/.forge/handoffs/handoff-x.md").is_ok());
+        let handoff = "𝄞".repeat(PROMPT_HANDOFF_CAP);
+        let p = continuation_prompt(&task, &handoff, "/p/.forge/handoffs/handoff-x.md", 3);
+        assert!(p.len() <= MAX_ARG_BYTES, "{}", p.len());
+        assert!(p.contains("cut; the whole handoff") && p.contains(&task));
+        assert!(p.contains("𝄞𝄞"));
+        // A short task keeps the usual cap.
+        let p = continuation_prompt("t", &"a".repeat(100), "/h", 1);
+        assert!(!p.contains("cut"));
+        // A task that leaves no room for a handoff is refused, with the numbers.
+        let huge = "t".repeat(MAX_ARG_BYTES);
+        let e = fits_in_an_argument(&huge, "/h").unwrap_err();
+        assert!(
+            e.contains(&format!("the task is {MAX_ARG_BYTES} bytes")),
+            "{e}"
+        );
+        assert!(e.contains("TASK.md"), "{e}");
+        let edge = "t".repeat(MAX_ARG_BYTES - MIN_HANDOFF_BYTES);
+        assert!(fits_in_an_argument(&edge, "/h").is_err());
+    }
+
+    #[test]
     fn the_command_splits_into_task_and_arguments() {
         let argv = |a: &[&str]| a.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
         let c = parse_command(&argv(&[
@@ -1084,14 +1174,15 @@ mod tests {
             session_args("go", &c.extra, "{}"),
             argv(&[
                 "-p",
-                "go",
                 "--model",
                 "m",
                 "--output-format",
                 "stream-json",
                 "--verbose",
                 "--settings",
-                "{}"
+                "{}",
+                "--",
+                "go",
             ])
         );
         let c = parse_command(&argv(&["claude", "-p", "x", "--settings", "s.json"])).unwrap();
@@ -1101,6 +1192,30 @@ mod tests {
         assert_eq!(c.settings.as_deref(), Some("{}"));
         assert!(parse_command(&argv(&["claude", "do it"])).is_err());
         assert!(parse_command(&argv(&["claude", "-p", "--model"])).is_err());
+        assert!(parse_command(&argv(&["claude", "-p", "--model", "m", "task"])).is_err());
+        // A task that starts with `-`: with a space it cannot be an option; else
+        // after `--`. The prompt then goes after forge's own `--`.
+        for (args, task) in [
+            (
+                &["claude", "-p", "- fix the flaky test"][..],
+                "- fix the flaky test",
+            ),
+            (&["claude", "-p", "--", "-v"][..], "-v"),
+            (&["claude", "--print", "--", "--help me"][..], "--help me"),
+        ] {
+            let c = parse_command(&argv(args)).unwrap();
+            assert_eq!(c.task, task);
+            assert!(c.extra.is_empty(), "{:?}", c.extra);
+            let a = session_args(&c.task, &c.extra, "{}");
+            assert_eq!(&a[a.len() - 2..], ["--".to_owned(), task.to_owned()]);
+        }
+        assert!(parse_command(&argv(&["claude", "-p", "--"])).is_err());
+        // A `--` of the user's own would make a second prompt.
+        assert!(
+            parse_command(&argv(&["claude", "-p", "x", "--", "y"]))
+                .unwrap_err()
+                .contains("own `--`")
+        );
         assert!(parse_command(&argv(&["claude", "-p", "x", "--resume", "id"])).is_err());
         assert!(parse_command(&[]).is_err());
     }

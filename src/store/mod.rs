@@ -26,6 +26,7 @@ pub mod registry;
 pub mod safe;
 pub mod sessions;
 pub mod transcript;
+pub mod trust;
 
 use std::fs;
 use std::io::{self, Read, Seek, SeekFrom, Write};

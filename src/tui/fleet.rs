@@ -54,15 +54,21 @@ pub fn run(
     mut model: FleetModel,
     no_color: bool,
     open: &Opener<'_>,
+    switch: &Switcher<'_>,
 ) -> anyhow::Result<Option<i32>> {
-    Screen::run(|screen| fleet_loop(screen, &mut model, no_color, open))
+    Screen::run(|screen| fleet_loop(screen, &mut model, no_color, open, switch))
 }
+
+/// Takes the tmux client to a session's pane (`%N`, on the server of that socket):
+/// its `session:window.pane`, or why not.
+pub type Switcher<'a> = dyn Fn(&str, Option<&str>) -> Result<String, String> + 'a;
 
 fn fleet_loop(
     screen: &mut Screen,
     model: &mut FleetModel,
     no_color: bool,
     open: &Opener<'_>,
+    switch: &Switcher<'_>,
 ) -> anyhow::Result<Option<i32>> {
     let file: PathBuf = model.registry_path.clone();
     let mut seen = stamp(&file);
@@ -139,7 +145,7 @@ fn fleet_loop(
                     dirty = true;
                 }
                 FleetEffect::SwitchToPane { pane, socket } => {
-                    let result = crate::app::fleet::switch_to_pane(&pane, socket.as_deref());
+                    let result = switch(&pane, socket.as_deref());
                     update(model, FleetEvent::Switched(result));
                     dirty = true;
                 }
