@@ -284,7 +284,10 @@ impl LadderConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RelayConfig {
-    /// The context % at which the session is ended and the task carried on.
+    /// The context % at which the session is ended and the task carried on. The
+    /// default, 75, comes before Claude Code's own compaction on every window (at
+    /// about 83.5 % of a 200k window and 96.7 % of a 1M one, reference §6.1), with
+    /// room for a turn of tool output: a higher one never relays a 200k session.
     pub threshold: f64,
     /// The most continuations a chain starts.
     pub max_handoffs: u32,
@@ -295,7 +298,7 @@ pub struct RelayConfig {
 impl Default for RelayConfig {
     fn default() -> Self {
         Self {
-            threshold: 90.0,
+            threshold: 75.0,
             max_handoffs: 3,
             grace_secs: 10,
         }

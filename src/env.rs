@@ -43,8 +43,26 @@ pub struct Env {
     pub tmux: bool,
     /// `$TMUX_PANE`: the pane this process runs in (inside tmux).
     pub tmux_pane: Option<String>,
+    /// The tmux server's socket: the first part of `$TMUX` (`socket,pid,session`),
+    /// when absolute.
+    pub tmux_socket: Option<PathBuf>,
     /// `$FORGE_RELAY_*`: set by `forge run` for the continuation sessions of a chain.
     pub relay: Option<RelayVars>,
+    /// `$FORGE_RELAY_STOP` (absolute paths only): set by `forge run` for every
+    /// session of a chain; while that file exists, the session's `PostToolUse` hook
+    /// asks the client to stop after its tool calls. Its presence also marks a
+    /// session of `forge run`.
+    pub relay_stop: Option<PathBuf>,
+    /// `$CLAUDE_PID`: the Claude Code process that runs this hook (every hook gets
+    /// it; seen with 2.1.330).
+    pub claude_pid: Option<u32>,
+    /// `$CLAUDE_CODE_ENTRYPOINT`: `cli` for an interactive session, `sdk-cli` for
+    /// `claude -p` (seen with 2.1.330).
+    pub claude_entrypoint: Option<String>,
+    /// The variables that move Claude Code's own compaction point (reference §6.1):
+    /// `DISABLE_AUTO_COMPACT`, `DISABLE_COMPACT`, `CLAUDE_CODE_AUTO_COMPACT_WINDOW`,
+    /// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`, as set.
+    pub compaction_vars: Vec<(String, String)>,
     /// The time the command started.
     pub now: DateTime<Utc>,
 }
@@ -59,6 +77,14 @@ pub struct RelayVars {
     /// `$FORGE_RELAY_HANDOFFS`: the handoffs the chain has written so far.
     pub handoff_count: usize,
 }
+
+/// The variables of [`Env::compaction_vars`].
+const COMPACTION_VARS: [&str; 4] = [
+    "DISABLE_AUTO_COMPACT",
+    "DISABLE_COMPACT",
+    "CLAUDE_CODE_AUTO_COMPACT_WINDOW",
+    "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
+];
 
 fn non_empty(value: Option<std::ffi::OsString>) -> Option<std::ffi::OsString> {
     value.filter(|v| !v.is_empty())
@@ -102,6 +128,10 @@ impl Env {
                 .filter(|s| !s.is_empty()),
             tmux: var("TMUX").is_some(),
             tmux_pane: var("TMUX_PANE").and_then(|v| v.into_string().ok()),
+            tmux_socket: var("TMUX")
+                .and_then(|v| v.into_string().ok())
+                .and_then(|v| v.split(',').next().map(PathBuf::from))
+                .filter(|p| p.is_absolute()),
             relay: var("FORGE_RELAY_CHAIN")
                 .and_then(|v| v.into_string().ok())
                 .map(|chain| RelayVars {
@@ -112,6 +142,17 @@ impl Env {
                         .and_then(|v| v.to_str().and_then(|s| s.trim().parse().ok()))
                         .unwrap_or(0),
                 }),
+            relay_stop: var("FORGE_RELAY_STOP")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute()),
+            claude_pid: var("CLAUDE_PID")
+                .and_then(|v| v.to_str().and_then(|s| s.trim().parse().ok()))
+                .filter(|p| *p > 1),
+            claude_entrypoint: var("CLAUDE_CODE_ENTRYPOINT").and_then(|v| v.into_string().ok()),
+            compaction_vars: COMPACTION_VARS
+                .iter()
+                .filter_map(|k| Some(((*k).to_owned(), var(k)?.into_string().ok()?)))
+                .collect(),
             now: Utc::now(),
         }
     }
@@ -134,9 +175,29 @@ impl Env {
             forge_agent: None,
             tmux: false,
             tmux_pane: None,
+            tmux_socket: None,
             relay: None,
+            relay_stop: None,
+            claude_pid: None,
+            claude_entrypoint: None,
+            compaction_vars: Vec::new(),
             now: Utc::now(),
         }
+    }
+
+    /// One of [`Env::compaction_vars`].
+    pub fn compaction_var(&self, name: &str) -> Option<String> {
+        self.compaction_vars
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    }
+
+    /// The session runs headless (`claude -p`): nobody can type into it.
+    pub fn headless(&self) -> bool {
+        self.claude_entrypoint
+            .as_deref()
+            .is_some_and(|e| e.starts_with("sdk"))
     }
 
     /// The agent this process runs as, for `[agents.<name>]` settings: `$FORGE_AGENT`,

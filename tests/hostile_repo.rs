@@ -399,7 +399,9 @@ fn row5_a_shipped_notify_section_never_changes_how_your_orchestrator_is_told() {
     std::fs::write(
         p.bin_dir().join("tmux"),
         format!(
-            "#!/bin/sh\necho \"$*\" >> '{}'\ncase \"$1\" in display-message) echo work:1.0;; *) seq 1 600;; esac\n",
+            // display-message answers as tmux does for the pane asked about
+            // ("#{pane_id} #S:#I.#P").
+            "#!/bin/sh\necho \"$*\" >> '{}'\ncase \"$1\" in display-message) echo \"%1 work:1.0\";; *) seq 1 600;; esac\n",
             tmux_log.display()
         ),
     )

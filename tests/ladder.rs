@@ -76,7 +76,7 @@ fn by_default_l2_alerts_the_model_once_and_l3_hands_off_again() {
     let text = prompt(&p);
     assert_eq!(
         text,
-        "forge: context 86% (L2): finish the current step, then hand off (/forge-handoff or `forge handoff`).\n"
+        "forge: context 86% (L2): finish the current step, then hand off (run `forge handoff`).\n"
     );
     assert_eq!(prompt(&p), "", "said once");
     // More ticks at L2: nothing new.

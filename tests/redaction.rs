@@ -364,6 +364,7 @@ fn handoff_documents_carry_no_secret_of_the_corpus() {
             transcript: Some(facts),
             transcript_cut: None,
             transcript_problem: None,
+            task: Some(e.text.clone()),
             branch: Some("feat/x".to_owned()),
             uncommitted: Some(1),
             changed_files: Vec::new(),

@@ -788,3 +788,101 @@ fn the_fleet_list_opens_a_project_and_comes_back_in_a_real_terminal() {
     // q in the list quits with status 0.
     quit_with_status_0(&tmux, &exit_file);
 }
+
+#[test]
+fn the_fleet_list_takes_the_tmux_client_to_a_sessions_pane_or_says_how_to_attach() {
+    if !tmux_here() || Command::new("script").arg("-V").output().is_err() {
+        eprintln!("SKIPPED: needs tmux and script(1)");
+        return;
+    }
+    let api = TestProject::named("api");
+    let exit_file = api.dir.path().join("exit-status");
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
+    let command = format!(
+        "cd {home} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR -u FORGE_AGENT HOME={home} \
+         XDG_CONFIG_HOME={xdg} XDG_STATE_HOME={state} NO_COLOR=1 {bin} tui --all; \
+         echo EXIT=$? > {exit}",
+        home = sh_quote(&api.home),
+        xdg = sh_quote(&api.xdg),
+        state = sh_quote(&api.state()),
+        bin = sh_quote(&bin),
+        exit = sh_quote(&exit_file),
+    );
+    // The session's pane, in its own tmux session `work` on the same server.
+    let tmux = Tmux::start(120, 24, "sleep 600");
+    tmux.run(&["new-session", "-d", "-s", "work", "sleep 600"]);
+    let pane = tmux
+        .run(&["display-message", "-p", "-t", "work", "#{pane_id}"])
+        .trim()
+        .to_owned();
+    let socket = tmux.socket_path.clone().unwrap();
+    // Its hooks ran there (tmux gives a pane's processes TMUX and TMUX_PANE).
+    api.forge()
+        .env("HOME", &api.home)
+        .env("XDG_CONFIG_HOME", &api.xdg)
+        .env("XDG_STATE_HOME", api.state())
+        .env("TMUX", format!("{},1,1", socket.display()))
+        .env("TMUX_PANE", &pane)
+        .env("FORGE_AGENT", "builder")
+        .args(["hook", "Stop"])
+        .write_stdin(format!(
+            "{{\"session_id\": \"s1\", \"cwd\": {}, \"hook_event_name\": \"Stop\"}}",
+            serde_json::to_string(&api.root).unwrap()
+        ))
+        .assert()
+        .success();
+
+    // Outside tmux, the line under the list says how to attach.
+    let out = common::ok_stdout(
+        api.forge()
+            .env_remove("TMUX")
+            .args(["tui", "--all", "--once", "--width", "120", "--height", "10"]),
+    );
+    assert!(out.contains(" builder "), "{out}");
+    assert!(out.contains(&format!(" {pane} ")), "{out}");
+    assert!(
+        out.contains(&format!(
+            "attach: tmux -S {} attach -t {pane}",
+            socket.display()
+        )),
+        "{out}"
+    );
+
+    // Inside tmux, with a terminal attached to the list's session, t takes that
+    // client to the session's pane.
+    tmux.run(&["respawn-pane", "-k", "-t", "t", &command]);
+    let mut client = Command::new("script")
+        .args([
+            "-qfc",
+            &format!("tmux -L {} attach -t t", tmux.socket),
+            "/dev/null",
+        ])
+        .env("TERM", "xterm-256color")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let on = |session: &str| {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            let clients = tmux.run(&["list-clients", "-F", "#{client_session}"]);
+            if clients.lines().any(|l| l == session) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        false
+    };
+    assert!(on("t"), "the client attached");
+    let screen = tmux.wait_for("builder");
+    assert!(
+        screen.contains(&format!("t goes to its pane {pane}")),
+        "{screen}"
+    );
+    tmux.keys(&["t"]);
+    let moved = on("work");
+    let _ = client.kill();
+    let _ = client.wait();
+    assert!(moved, "the client is not on `work`: {}", tmux.screen());
+}

@@ -31,6 +31,8 @@ pub fn climb(
                     session_id: Some(session_id),
                     transcript_path: None,
                     git: super::session_handoff::GitInput::Compute,
+                    task: None,
+                    pending: true,
                 };
                 match super::session_handoff::write_detailed(paths, env, cfg, &req) {
                     Ok(w) => out.extend(w.outcomes(Trigger::ContextThreshold)),

@@ -26,7 +26,9 @@ pub struct Ran {
 }
 
 /// Runs `hook` (named `name`: `on_threshold`, `on_session_start`) with `payload` on
-/// stdin, in `cwd`, for at most its `timeout_secs`.
+/// stdin, in `cwd`, for at most its `timeout_secs`. The payload's agent, when it
+/// names one, is also `FORGE_AGENT` in the command's environment (so a script's own
+/// `forge` calls run as that agent).
 pub fn run(
     env: &crate::env::Env,
     name: &str,
@@ -34,7 +36,11 @@ pub fn run(
     payload: &serde_json::Value,
     cwd: &Path,
 ) -> Ran {
-    run_with(env, name, hook, &payload.to_string(), &[], cwd)
+    let agent = payload
+        .pointer("/session/agent_name")
+        .and_then(serde_json::Value::as_str);
+    let vars: Vec<(&str, &str)> = agent.map(|a| ("FORGE_AGENT", a)).into_iter().collect();
+    run_with(env, name, hook, &payload.to_string(), &vars, cwd)
 }
 
 /// [`run`] with `stdin` as the text on stdin and `vars` added to the environment.
@@ -251,6 +257,15 @@ mod tests {
             t.path(),
         );
         assert_eq!(r.stdout.as_deref(), Some("hello from on_session_start\n"));
+        // The payload's agent is the command's FORGE_AGENT too.
+        let r = run(
+            &env(t.path()),
+            "on_session_start",
+            &hook("cat > /dev/null; echo \"agent=$FORGE_AGENT\"", 5),
+            &serde_json::json!({"session": {"agent_name": "builder"}}),
+            t.path(),
+        );
+        assert_eq!(r.stdout.as_deref(), Some("agent=builder\n"));
         assert!(
             matches!(r.outcome, Outcome::UserHookRan { exit: Some(0), .. }),
             "{:?}",

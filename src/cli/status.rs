@@ -157,7 +157,7 @@ pub fn read_registry(env: &Env) -> anyhow::Result<(PathBuf, Registry)> {
              folder"
         );
     };
-    let reg = registry::read(&file).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let reg = registry::read_for_views(&file).map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok((file, reg))
 }
 
@@ -660,6 +660,7 @@ mod tests {
                     attention: Some(Attention::WaitingPermission),
                     last_event: Some("PermissionRequest".into()),
                     last_event_at: Some(at),
+                    ..SessionRow::default()
                 }],
             }],
             ..Registry::default()

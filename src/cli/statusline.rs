@@ -190,7 +190,9 @@ fn waiting_elsewhere(env: &Env, paths: &Paths) -> usize {
         return 0;
     };
     let root = store::registry::root_key(&paths.root).unwrap_or_default();
-    registry.waiting_elsewhere(&root, env.now)
+    // A session whose client was killed waits for nobody: one /proc read for each
+    // session that would count, none otherwise.
+    registry.waiting_elsewhere_alive(&root, env.now, store::process::is_gone)
 }
 
 /// The project's folder name.

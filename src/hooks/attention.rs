@@ -116,9 +116,18 @@ impl Ctx<'_> {
         let transcript = self.wire.transcript_path.clone();
         let cwd = self.wire.cwd.clone();
         let now = files::iso(self.env.now);
+        let pid = self.env.claude_pid;
         let result = files::update_bridge(&self.paths, sid, self.env.now, |b| {
             b.last_event = Some(event.to_owned());
             b.last_event_at = Some(now);
+            // The client's process, read from /proc once per process (a `--resume`
+            // is a new one), for the views' liveness check.
+            if let Some(pid) = pid
+                && b.client_pid != Some(pid)
+            {
+                b.client_started = crate::store::process::start_time(pid);
+                b.client_pid = b.client_started.map(|_| pid);
+            }
             if let Some(a) = attention {
                 b.attention = Some(a);
                 b.attention_message = message;

@@ -112,6 +112,8 @@ impl Ctx<'_> {
             session_id: Some(sid),
             transcript_path: self.wire.transcript_path.as_deref(),
             git: crate::app::session_handoff::GitInput::Known(git),
+            task: None,
+            pending: true,
         };
         match crate::app::session_handoff::write_detailed(&self.paths, self.env, cfg, &req) {
             Ok(w) => {

@@ -61,11 +61,25 @@ impl Ctx<'_> {
             return;
         };
         let bridge = files::read_bridge(&self.paths, sid);
-        let row = SessionRow::of(
+        let mut row = SessionRow::of(
             &crate::store::sanitize_id(sid),
             bridge.as_ref(),
             &cfg.context.thresholds(),
         );
+        // Who runs it, and where to find it: from the hook's environment, no process.
+        row.agent.clone_from(&self.env.forge_agent);
+        if self.env.tmux {
+            row.tmux_pane = self
+                .env
+                .tmux_pane
+                .clone()
+                .filter(|p| crate::model::fleet::is_pane_id(p));
+            row.tmux_socket = self
+                .env
+                .tmux_socket
+                .as_ref()
+                .and_then(|p| p.to_str().map(str::to_owned));
+        }
         let now = self.env.now;
         let stored = match registry::read(&file) {
             Ok(r) => r,

@@ -151,26 +151,50 @@ impl Ctx<'_> {
         }
         let blocked = blocked.text;
 
+        // A new session takes whatever is pending; a session that goes on (compact,
+        // resume) only its own handoff, never another session's. Taken before the
+        // user's commands run, since their payload says whose work this session
+        // continues.
+        let own_only = matches!(source, Some("compact" | "resume"));
+        let take = self.take_pending_resume(own_only);
+        let cfg = self.config();
+        let taken = match &take {
+            Some(Take::Taken(target, origin)) => {
+                let entry = handoffs::load_one(target);
+                let age = entry
+                    .as_ref()
+                    .and_then(|h| h.created)
+                    .map(|c| self.env.now - c);
+                let decision =
+                    resume_decision(*origin, age, &cfg.resume.auto, cfg.resume.max_age());
+                let owner = entry
+                    .as_ref()
+                    .and_then(|h| h.front.get("session_id").map(str::to_owned))
+                    .filter(|o| !o.trim().is_empty());
+                Some((target.clone(), age, decision, owner))
+            }
+            _ => None,
+        };
+        // The session whose handoff this one resumes (its text is injected below).
+        let resumed = taken
+            .as_ref()
+            .filter(|(t, _, d, _)| *d == ResumeDecision::Inject && safe_exists(t))
+            .map(|(_, _, _, owner)| owner.clone());
+        let lineage = self.lineage(source, resumed.as_ref());
+
         // The user's own commands run before the resume is read, so their output
         // keeps its room whatever the handoff holds.
-        let user_text = self.run_start_hooks(source, &snap);
+        let user_text = self.run_start_hooks(source, &lineage);
 
         let mut out = head;
         out.push_str(&blocked);
         // Only the resumed handoff's drift and the session's baseline need git: its
         // scan ran while the rest was read.
         snap.git = crate::git::finish_refresh(&self.paths, self.env.now, git);
-        // A new session takes whatever is pending; a session that goes on (compact,
-        // resume) only its own handoff, never another session's.
-        let own_only = matches!(source, Some("compact" | "resume"));
-        match self.take_pending_resume(own_only) {
-            Some(Take::Taken(target, origin)) => {
+        match (take, taken) {
+            (Some(Take::Taken(..)), Some((target, age, decision, _))) => {
                 let room = SESSION_START_BUDGET.saturating_sub(units(&out) + units(&user_text));
                 let path = target.display().to_string();
-                let cfg = self.config();
-                let created = handoffs::load_one(&target).and_then(|h| h.created);
-                let age = created.map(|c| self.env.now - c);
-                let decision = resume_decision(origin, age, &cfg.resume.auto, cfg.resume.max_age());
                 if decision == ResumeDecision::Name {
                     // An old automatic handoff is rarely what a new session is about:
                     // one line names it, and the person decides.
@@ -207,11 +231,11 @@ impl Ctx<'_> {
                     }
                 }
             }
-            Some(Take::Left { target, why }) => self.record(Outcome::ResumeSkipped {
+            (Some(Take::Left { target, why }), _) => self.record(Outcome::ResumeSkipped {
                 path: target.display().to_string(),
                 why: why.to_owned(),
             }),
-            None => {}
+            _ => {}
         }
         out.push_str(&user_text);
         // Whatever the parts hold, the whole stays within the budget.
@@ -236,6 +260,7 @@ impl Ctx<'_> {
             if b.git_baseline.is_none() {
                 b.git_baseline = baseline;
             }
+            b.chain_handoffs = Some(lineage.handoff_count as u64);
         });
         if !out.is_empty() {
             self.record(Outcome::ContextAdded {
@@ -245,10 +270,53 @@ impl Ctx<'_> {
         Ok(out)
     }
 
+    /// Whose work this session continues, as herdctl's payload says it: a
+    /// continuation of `forge run`'s chain (its variables), of the session whose
+    /// handoff it resumed (`resumed`: that handoff's session, when it names one), or
+    /// of itself (compact, resume); else a fresh start. `handoff_count` is the
+    /// handoffs of that line of sessions: 0 for a fresh one, one more than the
+    /// resumed session's, the session's own after a compaction.
+    fn lineage(&self, source: Option<&str>, resumed: Option<&Option<String>>) -> Lineage {
+        let own = |sid: Option<&str>| {
+            sid.and_then(|s| files::read_bridge(&self.paths, s))
+                .and_then(|b| b.chain_handoffs)
+                .map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX))
+        };
+        if let Some(r) = &self.env.relay {
+            return Lineage {
+                is_continuation: true,
+                previous_session_id: r.previous_session_id.clone(),
+                handoff_count: r.handoff_count,
+            };
+        }
+        if let Some(owner) = resumed {
+            let previous = owner
+                .clone()
+                .filter(|o| Some(o.as_str()) != self.session_id());
+            return Lineage {
+                is_continuation: true,
+                handoff_count: own(previous.as_deref()).saturating_add(1),
+                previous_session_id: previous,
+            };
+        }
+        if matches!(source, Some("compact" | "resume")) {
+            return Lineage {
+                is_continuation: true,
+                previous_session_id: None,
+                handoff_count: own(self.session_id()),
+            };
+        }
+        Lineage {
+            is_continuation: false,
+            previous_session_id: None,
+            handoff_count: 0,
+        }
+    }
+
     /// Runs the user's `[[on_session_start]]` commands (from their own config only)
     /// with herdctl's session_start payload, one after the other, and returns what
     /// they printed: redacted, one clean line at a time, within [`USER_HOOKS_BUDGET`].
-    fn run_start_hooks(&self, source: Option<&str>, snap: &Snapshot) -> String {
+    fn run_start_hooks(&self, source: Option<&str>, lineage: &Lineage) -> String {
         let cfg = self.config();
         if cfg.on_session_start.is_empty() {
             return String::new();
@@ -261,27 +329,9 @@ impl Ctx<'_> {
             worktree_path: std::fs::symlink_metadata(self.paths.root.join(".git"))
                 .is_ok()
                 .then(|| self.paths.root.display().to_string()),
-            // A continuation session of `forge run` goes on with the chain's task.
-            is_continuation: matches!(source, Some("compact" | "resume"))
-                || self.env.relay.is_some(),
-            previous_session_id: match &self.env.relay {
-                Some(r) => r.previous_session_id.clone(),
-                None => snap
-                    .last_session
-                    .as_ref()
-                    .and_then(|l| l.session_id.clone()),
-            }
-            .filter(|id| Some(id.as_str()) != self.session_id()),
-            // In a chain: the handoffs of the chain so far.
-            handoff_count: self.env.relay.as_ref().map_or_else(
-                || {
-                    snap.handoffs
-                        .iter()
-                        .filter(|h| h.kind == crate::model::HandoffKind::Session)
-                        .count()
-                },
-                |r| r.handoff_count,
-            ),
+            is_continuation: lineage.is_continuation,
+            previous_session_id: lineage.previous_session_id.clone(),
+            handoff_count: lineage.handoff_count,
             source: source.map(str::to_owned),
             relay_chain: self.env.relay.as_ref().map(|r| r.chain.clone()),
         };
@@ -323,6 +373,16 @@ impl Ctx<'_> {
     ///
     /// `None` when nothing is pending.
     fn take_pending_resume(&self, own_only: bool) -> Option<Take> {
+        // A session of `forge run` has its task in its prompt: a pending resume is
+        // for the person's next interactive session.
+        if self.env.relay_stop.is_some() {
+            let (_, target) = files::pending_resume(&self.paths, self.env)?;
+            return Some(Take::Left {
+                target,
+                why: "this session is one of `forge run`'s, whose prompt carries its task: \
+                      left pending for your next interactive session",
+            });
+        }
         let lock = self.paths.logs().join(".resume.lock");
         let Some(_lock) = store::FileLock::acquire(&lock, RESUME_LOCK_WAIT) else {
             let (_, target) = files::pending_resume(&self.paths, self.env)?;
@@ -364,6 +424,18 @@ impl Ctx<'_> {
         }
         Some(Take::Taken(target, origin))
     }
+}
+
+/// Whose work a starting session continues (see `Ctx::lineage`).
+struct Lineage {
+    is_continuation: bool,
+    previous_session_id: Option<String>,
+    handoff_count: usize,
+}
+
+/// Whether a handoff file is still there to be injected.
+fn safe_exists(path: &Path) -> bool {
+    crate::store::safe::is_regular(path)
 }
 
 /// What became of the pending resume.

@@ -35,10 +35,11 @@ impl Ctx<'_> {
         // reading, the transcript says how full the context is, and the bridge keeps
         // that figure so `status`, `context`, `sessions` and the dashboard agree.
         let transcript_pct = match bridge.as_ref() {
-            Some(b) if b.readings.is_empty() => self.transcript_pct(Some(b)),
+            Some(b) if b.readings.is_empty() => self.transcript_context(Some(b)),
             Some(_) => None,
-            None => self.transcript_pct(None),
-        };
+            None => self.transcript_context(None),
+        }
+        .map(|c| (c.pct, c.tokens));
         if let (Some((pct, tokens)), Some(id)) = (transcript_pct, self.session_id())
             && bridge
                 .as_ref()
@@ -124,13 +125,13 @@ impl Ctx<'_> {
         }
     }
 
-    /// The context % of this session from the end of its transcript (window from the
-    /// bridge, else the model).
-    /// The context % (and tokens) the transcript's last usage shows.
-    fn transcript_pct(
+    /// The context of this session from the end of its transcript (window from the
+    /// bridge, else the model): the last usage, or the estimate of a compaction
+    /// newer than any usage.
+    pub(super) fn transcript_context(
         &self,
         bridge: Option<&crate::model::state::SessionBridge>,
-    ) -> Option<(f64, u64)> {
+    ) -> Option<TranscriptContext> {
         let path = self.wire.transcript_path.as_deref().or_else(|| {
             // A bridge's path only when it is a Claude Code transcript.
             bridge
@@ -150,7 +151,11 @@ impl Ctx<'_> {
             model.as_deref().or(self.wire.model.as_deref()),
             Some(tokens),
         );
-        Some((crate::model::transcript::pct_of(tokens, window), tokens))
+        Some(TranscriptContext {
+            pct: crate::model::transcript::pct_of(tokens, window),
+            tokens,
+            estimate: matches!(scan, crate::model::transcript::TailScan::Compacted { .. }),
+        })
     }
 
     pub(super) fn stop(&self, stop_hook_active: bool) -> HookResult {
@@ -220,4 +225,15 @@ fn dirty_warning(git: Option<&crate::model::state::GitCache>) -> Option<String> 
         )),
         _ => None,
     }
+}
+
+/// What the end of a transcript says of the context.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct TranscriptContext {
+    /// Used, in percent of the window.
+    pub(super) pct: f64,
+    /// Input-side tokens.
+    pub(super) tokens: u64,
+    /// A compaction is newer than any usage: the figure is its estimate.
+    pub(super) estimate: bool,
 }

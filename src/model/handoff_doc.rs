@@ -121,6 +121,10 @@ pub struct HandoffInputs<'a> {
     pub has_claude_md: bool,
     /// `.forge/state.json` exists.
     pub has_state_json: bool,
+    /// The task the session was given, when the caller knows it (`forge run`'s
+    /// chain task): the title and the current task, instead of the transcript's last
+    /// request (in a continuation, that is the long continuation prompt).
+    pub task: Option<String>,
 }
 
 /// How many characters of the last request are kept.
@@ -325,11 +329,10 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         .and_then(|f| f.last_request.as_deref())
         .map(str::trim)
         .filter(|r| !r.is_empty());
-    let title = i
-        .workflow
-        .task
-        .as_deref()
-        .map(|t| one_line(t, 100))
+    let given = i.task.as_deref().map(str::trim).filter(|t| !t.is_empty());
+    let title = given
+        .map(|t| one_line(t, 60))
+        .or_else(|| i.workflow.task.as_deref().map(|t| one_line(t, 100)))
         .or_else(|| request.map(|r| one_line(r, 60)))
         .or_else(|| i.branch.as_deref().map(|b| one_line(b, 100)))
         .unwrap_or_else(|| {
@@ -404,9 +407,13 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         .transcript
         .as_ref()
         .and_then(|f| f.last_request.as_deref());
+    let (label, request) = match given {
+        Some(t) => ("The task (given to `forge run`):", Some(t)),
+        None => ("Last request:", request),
+    };
     match request {
         Some(r) => {
-            let _ = writeln!(d, "\nLast request:");
+            let _ = writeln!(d, "\n{label}");
             let full = redact(r.trim());
             let text = cut(&full, REQUEST_CHARS);
             for line in text.lines() {
@@ -578,7 +585,9 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     {
         steps.push(format!("Then: {}", one_line(&t.content, 300)));
     }
-    if steps.is_empty() && request.is_some() {
+    if steps.is_empty() && given.is_some() {
+        steps.push("Continue the task (under Current task).".to_owned());
+    } else if steps.is_empty() && request.is_some() {
         steps.push("Continue with the last request (under Current task).".to_owned());
     }
     let blocked: Vec<&OpenSignal> = i.signals.iter().filter(|s| s.status == "blocked").collect();
@@ -682,6 +691,7 @@ mod tests {
             }],
             has_claude_md: true,
             has_state_json: true,
+            task: None,
         }
     }
 
@@ -1046,6 +1056,33 @@ mod tests {
         // With a task, the task.
         i.workflow.task = Some("T-77".into());
         assert!(compose(&i).contains("# Session handoff — T-77\n"));
+    }
+
+    #[test]
+    fn a_relay_handoff_carries_the_chains_task_not_the_continuation_prompt() {
+        let root = Path::new("/repo");
+        let mut i = inputs(root);
+        i.trigger = Trigger::Relay;
+        i.workflow.task = None;
+        i.transcript.as_mut().unwrap().last_request =
+            Some("You are continuing a task that an earlier Claude Code session started …".into());
+        i.task = Some("Build the widget: WIDGET-TASK".into());
+        i.transcript.as_mut().unwrap().todos.clear();
+        let doc = compose(&i);
+        assert!(
+            doc.contains("# Session handoff — Build the widget: WIDGET-TASK\n"),
+            "{doc}"
+        );
+        assert!(
+            doc.contains("The task (given to `forge run`):\n> Build the widget: WIDGET-TASK\n"),
+            "{doc}"
+        );
+        assert!(!doc.contains("You are continuing"), "{doc}");
+        assert!(!doc.contains("Last request"), "{doc}");
+        assert!(
+            doc.contains("Continue the task (under Current task)."),
+            "{doc}"
+        );
     }
 
     #[test]

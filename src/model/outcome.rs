@@ -196,6 +196,12 @@ pub enum Outcome {
         /// The context % at hand-over.
         context_pct: Option<u64>,
     },
+    /// A `forge run` session's `PostToolUse` hook asked the client to stop after
+    /// its tool calls (`continue: false`), for the relay.
+    RelayStopAsked {
+        /// The tool call that had just run.
+        tool: String,
+    },
     /// A `forge run` chain ended.
     ChainEnded {
         /// The chain (its first session id).
@@ -309,10 +315,10 @@ impl Outcome {
             } => format!(
                 "wrote {} ({trigger}){}",
                 file_name(path),
-                if *pending {
-                    ", now the pending resume"
-                } else {
-                    ", not pending"
+                match (*pending, trigger.as_str()) {
+                    (true, _) => ", now the pending resume",
+                    (false, "relay") => ", not pending: the chain's next session starts from it",
+                    (false, _) => ", not pending",
                 }
             ),
             Self::HandoffSkipped { trigger, why } => format!("no {trigger} handoff: {why}"),
@@ -408,6 +414,9 @@ impl Outcome {
                 "relayed chain {chain} at {}: wrote {}, started continuation {continuation}",
                 context_pct.map_or_else(|| "the threshold".to_owned(), |p| format!("{p}%")),
                 file_name(handoff)
+            ),
+            Self::RelayStopAsked { tool } => format!(
+                "asked the session to stop after its {tool} call, between replies, for forge run's relay"
             ),
             Self::ChainEnded {
                 chain,

@@ -247,6 +247,21 @@ pub struct SessionBridge {
     /// a file of the project since its baseline.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub files_edited: bool,
+    /// The Claude Code process of the session (`$CLAUDE_PID` of its hooks), and its
+    /// start time in clock ticks since boot (`/proc/<pid>/stat`), so a pid reused by
+    /// another process is not taken for it: a session whose process is gone has
+    /// ended, whatever its last event said (a client killed with `kill -9` runs no
+    /// SessionEnd hook).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_pid: Option<u32>,
+    /// See [`SessionBridge::client_pid`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_started: Option<u64>,
+    /// How many handoffs led to this session (0: it started fresh; one more than
+    /// the session whose handoff it resumed; a `forge run` chain's count), for the
+    /// `handoff_count` of `[[on_session_start]]`'s payload. Set by SessionStart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chain_handoffs: Option<u64>,
     /// Last update of this file (ISO 8601 UTC).
     pub updated_at: Option<String>,
 }
@@ -264,6 +279,22 @@ impl SessionBridge {
         self.used_percentage
             .or_else(|| self.readings.last().map(|r| r.pct))
             .map(super::transcript::round_pct)
+    }
+
+    /// Marks the session ended when its recorded client process is gone (`gone`
+    /// answers for a pid and start time); returns whether it did. The views call
+    /// this after reading the bridge, so a killed client leaves them within one
+    /// refresh.
+    pub fn end_if_client_gone(&mut self, gone: impl Fn(u32, u64) -> bool) -> bool {
+        let (Some(pid), Some(started)) = (self.client_pid, self.client_started) else {
+            return false;
+        };
+        if self.attention == Some(Attention::Ended) || !gone(pid, started) {
+            return false;
+        }
+        self.attention = Some(Attention::Ended);
+        self.attention_message = Some("its Claude Code process is gone".to_owned());
+        true
     }
 
     /// Adds a reading unless it repeats the last one; drops the oldest past the cap.
@@ -475,6 +506,27 @@ mod tests {
         );
         assert!(old.is_newer_than(&at("garbage", "main", 0)));
         assert!(!at("garbage", "main", 0).is_newer_than(&old));
+    }
+
+    #[test]
+    fn a_session_ends_when_its_recorded_client_is_gone_and_only_then() {
+        let mut b = SessionBridge {
+            attention: Some(Attention::WaitingInput),
+            ..SessionBridge::default()
+        };
+        // Nothing recorded: nothing claimed.
+        assert!(!b.end_if_client_gone(|_, _| true));
+        b.client_pid = Some(42);
+        b.client_started = Some(7);
+        assert!(!b.end_if_client_gone(|_, _| false));
+        assert_eq!(b.attention, Some(Attention::WaitingInput));
+        assert!(b.end_if_client_gone(|pid, started| pid == 42 && started == 7));
+        assert_eq!(b.attention, Some(Attention::Ended));
+        assert_eq!(
+            b.attention_message.as_deref(),
+            Some("its Claude Code process is gone")
+        );
+        assert!(!b.end_if_client_gone(|_, _| true), "once");
     }
 
     #[test]

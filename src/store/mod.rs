@@ -21,6 +21,7 @@ pub mod files;
 pub mod handoffs;
 pub mod memory;
 pub mod paths;
+pub mod process;
 pub mod registry;
 pub mod safe;
 pub mod sessions;

@@ -57,6 +57,15 @@ pub fn check(file: &Path) -> Result<(), safe::Refusal> {
     }
 }
 
+/// [`read`] for the fleet views: every session whose recorded client process is
+/// gone is marked ended (so it leaves the live list at once, not after
+/// `stale_after`).
+pub fn read_for_views(file: &Path) -> io::Result<Registry> {
+    let mut reg = read(file)?;
+    reg.end_gone_sessions(super::process::is_gone);
+    Ok(reg)
+}
+
 /// Reads the registry, with the registrations still pending folded in (see the
 /// module documentation): what the fleet views show. A missing file (or folder) is
 /// an empty registry, and so is one that does not parse; a folder that fails

@@ -80,6 +80,29 @@ pub fn tail_context(path: &Path) -> TailScan {
     }
 }
 
+/// Whether the transcript at `path` already holds the turn's reply (see
+/// [`transcript::reply_written`]), reading its end as [`tail_context`]
+/// does. A file that cannot be read holds nothing.
+pub fn reply_written(path: &Path, head: Option<&str>, prompt_id: Option<&str>) -> bool {
+    let Ok((mut file, meta)) = safe::open_read_meta(path, Follow::Yes) else {
+        return false;
+    };
+    let len = meta.len();
+    let mut window = TAIL_START;
+    loop {
+        let Ok((text, cut)) = read_tail(&mut file, len, window) else {
+            return false;
+        };
+        if let Some(found) = transcript::reply_written(text.lines(), head, prompt_id) {
+            return found;
+        }
+        if !cut || window >= TAIL_MAX {
+            return false;
+        }
+        window = (window * 4).min(TAIL_MAX);
+    }
+}
+
 /// Handoff facts from the last [`FACTS_CAP`] bytes of the transcript; the flag says
 /// the file was longer (so older todos or files may be missing).
 pub fn read_facts(path: &Path) -> io::Result<(TranscriptFacts, bool)> {

@@ -461,6 +461,11 @@ fn event_loop(
             dashboard::update(model, Event::Tick(Utc::now()));
             if Instant::now() >= next_tick {
                 next_tick = Instant::now() + TICK;
+                // A killed client writes nothing the watcher could see: its session
+                // ends in the view when its process is found gone, at the tick.
+                for b in &mut model.snapshot.sessions {
+                    b.end_if_client_gone(crate::store::process::is_gone);
+                }
             }
             dirty = true;
             continue;

@@ -964,6 +964,7 @@ fn hint(b: &Binding) -> [Span<'static>; 2] {
         dashboard::Action::NextPane => "pane",
         dashboard::Action::ToggleActivity => "activity",
         dashboard::Action::OpenProject => "open",
+        dashboard::Action::GoToPane => "tmux",
         _ => word,
     };
     [

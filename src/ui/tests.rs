@@ -716,6 +716,7 @@ fn fleet_model() -> crate::model::dashboard::fleet::FleetModel {
         attention: Some(attention),
         last_event: Some(event.into()),
         last_event_at: Some(at(mins)),
+        ..SessionRow::default()
     };
     let project = |root: &str, branch: &str, blocked, sessions| ProjectEntry {
         root: root.into(),
@@ -733,14 +734,19 @@ fn fleet_model() -> crate::model::dashboard::fleet::FleetModel {
                 "main",
                 1,
                 vec![
-                    session(
-                        "3f0c2a9e-8b1d",
-                        74,
-                        "L1",
-                        Attention::WaitingPermission,
-                        "PermissionRequest",
-                        2,
-                    ),
+                    SessionRow {
+                        agent: Some("builder".into()),
+                        tmux_pane: Some("%3".into()),
+                        tmux_socket: Some("/tmp/tmux-1000/default".into()),
+                        ..session(
+                            "3f0c2a9e-8b1d",
+                            74,
+                            "L1",
+                            Attention::WaitingPermission,
+                            "PermissionRequest",
+                            2,
+                        )
+                    },
                     session(
                         "5c2e9f10-aa01",
                         12,
@@ -809,6 +815,16 @@ fn fleet_frames() {
     let text = crate::ui::buffer_text(terminal.backend().buffer());
     assert!(text.contains("▶ input      web"), "{text}");
     assert!(text.contains("⏎ opens ~/src/web"), "{text}");
+    // The first row's agent and pane; outside tmux, the line under the list says
+    // how to attach to its pane.
+    let first = draw_fleet(&fleet_model(), 120, 12);
+    let first = crate::ui::buffer_text(first.backend().buffer());
+    assert!(first.contains(" builder "), "{first}");
+    assert!(first.contains(" %3 "), "{first}");
+    assert!(
+        first.contains("attach: tmux -S /tmp/tmux-1000/default attach -t %3"),
+        "{first}"
+    );
     // No escape, bell or bidi control reaches a cell.
     for bad in ['\u{1b}', '\u{7}', '\u{202e}'] {
         assert!(!text.contains(bad), "{bad:?}");

@@ -476,6 +476,12 @@ impl World {
     /// Starts the interactive client in a private tmux server (140×45) with
     /// `extra` arguments, and waits until forge's status line is drawn.
     pub fn start(&mut self, extra: &[&str]) {
+        self.start_with(extra, false);
+    }
+
+    /// [`Self::start`]; with `in_tmux`, the client (and so forge's hooks) also gets
+    /// the pane's `TMUX` and `TMUX_PANE`, as a client started by hand in tmux has.
+    pub fn start_with(&mut self, extra: &[&str], in_tmux: bool) {
         let socket = format!(
             "forge-e2e-{}-{}",
             std::process::id(),
@@ -491,6 +497,9 @@ impl World {
             sh_quote(&self.root.display().to_string())
         ));
         script.push_str("exec env -i");
+        if in_tmux {
+            script.push_str(" TMUX=\"$TMUX\" TMUX_PANE=\"$TMUX_PANE\"");
+        }
         for (k, v) in self.client_env() {
             script.push_str(&format!(" {k}={}", sh_quote(&v)));
         }
@@ -540,6 +549,16 @@ impl World {
         self.tmux
             .as_ref()
             .expect("the interactive client was started")
+    }
+
+    /// Runs a tmux command on the test's server.
+    pub fn tmux_run(&self, args: &[&str]) -> Result<String, String> {
+        self.tmux().run(args)
+    }
+
+    /// The interactive client's process id (the pane's command `exec`s it).
+    pub fn client_pid(&self) -> Option<u32> {
+        self.tmux.as_ref().and_then(|t| t.client_pid)
     }
 
     /// The visible screen.

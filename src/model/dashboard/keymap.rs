@@ -107,6 +107,9 @@ pub enum Action {
     Suspend,
     /// The fleet list: open the selected project's dashboard.
     OpenProject,
+    /// The fleet list: go to the selected session's tmux pane (inside tmux), or say
+    /// the command that attaches to it (outside).
+    GoToPane,
 }
 
 /// One key binding: the keys, the mode it applies in, the action and its help text.
@@ -434,6 +437,14 @@ pub const KEYMAP: &[Binding] = &[
         Action::OpenProject,
         "⏎",
         "open the project's dashboard; q there comes back",
+        true,
+    ),
+    bind(
+        L,
+        &[K::Char('t')],
+        Action::GoToPane,
+        "t",
+        "go to the session's tmux pane (outside tmux: the command that attaches)",
         true,
     ),
     bind(L, &[K::Char('?')], Action::ToggleHelp, "?", "help", true),

@@ -529,6 +529,6 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
             vec![Effect::Quit]
         }
         // Only the fleet list binds it.
-        Action::OpenProject => Vec::new(),
+        Action::OpenProject | Action::GoToPane => Vec::new(),
     }
 }
