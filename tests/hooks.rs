@@ -867,6 +867,54 @@ fn session_start_orients_the_new_session() {
 }
 
 #[test]
+fn a_session_still_running_is_live_not_the_last_session() {
+    let p = TestProject::new();
+    // Session A ends a turn with a dirty tree and goes on (no SessionEnd).
+    p.write("README.md", "dirty\n");
+    hook(&p, "Stop", p.payload("hooks/Stop.json"));
+    let other = "5c2e9f10-0000-4000-8000-000000000002";
+    let start_b = with(
+        &p.payload("hooks/SessionStart-startup.json"),
+        json!({"session_id": other}),
+    );
+    // Session B starts beside it: A is live, not "the last session", and its
+    // uncommitted changes are not B's to commit.
+    let out = hook(&p, "SessionStart", start_b.clone());
+    let first = out.lines().next().unwrap();
+    assert!(
+        first.starts_with(
+            "Another session is live in this project (3f0c2a9e), its last turn ended "
+        ) && first.ends_with(" · branch main · 1 uncommitted"),
+        "{out}"
+    );
+    assert!(!out.contains("Last session:"), "{out}");
+    assert!(!out.contains("commit them"), "{out}");
+    assert!(out.contains("may be work in progress"), "{out}");
+    // `forge status` says the same.
+    let status = p.forge().arg("status").output().unwrap();
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        text.contains("Live session: 3f0c2a9e · last turn just now, "),
+        "{text}"
+    );
+    assert!(!text.contains("Last session"), "{text}");
+    let json_out = p.forge().args(["status", "--json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&json_out.stdout).unwrap();
+    assert_eq!(v["last_session_live"], true);
+    // A ends: the next session hears of the last session, as before.
+    hook(&p, "SessionEnd", p.payload("hooks/SessionEnd.json"));
+    let out = hook(&p, "SessionStart", start_b);
+    assert!(out.starts_with("Last session: "), "{out}");
+    assert!(
+        out.contains("The last session ended with 1 uncommitted change"),
+        "{out}"
+    );
+    let status = p.forge().arg("status").output().unwrap();
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(text.contains("Last session: ended just now, "), "{text}");
+}
+
+#[test]
 fn session_start_after_compaction_says_what_to_reread() {
     let p = TestProject::new();
     p.write("src/pool.rs", "// new\n");

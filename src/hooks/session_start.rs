@@ -44,9 +44,21 @@ impl Ctx<'_> {
         // "last session" is itself and the learn flag waits for a real start.
         if !compacted {
             if let Some(last) = &snap.last_session {
-                let _ = writeln!(head, "{}", last_session_line(last));
-                if let Some(line) = ended_dirty_line(last) {
-                    head.push_str(&line);
+                // The record may be of a turn of another session still running here
+                // (two terminals): then it is live, not "the last session".
+                if self.other_session_live(last) {
+                    let _ = writeln!(head, "{}", live_session_line(last));
+                    if last.uncommitted_changes > 0 {
+                        head.push_str(
+                            "Its uncommitted changes may be work in progress: \
+                             leave them to it unless asked.\n",
+                        );
+                    }
+                } else {
+                    let _ = writeln!(head, "{}", last_session_line(last));
+                    if let Some(line) = ended_dirty_line(last) {
+                        head.push_str(&line);
+                    }
                 }
                 if last.forge_phase.is_some() || last.forge_task.is_some() {
                     let _ = writeln!(
@@ -357,6 +369,28 @@ impl Ctx<'_> {
     }
 }
 
+impl Ctx<'_> {
+    /// Whether `last` records a turn of another session that is still live (its one
+    /// bridge read: the summary loads no bridges). A record of this very session
+    /// (resumed) is its own past, never "another session".
+    fn other_session_live(&self, last: &LastSession) -> bool {
+        let Some(id) = last.session_id.as_deref() else {
+            return false;
+        };
+        if Some(id) == self.session_id() || last.is_final {
+            return false;
+        }
+        let bridge = files::read_bridge(&self.paths, id);
+        crate::model::snapshot::live_last_session(
+            last,
+            bridge.as_ref(),
+            self.env.now,
+            self.config().attention.stale_after(),
+        )
+        .is_some()
+    }
+}
+
 /// What became of the pending resume.
 enum Take {
     /// This session took it (the markers are gone), and who had made it pending.
@@ -374,6 +408,19 @@ const TAKEN_BY_ANOTHER: &str = "another session starting at the same moment took
 fn last_session_line(last: &LastSession) -> String {
     format!(
         "Last session: {} · branch {} · {} uncommitted",
+        last.ended_at,
+        last.branch.as_deref().unwrap_or("(none)"),
+        last.uncommitted_changes
+    )
+}
+
+/// The record of another session still running in the project: `Another session is
+/// live here (3f0c2a9e), its last turn ended <ended_at> · branch <b> · <n>
+/// uncommitted`, the time as stored.
+fn live_session_line(last: &LastSession) -> String {
+    format!(
+        "Another session is live in this project ({}), its last turn ended {} · branch {} · {} uncommitted",
+        crate::model::text::short_id(last.session_id.as_deref().unwrap_or("?")),
         last.ended_at,
         last.branch.as_deref().unwrap_or("(none)"),
         last.uncommitted_changes

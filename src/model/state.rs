@@ -56,6 +56,25 @@ impl LastSession {
             |t| format!("ended {}", zone.ago_at(now, t)),
         )
     }
+
+    /// The record of a session that is still live (see
+    /// [`crate::model::snapshot::live_last_session`]): written at the end of its last
+    /// turn, so it says when that turn ended — `last turn 2m ago, 11-21 10:12`.
+    pub fn last_turn_words(
+        &self,
+        now: chrono::DateTime<chrono::Utc>,
+        zone: crate::model::time::Zone,
+    ) -> String {
+        crate::model::time::parse_time(&self.ended_at).map_or_else(
+            || {
+                format!(
+                    "last turn at {}",
+                    crate::model::text::single_line(&self.ended_at)
+                )
+            },
+            |t| format!("last turn {}", zone.ago_at(now, t)),
+        )
+    }
 }
 
 /// One line of `logs/compactions.jsonl`: a compaction that happened. Written when

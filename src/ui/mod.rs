@@ -371,10 +371,28 @@ fn bar(pct: f64, color: Color) -> impl Widget {
 }
 
 fn render_session(m: &Model, area: Rect, buf: &mut Buffer) {
-    let body = indent(title(area, buf, "Last session", Vec::new(), false), 2);
+    // The record of a session still running is of its last turn: "Live session".
+    let live = m.snapshot.last_session_live(m.now, m.stale_after);
+    let name = if live.is_some() {
+        "Live session"
+    } else {
+        "Last session"
+    };
+    let body = indent(title(area, buf, name, Vec::new(), false), 2);
     let mut lines: Vec<Line<'static>> = Vec::new();
-    match &m.snapshot.last_session {
-        Some(l) => {
+    match (&m.snapshot.last_session, live) {
+        (Some(l), Some(b)) => {
+            lines.push(Line::from(vec![
+                Span::styled("● live", Style::new().fg(Color::Green)),
+                Span::raw(format!(
+                    " {} · {}",
+                    short(&b.session_id),
+                    l.last_turn_words(m.now, m.zone)
+                )),
+            ]));
+            lines.push(session_facts(l));
+        }
+        (Some(l), None) => {
             let ended = l.ended_words(m.now, m.zone);
             let fin = if l.is_final {
                 Span::styled(
@@ -391,31 +409,36 @@ fn render_session(m: &Model, area: Rect, buf: &mut Buffer) {
                 Span::styled(" · not final", WARN)
             };
             lines.push(Line::from(vec![Span::raw(ended), fin]));
-            let mut facts = vec![Span::raw(format!(
-                "⎇ {}",
-                single_line(l.branch.as_deref().unwrap_or("(no branch)"))
-            ))];
-            let dirty = l.uncommitted_changes;
-            facts.push(Span::styled(
-                format!(" · {dirty} uncommitted"),
-                if dirty > 0 { WARN } else { Style::new() },
-            ));
-            if l.forge_phase.is_some() || l.forge_task.is_some() {
-                facts.push(Span::raw(format!(
-                    " · {} / {}",
-                    single_line(l.forge_phase.as_deref().unwrap_or("-")),
-                    single_line(l.forge_task.as_deref().unwrap_or("-"))
-                )));
-            }
-            lines.push(Line::from(facts));
+            lines.push(session_facts(l));
         }
-        None => lines.push(Line::styled("none recorded yet", DIM)),
+        (None, _) => lines.push(Line::styled("none recorded yet", DIM)),
     }
     lines.push(Line::from(text::fit_spans(
         flags_line(m).spans,
         usize::from(body.width),
     )));
     Paragraph::new(lines).render(body, buf);
+}
+
+/// The branch, uncommitted count and workflow a session record names.
+fn session_facts(l: &crate::model::state::LastSession) -> Line<'static> {
+    let mut facts = vec![Span::raw(format!(
+        "⎇ {}",
+        single_line(l.branch.as_deref().unwrap_or("(no branch)"))
+    ))];
+    let dirty = l.uncommitted_changes;
+    facts.push(Span::styled(
+        format!(" · {dirty} uncommitted"),
+        if dirty > 0 { WARN } else { Style::new() },
+    ));
+    if l.forge_phase.is_some() || l.forge_task.is_some() {
+        facts.push(Span::raw(format!(
+            " · {} / {}",
+            single_line(l.forge_phase.as_deref().unwrap_or("-")),
+            single_line(l.forge_task.as_deref().unwrap_or("-"))
+        )));
+    }
+    Line::from(facts)
 }
 
 fn flags_line(m: &Model) -> Line<'static> {
@@ -1025,7 +1048,10 @@ fn render_help(m: &Model, area: Rect, buf: &mut Buffer) {
             "the % that writes a session's automatic handoff",
         ),
         ("final", "the session ended (SessionEnd), not just paused"),
-        ("not final", "a turn stopped; it may go on, or was killed"),
+        (
+            "not final",
+            "a turn stopped and it is not live: killed, or left",
+        ),
         ("bridge", "a session's file in .forge/logs/sessions"),
         ("live", "not ended, heard from within stale_after"),
         ("drift", "what changed since the handoff: ⎇ ± ◷"),

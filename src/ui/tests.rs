@@ -177,6 +177,40 @@ fn buffer_row(buf: &Buffer, y: u16) -> String {
 }
 
 #[test]
+fn the_record_of_a_running_session_says_it_is_live() {
+    let (_t, mut m) = demo_model();
+    // The demo's record is of an ended session (final): "Last session".
+    let text = buffer_text(draw(&m, 140, 36).backend().buffer());
+    assert!(text.contains("Last session"), "{text}");
+    // A turn's record of the session running now (its bridge is live): "Live
+    // session", with when its last turn ended; never "ended … · not final".
+    let last = m.snapshot.last_session.as_mut().unwrap();
+    last.session_id = Some("3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21".into());
+    last.is_final = false;
+    last.reason = None;
+    last.ended_at = "2026-11-21T10:28:00Z".into();
+    let text = buffer_text(draw(&m, 140, 36).backend().buffer());
+    assert!(text.contains("Live session"), "{text}");
+    assert!(
+        text.contains("● live 3f0c2a9e · last turn 2m ago"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("Last session") && !text.contains("not final"),
+        "{text}"
+    );
+    // Once that session ends, the record is of an ended session again.
+    for s in &mut m.snapshot.sessions {
+        s.attention = Some(crate::model::state::Attention::Ended);
+    }
+    let text = buffer_text(draw(&m, 140, 36).backend().buffer());
+    assert!(
+        text.contains("Last session") && text.contains("ended 2m ago, 11-21 11:28 · not fi"),
+        "{text}"
+    );
+}
+
+#[test]
 fn colours_carry_level_and_status() {
     let (_t, m) = demo_model();
     let terminal = draw(&m, 70, 40);
