@@ -478,7 +478,13 @@ fn the_sessions_pane_opens_a_transcript_and_dismisses_in_a_real_terminal() {
     // d dismisses the row until the session has news.
     tmux.keys(&["d"]);
     tmux.wait_for("dismissed session 3f0c2a9e");
-    tmux.wait_for("no live session");
+    // Hidden, not ended: the pane still counts it as live and says it is dismissed.
+    let screen = tmux.wait_for("1 live session dismissed: back with its next event");
+    assert!(
+        screen.contains("Needs attention 0 · 1 live · 1 dismissed"),
+        "{screen}"
+    );
+    assert!(!screen.contains("no live session"), "{screen}");
     p.forge()
         .args(["hook", "Notification"])
         .write_stdin(

@@ -502,15 +502,27 @@ fn render_attention(m: &Model, area: Rect, buf: &mut Buffer) {
         .iter()
         .filter(|s| s.attention.is_some_and(Attention::needs_attention))
         .count();
-    let extra = vec![Span::styled(
-        format!(" {waiting} · {} live", list.len()),
-        DIM,
-    )];
+    // Dismissed rows are hidden, but their sessions are still live: counted as such.
+    let (live, dismissed) = m.live_counts();
+    let mut count = format!(" {waiting} · {live} live");
+    if dismissed > 0 {
+        count.push_str(&format!(" · {dismissed} dismissed"));
+    }
+    let extra = vec![Span::styled(count, DIM)];
     let focused = m.focus == Pane::Sessions;
     let body = indent(title(area, buf, "Needs attention", extra, focused), 0);
     if list.is_empty() {
         if let Some(r) = rows(indent(body, 2)).next() {
-            Paragraph::new(Line::styled("no live session", DIM)).render(r, buf);
+            let text = if dismissed > 0 {
+                format!(
+                    "{dismissed} live session{} dismissed: back with its next event",
+                    if dismissed == 1 { "" } else { "s" }
+                )
+            } else {
+                "no live session".to_owned()
+            };
+            Paragraph::new(Line::styled(text::fit(&text, usize::from(r.width)), DIM))
+                .render(r, buf);
         }
         return;
     }

@@ -456,6 +456,14 @@ impl Model {
             .collect()
     }
 
+    /// The live sessions (see [`Snapshot::attention`]), dismissed or not, and how many
+    /// of them are dismissed: a dismissed session is hidden from the list, not from
+    /// the count — it is still live.
+    pub fn live_counts(&self) -> (usize, usize) {
+        let live = self.snapshot.attention(self.now, self.stale_after).len();
+        (live, live.saturating_sub(self.attention_rows().len()))
+    }
+
     /// The session under the cursor of the sessions pane.
     pub fn selected_session(&self) -> Option<&crate::model::state::SessionBridge> {
         let rows = self.attention_rows();

@@ -554,9 +554,12 @@ fn the_sessions_pane_has_a_cursor_d_dismisses_until_news_y_copies_enter_opens() 
             "/home/u/.claude/projects/-p/input-new.jsonl".into()
         )]
     );
+    assert_eq!(m.live_counts(), (4, 0));
     press(&mut m, Key::Char('d'));
     assert_eq!(session_ids(&m), ["perm-1", "input-old", "busy-1"]);
     assert_eq!(m.selected_session().unwrap().session_id, "input-old");
+    // Dismissed is hidden, not ended: it still counts as live.
+    assert_eq!(m.live_counts(), (4, 1));
     // News from the dismissed session brings it back.
     let mut snap = m.snapshot.clone();
     for s in &mut snap.sessions {
