@@ -116,6 +116,10 @@ pub struct HooksConfig {
     /// After a proven compaction, the first tool call that is not read-only is denied
     /// once with what to re-read (and Stop blocks once when no tool ran).
     pub compaction_reread: bool,
+    /// When Stop warns the person about uncommitted changes: `grew` (past the count
+    /// the session started with, or last warned about), `changed` (whenever the count
+    /// changed) or `off` ([`crate::model::dirty`]). It only changes what forge shows.
+    pub dirty_warning: String,
 }
 
 impl Default for HooksConfig {
@@ -123,6 +127,7 @@ impl Default for HooksConfig {
         Self {
             handoff_on_precompact: true,
             compaction_reread: true,
+            dirty_warning: "grew".into(),
         }
     }
 }
@@ -481,7 +486,14 @@ pub const KEYS: [(&str, &[&str]); 11] = [
     ),
     ("statusline", &["segments", "bar_width"]),
     ("git", &["cache_ttl_secs"]),
-    ("hooks", &["handoff_on_precompact", "compaction_reread"]),
+    (
+        "hooks",
+        &[
+            "handoff_on_precompact",
+            "compaction_reread",
+            "dirty_warning",
+        ],
+    ),
     ("learn", &["nudge", "memory_max_lines"]),
     ("resume", &["auto", "max_age"]),
     ("attention", &["stale_after"]),
@@ -1221,6 +1233,14 @@ fn validate(c: &Config) -> Result<(), Invalid> {
         "\"recent\", \"always\" or \"never\"",
         format_args!("\"{}\"", c.resume.auto),
     )?;
+    let key = "hooks.dirty_warning";
+    require(
+        crate::model::dirty::MODES.contains(&c.hooks.dirty_warning.as_str()),
+        key,
+        key,
+        "\"grew\", \"changed\" or \"off\"",
+        format_args!("\"{}\"", c.hooks.dirty_warning),
+    )?;
     let key = "learn.memory_max_lines";
     let lines = c.learn.memory_max_lines;
     require(lines >= 10, key, key, "10 or more", lines)?;
@@ -1297,6 +1317,10 @@ mod tests {
         assert_eq!(
             msg(&|c| c.resume.auto = "maybe".into()).1,
             "`resume.auto` must be \"recent\", \"always\" or \"never\", found \"maybe\""
+        );
+        assert_eq!(
+            msg(&|c| c.hooks.dirty_warning = "always".into()).1,
+            "`hooks.dirty_warning` must be \"grew\", \"changed\" or \"off\", found \"always\""
         );
         assert_eq!(
             msg(&|c| c.learn.memory_max_lines = 9).1,

@@ -590,7 +590,7 @@ fn zero_usage_after_compaction_is_unknown_not_zero_percent() {
     assert_ne!(bridge["used_percentage"], json!(0.0), "{bridge}");
 }
 
-// ----- 7. the dirty-tree warning reaches the person -----------------------------------------
+// ----- 7. the dirty-tree warning reaches the person when the session made the tree dirtier --
 
 #[test]
 fn dirty_tree_warning_is_on_screen_and_in_the_next_session() {
@@ -602,18 +602,38 @@ fn dirty_tree_warning_is_on_screen_and_in_the_next_session() {
         "WRITE-DIRT",
         Reply::tool("Write", json!({"file_path": dirt, "content": "dirt\n"})),
     );
+    // The tree is dirty before the session starts (as after `forge init`'s own
+    // edits): not news, so no turn warns about it.
+    w.write("README.md", "# e2e\nedited before the session\n");
     w.start(&["--permission-mode", "acceptEdits"]);
+    w.turn("just talk to me");
+    w.turn("and once more");
+    let warned = |w: &harness::World| {
+        w.events()
+            .iter()
+            .filter(|e| e["event"] == "Stop")
+            .flat_map(|e| e["outcomes"].as_array().cloned().unwrap_or_default())
+            .filter(|o| o["kind"] == "warned")
+            .count()
+    };
+    assert_eq!(warned(&w), 0, "a steady dirty tree warned");
+    // The session adds a change: the count grew past what it started with.
     w.turn("please WRITE-DIRT");
     assert!(dirt.is_file());
     let screen = w.wait_screen("the dirty-tree warning", |s| {
-        s.contains("1 uncommitted change on branch main")
+        s.contains("2 uncommitted changes on branch main")
     });
     assert!(screen.contains("Stop says"), "{screen}");
+    assert_eq!(screen.matches("Stop says").count(), 1, "{screen}");
+    assert_eq!(warned(&w), 1);
     assert_eq!(
-        requests_with(&w, "uncommitted change on branch main"),
+        requests_with(&w, "uncommitted changes on branch main — commit"),
         0,
         "the warning is for the person, not the model"
     );
+    // A turn that adds nothing is not warned again.
+    w.turn("thanks");
+    assert_eq!(warned(&w), 1);
     // SessionEnd only records; the next session hears about it.
     w.type_line("/exit");
     w.wait_events("SessionEnd:prompt_input_exit", 1);
@@ -622,13 +642,13 @@ fn dirty_tree_warning_is_on_screen_and_in_the_next_session() {
             .is_some_and(|l| l["final"] == true)
     });
     let last = w.forge_json("logs/last-session.json").unwrap();
-    assert_eq!(last["uncommitted_changes"], 1);
+    assert_eq!(last["uncommitted_changes"], 2);
     let before = w.api.messages().len();
     let out = w.print("hello");
     assert!(out.status.success());
     let first = w.api.messages()[before].all_text();
     assert!(
-        first.contains("The last session ended with 1 uncommitted change"),
+        first.contains("The last session ended with 2 uncommitted changes"),
         "{first}"
     );
     // The session wrote a file: the next sessions are asked to learn from it until

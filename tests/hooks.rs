@@ -410,6 +410,73 @@ fn stop_and_session_end_record_the_session() {
     assert_eq!(bridge["attention"], "ended");
 }
 
+/// The dirty-tree warning Stop prints now, if any.
+fn stop_warning(p: &TestProject) -> Option<String> {
+    let out = hook(p, "Stop", p.payload("hooks/Stop.json"));
+    let v: Value = serde_json::from_str(out.trim()).ok()?;
+    v["systemMessage"].as_str().map(str::to_owned)
+}
+
+#[test]
+fn the_dirty_tree_warning_comes_when_the_session_adds_changes_not_for_a_tree_already_dirty() {
+    let p = TestProject::new();
+    // The tree is dirty before the session starts (forge init's own edits, work
+    // left from before).
+    p.write(".gitignore", ".forge/\n");
+    p.write("README.md", "edited by init\n");
+    hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-startup.json"),
+    );
+    let bridge = json_file(&p.forge_dir().join(format!("logs/sessions/{SID}.json")));
+    assert_eq!(bridge["dirty_at_start"], 2);
+    // A turn that changed nothing: no warning, however dirty the tree.
+    assert_eq!(stop_warning(&p), None);
+    assert_eq!(stop_warning(&p), None);
+    // Set: the session adds a file.
+    p.write("new.rs", "fn main() {}\n");
+    assert_eq!(
+        stop_warning(&p).as_deref(),
+        Some(
+            "forge: 3 uncommitted changes on branch main — commit them or note them in a handoff."
+        )
+    );
+    // The same count again: said once.
+    assert_eq!(stop_warning(&p), None);
+    // Clear: a commit brings the count down, and nothing is said; new changes from
+    // there warn again.
+    common::git(&p.root, &["add", "-A"]);
+    common::git(&p.root, &["commit", "-qm", "work"]);
+    assert_eq!(stop_warning(&p), None);
+    p.write("next.rs", "\n");
+    assert_eq!(
+        stop_warning(&p).as_deref(),
+        Some("forge: 1 uncommitted change on branch main — commit them or note them in a handoff.")
+    );
+    // `[hooks] dirty_warning = "off"` (a display key: a project file may set it).
+    p.write(".forge/config.toml", "[hooks]\ndirty_warning = \"off\"\n");
+    p.write("more.rs", "\n");
+    assert_eq!(stop_warning(&p), None);
+    // `changed`: whenever the count differs from the last one (the old rule).
+    p.write(
+        ".forge/config.toml",
+        "[hooks]\ndirty_warning = \"changed\"\n",
+    );
+    assert_eq!(
+        stop_warning(&p).as_deref(),
+        Some(
+            "forge: 2 uncommitted changes on branch main — commit them or note them in a handoff."
+        )
+    );
+    assert_eq!(stop_warning(&p), None);
+    std::fs::remove_file(p.root.join("more.rs")).unwrap();
+    assert_eq!(
+        stop_warning(&p).as_deref(),
+        Some("forge: 1 uncommitted change on branch main — commit them or note them in a handoff.")
+    );
+}
+
 #[test]
 fn without_a_status_line_reading_the_context_comes_from_the_transcript() {
     // Print mode (`claude -p`) never runs the status line (reference §11.1 #11).

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::dispatch::{Ctx, HookResult};
+use crate::model::dirty::{self, DirtyWarning};
 use crate::model::outcome::Outcome;
 use crate::model::state::{Attention, LastSession};
 use crate::store::{self, files};
@@ -157,12 +158,20 @@ impl Ctx<'_> {
         let git = self.record_end(false, None);
         let dirty = git.as_ref().map_or(0, |g| g.uncommitted_changes);
         // The warning is for the person (a Stop hook's plain stdout reaches no screen:
-        // reference §11.1 #8), and only when the count changed since the last one.
-        let mut warn = dirty > 0 && self.session_id().is_none();
+        // reference §11.1 #8), and only as `[hooks] dirty_warning` says: by default
+        // when the count grew past what the session started with (or was last warned
+        // about). Without a bridge there is nothing to compare with.
+        let mode = DirtyWarning::parse(&self.config().hooks.dirty_warning);
+        let mut warn = git.is_some() && dirty::decide(mode, dirty, None, None).warn;
         let baseline = git.as_ref().map(crate::model::state::GitCache::fingerprint);
         self.touch_bridge_and("Stop", Some(Attention::WaitingInput), None, |b| {
-            warn = dirty > 0 && b.dirty_warned != Some(dirty);
-            b.dirty_warned = Some(dirty);
+            if git.is_some() {
+                let d = dirty::decide(mode, dirty, b.dirty_at_start, b.dirty_warned);
+                warn = d.warn;
+                b.dirty_warned = d.warned;
+            } else {
+                warn = false;
+            }
             // A session that started before forge knew it: from now on.
             if b.git_baseline.is_none() {
                 b.git_baseline = baseline;

@@ -6,6 +6,7 @@
 pub mod activity;
 pub mod dashboard;
 pub mod diff;
+pub mod dirty;
 pub mod fleet;
 pub mod handoff;
 pub mod handoff_doc;

@@ -254,8 +254,13 @@ pub struct SessionBridge {
     pub handoff_written_at: Option<String>,
     /// When this session crossed the handoff threshold.
     pub threshold_crossed_at: Option<String>,
-    /// The uncommitted count Stop last warned the person about (so the warning
-    /// comes when the count changes, not under every reply).
+    /// The uncommitted count when the session started (SessionStart): a tree that
+    /// was already this dirty is not news ([`crate::model::dirty`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dirty_at_start: Option<u64>,
+    /// The floor of the next dirty-tree warning: the uncommitted count Stop last
+    /// warned the person about, lowered when the tree got cleaner since
+    /// ([`crate::model::dirty::decide`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dirty_warned: Option<u64>,
     /// The work tree's [`GitCache::fingerprint`] when the session started (or when
