@@ -664,6 +664,62 @@ fn dirty_tree_warning_is_on_screen_and_in_the_next_session() {
     assert!(!w.root.join(".forge/logs/learn-pending").exists());
 }
 
+// ----- the learn flag: what the session changed, not another terminal ------------------------
+
+#[test]
+fn the_learn_flag_follows_the_sessions_commands_not_another_terminals_commit() {
+    let Some(mut w) =
+        World::new("the_learn_flag_follows_the_sessions_commands_not_another_terminals_commit")
+    else {
+        return;
+    };
+    w.api.on(
+        "LIST-FILES",
+        Reply::tool(
+            "Bash",
+            json!({"command": "ls", "description": "List files"}),
+        ),
+    );
+    w.api.on(
+        "TOUCH-FILE",
+        Reply::tool(
+            "Bash",
+            json!({"command": "touch made-by-bash.txt", "description": "Make a file"}),
+        ),
+    );
+    let flag = w.root.join(".forge/logs/learn-pending");
+    w.start(&["--allowedTools", "Bash"]);
+    w.turn("hello there");
+    // Another terminal commits while the session waits for its next prompt.
+    w.write("theirs.txt", "from another terminal\n");
+    w.commit_all();
+    // The session's next turn runs a command that changes nothing.
+    w.turn("please LIST-FILES");
+    assert!(w.count_events("PreToolUse:Bash") >= 1);
+    assert!(
+        !flag.exists(),
+        "another terminal's commit set the learn flag"
+    );
+    // A command of the session that creates a file sets it.
+    w.turn("please TOUCH-FILE");
+    assert!(w.root.join("made-by-bash.txt").is_file());
+    assert!(
+        flag.exists(),
+        "the session's touch did not set the learn flag"
+    );
+    let why = w
+        .events()
+        .iter()
+        .flat_map(|e| e["outcomes"].as_array().cloned().unwrap_or_default())
+        .find(|o| o["kind"] == "flag_set")
+        .map(|o| o["why"].as_str().unwrap_or_default().to_owned())
+        .unwrap_or_default();
+    assert!(
+        why.starts_with("a command the session ran changed the work tree"),
+        "{why}"
+    );
+}
+
 // ----- 8. /clear resumes the handoff; /exit records the end ---------------------------------
 
 #[test]

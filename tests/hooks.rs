@@ -379,12 +379,14 @@ fn stop_and_session_end_record_the_session() {
     // Nothing changed in the turn: nothing to learn.
     assert!(!p.forge_dir().join("logs/learn-pending").exists());
 
-    // Dirty tree: two changes (one modified, one untracked) → the warning with the
-    // count, for the person (systemMessage), once per count.
+    // Dirty tree: a command of the session makes two changes (one modified, one
+    // untracked) → the warning with the count, for the person (systemMessage), once
+    // per count.
+    hook(&p, "PreToolUse", pre_tool(&p, "Bash"));
     p.write("README.md", "changed\n");
     p.write("new.txt", "new\n");
     let out = hook(&p, "Stop", p.payload("hooks/Stop.json"));
-    // The tree changed since the session's first turn: something to learn.
+    // A command the session ran changed the tree: something to learn.
     assert!(p.forge_dir().join("logs/learn-pending").exists());
     let v: Value = serde_json::from_str(out.trim()).expect("one JSON object");
     assert_eq!(
@@ -474,6 +476,83 @@ fn the_dirty_tree_warning_comes_when_the_session_adds_changes_not_for_a_tree_alr
     assert_eq!(
         stop_warning(&p).as_deref(),
         Some("forge: 1 uncommitted change on branch main — commit them or note them in a handoff.")
+    );
+}
+
+#[test]
+fn the_learn_flag_is_set_by_what_the_session_changed_not_by_another_terminal() {
+    let p = TestProject::new();
+    let flag = p.forge_dir().join("logs/learn-pending");
+    let stop = |p: &TestProject| hook(p, "Stop", p.payload("hooks/Stop.json"));
+    let learned = |p: &TestProject| {
+        p.forge().args(["learn", "done"]).assert().success();
+    };
+    hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-startup.json"),
+    );
+    // Another terminal commits while the session answers a question: not the
+    // session's change.
+    p.write("theirs.txt", "theirs\n");
+    common::git(&p.root, &["add", "-A"]);
+    common::git(&p.root, &["commit", "-qm", "from another terminal"]);
+    stop(&p);
+    assert!(!flag.exists(), "another terminal's commit set the flag");
+    // Between turns another commit lands; the next turn runs a command that changes
+    // nothing (a test run): still not the session's change.
+    p.write("theirs2.txt", "theirs\n");
+    common::git(&p.root, &["add", "-A"]);
+    common::git(&p.root, &["commit", "-qm", "again from another terminal"]);
+    hook(&p, "PreToolUse", pre_tool(&p, "Bash"));
+    stop(&p);
+    assert!(
+        !flag.exists(),
+        "a command that changed nothing set the flag"
+    );
+    // An Edit of the session sets it.
+    hook(
+        &p,
+        "PreToolUse",
+        with(
+            &pre_tool(&p, "Edit"),
+            json!({"tool_input": {"file_path": p.root.join("README.md")}}),
+        ),
+    );
+    stop(&p);
+    assert!(flag.exists(), "an Edit did not set the flag");
+    learned(&p);
+    assert!(!flag.exists());
+    stop(&p);
+    assert!(
+        !flag.exists(),
+        "learning is done: the edit is not asked for again"
+    );
+    // A command of the session that creates a file (touch) sets it.
+    hook(&p, "PreToolUse", pre_tool(&p, "Bash"));
+    p.write("touched.txt", "");
+    stop(&p);
+    assert!(flag.exists(), "a Bash touch did not set the flag");
+    learned(&p);
+    // A command of the session that commits (the file it touched) sets it.
+    hook(&p, "PreToolUse", pre_tool(&p, "Bash"));
+    common::git(&p.root, &["add", "-A"]);
+    common::git(&p.root, &["commit", "-qm", "by the session"]);
+    stop(&p);
+    assert!(flag.exists(), "a Bash git commit did not set the flag");
+    let set = events(&p)
+        .into_iter()
+        .flat_map(|e| e["outcomes"].as_array().cloned().unwrap_or_default())
+        .filter(|o| o["kind"] == "flag_set")
+        .map(|o| o["why"].as_str().unwrap_or_default().to_owned())
+        .collect::<Vec<_>>();
+    assert_eq!(set.len(), 3, "{set:?}");
+    assert!(set[0].starts_with("the session edited files"), "{set:?}");
+    assert!(
+        set[1..]
+            .iter()
+            .all(|w| w.starts_with("a command the session ran changed the work tree")),
+        "{set:?}"
     );
 }
 
@@ -854,6 +933,8 @@ fn attention_states_follow_notifications() {
 fn session_start_orients_the_new_session() {
     let p = TestProject::new();
     hook(&p, "Stop", p.payload("hooks/Stop.json"));
+    // The session's command dirties the tree.
+    hook(&p, "PreToolUse", pre_tool(&p, "Bash"));
     p.write("README.md", "dirty\n");
     hook(&p, "Stop", p.payload("hooks/Stop.json"));
     std::fs::write(

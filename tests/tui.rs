@@ -313,7 +313,7 @@ fn live_dashboard_in_a_real_terminal() {
     );
     assert_eq!(marker.lines().nth(1), Some("chosen"), "{marker}");
     let global = std::fs::read_to_string(p.home.join(".claude/pending-resume")).unwrap();
-    assert_eq!(global, marker);
+    assert_eq!(global, format!("{}\n", marker.lines().next().unwrap()));
     tmux.wait_for("↻ resume agent-T-012");
 
     // o hands the terminal to $EDITOR and takes it back.

@@ -161,6 +161,7 @@ impl Ctx<'_> {
 
     pub(super) fn pre_tool_use(&self) -> HookResult {
         self.note_edit();
+        self.note_command();
         // A subagent's tool call carries the parent's session id, but the compaction
         // was the main thread's: leave the marker for the main thread.
         if self.wire.agent_id.is_some() {
@@ -236,6 +237,43 @@ impl Ctx<'_> {
         }
     }
 }
+
+impl Ctx<'_> {
+    /// The first command (Bash) of a turn takes the work tree's fingerprint, which the
+    /// end of the turn compares with its own: a change in between is what the
+    /// session's commands did ([`crate::model::learn`]). One git scan per turn that
+    /// runs commands, at most [`COMMAND_BASELINE_DEADLINE`]; later calls of the turn
+    /// and every other tool read one small file. A scan that does not finish in time
+    /// leaves no baseline: then the turn's commands claim nothing.
+    fn note_command(&self) {
+        if self.wire.tool_name.as_deref() != Some(crate::model::learn::COMMAND_TOOL) {
+            return;
+        }
+        let Some(sid) = self.session_id() else { return };
+        if files::read_bridge(&self.paths, sid).is_some_and(|b| b.command_baseline.is_some()) {
+            return;
+        }
+        let Some(facts) = crate::git::facts_within(&self.paths.root, COMMAND_BASELINE_DEADLINE)
+        else {
+            return;
+        };
+        let baseline = crate::git::cache_of(facts, self.env.now).fingerprint();
+        if let Err(e) = files::update_bridge(&self.paths, sid, self.env.now, |b| {
+            // Parallel calls race: the first baseline of the turn stays.
+            let first = b.command_baseline.is_none();
+            if first {
+                b.command_baseline = Some(baseline);
+            }
+            first
+        }) {
+            self.fail("bridge", &e.to_string());
+        }
+    }
+}
+
+/// The most the first command of a turn waits for its baseline scan (a tool call is
+/// waiting; the turn's end has three seconds for its own).
+const COMMAND_BASELINE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Whether PreCompact should write a handoff for a session: none was written yet, or
 /// the last one is older than the session's threshold crossing.

@@ -234,19 +234,11 @@ impl Ctx<'_> {
         } else {
             Attention::WaitingInput
         };
-        // The tree as the session found it: Stop compares against it to know whether
-        // the session changed files (a resumed session keeps its own).
-        let baseline = snap
-            .git
-            .as_ref()
-            .map(crate::model::state::GitCache::fingerprint);
-        // And its uncommitted count: the dirty-tree warning is about what grows past
-        // it, not about what was there before (forge init's own edits).
+        // The uncommitted count as the session found it (a resumed session keeps its
+        // own): the dirty-tree warning is about what grows past it, not about what was
+        // there before (forge init's own edits).
         let dirty = snap.git.as_ref().map(|g| g.uncommitted_changes);
         self.touch_bridge_and("SessionStart", Some(attention), None, |b| {
-            if b.git_baseline.is_none() {
-                b.git_baseline = baseline;
-            }
             if b.dirty_at_start.is_none() {
                 b.dirty_at_start = dirty;
             }

@@ -84,7 +84,8 @@ impl Ctx<'_> {
     }
 
     /// The learn flag at the end of a turn: cleared when a `learned-*.md` is newer
-    /// than it, else set when this session changed files since its baseline.
+    /// than it, else set when this session changed files — edited them, or ran a
+    /// command that changed the tree in this turn ([`crate::model::learn`]).
     fn learn_flag(
         &self,
         bridge: Option<&crate::model::state::SessionBridge>,
@@ -163,7 +164,6 @@ impl Ctx<'_> {
         // about). Without a bridge there is nothing to compare with.
         let mode = DirtyWarning::parse(&self.config().hooks.dirty_warning);
         let mut warn = git.is_some() && dirty::decide(mode, dirty, None, None).warn;
-        let baseline = git.as_ref().map(crate::model::state::GitCache::fingerprint);
         self.touch_bridge_and("Stop", Some(Attention::WaitingInput), None, |b| {
             if git.is_some() {
                 let d = dirty::decide(mode, dirty, b.dirty_at_start, b.dirty_warned);
@@ -172,10 +172,8 @@ impl Ctx<'_> {
             } else {
                 warn = false;
             }
-            // A session that started before forge knew it: from now on.
-            if b.git_baseline.is_none() {
-                b.git_baseline = baseline;
-            }
+            // The turn is over: the next one's first command takes a new baseline.
+            b.command_baseline = None;
         });
         let mut out = serde_json::Map::new();
         // Failsafe: a compaction happened and no tool ran since, so PreToolUse never
@@ -204,7 +202,9 @@ impl Ctx<'_> {
     /// #8), so the next SessionStart tells the dirty tree instead.
     pub(super) fn session_end(&self, reason: Option<&str>) -> HookResult {
         self.record_end(true, reason);
-        self.touch_bridge("SessionEnd", Some(Attention::Ended), None);
+        self.touch_bridge_and("SessionEnd", Some(Attention::Ended), None, |b| {
+            b.command_baseline = None;
+        });
         Ok(String::new())
     }
 }

@@ -263,10 +263,11 @@ pub struct SessionBridge {
     /// ([`crate::model::dirty::decide`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dirty_warned: Option<u64>,
-    /// The work tree's [`GitCache::fingerprint`] when the session started (or when
-    /// its learning was last done): Stop compares against it.
+    /// The work tree's [`GitCache::fingerprint`] at the turn's first command (Bash):
+    /// the end of the turn compares against it, then clears it
+    /// ([`crate::model::learn`]). `None`: no command ran in this turn.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub git_baseline: Option<String>,
+    pub command_baseline: Option<String>,
     /// The session ran a file-editing tool (Edit, Write, MultiEdit, NotebookEdit) on
     /// a file of the project since its baseline.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
