@@ -416,6 +416,99 @@ fn compact_denies_the_first_non_read_tool_once_and_stop_blocks_once() {
     assert_eq!(w.count_events("Stop:active"), 1);
 }
 
+// ----- 3b. a session that only read files is told to re-read those, nothing else ------------
+
+#[test]
+fn after_compact_a_session_that_only_read_files_rereads_only_those() {
+    let Some(mut w) = World::new("after_compact_a_session_that_only_read_files_rereads_only_those")
+    else {
+        return;
+    };
+    let spec = w.root.join("SPEC.md");
+    w.api
+        .on("READ-SPEC", Reply::tool("Read", json!({"file_path": spec})));
+    let after = w.root.join("after.md");
+    w.api.on(
+        "WRITE-AFTER",
+        Reply::tool("Write", json!({"file_path": after, "content": "x\n"})),
+    );
+    // The tree is dirty, but not by the session: an uncommitted edit and a new file
+    // from before it started (as forge init's own .gitignore edit was).
+    w.write("README.md", "# e2e\nedited elsewhere\n");
+    w.write("ELSEWHERE.md", "not the session's\n");
+    // A workflow's state file the session never reads.
+    w.write(".forge/state.json", r#"{"phase":"build","task":"T-1"}"#);
+    w.start(&["--permission-mode", "acceptEdits"]);
+    w.turn("please READ-SPEC");
+    w.type_line("/compact");
+    w.wait_events("SessionStart:compact", 1);
+    let sid = w.session_of("SessionStart:compact");
+    wait_until("the compaction counted", || compaction_lines(&w) == 1);
+    // The re-read list of each proven compaction, in order.
+    let reread_lists = |w: &harness::World| -> Vec<Vec<String>> {
+        w.events()
+            .iter()
+            .filter(|e| e["event"] == "SessionStart")
+            .flat_map(|e| e["outcomes"].as_array().cloned().unwrap_or_default())
+            .filter(|o| o["kind"] == "compaction_recorded")
+            .map(|o| {
+                o["reread"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .collect()
+    };
+    let recorded = reread_lists(&w).remove(0);
+    assert_eq!(recorded.len(), 2, "{recorded:?}");
+    assert!(
+        recorded[0].starts_with(".forge/handoffs/handoff-") && recorded[1] == "SPEC.md",
+        "{recorded:?}"
+    );
+    // What reaches the model after the compaction names the same, nothing else; the
+    // first call that is not a read is held back once with that list alone.
+    let before = w.api.messages().len();
+    w.turn("please WRITE-AFTER");
+    let text = w.api.messages()[before].all_text();
+    assert!(
+        text.contains(&format!(
+            "Context was compacted. Re-read before continuing: {}, SPEC.md.",
+            recorded[0]
+        )),
+        "{text}"
+    );
+    let denied = denials(&w);
+    assert_eq!(denied.len(), 1, "{denied:?}");
+    let reason = &denied[0];
+    assert!(
+        reason.contains(&format!("Re-read {}, SPEC.md first", recorded[0])),
+        "{reason}"
+    );
+    for name in ["README.md", "ELSEWHERE.md", ".gitignore", "state.json"] {
+        assert!(!reason.contains(name), "{name}: {reason}");
+    }
+    assert!(!marker_exists(&w, &sid));
+
+    // A new session (/clear) that touches no file at all: after its compaction it is
+    // told of its own handoff alone, never of git's changed names.
+    w.type_line("/clear");
+    w.wait_events("SessionStart:clear", 1);
+    w.turn("just talk to me");
+    w.type_line("/compact");
+    w.wait_events("SessionStart:compact", 2);
+    wait_until("the second compaction counted", || {
+        compaction_lines(&w) == 2
+    });
+    let second = reread_lists(&w).remove(1);
+    assert_eq!(second.len(), 1, "{second:?}");
+    assert!(
+        second[0].starts_with(".forge/handoffs/handoff-") && second[0] != recorded[0],
+        "{second:?}"
+    );
+}
+
 // ----- 4. /compact cancelled with Esc ---------------------------------------------------------
 
 #[test]

@@ -675,8 +675,8 @@ fn first_non_read_tool_after_compaction_is_denied_once_with_the_transcripts_file
         .unwrap();
     // Shown after the client's "PreToolUse:Bash hook error: " prefix. The session's
     // handoff (PreCompact's safety net); edited files, newest first, then files read,
-    // newest first, never a folder or a missing file (git's dirty names only when the
-    // transcript names nothing); the workflow state.
+    // newest first, never a folder or a missing file; nothing the transcript does not
+    // show the session used (git's dirty names, the workflow state).
     let handoff = std::fs::read_dir(p.forge_dir().join("handoffs"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -686,8 +686,8 @@ fn first_non_read_tool_after_compaction_is_denied_once_with_the_transcripts_file
         reason,
         format!(
             "forge held this call back once because the context was just compacted. \
-             Re-read .forge/handoffs/{handoff}, src/pool.rs, src/db.rs, SPEC.md, docs/api.md, \
-             .forge/state.json first (reading is never held back), then make the call again."
+             Re-read .forge/handoffs/{handoff}, src/pool.rs, src/db.rs, SPEC.md, docs/api.md \
+             first (reading is never held back), then make the call again."
         )
     );
     // The retry passes.
@@ -702,21 +702,51 @@ fn first_non_read_tool_after_compaction_is_denied_once_with_the_transcripts_file
 }
 
 #[test]
-fn without_a_transcript_the_reread_list_falls_back_to_git() {
+fn a_session_that_touched_no_file_is_told_of_its_handoff_alone_never_gits_names() {
     let p = TestProject::new();
+    // The tree is dirty, but not by this session (forge init's .gitignore edit,
+    // another terminal's work); its transcript names no file.
+    p.write(".gitignore", ".forge/\n");
     p.write("src/db.rs", "// changed\n");
-    compact(&p);
+    p.write(".forge/state.json", r#"{"phase":"build"}"#);
+    write_transcript(&p, &[]);
+    let start = compact(&p);
+    let handoff = std::fs::read_dir(p.forge_dir().join("handoffs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .next()
+        .unwrap();
+    assert!(
+        start.contains(&format!(
+            "Context was compacted. Re-read before continuing: .forge/handoffs/{handoff}.\n"
+        )),
+        "{start}"
+    );
     let out = hook(&p, "PreToolUse", pre_tool(&p, "Edit"));
     let v: Value = serde_json::from_str(out.trim()).unwrap();
     let reason = v["hookSpecificOutput"]["permissionDecisionReason"]
         .as_str()
         .unwrap();
-    // git names the untracked folder `src/`: never a folder.
     assert!(
-        reason.contains("Re-read .forge/handoffs/handoff-"),
+        reason.contains(&format!("Re-read .forge/handoffs/{handoff} first")),
         "{reason}"
     );
-    assert!(!reason.contains("src/"), "{reason}");
+    for name in [".gitignore", "src/", "db.rs", "state.json"] {
+        assert!(!reason.contains(name), "{name}: {reason}");
+    }
+    // No handoff either (the safety net is off): nothing to re-read, so nothing is
+    // armed and nothing is said.
+    let q = TestProject::new();
+    q.write("src/db.rs", "// changed\n");
+    q.write(
+        ".forge/config.toml",
+        "[hooks]\nhandoff_on_precompact = false\n",
+    );
+    write_transcript(&q, &[]);
+    let start = compact(&q);
+    assert!(!start.contains("Re-read"), "{start}");
+    assert_eq!(hook(&q, "PreToolUse", pre_tool(&q, "Edit")), "");
+    assert_eq!(hook(&q, "Stop", q.payload("hooks/Stop.json")), "");
 }
 
 #[test]

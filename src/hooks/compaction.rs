@@ -53,7 +53,8 @@ impl Ctx<'_> {
     }
 
     /// A proven compaction (SessionStart `compact`): counts it in `compactions.jsonl`
-    /// and arms the session's one-shot re-read marker. Returns the files to re-read.
+    /// and arms the session's one-shot re-read marker — when there is something to
+    /// re-read. Returns the files to re-read (none: nothing is armed).
     pub(super) fn record_compaction(&self, snap: &Snapshot) -> std::io::Result<Vec<String>> {
         let cfg = self.config();
         let sid = self.session_id();
@@ -62,7 +63,7 @@ impl Ctx<'_> {
             .pre_compact
             .as_ref()
             .filter(|p| p.session_id.as_deref() == sid);
-        let files_to_read = reread_files(&self.paths, sid, transcript, pre);
+        let files_to_read = reread_files(&self.paths, sid, transcript);
         let record = CompactionRecord {
             compacted_at: files::iso(self.env.now),
             session_id: sid.map(str::to_owned),
@@ -71,10 +72,10 @@ impl Ctx<'_> {
         };
         let line = serde_json::to_string(&record).map_err(std::io::Error::other)?;
         store::append_line_capped(&self.paths.compactions(), &line, store::COMPACTIONS_CAP)?;
-        let armed = cfg.hooks.compaction_reread && sid.is_some();
-        if cfg.hooks.compaction_reread
-            && let Some(sid) = sid
-        {
+        // A session with no handoff and no file in its transcript has nothing to
+        // re-read: holding a call back would only say "re-read something".
+        let armed = cfg.hooks.compaction_reread && sid.is_some() && !files_to_read.is_empty();
+        if armed && let Some(sid) = sid {
             let _ = store::remove_if_exists(&self.paths.reread_started(sid));
             store::write_json(
                 &self.paths.compaction_marker(sid),
@@ -155,8 +156,12 @@ impl Ctx<'_> {
                     .map(str::to_owned)
                     .collect()
             })
-            .unwrap_or_else(|| reread_files(&self.paths, Some(sid), None, None));
-        Some(list)
+            .unwrap_or_else(|| reread_files(&self.paths, Some(sid), None));
+        Some(if list.is_empty() {
+            vec!["the files you were working on".to_owned()]
+        } else {
+            list
+        })
     }
 
     pub(super) fn pre_tool_use(&self) -> HookResult {
@@ -297,15 +302,16 @@ fn is_read_only(tool: Option<&str>) -> bool {
 }
 
 /// The files to re-read after a compaction, each once: this session's newest handoff
-/// (never another session's); from the transcript, the files the session edited,
-/// then those it read (newest first; only files that exist, never a folder); the
-/// workflow state. Only when the transcript names no file, git's changed names
-/// (from PreCompact's capture) stand in. Names inside the project are relative.
+/// (never another session's; it carries the workflow's phase and task), then from
+/// the transcript the files the session edited, then those it read (newest first;
+/// only files that exist, never a folder). Nothing else: git's changed names are not
+/// what the session used (forge's own `.gitignore` edit, another terminal's work), so
+/// a session that touched no file is told of its handoff alone — or of nothing. Names
+/// inside the project are relative.
 pub(super) fn reread_files(
     paths: &Paths,
     session_id: Option<&str>,
     transcript: Option<&Path>,
-    pre: Option<&PreCompactState>,
 ) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     if let Some(sid) = session_id
@@ -334,28 +340,12 @@ pub(super) fn reread_files(
             Err(_) => f,
         })
         .collect();
-    let fallback = from_transcript.is_empty();
     for f in from_transcript {
         if !out.contains(&f) {
             out.push(f);
         }
     }
-    // A regular file only: Claude reads what this list names, and a state.json that
-    // is a link planted in the folder would point it at any file.
-    if store::safe::is_regular(&paths.state_json()) {
-        out.push(".forge/state.json".to_owned());
-    }
-    if fallback {
-        for f in pre.map(|p| p.recent_files.as_slice()).unwrap_or_default() {
-            if !f.ends_with('/') && paths.root.join(f).is_file() && !out.contains(f) {
-                out.push(f.clone());
-            }
-        }
-    }
     out.truncate(RECENT_FILES);
-    if out.is_empty() {
-        out.push("the files you were working on".to_owned());
-    }
     out
 }
 

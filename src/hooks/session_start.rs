@@ -141,13 +141,15 @@ impl Ctx<'_> {
         if compacted {
             let files_to_read = self.record_compaction(&snap).unwrap_or_else(|e| {
                 self.fail("SessionStart compaction", &e.to_string());
-                reread_files(&self.paths, self.session_id(), None, None)
+                reread_files(&self.paths, self.session_id(), None)
             });
-            let _ = writeln!(
-                head,
-                "Context was compacted. Re-read before continuing: {}.",
-                files_to_read.join(", ")
-            );
+            if !files_to_read.is_empty() {
+                let _ = writeln!(
+                    head,
+                    "Context was compacted. Re-read before continuing: {}.",
+                    files_to_read.join(", ")
+                );
+            }
         }
         let head = cut_lines(&clip_lines(&head, LINE_MAX), HEAD_BUDGET, "");
 
