@@ -4,6 +4,7 @@
 //! the dashboard, `forge status` and SessionStart all draw the same [`Snapshot`].
 
 pub mod activity;
+pub mod conversation;
 pub mod dashboard;
 pub mod diff;
 pub mod dirty;

@@ -28,7 +28,7 @@ use super::state::GitCache;
 use super::trend;
 
 pub use filter::{Filter, KindFilter, visible_rows};
-pub use keymap::{Action, Binding, KEYMAP, Key, action_for, bindings};
+pub use keymap::{Action, Binding, KEYMAP, Key, action_for, bindings, footer_bindings};
 pub use update::update;
 
 /// The panes that take focus (Tab cycles through them in this order).
@@ -170,8 +170,8 @@ pub enum Effect {
     WritePendingResume(PathBuf),
     /// Suspend the terminal and open this file in the editor.
     OpenEditor(PathBuf),
-    /// Suspend the terminal and show this session transcript in `$PAGER` (else the
-    /// editor).
+    /// Suspend the terminal and show the conversation of this session transcript,
+    /// readable ([`crate::model::conversation`]), in `$PAGER` (else the editor).
     OpenTranscript(PathBuf),
     /// Put this text on the terminal's clipboard (OSC 52).
     Copy(String),
