@@ -745,6 +745,13 @@ fn a_session_that_touched_no_file_is_told_of_its_handoff_alone_never_gits_names(
     write_transcript(&q, &[]);
     let start = compact(&q);
     assert!(!start.contains("Re-read"), "{start}");
+    let recorded = events(&q)
+        .into_iter()
+        .flat_map(|e| e["outcomes"].as_array().cloned().unwrap_or_default())
+        .find(|o| o["kind"] == "compaction_recorded")
+        .unwrap();
+    assert_eq!(recorded["reread"], json!([]));
+    assert_eq!(recorded["armed"], false);
     assert_eq!(hook(&q, "PreToolUse", pre_tool(&q, "Edit")), "");
     assert_eq!(hook(&q, "Stop", q.payload("hooks/Stop.json")), "");
 }

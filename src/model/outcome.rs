@@ -88,7 +88,7 @@ pub enum Outcome {
         /// The files the session is asked to re-read.
         reread: Vec<String>,
         /// Whether the one-shot re-read marker was armed (`[hooks]
-        /// compaction_reread`).
+        /// compaction_reread`, and something to re-read).
         armed: bool,
     },
     /// PreCompact captured the state a compaction may lose.
@@ -255,6 +255,11 @@ impl Outcome {
                 if tasks.len() == 1 { "" } else { "s" },
                 tasks.join(", ")
             ),
+            Self::CompactionRecorded { reread, .. } if reread.is_empty() => {
+                "recorded a compaction; nothing to re-read (no handoff, no file in the \
+                 transcript)"
+                    .to_owned()
+            }
             Self::CompactionRecorded { reread, armed } => {
                 let what = if *armed {
                     "re-read asked once before the next tool"
@@ -475,6 +480,21 @@ mod tests {
                     is_final: false,
                 },
                 "recorded the turn: branch main, 3 uncommitted",
+            ),
+            (
+                Outcome::CompactionRecorded {
+                    reread: vec![".forge/handoffs/handoff-1.md".into(), "SPEC.md".into()],
+                    armed: true,
+                },
+                "recorded a compaction; re-read asked once before the next tool: \
+                 .forge/handoffs/handoff-1.md, SPEC.md",
+            ),
+            (
+                Outcome::CompactionRecorded {
+                    reread: Vec::new(),
+                    armed: false,
+                },
+                "recorded a compaction; nothing to re-read (no handoff, no file in the transcript)",
             ),
         ];
         for (o, want) in cases {
