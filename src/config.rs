@@ -118,6 +118,10 @@ pub struct HooksConfig {
     /// After a proven compaction, the first tool call that is not read-only is denied
     /// once with what to re-read (and Stop blocks once when no tool ran).
     pub compaction_reread: bool,
+    /// When Stop warns the person about uncommitted changes: `grew` (past the count
+    /// the session started with, or last warned about), `changed` (whenever the count
+    /// changed) or `off` ([`crate::model::dirty`]). It only changes what forge shows.
+    pub dirty_warning: String,
 }
 
 impl Default for HooksConfig {
@@ -125,6 +129,7 @@ impl Default for HooksConfig {
         Self {
             handoff_on_precompact: true,
             compaction_reread: true,
+            dirty_warning: "grew".into(),
         }
     }
 }
@@ -486,7 +491,14 @@ pub const KEYS: [(&str, &[&str]); 11] = [
     ),
     ("statusline", &["segments", "bar_width"]),
     ("git", &["cache_ttl_secs"]),
-    ("hooks", &["handoff_on_precompact", "compaction_reread"]),
+    (
+        "hooks",
+        &[
+            "handoff_on_precompact",
+            "compaction_reread",
+            "dirty_warning",
+        ],
+    ),
     ("learn", &["nudge", "memory_max_lines"]),
     ("resume", &["auto", "max_age"]),
     ("attention", &["stale_after"]),
@@ -563,7 +575,7 @@ const fn yours_only(key: &'static str, what: &'static str) -> KeySide {
 
 /// Every key of [`KEYS`] and [`HOOK_LISTS`] with its side: the one typed list of
 /// what acts (a test fails when a key of the config structs has no side here).
-pub const SIDES: [KeySide; 32] = [
+pub const SIDES: [KeySide; 33] = [
     shows("context.warn", "where L1 starts"),
     shows("context.critical", "where L2 starts"),
     shows("context.emergency", "where L3 starts"),
@@ -584,6 +596,10 @@ pub const SIDES: [KeySide; 32] = [
     shows(
         "hooks.compaction_reread",
         "after a compaction, ask the session once to re-read its files",
+    ),
+    shows(
+        "hooks.dirty_warning",
+        "when Stop warns that the work tree is dirty (a message on your screen)",
     ),
     shows("learn.nudge", "the /forge-learn reminder at SessionStart"),
     shows(
@@ -1543,6 +1559,14 @@ fn validate(c: &Config) -> Result<(), Invalid> {
         "\"recent\", \"always\" or \"never\"",
         format_args!("\"{}\"", c.resume.auto),
     )?;
+    let key = "hooks.dirty_warning";
+    require(
+        crate::model::dirty::MODES.contains(&c.hooks.dirty_warning.as_str()),
+        key,
+        key,
+        "\"grew\", \"changed\" or \"off\"",
+        format_args!("\"{}\"", c.hooks.dirty_warning),
+    )?;
     let key = "learn.memory_max_lines";
     let lines = c.learn.memory_max_lines;
     require(lines >= 10, key, key, "10 or more", lines)?;
@@ -1653,6 +1677,10 @@ mod tests {
         assert_eq!(
             msg(&|c| c.resume.auto = "maybe".into()).1,
             "`resume.auto` must be \"recent\", \"always\" or \"never\", found \"maybe\""
+        );
+        assert_eq!(
+            msg(&|c| c.hooks.dirty_warning = "always".into()).1,
+            "`hooks.dirty_warning` must be \"grew\", \"changed\" or \"off\", found \"always\""
         );
         assert_eq!(
             msg(&|c| c.learn.memory_max_lines = 9).1,

@@ -288,10 +288,11 @@ fn interactive_status_line_threshold_handoff_and_permission_prompt() {
     assert!(doc.contains("trigger: context-threshold"), "{doc}");
     let project_marker = std::fs::read_to_string(w.root.join(".forge/pending-resume")).unwrap();
     let global_marker = std::fs::read_to_string(w.home.join(".claude/pending-resume")).unwrap();
-    // The path, then who made it pending: the threshold, automatically.
+    // The path, then who made it pending: the threshold, automatically. The global
+    // marker holds the bare path (the seed's format; the origin stays in the project).
     let auto = format!("{}\nauto\n", path.display());
     assert_eq!(project_marker, auto);
-    assert_eq!(global_marker, auto);
+    assert_eq!(global_marker, format!("{}\n", path.display()));
     // The status line's detached `forge handoff --auto` says what it did in the log.
     let logged = poll(harness::WAIT, || {
         w.events()
@@ -454,6 +455,99 @@ fn compact_denies_the_first_non_read_tool_once_and_stop_blocks_once() {
     // The marker is spent: the next turn is not blocked.
     w.turn("and now?");
     assert_eq!(w.count_events("Stop:active"), 1);
+}
+
+// ----- 3b. a session that only read files is told to re-read those, nothing else ------------
+
+#[test]
+fn after_compact_a_session_that_only_read_files_rereads_only_those() {
+    let Some(mut w) = World::new("after_compact_a_session_that_only_read_files_rereads_only_those")
+    else {
+        return;
+    };
+    let spec = w.root.join("SPEC.md");
+    w.api
+        .on("READ-SPEC", Reply::tool("Read", json!({"file_path": spec})));
+    let after = w.root.join("after.md");
+    w.api.on(
+        "WRITE-AFTER",
+        Reply::tool("Write", json!({"file_path": after, "content": "x\n"})),
+    );
+    // The tree is dirty, but not by the session: an uncommitted edit and a new file
+    // from before it started (as forge init's own .gitignore edit was).
+    w.write("README.md", "# e2e\nedited elsewhere\n");
+    w.write("ELSEWHERE.md", "not the session's\n");
+    // A workflow's state file the session never reads.
+    w.write(".forge/state.json", r#"{"phase":"build","task":"T-1"}"#);
+    w.start(&["--permission-mode", "acceptEdits"]);
+    w.turn("please READ-SPEC");
+    w.type_line("/compact");
+    w.wait_events("SessionStart:compact", 1);
+    let sid = w.session_of("SessionStart:compact");
+    wait_until("the compaction counted", || compaction_lines(&w) == 1);
+    // The re-read list of each proven compaction, in order.
+    let reread_lists = |w: &harness::World| -> Vec<Vec<String>> {
+        w.events()
+            .iter()
+            .filter(|e| e["event"] == "SessionStart")
+            .flat_map(|e| e["outcomes"].as_array().cloned().unwrap_or_default())
+            .filter(|o| o["kind"] == "compaction_recorded")
+            .map(|o| {
+                o["reread"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .collect()
+    };
+    let recorded = reread_lists(&w).remove(0);
+    assert_eq!(recorded.len(), 2, "{recorded:?}");
+    assert!(
+        recorded[0].starts_with(".forge/handoffs/handoff-") && recorded[1] == "SPEC.md",
+        "{recorded:?}"
+    );
+    // What reaches the model after the compaction names the same, nothing else; the
+    // first call that is not a read is held back once with that list alone.
+    let before = w.api.messages().len();
+    w.turn("please WRITE-AFTER");
+    let text = w.api.messages()[before].all_text();
+    assert!(
+        text.contains(&format!(
+            "Context was compacted. Re-read before continuing: {}, SPEC.md.",
+            recorded[0]
+        )),
+        "{text}"
+    );
+    let denied = denials(&w);
+    assert_eq!(denied.len(), 1, "{denied:?}");
+    let reason = &denied[0];
+    assert!(
+        reason.contains(&format!("Re-read {}, SPEC.md first", recorded[0])),
+        "{reason}"
+    );
+    for name in ["README.md", "ELSEWHERE.md", ".gitignore", "state.json"] {
+        assert!(!reason.contains(name), "{name}: {reason}");
+    }
+    assert!(!marker_exists(&w, &sid));
+
+    // A new session (/clear) that touches no file at all: after its compaction it is
+    // told of its own handoff alone, never of git's changed names.
+    w.type_line("/clear");
+    w.wait_events("SessionStart:clear", 1);
+    w.turn("just talk to me");
+    w.type_line("/compact");
+    w.wait_events("SessionStart:compact", 2);
+    wait_until("the second compaction counted", || {
+        compaction_lines(&w) == 2
+    });
+    let second = reread_lists(&w).remove(1);
+    assert_eq!(second.len(), 1, "{second:?}");
+    assert!(
+        second[0].starts_with(".forge/handoffs/handoff-") && second[0] != recorded[0],
+        "{second:?}"
+    );
 }
 
 // ----- 4. /compact cancelled with Esc ---------------------------------------------------------
@@ -630,7 +724,7 @@ fn zero_usage_after_compaction_is_unknown_not_zero_percent() {
     assert_ne!(bridge["used_percentage"], json!(0.0), "{bridge}");
 }
 
-// ----- 7. the dirty-tree warning reaches the person -----------------------------------------
+// ----- 7. the dirty-tree warning reaches the person when the session made the tree dirtier --
 
 #[test]
 fn dirty_tree_warning_is_on_screen_and_in_the_next_session() {
@@ -642,18 +736,38 @@ fn dirty_tree_warning_is_on_screen_and_in_the_next_session() {
         "WRITE-DIRT",
         Reply::tool("Write", json!({"file_path": dirt, "content": "dirt\n"})),
     );
+    // The tree is dirty before the session starts (as after `forge init`'s own
+    // edits): not news, so no turn warns about it.
+    w.write("README.md", "# e2e\nedited before the session\n");
     w.start(&["--permission-mode", "acceptEdits"]);
+    w.turn("just talk to me");
+    w.turn("and once more");
+    let warned = |w: &harness::World| {
+        w.events()
+            .iter()
+            .filter(|e| e["event"] == "Stop")
+            .flat_map(|e| e["outcomes"].as_array().cloned().unwrap_or_default())
+            .filter(|o| o["kind"] == "warned")
+            .count()
+    };
+    assert_eq!(warned(&w), 0, "a steady dirty tree warned");
+    // The session adds a change: the count grew past what it started with.
     w.turn("please WRITE-DIRT");
     assert!(dirt.is_file());
     let screen = w.wait_screen("the dirty-tree warning", |s| {
-        s.contains("1 uncommitted change on branch main")
+        s.contains("2 uncommitted changes on branch main")
     });
     assert!(screen.contains("Stop says"), "{screen}");
+    assert_eq!(screen.matches("Stop says").count(), 1, "{screen}");
+    assert_eq!(warned(&w), 1);
     assert_eq!(
-        requests_with(&w, "uncommitted change on branch main"),
+        requests_with(&w, "uncommitted changes on branch main — commit"),
         0,
         "the warning is for the person, not the model"
     );
+    // A turn that adds nothing is not warned again.
+    w.turn("thanks");
+    assert_eq!(warned(&w), 1);
     // SessionEnd only records; the next session hears about it.
     w.type_line("/exit");
     w.wait_events("SessionEnd:prompt_input_exit", 1);
@@ -662,13 +776,13 @@ fn dirty_tree_warning_is_on_screen_and_in_the_next_session() {
             .is_some_and(|l| l["final"] == true)
     });
     let last = w.forge_json("logs/last-session.json").unwrap();
-    assert_eq!(last["uncommitted_changes"], 1);
+    assert_eq!(last["uncommitted_changes"], 2);
     let before = w.api.messages().len();
     let out = w.print("hello");
     assert!(out.status.success());
     let first = w.api.messages()[before].all_text();
     assert!(
-        first.contains("The last session ended with 1 uncommitted change"),
+        first.contains("The last session ended with 2 uncommitted changes"),
         "{first}"
     );
     // The session wrote a file: the next sessions are asked to learn from it until
@@ -682,6 +796,62 @@ fn dirty_tree_warning_is_on_screen_and_in_the_next_session() {
     let third = w.api.messages()[before].all_text();
     assert!(!third.contains("/forge-learn"), "{third}");
     assert!(!w.root.join(".forge/logs/learn-pending").exists());
+}
+
+// ----- the learn flag: what the session changed, not another terminal ------------------------
+
+#[test]
+fn the_learn_flag_follows_the_sessions_commands_not_another_terminals_commit() {
+    let Some(mut w) =
+        World::new("the_learn_flag_follows_the_sessions_commands_not_another_terminals_commit")
+    else {
+        return;
+    };
+    w.api.on(
+        "LIST-FILES",
+        Reply::tool(
+            "Bash",
+            json!({"command": "ls", "description": "List files"}),
+        ),
+    );
+    w.api.on(
+        "TOUCH-FILE",
+        Reply::tool(
+            "Bash",
+            json!({"command": "touch made-by-bash.txt", "description": "Make a file"}),
+        ),
+    );
+    let flag = w.root.join(".forge/logs/learn-pending");
+    w.start(&["--allowedTools", "Bash"]);
+    w.turn("hello there");
+    // Another terminal commits while the session waits for its next prompt.
+    w.write("theirs.txt", "from another terminal\n");
+    w.commit_all();
+    // The session's next turn runs a command that changes nothing.
+    w.turn("please LIST-FILES");
+    assert!(w.count_events("PreToolUse:Bash") >= 1);
+    assert!(
+        !flag.exists(),
+        "another terminal's commit set the learn flag"
+    );
+    // A command of the session that creates a file sets it.
+    w.turn("please TOUCH-FILE");
+    assert!(w.root.join("made-by-bash.txt").is_file());
+    assert!(
+        flag.exists(),
+        "the session's touch did not set the learn flag"
+    );
+    let why = w
+        .events()
+        .iter()
+        .flat_map(|e| e["outcomes"].as_array().cloned().unwrap_or_default())
+        .find(|o| o["kind"] == "flag_set")
+        .map(|o| o["why"].as_str().unwrap_or_default().to_owned())
+        .unwrap_or_default();
+    assert!(
+        why.starts_with("a command the session ran changed the work tree"),
+        "{why}"
+    );
 }
 
 // ----- 8. /clear resumes the handoff; /exit records the end ---------------------------------

@@ -301,6 +301,12 @@ pub fn to_json(
                     .collect::<Vec<_>>()
             ),
         );
+        // Whether `last_session` is of a session still live (a turn's record, not
+        // an end).
+        obj.insert(
+            "last_session_live".into(),
+            json!(snap.last_session_live(snap.taken_at, stale_after).is_some()),
+        );
         obj.insert(
             "current_session".into(),
             snap.current_session(snap.taken_at, stale_after)
@@ -408,10 +414,22 @@ pub fn render_text(
             redacted_line(snap.workflow.task.as_deref().unwrap_or("-"))
         );
     }
-    match &snap.last_session {
+    let live = snap.last_session_live(snap.taken_at, stale_after);
+    match (&snap.last_session, live) {
+        // The record is of a turn of a session still running: said so, never "ended".
+        (Some(l), Some(b)) => {
+            let _ = writeln!(
+                out,
+                "Live session: {} · {} · branch {} · {} uncommitted",
+                short(&b.session_id),
+                l.last_turn_words(snap.taken_at, zone),
+                single_line(l.branch.as_deref().unwrap_or("(none)")),
+                l.uncommitted_changes,
+            );
+        }
         // How long ago and the local time, as the dashboard says it (SessionStart
         // gives Claude the stored UTC time instead).
-        Some(l) => {
+        (Some(l), None) => {
             let _ = writeln!(
                 out,
                 "Last session: {} · branch {} · {} uncommitted{}",
@@ -421,7 +439,7 @@ pub fn render_text(
                 if l.is_final { " (final)" } else { "" }
             );
         }
-        None => out.push_str("Last session: none recorded\n"),
+        (None, _) => out.push_str("Last session: none recorded\n"),
     }
     if let Some(s) = snap.current_session(snap.taken_at, stale_after) {
         let _ = writeln!(out, "Context: {}", context_words(snap, s, thresholds));
@@ -628,6 +646,48 @@ mod tests {
             text.contains("Last session: ended at yesterday ·"),
             "{text}"
         );
+        // The record of a turn of a session that is still live: it is live, with when
+        // its last turn ended — never "ended just now · not final".
+        let last = snap.last_session.as_mut().unwrap();
+        last.ended_at = "2026-11-21T10:24:00Z".into();
+        last.is_final = false;
+        last.session_id = Some("3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21".into());
+        let bridge: crate::model::state::SessionBridge = serde_json::from_value(json!({
+            "session_id": "3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21",
+            "last_event_at": "2026-11-21T10:24:00Z",
+            "attention": "waiting:input",
+        }))
+        .unwrap();
+        snap.sessions = vec![bridge.clone()];
+        let text = render(&snap);
+        assert!(
+            text.contains(
+                "Live session: 3f0c2a9e · last turn 2m ago, 11-21 11:24 · branch main · 2 uncommitted\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("Last session"), "{text}");
+        assert_eq!(
+            to_json(&snap, chrono::Duration::minutes(30), &Default::default())["last_session_live"],
+            true
+        );
+        // It ended (SessionEnd), went silent past stale_after, or it was another
+        // session: the record is of an ended session again.
+        let mut ended = bridge.clone();
+        ended.attention = Some(crate::model::state::Attention::Ended);
+        let mut silent = bridge.clone();
+        silent.last_event_at = Some("2026-11-21T09:00:00Z".into());
+        let mut other = bridge;
+        other.session_id = "5c2e9f10".into();
+        for b in [ended, silent, other] {
+            snap.sessions = vec![b];
+            let text = render(&snap);
+            assert!(text.contains("Last session: ended "), "{text}");
+            assert_eq!(
+                to_json(&snap, chrono::Duration::minutes(30), &Default::default())["last_session_live"],
+                false
+            );
+        }
     }
 
     #[test]

@@ -45,9 +45,21 @@ impl Ctx<'_> {
         // "last session" is itself and the learn flag waits for a real start.
         if !compacted {
             if let Some(last) = &snap.last_session {
-                let _ = writeln!(head, "{}", last_session_line(last));
-                if let Some(line) = ended_dirty_line(last) {
-                    head.push_str(&line);
+                // The record may be of a turn of another session still running here
+                // (two terminals): then it is live, not "the last session".
+                if self.other_session_live(last) {
+                    let _ = writeln!(head, "{}", live_session_line(last));
+                    if last.uncommitted_changes > 0 {
+                        head.push_str(
+                            "Its uncommitted changes may be work in progress: \
+                             leave them to it unless asked.\n",
+                        );
+                    }
+                } else {
+                    let _ = writeln!(head, "{}", last_session_line(last));
+                    if let Some(line) = ended_dirty_line(last) {
+                        head.push_str(&line);
+                    }
                 }
                 if last.forge_phase.is_some() || last.forge_task.is_some() {
                     let _ = writeln!(
@@ -130,13 +142,15 @@ impl Ctx<'_> {
         if compacted {
             let files_to_read = self.record_compaction(&snap).unwrap_or_else(|e| {
                 self.fail("SessionStart compaction", &e.to_string());
-                reread_files(&self.paths, self.session_id(), None, None)
+                reread_files(&self.paths, self.session_id(), None)
             });
-            let _ = writeln!(
-                head,
-                "Context was compacted. Re-read before continuing: {}.",
-                files_to_read.join(", ")
-            );
+            if !files_to_read.is_empty() {
+                let _ = writeln!(
+                    head,
+                    "Context was compacted. Re-read before continuing: {}.",
+                    files_to_read.join(", ")
+                );
+            }
         }
         // Redacted before anything is cut (a cut could leave half a key that no
         // rule knows), as every part below: the text is made of redacted parts and
@@ -250,15 +264,13 @@ impl Ctx<'_> {
         } else {
             Attention::WaitingInput
         };
-        // The tree as the session found it: Stop compares against it to know whether
-        // the session changed files (a resumed session keeps its own).
-        let baseline = snap
-            .git
-            .as_ref()
-            .map(crate::model::state::GitCache::fingerprint);
+        // The uncommitted count as the session found it (a resumed session keeps its
+        // own): the dirty-tree warning is about what grows past it, not about what was
+        // there before (forge init's own edits).
+        let dirty = snap.git.as_ref().map(|g| g.uncommitted_changes);
         self.touch_bridge_and("SessionStart", Some(attention), None, |b| {
-            if b.git_baseline.is_none() {
-                b.git_baseline = baseline;
+            if b.dirty_at_start.is_none() {
+                b.dirty_at_start = dirty;
             }
             b.chain_handoffs = Some(lineage.handoff_count as u64);
         });
@@ -438,6 +450,33 @@ fn safe_exists(path: &Path) -> bool {
     crate::store::safe::is_regular(path)
 }
 
+impl Ctx<'_> {
+    /// Whether `last` records a turn of another session that is still live (its one
+    /// bridge read: the summary loads no bridges). A record of this very session
+    /// (resumed) is its own past, never "another session".
+    fn other_session_live(&self, last: &LastSession) -> bool {
+        let Some(id) = last.session_id.as_deref() else {
+            return false;
+        };
+        if Some(id) == self.session_id() || last.is_final {
+            return false;
+        }
+        let mut bridge = files::read_bridge(&self.paths, id);
+        // A session whose client process is gone (kill -9) ran no SessionEnd: it
+        // is not live, as in every other view.
+        if let Some(b) = bridge.as_mut() {
+            b.end_if_client_gone(crate::store::process::is_gone);
+        }
+        crate::model::snapshot::live_last_session(
+            last,
+            bridge.as_ref(),
+            self.env.now,
+            self.config().attention.stale_after(),
+        )
+        .is_some()
+    }
+}
+
 /// What became of the pending resume.
 enum Take {
     /// This session took it (the markers are gone), and who had made it pending.
@@ -455,6 +494,19 @@ const TAKEN_BY_ANOTHER: &str = "another session starting at the same moment took
 fn last_session_line(last: &LastSession) -> String {
     format!(
         "Last session: {} · branch {} · {} uncommitted",
+        last.ended_at,
+        last.branch.as_deref().unwrap_or("(none)"),
+        last.uncommitted_changes
+    )
+}
+
+/// The record of another session still running in the project: `Another session is
+/// live here (3f0c2a9e), its last turn ended <ended_at> · branch <b> · <n>
+/// uncommitted`, the time as stored.
+fn live_session_line(last: &LastSession) -> String {
+    format!(
+        "Another session is live in this project ({}), its last turn ended {} · branch {} · {} uncommitted",
+        crate::model::text::short_id(last.session_id.as_deref().unwrap_or("?")),
         last.ended_at,
         last.branch.as_deref().unwrap_or("(none)"),
         last.uncommitted_changes

@@ -249,6 +249,8 @@ fn session_start_says_what_it_resumed_surfaced_and_cleared() {
 fn a_dirty_tree_is_warned_about_once() {
     let p = Project::new();
     git2::Repository::init(&p.root).unwrap();
+    // A session forge saw start on a clean tree adds a file.
+    p.hook("SessionStart", json!({"source": "startup"}));
     p.write("notes.txt", "x\n");
     let (out, first) = p.hook("Stop", json!({}));
     let warned: Vec<&Outcome> = first

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::dispatch::{Ctx, HookResult};
+use crate::model::dirty::{self, DirtyWarning};
 use crate::model::outcome::Outcome;
 use crate::model::state::{Attention, LastSession};
 use crate::store::{self, files};
@@ -84,7 +85,8 @@ impl Ctx<'_> {
     }
 
     /// The learn flag at the end of a turn: cleared when a `learned-*.md` is newer
-    /// than it, else set when this session changed files since its baseline.
+    /// than it, else set when this session changed files — edited them, or ran a
+    /// command that changed the tree in this turn ([`crate::model::learn`]).
     fn learn_flag(
         &self,
         bridge: Option<&crate::model::state::SessionBridge>,
@@ -162,16 +164,21 @@ impl Ctx<'_> {
         let git = self.record_end(false, None);
         let dirty = git.as_ref().map_or(0, |g| g.uncommitted_changes);
         // The warning is for the person (a Stop hook's plain stdout reaches no screen:
-        // reference §11.1 #8), and only when the count changed since the last one.
-        let mut warn = dirty > 0 && self.session_id().is_none();
-        let baseline = git.as_ref().map(crate::model::state::GitCache::fingerprint);
+        // reference §11.1 #8), and only as `[hooks] dirty_warning` says: by default
+        // when the count grew past what the session started with (or was last warned
+        // about). Without a bridge there is nothing to compare with.
+        let mode = DirtyWarning::parse(&self.config().hooks.dirty_warning);
+        let mut warn = git.is_some() && dirty::decide(mode, dirty, None, None).warn;
         self.touch_bridge_and("Stop", Some(Attention::WaitingInput), None, |b| {
-            warn = dirty > 0 && b.dirty_warned != Some(dirty);
-            b.dirty_warned = Some(dirty);
-            // A session that started before forge knew it: from now on.
-            if b.git_baseline.is_none() {
-                b.git_baseline = baseline;
+            if git.is_some() {
+                let d = dirty::decide(mode, dirty, b.dirty_at_start, b.dirty_warned);
+                warn = d.warn;
+                b.dirty_warned = d.warned;
+            } else {
+                warn = false;
             }
+            // The turn is over: the next one's first command takes a new baseline.
+            b.command_baseline = None;
         });
         let mut out = serde_json::Map::new();
         // Failsafe: a compaction happened and no tool ran since, so PreToolUse never
@@ -200,7 +207,9 @@ impl Ctx<'_> {
     /// #8), so the next SessionStart tells the dirty tree instead.
     pub(super) fn session_end(&self, reason: Option<&str>) -> HookResult {
         self.record_end(true, reason);
-        self.touch_bridge("SessionEnd", Some(Attention::Ended), None);
+        self.touch_bridge_and("SessionEnd", Some(Attention::Ended), None, |b| {
+            b.command_baseline = None;
+        });
         Ok(String::new())
     }
 }

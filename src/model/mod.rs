@@ -4,8 +4,10 @@
 //! the dashboard, `forge status` and SessionStart all draw the same [`Snapshot`].
 
 pub mod activity;
+pub mod conversation;
 pub mod dashboard;
 pub mod diff;
+pub mod dirty;
 pub mod fleet;
 pub mod handoff;
 pub mod handoff_doc;

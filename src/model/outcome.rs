@@ -88,7 +88,7 @@ pub enum Outcome {
         /// The files the session is asked to re-read.
         reread: Vec<String>,
         /// Whether the one-shot re-read marker was armed (`[hooks]
-        /// compaction_reread`).
+        /// compaction_reread`, and something to re-read).
         armed: bool,
     },
     /// PreCompact captured the state a compaction may lose.
@@ -339,6 +339,11 @@ impl Outcome {
                 if tasks.len() == 1 { "" } else { "s" },
                 tasks.join(", ")
             ),
+            Self::CompactionRecorded { reread, .. } if reread.is_empty() => {
+                "recorded a compaction; nothing to re-read (no handoff, no file in the \
+                 transcript)"
+                    .to_owned()
+            }
             Self::CompactionRecorded { reread, armed } => {
                 let what = if *armed {
                     "re-read asked once before the next tool"
@@ -636,6 +641,21 @@ mod tests {
                     why: "you have not trusted this file".into(),
                 },
                 "ignored the acting keys ladder.L1, notify.mode of /p/.forge/config.toml: you have not trusted this file; `forge trust` shows what they do and trusts the file",
+            ),
+            (
+                Outcome::CompactionRecorded {
+                    reread: vec![".forge/handoffs/handoff-1.md".into(), "SPEC.md".into()],
+                    armed: true,
+                },
+                "recorded a compaction; re-read asked once before the next tool: \
+                 .forge/handoffs/handoff-1.md, SPEC.md",
+            ),
+            (
+                Outcome::CompactionRecorded {
+                    reread: Vec::new(),
+                    armed: false,
+                },
+                "recorded a compaction; nothing to re-read (no handoff, no file in the transcript)",
             ),
         ];
         for (o, want) in cases {

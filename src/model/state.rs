@@ -56,6 +56,25 @@ impl LastSession {
             |t| format!("ended {}", zone.ago_at(now, t)),
         )
     }
+
+    /// The record of a session that is still live (see
+    /// [`crate::model::snapshot::live_last_session`]): written at the end of its last
+    /// turn, so it says when that turn ended — `last turn 2m ago, 11-21 10:12`.
+    pub fn last_turn_words(
+        &self,
+        now: chrono::DateTime<chrono::Utc>,
+        zone: crate::model::time::Zone,
+    ) -> String {
+        crate::model::time::parse_time(&self.ended_at).map_or_else(
+            || {
+                format!(
+                    "last turn at {}",
+                    crate::model::text::single_line(&self.ended_at)
+                )
+            },
+            |t| format!("last turn {}", zone.ago_at(now, t)),
+        )
+    }
 }
 
 /// One line of `logs/compactions.jsonl`: a compaction that happened. Written when
@@ -235,14 +254,20 @@ pub struct SessionBridge {
     pub handoff_written_at: Option<String>,
     /// When this session crossed the handoff threshold.
     pub threshold_crossed_at: Option<String>,
-    /// The uncommitted count Stop last warned the person about (so the warning
-    /// comes when the count changes, not under every reply).
+    /// The uncommitted count when the session started (SessionStart): a tree that
+    /// was already this dirty is not news ([`crate::model::dirty`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dirty_at_start: Option<u64>,
+    /// The floor of the next dirty-tree warning: the uncommitted count Stop last
+    /// warned the person about, lowered when the tree got cleaner since
+    /// ([`crate::model::dirty::decide`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dirty_warned: Option<u64>,
-    /// The work tree's [`GitCache::fingerprint`] when the session started (or when
-    /// its learning was last done): Stop compares against it.
+    /// The work tree's [`GitCache::fingerprint`] at the turn's first command (Bash):
+    /// the end of the turn compares against it, then clears it
+    /// ([`crate::model::learn`]). `None`: no command ran in this turn.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub git_baseline: Option<String>,
+    pub command_baseline: Option<String>,
     /// The session ran a file-editing tool (Edit, Write, MultiEdit, NotebookEdit) on
     /// a file of the project since its baseline.
     #[serde(skip_serializing_if = "std::ops::Not::not")]

@@ -6,6 +6,7 @@
 //!   size.
 //! - [`read_facts`] reads at most the last [`FACTS_CAP`] bytes for a handoff and says
 //!   whether the file was cut.
+//! - [`read_conversation`] reads the same tail for the dashboard's pager.
 //! - [`count_compactions`] streams the file (at most [`COUNT_CAP`] bytes) in fixed
 //!   chunks and byte-searches them for `compact_boundary`: only a line holding those
 //!   bytes is parsed (a line longer than [`LINE_MAX`] is skipped, not gathered), so
@@ -115,6 +116,15 @@ pub fn read_facts_capped(path: &Path, cap: u64) -> io::Result<(TranscriptFacts, 
     let len = file.metadata()?.len();
     let (text, cut) = read_tail(&mut file, len, cap)?;
     Ok((transcript::extract_facts(text.lines()), cut))
+}
+
+/// The conversation of the transcript at `path`, as a person reads it
+/// ([`crate::model::conversation`]), from its last [`FACTS_CAP`] bytes.
+pub fn read_conversation(path: &Path, zone: crate::model::time::Zone) -> io::Result<String> {
+    let mut file = safe::open_read(path, Follow::Yes)?;
+    let len = file.metadata()?.len();
+    let (text, cut) = read_tail(&mut file, len, FACTS_CAP)?;
+    Ok(crate::model::conversation::render(text.lines(), zone, cut))
 }
 
 /// Counts `compact_boundary` records, streaming at most `cap` bytes. Returns the

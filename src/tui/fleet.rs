@@ -122,8 +122,8 @@ fn fleet_loop(
             match ev {
                 LoopEvent::Signal(sig) => return Ok(Some(sig)),
                 LoopEvent::Input(ct::Event::Key(k)) if k.kind == KeyEventKind::Press => {
-                    if let Some(action) =
-                        key_of(k.code, k.modifiers).and_then(|key| action_for(model.mode, key))
+                    if let Some(action) = key_of(k.code, k.modifiers)
+                        .and_then(|key| action_for(model.mode, None, key))
                     {
                         effects.extend(update(model, FleetEvent::Action(action)));
                         dirty = true;

@@ -518,18 +518,26 @@ fn event_loop(
                     dirty = true;
                 }
                 Effect::OpenTranscript(path) => {
-                    let result = match transcript_to_show(&s.env, &path) {
-                        Ok(file) => {
+                    // The conversation, readable (never the raw .jsonl), in a private
+                    // temporary file the pager opens; it is removed when the pager
+                    // returns.
+                    let result = transcript_to_show(&s.env, &path)
+                        .and_then(|file| conversation_file(&file, model.zone))
+                        .and_then(|file| {
                             let program = s
                                 .env
                                 .pager
                                 .clone()
                                 .or_else(|| s.env.editor.clone())
                                 .or_else(|| s.env.find_program("less").map(|_| "less".to_owned()));
-                            suspend_for_editor(terminal, input, &s.env, program.as_deref(), &file)
-                        }
-                        Err(e) => Err(e),
-                    };
+                            suspend_for_editor(
+                                terminal,
+                                input,
+                                &s.env,
+                                program.as_deref(),
+                                file.path(),
+                            )
+                        });
                     let more = dashboard::update(model, Event::EditorClosed(result));
                     run_effects(model, s, more);
                     dirty = true;
@@ -625,7 +633,7 @@ pub fn reload(model: &mut Model, paths: &Paths, pending: &Pending) -> Vec<Effect
 fn action_of(ev: &ct::Event, model: &Model, terminal: &DefaultTerminal) -> Option<Action> {
     match ev {
         ct::Event::Key(k) if k.kind == KeyEventKind::Press => {
-            dashboard::action_for(model.mode, key_of(k.code, k.modifiers)?)
+            dashboard::action_for(model.mode, Some(model.focus), key_of(k.code, k.modifiers)?)
         }
         ct::Event::Mouse(m) => {
             let size = terminal.size().ok()?;
@@ -759,6 +767,27 @@ fn transcript_to_show(env: &Env, path: &Path) -> Result<PathBuf, String> {
         ));
     }
     Ok(path.to_path_buf())
+}
+
+/// The conversation of the transcript at `path` ([`crate::model::conversation`]:
+/// cleaned and redacted), written to a new private temporary file (`0600`, removed
+/// when the handle is dropped) for the pager.
+fn conversation_file(
+    path: &Path,
+    zone: crate::model::time::Zone,
+) -> Result<tempfile::NamedTempFile, String> {
+    use std::io::Write as _;
+    let text = store::transcript::read_conversation(path, zone)
+        .map_err(|e| format!("could not read the transcript: {e}"))?;
+    let mut file = tempfile::Builder::new()
+        .prefix("forge-conversation-")
+        .suffix(".txt")
+        .tempfile()
+        .map_err(|e| format!("could not write the conversation for the pager: {e}"))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.flush())
+        .map_err(|e| format!("could not write the conversation for the pager: {e}"))?;
+    Ok(file)
 }
 
 /// Puts `text` on the clipboard through the terminal (OSC 52), which works over ssh

@@ -373,7 +373,7 @@ fn footer(m: &FleetModel, width: u16) -> Paragraph<'static> {
         return notice_line(n, width);
     }
     let mut spans = Vec::new();
-    push_hints(&mut spans, m.mode, width, false);
+    push_hints(&mut spans, m.mode, None, width, false);
     Paragraph::new(Line::from(spans))
 }
 

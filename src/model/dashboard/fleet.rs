@@ -370,7 +370,7 @@ mod tests {
     }
 
     fn key(m: &mut FleetModel, k: Key) -> Vec<FleetEffect> {
-        match action_for(m.mode, k) {
+        match action_for(m.mode, None, k) {
             Some(a) => update(m, FleetEvent::Action(a)),
             None => Vec::new(),
         }
