@@ -74,7 +74,9 @@ pub fn climb(
 /// secret by its name or its text, or there is nothing to commit. Returns the short
 /// commit id.
 pub fn wip_commit(root: &Path, message: &str, protected: &[String]) -> Result<String, String> {
-    let repo = crate::git::open(root).ok_or("not a git repository")?;
+    let repo = crate::git::open_checked(root)
+        .map_err(|why| why.to_string())?
+        .ok_or("not a git repository")?;
     let head = repo.head().map_err(|e| format!("no HEAD: {e}"))?;
     if !head.is_branch() {
         return Err("HEAD is detached".to_owned());

@@ -155,7 +155,11 @@ impl Ctx<'_> {
         out.push_str(&blocked);
         // Only the resumed handoff's drift and the session's baseline need git: its
         // scan ran while the rest was read.
-        snap.git = crate::git::finish_refresh(&self.paths, self.env.now, git);
+        let refused;
+        (snap.git, refused) = crate::git::finish_refresh_checked(&self.paths, self.env.now, git);
+        if let Some(why) = refused {
+            self.fail("git", &why.to_string());
+        }
         // A new session takes whatever is pending; a session that goes on (compact,
         // resume) only its own handoff, never another session's.
         let own_only = matches!(source, Some("compact" | "resume"));
