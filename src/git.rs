@@ -789,8 +789,25 @@ pub fn is_tracked(file: &Path) -> Option<bool> {
     Some(index.get_path(&rel, 0).is_some())
 }
 
-/// The subjects of the last `n` commits on HEAD (`<sha7> <subject>`).
+/// The subjects of the last `n` commits on HEAD (`<sha7> <subject>`), read on a
+/// helper thread and waited for at most [`GIT_DEADLINE`] (a commit's object file is
+/// one no check before can vouch for): none past it.
 pub fn recent_commits(root: &Path, n: usize) -> Vec<String> {
+    let root = root.to_path_buf();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("git-commits".into())
+        .spawn(move || {
+            let _ = tx.send(commits_of(&root, n));
+        });
+    if spawned.is_err() {
+        return Vec::new();
+    }
+    rx.recv_timeout(GIT_DEADLINE).unwrap_or_default()
+}
+
+/// [`recent_commits`], on this thread.
+fn commits_of(root: &Path, n: usize) -> Vec<String> {
     let Some(repo) = open(root) else {
         return Vec::new();
     };
@@ -1588,6 +1605,47 @@ u UU N... 100644 100644 100644 100644 d1 d2 d3 conflict.rs\0\
         assert!(late.running());
         std::thread::sleep(Duration::from_millis(800));
         assert!(!late.running(), "it answered");
+    }
+
+    #[test]
+    fn a_fifo_commit_object_never_holds_the_commit_list() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().to_path_buf();
+        git(&d, &["init", "-q", "-b", "main"]);
+        std::fs::write(d.join("a"), "a").unwrap();
+        git(&d, &["add", "a"]);
+        git(&d, &["commit", "-qm", "one"]);
+        assert_eq!(recent_commits(&d, 5).len(), 1);
+        // No check before the walk can vouch for an object file: the walk blocks on
+        // the FIFO, and the list gives up at the deadline.
+        let sha = String::from_utf8(
+            Command::new("git")
+                .args(["rev-parse", "HEAD"])
+                .current_dir(&d)
+                .output()
+                .unwrap()
+                .stdout,
+        )
+        .unwrap();
+        let object = d.join(".git/objects").join(&sha[..2]).join(sha[2..].trim());
+        std::fs::remove_file(&object).unwrap();
+        assert!(
+            Command::new("mkfifo")
+                .arg(&object)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let (tx, rx) = std::sync::mpsc::channel();
+        let started = Instant::now();
+        std::thread::spawn(move || tx.send(recent_commits(&d, 5)));
+        let got = rx.recv_timeout(Duration::from_secs(10));
+        assert_eq!(
+            got.ok(),
+            Some(Vec::new()),
+            "the commit list waited on the FIFO"
+        );
+        assert!(started.elapsed() < GIT_DEADLINE + Duration::from_secs(1));
     }
 
     #[test]
