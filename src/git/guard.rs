@@ -9,10 +9,11 @@
 //! controls most of those paths: its `.git/config` can `include` any file, by any
 //! path.
 //!
-//! So [`check`] finds the repository the way libgit2's discovery does (each folder
-//! up from the start: its `.git` folder or `.git` file, then the folder itself as a
-//! bare repository, never across a file system), and requires each file below to be
-//! missing (git skips it) or a regular file, following links as git does:
+//! So [`check`] finds the repository the way libgit2 does when forge opens one (each
+//! folder up from the start: its `.git` folder or `.git` file, then the folder
+//! itself as a bare repository; then, in the git folder found, a `.git` of its own
+//! first — see [`locate`]), and requires each file below to be missing (git skips
+//! it) or a regular file, following links as git does:
 //!
 //! - read while libgit2 *opens* the repository: the `.git` file's `gitdir:`, the
 //!   `commondir` pointer, the git folder's `gitdir` back-link, `HEAD`, `config` and
@@ -53,7 +54,6 @@ use std::ffi::OsStr;
 use std::fmt;
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::store::safe::{self, Follow};
@@ -180,51 +180,90 @@ fn join_bytes(base: &Path, rel: &[u8]) -> PathBuf {
     base.join(OsStr::from_bytes(rel))
 }
 
-/// Finds the repository containing `start` as libgit2's discovery does (see
-/// [`super::open`]): for each folder from `start` up (the root excluded), its `.git`
-/// (a folder that is a valid git folder, or a file pointing at one — which ends the
-/// search either way), then the folder itself as a bare repository; the search
-/// stops at a file system boundary. `Err` when a pointer file on the way is not a
-/// regular file.
+/// Finds the repository containing `start` as forge's [`super::open`] makes libgit2
+/// find it. git2's `Repository::discover` looks in each folder from `start` up (the
+/// root excluded, across file systems): its `.git` (a folder that is a valid git
+/// folder, or a file pointing at one — which ends the search either way), then the
+/// folder itself as a bare repository. It then opens the git folder it found, and
+/// that open looks once more: for a `.git` inside that folder first, then the
+/// folder. `Err` when a pointer file on the way is not a regular file.
 pub fn locate(start: &Path) -> Result<Option<Layout>, Refusal> {
     let Ok(start) = fs::canonicalize(start) else {
         return Ok(None);
     };
-    let mut device = None;
+    let mut found = None;
     for dir in start.ancestors() {
         if dir.parent().is_none() && dir != start {
             break;
         }
-        for (candidate, dot_git) in [(dir.join(".git"), true), (dir.to_path_buf(), false)] {
-            let Some(meta) = kind(&candidate) else {
-                continue;
-            };
-            match device {
-                None => device = Some(meta.dev()),
-                Some(d) if d != meta.dev() => return Ok(None),
-                Some(_) => {}
+        match probe(dir)? {
+            Probe::Found(layout) => {
+                found = Some(layout);
+                break;
             }
-            if meta.is_dir() {
-                if let Some(common_dir) = valid_git_dir(&candidate)? {
-                    return Ok(Some(Layout {
-                        git_dir: candidate,
-                        common_dir,
-                        work_dir: dot_git.then(|| dir.to_path_buf()),
-                    }));
-                }
-            } else if meta.is_file() && dot_git {
-                let Some(git_dir) = read_git_file(&candidate) else {
-                    return Ok(None);
-                };
-                return Ok(valid_git_dir(&git_dir)?.map(|common_dir| Layout {
-                    git_dir,
+            Probe::Stop => return Ok(None),
+            Probe::Next => {}
+        }
+    }
+    let Some(found) = found else {
+        return Ok(None);
+    };
+    Ok(match probe(&found.git_dir)? {
+        Probe::Found(again) if again.git_dir == found.git_dir => Some(found),
+        Probe::Found(elsewhere) => Some(elsewhere),
+        Probe::Stop | Probe::Next => None,
+    })
+}
+
+/// What libgit2 finds in one folder.
+enum Probe {
+    /// A repository.
+    Found(Layout),
+    /// A `.git` file that names no valid git folder: the search ends, with nothing.
+    Stop,
+    /// Nothing: look further up.
+    Next,
+}
+
+/// Looks in `dir` as libgit2 does: `dir/.git` (a valid git folder, or a `.git` file
+/// naming one), then `dir` itself as a git folder.
+fn probe(dir: &Path) -> Result<Probe, Refusal> {
+    let dot_git = dir.join(".git");
+    match kind(&dot_git) {
+        Some(m) if m.is_dir() => {
+            if let Some(common_dir) = valid_git_dir(&dot_git)? {
+                return Ok(Probe::Found(Layout {
+                    git_dir: dot_git,
                     common_dir,
                     work_dir: Some(dir.to_path_buf()),
                 }));
             }
         }
+        Some(m) if m.is_file() => {
+            let Some(git_dir) = read_git_file(&dot_git) else {
+                return Ok(Probe::Stop);
+            };
+            return Ok(match valid_git_dir(&git_dir)? {
+                Some(common_dir) => Probe::Found(Layout {
+                    git_dir,
+                    common_dir,
+                    work_dir: Some(dir.to_path_buf()),
+                }),
+                None => Probe::Stop,
+            });
+        }
+        _ => {}
     }
-    Ok(None)
+    if kind(dir).is_some_and(|m| m.is_dir())
+        && let Some(common_dir) = valid_git_dir(dir)?
+    {
+        return Ok(Probe::Found(Layout {
+            git_dir: dir.to_path_buf(),
+            common_dir,
+            work_dir: None,
+        }));
+    }
+    Ok(Probe::Next)
 }
 
 /// The git folder a `.git` file names (`gitdir: <path>`, relative to the file's
@@ -1232,6 +1271,24 @@ mod tests {
             check(&t.join("repo/a/b")).unwrap_err().path,
             git_dir.join("config")
         );
+        // libgit2 opens the git folder it found, and looks for a `.git` in it first:
+        // a `.git/.git` file sends it to another git folder, whose config counts.
+        std::fs::remove_file(git_dir.join("config")).unwrap();
+        let other = t.join("other.git");
+        std::fs::create_dir_all(&other).unwrap();
+        git(&other, &["init", "-q", "--bare"]);
+        std::fs::remove_file(other.join("config")).unwrap();
+        mkfifo(&other.join("config"));
+        std::fs::write(
+            git_dir.join(".git"),
+            format!("gitdir: {}\n", other.display()),
+        )
+        .unwrap();
+        assert_eq!(
+            check(&t.join("repo")).unwrap_err().path,
+            other.join("config")
+        );
+        std::fs::remove_file(git_dir.join(".git")).unwrap();
         // Outside any repository: nothing to check.
         std::fs::create_dir_all(t.join("plain")).unwrap();
         assert_eq!(locate(&t.join("plain")).unwrap(), None);
