@@ -370,6 +370,7 @@ proptest! {
             }],
             has_claude_md: false,
             has_state_json: false,
+            notes: Default::default(),
         };
         let doc = compose(&inputs);
         let head: Vec<&str> = doc.lines().collect();

@@ -199,6 +199,36 @@ pub enum Outcome {
         /// Its exit status.
         exit: Option<i32>,
     },
+    /// An agent wrote an agent handoff through `forge mcp` (its `signal` or `resolve`
+    /// tool).
+    SignalWritten {
+        /// Its absolute path.
+        path: String,
+        /// The task.
+        task: String,
+        /// `complete`, `partial` or `blocked`.
+        status: String,
+        /// The agent it is for.
+        to: String,
+        /// The blocked Signal it resolves (its file name), for `resolve`.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        resolves: String,
+    },
+    /// A `forge mcp` tool (or resource read) answered without writing anything.
+    ToolAnswered {
+        /// The tool (`inbox`, `status`) or `resources/read`.
+        tool: String,
+        /// What it answered, in words.
+        summary: String,
+    },
+    /// A `forge mcp` tool call was refused: its input was not valid, or what it asked
+    /// for could not be done. Nothing was written.
+    ToolRefused {
+        /// The tool.
+        tool: String,
+        /// Why, as the agent was told.
+        why: String,
+    },
     /// Something failed (also in `errors.log`); the hook still exited 0.
     Error {
         /// What was being done.
@@ -214,8 +244,10 @@ pub enum Outcome {
 impl Outcome {
     /// Whether it reports a failure.
     pub fn is_error(&self) -> bool {
-        matches!(self, Self::Error { .. } | Self::UserHookFailed { .. })
-            || matches!(self, Self::UserHookRan { exit, .. } if *exit != Some(0))
+        matches!(
+            self,
+            Self::Error { .. } | Self::UserHookFailed { .. } | Self::ToolRefused { .. }
+        ) || matches!(self, Self::UserHookRan { exit, .. } if *exit != Some(0))
     }
 
     /// What happened and why, in one line of words.
@@ -339,6 +371,30 @@ impl Outcome {
                 if *handoffs == 1 { "" } else { "s" },
                 exit.map_or_else(|| "killed by a signal".to_owned(), |c| format!("exit {c}"))
             ),
+            Self::SignalWritten {
+                path,
+                task,
+                status,
+                to,
+                resolves,
+            } if resolves.is_empty() => {
+                format!(
+                    "wrote {} (a {status} Signal of {task} for {to})",
+                    file_name(path)
+                )
+            }
+            Self::SignalWritten {
+                path,
+                task,
+                status,
+                to,
+                resolves,
+            } => format!(
+                "resolved {task} ({resolves}): wrote {} (a {status} Signal for {to})",
+                file_name(path)
+            ),
+            Self::ToolAnswered { tool, summary } => format!("answered {tool}: {summary}"),
+            Self::ToolRefused { tool, why } => format!("refused {tool}: {why}"),
             Self::Error { what, message } => format!("error ({what}): {message}"),
             Self::Unknown => "(an outcome this forge version does not know)".to_owned(),
         }
