@@ -269,6 +269,14 @@ fn a_signal_written_by_a_tool_is_forges_own_and_resolve_ends_it() {
         }),
     );
     assert_eq!(r["isError"], false, "{r}");
+    // The client hands the model the structured content: the sentence is in it too.
+    assert!(
+        r["structuredContent"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("until a later Signal of T-12 or the resolve tool supersedes it"),
+        "{r}"
+    );
     let path = r["structuredContent"]["path"].as_str().unwrap().to_owned();
     let id = r["structuredContent"]["id"].as_str().unwrap().to_owned();
     assert!(path.ends_with(&format!("{id}.md")), "{path} {id}");

@@ -427,7 +427,17 @@ impl Backend for Project {
                 return None;
             }
             Ok(Some(call)) => match self.run(call, &env) {
-                Ok(done) => done,
+                Ok((mut result, outcome)) => {
+                    // Claude Code 2.1.330 gives the model a result's
+                    // structuredContent instead of its text when there is one:
+                    // the sentence goes into the data too (`status` is its data).
+                    if let Some(obj) = result.structured.as_mut().and_then(Value::as_object_mut)
+                        && name != "status"
+                    {
+                        obj.insert("message".into(), Value::String(result.text.clone()));
+                    }
+                    (result, outcome)
+                }
                 Err(why) => refused(name, why),
             },
             Err(why) => refused(name, why),

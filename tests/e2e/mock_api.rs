@@ -46,6 +46,17 @@ pub enum Reply {
         /// The tool's input.
         input: Value,
     },
+    /// A text block, then one tool call, in one reply (as a model says what it is
+    /// about to do): two content blocks of one streamed message, as the real API
+    /// sends them.
+    TextAndTool {
+        /// What the model says first.
+        text: String,
+        /// The tool.
+        name: String,
+        /// The tool's input.
+        input: Value,
+    },
 }
 
 impl Reply {
@@ -57,6 +68,15 @@ impl Reply {
     /// A tool call.
     pub fn tool(name: &str, input: Value) -> Self {
         Self::Tool {
+            name: name.to_owned(),
+            input,
+        }
+    }
+
+    /// A text, then a tool call, in one reply.
+    pub fn text_and_tool(text: &str, name: &str, input: Value) -> Self {
+        Self::TextAndTool {
+            text: text.to_owned(),
             name: name.to_owned(),
             input,
         }
@@ -301,9 +321,13 @@ fn collect_text(v: &Value, out: &mut String) {
         }
         Value::Array(a) => a.iter().for_each(|x| collect_text(x, out)),
         Value::Object(o) => {
-            // Strings only under the keys that hold text (not `type`, `role`, ids).
+            // Strings only under the keys that hold text (not `type`, `role`, ids);
+            // a ToolSearch result names the tools it loaded (`tool_reference`).
             for (k, x) in o {
-                let text_key = matches!(k.as_str(), "text" | "content" | "system" | "messages");
+                let text_key = matches!(
+                    k.as_str(),
+                    "text" | "content" | "system" | "messages" | "tool_name"
+                );
                 if text_key || x.is_array() || x.is_object() {
                     collect_text(x, out);
                 }
@@ -505,10 +529,14 @@ fn serve(conn: TcpStream, script: &Mutex<Script>, stop: &AtomicBool) -> std::io:
         Reply::Tool { name, input } => vec![json!({
             "type":"tool_use","id":format!("toolu_mock{id:04}"),"name":name,"input":input
         })],
+        Reply::TextAndTool { text, name, input } => vec![
+            json!({"type":"text","text":text}),
+            json!({"type":"tool_use","id":format!("toolu_mock{id:04}"),"name":name,"input":input}),
+        ],
     };
     let stop_reason = match reply {
         Reply::Text(_) => "end_turn",
-        Reply::Tool { .. } => "tool_use",
+        Reply::Tool { .. } | Reply::TextAndTool { .. } => "tool_use",
     };
     let msg_id = format!("msg_mock{id:04}");
     if body.get("stream") != Some(&Value::Bool(true)) {
@@ -684,6 +712,41 @@ mod tests {
         assert_eq!(reqs[0].last_user_text(), "please RUN-IT now");
         assert!(reqs[0].all_text().contains("<system-reminder>x"));
         assert_eq!(api.messages().len(), 3);
+    }
+
+    #[test]
+    fn a_text_then_a_tool_is_one_message_of_two_blocks_and_tool_references_are_results() {
+        let api = MockApi::start();
+        api.on(
+            "LOAD-IT",
+            Reply::text_and_tool(
+                "Loading the tool.",
+                "ToolSearch",
+                json!({"query": "select:x"}),
+            ),
+        );
+        let sse = post(&api, "/v1/messages", &user("please LOAD-IT"));
+        let starts: Vec<&str> = sse
+            .lines()
+            .filter(|l| l.contains("\"type\":\"content_block_start\""))
+            .collect();
+        assert_eq!(starts.len(), 2, "{sse}");
+        assert!(starts[0].contains("\"index\":0") && starts[0].contains("\"type\":\"text\""));
+        assert!(starts[1].contains("\"index\":1") && starts[1].contains("\"name\":\"ToolSearch\""));
+        assert!(sse.contains("\"text\":\"Loading the tool.\""), "{sse}");
+        assert!(sse.contains("\"stop_reason\":\"tool_use\""), "{sse}");
+        assert_eq!(sse.matches("event: message_start").count(), 1);
+        // ToolSearch's result names the tool it loaded.
+        api.on_tool_result("mcp__x__y", Reply::tool("mcp__x__y", json!({"a": 1})));
+        let mut body = user("x");
+        body["messages"] = json!([
+            {"role":"user","content":"go"},
+            {"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"ToolSearch","input":{}}]},
+            {"role":"user","content":[{"type":"tool_result","tool_use_id":"t1",
+              "content":[{"type":"tool_reference","tool_name":"mcp__x__y"}]},
+              {"type":"text","text":"Tool loaded."}]}
+        ]);
+        assert!(post(&api, "/v1/messages", &body).contains("\"name\":\"mcp__x__y\""));
     }
 
     #[test]
