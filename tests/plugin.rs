@@ -125,6 +125,13 @@ fn a_plugin_install_with_the_status_line_is_wired_and_not_a_false_alarm() {
     assert_eq!(check(&v, "plugin")["status"], "ok");
     assert_eq!(check(&v, "binary")["status"], "ok", "{v:#}");
     assert_eq!(check(&v, "statusline")["status"], "ok");
+    assert!(
+        check(&v, "commands")["summary"]
+            .as_str()
+            .unwrap()
+            .contains("/forge:forge-learn"),
+        "{v:#}"
+    );
     // A second init changes nothing.
     let again = ok_stdout(p.forge().args(["init", "--plugin"]));
     assert!(again.contains("nothing changed"), "{again}");

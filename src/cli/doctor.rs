@@ -184,7 +184,7 @@ pub fn run_checks(paths: &Paths, env: &Env) -> Vec<Check> {
         with_plugin_binary(check_binary(&files, paths, expand, env), plugin, env),
         check_twice(&files, paths),
         check_plugin(plugin, &files, paths),
-        check_commands(paths, env, expand),
+        with_plugin_commands(check_commands(paths, env, expand), plugin),
         with_plugin_statusline(check_statusline(&files, paths), plugin),
         check_gitignore(paths),
         check_dead_hooks(&files, paths, expand),
@@ -327,6 +327,23 @@ fn with_plugin_binary(
                 check
             }
         }
+    }
+}
+
+/// `commands`, for the plugin: it carries /forge:forge-learn and /forge:forge-continue.
+fn with_plugin_commands(check: Check, plugin: Option<&crate::app::plugin::PluginWiring>) -> Check {
+    match plugin.filter(|p| p.wires_hooks() && p.install_path.is_some()) {
+        Some(p) if check.status == Status::Ok && check.summary.starts_with("no forge slash") => {
+            Check::new(
+                "commands",
+                Status::Ok,
+                format!(
+                    "the slash commands come from the plugin {}: /forge:forge-learn and /forge:forge-continue",
+                    p.id
+                ),
+            )
+        }
+        _ => check,
     }
 }
 

@@ -43,7 +43,18 @@ pub fn serve(
                 &format!("message longer than {MAX_MESSAGE} bytes: skipped"),
             ))
         } else {
-            protocol::handle_line(&String::from_utf8_lossy(&line), backend)
+            let text = String::from_utf8_lossy(&line);
+            // A bug in one answer must not end the server the session relies on.
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                protocol::handle_line(&text, &mut *backend)
+            }))
+            .unwrap_or_else(|_| {
+                Some(protocol::error(
+                    request_id(&text),
+                    protocol::INTERNAL_ERROR,
+                    "forge failed on this request (a bug; its message is on stderr, which Claude Code keeps in its MCP log)",
+                ))
+            })
         };
         if let Some(answer) = answer {
             let mut text = answer.to_string();
@@ -52,6 +63,14 @@ pub fn serve(
             output.flush()?;
         }
     }
+}
+
+/// The id of a request, when the line is one (for an answer to a request that failed).
+fn request_id(line: &str) -> serde_json::Value {
+    serde_json::from_str::<serde_json::Value>(line)
+        .ok()
+        .and_then(|v| v.get("id").cloned())
+        .unwrap_or(serde_json::Value::Null)
 }
 
 /// Reads and drops the rest of a line (in bounded pieces).
@@ -89,6 +108,41 @@ mod tests {
         fn instructions(&self) -> &str {
             ""
         }
+    }
+
+    struct Buggy;
+    impl Backend for Buggy {
+        fn tools(&self) -> Vec<Value> {
+            Vec::new()
+        }
+        #[allow(clippy::panic)]
+        fn call_tool(&mut self, _: &str, _: &Map<String, Value>) -> Option<ToolResult> {
+            panic!("a bug")
+        }
+        fn list_resources(&mut self) -> Vec<Value> {
+            Vec::new()
+        }
+        fn read_resource(&mut self, _: &str) -> Result<Vec<Value>, String> {
+            Err("none".into())
+        }
+        fn instructions(&self) -> &str {
+            ""
+        }
+    }
+
+    #[test]
+    fn a_panic_in_one_call_is_an_error_answer_and_the_server_goes_on() {
+        let input = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}\n{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}\n";
+        let mut out = Vec::new();
+        serve(&input[..], &mut out, &mut Buggy).unwrap();
+        let lines: Vec<Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines[0]["id"], 7);
+        assert_eq!(lines[0]["error"]["code"], protocol::INTERNAL_ERROR);
+        assert_eq!(lines[1], json!({"jsonrpc":"2.0","id":8,"result":{}}));
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub const INVALID_REQUEST: i64 = -32600;
 pub const METHOD_NOT_FOUND: i64 = -32601;
 /// JSON-RPC: the parameters are wrong (an unknown tool, a missing name).
 pub const INVALID_PARAMS: i64 = -32602;
+/// JSON-RPC: the server failed.
+pub const INTERNAL_ERROR: i64 = -32603;
 /// MCP: no such resource.
 pub const RESOURCE_NOT_FOUND: i64 = -32002;
 
