@@ -1266,6 +1266,15 @@ fn without_forge_the_plugin_is_silent_and_says_how_to_install_it() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("hook"), "{stderr}");
+    // The person sees one line on how to install it, and no failed hook.
+    w.start_without_status_line(&[]);
+    let screen = w.wait_screen("SessionStart's message", |s| {
+        s.contains("SessionStart:startup says: forge: this session runs the forge plugin")
+    });
+    let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("cargo install --locked --path"), "{screen}");
+    assert!(!screen.to_lowercase().contains("hook error"), "{screen}");
+    assert!(!screen.to_lowercase().contains("failed"), "{screen}");
     // forge never ran: nothing recorded.
     assert!(!w.root.join(".forge").exists());
 }

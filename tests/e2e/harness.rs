@@ -542,6 +542,20 @@ impl World {
     /// Starts the interactive client in a private tmux server (140×45) with
     /// `extra` arguments, and waits until forge's status line is drawn.
     pub fn start(&mut self, extra: &[&str]) {
+        self.launch(extra);
+        self.wait_screen("the prompt and forge's status line", |s| {
+            s.contains('❯') && status_line(s).is_some()
+        });
+    }
+
+    /// [`Self::start`] where no status line is drawn (forge is not installed): waits
+    /// for the prompt only.
+    pub fn start_without_status_line(&mut self, extra: &[&str]) {
+        self.launch(extra);
+        self.wait_screen("the prompt", |s| s.contains('❯'));
+    }
+
+    fn launch(&mut self, extra: &[&str]) {
         let socket = format!(
             "forge-e2e-{}-{}",
             std::process::id(),
@@ -597,9 +611,6 @@ impl World {
             .ok()
             .and_then(|p| p.trim().parse().ok());
         self.tmux = Some(tmux);
-        self.wait_screen("the prompt and forge's status line", |s| {
-            s.contains('❯') && status_line(s).is_some()
-        });
     }
 
     fn tmux(&self) -> &Tmux {
