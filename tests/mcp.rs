@@ -450,9 +450,45 @@ fn the_handoff_tool_adds_the_agents_decisions_and_becomes_the_pending_resume() {
     assert!(!doc.contains("postgres://app:hunter2@"), "{doc}");
     let pending = std::fs::read_to_string(p.root.join(".forge/pending-resume")).unwrap();
     assert_eq!(pending.lines().next(), Some(path));
+    // With no agent name ($FORGE_AGENT unset, not in tmux) the inbox is every
+    // unresolved blocked Signal, whoever it is for.
+    p.forge()
+        .args([
+            "signal",
+            "--from",
+            "a",
+            "--to",
+            "b",
+            "--task",
+            "T-3",
+            "--status",
+            "blocked",
+            "--question",
+            "Which?",
+        ])
+        .assert()
+        .success();
+    p.forge()
+        .args([
+            "signal", "--from", "a", "--to", "c", "--task", "T-4", "--status", "complete",
+        ])
+        .assert()
+        .success();
+    let inbox = s.call("inbox", json!({}));
+    assert_eq!(inbox["structuredContent"]["agent"], Value::Null, "{inbox}");
+    let items = inbox["structuredContent"]["signals"].as_array().unwrap();
+    assert_eq!(items.len(), 1, "{inbox}");
+    assert_eq!(items[0]["task"], "T-3");
+    assert!(
+        text(&inbox).contains("this session has no agent name"),
+        "{inbox}"
+    );
     s.close();
     assert_eq!(
         mcp_events(&p),
-        [("handoff".to_owned(), vec!["handoff_written".to_owned()])]
+        [
+            ("handoff".to_owned(), vec!["handoff_written".to_owned()]),
+            ("inbox".to_owned(), vec!["tool_answered".to_owned()])
+        ]
     );
 }
