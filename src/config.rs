@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::env::Env;
 use crate::model::level::Thresholds;
+use crate::model::outcome::Outcome;
+use crate::model::trust::Trust;
 use crate::store::Paths;
 
 /// Context levels and the handoff threshold, in percent.
@@ -116,6 +118,10 @@ pub struct HooksConfig {
     /// After a proven compaction, the first tool call that is not read-only is denied
     /// once with what to re-read (and Stop blocks once when no tool ran).
     pub compaction_reread: bool,
+    /// When Stop warns the person about uncommitted changes: `grew` (past the count
+    /// the session started with, or last warned about), `changed` (whenever the count
+    /// changed) or `off` ([`crate::model::dirty`]). It only changes what forge shows.
+    pub dirty_warning: String,
 }
 
 impl Default for HooksConfig {
@@ -123,6 +129,7 @@ impl Default for HooksConfig {
         Self {
             handoff_on_precompact: true,
             compaction_reread: true,
+            dirty_warning: "grew".into(),
         }
     }
 }
@@ -282,7 +289,10 @@ impl LadderConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RelayConfig {
-    /// The context % at which the session is ended and the task carried on.
+    /// The context % at which the session is ended and the task carried on. The
+    /// default, 75, comes before Claude Code's own compaction on every window (at
+    /// about 83.5 % of a 200k window and 96.7 % of a 1M one, reference §6.1), with
+    /// room for a turn of tool output: a higher one never relays a 200k session.
     pub threshold: f64,
     /// The most continuations a chain starts.
     pub max_handoffs: u32,
@@ -293,7 +303,7 @@ pub struct RelayConfig {
 impl Default for RelayConfig {
     fn default() -> Self {
         Self {
-            threshold: 90.0,
+            threshold: 75.0,
             max_handoffs: 3,
             grace_secs: 10,
         }
@@ -481,7 +491,14 @@ pub const KEYS: [(&str, &[&str]); 11] = [
     ),
     ("statusline", &["segments", "bar_width"]),
     ("git", &["cache_ttl_secs"]),
-    ("hooks", &["handoff_on_precompact", "compaction_reread"]),
+    (
+        "hooks",
+        &[
+            "handoff_on_precompact",
+            "compaction_reread",
+            "dirty_warning",
+        ],
+    ),
     ("learn", &["nudge", "memory_max_lines"]),
     ("resume", &["auto", "max_age"]),
     ("attention", &["stale_after"]),
@@ -500,6 +517,177 @@ pub const KEYS: [(&str, &[&str]); 11] = [
     ("ladder", &["L1", "L2", "L3", "protected_branches"]),
     ("relay", &["threshold", "max_handoffs", "grace_secs"]),
 ];
+
+/// What a key of a project's `.forge/config.toml` may decide. A project file ships
+/// with the repository, so it is someone else's until you say otherwise (`forge
+/// trust`): what it may change on its own is what forge *shows*.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// Changes what forge shows, or how it orients the session of this very project
+    /// (levels, thresholds, segments, wording, what SessionStart injects): applies
+    /// from any file.
+    Shows,
+    /// Makes forge act for you — commit, send to or wait for an orchestrator, delete
+    /// files, start or stop sessions, or change what other projects' views show:
+    /// from a project file only once you trusted that file's exact content.
+    Acts,
+    /// Runs a command: only from your own config, never from a project file (an error
+    /// there, trusted or not).
+    YoursOnly,
+}
+
+/// One config key, the side it is on, and what it decides (in words, for `forge
+/// trust`, `forge config show` and docs/security.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeySide {
+    /// `section.key`, or a list of tables (`on_threshold`).
+    pub key: &'static str,
+    /// Its side.
+    pub side: Side,
+    /// What it decides.
+    pub what: &'static str,
+}
+
+const fn shows(key: &'static str, what: &'static str) -> KeySide {
+    KeySide {
+        key,
+        side: Side::Shows,
+        what,
+    }
+}
+
+const fn acts(key: &'static str, what: &'static str) -> KeySide {
+    KeySide {
+        key,
+        side: Side::Acts,
+        what,
+    }
+}
+
+const fn yours_only(key: &'static str, what: &'static str) -> KeySide {
+    KeySide {
+        key,
+        side: Side::YoursOnly,
+        what,
+    }
+}
+
+/// Every key of [`KEYS`] and [`HOOK_LISTS`] with its side: the one typed list of
+/// what acts (a test fails when a key of the config structs has no side here).
+pub const SIDES: [KeySide; 33] = [
+    shows("context.warn", "where L1 starts"),
+    shows("context.critical", "where L2 starts"),
+    shows("context.emergency", "where L3 starts"),
+    shows(
+        "context.handoff_threshold",
+        "where the status line shows ⚠ CTX and writes the automatic handoff (a file in .forge/)",
+    ),
+    shows("statusline.segments", "the status line's parts"),
+    shows("statusline.bar_width", "the context bar's width"),
+    shows(
+        "git.cache_ttl_secs",
+        "when the status line marks its git count as stale",
+    ),
+    shows(
+        "hooks.handoff_on_precompact",
+        "the safety-net handoff before a compaction (a file in .forge/)",
+    ),
+    shows(
+        "hooks.compaction_reread",
+        "after a compaction, ask the session once to re-read its files",
+    ),
+    shows(
+        "hooks.dirty_warning",
+        "when Stop warns that the work tree is dirty (a message on your screen)",
+    ),
+    shows("learn.nudge", "the /forge-learn reminder at SessionStart"),
+    shows(
+        "learn.memory_max_lines",
+        "the MEMORY.md length `forge learn archive` (run by you) keeps to",
+    ),
+    shows(
+        "resume.auto",
+        "which automatic handoffs SessionStart injects",
+    ),
+    shows(
+        "resume.max_age",
+        "how old an injected automatic handoff may be",
+    ),
+    acts(
+        "attention.stale_after",
+        "how long this project's sessions count as live in every other project's fleet views and `elsewhere` segment",
+    ),
+    acts(
+        "handoffs.auto_prune",
+        "deletes old handoffs at each new session",
+    ),
+    acts(
+        "handoffs.older_than",
+        "which handoffs auto_prune (and a plain `forge handoff prune`) deletes",
+    ),
+    acts(
+        "handoffs.keep",
+        "how many handoffs auto_prune (and a plain `forge handoff prune`) keeps",
+    ),
+    yours_only("notify.command", "the command that gets wake messages"),
+    acts(
+        "notify.stdin",
+        "whether your [notify] command gets the message on stdin or as its last argument",
+    ),
+    acts(
+        "notify.events",
+        "which events send your orchestrator a wake message",
+    ),
+    acts(
+        "notify.mode",
+        "bidirectional: Stop waits for your orchestrator, whose reply keeps the session working",
+    ),
+    acts("notify.timeout_secs", "how long a bidirectional Stop waits"),
+    acts(
+        "notify.pane_capture_lines",
+        "how many lines of your terminal's screen are sent to your orchestrator",
+    ),
+    acts(
+        "ladder.L1",
+        "what forge does at L1: a handoff, an alert to the model, a WIP commit of your tracked changes",
+    ),
+    acts(
+        "ladder.L2",
+        "what forge does at L2: a handoff, an alert to the model, a WIP commit of your tracked changes",
+    ),
+    acts(
+        "ladder.L3",
+        "what forge does at L3: a handoff, an alert to the model, a WIP commit of your tracked changes",
+    ),
+    acts(
+        "ladder.protected_branches",
+        "the branches a WIP commit never commits on",
+    ),
+    acts(
+        "relay.threshold",
+        "where `forge run` ends a session and starts the next",
+    ),
+    acts("relay.max_handoffs", "how many sessions `forge run` starts"),
+    acts(
+        "relay.grace_secs",
+        "how long `forge run` waits between SIGINT and SIGTERM",
+    ),
+    yours_only("on_threshold", "commands run at a context threshold"),
+    yours_only("on_session_start", "commands run at each SessionStart"),
+];
+
+/// The side of `key` (`section.key`, or a hook list); `None` for a key forge does not
+/// know. The keys of an `[agents.<name>]` table are on the side of the same key
+/// outside it.
+pub fn side_of(key: &str) -> Option<Side> {
+    SIDES.iter().find(|k| k.key == key).map(|k| k.side)
+}
+
+/// The entry of `key` in [`SIDES`].
+pub fn key_side(key: &str) -> Option<&'static KeySide> {
+    SIDES.iter().find(|k| k.key == key)
+}
 
 /// The valid keys in one line, for error hints:
 /// `[context] warn, critical, … · [statusline] segments, bar_width · …`.
@@ -530,6 +718,57 @@ pub struct Loaded {
     pub agent: Option<String>,
     /// The agent names the files define.
     pub agents: Vec<String>,
+    /// Where the project file stands: absent, nothing in it acts, trusted, or not
+    /// (then its acting keys are in [`Loaded::ignored`]).
+    pub trust: Trust,
+    /// The project file's keys that act and were left out because it is not
+    /// trusted (see [`Side::Acts`]); `trust.why_ignored()` says why.
+    pub ignored: Vec<Ignored>,
+}
+
+/// A key of the project file left out because the file is not trusted.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ignored {
+    /// As named in messages: `ladder.L1`, `agents.builder.notify.mode`.
+    pub key: String,
+    /// Its value in the file.
+    pub value: toml::Value,
+}
+
+impl Loaded {
+    /// The defaults alone.
+    fn defaults() -> Self {
+        Self {
+            config: Config::default(),
+            sources: BTreeMap::new(),
+            files: Vec::new(),
+            agent: None,
+            agents: Vec::new(),
+            trust: Trust::Absent,
+            ignored: Vec::new(),
+        }
+    }
+
+    /// One line for the event log, doctor and `config show`: which keys were left
+    /// out, why, and what to run.
+    pub fn ignored_summary(&self, project: &Path) -> Option<String> {
+        if self.ignored.is_empty() {
+            return None;
+        }
+        let keys: Vec<&str> = self.ignored.iter().map(|i| i.key.as_str()).collect();
+        Some(format!(
+            "ignored {} of {} ({}): {}; `forge trust --project {}` shows what they do and trusts the file",
+            if keys.len() == 1 {
+                "the acting key"
+            } else {
+                "the acting keys"
+            },
+            project.join(".forge/config.toml").display(),
+            self.trust.why_ignored(),
+            keys.join(", "),
+            crate::model::settings::shell_quote(&project.to_string_lossy())
+        ))
+    }
 }
 
 /// The user config file: `$XDG_CONFIG_HOME/forge/config.toml` or `~/.config/forge/config.toml`.
@@ -538,14 +777,16 @@ pub fn user_path(env: &Env) -> Option<PathBuf> {
 }
 
 /// The largest config file read (a larger one is an error, never cut).
-const CONFIG_MAX: u64 = 1024 * 1024;
+pub const CONFIG_MAX: u64 = 1024 * 1024;
 
-/// Reads and checks one config file. The project's (under `.forge/`) is opened
-/// without following a link; the user's may be a dotfiles manager's link.
+/// Reads one config file and checks its keys (types are checked by [`check_types`],
+/// once the keys that will not apply are left out). The project's (under `.forge/`)
+/// is opened without following a link; the user's may be a dotfiles manager's link.
+/// Returns the text (for its hash) and the table.
 fn parse_file(
     path: &Path,
     follow: crate::store::safe::Follow,
-) -> Result<Option<toml::Table>, ConfigError> {
+) -> Result<Option<(String, toml::Table)>, ConfigError> {
     let text = match crate::store::safe::read_to_string_whole(path, CONFIG_MAX, follow) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -568,10 +809,19 @@ fn parse_file(
     if !problems.is_empty() {
         return Err(invalid(problems.join("; ")));
     }
-    let (own, agents) = split_agents(&table);
+    Ok(Some((text, table)))
+}
+
+/// Checks the types of a file's values (its own sections and every agent table,
+/// whichever agent runs); the error names the file and the key.
+fn check_types(path: &Path, table: &toml::Table) -> Result<(), ConfigError> {
+    let invalid = |message: String| ConfigError::Invalid {
+        path: path.to_path_buf(),
+        message,
+    };
+    let (own, agents) = split_agents(table);
     Config::deserialize(toml::Value::Table(own))
         .map_err(|e| invalid(humanize_de_error(&e.to_string())))?;
-    // Every agent table is checked, whichever agent runs.
     for (name, t) in &agents {
         Config::deserialize(toml::Value::Table(t.clone())).map_err(|e| {
             invalid(format!(
@@ -580,7 +830,42 @@ fn parse_file(
             ))
         })?;
     }
-    Ok(Some(table))
+    Ok(())
+}
+
+/// Takes the keys that act ([`Side::Acts`]) out of a project file's table — its own
+/// sections and its agent tables — and returns them as named in messages
+/// (`ladder.L1`, `agents.builder.notify.mode`) with their values, sorted by name.
+pub fn take_acting(table: &mut toml::Table) -> Vec<(String, toml::Value)> {
+    let mut out = Vec::new();
+    take_acting_in(table, "", &mut out);
+    out
+}
+
+fn take_acting_in(table: &mut toml::Table, prefix: &str, out: &mut Vec<(String, toml::Value)>) {
+    for (section, value) in table.iter_mut() {
+        if section == AGENTS && prefix.is_empty() {
+            for (name, t) in value.as_table_mut().into_iter().flatten() {
+                if let Some(t) = t.as_table_mut() {
+                    take_acting_in(t, &format!("{AGENTS}.{name}."), out);
+                }
+            }
+            continue;
+        }
+        let Some(inner) = value.as_table_mut() else {
+            continue;
+        };
+        let acting: Vec<String> = inner
+            .keys()
+            .filter(|k| side_of(&format!("{section}.{k}")) == Some(Side::Acts))
+            .cloned()
+            .collect();
+        for k in acting {
+            if let Some(v) = inner.remove(&k) {
+                out.push((format!("{prefix}{section}.{k}"), v));
+            }
+        }
+    }
 }
 
 /// What a TOML value is, in words.
@@ -888,13 +1173,7 @@ pub fn load_lenient(paths: &Paths, env: &Env) -> (Loaded, Vec<ConfigError>) {
     }
     let both = [user_path(env), Some(paths.config())];
     skip.extend(both.into_iter().flatten());
-    let loaded = load_skipping(paths, env, &skip, None).unwrap_or_else(|_| Loaded {
-        config: Config::default(),
-        sources: BTreeMap::new(),
-        files: Vec::new(),
-        agent: None,
-        agents: Vec::new(),
-    });
+    let loaded = load_skipping(paths, env, &skip, None).unwrap_or_else(|_| Loaded::defaults());
     (loaded, errors)
 }
 
@@ -904,6 +1183,37 @@ fn load_skipping(
     env: &Env,
     skip: &[PathBuf],
     agent: Option<&str>,
+) -> Result<Loaded, ConfigError> {
+    load_with(paths, env, skip, agent, None)
+}
+
+/// [`load`] as if the project file's content hashing to `trust_as` were trusted (for
+/// `forge trust`, which checks every value of the file before it trusts it).
+pub fn load_trusting(paths: &Paths, env: &Env, trust_as: &str) -> Result<Loaded, ConfigError> {
+    load_with(paths, env, &[], None, Some(trust_as))
+}
+
+/// The trust record of the project at `paths` (one small read in your state
+/// folder), judged against the content hash `sha256`.
+fn judge_trust(paths: &Paths, env: &Env, sha256: &str, trust_as: Option<&str>) -> Trust {
+    if trust_as == Some(sha256) {
+        return Trust::Trusted {
+            sha256: sha256.to_owned(),
+            trusted_at: String::new(),
+        };
+    }
+    let record = crate::store::registry::root_key(&paths.root)
+        .and_then(|root| crate::store::trust::read(env, &root));
+    Trust::judge(sha256, record.as_ref())
+}
+
+/// [`load_skipping`], with the content hash of a project file to take as trusted.
+fn load_with(
+    paths: &Paths,
+    env: &Env,
+    skip: &[PathBuf],
+    agent: Option<&str>,
+    trust_as: Option<&str>,
 ) -> Result<Loaded, ConfigError> {
     let defaults = toml::Value::try_from(Config::default()).map_err(|e| ConfigError::Invalid {
         path: PathBuf::from("<defaults>"),
@@ -920,6 +1230,8 @@ fn load_skipping(
         _ => toml::Table::new(),
     };
     let mut files = Vec::new();
+    let mut trust = Trust::Absent;
+    let mut ignored = Vec::new();
     let mut layer_agents: Vec<(PathBuf, BTreeMap<String, toml::Table>)> = Vec::new();
     let layers = [
         user_path(env).map(Source::User),
@@ -938,8 +1250,8 @@ fn load_skipping(
             Source::Project(_) => crate::store::safe::Follow::No,
             _ => crate::store::safe::Follow::Yes,
         };
-        let table = parse_file(&path, follow)?;
-        if let (Source::Project(_), Some(t)) = (&source, &table)
+        let parsed = parse_file(&path, follow)?;
+        if let (Source::Project(_), Some((_, t))) = (&source, &parsed)
             && let Some(key) = commands_in(t)
         {
             return Err(ConfigError::Invalid {
@@ -953,8 +1265,32 @@ fn load_skipping(
                 ),
             });
         }
-        files.push((source.clone(), table.is_some()));
-        if let Some(table) = table {
+        files.push((source.clone(), parsed.is_some()));
+        if let Some((text, mut table)) = parsed {
+            if let Source::Project(_) = source {
+                // The keys that act apply only from a file you trusted (this exact
+                // content); the rest applies as it is.
+                let mut rest = table.clone();
+                let acting = take_acting(&mut rest);
+                trust = if acting.is_empty() {
+                    Trust::Inert
+                } else {
+                    judge_trust(
+                        paths,
+                        env,
+                        &crate::model::trust::content_hash(text.as_bytes()),
+                        trust_as,
+                    )
+                };
+                if !trust.applies() {
+                    table = rest;
+                    ignored = acting
+                        .into_iter()
+                        .map(|(key, value)| Ignored { key, value })
+                        .collect();
+                }
+            }
+            check_types(&path, &table)?;
             let (own, agents) = split_agents(&table);
             merge(&mut merged, &own, &source, "", &mut sources);
             layer_agents.push((path.clone(), agents));
@@ -1008,6 +1344,8 @@ fn load_skipping(
         files,
         agent,
         agents: defined,
+        trust,
+        ignored,
     })
 }
 
@@ -1221,6 +1559,14 @@ fn validate(c: &Config) -> Result<(), Invalid> {
         "\"recent\", \"always\" or \"never\"",
         format_args!("\"{}\"", c.resume.auto),
     )?;
+    let key = "hooks.dirty_warning";
+    require(
+        crate::model::dirty::MODES.contains(&c.hooks.dirty_warning.as_str()),
+        key,
+        key,
+        "\"grew\", \"changed\" or \"off\"",
+        format_args!("\"{}\"", c.hooks.dirty_warning),
+    )?;
     let key = "learn.memory_max_lines";
     let lines = c.learn.memory_max_lines;
     require(lines >= 10, key, key, "10 or more", lines)?;
@@ -1239,6 +1585,40 @@ pub fn load_or_default(paths: &Paths, env: &Env) -> Config {
             Config::default()
         }
     }
+}
+
+/// [`load_or_default`] for the hooks and the status line, which also say — once per
+/// content of the project file, not on every call — that its acting keys were left
+/// out because you have not trusted it: the outcome for the call's event line (`None`
+/// when there is nothing new to say). The "said" mark is kept in your state folder
+/// beside the trust records (one small read per call, and only for a project file
+/// that has acting keys).
+pub fn load_noting(paths: &Paths, env: &Env) -> (Config, Option<Outcome>) {
+    match load(paths, env) {
+        Ok(l) => {
+            let notice = notice_ignored(paths, env, &l);
+            (l.config, notice)
+        }
+        Err(_) => (load_or_default(paths, env), None),
+    }
+}
+
+/// The [`Outcome::ConfigIgnored`] of `l`, when it is news (see [`load_noting`]).
+fn notice_ignored(paths: &Paths, env: &Env, l: &Loaded) -> Option<Outcome> {
+    let Trust::Untrusted { sha256, .. } = &l.trust else {
+        return None;
+    };
+    let root = crate::store::registry::root_key(&paths.root)?;
+    if crate::store::trust::noticed(env, &root, sha256) {
+        return None;
+    }
+    // Said only when the mark is kept: else every status-line tick would say it.
+    crate::store::trust::mark_noticed(env, &root, sha256).ok()?;
+    Some(Outcome::ConfigIgnored {
+        file: paths.config().display().to_string(),
+        keys: l.ignored.iter().map(|i| i.key.clone()).collect(),
+        why: l.trust.why_ignored().to_owned(),
+    })
 }
 
 #[cfg(test)]
@@ -1297,6 +1677,10 @@ mod tests {
         assert_eq!(
             msg(&|c| c.resume.auto = "maybe".into()).1,
             "`resume.auto` must be \"recent\", \"always\" or \"never\", found \"maybe\""
+        );
+        assert_eq!(
+            msg(&|c| c.hooks.dirty_warning = "always".into()).1,
+            "`hooks.dirty_warning` must be \"grew\", \"changed\" or \"off\", found \"always\""
         );
         assert_eq!(
             msg(&|c| c.learn.memory_max_lines = 9).1,
@@ -1376,6 +1760,8 @@ mod tests {
              [agents.reviewer.attention]\nstale_after = \"15m\"\n",
         )
         .unwrap();
+        // stale_after acts (other projects' views show it): the file is trusted.
+        trust_file(&p, &env);
         // No agent named: the tables are checked, not applied.
         let l = load(&p, &env).unwrap();
         assert_eq!(l.agent, None);
@@ -1458,6 +1844,15 @@ mod tests {
         let reviewer = load_as(&p, &env, "reviewer").unwrap().config;
         assert!(reviewer.statusline.segments.contains(&"cost".to_owned()));
         assert_eq!(reviewer.context.handoff_threshold, 70.0);
+        // As a project's file, the keys it marks "acts" wait for trust, and only those.
+        let text = include_str!("../assets/examples/config.toml");
+        let marked = text.lines().filter(|l| l.contains("# acts")).count();
+        assert_eq!(l.ignored.len(), marked, "{:?}", l.ignored);
+        let sha = crate::model::trust::content_hash(text.as_bytes());
+        assert!(load_trusting(&p, &env, &sha).unwrap().ignored.is_empty());
+        trust_file(&p, &env);
+        let reviewer = load_as(&p, &env, "reviewer").unwrap().config;
+        assert_eq!(reviewer.attention.stale_after, "15m");
     }
 
     #[test]
@@ -1521,7 +1916,10 @@ mod tests {
 
     #[test]
     fn ladder_and_notify_values_are_checked() {
-        let (_t, p, env) = setup();
+        let (t, p, env) = setup();
+        // In your own file (a project file's acting keys apply only once trusted).
+        let user = t.path().join("xdg/forge/config.toml");
+        std::fs::create_dir_all(user.parent().unwrap()).unwrap();
         for (text, want) in [
             (
                 "[ladder]\nL2 = [\"nap\"]\n",
@@ -1536,18 +1934,223 @@ mod tests {
                 "`notify.mode` must be \"async\" or \"bidirectional\"",
             ),
         ] {
-            std::fs::write(p.config(), text).unwrap();
+            std::fs::write(&user, text).unwrap();
             let e = load(&p, &env).unwrap_err().to_string();
             assert!(e.contains(want), "{text:?}: {e}");
+            assert!(e.contains(&user.display().to_string()), "{e}");
         }
         std::fs::write(
-            p.config(),
+            &user,
             "[ladder]\nL1 = []\nL3 = [\"wip_commit\", \"alert\"]\n",
         )
         .unwrap();
         let l = load(&p, &env).unwrap();
         assert!(l.config.ladder.l1.is_empty());
         assert_eq!(l.config.ladder.l2, ["alert"]);
+    }
+
+    /// Trusts the project file's current content, as `forge trust` does.
+    fn trust_file(p: &Paths, env: &Env) {
+        let text = std::fs::read(p.config()).unwrap();
+        let root = crate::store::registry::root_key(&p.root).unwrap();
+        crate::store::trust::write(
+            env,
+            &crate::model::trust::Record {
+                version: crate::model::trust::VERSION,
+                project: root,
+                config: p.config().display().to_string(),
+                sha256: crate::model::trust::content_hash(&text),
+                trusted_at: "2026-11-26T10:00:00Z".into(),
+            },
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_project_files_acting_keys_apply_only_while_its_content_is_trusted() {
+        let (_t, p, env) = setup();
+        let text = "[context]\nwarn = 60\n[statusline]\nbar_width = 20\n\
+                    [ladder]\nL1 = [\"wip_commit\"]\nprotected_branches = []\n\
+                    [notify]\nmode = \"bidirectional\"\ntimeout_secs = 600\nstdin = true\n\
+                    pane_capture_lines = 500\n\
+                    [attention]\nstale_after = \"365d\"\n\
+                    [handoffs]\nauto_prune = true\nkeep = 0\n\
+                    [relay]\nthreshold = 5\n\
+                    [agents.builder.ladder]\nL2 = [\"wip_commit\"]\n";
+        std::fs::write(p.config(), text).unwrap();
+        // Untrusted: what it shows applies, what acts does not (no error either).
+        let l = load(&p, &env).unwrap();
+        assert_eq!(l.config.context.warn, 60.0);
+        assert_eq!(l.config.statusline.bar_width, 20);
+        let d = Config::default();
+        assert_eq!(l.config.ladder, d.ladder);
+        assert_eq!(l.config.notify, d.notify);
+        assert_eq!(l.config.attention, d.attention);
+        assert_eq!(l.config.handoffs, d.handoffs);
+        assert_eq!(l.config.relay, d.relay);
+        assert_eq!(l.sources["ladder.L1"], Source::Default);
+        let keys: Vec<&str> = l.ignored.iter().map(|i| i.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "agents.builder.ladder.L2",
+                "attention.stale_after",
+                "handoffs.auto_prune",
+                "handoffs.keep",
+                "ladder.L1",
+                "ladder.protected_branches",
+                "notify.mode",
+                "notify.pane_capture_lines",
+                "notify.stdin",
+                "notify.timeout_secs",
+                "relay.threshold",
+            ]
+        );
+        assert!(matches!(l.trust, Trust::Untrusted { changed: false, .. }));
+        assert!(
+            l.ignored_summary(&p.root)
+                .unwrap()
+                .contains("forge trust --project")
+        );
+        let builder = load_as(&p, &env, "builder").unwrap().config;
+        assert_eq!(builder.ladder.l2, d.ladder.l2);
+        // Trusted: everything applies.
+        trust_file(&p, &env);
+        let l = load(&p, &env).unwrap();
+        assert!(l.ignored.is_empty());
+        assert!(matches!(l.trust, Trust::Trusted { .. }));
+        assert_eq!(l.config.ladder.l1, ["wip_commit"]);
+        assert!(l.config.ladder.protected_branches.is_empty());
+        assert_eq!(l.config.notify.mode, "bidirectional");
+        assert_eq!(l.config.attention.stale_after, "365d");
+        assert_eq!(l.config.relay.threshold, 5.0);
+        assert_eq!(l.sources["ladder.L1"], Source::Project(p.config()));
+        assert_eq!(
+            load_as(&p, &env, "builder").unwrap().config.ladder.l2,
+            ["wip_commit"]
+        );
+        // An edit (one byte) revokes it.
+        std::fs::write(p.config(), format!("{text}\n")).unwrap();
+        let l = load(&p, &env).unwrap();
+        assert_eq!(l.config.ladder, d.ladder);
+        assert!(matches!(l.trust, Trust::Untrusted { changed: true, .. }));
+        assert!(l.ignored_summary(&p.root).unwrap().contains("changed"));
+        // A file with nothing that acts needs no trust.
+        std::fs::write(p.config(), "[context]\nwarn = 60\n").unwrap();
+        assert_eq!(load(&p, &env).unwrap().trust, Trust::Inert);
+        std::fs::remove_file(p.config()).unwrap();
+        assert_eq!(load(&p, &env).unwrap().trust, Trust::Absent);
+    }
+
+    #[test]
+    fn untrusted_acting_values_are_no_error_but_are_checked_before_trusting() {
+        let (_t, p, env) = setup();
+        let text = "[notify]\nmode = \"sync\"\n[ladder]\nL1 = 3\n";
+        std::fs::write(p.config(), text).unwrap();
+        let l = load(&p, &env).unwrap();
+        assert_eq!(l.ignored.len(), 2);
+        let sha = crate::model::trust::content_hash(text.as_bytes());
+        let e = load_trusting(&p, &env, &sha).unwrap_err().to_string();
+        assert!(e.contains("`ladder.L1` must be a list"), "{e}");
+        // Unknown keys and the keys that run commands stay errors, trusted or not.
+        std::fs::write(p.config(), "[ladder]\nL9 = []\n").unwrap();
+        assert!(load(&p, &env).is_err());
+        std::fs::write(p.config(), "[notify]\ncommand = [\"x\"]\n").unwrap();
+        assert!(
+            load(&p, &env)
+                .unwrap_err()
+                .to_string()
+                .contains("runs commands")
+        );
+    }
+
+    #[test]
+    fn the_ignored_keys_are_said_once_per_content() {
+        let (_t, p, env) = setup();
+        std::fs::create_dir_all(p.logs()).unwrap();
+        std::fs::write(p.config(), "[ladder]\nL1 = [\"wip_commit\"]\n").unwrap();
+        let (cfg, first) = load_noting(&p, &env);
+        assert_eq!(cfg.ladder.l1, ["handoff"]);
+        match first {
+            Some(Outcome::ConfigIgnored { keys, why, .. }) => {
+                assert_eq!(keys, ["ladder.L1"]);
+                assert!(why.contains("not trusted"), "{why}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(load_noting(&p, &env).1, None, "said once");
+        std::fs::write(p.config(), "[ladder]\nL2 = [\"wip_commit\"]\n").unwrap();
+        assert!(load_noting(&p, &env).1.is_some(), "new content: said again");
+        assert_eq!(load_noting(&p, &env).1, None);
+        // Without a state folder to keep the mark in, it is not said (else every
+        // status-line tick would say it).
+        let mut no_state = env.clone();
+        no_state.home = None;
+        std::fs::write(p.config(), "[ladder]\nL3 = [\"wip_commit\"]\n").unwrap();
+        assert_eq!(load_noting(&p, &no_state).1, None);
+    }
+
+    #[test]
+    fn every_key_has_a_side_and_only_known_keys_do() {
+        let mut known: Vec<String> = KEYS
+            .iter()
+            .flat_map(|(s, keys)| keys.iter().map(move |k| format!("{s}.{k}")))
+            .chain(HOOK_LISTS.iter().map(|l| (*l).to_owned()))
+            .collect();
+        // And every leaf of the config structs (KEYS is checked against them below).
+        let v = toml::Value::try_from(Config::default()).unwrap();
+        let mut leaves_of_structs = Vec::new();
+        // (An empty list of hook tables is a leaf of its own.)
+        leaves("", &v, &mut leaves_of_structs);
+        leaves_of_structs.sort();
+        let mut sided: Vec<String> = SIDES.iter().map(|k| k.key.to_owned()).collect();
+        known.sort();
+        sided.sort();
+        assert_eq!(sided, known, "SIDES and KEYS name the same keys");
+        assert_eq!(sided, leaves_of_structs, "every struct field has a side");
+        sided.dedup();
+        assert_eq!(sided.len(), SIDES.len(), "each key once");
+        // What runs a command is never merely "acting": it stays yours only.
+        for k in ["notify.command", "on_threshold", "on_session_start"] {
+            assert_eq!(side_of(k), Some(Side::YoursOnly), "{k}");
+        }
+        // The issue's list: these act.
+        for k in [
+            "ladder.L1",
+            "ladder.protected_branches",
+            "notify.mode",
+            "notify.timeout_secs",
+            "notify.stdin",
+            "notify.pane_capture_lines",
+            "notify.events",
+            "relay.threshold",
+            "handoffs.auto_prune",
+            "attention.stale_after",
+        ] {
+            assert_eq!(side_of(k), Some(Side::Acts), "{k}");
+        }
+        assert!(SIDES.iter().all(|k| !k.what.is_empty()));
+    }
+
+    #[test]
+    fn docs_security_md_names_every_key_that_acts_or_runs_a_command() {
+        let doc = include_str!("../docs/security.md");
+        for k in SIDES.iter().filter(|k| k.side != Side::Shows) {
+            let name = if HOOK_LISTS.contains(&k.key) {
+                format!("`[[{}]]`", k.key)
+            } else {
+                format!("`{}`", k.key)
+            };
+            assert!(doc.contains(&name), "docs/security.md does not name {name}");
+        }
+        // And names no key as acting that does not.
+        for k in SIDES.iter().filter(|k| k.side == Side::Shows) {
+            assert!(
+                !doc.contains(&format!("| `{}`", k.key)),
+                "docs/security.md lists {} among the keys that act",
+                k.key
+            );
+        }
     }
 
     #[test]

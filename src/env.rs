@@ -19,7 +19,9 @@ pub struct Env {
     pub claude_project_dir: Option<PathBuf>,
     /// `$CLAUDE_CONFIG_DIR`, which replaces `~/.claude` when set.
     pub claude_config_dir: Option<PathBuf>,
-    /// `$XDG_CONFIG_HOME`.
+    /// `$XDG_CONFIG_HOME` (only an absolute path counts, as the XDG spec says: a
+    /// relative one would make a file in whatever folder forge runs in "your own
+    /// config").
     pub xdg_config_home: Option<PathBuf>,
     /// `$XDG_STATE_HOME` (only an absolute path counts, as the XDG spec says).
     pub xdg_state_home: Option<PathBuf>,
@@ -41,8 +43,26 @@ pub struct Env {
     pub tmux: bool,
     /// `$TMUX_PANE`: the pane this process runs in (inside tmux).
     pub tmux_pane: Option<String>,
+    /// The tmux server's socket: the first part of `$TMUX` (`socket,pid,session`),
+    /// when absolute.
+    pub tmux_socket: Option<PathBuf>,
     /// `$FORGE_RELAY_*`: set by `forge run` for the continuation sessions of a chain.
     pub relay: Option<RelayVars>,
+    /// `$FORGE_RELAY_STOP` (absolute paths only): set by `forge run` for every
+    /// session of a chain; while that file exists, the session's `PostToolUse` hook
+    /// asks the client to stop after its tool calls. Its presence also marks a
+    /// session of `forge run`.
+    pub relay_stop: Option<PathBuf>,
+    /// `$CLAUDE_PID`: the Claude Code process that runs this hook (every hook gets
+    /// it; seen with 2.1.330).
+    pub claude_pid: Option<u32>,
+    /// `$CLAUDE_CODE_ENTRYPOINT`: `cli` for an interactive session, `sdk-cli` for
+    /// `claude -p` (seen with 2.1.330).
+    pub claude_entrypoint: Option<String>,
+    /// The variables that move Claude Code's own compaction point (reference §6.1):
+    /// `DISABLE_AUTO_COMPACT`, `DISABLE_COMPACT`, `CLAUDE_CODE_AUTO_COMPACT_WINDOW`,
+    /// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`, as set.
+    pub compaction_vars: Vec<(String, String)>,
     /// The time the command started.
     pub now: DateTime<Utc>,
 }
@@ -58,8 +78,24 @@ pub struct RelayVars {
     pub handoff_count: usize,
 }
 
+/// The variables of [`Env::compaction_vars`].
+const COMPACTION_VARS: [&str; 4] = [
+    "DISABLE_AUTO_COMPACT",
+    "DISABLE_COMPACT",
+    "CLAUDE_CODE_AUTO_COMPACT_WINDOW",
+    "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
+];
+
 fn non_empty(value: Option<std::ffi::OsString>) -> Option<std::ffi::OsString> {
     value.filter(|v| !v.is_empty())
+}
+
+/// A path variable's value when it is absolute. The XDG Base Directory spec says a
+/// relative `$XDG_*` value is invalid and must be ignored; forge runs in whatever
+/// folder a session is in, where a relative value would name a file the repository
+/// ships.
+fn absolute(value: Option<std::ffi::OsString>) -> Option<PathBuf> {
+    value.map(PathBuf::from).filter(|p| p.is_absolute())
 }
 
 impl Env {
@@ -76,8 +112,8 @@ impl Env {
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
             claude_project_dir: var("CLAUDE_PROJECT_DIR").map(PathBuf::from),
             claude_config_dir: var("CLAUDE_CONFIG_DIR").map(PathBuf::from),
-            xdg_config_home: var("XDG_CONFIG_HOME").map(PathBuf::from),
-            xdg_state_home: var("XDG_STATE_HOME").map(PathBuf::from),
+            xdg_config_home: absolute(var("XDG_CONFIG_HOME")),
+            xdg_state_home: absolute(var("XDG_STATE_HOME")),
             columns: parse_u16("COLUMNS"),
             lines: parse_u16("LINES"),
             no_color: var("NO_COLOR").is_some(),
@@ -92,6 +128,10 @@ impl Env {
                 .filter(|s| !s.is_empty()),
             tmux: var("TMUX").is_some(),
             tmux_pane: var("TMUX_PANE").and_then(|v| v.into_string().ok()),
+            tmux_socket: var("TMUX")
+                .and_then(|v| v.into_string().ok())
+                .and_then(|v| v.split(',').next().map(PathBuf::from))
+                .filter(|p| p.is_absolute()),
             relay: var("FORGE_RELAY_CHAIN")
                 .and_then(|v| v.into_string().ok())
                 .map(|chain| RelayVars {
@@ -102,6 +142,17 @@ impl Env {
                         .and_then(|v| v.to_str().and_then(|s| s.trim().parse().ok()))
                         .unwrap_or(0),
                 }),
+            relay_stop: var("FORGE_RELAY_STOP")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute()),
+            claude_pid: var("CLAUDE_PID")
+                .and_then(|v| v.to_str().and_then(|s| s.trim().parse().ok()))
+                .filter(|p| *p > 1),
+            claude_entrypoint: var("CLAUDE_CODE_ENTRYPOINT").and_then(|v| v.into_string().ok()),
+            compaction_vars: COMPACTION_VARS
+                .iter()
+                .filter_map(|k| Some(((*k).to_owned(), var(k)?.into_string().ok()?)))
+                .collect(),
             now: Utc::now(),
         }
     }
@@ -124,9 +175,29 @@ impl Env {
             forge_agent: None,
             tmux: false,
             tmux_pane: None,
+            tmux_socket: None,
             relay: None,
+            relay_stop: None,
+            claude_pid: None,
+            claude_entrypoint: None,
+            compaction_vars: Vec::new(),
             now: Utc::now(),
         }
+    }
+
+    /// One of [`Env::compaction_vars`].
+    pub fn compaction_var(&self, name: &str) -> Option<String> {
+        self.compaction_vars
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    }
+
+    /// The session runs headless (`claude -p`): nobody can type into it.
+    pub fn headless(&self) -> bool {
+        self.claude_entrypoint
+            .as_deref()
+            .is_some_and(|e| e.starts_with("sdk"))
     }
 
     /// The agent this process runs as, for `[agents.<name>]` settings: `$FORGE_AGENT`,
@@ -139,7 +210,8 @@ impl Env {
         if !self.tmux {
             return None;
         }
-        let mut child = std::process::Command::new("tmux")
+        let tmux = self.resolve_program("tmux").ok()?;
+        let mut child = std::process::Command::new(tmux)
             .args(["display-message", "-p", "#S"])
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
@@ -174,6 +246,44 @@ impl Env {
         find_in_path(self.path.as_ref()?, name)
     }
 
+    /// The file forge runs for the program `name` (`git`, `tmux`, `sh`, `claude`, the
+    /// first word of your `[notify] command`): a name with a `/` as written (it comes
+    /// from your own config or command line), else the first executable called `name`
+    /// in an absolute folder of `$PATH`. Relative entries (a leading `:`, `.`) are
+    /// skipped: forge runs in whatever folder a session is in, so they would name a
+    /// file the repository ships. `sh` falls back to `/bin/sh`. `Err` says why not, in
+    /// words.
+    pub fn resolve_program(&self, name: &str) -> Result<PathBuf, String> {
+        if name.contains('/') {
+            return Ok(PathBuf::from(name));
+        }
+        if name.is_empty() {
+            return Err("no program named".to_owned());
+        }
+        if let Some(p) = self.find_program(name) {
+            return Ok(p);
+        }
+        let fallback = Path::new("/bin").join(name);
+        if name == "sh" && is_executable_file(&fallback) {
+            return Ok(fallback);
+        }
+        Err(format!(
+            "`{name}` is not in any absolute folder of PATH (relative PATH entries are skipped: they would run a file of whatever folder forge runs in)"
+        ))
+    }
+
+    /// `$PATH` without its relative entries (and without empty ones, which mean the
+    /// current folder), for the commands forge runs through `sh -c` (your hooks, your
+    /// editor): the shell looks their words up in `$PATH`, and a relative entry would
+    /// find a file of the project. `None` when `$PATH` is unset.
+    pub fn absolute_path_var(&self) -> Option<std::ffi::OsString> {
+        let path = self.path.as_ref()?;
+        let kept: Vec<PathBuf> = std::env::split_paths(path)
+            .filter(|d| d.is_absolute())
+            .collect();
+        std::env::join_paths(kept).ok()
+    }
+
     /// Claude Code's user folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
     pub fn claude_dir(&self) -> Option<PathBuf> {
         self.claude_config_dir
@@ -187,10 +297,19 @@ impl Env {
     }
 
     /// forge's user config folder: `$XDG_CONFIG_HOME/forge`, else `~/.config/forge`.
+    /// Only absolute values count (a relative `$XDG_CONFIG_HOME` or `$HOME` would
+    /// make a file of the project forge runs in "your own config", whose commands
+    /// run).
     pub fn user_config_dir(&self) -> Option<PathBuf> {
         self.xdg_config_home
             .clone()
-            .or_else(|| self.home.as_ref().map(|h| h.join(".config")))
+            .filter(|d| d.is_absolute())
+            .or_else(|| {
+                self.home
+                    .as_ref()
+                    .filter(|h| h.is_absolute())
+                    .map(|h| h.join(".config"))
+            })
             .map(|d| d.join("forge"))
     }
 
@@ -273,5 +392,52 @@ mod tests {
         );
         assert_eq!(env.find_program("forge"), Some(c.join("forge")));
         assert_eq!(env.find_program("nothing"), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn programs_and_the_path_children_get_come_from_absolute_folders_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let bin = t.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        let tool = bin.join("tool");
+        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // A project folder with its own `tool`, named by relative entries.
+        std::fs::write(t.path().join("tool"), "#!/bin/sh\n").unwrap();
+        let mut env = Env::for_test(t.path(), t.path());
+        env.path = Some(std::env::join_paths(["", ".", "rel", bin.to_str().unwrap()]).unwrap());
+        assert_eq!(env.resolve_program("tool"), Ok(tool));
+        assert!(
+            env.resolve_program("nothing")
+                .unwrap_err()
+                .contains("absolute folder")
+        );
+        // A path is taken as written (it comes from your own config or command line).
+        assert_eq!(
+            env.resolve_program("/opt/x/claude"),
+            Ok(PathBuf::from("/opt/x/claude"))
+        );
+        assert_eq!(env.absolute_path_var(), Some(bin.into_os_string()));
+        // `sh` is always found: /bin/sh when PATH has none.
+        env.path = None;
+        assert_eq!(env.resolve_program("sh"), Ok(PathBuf::from("/bin/sh")));
+        assert_eq!(env.absolute_path_var(), None);
+    }
+
+    #[test]
+    fn relative_xdg_folders_and_home_are_ignored() {
+        assert_eq!(absolute(Some(".".into())), None);
+        assert_eq!(absolute(Some("rel/x".into())), None);
+        assert_eq!(absolute(Some("/x".into())), Some(PathBuf::from("/x")));
+        let mut env = Env::for_test(Path::new("/home/me"), Path::new("/p"));
+        env.xdg_config_home = Some(PathBuf::from("."));
+        assert_eq!(
+            env.user_config_dir(),
+            Some(PathBuf::from("/home/me/.config/forge"))
+        );
+        env.home = Some(PathBuf::from("home"));
+        assert_eq!(env.user_config_dir(), None);
     }
 }

@@ -11,7 +11,10 @@
 //! --porcelain=v2 -z`, which stats with many threads and relative paths and honours
 //! `core.untrackedCache` — libgit2 needs about twice its CPU time for the same
 //! answer. git is run so that it executes nothing the repository configures (see
-//! [`status_by_git`]); without a `git` binary, or when it fails, libgit2 scans.
+//! [`status_by_git`]), and only after `git config` (which runs nothing) has shown
+//! that the repository's configuration, as git resolves it, names no filter or diff
+//! program ([`runs_nothing`]); without a `git` binary, or when it fails, libgit2
+//! scans.
 
 #![deny(
     clippy::unwrap_used,
@@ -224,6 +227,10 @@ enum GitBinary<'a> {
     /// This one (tests).
     #[cfg_attr(not(test), allow(dead_code))]
     At(&'a Path),
+    /// This one, whatever the index's size (tests: a small repository takes the
+    /// large-index path).
+    #[cfg(test)]
+    AtAnySize(&'a Path),
     /// None: libgit2 scans every tree.
     #[cfg_attr(not(test), allow(dead_code))]
     Never,
@@ -237,13 +244,16 @@ fn facts_until(root: &Path, until: Instant, git: GitBinary<'_>) -> Option<GitFac
     let branch = branch(&repo).unwrap_or_else(|| "HEAD".to_owned());
     let index_len = std::fs::metadata(repo.path().join("index")).map_or(0, |m| m.len());
     let program = match git {
+        #[cfg(test)]
+        GitBinary::AtAnySize(p) => Some(p),
         _ if index_len < GIT_BINARY_MIN_INDEX_BYTES => None,
         GitBinary::FromPath => git_program(),
         GitBinary::At(p) => Some(p),
         GitBinary::Never => None,
     };
-    let by_git = match program {
-        Some(program) if !runs_filters(&repo) => status_by_git(program, &workdir, until),
+    let by_git = match program.map(|p| (p, runs_nothing(p, &workdir, until))) {
+        Some((program, Ok(true))) => status_by_git(program, &workdir, until),
+        Some((_, Err(Stopped::TimedOut))) => GitScan::TimedOut,
         _ => GitScan::Unavailable,
     };
     let mut changed = match by_git {
@@ -322,33 +332,132 @@ enum GitScan {
     Unavailable,
 }
 
-/// Whether the repository's own configuration (`.git/config`, the work tree's
-/// config, and what they include) names a filter driver command (`filter.*.clean`
-/// or `filter.*.process`). `git status` runs such a command to compare a file whose
-/// stat data changed, so forge leaves such a repository to libgit2, which runs no
-/// external program. Filters from the user's own config (git-lfs installs one in
-/// `~/.gitconfig`) are the user's choice, as they are for their own `git status`.
-fn runs_filters(repo: &Repository) -> bool {
-    let Ok(config) = repo.config() else {
-        return true;
-    };
-    let Ok(mut entries) = config.entries(Some(r"^filter\.")) else {
-        return true;
-    };
-    while let Some(entry) = entries.next() {
-        let Ok(entry) = entry else {
-            return true;
+/// Whether `git status` in `workdir` would run no program the repository's
+/// configuration names, as git itself resolves that configuration: `git config
+/// --list --includes --show-scope` (which runs nothing) lists every value with where
+/// it came from, includes and every `includeIf` kind (`gitdir:`, `gitdir/i:`,
+/// `onbranch:`, `hasconfig:remote.*.url:`) and the worktree config
+/// (`extensions.worktreeConfig`) evaluated — libgit2, which forge used before, does
+/// not evaluate `hasconfig:`. A filter driver (`filter.*.clean`, `.smudge`,
+/// `.process`) or a diff program (`diff.*.textconv`, `diff.*.command`,
+/// `diff.external`) set by the repository (scope `local` or `worktree`, the files they
+/// include among them) cannot be switched off from the command line, so then libgit2
+/// scans instead, which runs no external program. `core.fsmonitor` and hooks are
+/// switched off on `git status`'s command line (see [`status_by_git`]). The same
+/// drivers from your own config (git-lfs installs one in `~/.gitconfig`) are your
+/// choice, as they are for your own `git status`. A `git config` that fails or is
+/// fails is a "no"; one still running at `until` is killed (`Err(TimedOut)`: libgit2
+/// would be no faster on a machine that slow).
+fn runs_nothing(program: &Path, workdir: &Path, until: Instant) -> Result<bool, Stopped> {
+    let mut cmd = Command::new(program);
+    cmd.arg("-C").arg(workdir).args([
+        "--no-pager",
+        "config",
+        "--list",
+        "--includes",
+        "--show-scope",
+        "-z",
+    ]);
+    run_capped(cmd, until, CONFIG_OUTPUT_CAP).map(|out| config_runs_nothing(&out))
+}
+
+/// Why [`run_capped`] has no output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stopped {
+    /// It could not start, failed, or said too much.
+    Failed,
+    /// It was still running at the deadline, and was killed.
+    TimedOut,
+}
+
+/// The most output read from `git config --list`.
+const CONFIG_OUTPUT_CAP: u64 = 4 * 1024 * 1024;
+
+/// [`runs_nothing`] on `git config --list --show-scope -z` output: records of
+/// `scope NUL key LF value NUL` (a key without a value has no LF). `false` for
+/// output not in that shape.
+fn config_runs_nothing(out: &[u8]) -> bool {
+    let mut fields = out.split(|b| *b == 0);
+    while let Some(scope) = fields.next() {
+        if scope.is_empty() {
+            // The end (a trailing NUL).
+            return fields.next().is_none();
+        }
+        let Some(entry) = fields.next() else {
+            return false;
         };
-        let own = matches!(
-            entry.level(),
-            git2::ConfigLevel::Local | git2::ConfigLevel::Worktree | git2::ConfigLevel::App
-        );
-        let name = entry.name_bytes();
-        if own && (name.ends_with(b".clean") || name.ends_with(b".process")) {
-            return true;
+        let (key, value) = match entry.iter().position(|b| *b == b'\n') {
+            Some(i) => (
+                entry.get(..i).unwrap_or_default(),
+                entry.get(i + 1..).unwrap_or_default(),
+            ),
+            None => (entry, &b""[..]),
+        };
+        let repository = !matches!(scope, b"system" | b"global" | b"command");
+        if repository && !value.is_empty() && runs_a_program(key) {
+            return false;
         }
     }
-    false
+    true
+}
+
+/// Whether the config key (as `git config --list` prints it: section and key in
+/// lower case, the subsection as written) names a program `git status` or a diff
+/// could run.
+fn runs_a_program(key: &[u8]) -> bool {
+    let key = String::from_utf8_lossy(key).to_ascii_lowercase();
+    let (first, rest) = key.split_once('.').unwrap_or((&key, ""));
+    let last = rest.rsplit('.').next().unwrap_or("");
+    match first {
+        "filter" => matches!(last, "clean" | "smudge" | "process"),
+        "diff" => rest == "external" || matches!(last, "textconv" | "command"),
+        _ => false,
+    }
+}
+
+/// Runs `cmd` hardened like [`status_by_git`] (nothing of git's location variables,
+/// no prompt, stdin closed, stderr dropped) and returns its stdout when it exits 0
+/// before `until` with less than `cap` bytes; kills it at `until`.
+fn run_capped(mut cmd: Command, until: Instant, cap: u64) -> Result<Vec<u8>, Stopped> {
+    cmd.env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    for var in GIT_LOCATION_VARS {
+        cmd.env_remove(var);
+    }
+    let mut child = cmd.spawn().map_err(|_| Stopped::Failed)?;
+    let stop = |child: &mut std::process::Child, why: Stopped| {
+        let _ = child.kill();
+        let _ = child.wait();
+        Err(why)
+    };
+    let Some(stdout) = child.stdout.take() else {
+        return stop(&mut child, Stopped::Failed);
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::Builder::new()
+        .name("git-config".into())
+        .spawn(move || {
+            let mut out = Vec::new();
+            let read = stdout.take(cap).read_to_end(&mut out);
+            let _ = tx.send(read.map(|_| out));
+        });
+    if reader.is_err() {
+        return stop(&mut child, Stopped::Failed);
+    }
+    match rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
+        Ok(Ok(out)) if (out.len() as u64) < cap => {
+            if child.wait().is_ok_and(|s| s.success()) {
+                Ok(out)
+            } else {
+                Err(Stopped::Failed)
+            }
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => stop(&mut child, Stopped::TimedOut),
+        _ => stop(&mut child, Stopped::Failed),
+    }
 }
 
 /// The most output read from `git status` (a tree with millions of changed paths is
@@ -378,7 +487,7 @@ const GIT_LOCATION_VARS: [&str; 8] = [
 /// `--no-optional-locks` keeps git from rewriting the index (so no
 /// `post-index-change` hook, and no lock taken from under the person's own git
 /// commands). Filter drivers cannot be switched off from the command line:
-/// [`runs_filters`] keeps such repositories away from here. No pager, no prompt,
+/// [`runs_nothing`] keeps such repositories away from here. No pager, no prompt,
 /// stdin closed. Untracked files and submodules are set explicitly to what the
 /// libgit2 scan counts (`normal`, submodules ignored), whatever `status.*` says.
 fn status_by_git(program: &Path, workdir: &Path, until: Instant) -> GitScan {
@@ -1127,12 +1236,13 @@ u UU N... 100644 100644 100644 100644 d1 d2 d3 conflict.rs\0\
             "git ran {}",
             std::fs::read_to_string(&ran).unwrap()
         );
-        assert!(!runs_filters(&open(d).unwrap()));
+        let soon = || Instant::now() + Duration::from_secs(30);
+        assert_eq!(runs_nothing(&git_binary(), d, soon()), Ok(true));
         // A filter driver cannot be switched off from the command line: libgit2
         // (which runs no program) scans such a repository, with the same answer.
         git(d, &["config", "filter.x.clean", evil]);
         std::fs::write(d.join(".gitattributes"), "*.rs filter=x\n").unwrap();
-        assert!(runs_filters(&open(d).unwrap()));
+        assert_eq!(runs_nothing(&git_binary(), d, soon()), Ok(false));
         std::fs::write(d.join("src/m00/f2.rs"), "changed").unwrap();
         let f = facts_until(d, until(), GitBinary::At(&git_binary())).unwrap();
         assert_eq!(
@@ -1144,6 +1254,200 @@ u UU N... 100644 100644 100644 100644 d1 d2 d3 conflict.rs\0\
             "git ran {}",
             std::fs::read_to_string(&ran).unwrap()
         );
+    }
+
+    /// A small committed repository on `main` whose `.gitattributes` sends every file
+    /// through the filter driver `x` (defined nowhere yet), with a tracked file edited
+    /// to the same size (so `git status` must hash it: through the filter), and a
+    /// filter program that appends to `ran` when it runs.
+    struct Planted {
+        _t: tempfile::TempDir,
+        repo: PathBuf,
+        ran: PathBuf,
+        evil: String,
+    }
+
+    fn planted() -> Planted {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let repo = t.path().canonicalize().unwrap().join("repo");
+        std::fs::create_dir_all(&repo).unwrap();
+        git(&repo, &["init", "-q", "-b", "main"]);
+        std::fs::write(repo.join("a.txt"), "a").unwrap();
+        std::fs::write(repo.join(".gitattributes"), "* filter=x\n").unwrap();
+        git(&repo, &["add", "-A"]);
+        git(&repo, &["commit", "-qm", "init"]);
+        std::fs::write(repo.join("a.txt"), "b").unwrap();
+        let ran = t.path().join("ran");
+        let script = t.path().join("evil.sh");
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\necho \"$0\" >> '{}'\ncat\n", ran.display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let evil = script.display().to_string();
+        Planted {
+            _t: t,
+            repo,
+            ran,
+            evil,
+        }
+    }
+
+    impl Planted {
+        /// Appends `text` to `.git/config`.
+        fn config(&self, text: &str) {
+            let path = self.repo.join(".git/config");
+            let mut c = std::fs::read_to_string(&path).unwrap();
+            c.push_str(text);
+            std::fs::write(path, c).unwrap();
+        }
+
+        /// The planted filter, as a config file the repository's config includes
+        /// (beside the work tree).
+        fn included_file(&self) -> PathBuf {
+            let path = self.repo.with_file_name("evil.cfg");
+            std::fs::write(&path, format!("[filter \"x\"]\n\tclean = {}\n", self.evil)).unwrap();
+            path
+        }
+
+        /// `git status` itself runs the filter here (so the repository really does
+        /// configure one, as git resolves it), and forge's git facts never do — with
+        /// the `git` binary allowed whatever the index's size — and still count the
+        /// change.
+        fn assert_forge_runs_no_filter(&self) {
+            let control = Command::new(git_binary())
+                .args(["--no-optional-locks", "status", "--porcelain"])
+                .current_dir(&self.repo)
+                .output()
+                .unwrap();
+            assert!(control.status.success());
+            assert!(
+                self.ran.exists(),
+                "control: git status did not run the filter"
+            );
+            std::fs::remove_file(&self.ran).unwrap();
+            let until = Instant::now() + Duration::from_secs(30);
+            let f = facts_until(&self.repo, until, GitBinary::AtAnySize(&git_binary()));
+            assert!(
+                !self.ran.exists(),
+                "forge's git ran the repository's filter: {}",
+                std::fs::read_to_string(&self.ran).unwrap()
+            );
+            let f = f.expect("libgit2 answers instead");
+            assert_eq!(f.changed, ["a.txt"]);
+        }
+    }
+
+    #[test]
+    fn a_filter_from_include_path_never_runs() {
+        let p = planted();
+        p.included_file();
+        // Relative to the including file's folder (.git/).
+        p.config("[include]\n\tpath = ../../evil.cfg\n");
+        p.assert_forge_runs_no_filter();
+    }
+
+    #[test]
+    fn a_filter_from_include_if_gitdir_never_runs() {
+        let p = planted();
+        let inc = p.included_file();
+        p.config(&format!(
+            "[includeIf \"gitdir:{}/\"]\n\tpath = {}\n",
+            p.repo.display(),
+            inc.display()
+        ));
+        p.assert_forge_runs_no_filter();
+    }
+
+    #[test]
+    fn a_filter_from_include_if_gitdir_i_never_runs() {
+        let p = planted();
+        let inc = p.included_file();
+        p.config(&format!(
+            "[includeIf \"gitdir/i:{}/\"]\n\tpath = {}\n",
+            p.repo.display().to_string().to_uppercase(),
+            inc.display()
+        ));
+        p.assert_forge_runs_no_filter();
+    }
+
+    #[test]
+    fn a_filter_from_include_if_onbranch_never_runs() {
+        let p = planted();
+        let inc = p.included_file();
+        p.config(&format!(
+            "[includeIf \"onbranch:main\"]\n\tpath = {}\n",
+            inc.display()
+        ));
+        p.assert_forge_runs_no_filter();
+    }
+
+    #[test]
+    fn a_filter_from_include_if_hasconfig_remote_url_never_runs() {
+        let p = planted();
+        let inc = p.included_file();
+        git(
+            &p.repo,
+            &["remote", "add", "origin", "https://example.com/acme/x.git"],
+        );
+        p.config(&format!(
+            "[includeIf \"hasconfig:remote.*.url:https://example.com/**\"]\n\tpath = {}\n",
+            inc.display()
+        ));
+        p.assert_forge_runs_no_filter();
+    }
+
+    #[test]
+    fn a_filter_from_the_worktree_config_never_runs() {
+        let p = planted();
+        git(&p.repo, &["config", "core.repositoryformatversion", "1"]);
+        git(&p.repo, &["config", "extensions.worktreeConfig", "true"]);
+        git(
+            &p.repo,
+            &["config", "--worktree", "filter.x.clean", &p.evil],
+        );
+        assert!(
+            !std::fs::read_to_string(p.repo.join(".git/config"))
+                .unwrap()
+                .contains("evil")
+        );
+        p.assert_forge_runs_no_filter();
+    }
+
+    #[test]
+    fn config_listings_are_judged_by_scope_and_key() {
+        let rec = |scope: &str, kv: &str| format!("{scope}\0{kv}\0");
+        let ok = |s: String| config_runs_nothing(s.as_bytes());
+        assert!(ok(String::new()));
+        assert!(ok(
+            rec("local", "core.bare\nfalse") + &rec("local", "core.hookspath\n.husky")
+        ));
+        // Your own config's drivers are yours (git-lfs).
+        assert!(ok(rec(
+            "global",
+            "filter.lfs.process\ngit-lfs filter-process"
+        )));
+        assert!(ok(rec("system", "diff.tool.textconv\nx")));
+        for kv in [
+            "filter.x.clean\nevil",
+            "filter.x.smudge\nevil",
+            "filter.a.b.process\nevil",
+            "Filter.X.Clean\nevil",
+            "diff.pdf.textconv\nevil",
+            "diff.x.command\nevil",
+            "diff.external\nevil",
+        ] {
+            assert!(!ok(rec("local", kv)), "{kv}");
+            assert!(!ok(rec("worktree", kv)), "{kv}");
+        }
+        // An empty value names no program; a key alone has no value.
+        assert!(ok(rec("local", "filter.x.clean\n")));
+        assert!(ok(rec("local", "filter.x.clean")));
+        // Not in that shape: no.
+        assert!(!config_runs_nothing(b"local\0filter.x.clean\nevil"));
+        assert!(!config_runs_nothing(b"local"));
     }
 
     #[test]

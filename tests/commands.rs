@@ -1423,9 +1423,14 @@ fn inbox(p: &TestProject) {
     }
 }
 
-/// A marker's path (its first line), after checking that a person chose it.
+/// A marker's path (its first line), after checking that a person chose it: the
+/// project's marker says so on its second line; the global one holds the bare path.
 fn marker(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap();
+    if path.ends_with(".claude/pending-resume") {
+        assert_eq!(text.lines().count(), 1, "{text}");
+        return text.trim_end().to_owned();
+    }
     let (first, origin) = text.trim_end().rsplit_once('\n').unwrap();
     assert_eq!(origin, "chosen", "{text}");
     first.to_owned()
@@ -1906,4 +1911,48 @@ fn every_new_command_has_help_with_an_example() {
             .success()
             .stdout(contains("Examples:").and(contains(format!("forge {cmd}"))));
     }
+}
+
+#[test]
+fn doctor_fails_when_a_command_of_your_own_config_does_not_resolve() {
+    let p = TestProject::new();
+    p.forge().args(["init", "--commands"]).assert().success();
+    let cfg = p.xdg.join("forge/config.toml");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    std::fs::write(
+        &cfg,
+        "[notify]\ncommand = [\"no-such-orchestrator-forge-test\", \"--message\"]\n\n\
+         [[on_session_start]]\ncommand = \"BRIEF=1 no-such-brief-forge-test --json\"\n\n\
+         [[on_threshold]]\ncommand = \"cat > /dev/null\"\n\n\
+         [agents.builder.notify]\ncommand = [\"/nonexistent/forge-test/orch\"]\n",
+    )
+    .unwrap();
+    let out = p.forge().arg("doctor").output().unwrap();
+    let text = stdout_of(&out);
+    assert!(!out.status.success(), "{text}");
+    assert!(!text.contains("Everything looks right"), "{text}");
+    let line = text.lines().find(|l| l.contains("own-commands")).unwrap();
+    assert!(
+        line.contains("FAIL") && line.contains("3 commands"),
+        "{line}"
+    );
+    for want in [
+        "[notify] command: `no-such-orchestrator-forge-test --message`: `no-such-orchestrator-forge-test` is not on PATH",
+        "[[on_session_start]]: `BRIEF=1 no-such-brief-forge-test --json`: `no-such-brief-forge-test` is not on PATH",
+        "[agents.builder] [notify] command: `/nonexistent/forge-test/orch`: /nonexistent/forge-test/orch does not exist",
+    ] {
+        assert!(text.contains(want), "{want} in {text}");
+    }
+    assert!(!text.contains("`cat > /dev/null`"), "cat resolves: {text}");
+    // Fixed: every program is there.
+    std::fs::write(
+        &cfg,
+        "[notify]\ncommand = [\"cat\"]\n\n[[on_session_start]]\ncommand = \"echo hi; true\"\n",
+    )
+    .unwrap();
+    let out = p.forge().arg("doctor").output().unwrap();
+    let text = stdout_of(&out);
+    assert!(out.status.success(), "{text}");
+    let line = text.lines().find(|l| l.contains("own-commands")).unwrap();
+    assert!(line.contains("ok") && line.contains("(cat)"), "{line}");
 }

@@ -212,7 +212,48 @@ fn print_mode_records_the_session_and_orients_the_next_one() {
     let payload: Value = serde_json::from_str(&std::fs::read_to_string(&got).unwrap()).unwrap();
     assert_eq!(payload["hook_event_name"], "session_start");
     assert_eq!(payload["session"]["source"], "startup");
-    assert_eq!(payload["session"]["previous_session_id"], sid.as_str());
+    // A fresh session continues nothing, whatever ran here before (herdctl's
+    // meaning: handoff_count is the chain's).
+    assert_eq!(payload["session"]["is_continuation"], false, "{payload}");
+    assert!(
+        payload["session"]["previous_session_id"].is_null(),
+        "{payload}"
+    );
+    assert_eq!(payload["session"]["handoff_count"], 0, "{payload}");
+
+    // The session that resumes a handoff continues that handoff's session.
+    let second = w.session_of("SessionStart:startup");
+    let handoff = w.forge(&["handoff"]);
+    assert!(
+        handoff.status.success(),
+        "{}",
+        String::from_utf8_lossy(&handoff.stderr)
+    );
+    std::fs::remove_file(&got).unwrap();
+    let before = w.api.messages().len();
+    let out = w.print("and go on");
+    assert!(out.status.success());
+    let third = w.session_of("SessionStart:startup");
+    assert_ne!(third, second);
+    assert!(
+        w.api.messages()[before]
+            .all_text()
+            .contains("Resuming from handoff"),
+        "the premise: it resumed the handoff"
+    );
+    let payload: Value = serde_json::from_str(&std::fs::read_to_string(&got).unwrap()).unwrap();
+    assert_eq!(
+        payload["session"]["session_id"],
+        third.as_str(),
+        "{payload}"
+    );
+    assert_eq!(payload["session"]["is_continuation"], true, "{payload}");
+    assert_eq!(
+        payload["session"]["previous_session_id"],
+        second.as_str(),
+        "{payload}"
+    );
+    assert_eq!(payload["session"]["handoff_count"], 1, "{payload}");
 }
 
 // ----- 2. interactive: status line, threshold handoff, permission ---------------------------
@@ -247,10 +288,11 @@ fn interactive_status_line_threshold_handoff_and_permission_prompt() {
     assert!(doc.contains("trigger: context-threshold"), "{doc}");
     let project_marker = std::fs::read_to_string(w.root.join(".forge/pending-resume")).unwrap();
     let global_marker = std::fs::read_to_string(w.home.join(".claude/pending-resume")).unwrap();
-    // The path, then who made it pending: the threshold, automatically.
+    // The path, then who made it pending: the threshold, automatically. The global
+    // marker holds the bare path (the seed's format; the origin stays in the project).
     let auto = format!("{}\nauto\n", path.display());
     assert_eq!(project_marker, auto);
-    assert_eq!(global_marker, auto);
+    assert_eq!(global_marker, format!("{}\n", path.display()));
     // The status line's detached `forge handoff --auto` says what it did in the log.
     let logged = poll(harness::WAIT, || {
         w.events()
@@ -413,6 +455,99 @@ fn compact_denies_the_first_non_read_tool_once_and_stop_blocks_once() {
     // The marker is spent: the next turn is not blocked.
     w.turn("and now?");
     assert_eq!(w.count_events("Stop:active"), 1);
+}
+
+// ----- 3b. a session that only read files is told to re-read those, nothing else ------------
+
+#[test]
+fn after_compact_a_session_that_only_read_files_rereads_only_those() {
+    let Some(mut w) = World::new("after_compact_a_session_that_only_read_files_rereads_only_those")
+    else {
+        return;
+    };
+    let spec = w.root.join("SPEC.md");
+    w.api
+        .on("READ-SPEC", Reply::tool("Read", json!({"file_path": spec})));
+    let after = w.root.join("after.md");
+    w.api.on(
+        "WRITE-AFTER",
+        Reply::tool("Write", json!({"file_path": after, "content": "x\n"})),
+    );
+    // The tree is dirty, but not by the session: an uncommitted edit and a new file
+    // from before it started (as forge init's own .gitignore edit was).
+    w.write("README.md", "# e2e\nedited elsewhere\n");
+    w.write("ELSEWHERE.md", "not the session's\n");
+    // A workflow's state file the session never reads.
+    w.write(".forge/state.json", r#"{"phase":"build","task":"T-1"}"#);
+    w.start(&["--permission-mode", "acceptEdits"]);
+    w.turn("please READ-SPEC");
+    w.type_line("/compact");
+    w.wait_events("SessionStart:compact", 1);
+    let sid = w.session_of("SessionStart:compact");
+    wait_until("the compaction counted", || compaction_lines(&w) == 1);
+    // The re-read list of each proven compaction, in order.
+    let reread_lists = |w: &harness::World| -> Vec<Vec<String>> {
+        w.events()
+            .iter()
+            .filter(|e| e["event"] == "SessionStart")
+            .flat_map(|e| e["outcomes"].as_array().cloned().unwrap_or_default())
+            .filter(|o| o["kind"] == "compaction_recorded")
+            .map(|o| {
+                o["reread"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .collect()
+    };
+    let recorded = reread_lists(&w).remove(0);
+    assert_eq!(recorded.len(), 2, "{recorded:?}");
+    assert!(
+        recorded[0].starts_with(".forge/handoffs/handoff-") && recorded[1] == "SPEC.md",
+        "{recorded:?}"
+    );
+    // What reaches the model after the compaction names the same, nothing else; the
+    // first call that is not a read is held back once with that list alone.
+    let before = w.api.messages().len();
+    w.turn("please WRITE-AFTER");
+    let text = w.api.messages()[before].all_text();
+    assert!(
+        text.contains(&format!(
+            "Context was compacted. Re-read before continuing: {}, SPEC.md.",
+            recorded[0]
+        )),
+        "{text}"
+    );
+    let denied = denials(&w);
+    assert_eq!(denied.len(), 1, "{denied:?}");
+    let reason = &denied[0];
+    assert!(
+        reason.contains(&format!("Re-read {}, SPEC.md first", recorded[0])),
+        "{reason}"
+    );
+    for name in ["README.md", "ELSEWHERE.md", ".gitignore", "state.json"] {
+        assert!(!reason.contains(name), "{name}: {reason}");
+    }
+    assert!(!marker_exists(&w, &sid));
+
+    // A new session (/clear) that touches no file at all: after its compaction it is
+    // told of its own handoff alone, never of git's changed names.
+    w.type_line("/clear");
+    w.wait_events("SessionStart:clear", 1);
+    w.turn("just talk to me");
+    w.type_line("/compact");
+    w.wait_events("SessionStart:compact", 2);
+    wait_until("the second compaction counted", || {
+        compaction_lines(&w) == 2
+    });
+    let second = reread_lists(&w).remove(1);
+    assert_eq!(second.len(), 1, "{second:?}");
+    assert!(
+        second[0].starts_with(".forge/handoffs/handoff-") && second[0] != recorded[0],
+        "{second:?}"
+    );
 }
 
 // ----- 4. /compact cancelled with Esc ---------------------------------------------------------
@@ -589,7 +724,7 @@ fn zero_usage_after_compaction_is_unknown_not_zero_percent() {
     assert_ne!(bridge["used_percentage"], json!(0.0), "{bridge}");
 }
 
-// ----- 7. the dirty-tree warning reaches the person -----------------------------------------
+// ----- 7. the dirty-tree warning reaches the person when the session made the tree dirtier --
 
 #[test]
 fn dirty_tree_warning_is_on_screen_and_in_the_next_session() {
@@ -601,18 +736,38 @@ fn dirty_tree_warning_is_on_screen_and_in_the_next_session() {
         "WRITE-DIRT",
         Reply::tool("Write", json!({"file_path": dirt, "content": "dirt\n"})),
     );
+    // The tree is dirty before the session starts (as after `forge init`'s own
+    // edits): not news, so no turn warns about it.
+    w.write("README.md", "# e2e\nedited before the session\n");
     w.start(&["--permission-mode", "acceptEdits"]);
+    w.turn("just talk to me");
+    w.turn("and once more");
+    let warned = |w: &harness::World| {
+        w.events()
+            .iter()
+            .filter(|e| e["event"] == "Stop")
+            .flat_map(|e| e["outcomes"].as_array().cloned().unwrap_or_default())
+            .filter(|o| o["kind"] == "warned")
+            .count()
+    };
+    assert_eq!(warned(&w), 0, "a steady dirty tree warned");
+    // The session adds a change: the count grew past what it started with.
     w.turn("please WRITE-DIRT");
     assert!(dirt.is_file());
     let screen = w.wait_screen("the dirty-tree warning", |s| {
-        s.contains("1 uncommitted change on branch main")
+        s.contains("2 uncommitted changes on branch main")
     });
     assert!(screen.contains("Stop says"), "{screen}");
+    assert_eq!(screen.matches("Stop says").count(), 1, "{screen}");
+    assert_eq!(warned(&w), 1);
     assert_eq!(
-        requests_with(&w, "uncommitted change on branch main"),
+        requests_with(&w, "uncommitted changes on branch main — commit"),
         0,
         "the warning is for the person, not the model"
     );
+    // A turn that adds nothing is not warned again.
+    w.turn("thanks");
+    assert_eq!(warned(&w), 1);
     // SessionEnd only records; the next session hears about it.
     w.type_line("/exit");
     w.wait_events("SessionEnd:prompt_input_exit", 1);
@@ -621,13 +776,13 @@ fn dirty_tree_warning_is_on_screen_and_in_the_next_session() {
             .is_some_and(|l| l["final"] == true)
     });
     let last = w.forge_json("logs/last-session.json").unwrap();
-    assert_eq!(last["uncommitted_changes"], 1);
+    assert_eq!(last["uncommitted_changes"], 2);
     let before = w.api.messages().len();
     let out = w.print("hello");
     assert!(out.status.success());
     let first = w.api.messages()[before].all_text();
     assert!(
-        first.contains("The last session ended with 1 uncommitted change"),
+        first.contains("The last session ended with 2 uncommitted changes"),
         "{first}"
     );
     // The session wrote a file: the next sessions are asked to learn from it until
@@ -641,6 +796,62 @@ fn dirty_tree_warning_is_on_screen_and_in_the_next_session() {
     let third = w.api.messages()[before].all_text();
     assert!(!third.contains("/forge-learn"), "{third}");
     assert!(!w.root.join(".forge/logs/learn-pending").exists());
+}
+
+// ----- the learn flag: what the session changed, not another terminal ------------------------
+
+#[test]
+fn the_learn_flag_follows_the_sessions_commands_not_another_terminals_commit() {
+    let Some(mut w) =
+        World::new("the_learn_flag_follows_the_sessions_commands_not_another_terminals_commit")
+    else {
+        return;
+    };
+    w.api.on(
+        "LIST-FILES",
+        Reply::tool(
+            "Bash",
+            json!({"command": "ls", "description": "List files"}),
+        ),
+    );
+    w.api.on(
+        "TOUCH-FILE",
+        Reply::tool(
+            "Bash",
+            json!({"command": "touch made-by-bash.txt", "description": "Make a file"}),
+        ),
+    );
+    let flag = w.root.join(".forge/logs/learn-pending");
+    w.start(&["--allowedTools", "Bash"]);
+    w.turn("hello there");
+    // Another terminal commits while the session waits for its next prompt.
+    w.write("theirs.txt", "from another terminal\n");
+    w.commit_all();
+    // The session's next turn runs a command that changes nothing.
+    w.turn("please LIST-FILES");
+    assert!(w.count_events("PreToolUse:Bash") >= 1);
+    assert!(
+        !flag.exists(),
+        "another terminal's commit set the learn flag"
+    );
+    // A command of the session that creates a file sets it.
+    w.turn("please TOUCH-FILE");
+    assert!(w.root.join("made-by-bash.txt").is_file());
+    assert!(
+        flag.exists(),
+        "the session's touch did not set the learn flag"
+    );
+    let why = w
+        .events()
+        .iter()
+        .flat_map(|e| e["outcomes"].as_array().cloned().unwrap_or_default())
+        .find(|o| o["kind"] == "flag_set")
+        .map(|o| o["why"].as_str().unwrap_or_default().to_owned())
+        .unwrap_or_default();
+    assert!(
+        why.starts_with("a command the session ran changed the work tree"),
+        "{why}"
+    );
 }
 
 // ----- 8. /clear resumes the handoff; /exit records the end ---------------------------------
@@ -743,6 +954,231 @@ fn the_l2_alert_reaches_the_model_with_the_next_prompt() {
     );
 }
 
+// ----- wake messages and liveness ---------------------------------------------------------
+
+/// A fake orchestrator in the user's config: `[notify]` for `events`, each message
+/// appended to the returned log (messages split by `\n---\n`).
+fn wake_log(w: &World, events: &[&str]) -> std::path::PathBuf {
+    let log = w.home.join("wake.log");
+    let script = w.home.join("orchestrator.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nfor last; do :; done\nprintf '%s\\n---\\n' \"$last\" >> '{log}'\n\
+             printf '%s\\n' \"$FORGE_AGENT\" >> '{log}.agent'\n",
+            log = log.display()
+        ),
+    )
+    .unwrap();
+    let config = w.home.join(".config/forge/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let events: Vec<String> = events.iter().map(|e| format!("\"{e}\"")).collect();
+    std::fs::write(
+        &config,
+        format!(
+            "[notify]\ncommand = [\"sh\", \"{}\"]\nevents = [{}]\n",
+            script.display(),
+            events.join(", ")
+        ),
+    )
+    .unwrap();
+    log
+}
+
+/// The wake messages so far, oldest first.
+fn wake_messages(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .split("\n---\n")
+        .filter(|m| !m.trim().is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Waits until `n` wake messages with `trigger: <trigger>` came; returns them.
+fn wait_wakes(log: &Path, trigger: &str, n: usize) -> Vec<String> {
+    let want = format!("trigger: {trigger}\n");
+    poll(harness::WAIT, || {
+        let m: Vec<String> = wake_messages(log)
+            .into_iter()
+            .filter(|m| m.contains(&want))
+            .collect();
+        (m.len() >= n).then_some(m)
+    })
+    .unwrap_or_else(|| panic!("waited for {n} × {trigger}; got {:#?}", wake_messages(log)))
+}
+
+#[test]
+fn wake_messages_across_an_auto_compaction_and_after_exit() {
+    let Some(mut w) = World::new("wake_messages_across_an_auto_compaction_and_after_exit") else {
+        return;
+    };
+    let log = wake_log(&w, &["stop", "pre_compact", "session_start", "session_end"]);
+    w.api.set_context(60_000);
+    w.start_with(&["--permission-mode", "acceptEdits"], true);
+    w.turn("first");
+    w.turn("second");
+    // The third reply reports 85 %: past the client's own compaction point (83.5 %),
+    // so it compacts before the fourth prompt goes out.
+    w.api.set_context(170_000);
+    w.turn("third");
+    w.api.set_context(30_000);
+    w.type_line("fourth");
+    w.wait_events("SessionStart:compact", 1);
+    w.wait_events("Stop", 4);
+    let stops = wait_wakes(&log, "response_complete", 4);
+    // In tmux: the pane, and what to type into it.
+    assert!(stops[0].contains("tmux: e2e:0.0\n"), "{}", stops[0]);
+    assert!(
+        stops[0].contains("tmux send-keys -t e2e:0.0"),
+        "{}",
+        stops[0]
+    );
+    assert!(stops[0].contains("context: 30% [OK]\n"), "{}", stops[0]);
+    assert!(
+        stops[2].contains("context: 85% [CRITICAL]\n"),
+        "{}",
+        stops[2]
+    );
+    // The pane's blank rows come as one blank line at most.
+    let pane = stops[2]
+        .split("[PANE CONTENT]\n")
+        .nth(1)
+        .and_then(|p| p.split("\n[AVAILABLE ACTIONS]").next())
+        .expect("the pane's lines");
+    assert!(!pane.contains("\n\n\n"), "{pane}");
+    let pre = wait_wakes(&log, "pre_compact", 1);
+    assert!(
+        pre[0].contains("context: 85% [CRITICAL] (before the compaction)\n"),
+        "{}",
+        pre[0]
+    );
+    // The compacted session starts again with no reading yet, and the next reply's
+    // figure is the transcript's for that turn — never the old 85 %.
+    let starts = wait_wakes(&log, "session_start", 2);
+    assert!(
+        starts[1].contains("context: unknown (just compacted: the next reply tells)\n"),
+        "{}",
+        starts[1]
+    );
+    assert!(stops[3].contains("context: 15% [OK]\n"), "{}", stops[3]);
+    // /exit: the session has ended, and nothing is to be typed into its pane.
+    w.type_line("/exit");
+    w.wait_events("SessionEnd:prompt_input_exit", 1);
+    let end = wait_wakes(&log, "session_end", 1);
+    assert!(end[0].contains("state: ended\n"), "{}", end[0]);
+    assert!(
+        !end[0].contains("send-keys") && !end[0].contains("/compact"),
+        "{}",
+        end[0]
+    );
+}
+
+#[test]
+fn a_wake_message_after_kill_session_names_no_pane() {
+    let Some(mut w) = World::new("a_wake_message_after_kill_session_names_no_pane") else {
+        return;
+    };
+    let log = wake_log(&w, &["stop", "session_end"]);
+    w.start_with(&["--permission-mode", "acceptEdits"], true);
+    w.turn("hello");
+    let stop = wait_wakes(&log, "response_complete", 1);
+    assert!(stop[0].contains("tmux: e2e:0.0\n"), "{}", stop[0]);
+    // The agent is the tmux session's name (no FORGE_AGENT was set): the command
+    // runs as that agent.
+    assert!(stop[0].contains("agent: e2e\n"), "{}", stop[0]);
+    let agents = poll(harness::WAIT, || {
+        std::fs::read_to_string(log.with_extension("log.agent"))
+            .ok()
+            .filter(|a| !a.is_empty())
+    })
+    .expect("the orchestrator's FORGE_AGENT");
+    assert!(agents.lines().all(|a| a == "e2e"), "{agents:?}");
+    // The server lives on with another session, where tmux answers a question about
+    // the killed pane with ' :.' (and status 0).
+    w.tmux_run(&["new-session", "-d", "-s", "keep", "sleep 600"])
+        .unwrap();
+    w.tmux_run(&["kill-session", "-t", "e2e"]).unwrap();
+    let end = wait_wakes(&log, "session_end", 1);
+    let m = &end[0];
+    assert!(!m.contains("tmux:"), "{m}");
+    assert!(!m.contains(":."), "{m}");
+    assert!(
+        !m.contains("send-keys") && !m.contains("[PANE CONTENT]"),
+        "{m}"
+    );
+    assert!(m.contains("state: ended\n"), "{m}");
+}
+
+#[test]
+fn a_client_killed_with_kill_9_leaves_every_view() {
+    let Some(mut w) = World::new("a_client_killed_with_kill_9_leaves_every_view") else {
+        return;
+    };
+    w.start(&["--permission-mode", "acceptEdits"]);
+    w.turn("hello");
+    let sid = w.session_of("SessionStart:startup");
+    let pid = w.client_pid().expect("the client's pid");
+    // The hooks recorded the client's process: CLAUDE_PID is the client itself.
+    let bridge = w.forge_json(&format!("logs/sessions/{sid}.json")).unwrap();
+    assert_eq!(bridge["client_pid"], pid, "{bridge}");
+    assert!(bridge["client_started"].as_u64().is_some(), "{bridge}");
+    let status = |w: &World| String::from_utf8_lossy(&w.forge(&["status"]).stdout).into_owned();
+    let waiting = format!("session {} is waiting for input", &sid[..8]);
+    let text = status(&w);
+    assert!(
+        text.contains(&waiting) || text.contains(&format!("session {sid} is waiting")),
+        "the premise: {text}"
+    );
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(i32::try_from(pid).unwrap()).unwrap(),
+        rustix::process::Signal::KILL,
+    )
+    .unwrap();
+    // Gone, or a zombie its parent (the tmux server) has not reaped yet: both mean
+    // the client no longer runs (store::process reads the state letter the same way).
+    wait_until(
+        "the client to be gone (no /proc entry, or a zombie)",
+        || match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => true,
+            Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| {
+                matches!(rest.trim_start().chars().next(), Some('Z' | 'X'))
+            }),
+        },
+    );
+    // No SessionEnd ran: the bridge still says it waits, and every view says ended.
+    assert_eq!(w.count_events("SessionEnd"), 0);
+    let text = status(&w);
+    assert!(!text.contains("is waiting"), "{text}");
+    let sessions = String::from_utf8_lossy(&w.forge(&["sessions"]).stdout).into_owned();
+    let row = sessions
+        .lines()
+        .find(|l| l.contains(&sid[..8]))
+        .unwrap_or_else(|| panic!("{sessions}"));
+    assert!(row.trim_end().ends_with("ended"), "{row}");
+    let frame = String::from_utf8_lossy(
+        &w.forge(&["tui", "--once", "--width", "120", "--height", "30"])
+            .stdout,
+    )
+    .into_owned();
+    assert!(
+        !frame
+            .lines()
+            .any(|l| l.contains(&sid[..8]) && l.contains("input")),
+        "{frame}"
+    );
+    let fleet: Value =
+        serde_json::from_slice(&w.forge(&["status", "--all", "--json"]).stdout).unwrap();
+    assert!(
+        !fleet["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["session_id"] == sid.as_str()),
+        "{fleet:#}"
+    );
+}
+
 // ----- relay: forge run -------------------------------------------------------------------
 
 /// The JSON lines a user hook appended to `log`.
@@ -763,6 +1199,28 @@ fn step(n: u32) -> Reply {
     )
 }
 
+/// Step `n` as a real model writes it: a sentence, then the tool call (one reply,
+/// two blocks), the call leaving `step<n>.txt` behind; step 1 thinks first, step 2
+/// makes two calls at once.
+fn said_step(n: u32) -> Reply {
+    use mock_api::Block;
+    let call = |c: String| Block::Tool {
+        name: "Bash".into(),
+        input: json!({"command": c, "description": format!("Step {n}")}),
+    };
+    let mut blocks = Vec::new();
+    if n == 1 {
+        blocks.push(Block::Thinking("Start with step 1.".into()));
+    }
+    blocks.push(Block::Text(format!("I'll do step {n} now.")));
+    // A tool takes a moment, as real ones do.
+    blocks.push(call(format!("sleep 0.1; echo step{n} | tee step{n}.txt")));
+    if n == 2 {
+        blocks.push(call("echo also | tee also.txt".to_owned()));
+    }
+    Reply::blocks(blocks)
+}
+
 #[test]
 fn forge_run_carries_a_headless_task_across_three_sessions() {
     let Some(w) = World::new("forge_run_carries_a_headless_task_across_three_sessions") else {
@@ -770,11 +1228,14 @@ fn forge_run_carries_a_headless_task_across_three_sessions() {
     };
     // The context grows with the conversation: 10k + 12k a message, so the four
     // tool turns of a session report 22k, 46k, 70k and 94k (47 %), and a fresh
-    // session starts low again.
+    // session starts low again. Each turn is a sentence and a tool call in one
+    // reply (which the client prints as two lines), and the model takes a moment
+    // to answer, as a real one does.
     w.api.set_context_per_message(10_000, 12_000);
-    w.api.on("WIDGET-TASK", step(1));
+    w.api.set_reply_delay(Duration::from_millis(300));
+    w.api.on("WIDGET-TASK", said_step(1));
     for n in 1..4 {
-        w.api.on_tool_result(&format!("step{n}"), step(n + 1));
+        w.api.on_tool_result(&format!("step{n}"), said_step(n + 1));
     }
     w.api
         .on_tool_result("step4", Reply::text("The widget is built."));
@@ -808,6 +1269,8 @@ fn forge_run_carries_a_headless_task_across_three_sessions() {
             task,
             "--model",
             harness::MODEL,
+            "--allowedTools",
+            "Bash",
         ])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
@@ -869,8 +1332,48 @@ fn forge_run_carries_a_headless_task_across_three_sessions() {
         let h = s["handoff"].as_str().unwrap();
         let text = std::fs::read_to_string(h).unwrap();
         assert!(text.contains("trigger: relay"), "{text}");
+        // Its task is the chain's, not the client's interruption marker.
+        assert!(
+            text.contains(&format!("# Session handoff — {task}\n")),
+            "{text}"
+        );
     }
     assert!(sessions[2]["handoff"].is_null());
+    // The relayed sessions stopped after their reply's tool call had run (its
+    // PostToolUse hook said so), and nothing was interrupted: no transcript of the
+    // chain has the client's interruption marker, each relayed session's last tool
+    // call has its result, and the step's file exists.
+    assert!(w.root.join("step4.txt").is_file());
+    for (k, id) in ids.iter().enumerate() {
+        let text = std::fs::read_to_string(w.transcript(id)).unwrap();
+        assert!(!text.contains("Request interrupted"), "session {k}: {id}");
+        assert!(
+            !text.contains("doesn't want to proceed"),
+            "session {k}: {id}"
+        );
+        if k < 2 {
+            assert!(text.contains("hook_stopped_continuation"), "session {k}");
+            let last_call = text
+                .lines()
+                .rfind(|l| l.contains(r#""type":"tool_use""#))
+                .and_then(|l| {
+                    let v: Value = serde_json::from_str(l).ok()?;
+                    v["message"]["content"][0]["id"].as_str().map(str::to_owned)
+                })
+                .expect("a tool call");
+            assert!(
+                text.lines()
+                    .any(|l| l.contains(r#""type":"tool_result""#) && l.contains(&last_call)),
+                "session {k}: no result for {last_call}"
+            );
+        }
+    }
+    let stops = w
+        .events()
+        .iter()
+        .filter(|e| e["event"] == "PostToolUse")
+        .count();
+    assert_eq!(stops, 2, "one stop asked per relayed session");
 
     // Each continuation's first prompt carries the handoff and the task.
     for k in 1..3 {
@@ -945,6 +1448,9 @@ fn forge_run_past_its_limit_leaves_compaction_to_claude_code() {
     w.api
         .on_tool_result("step2", Reply::text("Limit task done."));
     let client = w.client_path().display().to_string();
+    // A task that starts with a dash: forge gives it to the client after `--`, where
+    // the client reads it as the prompt, not as an option.
+    let task = "- LIMIT-TASK: a task that starts with a dash";
     let mut child = w
         .forge_command(&[
             "run",
@@ -956,7 +1462,7 @@ fn forge_run_past_its_limit_leaves_compaction_to_claude_code() {
             "--",
             &client,
             "-p",
-            "LIMIT-TASK",
+            task,
             "--model",
             harness::MODEL,
         ])
@@ -1006,6 +1512,15 @@ fn forge_run_past_its_limit_leaves_compaction_to_claude_code() {
     assert_eq!(s["compacted"], true, "{chain:#}");
     assert!(s["handoff"].is_null(), "{chain:#}");
     assert_eq!(chain["exit_code"], 0);
+    assert_eq!(chain["task"], task);
+    assert!(
+        w.api
+            .messages()
+            .iter()
+            .any(|r| r.last_user_text().contains(task)),
+        "the client sent the task as the prompt: {}",
+        w.api.describe()
+    );
     assert_eq!(requests_with(&w, "continuation 1"), 0);
 }
 
@@ -1079,6 +1594,260 @@ fn forge_run_stops_cleanly_on_ctrl_c() {
     assert_eq!(chain["exit_code"], 130);
 }
 
+// ----- issue 20: what the model reads at SessionStart is redacted ---------------------------
+
+/// A handoff written by hand (not by forge) made pending, a blocked Signal an agent
+/// wrote and the user's own start hook each hold a secret: the first request the real
+/// client sends carries forge's SessionStart text with every one redacted.
+#[test]
+fn what_the_model_reads_at_session_start_is_redacted() {
+    let Some(w) = World::new("what_the_model_reads_at_session_start_is_redacted") else {
+        return;
+    };
+    let secrets = [
+        "Hq8Zt2Wm4Lp",
+        "R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s",
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ",
+        "Rp4ss9Xw2Lm",
+        "mG7xR2vQ9zK",
+    ];
+    let handoffs = w.root.join(".forge/handoffs");
+    std::fs::create_dir_all(&handoffs).unwrap();
+    let handoff = handoffs.join("handoff-20261121-101502.md");
+    std::fs::write(
+        &handoff,
+        format!(
+            "---\nkind: session-handoff\ntrigger: manual\n---\n# Notes by hand\n\nDB_PASS={}\n\
+             export GITHUB_TOKEN=ghp_{}\n\nthe deploy key, header cut:\n{}AAAAAAABAAAAMwAAAAtzc2gtZW\n",
+            secrets[0], secrets[1], secrets[2]
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        w.root.join(".forge/pending-resume"),
+        format!("{}\n", handoff.display()),
+    )
+    .unwrap();
+    let question = format!(
+        "Is REDIS_URL=redis://:{}@cache:6379/0 the right one?",
+        secrets[3]
+    );
+    std::fs::write(
+        handoffs.join("agent-T-9-20261121-101502.md"),
+        format!(
+            "## FORGE AGENT HANDOFF\nFrom: builder\nTo: reviewer\nTask: T-9\n\n### Signal\n```json\n{}\n```\n",
+            json!({"from": "builder", "to": "reviewer", "task_id": "T-9", "status": "blocked",
+                   "files_modified": [], "open_questions": [question], "blocking": true})
+        ),
+    )
+    .unwrap();
+    let config = w.home.join(".config/forge/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            "[[on_session_start]]\ncommand = \"cat > /dev/null; echo 'SMTP_PASS={}'\"\n",
+            secrets[4]
+        ),
+    )
+    .unwrap();
+    let out = w.print("hello");
+    assert!(
+        out.status.success(),
+        "claude -p: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = w
+        .api
+        .messages()
+        .into_iter()
+        .find(|r| r.all_text().contains("SessionStart:startup hook success"))
+        .expect("a request with forge's SessionStart text");
+    let text = first.all_text();
+    assert!(text.contains("Resuming from handoff"), "{text}");
+    assert!(
+        text.contains("Open question: Is REDIS_URL=redis://:[REDACTED]@cache"),
+        "{text}"
+    );
+    assert!(text.contains("SMTP_PASS=[REDACTED]"), "{text}");
+    assert!(text.contains("DB_PASS=[REDACTED]"), "{text}");
+    for s in secrets {
+        assert!(!text.contains(s), "{s} reached the model:\n{text}");
+    }
+}
+
+// ----- recording the client's stream-json and transcripts as fixtures ----------------------
+
+/// The transcript lines worth keeping in a fixture: messages and system records, and
+/// the small attachments (a prompt snapshot is ~70 KB of system prompt).
+fn transcript_fixture(path: &Path) -> String {
+    let mut out = String::new();
+    for line in std::fs::read_to_string(path).unwrap_or_default().lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let kind = v["type"].as_str().unwrap_or_default();
+        let keep = matches!(kind, "user" | "assistant" | "system")
+            || (kind == "attachment" && line.len() < 2_000);
+        if keep {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Runs the client in print mode with stream-json output; `cut` says when to send it
+/// SIGINT (a predicate on each stdout line). Returns the stream and the session id.
+fn record_print(w: &World, prompt: &str, extra: &[&str], cut: impl Fn(&str) -> bool) -> String {
+    use std::io::BufRead as _;
+    let mut c = w.forge_command(&[]);
+    let envs: Vec<(std::ffi::OsString, std::ffi::OsString)> = c
+        .get_envs()
+        .filter_map(|(k, v)| Some((k.to_owned(), v?.to_owned())))
+        .collect();
+    c = std::process::Command::new(w.client_path());
+    c.args(["-p", prompt, "--model", harness::MODEL])
+        .args(["--output-format", "stream-json", "--verbose"])
+        .args(extra)
+        .current_dir(&w.root)
+        .env_clear()
+        .envs(envs)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped());
+    let mut child = c.spawn().expect("the client starts");
+    let out = child.stdout.take().unwrap();
+    let mut lines = String::new();
+    let mut sent = false;
+    for l in std::io::BufReader::new(out).lines() {
+        let l = l.unwrap();
+        lines.push_str(&l);
+        lines.push('\n');
+        if !sent && cut(&l) {
+            sent = true;
+            let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
+            rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+        }
+    }
+    child.wait().unwrap();
+    lines
+}
+
+/// Records what `tests/fixtures/stream-json/README.md` lists: the pinned client's
+/// stream-json output and the transcript lines it wrote, for replies with thinking,
+/// text and tool calls, and for the ways a session can end mid-reply. Run it with
+/// `FORGE_RECORD_FIXTURES=1 cargo test --test e2e record_stream_json_fixtures --
+/// --ignored` after changing the pinned client; the stream reader's unit tests
+/// (`model::relay`) and the handoff's (`model::transcript`) read these files.
+#[test]
+#[ignore = "records fixtures: FORGE_RECORD_FIXTURES=1"]
+fn record_stream_json_fixtures() {
+    use mock_api::Block;
+    if std::env::var_os("FORGE_RECORD_FIXTURES").is_none() {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/stream-json");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bash = |c: &str| Block::Tool {
+        name: "Bash".into(),
+        input: json!({"command": c, "description": format!("Run {c}")}),
+    };
+    let save = |w: &World, name: &str, stream: &str| {
+        std::fs::write(dir.join(format!("{name}.stream.jsonl")), stream).unwrap();
+        let sid = w.session_of("SessionStart:startup");
+        std::fs::write(
+            dir.join(format!("{name}.transcript.jsonl")),
+            transcript_fixture(&w.transcript(&sid)),
+        )
+        .unwrap();
+    };
+    // 1. thinking + text + a tool call; text + two tool calls; a closing text.
+    {
+        let w = World::new("record_blocks").unwrap();
+        w.api.on(
+            "RECORD-BLOCKS",
+            Reply::blocks(vec![
+                Block::Thinking("The user wants a recording. I will run one command.".into()),
+                Block::Text("I'll run the first command.".into()),
+                bash("echo one"),
+            ]),
+        );
+        w.api.on_tool_result(
+            "one",
+            Reply::blocks(vec![
+                Block::Text("Now two commands at once.".into()),
+                bash("echo two"),
+                bash("echo three"),
+            ]),
+        );
+        w.api.on_tool_result("two", Reply::text("All three ran."));
+        let s = record_print(
+            &w,
+            "RECORD-BLOCKS please",
+            &["--allowedTools", "Bash"],
+            |_| false,
+        );
+        save(&w, "blocks", &s);
+    }
+    // 2. SIGINT after the text line, before the tool call's result.
+    {
+        let w = World::new("record_cut_tool").unwrap();
+        w.api.on(
+            "RECORD-CUT",
+            Reply::say_then_tool(
+                "I'll run the tests.",
+                "Bash",
+                json!({"command": "echo tests", "description": "Run tests"}),
+            ),
+        );
+        w.api.set_reply_delay(Duration::from_secs(3));
+        let s = record_print(&w, "RECORD-CUT please", &["--allowedTools", "Bash"], |l| {
+            l.starts_with("{\"type\":\"assistant\"") && l.contains("\"type\":\"text\"")
+        });
+        save(&w, "interrupted-before-tool-result", &s);
+    }
+    // 3. SIGINT after the tool result, while the next request is in flight.
+    {
+        let w = World::new("record_cut_request").unwrap();
+        w.api.on(
+            "RECORD-CUT",
+            Reply::say_then_tool(
+                "I'll run the tests.",
+                "Bash",
+                json!({"command": "echo tests", "description": "Run tests"}),
+            ),
+        );
+        w.api.set_reply_delay(Duration::from_secs(3));
+        let s = record_print(&w, "RECORD-CUT please", &["--allowedTools", "Bash"], |l| {
+            l.starts_with("{\"type\":\"user\"")
+        });
+        save(&w, "interrupted-after-tool-result", &s);
+    }
+    // 4. A PostToolUse hook answers {"continue": false}: the client stops after the
+    // tool calls of the reply have run (what `forge run` asks for at its threshold).
+    {
+        let w = World::new("record_hook_stop").unwrap();
+        w.api.on(
+            "RECORD-STOP",
+            Reply::blocks(vec![
+                Block::Text("Two commands at once.".into()),
+                bash("echo two"),
+                bash("echo three"),
+            ]),
+        );
+        let settings = json!({"hooks": {"PostToolUse": [{"hooks": [{"type": "command",
+            "command": "echo '{\"continue\":false,\"stopReason\":\"stop for the fixture\"}'"}]}]}})
+        .to_string();
+        let s = record_print(
+            &w,
+            "RECORD-STOP please",
+            &["--allowedTools", "Bash", "--settings", &settings],
+            |_| false,
+        );
+        save(&w, "stopped-by-post-tool-use", &s);
+    }
+}
+
 // ----- the plugin and forge's MCP tools ---------------------------------------------------
 
 /// The plugin's tools as the client names them: `mcp__plugin_<plugin>_<server>__<tool>`
@@ -1111,14 +1880,14 @@ fn install_plugin(w: &World) {
 fn script_tool_call(w: &World, prompt_word: &str, tool: &str, input: Value, done_word: &str) {
     w.api.on(
         prompt_word,
-        Reply::text_and_tool(
+        Reply::say_then_tool(
             "I'll load forge's tool first.",
             "ToolSearch",
             json!({"query": format!("select:{tool}"), "max_results": 5}),
         ),
     );
     w.api
-        .on_tool_result(tool, Reply::text_and_tool("Calling it now.", tool, input));
+        .on_tool_result(tool, Reply::say_then_tool("Calling it now.", tool, input));
     w.api
         .on_tool_result(done_word, Reply::text(&format!("{tool} answered.")));
 }

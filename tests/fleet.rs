@@ -409,3 +409,181 @@ fn answering_a_blocked_signal_updates_the_fleet_at_once() {
         .success();
     assert_eq!(blocked(&p), 0, "no hook ran since");
 }
+
+/// A process that has ended: its pid and the start time `/proc` gave it.
+fn dead_process() -> (u32, u64) {
+    let mut child = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let rest = stat.rsplit_once(')').unwrap().1;
+    let started: u64 = rest.split_whitespace().nth(19).unwrap().parse().unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    (pid, started)
+}
+
+#[test]
+fn a_session_whose_client_process_is_gone_has_ended_in_every_view() {
+    let api = TestProject::named("api");
+    let web = TestProject::named("web");
+    for p in [&api, &web] {
+        std::fs::create_dir_all(p.forge_dir()).unwrap();
+    }
+    with_elsewhere(&api);
+    // web's session ran under a client that is still there (this test), then one
+    // whose client is gone: both wait for input as their last hook said.
+    let (gone_pid, _) = dead_process();
+    for (sid, pid) in [("w-alive", std::process::id()), ("w-killed", gone_pid)] {
+        forge_in(&web, &api)
+            .current_dir(&web.root)
+            .env("CLAUDE_PID", pid.to_string())
+            .args(["hook", "SessionStart"])
+            .write_stdin(
+                json!({"session_id": sid, "cwd": web.root, "hook_event_name": "SessionStart",
+                    "source": "startup"})
+                .to_string(),
+            )
+            .assert()
+            .success();
+    }
+    // The dead process was recorded with no start time (it was gone when the hook
+    // asked): record one by hand, as if it had been alive then.
+    let (pid, started) = dead_process();
+    let bridge = web.forge_dir().join("logs/sessions/w-killed.json");
+    let mut b: Value = serde_json::from_str(&std::fs::read_to_string(&bridge).unwrap()).unwrap();
+    assert!(
+        b["client_pid"].is_null(),
+        "a gone process is not recorded: {b}"
+    );
+    let alive: Value = serde_json::from_str(
+        &std::fs::read_to_string(web.forge_dir().join("logs/sessions/w-alive.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(alive["client_pid"], std::process::id(), "{alive}");
+    assert!(alive["client_started"].as_u64().is_some(), "{alive}");
+    b["client_pid"] = json!(pid);
+    b["client_started"] = json!(started);
+    std::fs::write(&bridge, b.to_string()).unwrap();
+    // The fleet registry's row for it, as a hook in its life would have written it.
+    let reg_path = api.registry();
+    let mut reg: Value =
+        serde_json::from_str(&std::fs::read_to_string(&reg_path).unwrap()).unwrap();
+    for p in reg["projects"].as_array_mut().unwrap() {
+        for s in p["sessions"].as_array_mut().unwrap() {
+            if s["id"] == "w-killed" {
+                s["client_pid"] = json!(pid);
+                s["client_started"] = json!(started);
+            }
+        }
+    }
+    std::fs::write(&reg_path, reg.to_string()).unwrap();
+
+    // forge status: only the live session waits.
+    let text = common::ok_stdout(forge_in(&web, &api).current_dir(&web.root).arg("status"));
+    assert!(text.contains("w-alive"), "{text}");
+    assert!(!text.contains("session w-killed is waiting"), "{text}");
+    // forge sessions: ended.
+    let text = common::ok_stdout(forge_in(&web, &api).current_dir(&web.root).arg("sessions"));
+    let row = text.lines().find(|l| l.contains("w-killed")).unwrap();
+    assert!(row.trim_end().ends_with("ended"), "{row}");
+    // The dashboard's first frame: not waiting.
+    let frame = common::ok_stdout(
+        forge_in(&web, &api)
+            .current_dir(&web.root)
+            .args(["tui", "--once", "--width", "120", "--height", "30"]),
+    );
+    assert!(frame.contains("w-alive"), "{frame}");
+    assert!(
+        !frame
+            .lines()
+            .any(|l| l.contains("w-killed") && l.contains("input")),
+        "{frame}"
+    );
+    // The fleet: not live.
+    let v = status_all_json(&api, &api);
+    let ids: Vec<&str> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["session_id"].as_str())
+        .collect();
+    assert!(
+        ids.contains(&"w-alive") && !ids.contains(&"w-killed"),
+        "{v:#}"
+    );
+    // The status line elsewhere: one waiting, not two.
+    let line = statusline(&api, &api, "a1");
+    assert!(line.contains("⚑1 waiting elsewhere"), "{line}");
+}
+
+/// Forty hooks at once, in 120 projects (three each, one after the other): every
+/// registration reaches the registry — none is lost to a busy lock (the review saw 4
+/// of 120 go missing at 40-way).
+#[test]
+fn forty_hooks_at_once_lose_no_registration() {
+    let fleet = TestProject::named("fleet");
+    let base = fleet.dir.path().join("many");
+    let roots: Vec<std::path::PathBuf> = (0..120)
+        .map(|i| {
+            let r = base.join(format!("p{i:03}"));
+            std::fs::create_dir_all(r.join(".forge")).unwrap();
+            r.canonicalize().unwrap()
+        })
+        .collect();
+    std::thread::scope(|s| {
+        for chunk in roots.chunks(3) {
+            let fleet = &fleet;
+            s.spawn(move || {
+                for root in chunk {
+                    let payload = json!({
+                        "session_id": "s1",
+                        "cwd": root,
+                        "hook_event_name": "SessionStart",
+                        "source": "startup",
+                    });
+                    forge_in(fleet, fleet)
+                        .current_dir(root)
+                        .args(["hook", "SessionStart"])
+                        .write_stdin(payload.to_string())
+                        .assert()
+                        .success();
+                }
+            });
+        }
+    });
+    let v = status_all_json(&fleet, &fleet);
+    let listed: std::collections::BTreeSet<String> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["root"].as_str().unwrap().to_owned())
+        .collect();
+    let missing: Vec<String> = roots
+        .iter()
+        .map(|r| r.display().to_string())
+        .filter(|r| !listed.contains(r))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "lost {} of 120, among them {:?}",
+        missing.len(),
+        missing.iter().take(3).collect::<Vec<_>>()
+    );
+    assert_eq!(v["projects"], 120, "{v:#}");
+    // The next hook that gets the lock folds whatever was kept aside into the file.
+    hook(&fleet, &fleet, "Stop", "s1", json!({}));
+    let pending = fleet.state().join("forge/projects.pending");
+    let left = std::fs::read_dir(&pending).map_or(0, Iterator::count);
+    assert_eq!(
+        left,
+        0,
+        "pending registrations left in {}",
+        pending.display()
+    );
+    let stored: Value =
+        serde_json::from_str(&std::fs::read_to_string(fleet.registry()).unwrap()).unwrap();
+    assert_eq!(stored["projects"].as_array().unwrap().len(), 121);
+}

@@ -117,13 +117,25 @@ fn manual_handoff_redacts_secrets_and_never_copies_contents() {
         doc.contains("- ") && doc.contains(" initial\n"),
         "last commits listed:\n{doc}"
     );
-    // A handoff a person asked for is theirs: the marker says "chosen".
+    // A handoff a person asked for is theirs: the project's marker says "chosen".
     let chosen = format!("{}\nchosen\n", path.display());
     assert_eq!(p.read(".forge/pending-resume"), chosen);
+    // The global marker holds the bare path and a newline (the seed's format), so
+    // the scripts written for it still read the handoff through it.
+    let global = p.home.join(".claude/pending-resume");
     assert_eq!(
-        std::fs::read_to_string(p.home.join(".claude/pending-resume")).unwrap(),
-        chosen
+        std::fs::read_to_string(&global).unwrap(),
+        format!("{}\n", path.display())
     );
+    let shown = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"cat "$(cat "$1")""#)
+        .arg("sh")
+        .arg(&global)
+        .output()
+        .unwrap();
+    assert!(shown.status.success(), "{shown:?}");
+    assert_eq!(String::from_utf8_lossy(&shown.stdout), doc);
     let v: serde_json::Value =
         serde_json::from_str(&p.read(&format!(".forge/logs/sessions/{SID}.json"))).unwrap();
     assert!(v["handoff_written_at"].is_string());

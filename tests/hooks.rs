@@ -379,12 +379,14 @@ fn stop_and_session_end_record_the_session() {
     // Nothing changed in the turn: nothing to learn.
     assert!(!p.forge_dir().join("logs/learn-pending").exists());
 
-    // Dirty tree: two changes (one modified, one untracked) → the warning with the
-    // count, for the person (systemMessage), once per count.
+    // Dirty tree: a command of the session makes two changes (one modified, one
+    // untracked) → the warning with the count, for the person (systemMessage), once
+    // per count.
+    hook(&p, "PreToolUse", pre_tool(&p, "Bash"));
     p.write("README.md", "changed\n");
     p.write("new.txt", "new\n");
     let out = hook(&p, "Stop", p.payload("hooks/Stop.json"));
-    // The tree changed since the session's first turn: something to learn.
+    // A command the session ran changed the tree: something to learn.
     assert!(p.forge_dir().join("logs/learn-pending").exists());
     let v: Value = serde_json::from_str(out.trim()).expect("one JSON object");
     assert_eq!(
@@ -408,6 +410,150 @@ fn stop_and_session_end_record_the_session() {
     assert_eq!(last["uncommitted_changes"], 2);
     let bridge = json_file(&p.forge_dir().join(format!("logs/sessions/{SID}.json")));
     assert_eq!(bridge["attention"], "ended");
+}
+
+/// The dirty-tree warning Stop prints now, if any.
+fn stop_warning(p: &TestProject) -> Option<String> {
+    let out = hook(p, "Stop", p.payload("hooks/Stop.json"));
+    let v: Value = serde_json::from_str(out.trim()).ok()?;
+    v["systemMessage"].as_str().map(str::to_owned)
+}
+
+#[test]
+fn the_dirty_tree_warning_comes_when_the_session_adds_changes_not_for_a_tree_already_dirty() {
+    let p = TestProject::new();
+    // The tree is dirty before the session starts (forge init's own edits, work
+    // left from before).
+    p.write(".gitignore", ".forge/\n");
+    p.write("README.md", "edited by init\n");
+    hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-startup.json"),
+    );
+    let bridge = json_file(&p.forge_dir().join(format!("logs/sessions/{SID}.json")));
+    assert_eq!(bridge["dirty_at_start"], 2);
+    // A turn that changed nothing: no warning, however dirty the tree.
+    assert_eq!(stop_warning(&p), None);
+    assert_eq!(stop_warning(&p), None);
+    // Set: the session adds a file.
+    p.write("new.rs", "fn main() {}\n");
+    assert_eq!(
+        stop_warning(&p).as_deref(),
+        Some(
+            "forge: 3 uncommitted changes on branch main — commit them or note them in a handoff."
+        )
+    );
+    // The same count again: said once.
+    assert_eq!(stop_warning(&p), None);
+    // Clear: a commit brings the count down, and nothing is said; new changes from
+    // there warn again.
+    common::git(&p.root, &["add", "-A"]);
+    common::git(&p.root, &["commit", "-qm", "work"]);
+    assert_eq!(stop_warning(&p), None);
+    p.write("next.rs", "\n");
+    assert_eq!(
+        stop_warning(&p).as_deref(),
+        Some("forge: 1 uncommitted change on branch main — commit them or note them in a handoff.")
+    );
+    // `[hooks] dirty_warning = "off"` (a display key: a project file may set it).
+    p.write(".forge/config.toml", "[hooks]\ndirty_warning = \"off\"\n");
+    p.write("more.rs", "\n");
+    assert_eq!(stop_warning(&p), None);
+    // `changed`: whenever the count differs from the last one (the old rule).
+    p.write(
+        ".forge/config.toml",
+        "[hooks]\ndirty_warning = \"changed\"\n",
+    );
+    assert_eq!(
+        stop_warning(&p).as_deref(),
+        Some(
+            "forge: 2 uncommitted changes on branch main — commit them or note them in a handoff."
+        )
+    );
+    assert_eq!(stop_warning(&p), None);
+    std::fs::remove_file(p.root.join("more.rs")).unwrap();
+    assert_eq!(
+        stop_warning(&p).as_deref(),
+        Some("forge: 1 uncommitted change on branch main — commit them or note them in a handoff.")
+    );
+}
+
+#[test]
+fn the_learn_flag_is_set_by_what_the_session_changed_not_by_another_terminal() {
+    let p = TestProject::new();
+    let flag = p.forge_dir().join("logs/learn-pending");
+    let stop = |p: &TestProject| hook(p, "Stop", p.payload("hooks/Stop.json"));
+    let learned = |p: &TestProject| {
+        p.forge().args(["learn", "done"]).assert().success();
+    };
+    hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-startup.json"),
+    );
+    // Another terminal commits while the session answers a question: not the
+    // session's change.
+    p.write("theirs.txt", "theirs\n");
+    common::git(&p.root, &["add", "-A"]);
+    common::git(&p.root, &["commit", "-qm", "from another terminal"]);
+    stop(&p);
+    assert!(!flag.exists(), "another terminal's commit set the flag");
+    // Between turns another commit lands; the next turn runs a command that changes
+    // nothing (a test run): still not the session's change.
+    p.write("theirs2.txt", "theirs\n");
+    common::git(&p.root, &["add", "-A"]);
+    common::git(&p.root, &["commit", "-qm", "again from another terminal"]);
+    hook(&p, "PreToolUse", pre_tool(&p, "Bash"));
+    stop(&p);
+    assert!(
+        !flag.exists(),
+        "a command that changed nothing set the flag"
+    );
+    // An Edit of the session sets it.
+    hook(
+        &p,
+        "PreToolUse",
+        with(
+            &pre_tool(&p, "Edit"),
+            json!({"tool_input": {"file_path": p.root.join("README.md")}}),
+        ),
+    );
+    stop(&p);
+    assert!(flag.exists(), "an Edit did not set the flag");
+    learned(&p);
+    assert!(!flag.exists());
+    stop(&p);
+    assert!(
+        !flag.exists(),
+        "learning is done: the edit is not asked for again"
+    );
+    // A command of the session that creates a file (touch) sets it.
+    hook(&p, "PreToolUse", pre_tool(&p, "Bash"));
+    p.write("touched.txt", "");
+    stop(&p);
+    assert!(flag.exists(), "a Bash touch did not set the flag");
+    learned(&p);
+    // A command of the session that commits (the file it touched) sets it.
+    hook(&p, "PreToolUse", pre_tool(&p, "Bash"));
+    common::git(&p.root, &["add", "-A"]);
+    common::git(&p.root, &["commit", "-qm", "by the session"]);
+    stop(&p);
+    assert!(flag.exists(), "a Bash git commit did not set the flag");
+    let set = events(&p)
+        .into_iter()
+        .flat_map(|e| e["outcomes"].as_array().cloned().unwrap_or_default())
+        .filter(|o| o["kind"] == "flag_set")
+        .map(|o| o["why"].as_str().unwrap_or_default().to_owned())
+        .collect::<Vec<_>>();
+    assert_eq!(set.len(), 3, "{set:?}");
+    assert!(set[0].starts_with("the session edited files"), "{set:?}");
+    assert!(
+        set[1..]
+            .iter()
+            .all(|w| w.starts_with("a command the session ran changed the work tree")),
+        "{set:?}"
+    );
 }
 
 #[test]
@@ -529,8 +675,8 @@ fn first_non_read_tool_after_compaction_is_denied_once_with_the_transcripts_file
         .unwrap();
     // Shown after the client's "PreToolUse:Bash hook error: " prefix. The session's
     // handoff (PreCompact's safety net); edited files, newest first, then files read,
-    // newest first, never a folder or a missing file (git's dirty names only when the
-    // transcript names nothing); the workflow state.
+    // newest first, never a folder or a missing file; nothing the transcript does not
+    // show the session used (git's dirty names, the workflow state).
     let handoff = std::fs::read_dir(p.forge_dir().join("handoffs"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -540,8 +686,8 @@ fn first_non_read_tool_after_compaction_is_denied_once_with_the_transcripts_file
         reason,
         format!(
             "forge held this call back once because the context was just compacted. \
-             Re-read .forge/handoffs/{handoff}, src/pool.rs, src/db.rs, SPEC.md, docs/api.md, \
-             .forge/state.json first (reading is never held back), then make the call again."
+             Re-read .forge/handoffs/{handoff}, src/pool.rs, src/db.rs, SPEC.md, docs/api.md \
+             first (reading is never held back), then make the call again."
         )
     );
     // The retry passes.
@@ -556,21 +702,58 @@ fn first_non_read_tool_after_compaction_is_denied_once_with_the_transcripts_file
 }
 
 #[test]
-fn without_a_transcript_the_reread_list_falls_back_to_git() {
+fn a_session_that_touched_no_file_is_told_of_its_handoff_alone_never_gits_names() {
     let p = TestProject::new();
+    // The tree is dirty, but not by this session (forge init's .gitignore edit,
+    // another terminal's work); its transcript names no file.
+    p.write(".gitignore", ".forge/\n");
     p.write("src/db.rs", "// changed\n");
-    compact(&p);
+    p.write(".forge/state.json", r#"{"phase":"build"}"#);
+    write_transcript(&p, &[]);
+    let start = compact(&p);
+    let handoff = std::fs::read_dir(p.forge_dir().join("handoffs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .next()
+        .unwrap();
+    assert!(
+        start.contains(&format!(
+            "Context was compacted. Re-read before continuing: .forge/handoffs/{handoff}.\n"
+        )),
+        "{start}"
+    );
     let out = hook(&p, "PreToolUse", pre_tool(&p, "Edit"));
     let v: Value = serde_json::from_str(out.trim()).unwrap();
     let reason = v["hookSpecificOutput"]["permissionDecisionReason"]
         .as_str()
         .unwrap();
-    // git names the untracked folder `src/`: never a folder.
     assert!(
-        reason.contains("Re-read .forge/handoffs/handoff-"),
+        reason.contains(&format!("Re-read .forge/handoffs/{handoff} first")),
         "{reason}"
     );
-    assert!(!reason.contains("src/"), "{reason}");
+    for name in [".gitignore", "src/", "db.rs", "state.json"] {
+        assert!(!reason.contains(name), "{name}: {reason}");
+    }
+    // No handoff either (the safety net is off): nothing to re-read, so nothing is
+    // armed and nothing is said.
+    let q = TestProject::new();
+    q.write("src/db.rs", "// changed\n");
+    q.write(
+        ".forge/config.toml",
+        "[hooks]\nhandoff_on_precompact = false\n",
+    );
+    write_transcript(&q, &[]);
+    let start = compact(&q);
+    assert!(!start.contains("Re-read"), "{start}");
+    let recorded = events(&q)
+        .into_iter()
+        .flat_map(|e| e["outcomes"].as_array().cloned().unwrap_or_default())
+        .find(|o| o["kind"] == "compaction_recorded")
+        .unwrap();
+    assert_eq!(recorded["reread"], json!([]));
+    assert_eq!(recorded["armed"], false);
+    assert_eq!(hook(&q, "PreToolUse", pre_tool(&q, "Edit")), "");
+    assert_eq!(hook(&q, "Stop", q.payload("hooks/Stop.json")), "");
 }
 
 #[test]
@@ -787,6 +970,8 @@ fn attention_states_follow_notifications() {
 fn session_start_orients_the_new_session() {
     let p = TestProject::new();
     hook(&p, "Stop", p.payload("hooks/Stop.json"));
+    // The session's command dirties the tree.
+    hook(&p, "PreToolUse", pre_tool(&p, "Bash"));
     p.write("README.md", "dirty\n");
     hook(&p, "Stop", p.payload("hooks/Stop.json"));
     std::fs::write(
@@ -864,6 +1049,54 @@ fn session_start_orients_the_new_session() {
         p.payload("hooks/SessionStart-startup.json"),
     );
     assert!(!done.contains("/forge-learn"), "{done}");
+}
+
+#[test]
+fn a_session_still_running_is_live_not_the_last_session() {
+    let p = TestProject::new();
+    // Session A ends a turn with a dirty tree and goes on (no SessionEnd).
+    p.write("README.md", "dirty\n");
+    hook(&p, "Stop", p.payload("hooks/Stop.json"));
+    let other = "5c2e9f10-0000-4000-8000-000000000002";
+    let start_b = with(
+        &p.payload("hooks/SessionStart-startup.json"),
+        json!({"session_id": other}),
+    );
+    // Session B starts beside it: A is live, not "the last session", and its
+    // uncommitted changes are not B's to commit.
+    let out = hook(&p, "SessionStart", start_b.clone());
+    let first = out.lines().next().unwrap();
+    assert!(
+        first.starts_with(
+            "Another session is live in this project (3f0c2a9e), its last turn ended "
+        ) && first.ends_with(" · branch main · 1 uncommitted"),
+        "{out}"
+    );
+    assert!(!out.contains("Last session:"), "{out}");
+    assert!(!out.contains("commit them"), "{out}");
+    assert!(out.contains("may be work in progress"), "{out}");
+    // `forge status` says the same.
+    let status = p.forge().arg("status").output().unwrap();
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        text.contains("Live session: 3f0c2a9e · last turn just now, "),
+        "{text}"
+    );
+    assert!(!text.contains("Last session"), "{text}");
+    let json_out = p.forge().args(["status", "--json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&json_out.stdout).unwrap();
+    assert_eq!(v["last_session_live"], true);
+    // A ends: the next session hears of the last session, as before.
+    hook(&p, "SessionEnd", p.payload("hooks/SessionEnd.json"));
+    let out = hook(&p, "SessionStart", start_b);
+    assert!(out.starts_with("Last session: "), "{out}");
+    assert!(
+        out.contains("The last session ended with 1 uncommitted change"),
+        "{out}"
+    );
+    let status = p.forge().arg("status").output().unwrap();
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(text.contains("Last session: ended just now, "), "{text}");
 }
 
 #[test]

@@ -76,7 +76,7 @@ fn by_default_l2_alerts_the_model_once_and_l3_hands_off_again() {
     let text = prompt(&p);
     assert_eq!(
         text,
-        "forge: context 86% (L2): finish the current step, then hand off (/forge-handoff or `forge handoff`).\n"
+        "forge: context 86% (L2): finish the current step, then hand off (run `forge handoff`).\n"
     );
     assert_eq!(prompt(&p), "", "said once");
     // More ticks at L2: nothing new.
@@ -116,6 +116,8 @@ fn wip_commits_only_tracked_changes_on_an_unprotected_branch_without_secrets() {
     git(&p.root, &["config", "user.name", "Forge Test"]);
     git(&p.root, &["config", "user.email", "forge@example.com"]);
     p.write(".forge/config.toml", "[ladder]\nL2 = [\"wip_commit\"]\n");
+    // The project file's ladder acts: it applies once you trust it.
+    ok_stdout(p.forge().arg("trust"));
     p.write(".forge/state.json", r#"{"task": "T-012"}"#);
     // On main (protected): no commit.
     std::fs::write(p.root.join("README.md"), "# changed\n").unwrap();

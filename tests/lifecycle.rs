@@ -416,6 +416,8 @@ fn auto_prune_from_the_config_runs_when_a_session_starts() {
         "[handoffs]\nauto_prune = true\nolder_than = \"30d\"\nkeep = 0\n",
     )
     .unwrap();
+    // Deleting files is acting: a project file does it once you trust it.
+    ok_stdout(p.forge().arg("trust"));
     session_start(&p);
     assert!(!old.exists());
     let outcomes = last_outcomes(&p, "SessionStart");
@@ -475,6 +477,8 @@ fn a_silent_or_ended_session_leaves_attention_and_the_limit_is_the_configs() {
     assert!(!text.contains("b0000000"), "{text}");
     // A longer limit in the config keeps it.
     p.write(".forge/config.toml", "[attention]\nstale_after = \"1h\"\n");
+    // It reaches the fleet views of other projects too: it applies once trusted.
+    ok_stdout(p.forge().arg("trust"));
     assert_eq!(listed(&p), [ids[0].clone(), ids[1].clone()]);
     // Ended: gone whatever the limit.
     let end = p

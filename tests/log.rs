@@ -46,6 +46,13 @@ fn text(b: &[u8]) -> String {
 #[test]
 fn log_says_what_each_call_did_in_words_or_json() {
     let p = TestProject::new();
+    // The session started on a clean tree (recorded in its bridge: a dirty-tree
+    // warning is for what it adds).
+    std::fs::create_dir_all(p.forge_dir().join("logs/sessions")).unwrap();
+    p.write(
+        &format!(".forge/logs/sessions/{A}.json"),
+        &json!({"session_id": A, "dirty_at_start": 0}).to_string(),
+    );
     hook(&p, "UserPromptSubmit", A, json!({}));
     hook(
         &p,

@@ -15,34 +15,70 @@ use serde_json::Value;
 
 /// A fake `claude -p`: session N (counted in `$FAKE_DIR/count`) is `fake-session-N`;
 /// it records its arguments and `FORGE_RELAY_*`, writes a small transcript, then
-/// prints an init line and `$FAKE_STEPS` turns (a Bash call and its result each)
-/// whose context grows by 20k tokens a turn (10 % of a 200k window), then a result.
-/// SIGINT makes it print an interrupted result and exit 0.
+/// prints an init line and `$FAKE_STEPS` turns whose context grows by 20k tokens a
+/// turn (10 % of a 200k window) from `$FAKE_BASE` (with `$FAKE_AUTOCOMPACT`, it
+/// compacts on its own at 83.5 % as the real client does), then a result. Each turn is a reply of a sentence
+/// and a Bash call, printed as the real client prints it (one line per block, one
+/// message id: tests/fixtures/stream-json), then the call's result. After each call
+/// it runs the `PostToolUse` hook that `--settings` names, as the client does, and
+/// stops like the client when the hook answers `"continue":false` (a `result`
+/// `success` after the call's result). SIGINT makes it print an interrupted result
+/// and exit 0.
 const FAKE: &str = r#"#!/bin/sh
 d="$FAKE_DIR"
 n=$(cat "$d/count" 2>/dev/null || echo 0); n=$((n+1)); echo "$n" > "$d/count"
 sid="fake-session-$n"
 for a in "$@"; do printf '%s\n@@ARG@@\n' "$a"; done > "$d/args-$n"
-env | grep -E '^FORGE_(RELAY|AGENT)' | sort > "$d/env-$n"
+env | grep -E '^FORGE_(RELAY_(CHAIN|PREVIOUS|HANDOFFS)|AGENT)=' | sort > "$d/env-$n"
+settings=""
+while [ $# -gt 0 ]; do
+  if [ "$1" = "--settings" ]; then settings="$2"; fi
+  shift
+done
+hook=$(printf '%s' "$settings" | sed -n 's/.*"PostToolUse":\[.*"command":"\([^"]*\)".*/\1/p')
 proj=$(pwd -P | sed 's/[^A-Za-z0-9]/-/g')
 mkdir -p "$HOME/.claude/projects/$proj"
 printf '{"type":"user","sessionId":"%s","message":{"role":"user","content":"Work on the task %s"}}\n' "$sid" "$n" > "$HOME/.claude/projects/$proj/$sid.jsonl"
 trap 'printf "{\"type\":\"result\",\"subtype\":\"error_during_execution\",\"is_error\":true,\"session_id\":\"%s\"}\n" "$sid"; echo "$n" >> "$d/interrupted"; exit 0' INT
 printf '{"type":"system","subtype":"init","session_id":"%s","model":"claude-sonnet-4-6","tools":[]}\n' "$sid"
 i=1
+base="${FAKE_BASE:-0}"
 while [ "$i" -le "${FAKE_STEPS:-8}" ]; do
-  t=$((i * 20000))
+  t=$((base + i * 20000))
+  # Claude Code compacts a 200k session on its own at 167,000 tokens (83.5 %).
+  if [ -n "$FAKE_AUTOCOMPACT" ] && [ "$t" -ge 167000 ]; then
+    printf '{"type":"system","subtype":"status","status":"compacting","session_id":"%s"}\n' "$sid"
+    printf '{"type":"system","subtype":"compact_boundary","session_id":"%s","compact_metadata":{"trigger":"auto","pre_tokens":%s}}\n' "$sid" "$t"
+    echo "$n" >> "$d/compacted"
+    base=$((30000 - i * 20000))
+    t=30000
+  fi
   if [ -n "$FAKE_COMPACT" ] && [ "$i" -eq 2 ]; then
     printf '{"type":"system","subtype":"status","status":"compacting","session_id":"%s"}\n' "$sid"
     sleep 0.1
     printf '{"type":"system","subtype":"compact_boundary","session_id":"%s","compact_metadata":{"trigger":"auto","pre_tokens":40000}}\n' "$sid"
   fi
-  printf '{"type":"assistant","session_id":"%s","parent_tool_use_id":null,"message":{"id":"m%s","model":"claude-sonnet-4-6","role":"assistant","content":[{"type":"text","text":"Step %s of session %s"},{"type":"tool_use","id":"tu%s_%s","name":"Bash","input":{"command":"make step%s"}}],"usage":{"input_tokens":3,"cache_read_input_tokens":%s,"cache_creation_input_tokens":0,"output_tokens":20}}}\n' "$sid" "$i" "$i" "$n" "$n" "$i" "$i" "$((t - 3))"
+  usage=$(printf '{"input_tokens":3,"cache_read_input_tokens":%s,"cache_creation_input_tokens":0,"output_tokens":1}' "$((t - 3))")
+  printf '{"type":"assistant","session_id":"%s","parent_tool_use_id":null,"message":{"id":"msg_%s_%s","model":"claude-sonnet-4-6","role":"assistant","content":[{"type":"text","text":"Step %s of session %s"}],"stop_reason":null,"usage":%s}}\n' "$sid" "$n" "$i" "$i" "$n" "$usage"
   sleep "${FAKE_PAUSE:-0.05}"
+  printf '{"type":"assistant","session_id":"%s","parent_tool_use_id":null,"message":{"id":"msg_%s_%s","model":"claude-sonnet-4-6","role":"assistant","content":[{"type":"tool_use","id":"tu%s_%s","name":"Bash","input":{"command":"make step%s"}}],"stop_reason":null,"usage":%s}}\n' "$sid" "$n" "$i" "$n" "$i" "$i" "$usage"
+  # The tool runs, then its PostToolUse hook.
+  sleep "${FAKE_TOOL_TIME:-0.1}"
+  said=""
+  if [ -n "$hook" ] && [ -z "$FAKE_NO_HOOK" ]; then
+    said=$(printf '{"session_id":"%s","hook_event_name":"PostToolUse","tool_name":"Bash","cwd":"%s"}' "$sid" "$(pwd)" | sh -c "$hook")
+  fi
   printf '{"type":"user","session_id":"%s","parent_tool_use_id":null,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tu%s_%s","content":"ok"}]}}\n' "$sid" "$n" "$i"
+  case "$said" in *'"continue":false'*)
+    echo "$n" >> "$d/stopped"
+    printf '{"type":"result","subtype":"success","is_error":false,"result":"","stop_reason":"tool_use","session_id":"%s"}\n' "$sid"
+    exit 0;;
+  esac
   sleep "${FAKE_PAUSE:-0.05}"
   i=$((i + 1))
 done
+if [ -n "$FAKE_FINAL" ]; then usage=$(printf '{"input_tokens":3,"cache_read_input_tokens":%s,"cache_creation_input_tokens":0,"output_tokens":1}' "$((FAKE_FINAL - 3))"); fi
+printf '{"type":"assistant","session_id":"%s","parent_tool_use_id":null,"message":{"id":"msg_%s_end","model":"claude-sonnet-4-6","role":"assistant","content":[{"type":"text","text":"All done in session %s"}],"stop_reason":null,"usage":%s}}\n' "$sid" "$n" "$n" "$usage"
 printf '{"type":"result","subtype":"success","is_error":false,"result":"All done in session %s","session_id":"%s"}\n' "$n" "$sid"
 exit "${FAKE_EXIT:-0}"
 "#;
@@ -157,19 +193,34 @@ fn a_chain_relays_at_the_threshold_and_the_limit_holds() {
     // Session 1 never got past turn 5 (100k = 50 %).
     assert!(!stdout.contains("Step 6 of session 1"), "{stdout}");
 
-    // Arguments: the task first, then the same extra arguments and stream-json.
+    // Arguments: -p, the same extra arguments and stream-json, the settings that
+    // give the session forge's stop hook, then `--` and the prompt (so a prompt that
+    // starts with `-` is never read as an option).
     let a1 = f.args(1);
     assert_eq!(
-        a1,
+        a1[..7],
         [
             "-p",
-            "Build the blue widget",
             "--model",
             "claude-sonnet-4-6",
             "--output-format",
             "stream-json",
-            "--verbose"
+            "--verbose",
+            "--settings",
         ]
+    );
+    assert_eq!(a1[8..], ["--", "Build the blue widget"]);
+    let settings: Value = serde_json::from_str(&a1[7]).unwrap();
+    let hook = settings["hooks"]["PostToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(hook.ends_with("forge' hook PostToolUse"), "{hook}");
+    // Each relayed session stopped on its own, through the hook, between replies.
+    let stopped = std::fs::read_to_string(f.dir.join("stopped")).unwrap();
+    assert_eq!(stopped, "1\n2\n");
+    assert!(
+        !f.dir.join("interrupted").exists(),
+        "nothing was interrupted"
     );
     let chain = f.chain("fake-session-1");
     let sessions = chain["sessions"].as_array().unwrap();
@@ -177,7 +228,7 @@ fn a_chain_relays_at_the_threshold_and_the_limit_holds() {
     for (i, n) in [(1usize, 2usize), (2, 3)] {
         let a = f.args(n);
         assert_eq!(a[0], "-p");
-        let prompt = &a[1];
+        let prompt = a.last().unwrap();
         assert!(prompt.contains("Build the blue widget"), "{prompt}");
         assert!(prompt.contains(&format!("continuation {i}")), "{prompt}");
         assert!(prompt.contains("Do not repeat work"), "{prompt}");
@@ -186,7 +237,7 @@ fn a_chain_relays_at_the_threshold_and_the_limit_holds() {
         // The handoff's text itself, read from the session's transcript.
         assert!(prompt.contains("# Session handoff"), "{prompt}");
         assert!(prompt.contains("trigger: relay"), "{prompt}");
-        assert_eq!(&a[2..], &a1[2..]);
+        assert_eq!(&a[..a.len() - 1], &a1[..a1.len() - 1]);
         let env = f.env_of(n);
         assert!(env.contains("FORGE_RELAY_CHAIN=fake-session-1"), "{env}");
         assert!(
@@ -399,6 +450,68 @@ fn ctrl_c_stops_the_chain_and_leaves_a_handoff() {
 }
 
 #[test]
+fn a_task_that_starts_with_a_dash_reaches_claude_as_the_prompt() {
+    let f = Fake::new();
+    let out = f.run(
+        &[
+            "--max-handoffs",
+            "0",
+            "--",
+            "claude",
+            "-p",
+            "- fix the flaky test",
+            "--model",
+            "m",
+        ],
+        &[("FAKE_STEPS", "1")],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let a = f.args(1);
+    assert_eq!(
+        &a[a.len() - 2..],
+        ["--", "- fix the flaky test"],
+        "after `--`, so claude reads it as the prompt: {a:?}"
+    );
+    let out = f.run(&["--", "claude", "-p", "--", "-v"], &[("FAKE_STEPS", "1")]);
+    assert!(out.status.success());
+    assert_eq!(f.args(2).last().unwrap(), "-v");
+}
+
+#[test]
+fn a_task_too_long_for_one_argument_is_refused_before_anything_starts() {
+    let f = Fake::new();
+    // Written by an earlier session: must still be there afterwards.
+    let handoff = f.p.forge_dir().join("handoffs/handoff-20260101-000000.md");
+    std::fs::create_dir_all(handoff.parent().unwrap()).unwrap();
+    std::fs::write(
+        &handoff,
+        "---\nkind: session-handoff\n---\n# Session handoff\n",
+    )
+    .unwrap();
+    let marker = f.p.forge_dir().join("pending-resume");
+    std::fs::write(&marker, format!("{}\nchosen\n", handoff.display())).unwrap();
+    // Small enough to start forge itself, too long once a continuation adds the
+    // handoff: the old forge ran session 1, then could not start session 2 (E2BIG)
+    // after it had cleared the pending resume.
+    let task = format!("Do this: {}", "x".repeat(127_500));
+    let out = f.run(&["--threshold", "30", "--", "claude", "-p", &task], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("one argument holds at most 131071 bytes") && stderr.contains("TASK.md"),
+        "{stderr}"
+    );
+    assert_eq!(f.sessions(), 0, "a session started");
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap(),
+        format!("{}\nchosen\n", handoff.display()),
+        "the pending resume was touched"
+    );
+    assert!(!f.p.forge_dir().join("logs/chains").exists());
+}
+
+#[test]
 fn a_command_without_a_task_is_refused() {
     let f = Fake::new();
     let out = f.run(&["--", "claude", "--model", "x"], &[]);
@@ -436,4 +549,332 @@ fn an_agent_runs_with_its_own_relay_settings() {
     std::fs::copy(&cfg, g.p.xdg.join("forge/config.toml")).unwrap();
     assert!(g.run(&["--", "claude", "-p", "task"], &[]).status.success());
     assert_eq!(g.sessions(), 1);
+}
+
+#[test]
+fn a_session_whose_hook_does_not_stop_it_is_interrupted_two_rounds_later_at_a_clean_point() {
+    let f = Fake::new();
+    let out = f.run(
+        &[
+            "--threshold",
+            "50",
+            "--max-handoffs",
+            "1",
+            "--",
+            "claude",
+            "-p",
+            "task",
+        ],
+        &[("FAKE_NO_HOOK", "1")],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(f.sessions(), 2, "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(f.dir.join("interrupted")).unwrap(),
+        "1\n"
+    );
+    assert!(stderr.contains("did not stop it"), "{stderr}");
+    let chain = f.chain("fake-session-1");
+    assert_eq!(chain["sessions"][0]["end"], "relayed");
+    // Asked at 50 % (turn 5); two rounds later, at turn 6's result.
+    assert_eq!(chain["sessions"][0]["context_pct"], 60.0, "{chain:#}");
+}
+
+#[test]
+fn a_threshold_claude_code_never_lets_a_session_reach_is_said_at_the_start() {
+    let f = Fake::new();
+    let out = f.run(
+        &[
+            "--threshold",
+            "90",
+            "--max-handoffs",
+            "1",
+            "--",
+            "claude",
+            "-p",
+            "task",
+            "--model",
+            "claude-sonnet-4-6",
+        ],
+        &[("FAKE_STEPS", "1")],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        stderr.matches("the threshold 90% is never reached").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(stderr.contains("at about 83.5%"), "{stderr}");
+    let chain = f.chain("fake-session-1");
+    assert!(
+        chain["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("never reached"),
+        "{chain:#}"
+    );
+    // Without --model, from the model the session reports.
+    let g = Fake::new();
+    let out = g.run(
+        &["--threshold", "85", "--", "claude", "-p", "task"],
+        &[("FAKE_STEPS", "1")],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("never reached").count(), 1, "{stderr}");
+    // The default, and a threshold below the compaction point: nothing to say.
+    let h = Fake::new();
+    let out = h.run(
+        &["--", "claude", "-p", "task", "--model", "claude-sonnet-4-6"],
+        &[("FAKE_STEPS", "1")],
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("never reached"));
+    // Auto-compaction off in the environment: any threshold can be reached.
+    let out = h.run(
+        &[
+            "--threshold",
+            "95",
+            "--",
+            "claude",
+            "-p",
+            "task",
+            "--model",
+            "claude-sonnet-4-6",
+        ],
+        &[("FAKE_STEPS", "1"), ("DISABLE_AUTO_COMPACT", "1")],
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("never reached"));
+}
+
+/// The `forge run` examples of README.md's *Relay* section, as written.
+fn readme_examples() -> Vec<Vec<String>> {
+    let readme = include_str!("../README.md");
+    let at = readme
+        .find("### Relay: `forge run`")
+        .expect("the Relay section");
+    let block = &readme[at..];
+    let start = block.find("```sh\n").expect("its examples") + 6;
+    let end = start + block[start..].find("```").unwrap();
+    block[start..end]
+        .lines()
+        .filter(|l| l.starts_with("forge run "))
+        .map(|l| {
+            // Words as sh splits them (double quotes only), up to a pipe.
+            let mut words = Vec::new();
+            let mut cur = String::new();
+            let mut quoted = false;
+            let mut any = false;
+            for c in l.chars() {
+                match c {
+                    '"' => {
+                        quoted = !quoted;
+                        any = true;
+                    }
+                    '|' if !quoted => break,
+                    ' ' if !quoted => {
+                        if any {
+                            words.push(std::mem::take(&mut cur));
+                        }
+                        any = false;
+                    }
+                    c => {
+                        cur.push(c);
+                        any = true;
+                    }
+                }
+            }
+            if any {
+                words.push(cur);
+            }
+            words
+        })
+        .collect()
+}
+
+#[test]
+fn the_readmes_forge_run_examples_relay_before_claude_code_compacts() {
+    let examples = readme_examples();
+    assert_eq!(examples.len(), 3, "{examples:?}");
+    for words in examples {
+        assert_eq!(&words[..2], ["forge", "run"], "{words:?}");
+        let f = Fake::new();
+        // A 200k model whose context climbs 10 points a turn from 60 %, and compacts
+        // on its own at 83.5 %, as Claude Code does.
+        let args: Vec<&str> = words[2..].iter().map(String::as_str).collect();
+        let out = f.run(
+            &args,
+            &[
+                ("FAKE_BASE", "120000"),
+                ("FAKE_STEPS", "3"),
+                ("FAKE_AUTOCOMPACT", "1"),
+                ("FAKE_PAUSE", "0.01"),
+            ],
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{words:?}\n{stderr}");
+        assert!(!stderr.contains("never reached"), "{words:?}\n{stderr}");
+        let chain = f.chain("fake-session-1");
+        let sessions = chain["sessions"].as_array().unwrap();
+        assert!(
+            sessions.len() >= 2,
+            "{words:?} did not relay: {chain:#}\n{stderr}"
+        );
+        assert_eq!(sessions[0]["end"], "relayed", "{words:?}: {chain:#}");
+        assert!(
+            sessions[0]["context_pct"].as_f64().unwrap() < 83.5,
+            "{words:?}: {chain:#}"
+        );
+        for s in sessions.iter().filter(|s| s["end"] == "relayed") {
+            assert_eq!(s["compacted"], false, "{words:?}: {chain:#}");
+        }
+        // The first session never reached Claude Code's own compaction.
+        let compacted = std::fs::read_to_string(f.dir.join("compacted")).unwrap_or_default();
+        assert!(!compacted.lines().any(|l| l == "1"), "{words:?}: {chain:#}");
+        if words.contains(&"--json".to_owned()) {
+            assert!(
+                stdout.lines().any(|l| l.contains(r#""type":"result""#)),
+                "{stdout}"
+            );
+        }
+    }
+}
+
+/// A handoff the person chose with `forge resume`, pending in `p`.
+fn chosen_pending(p: &TestProject) -> PathBuf {
+    let h = p.forge_dir().join("handoffs/handoff-20261120-090000.md");
+    std::fs::create_dir_all(h.parent().unwrap()).unwrap();
+    std::fs::write(
+        &h,
+        "---\nkind: session-handoff\ncreated_at: 2026-11-20T09:00:00Z\ntrigger: manual\n---\n# Session handoff — mine\n",
+    )
+    .unwrap();
+    let out = p
+        .forge()
+        .args(["resume", h.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    h
+}
+
+#[test]
+fn a_chain_leaves_the_resume_the_person_chose_and_its_log_says_what_is_true() {
+    let f = Fake::new();
+    let mine = chosen_pending(&f.p);
+    let marker = std::fs::read_to_string(f.p.forge_dir().join("pending-resume")).unwrap();
+    let out = f.run(
+        &[
+            "--threshold",
+            "50",
+            "--max-handoffs",
+            "1",
+            "--",
+            "claude",
+            "-p",
+            "task",
+        ],
+        &[],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("handoff-20261120-090000.md stays the pending resume"),
+        "{stderr}"
+    );
+    // The marker is as the person left it.
+    assert_eq!(
+        std::fs::read_to_string(f.p.forge_dir().join("pending-resume")).unwrap(),
+        marker
+    );
+    assert!(mine.exists());
+    // The sessions ran with FORGE_RELAY_STOP, so their SessionStart leaves it too.
+    let chain = f.chain("fake-session-1");
+    let relay = chain["sessions"][0]["handoff"].as_str().unwrap().to_owned();
+    // forge log says of the relay's handoff what is true: it is not pending.
+    let log = f.p.forge().args(["log"]).output().unwrap();
+    let log = String::from_utf8_lossy(&log.stdout);
+    let name = Path::new(&relay).file_name().unwrap().to_string_lossy();
+    let line = log
+        .lines()
+        .find(|l| l.contains(&*format!("wrote {name}")))
+        .unwrap_or_else(|| panic!("no line for {name}: {log}"));
+    assert!(
+        line.contains("not pending: the chain's next session starts from it"),
+        "{line}"
+    );
+    assert!(!log.contains("now the pending resume"), "{log}");
+    let now = std::fs::read_to_string(f.p.forge_dir().join("pending-resume")).unwrap();
+    assert!(!now.contains(&*name), "{now}");
+}
+
+#[test]
+fn ctrl_c_keeps_a_resume_the_person_chose() {
+    let f = Fake::new();
+    chosen_pending(&f.p);
+    let marker = std::fs::read_to_string(f.p.forge_dir().join("pending-resume")).unwrap();
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("forge"));
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", f.p.bin_dir().display());
+    cmd.args(["run", "--", "claude", "-p", "long task"])
+        .current_dir(&f.p.root)
+        .env("PATH", path)
+        .env("HOME", &f.p.home)
+        .env("XDG_CONFIG_HOME", &f.p.xdg)
+        .env("XDG_STATE_HOME", f.p.state())
+        .env("FAKE_DIR", &f.dir)
+        .env("FAKE_PAUSE", "0.5")
+        .env("FAKE_STEPS", "40")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    let started = Instant::now();
+    while !f
+        .p
+        .forge_dir()
+        .join("logs/chains/fake-session-1.json")
+        .exists()
+    {
+        assert!(started.elapsed() < Duration::from_secs(20), "no chain file");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(600));
+    let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("the pending resume you chose stays"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(f.p.forge_dir().join("pending-resume")).unwrap(),
+        marker
+    );
+}
+
+#[test]
+fn a_session_that_finishes_its_task_at_the_threshold_is_not_relayed_and_forge_says_so() {
+    let f = Fake::new();
+    // Two turns (40k), then a closing reply at 120k (60 %): the threshold comes with
+    // a reply that makes no tool call, so the session ends on its own.
+    let out = f.run(
+        &["--threshold", "50", "--", "claude", "-p", "task"],
+        &[("FAKE_STEPS", "2"), ("FAKE_FINAL", "120000")],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(f.sessions(), 1);
+    assert!(
+        stderr.contains("ended on its own before it could be relayed"),
+        "{stderr}"
+    );
+    let chain = f.chain("fake-session-1");
+    assert_eq!(chain["sessions"][0]["end"], "exited", "{chain:#}");
+    assert!(chain["sessions"][0]["handoff"].is_null(), "{chain:#}");
 }

@@ -313,7 +313,7 @@ fn live_dashboard_in_a_real_terminal() {
     );
     assert_eq!(marker.lines().nth(1), Some("chosen"), "{marker}");
     let global = std::fs::read_to_string(p.home.join(".claude/pending-resume")).unwrap();
-    assert_eq!(global, marker);
+    assert_eq!(global, format!("{}\n", marker.lines().next().unwrap()));
     tmux.wait_for("↻ resume agent-T-012");
 
     // o hands the terminal to $EDITOR and takes it back.
@@ -351,6 +351,44 @@ fn live_dashboard_in_a_real_terminal() {
     tmux.wait_for("Handoffs 3");
 
     quit_with_status_0(&tmux, &exit_file);
+}
+
+#[test]
+fn esc_clears_the_filter_first_then_quits_in_a_real_terminal() {
+    if !tmux_here() {
+        return;
+    }
+    let p = TestProject::new();
+    p.add_handoff_fixture("agent-T-012-20261121-101502.md");
+    p.add_handoff_fixture("handoff-20261121-094500.md");
+    let exit_file = p.dir.path().join("exit-status");
+    let command = dashboard_command(&p, "", &exit_file);
+    let tmux = Tmux::start(120, 30, &command);
+    tmux.wait_for("Handoffs 2");
+    // A filter kept with Enter, and b (blocked only) on top of it.
+    tmux.keys(&["/", "T", "-", "0", "1", "2", "Enter", "b"]);
+    tmux.wait_for("Handoffs 1 of 2 · /T-012 · blocked only");
+    // The footer says what Esc does now.
+    tmux.wait_for("Esc clear filter  ? help  q quit");
+    // Esc clears the filter; the dashboard stays.
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("Handoffs 2");
+    // The footer starts with the usual hints again (drawn after the list).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let screen = loop {
+        let s = tmux.screen();
+        if s.lines().any(|l| l.starts_with(" ? help  q quit")) || Instant::now() > deadline {
+            break s;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(!screen.contains("/T-012"), "{screen}");
+    assert!(!screen.contains("Esc clear filter"), "{screen}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!exit_file.exists(), "Esc with a filter quit");
+    // Esc again, with no filter: it quits, with status 0.
+    tmux.keys(&["Escape"]);
+    assert_eq!(wait_file(&exit_file).trim(), "EXIT=0");
 }
 
 #[test]
@@ -423,7 +461,19 @@ fn the_sessions_pane_opens_a_transcript_and_dismisses_in_a_real_terminal() {
     let transcript: serde_json::Value = serde_json::from_str(&notify).unwrap();
     let transcript = PathBuf::from(transcript["transcript_path"].as_str().unwrap());
     std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
-    std::fs::write(&transcript, "{}\n").unwrap();
+    // A transcript recorded from the real client (a read, /compact, a write held
+    // back), plus a line holding a key and a terminal escape.
+    let mut records = std::fs::read_to_string(
+        common::fixtures().join("transcripts/recorded-read-compact-write.jsonl"),
+    )
+    .unwrap();
+    records.push_str(
+        &serde_json::json!({"type": "user", "message": {"role": "user",
+            "content": "deploy with sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKL \u{1b}]0;pwned\u{7}now"}})
+        .to_string(),
+    );
+    records.push('\n');
+    std::fs::write(&transcript, records).unwrap();
     for (event, payload) in [
         ("Notification", notify.clone()),
         (
@@ -445,9 +495,10 @@ fn the_sessions_pane_opens_a_transcript_and_dismisses_in_a_real_terminal() {
     let exit_file = p.dir.path().join("exit-status");
     let opened = p.dir.path().join("opened");
     let pager = p.dir.path().join("fake-pager.sh");
+    // The pager keeps a copy of what it was given to show.
     std::fs::write(
         &pager,
-        format!("#!/bin/sh\nprintf '%s' \"$1\" > {}\n", sh_quote(&opened)),
+        format!("#!/bin/sh\ncat \"$1\" > {}\n", sh_quote(&opened)),
     )
     .unwrap();
     let command = dashboard_command(
@@ -467,18 +518,48 @@ fn the_sessions_pane_opens_a_transcript_and_dismisses_in_a_real_terminal() {
     let pane = pane.split("Handoffs").next().unwrap();
     assert!(!pane.contains("0dead000"), "{screen}");
 
-    // Tab to the sessions pane (its cursor shows), Enter opens the transcript in $PAGER.
+    // The footer offers what the inbox does with Enter…
+    assert!(screen.contains("⏎ resume"), "{screen}");
+    // Tab to the sessions pane (its cursor shows): the footer offers what Enter does
+    // there, and Enter shows the conversation in $PAGER, readable, never the .jsonl.
     tmux.keys(&["Tab", "Tab"]);
-    tmux.wait_for("▶ input");
+    let screen = tmux.wait_for("▶ input");
+    assert!(
+        screen.contains("⏎/o conversation") && screen.contains("d dismiss"),
+        "{screen}"
+    );
+    assert!(!screen.contains("⏎ resume"), "{screen}");
     tmux.keys(&["Enter"]);
-    let opened_path = wait_file(&opened);
-    assert_eq!(Path::new(&opened_path), transcript);
+    let shown = wait_file(&opened);
+    assert!(
+        shown.contains("you · ") && shown.contains("  please READ-SPEC\n"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("  ⚙ Read /home/alice/src/acme-api/SPEC.md\n"),
+        "{shown}"
+    );
+    assert!(shown.contains("──── compacted · manual"), "{shown}");
+    assert!(shown.contains("you ran /compact"), "{shown}");
+    assert!(shown.contains("deploy with [REDACTED]"), "{shown}");
+    assert!(!shown.contains("sk-ant-api03"), "{shown}");
+    assert!(
+        !shown.contains('\u{1b}') && !shown.contains('\u{7}'),
+        "{shown:?}"
+    );
+    assert!(!shown.contains("\"type\":"), "the raw .jsonl: {shown}");
     tmux.wait_for("Needs attention 1");
 
     // d dismisses the row until the session has news.
     tmux.keys(&["d"]);
     tmux.wait_for("dismissed session 3f0c2a9e");
-    tmux.wait_for("no live session");
+    // Hidden, not ended: the pane still counts it as live and says it is dismissed.
+    let screen = tmux.wait_for("1 live session dismissed: back with its next event");
+    assert!(
+        screen.contains("Needs attention 0 · 1 live · 1 dismissed"),
+        "{screen}"
+    );
+    assert!(!screen.contains("no live session"), "{screen}");
     p.forge()
         .args(["hook", "Notification"])
         .write_stdin(
@@ -671,7 +752,7 @@ fn inside_tmux_a_wake_message_carries_the_pane() {
         m.contains("agent: t\n"),
         "the tmux session names the agent: {m}"
     );
-    assert!(m.contains("[PANE CONTENT]\nPANE-MARKER-123"), "{m}");
+    assert!(m.contains("[PANE CONTENT]\n> PANE-MARKER-123"), "{m}");
     assert!(m.contains("tmux send-keys -t t:0.0"), "{m}");
 }
 
@@ -787,4 +868,102 @@ fn the_fleet_list_opens_a_project_and_comes_back_in_a_real_terminal() {
 
     // q in the list quits with status 0.
     quit_with_status_0(&tmux, &exit_file);
+}
+
+#[test]
+fn the_fleet_list_takes_the_tmux_client_to_a_sessions_pane_or_says_how_to_attach() {
+    if !tmux_here() || Command::new("script").arg("-V").output().is_err() {
+        eprintln!("SKIPPED: needs tmux and script(1)");
+        return;
+    }
+    let api = TestProject::named("api");
+    let exit_file = api.dir.path().join("exit-status");
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
+    let command = format!(
+        "cd {home} && env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR -u FORGE_AGENT HOME={home} \
+         XDG_CONFIG_HOME={xdg} XDG_STATE_HOME={state} NO_COLOR=1 {bin} tui --all; \
+         echo EXIT=$? > {exit}",
+        home = sh_quote(&api.home),
+        xdg = sh_quote(&api.xdg),
+        state = sh_quote(&api.state()),
+        bin = sh_quote(&bin),
+        exit = sh_quote(&exit_file),
+    );
+    // The session's pane, in its own tmux session `work` on the same server.
+    let tmux = Tmux::start(120, 24, "sleep 600");
+    tmux.run(&["new-session", "-d", "-s", "work", "sleep 600"]);
+    let pane = tmux
+        .run(&["display-message", "-p", "-t", "work", "#{pane_id}"])
+        .trim()
+        .to_owned();
+    let socket = tmux.socket_path.clone().unwrap();
+    // Its hooks ran there (tmux gives a pane's processes TMUX and TMUX_PANE).
+    api.forge()
+        .env("HOME", &api.home)
+        .env("XDG_CONFIG_HOME", &api.xdg)
+        .env("XDG_STATE_HOME", api.state())
+        .env("TMUX", format!("{},1,1", socket.display()))
+        .env("TMUX_PANE", &pane)
+        .env("FORGE_AGENT", "builder")
+        .args(["hook", "Stop"])
+        .write_stdin(format!(
+            "{{\"session_id\": \"s1\", \"cwd\": {}, \"hook_event_name\": \"Stop\"}}",
+            serde_json::to_string(&api.root).unwrap()
+        ))
+        .assert()
+        .success();
+
+    // Outside tmux, the line under the list says how to attach.
+    let out = common::ok_stdout(
+        api.forge()
+            .env_remove("TMUX")
+            .args(["tui", "--all", "--once", "--width", "120", "--height", "10"]),
+    );
+    assert!(out.contains(" builder "), "{out}");
+    assert!(out.contains(&format!(" {pane} ")), "{out}");
+    assert!(
+        out.contains(&format!(
+            "attach: tmux -S {} attach -t {pane}",
+            socket.display()
+        )),
+        "{out}"
+    );
+
+    // Inside tmux, with a terminal attached to the list's session, t takes that
+    // client to the session's pane.
+    tmux.run(&["respawn-pane", "-k", "-t", "t", &command]);
+    let mut client = Command::new("script")
+        .args([
+            "-qfc",
+            &format!("tmux -L {} attach -t t", tmux.socket),
+            "/dev/null",
+        ])
+        .env("TERM", "xterm-256color")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let on = |session: &str| {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            let clients = tmux.run(&["list-clients", "-F", "#{client_session}"]);
+            if clients.lines().any(|l| l == session) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        false
+    };
+    assert!(on("t"), "the client attached");
+    let screen = tmux.wait_for("builder");
+    assert!(
+        screen.contains(&format!("t goes to its pane {pane}")),
+        "{screen}"
+    );
+    tmux.keys(&["t"]);
+    let moved = on("work");
+    let _ = client.kill();
+    let _ = client.wait();
+    assert!(moved, "the client is not on `work`: {}", tmux.screen());
 }

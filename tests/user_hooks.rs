@@ -375,3 +375,90 @@ fn a_slow_or_silent_orchestrator_is_a_no_op() {
     let out = p.forge().args(["config", "validate"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("`notify.command` runs commands"));
 }
+
+#[test]
+fn wake_messages_state_the_context_as_the_transcript_has_it_and_no_typing_into_an_ended_session() {
+    let p = TestProject::new();
+    let (script, log) = orchestrator(&p, "", 0);
+    user_config(
+        &p,
+        &format!(
+            "[notify]\ncommand = [\"sh\", \"{}\", \"--message\"]\n\
+             events = [\"stop\", \"session_end\", \"pre_compact\", \"session_start\"]\n",
+            script.display()
+        ),
+    );
+    let payload = p.payload("hooks/Stop.json");
+    let v: Value = serde_json::from_str(&payload).unwrap();
+    let transcript = PathBuf::from(v["transcript_path"].as_str().unwrap());
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    let usage = |tokens: u64| {
+        format!(
+            "{{\"type\":\"assistant\",\"isSidechain\":false,\"message\":{{\"model\":\"claude-sonnet-4-6\",\"id\":\"msg_{tokens}\",\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"x\"}}],\"usage\":{{\"input_tokens\":3,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":{},\"output_tokens\":5}}}}}}\n",
+            tokens - 3
+        )
+    };
+    let mut text = usage(176_000);
+    std::fs::write(&transcript, &text).unwrap();
+    let last = |n: usize| {
+        wait_until("the message", || messages(&log).len() >= n);
+        messages(&log)[n - 1].clone()
+    };
+    // The first Stop: no status-line reading yet, the turn's usage is in the
+    // transcript.
+    hook_out(&p, "Stop", payload.clone());
+    let m = last(1);
+    assert!(m.contains("context: 88% [CRITICAL]\n"), "{m}");
+    // PreCompact: the figure that led to it, said as such.
+    hook_out(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    let m = last(2);
+    assert!(
+        m.contains("context: 88% [CRITICAL] (before the compaction)\n"),
+        "{m}"
+    );
+    // SessionStart after the compaction: the client has not written its record yet,
+    // so there is no figure — not the old 88 %.
+    hook_out(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-compact.json"),
+    );
+    let m = last(3);
+    assert!(
+        m.contains("context: unknown (just compacted: the next reply tells)\n"),
+        "{m}"
+    );
+    // Then the boundary: the compaction's estimate, while the bridge still holds 88.
+    text.push_str(
+        "{\"type\":\"system\",\"subtype\":\"compact_boundary\",\"isSidechain\":false,\"compactMetadata\":{\"trigger\":\"auto\",\"preTokens\":176000,\"postTokens\":12000}}\n",
+    );
+    std::fs::write(&transcript, &text).unwrap();
+    hook_out(&p, "Stop", payload.clone());
+    let m = last(4);
+    assert!(
+        m.contains("context: ~6% [OK] (estimate after the compaction)\n"),
+        "{m}"
+    );
+    // The next reply's usage.
+    text.push_str(&usage(60_000));
+    std::fs::write(&transcript, &text).unwrap();
+    hook_out(&p, "Stop", payload);
+    let m = last(5);
+    assert!(m.contains("context: 30% [OK]\n"), "{m}");
+    // The end: `state: ended`, and nothing to type into.
+    hook_out(&p, "SessionEnd", p.payload("hooks/SessionEnd.json"));
+    let m = last(6);
+    assert!(m.contains("state: ended\n"), "{m}");
+    assert!(!m.contains("/compact") && !m.contains("send-keys"), "{m}");
+    // A headless session (claude -p) gets no typing advice either.
+    let out = p
+        .forge()
+        .args(["hook", "Stop"])
+        .env("CLAUDE_CODE_ENTRYPOINT", "sdk-cli")
+        .write_stdin(p.payload("hooks/Stop.json"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let m = last(7);
+    assert!(m.contains("headless") && !m.contains("/compact"), "{m}");
+}

@@ -1,8 +1,10 @@
 //! The learn flag's lifecycle. `logs/learn-pending` is set at Stop/SessionEnd by a
-//! session that changed files since its baseline ([`crate::model::learn`]), and
+//! session that changed files — its own edits, or commands it ran that changed the
+//! tree ([`crate::model::learn`]) — and
 //! cleared by `forge learn done` (which /forge-learn runs last) or by a
-//! `learned-*.md` newer than the flag. Clearing moves every live session's baseline
-//! to now, so what was learned is not asked for again.
+//! `learned-*.md` newer than the flag. Clearing forgets every live session's edits
+//! and moves a running turn's command baseline to now, so what was learned is not
+//! asked for again.
 
 use std::io;
 
@@ -21,12 +23,17 @@ pub fn learned_after_flag(paths: &Paths, env: &Env) -> bool {
         .is_some_and(|t| t > flag)
 }
 
-/// Sets a session's baseline to the tree as it is now.
+/// Learning is done for what a session changed so far: its edits are forgotten, and
+/// a turn that ran commands compares from the tree as it is now.
 pub fn rebase(b: &mut SessionBridge, git: Option<&GitCache>) -> bool {
-    let baseline = git.map(GitCache::fingerprint);
-    let changed = b.files_edited || b.git_baseline != baseline;
+    let baseline = b
+        .command_baseline
+        .is_some()
+        .then(|| git.map(GitCache::fingerprint))
+        .flatten();
+    let changed = b.files_edited || b.command_baseline != baseline;
     b.files_edited = false;
-    b.git_baseline = baseline;
+    b.command_baseline = baseline;
     changed
 }
 

@@ -8,25 +8,40 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::config::{NotifyConfig, UserHook};
+use crate::env::Env;
 use crate::model::outcome::Outcome;
 
-/// The command with the message (as its last argument, unless it goes on stdin).
-fn command(cfg: &NotifyConfig, message: &str) -> Option<Command> {
-    let (program, args) = cfg.command.split_first()?;
-    let mut cmd = Command::new(program);
+/// The command with the message (as its last argument, unless it goes on stdin), its
+/// program found through the absolute folders of `$PATH` only.
+fn command(env: &Env, cfg: &NotifyConfig, message: &str) -> Result<Command, String> {
+    let (program, args) = cfg
+        .command
+        .split_first()
+        .ok_or_else(|| "no [notify] command".to_owned())?;
+    let mut cmd = Command::new(env.resolve_program(program)?);
+    if let Some(path) = env.absolute_path_var() {
+        cmd.env("PATH", path);
+    }
     cmd.args(args);
     if !cfg.stdin {
         cmd.arg(message);
     }
-    Some(cmd)
+    Ok(cmd)
 }
 
 /// Starts the command detached (its own process group, no output kept, not waited
-/// for): the hook returns at once.
-pub fn send_async(cfg: &NotifyConfig, message: &str, cwd: &std::path::Path) -> Outcome {
+/// for): the hook returns at once. `agent` becomes its `FORGE_AGENT`.
+pub fn send_async(
+    env: &Env,
+    cfg: &NotifyConfig,
+    message: &str,
+    cwd: &std::path::Path,
+    agent: Option<&str>,
+) -> Outcome {
     let label = crate::model::user_hooks::command_label(&cfg.command.join(" "));
-    let Some(mut cmd) = command(cfg, message) else {
-        return failed(&label, "no [notify] command".to_owned());
+    let mut cmd = match command(env, cfg, message) {
+        Ok(c) => c,
+        Err(why) => return failed(&label, why),
     };
     let stdin = if cfg.stdin {
         // From a file: the hook does not stay to feed a pipe.
@@ -45,6 +60,9 @@ pub fn send_async(cfg: &NotifyConfig, message: &str, cwd: &std::path::Path) -> O
         .stdin(stdin)
         .stdout(Stdio::null())
         .stderr(Stdio::null());
+    if let Some(a) = agent {
+        cmd.env("FORGE_AGENT", a);
+    }
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
@@ -60,14 +78,26 @@ pub fn send_async(cfg: &NotifyConfig, message: &str, cwd: &std::path::Path) -> O
 }
 
 /// Runs the command and waits for its reply (stdout) up to the timeout: `(outcome,
-/// reply)`, the reply only when it exited 0.
+/// reply)`, the reply only when it exited 0. `agent` becomes its `FORGE_AGENT`.
 pub fn send_and_wait(
+    env: &Env,
     cfg: &NotifyConfig,
     message: &str,
     cwd: &std::path::Path,
+    agent: Option<&str>,
 ) -> (Outcome, Option<String>) {
-    // The same runner as the user's context hooks, with the argv quoted for sh.
-    let mut words: Vec<String> = cfg.command.iter().map(|w| sh_quote(w)).collect();
+    // The same runner as the user's context hooks, with the argv quoted for sh (the
+    // program already found, as for an async message).
+    let label = crate::model::user_hooks::command_label(&cfg.command.join(" "));
+    let program = match cfg.command.first().map(|p| env.resolve_program(p)) {
+        Some(Ok(p)) => p.to_string_lossy().into_owned(),
+        Some(Err(why)) => return (failed(&label, why), None),
+        None => return (failed(&label, "no [notify] command".to_owned()), None),
+    };
+    let mut words: Vec<String> = std::iter::once(program.as_str())
+        .chain(cfg.command.iter().skip(1).map(String::as_str))
+        .map(sh_quote)
+        .collect();
     if !cfg.stdin {
         words.push("\"$FORGE_MESSAGE\"".to_owned());
     }
@@ -77,14 +107,18 @@ pub fn send_and_wait(
         threshold: None,
         replace_handoff: false,
     };
+    let mut vars = vec![("FORGE_MESSAGE", message)];
+    if let Some(a) = agent {
+        vars.push(("FORGE_AGENT", a));
+    }
     let ran = super::user_hooks::run_with(
+        env,
         "notify",
         &hook,
         if cfg.stdin { message } else { "" },
-        &[("FORGE_MESSAGE", message)],
+        &vars,
         cwd,
     );
-    let label = crate::model::user_hooks::command_label(&cfg.command.join(" "));
     let outcome = match ran.outcome {
         Outcome::UserHookRan { exit: Some(0), .. } => Outcome::Notified {
             event: String::new(),
@@ -116,33 +150,56 @@ fn sh_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', "'\\''"))
 }
 
-/// The pane's name (`session:window.pane`) and its last `lines` lines, cleaned, when
-/// inside tmux; one `tmux` call each, at most 500 ms.
+/// The pane's name (`session:window.pane`) and its last `lines` lines, cleaned, runs
+/// of blank lines squeezed, when inside tmux and the pane still exists; one `tmux`
+/// call each, at most 500 ms.
+///
+/// tmux answers `display-message -t %N` even when pane `%N` is gone (after
+/// `kill-session`, with `:.` — which as a target names whatever pane is current):
+/// the answer counts only when it names the very pane asked about.
 pub fn pane(env: &crate::env::Env, lines: usize) -> (Option<String>, Vec<String>) {
     let Some(target) = env.tmux_pane.as_deref().filter(|_| env.tmux) else {
         return (None, Vec::new());
     };
-    let name = tmux(&["display-message", "-p", "-t", target, "#S:#I.#P"])
-        .map(|s| s.trim().to_owned())
-        .filter(|s| !s.is_empty());
+    let Some(name) = tmux(
+        env,
+        &["display-message", "-p", "-t", target, "#{pane_id} #S:#I.#P"],
+    )
+    .and_then(|s| pane_name(target, &s)) else {
+        return (None, Vec::new());
+    };
     if lines == 0 {
-        return (name, Vec::new());
+        return (Some(name), Vec::new());
     }
     let start = format!("-{lines}");
-    let text = tmux(&["capture-pane", "-p", "-J", "-t", target, "-S", &start]).unwrap_or_default();
-    let mut rows: Vec<String> = text
+    let text = tmux(
+        env,
+        &["capture-pane", "-p", "-J", "-t", target, "-S", &start],
+    )
+    .unwrap_or_default();
+    let rows: Vec<String> = text
         .lines()
         .map(|l| crate::model::text::single_line(l).trim_end().to_owned())
         .collect();
-    while rows.last().is_some_and(String::is_empty) {
-        rows.pop();
-    }
+    let mut rows = crate::model::notify::squeeze_blank_runs(rows);
     let skip = rows.len().saturating_sub(lines);
-    (name, rows.split_off(skip))
+    (Some(name), rows.split_off(skip))
 }
 
-fn tmux(args: &[&str]) -> Option<String> {
-    let mut child = Command::new("tmux")
+/// The `session:window.pane` of tmux's answer `<pane id> <session>:<window>.<pane>`,
+/// when it is about `pane` (`%N`) and names all three parts.
+fn pane_name(pane: &str, answer: &str) -> Option<String> {
+    let (id, name) = answer.trim().split_once(' ')?;
+    let (session, rest) = name.rsplit_once(':')?;
+    let (window, index) = rest.split_once('.')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (id == pane && !session.is_empty() && digits(window) && digits(index)).then(|| name.to_owned())
+}
+
+/// Runs the `tmux` found in an absolute folder of `$PATH` (never a `./tmux` of the
+/// project) with `args`, for at most 500 ms.
+fn tmux(env: &Env, args: &[&str]) -> Option<String> {
+    let mut child = Command::new(env.resolve_program("tmux").ok()?)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -170,4 +227,27 @@ fn tmux(args: &[&str]) -> Option<String> {
     )
     .ok()?;
     Some(String::from_utf8_lossy(&out).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pane_name_counts_only_for_the_pane_asked_about() {
+        assert_eq!(
+            pane_name("%3", "%3 work:1.0\n").as_deref(),
+            Some("work:1.0")
+        );
+        assert_eq!(
+            pane_name("%3", "%3 my:session:2.1").as_deref(),
+            Some("my:session:2.1")
+        );
+        // What tmux says about a pane that is gone.
+        assert_eq!(pane_name("%3", " :."), None);
+        assert_eq!(pane_name("%3", ":."), None);
+        assert_eq!(pane_name("%3", "%7 other:0.0"), None);
+        assert_eq!(pane_name("%3", "%3 work:x.0"), None);
+        assert_eq!(pane_name("%3", ""), None);
+    }
 }

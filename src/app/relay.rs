@@ -1,7 +1,13 @@
 //! `forge run`: runs `claude -p` with stream-json output, relays what it prints,
-//! tracks the context from each complete assistant message, and at the threshold
-//! ends the session cleanly, writes a handoff, fires `[[on_threshold]]` and starts
-//! the next session with a continuation prompt. The chain is recorded in
+//! tracks the context and where the main chain stands (see
+//! [`crate::model::relay::Tracker`]), and at the threshold asks the session to stop
+//! after the tool calls of its current reply: each session gets a `PostToolUse` hook
+//! (`forge hook PostToolUse`, added with `--settings`) that answers
+//! `{"continue": false}` once forge has created the session's stop file (named by
+//! `FORGE_RELAY_STOP`). The client then ends on its own with every tool call run and
+//! answered: nothing is interrupted, so no `[Request interrupted …]` enters the
+//! transcript. forge writes a handoff, fires `[[on_threshold]]` and starts the next
+//! session with a continuation prompt. The chain is recorded in
 //! `.forge/logs/chains/<first-session-id>.json` at every change.
 
 use std::io::{BufRead, BufReader};
@@ -39,6 +45,9 @@ pub struct Options {
     pub json: bool,
     /// The agent the sessions run as (`FORGE_AGENT`).
     pub agent: Option<String>,
+    /// The `--settings` each session gets: the command's own, with forge's stop hook
+    /// (see [`relay::settings_with_stop_hook`]).
+    pub settings: String,
 }
 
 /// Where the output goes (stdout for the stream, stderr for forge's own notes).
@@ -59,8 +68,35 @@ struct Ran {
     /// When the process ended.
     ended_at: String,
     status: Option<ExitStatus>,
+    /// Ended for the relay: stopped by its hook between replies, or (when the hook
+    /// did not act) interrupted at a clean point.
     relayed: bool,
     interrupted: bool,
+}
+
+/// `word` quoted for `sh`.
+fn sh_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', "'\\''"))
+}
+
+/// The `PostToolUse` hook command `forge run` gives its sessions: this very forge.
+pub fn stop_hook_command(forge: &Path) -> String {
+    format!(
+        "{} hook PostToolUse",
+        sh_quote(&forge.display().to_string())
+    )
+}
+
+/// The command's own `--settings` (a JSON text, or a file holding one), read for
+/// [`relay::settings_with_stop_hook`]. `Err` says what is wrong.
+pub fn own_settings(arg: &str) -> Result<serde_json::Value, String> {
+    let text = if arg.trim_start().starts_with('{') {
+        arg.to_owned()
+    } else {
+        store::safe::read_to_string_whole(Path::new(arg), 1 << 20, store::safe::Follow::Yes)
+            .map_err(|e| format!("--settings {arg}: {e}"))?
+    };
+    serde_json::from_str(&text).map_err(|e| format!("--settings {arg}: not JSON: {e}"))
 }
 
 fn send_signal(child: &Child, sig: rustix::process::Signal) {
@@ -178,21 +214,24 @@ impl Relay<'_> {
     }
 
     /// Runs one session with `prompt`; `handoffs` is how many the chain has written.
+    #[allow(clippy::too_many_arguments)]
     fn session(
         &self,
         cmd: &relay::Command,
         prompt: &str,
         vars: &[(String, String)],
+        stop_file: &Path,
         handoffs: u32,
         chain: &mut Chain,
         out: &mut dyn Output,
     ) -> std::io::Result<Ran> {
         let mut c = Command::new(&cmd.program);
-        c.args(relay::session_args(prompt, &cmd.extra))
+        c.args(relay::session_args(prompt, &cmd.extra, &self.opts.settings))
             .current_dir(&self.env.cwd)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
+            .env("FORGE_RELAY_STOP", stop_file)
             .envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         if let Some(a) = &self.opts.agent {
             c.env("FORGE_AGENT", a);
@@ -209,6 +248,7 @@ impl Relay<'_> {
         let left = self.opts.max_handoffs.saturating_sub(handoffs);
         let mut relayed = false;
         let mut interrupted = false;
+        let mut threshold_checked = false;
         let mut stopping = false;
         let mut status = None;
         let mut last_text = String::new();
@@ -264,6 +304,24 @@ impl Relay<'_> {
             } else {
                 t.feed(&ev, self.opts.threshold, left)
             };
+            if matches!(ev, StreamEvent::CompactBoundary) {
+                // The context is small again: a stop asked before is taken back.
+                let _ = store::remove_if_exists(stop_file);
+            }
+            // The model as the client names it, when the command did not: can the
+            // threshold be reached before Claude Code compacts on its own?
+            if !threshold_checked && let StreamEvent::Init { model: Some(m), .. } = &ev {
+                threshold_checked = true;
+                if chain.sessions.len() == 1
+                    && relay::model_arg(&cmd.extra).is_none()
+                    && let Some(why) = relay::unreachable_threshold(self.opts.threshold, m, |k| {
+                        self.env.compaction_var(k)
+                    })
+                {
+                    out.note(&why);
+                    chain.notes.push(why);
+                }
+            }
             if !had_id && let Some(id) = &t.session_id {
                 if chain.id.is_empty() {
                     chain.id.clone_from(id);
@@ -284,20 +342,38 @@ impl Relay<'_> {
                     chain.notes.push(n);
                     self.write_chain(chain, out);
                 }
-                Decision::Relay => {
-                    relayed = true;
-                    stopping = true;
+                Decision::AskStop => {
                     out.note(&format!(
-                        "context at {}% (threshold {}%): ending this session to carry the task on",
+                        "context at {}% (threshold {}%): the session stops once the tool calls \
+                         of its current reply have run, and the task goes on in a fresh one",
                         t.pct().unwrap_or(0.0),
                         self.opts.threshold
                     ));
+                    // One open: the hook must find it before this reply's tools end.
+                    match store::safe::create_new(stop_file) {
+                        Ok(_) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                        Err(e) => out.note(&format!("could not ask the session to stop: {e}")),
+                    }
+                }
+                Decision::Interrupt => {
+                    relayed = true;
+                    stopping = true;
+                    out.note(
+                        "the session went on past its tool calls (its PostToolUse hook did not \
+                         stop it): ending it now, between replies",
+                    );
                     status = stop(&mut child, self.opts.grace);
                 }
             }
         }
         if status.is_none() {
             status = child.wait().ok();
+        }
+        let _ = store::remove_if_exists(stop_file);
+        // Stopped by its hook: every tool call ran and has its result.
+        if !interrupted && t.stop_asked.is_some() && t.stopped_between_replies() {
+            relayed = true;
         }
         Ok(Ran {
             tracker: t,
@@ -308,8 +384,15 @@ impl Relay<'_> {
         })
     }
 
-    /// Writes the handoff of `ran`'s session; returns its path.
-    fn handoff(&self, ran: &Ran, out: &mut dyn Output) -> Option<PathBuf> {
+    /// Writes the handoff of `ran`'s session, with the chain's `task`; `pending`:
+    /// make it the pending resume. Returns its path.
+    fn handoff(
+        &self,
+        ran: &Ran,
+        task: &str,
+        pending: bool,
+        out: &mut dyn Output,
+    ) -> Option<PathBuf> {
         let sid = ran.tracker.session_id.as_deref()?;
         let transcript = transcript_for(self.env, &self.env.cwd, sid);
         let tp = transcript.as_ref().map(|p| p.display().to_string());
@@ -318,6 +401,8 @@ impl Relay<'_> {
             session_id: Some(sid),
             transcript_path: tp.as_deref(),
             git: GitInput::Compute,
+            task: Some(task),
+            pending,
         };
         match session_handoff::write_detailed(self.paths, self.env, self.cfg, &req) {
             Ok(w) => {
@@ -371,7 +456,8 @@ impl Relay<'_> {
             .threshold_hooks()
             .filter(|(_, _, th)| *th <= pct)
             .map(|(_, h, _)| {
-                crate::app::user_hooks::run("on_threshold", h, &payload, &self.paths.root).outcome
+                crate::app::user_hooks::run(self.env, "on_threshold", h, &payload, &self.paths.root)
+                    .outcome
             })
             .collect()
     }
@@ -394,6 +480,35 @@ impl Relay<'_> {
         let mut prompt = cmd.task.clone();
         let mut vars: Vec<(String, String)> = Vec::new();
         let mut handoffs: u32 = 0;
+        if let Some(m) = relay::model_arg(&cmd.extra)
+            && let Some(why) =
+                relay::unreachable_threshold(self.opts.threshold, m, |k| self.env.compaction_var(k))
+        {
+            out.note(&why);
+            chain.notes.push(why);
+        }
+        // A handoff the person made pending is for their next interactive session:
+        // the chain's sessions take their task from the prompt and leave it alone.
+        if let Some((_, target)) = files::pending_resume(self.paths, self.env) {
+            out.note(&format!(
+                "{} stays the pending resume for your next interactive session: the sessions \
+                 of this chain take their task from the prompt",
+                target.file_name().map_or_else(
+                    || target.display().to_string(),
+                    |n| n.to_string_lossy().into_owned()
+                )
+            ));
+        }
+        // The sessions' stop files, in a private folder of this run.
+        let stops = match tempfile::Builder::new().prefix("forge-run-").tempdir() {
+            Ok(d) => d,
+            Err(e) => {
+                out.note(&format!(
+                    "could not make a folder for the relay's stop files: {e}"
+                ));
+                return 1;
+            }
+        };
         let code = loop {
             chain.sessions.push(ChainSession {
                 session_id: None,
@@ -407,7 +522,9 @@ impl Relay<'_> {
                 exit_code: None,
             });
             self.write_chain(&chain, out);
-            let ran = match self.session(cmd, &prompt, &vars, handoffs, &mut chain, out) {
+            let stop_file = stops.path().join(format!("stop-{}", chain.sessions.len()));
+            let ran = match self.session(cmd, &prompt, &vars, &stop_file, handoffs, &mut chain, out)
+            {
                 Ok(r) => r,
                 Err(e) => {
                     out.note(&format!("could not start {}: {e}", cmd.program));
@@ -422,8 +539,15 @@ impl Relay<'_> {
                 .status
                 .and_then(|s| s.code())
                 .unwrap_or(if ran.interrupted { 130 } else { 1 });
+            // Ctrl-C leaves the handoff as the pending resume, so `claude` picks the
+            // task up — unless the person chose one themselves: theirs stays.
+            let chosen = files::pending_resume(self.paths, self.env).is_some_and(|(m, _)| {
+                files::read_marker_with_origin(&m)
+                    .is_none_or(|(_, o)| o == crate::model::state::ResumeOrigin::Chosen)
+            });
+            let pending = ran.interrupted && !chosen;
             let handoff = if ran.relayed || ran.interrupted {
-                self.handoff(&ran, out)
+                self.handoff(&ran, &cmd.task, pending, out)
             } else {
                 None
             };
@@ -449,15 +573,28 @@ impl Relay<'_> {
             }
             self.write_chain(&chain, out);
             if ran.interrupted || self.stop.load(Ordering::SeqCst) {
-                if let Some(h) = &handoff {
-                    out.note(&format!(
+                match &handoff {
+                    Some(h) if pending => out.note(&format!(
                         "stopped; the handoff {} is the pending resume",
                         h.display()
-                    ));
+                    )),
+                    Some(h) => out.note(&format!(
+                        "stopped; the handoff is {} (the pending resume you chose stays: \
+                         `forge resume {}` makes this one pending instead)",
+                        h.display(),
+                        h.display()
+                    )),
+                    None => {}
                 }
                 break if code == 0 { 130 } else { code };
             }
             if !ran.relayed {
+                if ran.tracker.stop_asked.is_some() {
+                    out.note(
+                        "the session ended on its own before it could be relayed (its last \
+                         reply made no tool call): the task is done as far as it knows",
+                    );
+                }
                 break code;
             }
             // Hand over.
@@ -465,15 +602,57 @@ impl Relay<'_> {
                 out.note("no handoff could be written: the chain stops here");
                 break if code == 0 { 1 } else { code };
             };
-            handoffs += 1;
-            let mut outcomes = self.fire_hooks(&ran.tracker, Some(&h));
-            // The continuation prompt carries the handoff: it is not also resumed by
-            // SessionStart.
-            let _ = files::clear_pending_resume(self.paths, self.env);
             let text = store::safe::read_to_string_whole(&h, 4 << 20, store::safe::Follow::No)
                 .unwrap_or_default();
-            prompt =
-                relay::continuation_prompt(&cmd.task, &text, &h.display().to_string(), handoffs);
+            let next = relay::continuation_prompt(
+                &cmd.task,
+                &text,
+                &h.display().to_string(),
+                handoffs + 1,
+            );
+            if next.len() > relay::MAX_ARG_BYTES {
+                // Checked before the chain started; should the handoff's path make it
+                // too long after all, the handoff becomes the pending resume (unless
+                // the person chose one), and the log says so.
+                let chosen = files::pending_resume(self.paths, self.env).is_some_and(|(m, _)| {
+                    files::read_marker_with_origin(&m)
+                        .is_none_or(|(_, o)| o == crate::model::state::ResumeOrigin::Chosen)
+                });
+                let made = !chosen
+                    && files::write_pending_resume(
+                        self.paths,
+                        self.env,
+                        &h,
+                        crate::model::state::ResumeOrigin::Auto,
+                    )
+                    .is_ok();
+                let why = format!(
+                    "the next prompt would be {} bytes, more than one argument holds: the chain stops here, and {}",
+                    next.len(),
+                    if made {
+                        format!("{} is the pending resume", h.display())
+                    } else {
+                        format!("its handoff is {}", h.display())
+                    }
+                );
+                out.note(&why);
+                if made {
+                    record(
+                        self.paths,
+                        ran.tracker.session_id.as_deref(),
+                        serde_json::Map::new(),
+                        vec![Outcome::FlagSet {
+                            flag: "pending-resume".to_owned(),
+                            why,
+                        }],
+                    );
+                }
+                break if code == 0 { 1 } else { code };
+            }
+            handoffs += 1;
+            let mut outcomes = self.fire_hooks(&ran.tracker, Some(&h));
+            // The relay's handoff is not the pending resume: the prompt carries it.
+            prompt = next;
             let prev = ran.tracker.session_id.clone().unwrap_or_default();
             vars = vec![
                 ("FORGE_RELAY_CHAIN".to_owned(), chain.id.clone()),

@@ -36,6 +36,12 @@ pub struct Request<'a> {
     pub transcript_path: Option<&'a str>,
     /// Git facts: computed here, or already tried by the caller.
     pub git: GitInput<'a>,
+    /// The task the session was given, when the caller knows it better than the
+    /// transcript's last request (`forge run`'s chain task).
+    pub task: Option<&'a str>,
+    /// Make it the pending resume (every handoff but the relay's own, which the next
+    /// session of its chain gets in its prompt).
+    pub pending: bool,
 }
 
 /// Where a handoff's git facts come from.
@@ -158,7 +164,7 @@ impl Written {
         let mut out = vec![Outcome::HandoffWritten {
             path: self.path.display().to_string(),
             trigger: trigger.as_str().to_owned(),
-            pending: self.markers.is_ok(),
+            pending: self.markers.as_ref().is_ok_and(|m| !m.written.is_empty()),
         }];
         match &self.markers {
             Ok(m) => out.extend(m.global_error.as_ref().map(|(g, e)| Outcome::Error {
@@ -325,6 +331,7 @@ pub fn write_with_notes(
         // Not a link planted in .forge/: the Reload section tells Claude to read it.
         has_state_json: store::safe::is_regular(&paths.state_json()),
         notes: notes.clone(),
+        task: req.task.map(str::to_owned),
     };
     let text = handoff_doc::compose(&inputs);
     let path = write_unique(paths, now, &text)?;
@@ -347,7 +354,14 @@ pub fn write_with_notes(
     } else {
         ResumeOrigin::Auto
     };
-    let markers = files::write_pending_resume(paths, env, &path, origin);
+    let markers = if req.pending {
+        files::write_pending_resume(paths, env, &path, origin)
+    } else {
+        Ok(files::Markers {
+            written: Vec::new(),
+            global_error: None,
+        })
+    };
     Ok(Written {
         path,
         session_id,
@@ -391,6 +405,8 @@ mod tests {
             trigger: Trigger::Manual,
             session_id: None,
             transcript_path: None,
+            task: None,
+            pending: true,
         };
         let path = write(&paths, &env, &Config::default(), &req).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();

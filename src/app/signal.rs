@@ -39,6 +39,22 @@ pub struct Draft {
 }
 
 impl Draft {
+    /// The draft with its free text (questions, findings, files, recommendation,
+    /// context) redacted: what an agent writes into a Signal is stored, listed by
+    /// `forge status` and read by the next session.
+    pub fn redacted(&self) -> Self {
+        use crate::model::redact::redact;
+        let all = |v: &[String]| v.iter().map(|s| redact(s)).collect();
+        Self {
+            questions: all(&self.questions),
+            files: all(&self.files),
+            findings: all(&self.findings),
+            recommendation: self.recommendation.as_deref().map(redact),
+            context: self.context.as_deref().map(redact),
+            ..self.clone()
+        }
+    }
+
     /// The Signal that resolves `blocked` (the current, blocked Signal of a task):
     /// from `from`, back to the agent that asked, not blocking, with the answer.
     pub fn resolving(
@@ -138,9 +154,11 @@ pub fn repo_relative(file: &str, root: &Path) -> String {
     file.to_owned()
 }
 
-/// Renders the handoff text from the shipped template. `root` is the project root,
-/// for making `--file` paths repo-relative.
+/// Renders the handoff text from the shipped template (its free text redacted, see
+/// [`Draft::redacted`]). `root` is the project root, for making `--file` paths
+/// repo-relative.
 pub fn render(args: &Draft, root: &Path, timestamp: &str) -> String {
+    let args = &args.redacted();
     let status = args.status;
     let from = one_line(&args.from);
     let to = one_line(&args.to);

@@ -26,13 +26,28 @@ pub struct Ran {
 }
 
 /// Runs `hook` (named `name`: `on_threshold`, `on_session_start`) with `payload` on
-/// stdin, in `cwd`, for at most its `timeout_secs`.
-pub fn run(name: &str, hook: &UserHook, payload: &serde_json::Value, cwd: &Path) -> Ran {
-    run_with(name, hook, &payload.to_string(), &[], cwd)
+/// stdin, in `cwd`, for at most its `timeout_secs`. The payload's agent, when it
+/// names one, is also `FORGE_AGENT` in the command's environment (so a script's own
+/// `forge` calls run as that agent).
+pub fn run(
+    env: &crate::env::Env,
+    name: &str,
+    hook: &UserHook,
+    payload: &serde_json::Value,
+    cwd: &Path,
+) -> Ran {
+    let agent = payload
+        .pointer("/session/agent_name")
+        .and_then(serde_json::Value::as_str);
+    let vars: Vec<(&str, &str)> = agent.map(|a| ("FORGE_AGENT", a)).into_iter().collect();
+    run_with(env, name, hook, &payload.to_string(), &vars, cwd)
 }
 
 /// [`run`] with `stdin` as the text on stdin and `vars` added to the environment.
+/// `sh` is found through the absolute folders of `$PATH` only
+/// ([`crate::env::Env::resolve_program`]): never a `./sh` of the project.
 pub fn run_with(
+    env: &crate::env::Env,
     name: &str,
     hook: &UserHook,
     stdin: &str,
@@ -49,7 +64,15 @@ pub fn run_with(
         },
         stdout: None,
     };
-    let mut cmd = Command::new("sh");
+    let sh = match env.resolve_program("sh") {
+        Ok(p) => p,
+        Err(why) => return failed(format!("could not start sh: {why}")),
+    };
+    let mut cmd = Command::new(sh);
+    // The shell looks the command's words up in PATH: never in a relative folder.
+    if let Some(path) = env.absolute_path_var() {
+        cmd.env("PATH", path);
+    }
     cmd.arg("-c")
         .arg(&hook.command)
         .current_dir(cwd)
@@ -187,7 +210,7 @@ pub fn fire_threshold(
     which
         .iter()
         .filter_map(|i| cfg.on_threshold.get(*i))
-        .map(|h| run("on_threshold", h, &payload, &paths.root).outcome)
+        .map(|h| run(env, "on_threshold", h, &payload, &paths.root).outcome)
         .collect()
 }
 
@@ -207,6 +230,13 @@ pub fn at_handoff_threshold(cfg: &crate::config::Config) -> (Vec<usize>, bool) {
 mod tests {
     use super::*;
 
+    /// An environment with this process's PATH (where the tests find `sh`).
+    fn env(dir: &Path) -> crate::env::Env {
+        let mut env = crate::env::Env::for_test(dir, dir);
+        env.path = std::env::var_os("PATH");
+        env
+    }
+
     fn hook(command: &str, timeout_secs: u64) -> UserHook {
         UserHook {
             command: command.into(),
@@ -220,12 +250,22 @@ mod tests {
     fn a_command_gets_the_payload_and_its_output_is_kept() {
         let t = tempfile::tempdir().unwrap();
         let r = run(
+            &env(t.path()),
             "on_session_start",
             &hook("cat > got.json; echo \"hello from $FORGE_HOOK\"", 5),
             &serde_json::json!({"a": 1}),
             t.path(),
         );
         assert_eq!(r.stdout.as_deref(), Some("hello from on_session_start\n"));
+        // The payload's agent is the command's FORGE_AGENT too.
+        let r = run(
+            &env(t.path()),
+            "on_session_start",
+            &hook("cat > /dev/null; echo \"agent=$FORGE_AGENT\"", 5),
+            &serde_json::json!({"session": {"agent_name": "builder"}}),
+            t.path(),
+        );
+        assert_eq!(r.stdout.as_deref(), Some("agent=builder\n"));
         assert!(
             matches!(r.outcome, Outcome::UserHookRan { exit: Some(0), .. }),
             "{:?}",
@@ -239,7 +279,13 @@ mod tests {
     fn failing_slow_and_chatty_commands_are_outcomes_not_problems() {
         let t = tempfile::tempdir().unwrap();
         let p = serde_json::json!({});
-        let r = run("on_threshold", &hook("exit 3", 5), &p, t.path());
+        let r = run(
+            &env(t.path()),
+            "on_threshold",
+            &hook("exit 3", 5),
+            &p,
+            t.path(),
+        );
         assert!(matches!(
             r.outcome,
             Outcome::UserHookRan { exit: Some(3), .. }
@@ -247,7 +293,13 @@ mod tests {
         assert!(r.stdout.is_none());
         assert!(r.outcome.is_error());
         let started = Instant::now();
-        let r = run("on_threshold", &hook("sleep 30", 1), &p, t.path());
+        let r = run(
+            &env(t.path()),
+            "on_threshold",
+            &hook("sleep 30", 1),
+            &p,
+            t.path(),
+        );
         assert!(started.elapsed() < Duration::from_secs(10));
         match r.outcome {
             Outcome::UserHookFailed { why, .. } => assert!(why.contains("after 1 s"), "{why}"),
@@ -256,6 +308,7 @@ mod tests {
         // A background child holding stdout does not hold forge past the timeout.
         let started = Instant::now();
         let r = run(
+            &env(t.path()),
             "on_session_start",
             &hook("sleep 30 & echo hi", 1),
             &p,
@@ -268,6 +321,7 @@ mod tests {
         ));
         // Output past the cap is read and dropped, never kept.
         let r = run(
+            &env(t.path()),
             "on_session_start",
             &hook("head -c 200000 /dev/zero | tr '\\0' x", 5),
             &p,
@@ -276,6 +330,7 @@ mod tests {
         assert_eq!(r.stdout.unwrap().len(), STDOUT_CAP);
         // A command that does not exist: sh says so with 127.
         let r = run(
+            &env(t.path()),
             "on_threshold",
             &hook("no-such-command-forge-test", 5),
             &p,

@@ -134,11 +134,16 @@ pub fn run(args: &ConfigArgs, env: &Env) -> anyhow::Result<ExitCode> {
                 .filter(|(_, e)| *e)
                 .map(|(s, _)| s.to_string())
                 .collect();
-            super::print_out(&if found.is_empty() {
+            let mut text = if found.is_empty() {
                 "Config OK (no config files; built-in defaults)\n".to_owned()
             } else {
                 format!("Config OK: {}\n", found.join(", "))
-            });
+            };
+            // Not an error: the file is fine, forge only does not act on it yet.
+            if let Some(note) = loaded.ignored_summary(&paths.root) {
+                let _ = writeln!(text, "Note: {note}");
+            }
+            super::print_out(&text);
             Ok(ExitCode::SUCCESS)
         }
         ConfigAction::Path { json } => {
@@ -247,7 +252,29 @@ fn show_text(loaded: &Loaded) -> anyhow::Result<String> {
             out.push_str(&segments_note(&loaded.config.statusline.segments));
         }
     }
+    if !loaded.ignored.is_empty() {
+        let file = project_file(loaded).map_or_else(
+            || ".forge/config.toml".to_owned(),
+            |p| p.display().to_string(),
+        );
+        let _ = writeln!(
+            out,
+            "# ignored from {file}, because {}; `forge trust` shows what they do and trusts the file:",
+            loaded.trust.why_ignored()
+        );
+        for i in &loaded.ignored {
+            let _ = writeln!(out, "#   {} = {}", i.key, i.value);
+        }
+    }
     Ok(out)
+}
+
+/// The project file the config was looked for in.
+fn project_file(loaded: &Loaded) -> Option<&PathBuf> {
+    loaded.files.iter().find_map(|(s, _)| match s {
+        Source::Project(p) => Some(p),
+        _ => None,
+    })
 }
 
 /// The key whose possible values `config show` lists.
@@ -288,5 +315,23 @@ fn show_json(loaded: &Loaded) -> anyhow::Result<serde_json::Value> {
         }
         out.push(row);
     }
-    Ok(json!({"values": out, "agent": loaded.agent, "agents": loaded.agents}))
+    let ignored: Vec<_> = loaded
+        .ignored
+        .iter()
+        .map(|i| {
+            Ok(json!({
+                "key": i.key,
+                "value": serde_json::to_value(&i.value).context("encoding a value")?,
+                "path": project_file(loaded),
+                "why": loaded.trust.why_ignored(),
+            }))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    Ok(json!({
+        "values": out,
+        "agent": loaded.agent,
+        "agents": loaded.agents,
+        "trust": loaded.trust,
+        "ignored": ignored,
+    }))
 }

@@ -201,6 +201,11 @@ pub fn run_checks(paths: &Paths, env: &Env) -> Vec<Check> {
         } else {
             refused("config")
         },
+        if trusted {
+            check_own_commands(paths, env, expand)
+        } else {
+            refused("own-commands")
+        },
         check_redaction(),
     ]
 }
@@ -445,6 +450,138 @@ fn init_plugin_fix(file: &Path, paths: &Paths) -> String {
         "`forge init --plugin`".to_owned()
     } else {
         "`forge init --plugin --user`".to_owned()
+    }
+}
+
+/// Shell words that are not programs on PATH: builtins and keywords (a command that
+/// starts with one cannot be checked by its first word, and needs no file).
+const SHELL_BUILTINS: [&str; 33] = [
+    ".", ":", "[", "alias", "break", "case", "cd", "command", "continue", "echo", "eval", "exec",
+    "exit", "export", "false", "for", "if", "kill", "printf", "pwd", "read", "readonly", "return",
+    "set", "shift", "test", "times", "trap", "true", "umask", "unset", "wait", "while",
+];
+
+/// The program a `sh -c` command starts with: its first word after `NAME=value`
+/// assignments (and after `exec`/`command`), `None` when that is a builtin or
+/// keyword, a subshell or anything but a plain word (`$TOOL`, `(`, `{`).
+fn sh_program(command: &str) -> Option<String> {
+    let words = settings::split_words(command);
+    let mut it = words.iter().skip_while(|w| {
+        w.split_once('=').is_some_and(|(k, _)| {
+            !k.is_empty()
+                && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                && !k.as_bytes()[0].is_ascii_digit()
+        })
+    });
+    let mut first = it.next()?.as_str();
+    if first == "exec" || first == "command" {
+        first = it.next()?.as_str();
+    }
+    let first = first.trim_end_matches(';');
+    let plain = !first.is_empty()
+        && !first.contains([
+            '$', '`', '(', ')', '{', '}', '|', '&', '<', '>', ';', '*', '?',
+        ]);
+    (plain && !SHELL_BUILTINS.contains(&first)).then(|| first.to_owned())
+}
+
+/// Every program your own config runs resolves here, as the hooks' own commands do
+/// (`binary`, `dead-hooks`): `[notify] command` (run directly), and the commands of
+/// `[[on_threshold]]` and `[[on_session_start]]` (run with `sh -c`), in each agent's
+/// view too. A command that does not resolve fails every time it should run, and
+/// only the event log would say so.
+fn check_own_commands(paths: &Paths, env: &Env, expand: Expand<'_>) -> Check {
+    let Ok(loaded) = crate::config::load(paths, env) else {
+        return Check::new(
+            "own-commands",
+            Status::Warn,
+            "not checked: the config does not load (see `config`)",
+        );
+    };
+    let mut views = vec![(String::new(), loaded.config.clone())];
+    for a in &loaded.agents {
+        if let Ok(l) = crate::config::load_as(paths, env, a) {
+            views.push((format!("[agents.{a}] "), l.config));
+        }
+    }
+    // (where, the command as written, the program to find)
+    let mut programs: Vec<(String, String, String)> = Vec::new();
+    let mut push = |entry: (String, String, String)| {
+        if !programs.iter().any(|p| p.1 == entry.1 && p.2 == entry.2) {
+            programs.push(entry);
+        }
+    };
+    for (agent, cfg) in &views {
+        if let Some(program) = cfg.notify.command.first() {
+            push((
+                format!("{agent}[notify] command"),
+                cfg.notify.command.join(" "),
+                program.clone(),
+            ));
+        }
+        let hooks = cfg
+            .on_threshold
+            .iter()
+            .map(|h| ("[[on_threshold]]", h))
+            .chain(
+                cfg.on_session_start
+                    .iter()
+                    .map(|h| ("[[on_session_start]]", h)),
+            );
+        for (table, h) in hooks {
+            push((
+                format!("{agent}{table}"),
+                h.command.clone(),
+                "sh".to_owned(),
+            ));
+            if let Some(program) = sh_program(&h.command) {
+                push((format!("{agent}{table}"), h.command.clone(), program));
+            }
+        }
+    }
+    if programs.is_empty() {
+        return Check::new("own-commands", Status::Ok, "your config runs no commands");
+    }
+    let mut bad = Vec::new();
+    for (place, command, program) in &programs {
+        let command = crate::model::user_hooks::command_label(command);
+        match program_file(program, expand, env) {
+            ProgramFile::Missing(p) => {
+                bad.push(format!(
+                    "{place}: `{command}`: {} does not exist",
+                    p.display()
+                ));
+            }
+            ProgramFile::NotOnPath => {
+                bad.push(format!("{place}: `{command}`: `{program}` is not on PATH"));
+            }
+            ProgramFile::Found | ProgramFile::OnPath(_) | ProgramFile::Unknown => {}
+        }
+    }
+    if bad.is_empty() {
+        Check::new(
+            "own-commands",
+            Status::Ok,
+            format!(
+                "every program your config runs is here ({})",
+                programs
+                    .iter()
+                    .map(|p| p.2.as_str())
+                    .filter(|p| *p != "sh")
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+    } else {
+        Check::new(
+            "own-commands",
+            Status::Fail,
+            format!(
+                "{} of your own config cannot be found, so it fails every time it should run (only `forge log` would say so): fix the command or install the program",
+                super::count(bad.len(), "command", "commands")
+            ),
+        )
+        .with(bad)
     }
 }
 
@@ -1208,6 +1345,11 @@ fn check_memory_size(paths: &Paths, env: &Env) -> Check {
 
 fn check_config(paths: &Paths, env: &Env) -> Check {
     match crate::config::load(paths, env) {
+        Ok(l) if !l.ignored.is_empty() => Check::new(
+            "config",
+            Status::Warn,
+            l.ignored_summary(&paths.root).unwrap_or_default(),
+        ),
         Ok(l) => {
             let found: Vec<String> = l
                 .files
@@ -1266,6 +1408,28 @@ pub fn render(paths: &Paths, checks: &[Check]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sh_command_is_checked_by_its_first_program() {
+        assert_eq!(
+            sh_program("openclaw brief --json").as_deref(),
+            Some("openclaw")
+        );
+        assert_eq!(
+            sh_program("FOO=1 BAR=x /opt/bin/orch wake").as_deref(),
+            Some("/opt/bin/orch")
+        );
+        assert_eq!(sh_program("exec my-orch --x").as_deref(), Some("my-orch"));
+        assert_eq!(
+            sh_program("cat >> '/tmp/log'; echo").as_deref(),
+            Some("cat")
+        );
+        assert_eq!(sh_program("echo hi"), None);
+        assert_eq!(sh_program("cd /x && make"), None);
+        assert_eq!(sh_program("$ORCH wake"), None);
+        assert_eq!(sh_program("(cd /x; make)"), None);
+        assert_eq!(sh_program(""), None);
+    }
 
     #[test]
     fn model_values_aliases_and_full_ids() {

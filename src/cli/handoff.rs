@@ -354,6 +354,8 @@ fn write(args: &HandoffArgs, env: &Env) -> anyhow::Result<session_handoff::Writt
         trigger,
         session_id: session,
         transcript_path: transcript_text.as_deref(),
+        task: None,
+        pending: true,
     };
     let result = session_handoff::write_detailed(&paths, env, &cfg, &req);
     record(&paths, env, args, trigger, session, &result);

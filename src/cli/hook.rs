@@ -20,7 +20,8 @@ use crate::hooks;
 )]
 pub struct HookArgs {
     /// The hook event (SessionStart, Stop, SessionEnd, PreCompact, PreToolUse,
-    /// Notification, PermissionRequest, UserPromptSubmit…); unknown names are logged only.
+    /// Notification, PermissionRequest, UserPromptSubmit; PostToolUse in `forge run`'s
+    /// sessions only); unknown names are logged only.
     #[arg(add = ArgValueCandidates::new(super::completions::complete_hook_event))]
     pub event: Option<String>,
     /// Anything else is accepted and ignored, so a newer settings file never breaks a session.

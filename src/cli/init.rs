@@ -130,24 +130,26 @@ pub fn is_set_up(paths: &Paths, env: &Env) -> bool {
     if paths.forge_dir().is_dir() {
         return true;
     }
+    use crate::store::safe::Follow;
+    // The project's own files are never read through a link; the user's may be a
+    // dotfiles manager's.
     let mut files = vec![
-        paths.root.join(".claude/settings.local.json"),
-        paths.root.join(".claude/settings.json"),
+        (paths.root.join(".claude/settings.local.json"), Follow::No),
+        (paths.root.join(".claude/settings.json"), Follow::No),
     ];
-    files.extend(env.claude_dir().map(|d| d.join("settings.json")));
-    files.iter().any(|f| {
-        crate::store::safe::read_to_string_whole(
-            f,
-            16 * 1024 * 1024,
-            crate::store::safe::Follow::Yes,
-        )
-        .ok()
-        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-        .is_some_and(|v| {
-            settings::command_hooks(&v)
-                .iter()
-                .any(|h| settings::forge_role(&h.words) == Some("hook"))
-        })
+    files.extend(
+        env.claude_dir()
+            .map(|d| (d.join("settings.json"), Follow::Yes)),
+    );
+    files.iter().any(|(f, follow)| {
+        crate::store::safe::read_to_string_whole(f, 16 * 1024 * 1024, *follow)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .is_some_and(|v| {
+                settings::command_hooks(&v)
+                    .iter()
+                    .any(|h| settings::forge_role(&h.words) == Some("hook"))
+            })
     })
 }
 
@@ -259,6 +261,24 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
     } else {
         "settings.json"
     });
+    // Nothing inside the project is followed out of it: every path this run may read
+    // or write there is checked before anything is read or written, and one that is
+    // a symbolic link (or not a regular file or real folder of yours) stops the run.
+    // A repository could otherwise ship `.gitignore -> /proc/self/environ` (read
+    // into a tracked file) or `.claude -> ~/elsewhere` (written through).
+    if !args.user {
+        for (path, want) in project_paths_touched(args, &paths, &settings_path) {
+            store::safe::check_inside(&paths.root, &path, want)
+                .map_err(|r| anyhow!("{r}\nforge init wrote nothing."))?;
+        }
+    }
+    // The user's own files (--user) may be a dotfiles manager's links.
+    let follow = if args.user {
+        store::safe::Follow::Yes
+    } else {
+        store::safe::Follow::No
+    };
+    let read_optional = |path: &Path| read_optional(path, follow);
     let program = Program::find(env)?;
     let program_text = program.text.as_str();
     // Only the project's .claude/settings.json is meant to be shared.
@@ -856,12 +876,36 @@ fn backup_texts(file: &Path, project: Option<&Paths>) -> Vec<String> {
         .collect()
 }
 
-fn read_optional(path: &Path) -> anyhow::Result<Option<String>> {
-    match crate::store::safe::read_to_string_whole(
-        path,
-        16 * 1024 * 1024,
-        crate::store::safe::Follow::Yes,
-    ) {
+/// Every path inside the project a project install (`forge init`, `--local`,
+/// `--uninstall`, `--commands`) may read or write, with what must be there.
+fn project_paths_touched(
+    args: &InitArgs,
+    paths: &Paths,
+    settings_path: &Path,
+) -> Vec<(PathBuf, store::safe::Want)> {
+    use store::safe::Want;
+    let claude = paths.root.join(".claude");
+    let mut v = vec![
+        (claude.clone(), Want::Dir),
+        (settings_path.to_path_buf(), Want::File),
+        (paths.forge_dir().join("backups"), Want::Dir),
+    ];
+    if !args.uninstall {
+        v.push((paths.root.join(".gitignore"), Want::File));
+    }
+    if args.commands {
+        v.push((claude.join("commands"), Want::Dir));
+        v.extend(
+            COMMANDS
+                .iter()
+                .map(|(name, _)| (claude.join("commands").join(name), Want::File)),
+        );
+    }
+    v
+}
+
+fn read_optional(path: &Path, follow: store::safe::Follow) -> anyhow::Result<Option<String>> {
+    match crate::store::safe::read_to_string_whole(path, 16 * 1024 * 1024, follow) {
         Ok(t) => Ok(Some(t)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),

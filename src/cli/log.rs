@@ -104,7 +104,11 @@ fn parse(raw: &str) -> Option<(Value, EventLine)> {
 /// The text `--json` or the words print for `line`.
 fn render(value: &Value, line: &EventLine, json: bool) -> String {
     if json {
-        let text = serde_json::to_string(value).unwrap_or_default();
+        // Lines written before their outcomes were redacted (or by an older forge)
+        // are redacted as they leave (the words are, in `activity::rows`).
+        let mut value = value.clone();
+        crate::model::redact::redact_json(&mut value);
+        let text = serde_json::to_string(&value).unwrap_or_default();
         return format!("{}\n", crate::model::text::json_for_terminal(&text));
     }
     activity::rows(line)

@@ -295,7 +295,7 @@ fn files_section(roff: &mut Roff) {
     let p = Paths::new("");
     let show = |path: std::path::PathBuf| path.display().to_string();
     let handoffs = p.handoffs();
-    let rows: [(String, &str); 17] = [
+    let rows: [(String, &str); 18] = [
         (
             format!("{}/", show(p.forge_dir())),
             "forge's state for the project (the nearest folder above the current one that \
@@ -304,7 +304,8 @@ fn files_section(roff: &mut Roff) {
         ),
         (
             show(p.config()),
-            "Project settings, over the user's (forge config show).",
+            "Project settings, over the user's (forge config show). Its keys that make \
+             forge act apply only once you trusted its exact content (forge trust).",
         ),
         (
             "$XDG_CONFIG_HOME/forge/config.toml".to_owned(),
@@ -316,6 +317,12 @@ fn files_section(roff: &mut Roff) {
              with its branch, blocked Signals and live sessions (context, attention, last \
              event); read by forge status --all, forge tui --all and the elsewhere status \
              line segment. ~/.local/state/forge/projects.json when XDG_STATE_HOME is not set.",
+        ),
+        (
+            "$XDG_STATE_HOME/forge/trust/".to_owned(),
+            "What forge trust recorded: per project, the SHA-256 of the .forge/config.toml \
+             content you trusted (any edit revokes it). ~/.local/state/forge/trust/ when \
+             XDG_STATE_HOME is not set.",
         ),
         (
             show(handoffs.join("handoff-YYYYMMDD-HHMMSS.md")),

@@ -19,6 +19,7 @@ pub mod sessions;
 pub mod signal;
 pub mod status;
 pub mod statusline;
+pub mod trust;
 pub mod tui;
 pub mod user_hook;
 
@@ -73,6 +74,7 @@ pub enum Command {
     Init(init::InitArgs),
     Doctor(doctor::DoctorArgs),
     Config(config::ConfigArgs),
+    Trust(trust::TrustArgs),
     Learn(learn::LearnArgs),
     Completions(completions::CompletionsArgs),
     Man(man::ManArgs),
@@ -86,6 +88,7 @@ pub fn run(cli: Cli, env: &Env) -> ExitCode {
         Command::Init(args) => report(init::run(&args, env)),
         Command::Doctor(args) => report(doctor::run(&args, env)),
         Command::Config(args) => report(config::run(&args, env)),
+        Command::Trust(args) => report(trust::run(&args, env)),
         Command::Signal(args) => report(signal::run(&args, env)),
         Command::Resume(args) => report(resume::run(&args, env)),
         Command::Learn(args) => report(learn::run(&args, env)),
@@ -174,6 +177,22 @@ pub fn print_out(text: &str) {
         &mut std::io::stdout().lock(),
         &crate::model::text::clean(text),
     );
+}
+
+/// [`print_out`] for text that quotes what sessions, agents and files said (tasks,
+/// Signal questions, attention messages, handoffs, the event log): redacted first
+/// ([`crate::model::redact`]), as every text that leaves forge is.
+pub fn print_shown(text: &str) {
+    print_out(&crate::model::redact::redact_cow(text));
+}
+
+/// [`print_json`] for values that quote what sessions, agents and files said: every
+/// string in it redacted first ([`crate::model::redact::redact_json`]), still JSON.
+pub fn print_json_shown<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let mut v = serde_json::to_value(value).context("encoding JSON")?;
+    crate::model::redact::redact_json(&mut v);
+    print_json(&v)
 }
 
 /// [`print_out`] for loops that must stop when nobody reads any more: the write's

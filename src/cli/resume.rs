@@ -113,7 +113,7 @@ pub fn run(args: &ResumeArgs, env: &Env) -> anyhow::Result<ExitCode> {
                 )
             })?,
         };
-        super::print_out(&print_text(&target, &paths, env.now)?);
+        super::print_shown(&print_text(&target, &paths, env.now)?);
     }
 
     if args.clear {
@@ -127,7 +127,7 @@ pub fn run(args: &ResumeArgs, env: &Env) -> anyhow::Result<ExitCode> {
     }
 
     if chosen.is_none() && !args.print && !args.clear {
-        super::print_out(&render_list(
+        super::print_shown(&render_list(
             &list,
             pending(&paths, env).as_deref(),
             env.now,

@@ -15,15 +15,17 @@ use crate::model::relay::parse_command;
 
 /// Run Claude Code headless and carry its task across context limits.
 ///
-/// Runs `claude -p "<task>" [args…]` with `--output-format stream-json --verbose`,
-/// shows what it does, and tracks the context from each complete assistant
-/// message. At the threshold (never mid-message, never while Claude Code compacts)
-/// forge ends the session cleanly (SIGINT, then SIGTERM after a grace period),
-/// writes a handoff (trigger `relay`), runs your [[on_threshold]] hooks and starts
-/// the next session with a prompt that holds the handoff and the task. After
-/// --max-handoffs continuations the last session runs to its end. The chain is
-/// recorded in .forge/logs/chains/<first-session-id>.json. The exit status is the
-/// last session's; Ctrl-C stops the chain and leaves a handoff.
+/// Runs `claude -p "<task>" [args…]` with `--output-format stream-json --verbose`
+/// (and forge's PostToolUse hook added through --settings), shows what it does, and
+/// tracks the context from the main chain's replies. At the threshold forge asks the
+/// session to stop once its current reply's tool calls have run (the hook answers
+/// continue:false), so nothing is interrupted; then it writes a handoff (trigger
+/// `relay`, with the task), runs your [[on_threshold]] hooks and starts the next
+/// session with a prompt that holds the handoff and the task. After --max-handoffs
+/// continuations the last session runs to its end. The chain is recorded in
+/// .forge/logs/chains/<first-session-id>.json. A pending resume you chose stays
+/// pending. The exit status is the last session's; Ctrl-C stops the chain and
+/// leaves a handoff.
 #[derive(clap::Args, Debug)]
 #[command(
     verbatim_doc_comment,
@@ -32,7 +34,7 @@ use crate::model::relay::parse_command;
         forge run --json -- claude -p \"Summarise the repo\" | jq -c 'select(.type == \"result\")'"
 )]
 pub struct RunArgs {
-    /// The context % that hands over (default: [relay] threshold, 90).
+    /// The context % that hands over (default: [relay] threshold, 75; Claude Code compacts a 200k session on its own at about 83.5).
     #[arg(long, value_name = "PCT")]
     pub threshold: Option<f64>,
     /// The most continuations (default: [relay] max_handoffs, 3).
@@ -68,8 +70,25 @@ impl Output for Terminal {
 
 /// Runs `forge run`.
 pub fn run(args: &RunArgs, env: &Env) -> anyhow::Result<ExitCode> {
-    let cmd = parse_command(&args.command).map_err(|e| anyhow!("{e}"))?;
+    let mut cmd = parse_command(&args.command).map_err(|e| anyhow!("{e}"))?;
+    // Started by its absolute path, found in an absolute folder of PATH: never a
+    // `./claude` of the project.
+    let program = env
+        .resolve_program(&cmd.program)
+        .map_err(|why| anyhow!("cannot run {}: {why}", cmd.program))?;
+    cmd.program = program.into_os_string().into_string().map_err(|p| {
+        anyhow!(
+            "cannot run {}: its path is not UTF-8 ({})",
+            cmd.program,
+            p.to_string_lossy()
+        )
+    })?;
     let paths = super::status::project_for_writing(None, env)?;
+    // The task goes to claude as one argument, and each continuation adds the
+    // handoff: refuse a task that cannot fit before anything starts (or is written).
+    let sample = paths.handoffs().join("handoff-20260101-000000-99.md");
+    crate::model::relay::fits_in_an_argument(&cmd.task, &sample.to_string_lossy())
+        .map_err(|e| anyhow!("{e}"))?;
     let loaded = match &args.agent {
         Some(a) => config::load_as(&paths, env, a),
         None => config::load(&paths, env),
@@ -82,6 +101,16 @@ pub fn run(args: &RunArgs, env: &Env) -> anyhow::Result<ExitCode> {
             "--threshold must be between 1 and 100, found {threshold}"
         ));
     }
+    let own = match &cmd.settings {
+        Some(arg) => Some(crate::app::relay::own_settings(arg).map_err(|e| anyhow!("{e}"))?),
+        None => None,
+    };
+    let forge = std::env::current_exe().context("finding this forge for the sessions' hook")?;
+    let settings = crate::model::relay::settings_with_stop_hook(
+        own,
+        &crate::app::relay::stop_hook_command(&forge),
+    )
+    .to_string();
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&stop)).context("watching for Ctrl-C")?;
@@ -96,6 +125,7 @@ pub fn run(args: &RunArgs, env: &Env) -> anyhow::Result<ExitCode> {
             grace: Duration::from_secs(cfg.relay.grace_secs),
             json: args.json,
             agent: args.agent.clone(),
+            settings,
         },
         stop,
     };

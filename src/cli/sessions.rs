@@ -61,9 +61,9 @@ pub fn run(args: &SessionsArgs, env: &Env) -> anyhow::Result<ExitCode> {
                 v
             })
             .collect();
-        super::print_json(&Value::Array(list))?;
+        super::print_json_shown(&Value::Array(list))?;
     } else {
-        super::print_out(&render(&snap, &rows, &thresholds, env.now, args.live));
+        super::print_shown(&render(&snap, &rows, &thresholds, env.now, args.live));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -156,7 +156,10 @@ fn render(
                 format!(
                     "{}: {}",
                     r.state,
-                    crate::model::text::cut_chars(&single_line(m), 200)
+                    crate::model::text::cut_chars(
+                        &single_line(&crate::model::redact::redact(m)),
+                        200
+                    )
                 )
             }
             _ => r.state.to_owned(),

@@ -106,7 +106,7 @@ pub fn run(args: &StatusArgs, env: &Env) -> anyhow::Result<ExitCode> {
         bail!("{}", super::init::not_set_up_message(&paths));
     }
     if args.json {
-        super::print_json(&project_json(&paths, env, set_up, |e| {
+        super::print_json_shown(&project_json(&paths, env, set_up, |e| {
             super::print_err(&format!(
                 "forge: warning: {e} (using the built-in defaults; see `forge config validate`)\n"
             ));
@@ -118,13 +118,13 @@ pub fn run(args: &StatusArgs, env: &Env) -> anyhow::Result<ExitCode> {
                 "forge: warning: {e} (using the built-in defaults; see `forge config validate`)\n"
             ));
         });
-        super::print_out(&render_text(
+        super::print_shown(&render_text(
             &snap,
             cfg.attention.stale_after(),
             &cfg.context.thresholds(),
             crate::model::time::Zone::Local,
         ));
-        super::print_out(&render_chains(&crate::store::chains::list(&paths)));
+        super::print_shown(&render_chains(&crate::store::chains::list(&paths)));
     }
     Ok(if set_up {
         ExitCode::SUCCESS
@@ -186,7 +186,7 @@ pub fn read_registry(env: &Env) -> anyhow::Result<(PathBuf, Registry)> {
              folder"
         );
     };
-    let reg = registry::read(&file).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let reg = registry::read_for_views(&file).map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok((file, reg))
 }
 
@@ -330,6 +330,12 @@ pub fn to_json(
                     .collect::<Vec<_>>()
             ),
         );
+        // Whether `last_session` is of a session still live (a turn's record, not
+        // an end).
+        obj.insert(
+            "last_session_live".into(),
+            json!(snap.last_session_live(snap.taken_at, stale_after).is_some()),
+        );
         obj.insert(
             "current_session".into(),
             snap.current_session(snap.taken_at, stale_after)
@@ -401,6 +407,12 @@ pub fn session_context_json(
     })
 }
 
+/// Text from a file or a session as a line of `forge status`: redacted while its
+/// lines are still lines (a key block), then folded onto one.
+fn redacted_line(text: &str) -> String {
+    single_line(&redact(text)).into_owned()
+}
+
 /// The snapshot as a few readable lines. Values from files (branch, task, questions)
 /// are kept on their line with [`single_line`], so none can forge a line of its own;
 /// `print_out` then cleans the whole text for the terminal.
@@ -427,14 +439,26 @@ pub fn render_text(
         let _ = writeln!(
             out,
             "Workflow: phase {} · task {}",
-            single_line(snap.workflow.phase.as_deref().unwrap_or("-")),
-            single_line(snap.workflow.task.as_deref().unwrap_or("-"))
+            redacted_line(snap.workflow.phase.as_deref().unwrap_or("-")),
+            redacted_line(snap.workflow.task.as_deref().unwrap_or("-"))
         );
     }
-    match &snap.last_session {
+    let live = snap.last_session_live(snap.taken_at, stale_after);
+    match (&snap.last_session, live) {
+        // The record is of a turn of a session still running: said so, never "ended".
+        (Some(l), Some(b)) => {
+            let _ = writeln!(
+                out,
+                "Live session: {} · {} · branch {} · {} uncommitted",
+                short(&b.session_id),
+                l.last_turn_words(snap.taken_at, zone),
+                single_line(l.branch.as_deref().unwrap_or("(none)")),
+                l.uncommitted_changes,
+            );
+        }
         // How long ago and the local time, as the dashboard says it (SessionStart
         // gives Claude the stored UTC time instead).
-        Some(l) => {
+        (Some(l), None) => {
             let _ = writeln!(
                 out,
                 "Last session: {} · branch {} · {} uncommitted{}",
@@ -444,7 +468,7 @@ pub fn render_text(
                 if l.is_final { " (final)" } else { "" }
             );
         }
-        None => out.push_str("Last session: none recorded\n"),
+        (None, _) => out.push_str("Last session: none recorded\n"),
     }
     if let Some(s) = snap.current_session(snap.taken_at, stale_after) {
         let _ = writeln!(out, "Context: {}", context_words(snap, s, thresholds));
@@ -488,7 +512,7 @@ pub fn render_text(
         let msg = s
             .attention_message
             .as_deref()
-            .map(|m| format!(": {}", single_line(m)))
+            .map(|m| format!(": {}", redacted_line(m)))
             .unwrap_or_default();
         let _ = writeln!(
             out,
@@ -519,7 +543,7 @@ pub fn render_text(
             "  {:<8} {:<17} {:<12} {}{}",
             h.kind.as_str(),
             h.status_word(),
-            crate::model::text::cut_chars(&single_line(h.task().unwrap_or("-")), 12),
+            crate::model::text::cut_chars(&redacted_line(h.task().unwrap_or("-")), 12),
             single_line(&h.file_name),
             if drift.any() { "  (drift)" } else { "" }
         );
@@ -533,7 +557,7 @@ pub fn render_text(
             && h.is_blocked()
         {
             for q in &sig.open_questions {
-                let _ = writeln!(out, "    ? {}", single_line(&redact(q)));
+                let _ = writeln!(out, "    ? {}", redacted_line(q));
             }
         }
     }
@@ -651,6 +675,48 @@ mod tests {
             text.contains("Last session: ended at yesterday ·"),
             "{text}"
         );
+        // The record of a turn of a session that is still live: it is live, with when
+        // its last turn ended — never "ended just now · not final".
+        let last = snap.last_session.as_mut().unwrap();
+        last.ended_at = "2026-11-21T10:24:00Z".into();
+        last.is_final = false;
+        last.session_id = Some("3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21".into());
+        let bridge: crate::model::state::SessionBridge = serde_json::from_value(json!({
+            "session_id": "3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21",
+            "last_event_at": "2026-11-21T10:24:00Z",
+            "attention": "waiting:input",
+        }))
+        .unwrap();
+        snap.sessions = vec![bridge.clone()];
+        let text = render(&snap);
+        assert!(
+            text.contains(
+                "Live session: 3f0c2a9e · last turn 2m ago, 11-21 11:24 · branch main · 2 uncommitted\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("Last session"), "{text}");
+        assert_eq!(
+            to_json(&snap, chrono::Duration::minutes(30), &Default::default())["last_session_live"],
+            true
+        );
+        // It ended (SessionEnd), went silent past stale_after, or it was another
+        // session: the record is of an ended session again.
+        let mut ended = bridge.clone();
+        ended.attention = Some(crate::model::state::Attention::Ended);
+        let mut silent = bridge.clone();
+        silent.last_event_at = Some("2026-11-21T09:00:00Z".into());
+        let mut other = bridge;
+        other.session_id = "5c2e9f10".into();
+        for b in [ended, silent, other] {
+            snap.sessions = vec![b];
+            let text = render(&snap);
+            assert!(text.contains("Last session: ended "), "{text}");
+            assert_eq!(
+                to_json(&snap, chrono::Duration::minutes(30), &Default::default())["last_session_live"],
+                false
+            );
+        }
     }
 
     #[test]
@@ -683,6 +749,7 @@ mod tests {
                     attention: Some(Attention::WaitingPermission),
                     last_event: Some("PermissionRequest".into()),
                     last_event_at: Some(at),
+                    ..SessionRow::default()
                 }],
             }],
             ..Registry::default()

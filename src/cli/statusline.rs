@@ -89,7 +89,24 @@ pub fn tick(args: &StatuslineArgs, env: &Env, input: &[u8]) -> String {
     let trusted = paths.check().is_ok();
     // Most projects have no config file: skip the layered merge then (two `stat`s).
     let has_config = paths.config().exists() || config::user_path(env).is_some_and(|p| p.exists());
-    let cfg = if has_config && trusted {
+    let cfg = if has_config && trusted && paths.logs().is_dir() {
+        let (cfg, notice) = config::load_noting(&paths, env);
+        // An untrusted project file's acting keys were left out: said once per
+        // content of the file, in the event log (`forge log`).
+        if let Some(notice) = notice {
+            let _ = files::append_event(
+                &paths,
+                &crate::model::state::EventLine {
+                    time: files::iso(env.now),
+                    event: "statusline".to_owned(),
+                    session: payload.session_id.clone(),
+                    facts: serde_json::Map::new(),
+                    outcomes: vec![notice],
+                },
+            );
+        }
+        cfg
+    } else if has_config && trusted {
         config::load_or_default(&paths, env)
     } else {
         Config::default()
@@ -173,7 +190,9 @@ fn waiting_elsewhere(env: &Env, paths: &Paths) -> usize {
         return 0;
     };
     let root = store::registry::root_key(&paths.root).unwrap_or_default();
-    registry.waiting_elsewhere(&root, env.now)
+    // A session whose client was killed waits for nobody: one /proc read for each
+    // session that would count, none otherwise.
+    registry.waiting_elsewhere_alive(&root, env.now, store::process::is_gone)
 }
 
 /// The project's folder name.

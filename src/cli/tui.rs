@@ -136,6 +136,11 @@ fn run_all(args: &TuiArgs, env: &Env) -> anyhow::Result<ExitCode> {
     };
     let mut model = FleetModel::new(tui::fleet::read(&file), file, env.now);
     model.home.clone_from(&env.home);
+    model.tmux = env.tmux.then(|| {
+        env.tmux_socket
+            .as_ref()
+            .and_then(|p| p.to_str().map(str::to_owned))
+    });
     if args.once {
         let width = args.width.or(env.columns).unwrap_or(100);
         let height = args.height.or(env.lines).unwrap_or(30);
@@ -147,7 +152,9 @@ fn run_all(args: &TuiArgs, env: &Env) -> anyhow::Result<ExitCode> {
         bail!("forge tui needs a terminal; use --once to print one frame instead");
     }
     let open = |root: &Path| open_project(root, env);
-    match tui::fleet::run(model, env.no_color, &open)? {
+    let switch =
+        |pane: &str, socket: Option<&str>| crate::app::fleet::switch_to_pane(env, pane, socket);
+    match tui::fleet::run(model, env.no_color, &open, &switch)? {
         Some(sig) => Ok(ExitCode::from(u8::try_from(128 + sig).unwrap_or(1))),
         None => Ok(ExitCode::SUCCESS),
     }

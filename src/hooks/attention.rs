@@ -2,6 +2,9 @@
 //! for, kept in its bridge file for the dashboard's attention pane and `forge status`.
 
 use super::dispatch::{Ctx, HookResult};
+
+/// The most of a notification's message a session bridge keeps (after redaction).
+const ATTENTION_MESSAGE_MAX: usize = 200;
 use crate::model::outcome::Outcome;
 use crate::model::state::Attention;
 use crate::store::files;
@@ -33,9 +36,8 @@ impl Ctx<'_> {
         } else {
             message.map(str::to_owned)
         };
-        // The message can quote a command line (and its password): redacted
-        // before it is stored where the dashboard and `status --json` show it.
-        let message = message.as_deref().map(crate::model::redact::redact);
+        // The message can quote a command line (and its password): the bridge
+        // writer redacts it before it is stored (`touch_bridge_and`).
         self.set_attention("Notification", attention, message);
         Ok(String::new())
     }
@@ -105,12 +107,27 @@ impl Ctx<'_> {
         also: impl FnOnce(&mut crate::model::state::SessionBridge),
     ) {
         let Some(sid) = self.session_id() else { return };
+        // Redacted whole, then cut to what the bridge keeps: a cut first could leave
+        // half a key no rule knows.
+        let message = message.map(|m| {
+            let red = crate::model::redact::redact(&m);
+            crate::model::text::cut_chars(&red, ATTENTION_MESSAGE_MAX)
+        });
         let transcript = self.wire.transcript_path.clone();
         let cwd = self.wire.cwd.clone();
         let now = files::iso(self.env.now);
+        let pid = self.env.claude_pid;
         let result = files::update_bridge(&self.paths, sid, self.env.now, |b| {
             b.last_event = Some(event.to_owned());
             b.last_event_at = Some(now);
+            // The client's process, read from /proc once per process (a `--resume`
+            // is a new one), for the views' liveness check.
+            if let Some(pid) = pid
+                && b.client_pid != Some(pid)
+            {
+                b.client_started = crate::store::process::start_time(pid);
+                b.client_pid = b.client_started.map(|_| pid);
+            }
             if let Some(a) = attention {
                 b.attention = Some(a);
                 b.attention_message = message;

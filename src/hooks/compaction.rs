@@ -53,7 +53,8 @@ impl Ctx<'_> {
     }
 
     /// A proven compaction (SessionStart `compact`): counts it in `compactions.jsonl`
-    /// and arms the session's one-shot re-read marker. Returns the files to re-read.
+    /// and arms the session's one-shot re-read marker — when there is something to
+    /// re-read. Returns the files to re-read (none: nothing is armed).
     pub(super) fn record_compaction(&self, snap: &Snapshot) -> std::io::Result<Vec<String>> {
         let cfg = self.config();
         let sid = self.session_id();
@@ -62,7 +63,7 @@ impl Ctx<'_> {
             .pre_compact
             .as_ref()
             .filter(|p| p.session_id.as_deref() == sid);
-        let files_to_read = reread_files(&self.paths, sid, transcript, pre);
+        let files_to_read = reread_files(&self.paths, sid, transcript);
         let record = CompactionRecord {
             compacted_at: files::iso(self.env.now),
             session_id: sid.map(str::to_owned),
@@ -71,10 +72,10 @@ impl Ctx<'_> {
         };
         let line = serde_json::to_string(&record).map_err(std::io::Error::other)?;
         store::append_line_capped(&self.paths.compactions(), &line, store::COMPACTIONS_CAP)?;
-        let armed = cfg.hooks.compaction_reread && sid.is_some();
-        if cfg.hooks.compaction_reread
-            && let Some(sid) = sid
-        {
+        // A session with no handoff and no file in its transcript has nothing to
+        // re-read: holding a call back would only say "re-read something".
+        let armed = cfg.hooks.compaction_reread && sid.is_some() && !files_to_read.is_empty();
+        if armed && let Some(sid) = sid {
             let _ = store::remove_if_exists(&self.paths.reread_started(sid));
             store::write_json(
                 &self.paths.compaction_marker(sid),
@@ -112,6 +113,8 @@ impl Ctx<'_> {
             session_id: Some(sid),
             transcript_path: self.wire.transcript_path.as_deref(),
             git: crate::app::session_handoff::GitInput::Known(git),
+            task: None,
+            pending: true,
         };
         match crate::app::session_handoff::write_detailed(&self.paths, self.env, cfg, &req) {
             Ok(w) => {
@@ -155,12 +158,17 @@ impl Ctx<'_> {
                     .map(str::to_owned)
                     .collect()
             })
-            .unwrap_or_else(|| reread_files(&self.paths, Some(sid), None, None));
-        Some(list)
+            .unwrap_or_else(|| reread_files(&self.paths, Some(sid), None));
+        Some(if list.is_empty() {
+            vec!["the files you were working on".to_owned()]
+        } else {
+            list
+        })
     }
 
     pub(super) fn pre_tool_use(&self) -> HookResult {
         self.note_edit();
+        self.note_command();
         // A subagent's tool call carries the parent's session id, but the compaction
         // was the main thread's: leave the marker for the main thread.
         if self.wire.agent_id.is_some() {
@@ -237,6 +245,43 @@ impl Ctx<'_> {
     }
 }
 
+impl Ctx<'_> {
+    /// The first command (Bash) of a turn takes the work tree's fingerprint, which the
+    /// end of the turn compares with its own: a change in between is what the
+    /// session's commands did ([`crate::model::learn`]). One git scan per turn that
+    /// runs commands, at most [`COMMAND_BASELINE_DEADLINE`]; later calls of the turn
+    /// and every other tool read one small file. A scan that does not finish in time
+    /// leaves no baseline: then the turn's commands claim nothing.
+    fn note_command(&self) {
+        if self.wire.tool_name.as_deref() != Some(crate::model::learn::COMMAND_TOOL) {
+            return;
+        }
+        let Some(sid) = self.session_id() else { return };
+        if files::read_bridge(&self.paths, sid).is_some_and(|b| b.command_baseline.is_some()) {
+            return;
+        }
+        let Some(facts) = crate::git::facts_within(&self.paths.root, COMMAND_BASELINE_DEADLINE)
+        else {
+            return;
+        };
+        let baseline = crate::git::cache_of(facts, self.env.now).fingerprint();
+        if let Err(e) = files::update_bridge(&self.paths, sid, self.env.now, |b| {
+            // Parallel calls race: the first baseline of the turn stays.
+            let first = b.command_baseline.is_none();
+            if first {
+                b.command_baseline = Some(baseline);
+            }
+            first
+        }) {
+            self.fail("bridge", &e.to_string());
+        }
+    }
+}
+
+/// The most the first command of a turn waits for its baseline scan (a tool call is
+/// waiting; the turn's end has three seconds for its own).
+const COMMAND_BASELINE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Whether PreCompact should write a handoff for a session: none was written yet, or
 /// the last one is older than the session's threshold crossing.
 pub fn needs_safety_net(bridge: Option<&crate::model::state::SessionBridge>) -> bool {
@@ -259,15 +304,16 @@ fn is_read_only(tool: Option<&str>) -> bool {
 }
 
 /// The files to re-read after a compaction, each once: this session's newest handoff
-/// (never another session's); from the transcript, the files the session edited,
-/// then those it read (newest first; only files that exist, never a folder); the
-/// workflow state. Only when the transcript names no file, git's changed names
-/// (from PreCompact's capture) stand in. Names inside the project are relative.
+/// (never another session's; it carries the workflow's phase and task), then from
+/// the transcript the files the session edited, then those it read (newest first;
+/// only files that exist, never a folder). Nothing else: git's changed names are not
+/// what the session used (forge's own `.gitignore` edit, another terminal's work), so
+/// a session that touched no file is told of its handoff alone — or of nothing. Names
+/// inside the project are relative.
 pub(super) fn reread_files(
     paths: &Paths,
     session_id: Option<&str>,
     transcript: Option<&Path>,
-    pre: Option<&PreCompactState>,
 ) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     if let Some(sid) = session_id
@@ -296,28 +342,12 @@ pub(super) fn reread_files(
             Err(_) => f,
         })
         .collect();
-    let fallback = from_transcript.is_empty();
     for f in from_transcript {
         if !out.contains(&f) {
             out.push(f);
         }
     }
-    // A regular file only: Claude reads what this list names, and a state.json that
-    // is a link planted in the folder would point it at any file.
-    if store::safe::is_regular(&paths.state_json()) {
-        out.push(".forge/state.json".to_owned());
-    }
-    if fallback {
-        for f in pre.map(|p| p.recent_files.as_slice()).unwrap_or_default() {
-            if !f.ends_with('/') && paths.root.join(f).is_file() && !out.contains(f) {
-                out.push(f.clone());
-            }
-        }
-    }
     out.truncate(RECENT_FILES);
-    if out.is_empty() {
-        out.push("the files you were working on".to_owned());
-    }
     out
 }
 

@@ -84,6 +84,16 @@ pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
         .or_else(|| wire.hook_event_name.clone());
+    // PostToolUse runs forge only in `forge run`'s sessions, after every tool call:
+    // it does nothing (and writes nothing) unless the relay asked this session to
+    // stop — one stat of the stop file — and never for a subagent's calls.
+    if name
+        .as_deref()
+        .is_some_and(|n| n.eq_ignore_ascii_case("PostToolUse"))
+        && !relay_stop_asked(env, &wire)
+    {
+        return Handled::default();
+    }
     // StrictModes: a `.forge/` (or logs/, handoffs/, sessions/) that is a link, is not
     // the user's, or is writable by others is never read or written. Said once per
     // session, in errors.log when that folder is itself sound (`forge doctor` says it
@@ -137,6 +147,7 @@ pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
         wire: &wire,
         outcomes: RefCell::default(),
         config: std::cell::OnceCell::new(),
+        config_notice: RefCell::default(),
     };
     if !ctx.paths.may_create_state(env.home.as_deref()) {
         // `/` or the home folder itself: not a project, and no place for state.
@@ -174,11 +185,27 @@ pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
             String::new()
         }
     };
-    let outcomes = ctx.outcomes.take();
+    let mut outcomes = ctx.outcomes.take();
+    // What loading the config had to say (an untrusted project file's acting keys
+    // left out) comes first: it explains what the call did not do.
+    if let Some(notice) = ctx.config_notice.take() {
+        outcomes.insert(0, notice);
+    }
     let mut line = event_line(&event, &wire, env.now);
     line.outcomes.clone_from(&outcomes);
     let _ = files::append_event(&ctx.paths, &line);
     Handled { stdout, outcomes }
+}
+
+/// Whether `forge run` asked this session to stop: its stop file exists, and the
+/// call is the main chain's (a subagent's `continue: false` would end only the
+/// subagent).
+fn relay_stop_asked(env: &Env, wire: &WireHookInput) -> bool {
+    wire.agent_id.is_none()
+        && env
+            .relay_stop
+            .as_deref()
+            .is_some_and(|p| std::fs::symlink_metadata(p).is_ok())
 }
 
 fn event_line(event: &HookEvent, w: &WireHookInput, now: DateTime<Utc>) -> EventLine {
@@ -214,6 +241,10 @@ pub(super) struct Ctx<'a> {
     outcomes: RefCell<Vec<Outcome>>,
     /// The config, read once per call (handlers and the wake message all ask).
     config: std::cell::OnceCell<Config>,
+    /// What loading it had to say, for the call's event line (see
+    /// [`config::load_noting`]); kept apart from `outcomes`, which may be borrowed
+    /// when the config is first asked for.
+    config_notice: RefCell<Option<Outcome>>,
 }
 
 /// What a handler prints on stdout (often nothing).
@@ -227,6 +258,7 @@ impl Ctx<'_> {
             HookEvent::SessionEnd { reason } => self.session_end(reason.as_deref()),
             HookEvent::PreCompact { trigger } => self.pre_compact(trigger.as_deref()),
             HookEvent::PreToolUse => self.pre_tool_use(),
+            HookEvent::PostToolUse { tool_name } => Ok(self.relay_stop(tool_name.as_deref())),
             HookEvent::Notification { kind, message } => {
                 self.notification(kind.as_deref(), message.as_deref())
             }
@@ -245,6 +277,20 @@ impl Ctx<'_> {
         }
     }
 
+    /// `forge run`'s stop (only reached when it was asked: see [`relay_stop_asked`]):
+    /// `continue: false`, so the client ends the session once this reply's tool
+    /// calls have all run and been answered, without interrupting anything.
+    fn relay_stop(&self, tool: Option<&str>) -> String {
+        self.record(Outcome::RelayStopAsked {
+            tool: tool.unwrap_or("tool").to_owned(),
+        });
+        let out = serde_json::json!({
+            "continue": false,
+            "stopReason": "forge run: the context reached the relay threshold; the task goes on in a fresh session",
+        });
+        format!("{out}\n")
+    }
+
     /// Records what the call did (written into its event line at the end).
     pub(super) fn record(&self, outcome: Outcome) {
         self.outcomes.borrow_mut().push(outcome);
@@ -261,8 +307,11 @@ impl Ctx<'_> {
     }
 
     pub(super) fn config(&self) -> &Config {
-        self.config
-            .get_or_init(|| config::load_or_default(&self.paths, self.env))
+        self.config.get_or_init(|| {
+            let (config, notice) = config::load_noting(&self.paths, self.env);
+            *self.config_notice.borrow_mut() = notice;
+            config
+        })
     }
 
     pub(super) fn session_id(&self) -> Option<&str> {

@@ -28,6 +28,12 @@ pub enum HookEvent {
     },
     /// A tool is about to run.
     PreToolUse,
+    /// A tool ran. forge's hook for it exists only in `forge run`'s sessions (added
+    /// with `--settings`), for the relay's stop.
+    PostToolUse {
+        /// `tool_name`.
+        tool_name: Option<String>,
+    },
     /// Claude Code notified the user.
     Notification {
         /// `notification_type`.
@@ -64,6 +70,9 @@ impl HookEvent {
                 trigger: w.trigger.clone(),
             },
             "pretooluse" => Self::PreToolUse,
+            "posttooluse" => Self::PostToolUse {
+                tool_name: w.tool_name.clone(),
+            },
             "notification" => Self::Notification {
                 kind: w.notification_type.clone(),
                 message: w.message.clone(),
@@ -84,6 +93,7 @@ impl HookEvent {
             Self::SessionEnd { .. } => "SessionEnd",
             Self::PreCompact { .. } => "PreCompact",
             Self::PreToolUse => "PreToolUse",
+            Self::PostToolUse { .. } => "PostToolUse",
             Self::Notification { .. } => "Notification",
             Self::PermissionRequest { .. } => "PermissionRequest",
             Self::UserPromptSubmit => "UserPromptSubmit",
@@ -104,8 +114,12 @@ mod tests {
         }
         assert_eq!(HookEvent::from_wire("stop", &w).name(), "Stop");
         assert_eq!(
-            HookEvent::from_wire("PostToolUse", &w),
-            HookEvent::Other("PostToolUse".into())
+            HookEvent::from_wire("PostToolUseFailure", &w),
+            HookEvent::Other("PostToolUseFailure".into())
+        );
+        assert_eq!(
+            HookEvent::from_wire("PostToolUse", &w).name(),
+            "PostToolUse"
         );
     }
 }

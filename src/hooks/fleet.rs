@@ -7,14 +7,15 @@
 //! from small caches), and compared with the stored one; the file is written only
 //! when the project is new or what the fleet shows changed, else at most once a
 //! minute (`model::fleet::needs_write`). The lock is waited for a few tens of
-//! milliseconds at most. A failure is recorded as an `error` outcome of the call
+//! milliseconds at most; past that the registration is kept aside for the next
+//! writer (see `crate::store::registry`), so none is lost. A failure is recorded as an `error` outcome of the call
 //! (and in `errors.log`); the call goes on and exits 0 as always.
 
 use std::time::Duration;
 
 use super::dispatch::Ctx;
 use super::event::HookEvent;
-use crate::model::fleet::{ProjectEntry, ProjectFacts, SessionRow, needs_write};
+use crate::model::fleet::{Pending, ProjectEntry, ProjectFacts, SessionRow, needs_write};
 use crate::model::outcome::Outcome;
 use crate::store::{files, handoffs, registry};
 
@@ -60,11 +61,25 @@ impl Ctx<'_> {
             return;
         };
         let bridge = files::read_bridge(&self.paths, sid);
-        let row = SessionRow::of(
+        let mut row = SessionRow::of(
             &crate::store::sanitize_id(sid),
             bridge.as_ref(),
             &cfg.context.thresholds(),
         );
+        // Who runs it, and where to find it: from the hook's environment, no process.
+        row.agent.clone_from(&self.env.forge_agent);
+        if self.env.tmux {
+            row.tmux_pane = self
+                .env
+                .tmux_pane
+                .clone()
+                .filter(|p| crate::model::fleet::is_pane_id(p));
+            row.tmux_socket = self
+                .env
+                .tmux_socket
+                .as_ref()
+                .and_then(|p| p.to_str().map(str::to_owned));
+        }
         let now = self.env.now;
         let stored = match registry::read(&file) {
             Ok(r) => r,
@@ -77,13 +92,18 @@ impl Ctx<'_> {
         if !needs_write(stored.entry(&root), &candidate, now) {
             return;
         }
-        // Built again from the file as it is under the lock: another session of this
-        // project may have written its own row meanwhile.
-        let result = registry::update(&file, LOCK_WAIT, |reg| {
-            let entry = ProjectEntry::build(reg.entry(&root), facts, row, now);
-            reg.upsert(entry, now);
-            true
-        });
+        // Built again from the file as it is under the lock (another session of this
+        // project may have written its own row meanwhile), or kept aside for the next
+        // writer when the lock stays busy: never lost.
+        let result = registry::register(
+            &file,
+            LOCK_WAIT,
+            Pending {
+                facts,
+                row,
+                at: now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            },
+        );
         if let Err(e) = result {
             self.fail("fleet registry", &format!("{}: {e}", file.display()));
         }

@@ -11,6 +11,11 @@ use crate::model::level::Level;
 use crate::model::notify::{Facts, NotifyEvent, block_reason, message};
 use crate::model::outcome::Outcome;
 
+/// How long a Stop's wake message waits for the turn's reply to reach the
+/// transcript (seen with 2.1.330: written some tens of milliseconds after the Stop
+/// hook starts).
+const REPLY_WAIT: std::time::Duration = std::time::Duration::from_millis(800);
+
 /// The message an event sends, if any. A permission prompt is told once, at
 /// PermissionRequest (the `permission_prompt` Notification follows it ~6 s later).
 fn notify_event(event: &HookEvent) -> Option<NotifyEvent> {
@@ -29,6 +34,66 @@ fn notify_event(event: &HookEvent) -> Option<NotifyEvent> {
 }
 
 impl Ctx<'_> {
+    /// The context a wake message states, and whether it is an estimate, with what
+    /// needs saying about it. The transcript's end is the truth as of the last reply
+    /// (at Stop, this turn's figure, which the status line may not have reported
+    /// yet; after a compaction, its estimate), the bridge's reading the fallback.
+    /// PreCompact's figure is the one that led to the compaction; SessionStart after
+    /// a compaction has no reading yet (the client writes the compaction's record
+    /// after that hook), so it says so rather than repeat the old figure.
+    fn notify_context(
+        &self,
+        event: &HookEvent,
+        bridge: Option<&crate::model::state::SessionBridge>,
+    ) -> (Option<f64>, bool, Option<&'static str>) {
+        if matches!(event, HookEvent::Stop { .. }) {
+            self.wait_for_reply();
+        }
+        let scanned = self.transcript_context(bridge);
+        let reading = || bridge.and_then(crate::model::state::SessionBridge::context_pct);
+        match event {
+            HookEvent::PreCompact { .. } => (
+                scanned.map(|c| c.pct).or_else(reading),
+                false,
+                Some("before the compaction"),
+            ),
+            HookEvent::SessionStart { source } if source.as_deref() == Some("compact") => {
+                match scanned.filter(|c| c.estimate) {
+                    Some(c) => (Some(c.pct), true, Some("estimate after the compaction")),
+                    None => (None, false, Some("just compacted: the next reply tells")),
+                }
+            }
+            _ => match scanned {
+                Some(c) if c.estimate => (Some(c.pct), true, Some("estimate after the compaction")),
+                Some(c) => (Some(c.pct), false, None),
+                None => (reading(), false, None),
+            },
+        }
+    }
+
+    /// At Stop, waits (at most [`REPLY_WAIT`]) until the transcript holds this
+    /// turn's reply: the client writes it asynchronously, and without it the figure
+    /// read would be the turn before's (or none at the first Stop). Only a Stop that
+    /// sends a wake message waits.
+    fn wait_for_reply(&self) {
+        let Some(path) = self.wire.transcript_path.as_deref() else {
+            return;
+        };
+        let (head, prompt) = (
+            self.wire.last_reply_head.as_deref(),
+            self.wire.prompt_id.as_deref(),
+        );
+        if head.is_none() && prompt.is_none() {
+            return;
+        }
+        let deadline = std::time::Instant::now() + REPLY_WAIT;
+        while !crate::store::transcript::reply_written(std::path::Path::new(path), head, prompt)
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     /// Sends the wake message for `event` when `[notify]` asks for it; returns the
     /// hook's stdout (for a bidirectional Stop, with the orchestrator's block).
     pub(super) fn notify(&self, event: &HookEvent, out: String) -> String {
@@ -58,9 +123,7 @@ impl Ctx<'_> {
         let bridge = self
             .session_id()
             .and_then(|s| crate::store::files::read_bridge(&self.paths, s));
-        let pct = bridge
-            .as_ref()
-            .and_then(crate::model::state::SessionBridge::context_pct);
+        let (pct, estimate, pct_note) = self.notify_context(event, bridge.as_ref());
         let (tmux, pane) = crate::app::notify::pane(self.env, n.pane_capture_lines);
         let facts = Facts {
             agent: self.env.agent_name(),
@@ -69,8 +132,11 @@ impl Ctx<'_> {
             cwd: self.paths.root.display().to_string(),
             pct,
             level: pct.map(|p| Level::from_pct(p, &cfg.context.thresholds())),
+            estimate,
+            pct_note,
             pane,
             replies: wait,
+            headless: self.env.headless(),
         };
         let text = message(kind, &facts);
         let named = |o: Outcome| match o {
@@ -82,13 +148,21 @@ impl Ctx<'_> {
         };
         if !wait {
             self.record(named(crate::app::notify::send_async(
+                self.env,
                 n,
                 &text,
                 &self.paths.root,
+                facts.agent.as_deref(),
             )));
             return out;
         }
-        let (outcome, reply) = crate::app::notify::send_and_wait(n, &text, &self.paths.root);
+        let (outcome, reply) = crate::app::notify::send_and_wait(
+            self.env,
+            n,
+            &text,
+            &self.paths.root,
+            facts.agent.as_deref(),
+        );
         self.record(named(outcome));
         let Some(reason) = reply.as_deref().and_then(block_reason) else {
             return out;

@@ -13,6 +13,7 @@ use crate::app::snapshot::load_for_session_start;
 use crate::model::Snapshot;
 use crate::model::handoff::Drift;
 use crate::model::outcome::Outcome;
+use crate::model::redact::redact;
 use crate::model::state::{Attention, LastSession, ResumeDecision, ResumeOrigin, resume_decision};
 use crate::model::text::single_line;
 use crate::store::{self, files, handoffs};
@@ -44,9 +45,21 @@ impl Ctx<'_> {
         // "last session" is itself and the learn flag waits for a real start.
         if !compacted {
             if let Some(last) = &snap.last_session {
-                let _ = writeln!(head, "{}", last_session_line(last));
-                if let Some(line) = ended_dirty_line(last) {
-                    head.push_str(&line);
+                // The record may be of a turn of another session still running here
+                // (two terminals): then it is live, not "the last session".
+                if self.other_session_live(last) {
+                    let _ = writeln!(head, "{}", live_session_line(last));
+                    if last.uncommitted_changes > 0 {
+                        head.push_str(
+                            "Its uncommitted changes may be work in progress: \
+                             leave them to it unless asked.\n",
+                        );
+                    }
+                } else {
+                    let _ = writeln!(head, "{}", last_session_line(last));
+                    if let Some(line) = ended_dirty_line(last) {
+                        head.push_str(&line);
+                    }
                 }
                 if last.forge_phase.is_some() || last.forge_task.is_some() {
                     let _ = writeln!(
@@ -129,15 +142,20 @@ impl Ctx<'_> {
         if compacted {
             let files_to_read = self.record_compaction(&snap).unwrap_or_else(|e| {
                 self.fail("SessionStart compaction", &e.to_string());
-                reread_files(&self.paths, self.session_id(), None, None)
+                reread_files(&self.paths, self.session_id(), None)
             });
-            let _ = writeln!(
-                head,
-                "Context was compacted. Re-read before continuing: {}.",
-                files_to_read.join(", ")
-            );
+            if !files_to_read.is_empty() {
+                let _ = writeln!(
+                    head,
+                    "Context was compacted. Re-read before continuing: {}.",
+                    files_to_read.join(", ")
+                );
+            }
         }
-        let head = cut_lines(&clip_lines(&head, LINE_MAX), HEAD_BUDGET, "");
+        // Redacted before anything is cut (a cut could leave half a key that no
+        // rule knows), as every part below: the text is made of redacted parts and
+        // forge's own words.
+        let head = cut_lines(&clip_lines(&redact(&head), LINE_MAX), HEAD_BUDGET, "");
 
         let blocked = blocked_text(&snap, BLOCKED_BUDGET);
         if !blocked.tasks.is_empty() {
@@ -147,26 +165,50 @@ impl Ctx<'_> {
         }
         let blocked = blocked.text;
 
+        // A new session takes whatever is pending; a session that goes on (compact,
+        // resume) only its own handoff, never another session's. Taken before the
+        // user's commands run, since their payload says whose work this session
+        // continues.
+        let own_only = matches!(source, Some("compact" | "resume"));
+        let take = self.take_pending_resume(own_only);
+        let cfg = self.config();
+        let taken = match &take {
+            Some(Take::Taken(target, origin)) => {
+                let entry = handoffs::load_one(target);
+                let age = entry
+                    .as_ref()
+                    .and_then(|h| h.created)
+                    .map(|c| self.env.now - c);
+                let decision =
+                    resume_decision(*origin, age, &cfg.resume.auto, cfg.resume.max_age());
+                let owner = entry
+                    .as_ref()
+                    .and_then(|h| h.front.get("session_id").map(str::to_owned))
+                    .filter(|o| !o.trim().is_empty());
+                Some((target.clone(), age, decision, owner))
+            }
+            _ => None,
+        };
+        // The session whose handoff this one resumes (its text is injected below).
+        let resumed = taken
+            .as_ref()
+            .filter(|(t, _, d, _)| *d == ResumeDecision::Inject && safe_exists(t))
+            .map(|(_, _, _, owner)| owner.clone());
+        let lineage = self.lineage(source, resumed.as_ref());
+
         // The user's own commands run before the resume is read, so their output
         // keeps its room whatever the handoff holds.
-        let user_text = self.run_start_hooks(source, &snap);
+        let user_text = self.run_start_hooks(source, &lineage);
 
         let mut out = head;
         out.push_str(&blocked);
         // Only the resumed handoff's drift and the session's baseline need git: its
         // scan ran while the rest was read.
         snap.git = crate::git::finish_refresh(&self.paths, self.env.now, git);
-        // A new session takes whatever is pending; a session that goes on (compact,
-        // resume) only its own handoff, never another session's.
-        let own_only = matches!(source, Some("compact" | "resume"));
-        match self.take_pending_resume(own_only) {
-            Some(Take::Taken(target, origin)) => {
+        match (take, taken) {
+            (Some(Take::Taken(..)), Some((target, age, decision, _))) => {
                 let room = SESSION_START_BUDGET.saturating_sub(units(&out) + units(&user_text));
                 let path = target.display().to_string();
-                let cfg = self.config();
-                let created = handoffs::load_one(&target).and_then(|h| h.created);
-                let age = created.map(|c| self.env.now - c);
-                let decision = resume_decision(origin, age, &cfg.resume.auto, cfg.resume.max_age());
                 if decision == ResumeDecision::Name {
                     // An old automatic handoff is rarely what a new session is about:
                     // one line names it, and the person decides.
@@ -203,11 +245,11 @@ impl Ctx<'_> {
                     }
                 }
             }
-            Some(Take::Left { target, why }) => self.record(Outcome::ResumeSkipped {
+            (Some(Take::Left { target, why }), _) => self.record(Outcome::ResumeSkipped {
                 path: target.display().to_string(),
                 why: why.to_owned(),
             }),
-            None => {}
+            _ => {}
         }
         out.push_str(&user_text);
         // Whatever the parts hold, the whole stays within the budget.
@@ -222,16 +264,15 @@ impl Ctx<'_> {
         } else {
             Attention::WaitingInput
         };
-        // The tree as the session found it: Stop compares against it to know whether
-        // the session changed files (a resumed session keeps its own).
-        let baseline = snap
-            .git
-            .as_ref()
-            .map(crate::model::state::GitCache::fingerprint);
+        // The uncommitted count as the session found it (a resumed session keeps its
+        // own): the dirty-tree warning is about what grows past it, not about what was
+        // there before (forge init's own edits).
+        let dirty = snap.git.as_ref().map(|g| g.uncommitted_changes);
         self.touch_bridge_and("SessionStart", Some(attention), None, |b| {
-            if b.git_baseline.is_none() {
-                b.git_baseline = baseline;
+            if b.dirty_at_start.is_none() {
+                b.dirty_at_start = dirty;
             }
+            b.chain_handoffs = Some(lineage.handoff_count as u64);
         });
         if !out.is_empty() {
             self.record(Outcome::ContextAdded {
@@ -241,10 +282,53 @@ impl Ctx<'_> {
         Ok(out)
     }
 
+    /// Whose work this session continues, as herdctl's payload says it: a
+    /// continuation of `forge run`'s chain (its variables), of the session whose
+    /// handoff it resumed (`resumed`: that handoff's session, when it names one), or
+    /// of itself (compact, resume); else a fresh start. `handoff_count` is the
+    /// handoffs of that line of sessions: 0 for a fresh one, one more than the
+    /// resumed session's, the session's own after a compaction.
+    fn lineage(&self, source: Option<&str>, resumed: Option<&Option<String>>) -> Lineage {
+        let own = |sid: Option<&str>| {
+            sid.and_then(|s| files::read_bridge(&self.paths, s))
+                .and_then(|b| b.chain_handoffs)
+                .map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX))
+        };
+        if let Some(r) = &self.env.relay {
+            return Lineage {
+                is_continuation: true,
+                previous_session_id: r.previous_session_id.clone(),
+                handoff_count: r.handoff_count,
+            };
+        }
+        if let Some(owner) = resumed {
+            let previous = owner
+                .clone()
+                .filter(|o| Some(o.as_str()) != self.session_id());
+            return Lineage {
+                is_continuation: true,
+                handoff_count: own(previous.as_deref()).saturating_add(1),
+                previous_session_id: previous,
+            };
+        }
+        if matches!(source, Some("compact" | "resume")) {
+            return Lineage {
+                is_continuation: true,
+                previous_session_id: None,
+                handoff_count: own(self.session_id()),
+            };
+        }
+        Lineage {
+            is_continuation: false,
+            previous_session_id: None,
+            handoff_count: 0,
+        }
+    }
+
     /// Runs the user's `[[on_session_start]]` commands (from their own config only)
     /// with herdctl's session_start payload, one after the other, and returns what
     /// they printed: redacted, one clean line at a time, within [`USER_HOOKS_BUDGET`].
-    fn run_start_hooks(&self, source: Option<&str>, snap: &Snapshot) -> String {
+    fn run_start_hooks(&self, source: Option<&str>, lineage: &Lineage) -> String {
         let cfg = self.config();
         if cfg.on_session_start.is_empty() {
             return String::new();
@@ -257,39 +341,26 @@ impl Ctx<'_> {
             worktree_path: std::fs::symlink_metadata(self.paths.root.join(".git"))
                 .is_ok()
                 .then(|| self.paths.root.display().to_string()),
-            // A continuation session of `forge run` goes on with the chain's task.
-            is_continuation: matches!(source, Some("compact" | "resume"))
-                || self.env.relay.is_some(),
-            previous_session_id: match &self.env.relay {
-                Some(r) => r.previous_session_id.clone(),
-                None => snap
-                    .last_session
-                    .as_ref()
-                    .and_then(|l| l.session_id.clone()),
-            }
-            .filter(|id| Some(id.as_str()) != self.session_id()),
-            // In a chain: the handoffs of the chain so far.
-            handoff_count: self.env.relay.as_ref().map_or_else(
-                || {
-                    snap.handoffs
-                        .iter()
-                        .filter(|h| h.kind == crate::model::HandoffKind::Session)
-                        .count()
-                },
-                |r| r.handoff_count,
-            ),
+            is_continuation: lineage.is_continuation,
+            previous_session_id: lineage.previous_session_id.clone(),
+            handoff_count: lineage.handoff_count,
             source: source.map(str::to_owned),
             relay_chain: self.env.relay.as_ref().map(|r| r.chain.clone()),
         };
         let payload = crate::model::user_hooks::start_payload(&facts);
         let mut text = String::new();
         for hook in &cfg.on_session_start {
-            let ran =
-                crate::app::user_hooks::run("on_session_start", hook, &payload, &self.paths.root);
+            let ran = crate::app::user_hooks::run(
+                self.env,
+                "on_session_start",
+                hook,
+                &payload,
+                &self.paths.root,
+            );
             self.record(ran.outcome);
-            for line in ran.stdout.unwrap_or_default().lines() {
-                let line = crate::model::redact::redact(&single_line(line));
-                let _ = writeln!(text, "{}", line.trim_end());
+            // Redacted whole (a key over several lines), then line by line.
+            for line in redact(&ran.stdout.unwrap_or_default()).lines() {
+                let _ = writeln!(text, "{}", single_line(line).trim_end());
             }
         }
         cut_lines(
@@ -314,6 +385,16 @@ impl Ctx<'_> {
     ///
     /// `None` when nothing is pending.
     fn take_pending_resume(&self, own_only: bool) -> Option<Take> {
+        // A session of `forge run` has its task in its prompt: a pending resume is
+        // for the person's next interactive session.
+        if self.env.relay_stop.is_some() {
+            let (_, target) = files::pending_resume(&self.paths, self.env)?;
+            return Some(Take::Left {
+                target,
+                why: "this session is one of `forge run`'s, whose prompt carries its task: \
+                      left pending for your next interactive session",
+            });
+        }
         let lock = self.paths.logs().join(".resume.lock");
         let Some(_lock) = store::FileLock::acquire(&lock, RESUME_LOCK_WAIT) else {
             let (_, target) = files::pending_resume(&self.paths, self.env)?;
@@ -357,6 +438,45 @@ impl Ctx<'_> {
     }
 }
 
+/// Whose work a starting session continues (see `Ctx::lineage`).
+struct Lineage {
+    is_continuation: bool,
+    previous_session_id: Option<String>,
+    handoff_count: usize,
+}
+
+/// Whether a handoff file is still there to be injected.
+fn safe_exists(path: &Path) -> bool {
+    crate::store::safe::is_regular(path)
+}
+
+impl Ctx<'_> {
+    /// Whether `last` records a turn of another session that is still live (its one
+    /// bridge read: the summary loads no bridges). A record of this very session
+    /// (resumed) is its own past, never "another session".
+    fn other_session_live(&self, last: &LastSession) -> bool {
+        let Some(id) = last.session_id.as_deref() else {
+            return false;
+        };
+        if Some(id) == self.session_id() || last.is_final {
+            return false;
+        }
+        let mut bridge = files::read_bridge(&self.paths, id);
+        // A session whose client process is gone (kill -9) ran no SessionEnd: it
+        // is not live, as in every other view.
+        if let Some(b) = bridge.as_mut() {
+            b.end_if_client_gone(crate::store::process::is_gone);
+        }
+        crate::model::snapshot::live_last_session(
+            last,
+            bridge.as_ref(),
+            self.env.now,
+            self.config().attention.stale_after(),
+        )
+        .is_some()
+    }
+}
+
 /// What became of the pending resume.
 enum Take {
     /// This session took it (the markers are gone), and who had made it pending.
@@ -374,6 +494,19 @@ const TAKEN_BY_ANOTHER: &str = "another session starting at the same moment took
 fn last_session_line(last: &LastSession) -> String {
     format!(
         "Last session: {} · branch {} · {} uncommitted",
+        last.ended_at,
+        last.branch.as_deref().unwrap_or("(none)"),
+        last.uncommitted_changes
+    )
+}
+
+/// The record of another session still running in the project: `Another session is
+/// live here (3f0c2a9e), its last turn ended <ended_at> · branch <b> · <n>
+/// uncommitted`, the time as stored.
+fn live_session_line(last: &LastSession) -> String {
+    format!(
+        "Another session is live in this project ({}), its last turn ended {} · branch {} · {} uncommitted",
+        crate::model::text::short_id(last.session_id.as_deref().unwrap_or("?")),
         last.ended_at,
         last.branch.as_deref().unwrap_or("(none)"),
         last.uncommitted_changes
@@ -404,7 +537,7 @@ fn blocked_text(snap: &Snapshot, budget: usize) -> BlockedText {
     };
     let reserve = units(&more(all.len()));
     for (i, h) in all.iter().enumerate() {
-        let lines = clip_lines(&blocked_lines(h), LINE_MAX).into_owned();
+        let lines = clip_lines(&redact(&blocked_lines(h)), LINE_MAX).into_owned();
         let last = i + 1 == all.len();
         let room = if last {
             budget
@@ -445,7 +578,7 @@ fn blocked_lines(h: &crate::model::HandoffEntry) -> String {
         .and_then(crate::model::SignalParse::signal)
     {
         for q in &s.open_questions {
-            let _ = writeln!(out, "  Open question: {}", crate::model::redact::redact(q));
+            let _ = writeln!(out, "  Open question: {q}");
         }
         if s.open_questions.is_empty() && s.open_question_count > 0 {
             let _ = writeln!(
@@ -494,7 +627,9 @@ fn resume_text(
     }
     let note = format!("[handoff cut to fit; read the rest in {shown}]\n");
     let room = budget.saturating_sub(units(&out));
-    let mut body = clip_lines(&text, BODY_LINE_MAX).into_owned();
+    // A handoff forge wrote is redacted already; one an agent or a person wrote
+    // may not be.
+    let mut body = clip_lines(&redact(&text), BODY_LINE_MAX).into_owned();
     if !body.ends_with('\n') {
         body.push('\n');
     }

@@ -249,6 +249,8 @@ fn session_start_says_what_it_resumed_surfaced_and_cleared() {
 fn a_dirty_tree_is_warned_about_once() {
     let p = Project::new();
     git2::Repository::init(&p.root).unwrap();
+    // A session forge saw start on a clean tree adds a file.
+    p.hook("SessionStart", json!({"source": "startup"}));
     p.write("notes.txt", "x\n");
     let (out, first) = p.hook("Stop", json!({}));
     let warned: Vec<&Outcome> = first
@@ -391,4 +393,141 @@ fn hooks_keep_the_fleet_registry_and_a_refused_registry_is_an_error_outcome() {
     );
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "{}");
     assert_eq!(p.last_line().event, "Stop");
+}
+
+#[test]
+fn post_tool_use_asks_the_client_to_stop_only_when_forge_run_asked_and_writes_nothing_else() {
+    let mut p = Project::new();
+    // Not a forge run session: nothing, not even an event line.
+    let (out, outcomes) = p.hook("PostToolUse", json!({"tool_name": "Bash"}));
+    assert_eq!(out, "");
+    assert!(outcomes.is_empty());
+    assert!(!p.paths().events().exists());
+    // A forge run session whose stop file does not exist (yet): nothing.
+    let stop = p.root.parent().unwrap().join("stop-1");
+    p.env.relay_stop = Some(stop.clone());
+    let (out, _) = p.hook("PostToolUse", json!({"tool_name": "Bash"}));
+    assert_eq!(out, "");
+    assert!(!p.paths().events().exists());
+    // Asked: `continue: false`, said in the log.
+    std::fs::write(&stop, "relay\n").unwrap();
+    let (out, outcomes) = p.hook("PostToolUse", json!({"tool_name": "Bash"}));
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["continue"], false, "{out}");
+    assert!(
+        v["stopReason"].as_str().unwrap().contains("forge run"),
+        "{out}"
+    );
+    assert_eq!(
+        outcomes,
+        [Outcome::RelayStopAsked {
+            tool: "Bash".into()
+        }]
+    );
+    let line = p.last_line();
+    assert_eq!(line.event, "PostToolUse");
+    assert!(
+        line.outcomes[0]
+            .describe()
+            .contains("stop after its Bash call"),
+        "{:?}",
+        line.outcomes
+    );
+    // A subagent's tool call never stops the session (it would end the subagent).
+    let (out, _) = p.hook(
+        "PostToolUse",
+        json!({"tool_name": "Bash", "agent_id": "a1", "agent_type": "Explore"}),
+    );
+    assert_eq!(out, "");
+}
+
+#[test]
+fn a_forge_run_session_leaves_a_pending_resume_for_the_persons_next_session() {
+    let mut p = Project::new();
+    let h = p.write(
+        ".forge/handoffs/handoff-20261121-090000.md",
+        &session_handoff("someone-else"),
+    );
+    files::write_pending_resume(&p.paths(), &p.env, &h, ResumeOrigin::Chosen).unwrap();
+    p.env.relay_stop = Some(p.root.parent().unwrap().join("stop-1"));
+    let (out, outcomes) = p.hook("SessionStart", json!({"source": "startup"}));
+    assert!(!out.contains("planted"), "{out}");
+    let canonical = h.canonicalize().unwrap().display().to_string();
+    assert!(
+        outcomes.contains(&Outcome::ResumeSkipped {
+            path: canonical,
+            why: "this session is one of `forge run`'s, whose prompt carries its task: left \
+                  pending for your next interactive session"
+                .into()
+        }),
+        "{outcomes:?}"
+    );
+    assert_eq!(
+        files::read_marker(&p.paths().pending_resume()),
+        Some(h.canonicalize().unwrap())
+    );
+    // The person's next (interactive) session takes it.
+    p.env.relay_stop = None;
+    let (out, _) = p.hook("SessionStart", json!({"source": "startup"}));
+    assert!(out.contains("planted"), "{out}");
+}
+
+#[test]
+fn on_session_start_says_whose_work_a_session_continues() {
+    let mut p = Project::new();
+    let cfg_dir = p.root.parent().unwrap().join("xdg");
+    let got = p.root.parent().unwrap().join("got.jsonl");
+    std::fs::create_dir_all(cfg_dir.join("forge")).unwrap();
+    std::fs::write(
+        cfg_dir.join("forge/config.toml"),
+        format!(
+            "[[on_session_start]]\ncommand = \"cat >> '{}'; echo >> '{}'\"\n",
+            got.display(),
+            got.display()
+        ),
+    )
+    .unwrap();
+    p.env.xdg_config_home = Some(cfg_dir);
+    let start = |sid: &str, source: &str| {
+        let payload = json!({"session_id": sid, "cwd": p.root, "hook_event_name": "SessionStart",
+            "source": source});
+        handle(Some("SessionStart"), payload.to_string().as_bytes(), &p.env);
+        let text = std::fs::read_to_string(&got).unwrap();
+        let last: Value =
+            serde_json::from_str(text.lines().rfind(|l| !l.is_empty()).unwrap()).unwrap();
+        last["session"].clone()
+    };
+    // A fresh session: no chain behind it, whatever ran here before.
+    p.write(
+        ".forge/handoffs/handoff-20261121-080000.md",
+        &session_handoff("old-one"),
+    );
+    let s = start("s1", "startup");
+    assert_eq!(s["is_continuation"], false, "{s}");
+    assert_eq!(s["handoff_count"], 0, "{s}");
+    assert!(s["previous_session_id"].is_null(), "{s}");
+    // s2 resumes the handoff s1 wrote: it continues s1's work.
+    let h = p.write(
+        ".forge/handoffs/handoff-20261121-090000.md",
+        &session_handoff("s1"),
+    );
+    files::write_pending_resume(&p.paths(), &p.env, &h, ResumeOrigin::Chosen).unwrap();
+    let s = start("s2", "startup");
+    assert_eq!(s["is_continuation"], true, "{s}");
+    assert_eq!(s["previous_session_id"], "s1", "{s}");
+    assert_eq!(s["handoff_count"], 1, "{s}");
+    // s3 resumes s2's handoff: the second handoff of that line.
+    let h = p.write(
+        ".forge/handoffs/handoff-20261121-100000.md",
+        &session_handoff("s2"),
+    );
+    files::write_pending_resume(&p.paths(), &p.env, &h, ResumeOrigin::Chosen).unwrap();
+    let s = start("s3", "clear");
+    assert_eq!(s["previous_session_id"], "s2", "{s}");
+    assert_eq!(s["handoff_count"], 2, "{s}");
+    // s3 compacts and goes on: still its own line.
+    let s = start("s3", "compact");
+    assert_eq!(s["is_continuation"], true, "{s}");
+    assert_eq!(s["handoff_count"], 2, "{s}");
+    assert!(s["previous_session_id"].is_null(), "{s}");
 }

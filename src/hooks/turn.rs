@@ -7,6 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::dispatch::{Ctx, HookResult};
+use crate::model::dirty::{self, DirtyWarning};
 use crate::model::outcome::Outcome;
 use crate::model::state::{Attention, LastSession};
 use crate::store::{self, files};
@@ -35,10 +36,11 @@ impl Ctx<'_> {
         // reading, the transcript says how full the context is, and the bridge keeps
         // that figure so `status`, `context`, `sessions` and the dashboard agree.
         let transcript_pct = match bridge.as_ref() {
-            Some(b) if b.readings.is_empty() => self.transcript_pct(Some(b)),
+            Some(b) if b.readings.is_empty() => self.transcript_context(Some(b)),
             Some(_) => None,
-            None => self.transcript_pct(None),
-        };
+            None => self.transcript_context(None),
+        }
+        .map(|c| (c.pct, c.tokens));
         if let (Some((pct, tokens)), Some(id)) = (transcript_pct, self.session_id())
             && bridge
                 .as_ref()
@@ -83,7 +85,8 @@ impl Ctx<'_> {
     }
 
     /// The learn flag at the end of a turn: cleared when a `learned-*.md` is newer
-    /// than it, else set when this session changed files since its baseline.
+    /// than it, else set when this session changed files — edited them, or ran a
+    /// command that changed the tree in this turn ([`crate::model::learn`]).
     fn learn_flag(
         &self,
         bridge: Option<&crate::model::state::SessionBridge>,
@@ -124,13 +127,13 @@ impl Ctx<'_> {
         }
     }
 
-    /// The context % of this session from the end of its transcript (window from the
-    /// bridge, else the model).
-    /// The context % (and tokens) the transcript's last usage shows.
-    fn transcript_pct(
+    /// The context of this session from the end of its transcript (window from the
+    /// bridge, else the model): the last usage, or the estimate of a compaction
+    /// newer than any usage.
+    pub(super) fn transcript_context(
         &self,
         bridge: Option<&crate::model::state::SessionBridge>,
-    ) -> Option<(f64, u64)> {
+    ) -> Option<TranscriptContext> {
         let path = self.wire.transcript_path.as_deref().or_else(|| {
             // A bridge's path only when it is a Claude Code transcript.
             bridge
@@ -150,23 +153,32 @@ impl Ctx<'_> {
             model.as_deref().or(self.wire.model.as_deref()),
             Some(tokens),
         );
-        Some((crate::model::transcript::pct_of(tokens, window), tokens))
+        Some(TranscriptContext {
+            pct: crate::model::transcript::pct_of(tokens, window),
+            tokens,
+            estimate: matches!(scan, crate::model::transcript::TailScan::Compacted { .. }),
+        })
     }
 
     pub(super) fn stop(&self, stop_hook_active: bool) -> HookResult {
         let git = self.record_end(false, None);
         let dirty = git.as_ref().map_or(0, |g| g.uncommitted_changes);
         // The warning is for the person (a Stop hook's plain stdout reaches no screen:
-        // reference §11.1 #8), and only when the count changed since the last one.
-        let mut warn = dirty > 0 && self.session_id().is_none();
-        let baseline = git.as_ref().map(crate::model::state::GitCache::fingerprint);
+        // reference §11.1 #8), and only as `[hooks] dirty_warning` says: by default
+        // when the count grew past what the session started with (or was last warned
+        // about). Without a bridge there is nothing to compare with.
+        let mode = DirtyWarning::parse(&self.config().hooks.dirty_warning);
+        let mut warn = git.is_some() && dirty::decide(mode, dirty, None, None).warn;
         self.touch_bridge_and("Stop", Some(Attention::WaitingInput), None, |b| {
-            warn = dirty > 0 && b.dirty_warned != Some(dirty);
-            b.dirty_warned = Some(dirty);
-            // A session that started before forge knew it: from now on.
-            if b.git_baseline.is_none() {
-                b.git_baseline = baseline;
+            if git.is_some() {
+                let d = dirty::decide(mode, dirty, b.dirty_at_start, b.dirty_warned);
+                warn = d.warn;
+                b.dirty_warned = d.warned;
+            } else {
+                warn = false;
             }
+            // The turn is over: the next one's first command takes a new baseline.
+            b.command_baseline = None;
         });
         let mut out = serde_json::Map::new();
         // Failsafe: a compaction happened and no tool ran since, so PreToolUse never
@@ -195,7 +207,9 @@ impl Ctx<'_> {
     /// #8), so the next SessionStart tells the dirty tree instead.
     pub(super) fn session_end(&self, reason: Option<&str>) -> HookResult {
         self.record_end(true, reason);
-        self.touch_bridge("SessionEnd", Some(Attention::Ended), None);
+        self.touch_bridge_and("SessionEnd", Some(Attention::Ended), None, |b| {
+            b.command_baseline = None;
+        });
         Ok(String::new())
     }
 }
@@ -220,4 +234,15 @@ fn dirty_warning(git: Option<&crate::model::state::GitCache>) -> Option<String> 
         )),
         _ => None,
     }
+}
+
+/// What the end of a transcript says of the context.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct TranscriptContext {
+    /// Used, in percent of the window.
+    pub(super) pct: f64,
+    /// Input-side tokens.
+    pub(super) tokens: u64,
+    /// A compaction is newer than any usage: the figure is its estimate.
+    pub(super) estimate: bool,
 }

@@ -38,7 +38,17 @@ pub struct WireHookInput {
     pub model: Option<String>,
     /// Set inside a subagent (its tool calls carry the parent's `session_id`).
     pub agent_id: Option<String>,
+    /// Stop `last_assistant_message`: its first [`REPLY_HEAD`] characters, enough to
+    /// tell whether the transcript already holds this turn's reply (the client
+    /// writes it asynchronously). Not the whole text.
+    pub last_reply_head: Option<String>,
+    /// `prompt_id`: the person's prompt this turn answers (absent before the
+    /// first). The transcript's user records carry it as `promptId`.
+    pub prompt_id: Option<String>,
 }
+
+/// How much of a Stop's `last_assistant_message` is kept.
+pub const REPLY_HEAD: usize = 200;
 
 fn text(v: &Value, key: &str) -> Option<String> {
     v.get(key)
@@ -64,7 +74,9 @@ impl WireHookInput {
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
             notification_type: text(v, "notification_type"),
-            message: text(v, "message").map(|m| m.chars().take(200).collect()),
+            // Bounded here, cut to the bridge's 200 characters only after it is
+            // redacted (`Ctx::touch_bridge_and`).
+            message: text(v, "message").map(|m| m.chars().take(4_000).collect()),
             tool_name: text(v, "tool_name"),
             tool_file: v.get("tool_input").and_then(|i| {
                 text(i, "file_path")
@@ -73,6 +85,9 @@ impl WireHookInput {
             }),
             model: text(v, "model"),
             agent_id: text(v, "agent_id"),
+            last_reply_head: text(v, "last_assistant_message")
+                .map(|m| m.chars().take(REPLY_HEAD).collect()),
+            prompt_id: text(v, "prompt_id").filter(|p| p.len() <= 100),
         }
     }
 

@@ -331,11 +331,18 @@ impl Project {
             session_id: session,
             transcript_path: transcript.as_deref(),
             git: GitInput::Compute,
+            // The handoff tool writes what `forge handoff` writes: the session's own
+            // request is its task, and the handoff is the pending resume.
+            task: None,
+            pending: true,
         };
         let written = session_handoff::write_with_notes(&self.paths, env, &cfg, &req, notes)
             .map_err(|e| format!("writing the handoff: {e}"))?;
         let file = file_name(&written.path);
-        let pending = written.markers.is_ok();
+        let pending = written
+            .markers
+            .as_ref()
+            .is_ok_and(|m| !m.written.is_empty());
         let text = format!(
             "Wrote .forge/handoffs/{file}{}{}",
             if notes.is_empty() {

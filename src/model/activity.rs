@@ -65,12 +65,17 @@ pub fn rows(line: &EventLine) -> Vec<Row> {
     let time = DateTime::parse_from_rfc3339(line.time.trim())
         .ok()
         .map(|t| t.with_timezone(&Utc));
-    let label = label(line);
+    // What people read is redacted, whatever the line holds (a line an older forge
+    // wrote, an orchestrator's reply): `forge log` and the dashboard both read these.
+    let label = super::redact::redact(&label(line));
     let row = |text: String, tone: Tone| Row {
         time,
         session: line.session.clone(),
         label: label.clone(),
-        text,
+        text: match super::redact::redact_cow(&text) {
+            std::borrow::Cow::Owned(r) => r,
+            std::borrow::Cow::Borrowed(_) => text,
+        },
         tone,
     };
     if line.outcomes.is_empty() {

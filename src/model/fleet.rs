@@ -103,7 +103,26 @@ pub struct SessionRow {
     pub last_event: Option<String>,
     /// When it was seen (ISO 8601 UTC).
     pub last_event_at: Option<String>,
+    /// The agent it runs as (`$FORGE_AGENT` of its hooks).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// Its tmux pane (`%N`, `$TMUX_PANE` of its hooks), when it runs in tmux.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tmux_pane: Option<String>,
+    /// The socket of that pane's tmux server (the first part of `$TMUX`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tmux_socket: Option<String>,
+    /// Its Claude Code process and that process's start time (see
+    /// `SessionBridge::client_pid`): a session whose process is gone has ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_pid: Option<u32>,
+    /// See [`SessionRow::client_pid`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_started: Option<u64>,
 }
+
+/// At most this many characters of an agent's name are kept.
+pub const MAX_AGENT: usize = 80;
 
 /// A list whose unreadable items are skipped, not fatal: one bad entry (a newer
 /// forge's attention word, a number out of range) must not empty the registry.
@@ -122,6 +141,12 @@ where
 /// `s` cut to at most `n` characters.
 fn cut(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
+}
+
+/// A tmux pane id: `%` and digits.
+pub fn is_pane_id(p: &str) -> bool {
+    p.strip_prefix('%')
+        .is_some_and(|d| (1..=11).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// A session id that can name a file: `[A-Za-z0-9._-]`, 1 to 64 characters, not
@@ -150,7 +175,30 @@ impl SessionRow {
             attention: bridge.and_then(|b| b.attention),
             last_event: bridge.and_then(|b| b.last_event.clone()),
             last_event_at: bridge.and_then(|b| b.last_event_at.clone().or(b.updated_at.clone())),
+            client_pid: bridge.and_then(|b| b.client_pid),
+            client_started: bridge.and_then(|b| b.client_started),
+            ..Self::default()
         }
+    }
+
+    /// The tmux target that reaches this session's pane from anywhere: `%N` (a pane
+    /// id names one pane on its server), with the server's socket when known.
+    pub fn tmux_target(&self) -> Option<(&str, Option<&str>)> {
+        self.tmux_pane
+            .as_deref()
+            .map(|p| (p, self.tmux_socket.as_deref()))
+    }
+
+    /// Marks the session ended when its recorded client process is gone.
+    pub fn end_if_client_gone(&mut self, gone: impl Fn(u32, u64) -> bool) -> bool {
+        let (Some(pid), Some(started)) = (self.client_pid, self.client_started) else {
+            return false;
+        };
+        if self.attention == Some(Attention::Ended) || !gone(pid, started) {
+            return false;
+        }
+        self.attention = Some(Attention::Ended);
+        true
     }
 
     /// When the session was last heard of.
@@ -196,16 +244,38 @@ impl SessionRow {
         if self.last_heard().is_none() {
             self.last_event_at = None;
         }
+        self.agent = self
+            .agent
+            .map(|a| cut(a.trim(), MAX_AGENT))
+            .filter(|a| !a.is_empty());
+        self.tmux_pane = self.tmux_pane.filter(|p| is_pane_id(p));
+        self.tmux_socket = self
+            .tmux_socket
+            .filter(|s| s.starts_with('/') && s.len() <= MAX_ROOT && !s.contains('\0'));
         Some(self)
     }
 
     /// What the fleet views show, less the times (see [`needs_write`]).
-    fn facts(&self) -> (&str, Option<u8>, Option<&str>, Option<Attention>) {
+    #[allow(clippy::type_complexity)]
+    fn facts(
+        &self,
+    ) -> (
+        &str,
+        Option<u8>,
+        Option<&str>,
+        Option<Attention>,
+        Option<&str>,
+        Option<&str>,
+        Option<u32>,
+    ) {
         (
             &self.id,
             self.context_pct,
             self.level.as_deref(),
             self.attention,
+            self.agent.as_deref(),
+            self.tmux_pane.as_deref(),
+            self.client_pid,
         )
     }
 }
@@ -218,6 +288,13 @@ impl ProjectEntry {
             s => s.min(365 * 86_400),
         };
         Duration::seconds(i64::try_from(secs).unwrap_or(i64::MAX))
+    }
+
+    /// Marks ended every session of this project whose client process is gone.
+    pub fn end_gone_sessions(&mut self, gone: impl Fn(u32, u64) -> bool) {
+        for s in &mut self.sessions {
+            s.end_if_client_gone(&gone);
+        }
     }
 
     /// When the entry was last written.
@@ -282,7 +359,7 @@ impl ProjectEntry {
 }
 
 /// What a hook knows about its project besides the session: the entry's facts.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProjectFacts {
     /// The canonical root.
     pub root: String,
@@ -347,7 +424,72 @@ pub fn needs_write(old: Option<&ProjectEntry>, new: &ProjectEntry, now: DateTime
     facts(old) != facts(new) || a != b || old.seen().is_none_or(|t| now - t >= REFRESH)
 }
 
+/// One hook call's registration, kept aside when the registry's lock was busy (a
+/// file of its own beside the registry) and folded in by the next writer that holds
+/// the lock: so no registration is lost, and no hook waits long.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Pending {
+    /// The project's facts.
+    pub facts: ProjectFacts,
+    /// The session's row.
+    pub row: SessionRow,
+    /// When the hook saw them (ISO 8601 UTC).
+    pub at: String,
+}
+
+impl Pending {
+    /// Parses a pending file's bytes, within the registry's bounds; `None` when it
+    /// is not one.
+    pub fn parse(bytes: &[u8]) -> Option<Self> {
+        let p: Self = serde_json::from_slice(bytes).ok()?;
+        let secs = p.facts.stale_after_secs.min(365 * 86_400);
+        let stale = Duration::try_seconds(i64::try_from(secs).ok()?)?;
+        let facts = ProjectFacts::new(
+            &p.facts.root,
+            p.facts.branch.as_deref(),
+            usize::try_from(p.facts.blocked).ok()?,
+            stale,
+        )?;
+        let row = p.row.bounded()?;
+        parse_time(&p.at)?;
+        Some(Self {
+            facts,
+            row,
+            at: p.at,
+        })
+    }
+}
+
 impl Registry {
+    /// Applies a registration: the project's entry rebuilt with this session's row,
+    /// as the hook would have written it — unless a newer write of that project is
+    /// already in, whose facts then stay (this session's row still goes in, when it
+    /// is newer than the one kept).
+    pub fn apply(&mut self, p: Pending) {
+        let Some(at) = parse_time(&p.at) else { return };
+        let newer_kept = self
+            .entry(&p.facts.root)
+            .and_then(ProjectEntry::seen)
+            .is_some_and(|seen| seen > at);
+        if !newer_kept {
+            let entry = ProjectEntry::build(self.entry(&p.facts.root), p.facts, p.row, at);
+            self.upsert(entry, at);
+            return;
+        }
+        let Some(entry) = self.projects.iter_mut().find(|e| e.root == p.facts.root) else {
+            return;
+        };
+        let kept = entry.sessions.iter().find(|s| s.id == p.row.id);
+        if kept.is_none_or(|s| s.last_heard() < p.row.last_heard()) {
+            entry.sessions.retain(|s| s.id != p.row.id);
+            entry.sessions.push(p.row);
+            entry
+                .sessions
+                .sort_by_key(|s| std::cmp::Reverse(s.last_heard()));
+            entry.sessions.truncate(MAX_SESSIONS);
+        }
+    }
+
     /// Parses the file's bytes: anything unreadable is an empty registry, and every
     /// entry is brought within bounds (see [`Registry::bounded`]).
     pub fn parse(bytes: &[u8]) -> Self {
@@ -369,6 +511,16 @@ impl Registry {
             .take(MAX_PROJECTS)
             .collect();
         self
+    }
+
+    /// Marks ended every session whose recorded client process is gone (`gone`
+    /// answers for a pid and start time): the views call this after reading the
+    /// file, and a hook before it builds its project's entry (so a killed client's
+    /// row leaves the file too).
+    pub fn end_gone_sessions(&mut self, gone: impl Fn(u32, u64) -> bool) {
+        for p in &mut self.projects {
+            p.end_gone_sessions(&gone);
+        }
     }
 
     /// The entry of `root`.
@@ -401,9 +553,28 @@ impl Registry {
     /// (a permission prompt, or their turn is over): the status line's
     /// `elsewhere` segment.
     pub fn waiting_elsewhere(&self, root: &str, now: DateTime<Utc>) -> usize {
+        self.waiting_elsewhere_alive(root, now, |_, _| false)
+    }
+
+    /// [`Registry::waiting_elsewhere`], less the sessions whose recorded client
+    /// process is `gone` (asked only of the sessions that would count).
+    pub fn waiting_elsewhere_alive(
+        &self,
+        root: &str,
+        now: DateTime<Utc>,
+        gone: impl Fn(u32, u64) -> bool,
+    ) -> usize {
         self.current(now)
             .filter(|p| p.root != root)
-            .map(|p| p.live(now).filter(|s| s.is_waiting()).count())
+            .map(|p| {
+                p.live(now)
+                    .filter(|s| s.is_waiting())
+                    .filter(|s| match (s.client_pid, s.client_started) {
+                        (Some(pid), Some(started)) => !gone(pid, started),
+                        _ => true,
+                    })
+                    .count()
+            })
             .sum()
     }
 
@@ -515,6 +686,64 @@ mod tests {
             attention: Some(attention),
             last_event: Some("Stop".into()),
             last_event_at: Some(iso(now() - Duration::minutes(mins_ago))),
+            ..SessionRow::default()
+        }
+    }
+
+    #[test]
+    fn a_session_whose_client_is_gone_leaves_the_live_list_and_the_count() {
+        let mut killed = session("w-killed", Attention::WaitingInput, 1);
+        killed.client_pid = Some(4242);
+        killed.client_started = Some(99);
+        let mut alive = session("w-alive", Attention::WaitingInput, 1);
+        alive.client_pid = Some(1);
+        alive.client_started = Some(5);
+        let mut reg = Registry {
+            version: VERSION,
+            projects: vec![project("/p/web", 1, vec![killed, alive])],
+        };
+        let gone = |pid: u32, _: u64| pid == 4242;
+        assert_eq!(reg.waiting_elsewhere("/p/api", now()), 2);
+        assert_eq!(reg.waiting_elsewhere_alive("/p/api", now(), gone), 1);
+        reg.end_gone_sessions(gone);
+        let live: Vec<&str> = reg.projects[0].live(now()).map(|s| s.id.as_str()).collect();
+        assert_eq!(live, ["w-alive"]);
+        // A hook's next write of the entry drops it.
+        let row = SessionRow {
+            id: "w-new".into(),
+            attention: Some(Attention::Busy),
+            last_event_at: Some(iso(now())),
+            ..SessionRow::default()
+        };
+        let e = ProjectEntry::build(reg.entry("/p/web"), facts("/p/web"), row, now());
+        let ids: Vec<&str> = e.sessions.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["w-new", "w-alive"]);
+    }
+
+    #[test]
+    fn agent_and_tmux_fields_are_kept_within_bounds() {
+        let mut s = session("s1", Attention::Busy, 1);
+        s.agent = Some(format!("  {}  ", "b".repeat(200)));
+        s.tmux_pane = Some("%12".into());
+        s.tmux_socket = Some("/tmp/tmux-1000/default".into());
+        let b = s.clone().bounded().unwrap();
+        assert_eq!(
+            b.agent.as_deref().map(|a| a.chars().count()),
+            Some(MAX_AGENT)
+        );
+        assert_eq!(
+            b.tmux_target(),
+            Some(("%12", Some("/tmp/tmux-1000/default")))
+        );
+        for (pane, socket) in [("12", "/s"), ("%1; rm -rf /", "/s"), ("%3", "relative")] {
+            let mut t = s.clone();
+            t.tmux_pane = Some(pane.into());
+            t.tmux_socket = Some(socket.into());
+            let t = t.bounded().unwrap();
+            assert!(
+                t.tmux_pane.is_none() || t.tmux_socket.is_none(),
+                "{pane} {socket}: {t:?}"
+            );
         }
     }
 
@@ -758,5 +987,64 @@ mod tests {
         let none = SessionRow::of("3f0c", None, &Thresholds::default());
         assert_eq!(none.attention, None);
         assert!(!none.is_live(now(), Duration::minutes(30)));
+    }
+
+    #[test]
+    fn a_late_pending_registration_keeps_newer_facts_and_adds_its_row() {
+        let t0 = chrono::Utc::now() - Duration::minutes(5);
+        let iso = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let facts = |branch: &str| {
+            ProjectFacts::new("/p/a", Some(branch), 0, Duration::minutes(30)).unwrap()
+        };
+        let row = |id: &str, at: DateTime<Utc>| SessionRow {
+            id: id.into(),
+            attention: Some(Attention::Busy),
+            last_event: Some("Stop".into()),
+            last_event_at: Some(iso(at)),
+            ..SessionRow::default()
+        };
+        let mut reg = Registry::default();
+        let newer = t0 + Duration::minutes(2);
+        reg.apply(Pending {
+            facts: facts("feat"),
+            row: row("s2", newer),
+            at: iso(newer),
+        });
+        // Written earlier, folded later: the newer branch stays, its session joins.
+        reg.apply(Pending {
+            facts: facts("main"),
+            row: row("s1", t0),
+            at: iso(t0),
+        });
+        let e = reg.entry("/p/a").unwrap();
+        assert_eq!(e.branch.as_deref(), Some("feat"));
+        let ids: Vec<&str> = e.sessions.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["s2", "s1"]);
+        // An older row of a session kept newer is not taken.
+        reg.apply(Pending {
+            facts: facts("main"),
+            row: SessionRow {
+                attention: Some(Attention::WaitingInput),
+                ..row("s2", t0)
+            },
+            at: iso(t0),
+        });
+        let s2 = &reg.entry("/p/a").unwrap().sessions[0];
+        assert_eq!(s2.attention, Some(Attention::Busy));
+        // A pending file out of bounds is no registration.
+        let bad = serde_json::json!({"facts": {"root": "relative", "name": "x", "blocked": 0,
+            "stale_after_secs": 60}, "row": {"id": "s"}, "at": iso(t0)});
+        assert!(Pending::parse(bad.to_string().as_bytes()).is_none());
+        let huge = serde_json::json!({"facts": {"root": "/p/a", "name": "a", "blocked": 0,
+            "stale_after_secs": u64::MAX}, "row": {"id": "s"}, "at": iso(t0)});
+        let p = Pending::parse(huge.to_string().as_bytes()).unwrap();
+        assert_eq!(p.facts.stale_after_secs, 365 * 86_400);
+        let good = serde_json::to_vec(&Pending {
+            facts: facts("main"),
+            row: row("s1", t0),
+            at: iso(t0),
+        })
+        .unwrap();
+        assert!(Pending::parse(&good).is_some());
     }
 }

@@ -2,8 +2,9 @@
 //! gathered elsewhere (`crate::app::session_handoff`). Pure: no disk, no git.
 //!
 //! Every piece of text that comes from the session (the last request, todo items,
-//! file names, commit subjects, Signal questions) goes through
-//! [`crate::model::redact::redact`]. File contents and diffs are never inputs here.
+//! file names, commit subjects, Signal questions, the task) goes through
+//! [`crate::model::redact::redact`] before it is cut, and the whole document once
+//! more at the end. File contents and diffs are never inputs here.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -12,7 +13,7 @@ use std::path::{Component, Path};
 use chrono::{DateTime, Utc};
 
 use super::level::Level;
-use super::redact::redact;
+use super::redact::{redact, redact_cow};
 use super::state::WorkflowState;
 use super::text::single_line;
 use super::transcript::{TodoStatus, TranscriptFacts};
@@ -141,6 +142,10 @@ pub struct HandoffInputs<'a> {
     pub has_state_json: bool,
     /// The agent's own decisions, next steps and notes (empty unless it wrote them).
     pub notes: AgentNotes,
+    /// The task the session was given, when the caller knows it (`forge run`'s
+    /// chain task): the title and the current task, instead of the transcript's last
+    /// request (in a continuation, that is the long continuation prompt).
+    pub task: Option<String>,
 }
 
 /// How many characters of the last request are kept.
@@ -182,11 +187,13 @@ pub fn project_path(root: &Path, p: &str) -> Option<String> {
     (!shown.is_empty()).then_some(shown)
 }
 
-/// One line (control characters folded, see [`single_line`]), redacted and cut to
-/// `max` characters.
+/// Redacted, then on one line (control characters folded, see [`single_line`]) and
+/// cut to `max` characters.
 fn one_line(text: &str, max: usize) -> String {
-    let red = redact(single_line(text).trim());
-    cut(&red, max)
+    // Redacted while its lines are still lines (a key block, a continued string),
+    // then folded onto one.
+    let red = redact(text);
+    cut(single_line(&red).trim(), max)
 }
 
 /// A front matter value: on one line (a newline would end the value and break the
@@ -343,11 +350,10 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         .and_then(|f| f.last_request.as_deref())
         .map(str::trim)
         .filter(|r| !r.is_empty());
-    let title = i
-        .workflow
-        .task
-        .as_deref()
-        .map(|t| one_line(t, 100))
+    let given = i.task.as_deref().map(str::trim).filter(|t| !t.is_empty());
+    let title = given
+        .map(|t| one_line(t, 60))
+        .or_else(|| i.workflow.task.as_deref().map(|t| one_line(t, 100)))
         .or_else(|| request.map(|r| one_line(r, 60)))
         .or_else(|| i.branch.as_deref().map(|b| one_line(b, 100)))
         .unwrap_or_else(|| {
@@ -422,9 +428,13 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         .transcript
         .as_ref()
         .and_then(|f| f.last_request.as_deref());
+    let (label, request) = match given {
+        Some(t) => ("The task (given to `forge run`):", Some(t)),
+        None => ("Last request:", request),
+    };
     match request {
         Some(r) => {
-            let _ = writeln!(d, "\nLast request:");
+            let _ = writeln!(d, "\n{label}");
             let full = redact(r.trim());
             let text = cut(&full, REQUEST_CHARS);
             for line in text.lines() {
@@ -629,7 +639,9 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     {
         steps.push(format!("Then: {}", one_line(&t.content, 300)));
     }
-    if steps.is_empty() && request.is_some() {
+    if steps.is_empty() && given.is_some() {
+        steps.push("Continue the task (under Current task).".to_owned());
+    } else if steps.is_empty() && request.is_some() {
         steps.push("Continue with the last request (under Current task).".to_owned());
     }
     let blocked: Vec<&OpenSignal> = i.signals.iter().filter(|s| s.status == "blocked").collect();
@@ -658,7 +670,12 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     for (n, s) in steps.iter().enumerate() {
         let _ = writeln!(d, "{}. {s}", n + 1);
     }
-    d
+    // The whole document once more, as it leaves: every field was redacted before
+    // it was cut, and this catches what only shows across fields or lines.
+    match redact_cow(&d) {
+        Cow::Owned(r) => r,
+        Cow::Borrowed(_) => d,
+    }
 }
 
 #[cfg(test)]
@@ -729,6 +746,7 @@ mod tests {
             has_claude_md: true,
             has_state_json: true,
             notes: AgentNotes::default(),
+            task: None,
         }
     }
 
@@ -1136,6 +1154,33 @@ mod tests {
         // With a task, the task.
         i.workflow.task = Some("T-77".into());
         assert!(compose(&i).contains("# Session handoff — T-77\n"));
+    }
+
+    #[test]
+    fn a_relay_handoff_carries_the_chains_task_not_the_continuation_prompt() {
+        let root = Path::new("/repo");
+        let mut i = inputs(root);
+        i.trigger = Trigger::Relay;
+        i.workflow.task = None;
+        i.transcript.as_mut().unwrap().last_request =
+            Some("You are continuing a task that an earlier Claude Code session started …".into());
+        i.task = Some("Build the widget: WIDGET-TASK".into());
+        i.transcript.as_mut().unwrap().todos.clear();
+        let doc = compose(&i);
+        assert!(
+            doc.contains("# Session handoff — Build the widget: WIDGET-TASK\n"),
+            "{doc}"
+        );
+        assert!(
+            doc.contains("The task (given to `forge run`):\n> Build the widget: WIDGET-TASK\n"),
+            "{doc}"
+        );
+        assert!(!doc.contains("You are continuing"), "{doc}");
+        assert!(!doc.contains("Last request"), "{doc}");
+        assert!(
+            doc.contains("Continue the task (under Current task)."),
+            "{doc}"
+        );
     }
 
     #[test]

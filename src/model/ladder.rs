@@ -10,7 +10,7 @@ pub fn alert_text(level: Level, pct: f64) -> String {
         Level::L2 => "finish the current step, then hand off",
         Level::L3 => "stop and hand off now: the context is nearly full",
     };
-    format!("forge: context {pct:.0}% ({level}): {advice} (/forge-handoff or `forge handoff`).")
+    format!("forge: context {pct:.0}% ({level}): {advice} (run `forge handoff`).")
 }
 
 /// `[WIP] <task> - checkpoint (L2 at 86%)`.
@@ -19,6 +19,8 @@ pub fn wip_message(task: Option<&str>, level: Level, pct: f64) -> String {
         .map(|t| super::text::single_line(t.trim()).into_owned())
         .filter(|t| !t.is_empty())
         .unwrap_or_else(|| "work".to_owned());
+    // Redacted before it is cut: the message goes into git history.
+    let task = super::redact::redact(&task);
     let task: String = task.chars().take(80).collect();
     format!("[WIP] {task} - checkpoint ({level} at {pct:.0}%)")
 }
@@ -69,7 +71,7 @@ mod tests {
     fn words_and_rules() {
         assert_eq!(
             alert_text(Level::L2, 86.2),
-            "forge: context 86% (L2): finish the current step, then hand off (/forge-handoff or `forge handoff`)."
+            "forge: context 86% (L2): finish the current step, then hand off (run `forge handoff`)."
         );
         assert_eq!(
             wip_message(Some("T-012\nx"), Level::L2, 86.0),

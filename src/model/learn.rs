@@ -1,4 +1,15 @@
 //! When a session has something worth learning: it changed files. Pure.
+//!
+//! A session changed files when *it* did: its own edits (an editing tool on a file of
+//! the project, seen at PreToolUse), or a command it ran (Bash) that changed the work
+//! tree. The tree can change under a session for other reasons — a commit in another
+//! terminal, a checkout, an editor — and those are not the session's, so a change of
+//! the tree alone claims nothing. For commands: the first Bash call of a turn takes
+//! the tree's fingerprint ([`GitCache::fingerprint`]), and the end of the turn (Stop,
+//! or SessionEnd) compares its own with it. A change in that window, in a turn where
+//! the session ran a command, is counted as the session's; a change between turns, or
+//! before the turn's first command, is not. (A command that only changes a file that
+//! was already changed leaves the fingerprint as it was, and is not seen.)
 
 use super::state::{GitCache, SessionBridge};
 
@@ -6,17 +17,22 @@ use super::state::{GitCache, SessionBridge};
 /// the session as having changed files.
 pub const EDITING_TOOLS: [&str; 4] = ["Edit", "Write", "MultiEdit", "NotebookEdit"];
 
-/// Why a session counts as having changed files since its baseline, or `None` when
-/// it did not (or there is nothing to compare: no bridge, no baseline, no git facts
-/// — then nothing is claimed).
+/// The tool that runs commands: its first call in a turn takes the baseline the end
+/// of the turn compares with.
+pub const COMMAND_TOOL: &str = "Bash";
+
+/// Why a session counts as having changed files in this turn (or since its learning
+/// was last done), or `None` when it did not — or when there is nothing to compare:
+/// no bridge, no command baseline, no git facts; then nothing is claimed.
 pub fn changed_files_why(bridge: Option<&SessionBridge>, git: Option<&GitCache>) -> Option<String> {
     let b = bridge?;
     if b.files_edited {
         return Some("the session edited files".to_owned());
     }
-    let (baseline, git) = (b.git_baseline.as_deref()?, git?);
-    (git.fingerprint() != baseline)
-        .then(|| "the work tree changed during the session (files, commits or branch)".to_owned())
+    let (baseline, git) = (b.command_baseline.as_deref()?, git?);
+    (git.fingerprint() != baseline).then(|| {
+        "a command the session ran changed the work tree (files, commits or branch)".to_owned()
+    })
 }
 
 #[cfg(test)]
@@ -36,17 +52,28 @@ mod tests {
     #[test]
     fn only_a_session_that_changed_files_has_something_to_learn() {
         let start = git("a1", &["README.md"]);
-        let bridge = SessionBridge {
-            git_baseline: Some(start.fingerprint()),
+        // No command ran this turn: however the tree changed (another terminal's
+        // commit, a checkout), it was not the session.
+        let idle = SessionBridge::default();
+        for now in [
+            start.clone(),
+            git("a1", &["README.md", "src/new.rs"]),
+            git("b2", &[]),
+        ] {
+            assert_eq!(changed_files_why(Some(&idle), Some(&now)), None);
+        }
+        // A command ran: the tree as it was at the turn's first command.
+        let ran = SessionBridge {
+            command_baseline: Some(start.fingerprint()),
             ..SessionBridge::default()
         };
-        // Nothing changed: a question answered, files read.
-        assert_eq!(changed_files_why(Some(&bridge), Some(&start)), None);
+        // Nothing changed: a test run, files read.
+        assert_eq!(changed_files_why(Some(&ran), Some(&start)), None);
         // The time of the cache is not part of the state.
         let mut later = start.clone();
         later.updated_at = "2026-11-25T10:00:00Z".into();
-        assert_eq!(changed_files_why(Some(&bridge), Some(&later)), None);
-        // A new file, a commit, another branch: each changed the tree.
+        assert_eq!(changed_files_why(Some(&ran), Some(&later)), None);
+        // A new file (touch), a commit, another branch: the command changed the tree.
         for now in [
             git("a1", &["README.md", "src/new.rs"]),
             git("b2", &["README.md"]),
@@ -55,18 +82,22 @@ mod tests {
                 ..start.clone()
             },
         ] {
-            assert!(changed_files_why(Some(&bridge), Some(&now)).is_some());
+            assert!(
+                changed_files_why(Some(&ran), Some(&now))
+                    .is_some_and(|w| w.starts_with("a command the session ran"))
+            );
         }
         // An editing tool ran: changed, even when the tree looks the same.
         let edited = SessionBridge {
             files_edited: true,
-            ..bridge.clone()
+            ..SessionBridge::default()
         };
-        assert!(changed_files_why(Some(&edited), Some(&start)).is_some());
+        assert_eq!(
+            changed_files_why(Some(&edited), Some(&start)).as_deref(),
+            Some("the session edited files")
+        );
         // Nothing to compare: nothing is claimed.
-        let no_baseline = SessionBridge::default();
-        assert_eq!(changed_files_why(Some(&no_baseline), Some(&start)), None);
         assert_eq!(changed_files_why(None, Some(&start)), None);
-        assert_eq!(changed_files_why(Some(&bridge), None), None);
+        assert_eq!(changed_files_why(Some(&ran), None), None);
     }
 }

@@ -4,8 +4,10 @@
 //! the dashboard, `forge status` and SessionStart all draw the same [`Snapshot`].
 
 pub mod activity;
+pub mod conversation;
 pub mod dashboard;
 pub mod diff;
+pub mod dirty;
 pub mod fleet;
 pub mod handoff;
 pub mod handoff_doc;
@@ -19,6 +21,7 @@ pub mod outcome;
 pub mod plugin;
 pub mod redact;
 pub mod relay;
+pub mod scan;
 pub mod secrets;
 pub mod session_id;
 pub mod settings;
@@ -29,6 +32,7 @@ pub mod text;
 pub mod time;
 pub mod transcript;
 pub mod trend;
+pub mod trust;
 pub mod user_hooks;
 
 pub use handoff::{FrontMatter, HandoffEntry, HandoffKind};

@@ -88,7 +88,7 @@ pub enum Outcome {
         /// The files the session is asked to re-read.
         reread: Vec<String>,
         /// Whether the one-shot re-read marker was armed (`[hooks]
-        /// compaction_reread`).
+        /// compaction_reread`, and something to re-read).
         armed: bool,
     },
     /// PreCompact captured the state a compaction may lose.
@@ -165,6 +165,14 @@ pub enum Outcome {
         /// Why.
         why: String,
     },
+    /// A changed file the ladder's WIP commit left out because it could not scan
+    /// it for secrets (binary, or over the scan's size cap); the rest was committed.
+    WipLeftOut {
+        /// The file (relative to the work tree).
+        path: String,
+        /// Why it could not be scanned.
+        why: String,
+    },
     /// The ladder's alert was added to the prompt the model gets.
     Alerted {
         /// The note.
@@ -187,6 +195,12 @@ pub enum Outcome {
         continuation: u32,
         /// The context % at hand-over.
         context_pct: Option<u64>,
+    },
+    /// A `forge run` session's `PostToolUse` hook asked the client to stop after
+    /// its tool calls (`continue: false`), for the relay.
+    RelayStopAsked {
+        /// The tool call that had just run.
+        tool: String,
     },
     /// A `forge run` chain ended.
     ChainEnded {
@@ -229,6 +243,16 @@ pub enum Outcome {
         /// Why, as the agent was told.
         why: String,
     },
+    /// The project's `.forge/config.toml` has keys that make forge act, and you have
+    /// not trusted its content: they were left out (said once per content).
+    ConfigIgnored {
+        /// The file.
+        file: String,
+        /// The keys left out (`ladder.L1`, `agents.builder.notify.mode`).
+        keys: Vec<String>,
+        /// Why (not trusted, or changed since you trusted it).
+        why: String,
+    },
     /// Something failed (also in `errors.log`); the hook still exited 0.
     Error {
         /// What was being done.
@@ -250,6 +274,66 @@ impl Outcome {
         ) || matches!(self, Self::UserHookRan { exit, .. } if *exit != Some(0))
     }
 
+    /// Whether it carries text from outside forge that [`Outcome::redacted`] looks at.
+    pub fn carries_outside_text(&self) -> bool {
+        matches!(
+            self,
+            Self::StopBlocked { .. }
+                | Self::Warned { .. }
+                | Self::UserHookRan { .. }
+                | Self::UserHookFailed { .. }
+                | Self::WipCommitted { .. }
+                | Self::WipSkipped { .. }
+                | Self::Alerted { .. }
+                | Self::Error { .. }
+        )
+    }
+
+    /// The outcome with its text from outside forge (an orchestrator's reply, a user
+    /// hook's command line and error, a WIP commit's message, an error message)
+    /// redacted, as it is stored in `events.jsonl`. Outcomes that carry only forge's
+    /// own words, paths and counts are returned as they are, without a look.
+    pub fn redacted(self) -> Self {
+        use super::redact::redact;
+        match self {
+            Self::StopBlocked { reason } => Self::StopBlocked {
+                reason: redact(&reason),
+            },
+            Self::Warned { message } => Self::Warned {
+                message: redact(&message),
+            },
+            Self::UserHookRan {
+                hook,
+                command,
+                exit,
+                ms,
+            } => Self::UserHookRan {
+                hook,
+                command: redact(&command),
+                exit,
+                ms,
+            },
+            Self::UserHookFailed { hook, command, why } => Self::UserHookFailed {
+                hook,
+                command: redact(&command),
+                why: redact(&why),
+            },
+            Self::WipCommitted { commit, message } => Self::WipCommitted {
+                commit,
+                message: redact(&message),
+            },
+            Self::WipSkipped { why } => Self::WipSkipped { why: redact(&why) },
+            Self::Alerted { text } => Self::Alerted {
+                text: redact(&text),
+            },
+            Self::Error { what, message } => Self::Error {
+                what,
+                message: redact(&message),
+            },
+            other => other,
+        }
+    }
+
     /// What happened and why, in one line of words.
     pub fn describe(&self) -> String {
         match self {
@@ -263,10 +347,10 @@ impl Outcome {
             } => format!(
                 "wrote {} ({trigger}){}",
                 file_name(path),
-                if *pending {
-                    ", now the pending resume"
-                } else {
-                    ", not pending"
+                match (*pending, trigger.as_str()) {
+                    (true, _) => ", now the pending resume",
+                    (false, "relay") => ", not pending: the chain's next session starts from it",
+                    (false, _) => ", not pending",
                 }
             ),
             Self::HandoffSkipped { trigger, why } => format!("no {trigger} handoff: {why}"),
@@ -287,6 +371,11 @@ impl Outcome {
                 if tasks.len() == 1 { "" } else { "s" },
                 tasks.join(", ")
             ),
+            Self::CompactionRecorded { reread, .. } if reread.is_empty() => {
+                "recorded a compaction; nothing to re-read (no handoff, no file in the \
+                 transcript)"
+                    .to_owned()
+            }
             Self::CompactionRecorded { reread, armed } => {
                 let what = if *armed {
                     "re-read asked once before the next tool"
@@ -341,6 +430,9 @@ impl Outcome {
             }
             Self::WipCommitted { commit, message } => format!("committed {commit}: {message}"),
             Self::WipSkipped { why } => format!("no WIP commit: {why}"),
+            Self::WipLeftOut { path, why } => {
+                format!("left {path} out of the WIP commit: {why}")
+            }
             Self::Alerted { text } => format!("told the model: {text}"),
             Self::Notified { event, mode } => format!(
                 "sent a wake message ({event}) to your [notify] command{}",
@@ -359,6 +451,9 @@ impl Outcome {
                 "relayed chain {chain} at {}: wrote {}, started continuation {continuation}",
                 context_pct.map_or_else(|| "the threshold".to_owned(), |p| format!("{p}%")),
                 file_name(handoff)
+            ),
+            Self::RelayStopAsked { tool } => format!(
+                "asked the session to stop after its {tool} call, between replies, for forge run's relay"
             ),
             Self::ChainEnded {
                 chain,
@@ -395,6 +490,20 @@ impl Outcome {
             ),
             Self::ToolAnswered { tool, summary } => format!("answered {tool}: {summary}"),
             Self::ToolRefused { tool, why } => format!("refused {tool}: {why}"),
+            Self::ConfigIgnored { file, keys, why } => format!(
+                "ignored {} {} of {file}: {why}; `forge trust` shows what {} and trusts the file",
+                if keys.len() == 1 {
+                    "the acting key"
+                } else {
+                    "the acting keys"
+                },
+                keys.join(", "),
+                if keys.len() == 1 {
+                    "it does"
+                } else {
+                    "they do"
+                }
+            ),
             Self::Error { what, message } => format!("error ({what}): {message}"),
             Self::Unknown => "(an outcome this forge version does not know)".to_owned(),
         }
@@ -439,6 +548,55 @@ pub fn deserialize_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Outcom
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn only_outcomes_with_outside_text_are_redacted() {
+        let key = "sk_live_51HxAbCdEfGhIjKlMnOpQrStUv";
+        let with_key = |o: &Outcome| serde_json::to_string(o).unwrap().contains(key);
+        for o in [
+            Outcome::StopBlocked {
+                reason: format!("use {key}"),
+            },
+            Outcome::Warned {
+                message: format!("use {key}"),
+            },
+            Outcome::UserHookRan {
+                hook: "on_threshold".into(),
+                command: format!("notify {key}"),
+                exit: Some(0),
+                ms: 3,
+            },
+            Outcome::UserHookFailed {
+                hook: "on_threshold".into(),
+                command: format!("notify {key}"),
+                why: format!("said {key}"),
+            },
+            Outcome::WipCommitted {
+                commit: "abc1234".into(),
+                message: format!("[WIP] {key}"),
+            },
+            Outcome::WipSkipped {
+                why: key.to_owned(),
+            },
+            Outcome::Alerted {
+                text: key.to_owned(),
+            },
+            Outcome::Error {
+                what: "x".into(),
+                message: key.to_owned(),
+            },
+        ] {
+            assert!(o.carries_outside_text() && with_key(&o));
+            assert!(!with_key(&o.clone().redacted()), "{o:?}");
+        }
+        let plain = Outcome::HandoffWritten {
+            path: "/p/.forge/handoffs/handoff-20261121-101502.md".into(),
+            trigger: "manual".into(),
+            pending: true,
+        };
+        assert!(!plain.carries_outside_text());
+        assert_eq!(plain.clone().redacted(), plain);
+    }
 
     #[test]
     fn outcomes_are_tagged_by_kind_on_disk() {
@@ -531,6 +689,29 @@ mod tests {
                     is_final: false,
                 },
                 "recorded the turn: branch main, 3 uncommitted",
+            ),
+            (
+                Outcome::ConfigIgnored {
+                    file: "/p/.forge/config.toml".into(),
+                    keys: vec!["ladder.L1".into(), "notify.mode".into()],
+                    why: "you have not trusted this file".into(),
+                },
+                "ignored the acting keys ladder.L1, notify.mode of /p/.forge/config.toml: you have not trusted this file; `forge trust` shows what they do and trusts the file",
+            ),
+            (
+                Outcome::CompactionRecorded {
+                    reread: vec![".forge/handoffs/handoff-1.md".into(), "SPEC.md".into()],
+                    armed: true,
+                },
+                "recorded a compaction; re-read asked once before the next tool: \
+                 .forge/handoffs/handoff-1.md, SPEC.md",
+            ),
+            (
+                Outcome::CompactionRecorded {
+                    reread: Vec::new(),
+                    armed: false,
+                },
+                "recorded a compaction; nothing to re-read (no handoff, no file in the transcript)",
             ),
         ];
         for (o, want) in cases {

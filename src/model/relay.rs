@@ -23,9 +23,12 @@ pub enum StreamEvent {
         /// The model it runs (the CLI's spelling, which may carry `[1m]`).
         model: Option<String>,
     },
-    /// A complete assistant message.
-    Assistant(AssistantMessage),
-    /// A user message: the tool results it carries (their `tool_use_id`s).
+    /// One line of an assistant message. The client writes a line per content block
+    /// (thinking, text, each tool call), all with the message's id: a line is not a
+    /// message (see [`Tracker`]).
+    Assistant(AssistantLine),
+    /// A user line: the tool results it carries (their `tool_use_id`s), or a text
+    /// the client wrote itself (`[Request interrupted by user]`).
     User {
         /// The tool calls answered.
         tool_results: Vec<String>,
@@ -41,22 +44,25 @@ pub enum StreamEvent {
     CompactBoundary,
     /// `{"type":"result",…}`: the session's last line.
     Result {
-        /// `success`, `error_max_turns`, …
+        /// `success`, `error_during_execution`, `error_max_turns`, …
         subtype: String,
         /// `is_error`.
         is_error: bool,
         /// The final text.
         text: Option<String>,
     },
-    /// Anything else (hook lines, partial-message events, a newer kind).
+    /// Anything else (hook lines, `thinking_tokens`, a newer kind).
     Other,
 }
 
-/// A complete assistant message of the stream.
+/// One line of an assistant message: one content block (or, from an older client,
+/// several) with the message's id and usage.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct AssistantMessage {
+pub struct AssistantLine {
     /// The session.
     pub session_id: Option<String>,
+    /// The API message id (`msg_…`), shared by every line of one reply.
+    pub message_id: Option<String>,
     /// The API model id.
     pub model: Option<String>,
     /// Input-side tokens (input + cache read + cache creation), when it had usage.
@@ -129,12 +135,13 @@ pub fn parse_line(line: &str) -> Option<StreamEvent> {
         },
         "assistant" => {
             let msg = v.get("message").cloned().unwrap_or(Value::Null);
-            let mut m = AssistantMessage {
+            let mut m = AssistantLine {
                 session_id: str_of(&v, "session_id"),
+                message_id: str_of(&msg, "id"),
                 model: str_of(&msg, "model"),
                 context_tokens: msg.get("usage").and_then(context_tokens),
                 sidechain,
-                ..AssistantMessage::default()
+                ..AssistantLine::default()
             };
             for b in msg
                 .get("content")
@@ -210,15 +217,31 @@ pub fn readable(ev: &StreamEvent) -> Option<String> {
 pub enum Decision {
     /// Keep the session running.
     Continue,
-    /// Hand over now: the context is at the threshold and the session is at a clean
-    /// point (a complete message, no tool call waiting for its result, not
-    /// compacting).
-    Relay,
+    /// The context reached the threshold: ask the session to stop after the tool
+    /// calls of its current reply (its `PostToolUse` hook answers `continue: false`,
+    /// so every call runs and gets its result, and nothing is interrupted). Given
+    /// once per session.
+    AskStop,
+    /// The session went on past two complete rounds of tool calls after the stop was
+    /// asked (the hook did not act): end it with SIGINT now, at a clean point (a
+    /// complete message whose every tool call has its result).
+    Interrupt,
     /// The threshold is reached but the chain may not grow: let it run (once).
     LimitReached,
 }
 
-/// The context of one session as the stream reports it.
+/// How many complete rounds of tool calls may pass after [`Decision::AskStop`]
+/// before [`Decision::Interrupt`]: the first may have finished before the request
+/// reached the hook (the stream is read a little behind the client).
+pub const ROUNDS_BEFORE_INTERRUPT: u32 = 2;
+
+/// The context of one session as the stream reports it, and where its main chain
+/// stands: which message is being written, and which tool calls wait for results.
+///
+/// A message is complete when a line of another message, a `user` line or the
+/// `result` line arrives (the client writes one line per content block: a reply
+/// "I'll run the tests." + `tool_use` is two lines with one id). A clean point is a
+/// complete message whose every tool call has its `tool_result`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Tracker {
     /// The session id (from `init` or the first message).
@@ -231,12 +254,26 @@ pub struct Tracker {
     pub compacting: bool,
     /// Claude Code compacted this session on its own: it is not relayed any more.
     pub compacted: bool,
+    /// The latest main-chain message's id (`None` before the first, or when the
+    /// client gave none).
+    pub message: Option<String>,
+    /// Whether that message is complete.
+    pub complete: bool,
+    /// That message's tool calls (ids).
+    pub message_tools: Vec<String>,
     /// Tool calls of the main chain still waiting for their results.
     pub pending: BTreeSet<String>,
+    /// Complete rounds of tool calls (a message with tool calls, all answered).
+    pub rounds: u32,
     /// The session ended (`result` line).
     pub finished: bool,
+    /// Its `result` said it succeeded (not `error_during_execution`, which is what
+    /// an interrupted session says).
+    pub result_ok: bool,
     /// Whether [`Decision::LimitReached`] was already given.
     pub limit_said: bool,
+    /// [`Decision::AskStop`] was given, at this many [`Tracker::rounds`].
+    pub stop_asked: Option<u32>,
 }
 
 impl Tracker {
@@ -251,8 +288,28 @@ impl Tracker {
         self.tokens.map(|t| pct_of(t, self.window()))
     }
 
-    /// Takes in one event; answers whether to hand over now. `handoffs_left` is how
-    /// many continuations the chain may still start.
+    /// At a clean point: the latest message is complete and every tool call of it
+    /// (and of the main chain before it) has its result.
+    pub fn is_clean(&self) -> bool {
+        self.complete && self.pending.is_empty()
+    }
+
+    /// The session ended between replies: its last message made tool calls, all of
+    /// them answered, and no reply came after (the client stopped because its
+    /// `PostToolUse` hook said so). A session that ended on a reply without tool
+    /// calls finished its task instead.
+    pub fn stopped_between_replies(&self) -> bool {
+        self.finished && self.result_ok && self.is_clean() && !self.message_tools.is_empty()
+    }
+
+    /// The message in progress is complete (a line of another message, a user line
+    /// or the result came).
+    fn complete_message(&mut self) {
+        self.complete = true;
+    }
+
+    /// Takes in one event; answers what to do now. `handoffs_left` is how many
+    /// continuations the chain may still start.
     pub fn feed(&mut self, ev: &StreamEvent, threshold: f64, handoffs_left: u32) -> Decision {
         match ev {
             StreamEvent::Init { session_id, model } => {
@@ -262,7 +319,7 @@ impl Tracker {
                 if model.is_some() {
                     self.model.clone_from(model);
                 }
-                return Decision::Continue;
+                Decision::Continue
             }
             StreamEvent::Assistant(m) if !m.sidechain => {
                 if self.session_id.is_none() {
@@ -271,39 +328,69 @@ impl Tracker {
                 if self.model.is_none() {
                     self.model.clone_from(&m.model);
                 }
+                // A line of another message (or one without an id) starts a new one.
+                if m.message_id.is_none() || m.message_id != self.message {
+                    self.complete_message();
+                    self.message.clone_from(&m.message_id);
+                    self.message_tools.clear();
+                    self.complete = false;
+                }
                 if let Some(t) = m.context_tokens {
                     self.tokens = Some(t);
                 }
-                self.pending
-                    .extend(m.tool_uses.iter().map(|(id, _, _)| id.clone()));
+                for (id, _, _) in &m.tool_uses {
+                    self.message_tools.push(id.clone());
+                    self.pending.insert(id.clone());
+                }
+                self.at_threshold(threshold, handoffs_left)
             }
             StreamEvent::User {
                 tool_results,
                 sidechain: false,
             } => {
+                let waited = !self.pending.is_empty();
                 for id in tool_results {
                     self.pending.remove(id);
                 }
+                self.complete_message();
+                if waited && self.pending.is_empty() && !self.message_tools.is_empty() {
+                    self.rounds += 1;
+                    let overdue = self
+                        .stop_asked
+                        .is_some_and(|at| self.rounds >= at + ROUNDS_BEFORE_INTERRUPT);
+                    if overdue && !self.compacting && !self.finished {
+                        return Decision::Interrupt;
+                    }
+                }
+                Decision::Continue
             }
-            StreamEvent::Status { compacting } => self.compacting = *compacting,
+            StreamEvent::Status { compacting } => {
+                self.compacting = *compacting;
+                Decision::Continue
+            }
             StreamEvent::CompactBoundary => {
                 self.compacting = false;
                 self.compacted = true;
-                return Decision::Continue;
+                // The context is small again: no stop is wanted any more.
+                self.stop_asked = None;
+                Decision::Continue
             }
-            StreamEvent::Result { .. } => {
+            StreamEvent::Result {
+                is_error, subtype, ..
+            } => {
+                self.complete_message();
                 self.finished = true;
-                return Decision::Continue;
+                self.result_ok = !is_error && subtype == "success";
+                Decision::Continue
             }
-            _ => return Decision::Continue,
+            _ => Decision::Continue,
         }
-        self.decide(threshold, handoffs_left)
     }
 
-    /// The decision in the current state.
-    pub fn decide(&mut self, threshold: f64, handoffs_left: u32) -> Decision {
+    /// The decision when a main-chain line reports the context.
+    fn at_threshold(&mut self, threshold: f64, handoffs_left: u32) -> Decision {
         let at = self.pct().is_some_and(|p| p >= threshold);
-        if !at || self.compacting || self.compacted || self.finished || !self.pending.is_empty() {
+        if !at || self.compacting || self.compacted || self.finished {
             return Decision::Continue;
         }
         if handoffs_left == 0 {
@@ -313,20 +400,150 @@ impl Tracker {
             self.limit_said = true;
             return Decision::LimitReached;
         }
-        Decision::Relay
+        if self.stop_asked.is_some() {
+            return Decision::Continue;
+        }
+        self.stop_asked = Some(self.rounds);
+        Decision::AskStop
     }
+}
+
+/// Where Claude Code compacts a session on its own, in percent of the model's
+/// window (reference §6.1): the auto-compact window `W` (the model's, or
+/// `CLAUDE_CODE_AUTO_COMPACT_WINDOW` when lower), `E = W − min(max output, 20,000)`,
+/// `T = E − 13,000`, lowered by `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` (a percentage of
+/// `E`). `None` when the environment turns auto-compaction off
+/// (`DISABLE_AUTO_COMPACT`, `DISABLE_COMPACT`). Every model of the table has a
+/// maximum output of at least 20,000 tokens, so the reservation is 20,000.
+pub fn auto_compact_pct(model_window: u64, var: impl Fn(&str) -> Option<String>) -> Option<f64> {
+    let on = |name: &str| var(name).is_some_and(|v| !v.trim().is_empty() && v.trim() != "0");
+    if on("DISABLE_AUTO_COMPACT") || on("DISABLE_COMPACT") {
+        return None;
+    }
+    let num = |name: &str| var(name).and_then(|v| v.trim().parse::<u64>().ok());
+    let w = num("CLAUDE_CODE_AUTO_COMPACT_WINDOW")
+        .filter(|w| (100_000..=1_000_000).contains(w))
+        .map_or(model_window, |w| w.min(model_window));
+    let e = w.saturating_sub(20_000);
+    let mut t = e.saturating_sub(13_000);
+    if let Some(p) = num("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE").filter(|p| (1..=100).contains(p)) {
+        t = t.min(e * p / 100);
+    }
+    Some(t as f64 * 100.0 / model_window as f64)
+}
+
+/// Why `threshold` cannot relay a session of `model` (its window from the model's
+/// name, reference §6.3): Claude Code compacts it on its own first. `None` when the
+/// threshold comes before that point, or auto-compaction is off.
+pub fn unreachable_threshold(
+    threshold: f64,
+    model: &str,
+    var: impl Fn(&str) -> Option<String>,
+) -> Option<String> {
+    let window = infer_window(None, Some(model), None);
+    let at = auto_compact_pct(window, var)?;
+    (threshold >= at).then(|| {
+        format!(
+            "the threshold {threshold}% is never reached: Claude Code compacts {model} \
+             ({}k window) on its own at about {at:.1}% — sessions will compact instead of \
+             relaying; give --threshold below that (e.g. {})",
+            window / 1000,
+            (at - 8.0).floor().max(1.0)
+        )
+    })
+}
+
+/// The model a command asks for (`--model M` or `--model=M`), if any.
+pub fn model_arg(extra: &[String]) -> Option<&str> {
+    let mut it = extra.iter();
+    while let Some(a) = it.next() {
+        if a == "--model" {
+            return it.next().map(String::as_str);
+        }
+        if let Some(m) = a.strip_prefix("--model=") {
+            return Some(m);
+        }
+    }
+    None
+}
+
+/// The `--settings` JSON `forge run` gives each session: the person's own
+/// (`user`, when the command had `--settings`) with one more `PostToolUse` hook,
+/// `hook_command`, which asks the session to stop when forge wants it to.
+pub fn settings_with_stop_hook(user: Option<Value>, hook_command: &str) -> Value {
+    let mut settings = match user {
+        Some(Value::Object(o)) => Value::Object(o),
+        _ => Value::Object(serde_json::Map::new()),
+    };
+    let entry =
+        serde_json::json!({"hooks": [{"type": "command", "command": hook_command, "timeout": 30}]});
+    let hooks = &mut settings["hooks"];
+    if !hooks.is_object() {
+        *hooks = Value::Object(serde_json::Map::new());
+    }
+    let post = &mut hooks["PostToolUse"];
+    match post {
+        Value::Array(list) => list.push(entry),
+        _ => *post = Value::Array(vec![entry]),
+    }
+    settings
 }
 
 /// The most of a handoff's text put into a continuation prompt.
 pub const PROMPT_HANDOFF_CAP: usize = 24_000;
 
+/// The longest single argument a program can be given on Linux (`MAX_ARG_STRLEN`,
+/// 32 pages of 4 KiB, its terminating NUL included): the prompt is one argument of
+/// `claude -p`, so a longer one would make starting the session fail (`E2BIG`).
+pub const MAX_ARG_BYTES: usize = 32 * 4096 - 1;
+
+/// The handoff text a continuation prompt must have room for at least (in bytes):
+/// `forge run` refuses, before it starts, a task too long to leave that much.
+pub const MIN_HANDOFF_BYTES: usize = 4096;
+
+/// The note that ends a handoff cut to fit.
+const CUT_NOTE: &str = "\n[… cut; the whole handoff is in the file named above]\n";
+
 /// The prompt of continuation `n` (1-based): the handoff, the original task, and
-/// the instruction to go on without redoing finished work.
+/// the instruction to go on without redoing finished work. The handoff is cut to
+/// [`PROMPT_HANDOFF_CAP`] characters, and further when needed so that the prompt
+/// fits in [`MAX_ARG_BYTES`] (see [`fits_in_an_argument`] for the task's share).
 pub fn continuation_prompt(task: &str, handoff: &str, handoff_path: &str, n: u32) -> String {
+    let whole = |doc: &str| prompt_with(task, doc, handoff_path, n);
     let mut doc: String = handoff.chars().take(PROMPT_HANDOFF_CAP).collect();
-    if handoff.chars().count() > PROMPT_HANDOFF_CAP {
-        doc.push_str("\n[… cut; the whole handoff is in the file named above]\n");
+    let mut cut = handoff.chars().count() > PROMPT_HANDOFF_CAP;
+    let room = MAX_ARG_BYTES.saturating_sub(whole("").len() + CUT_NOTE.len());
+    if whole(&doc).len() > MAX_ARG_BYTES {
+        let mut end = room.min(doc.len());
+        while !doc.is_char_boundary(end) {
+            end -= 1;
+        }
+        doc.truncate(end);
+        cut = true;
     }
+    if cut {
+        doc.push_str(CUT_NOTE);
+    }
+    whole(&doc)
+}
+
+/// Whether every prompt of a chain for `task` fits in one argument: the task
+/// itself, and a continuation with at least [`MIN_HANDOFF_BYTES`] of handoff named
+/// by a path like `handoff_path`. `Err` says by how much, and what to do.
+pub fn fits_in_an_argument(task: &str, handoff_path: &str) -> Result<(), String> {
+    let needed =
+        prompt_with(task, &"x".repeat(MIN_HANDOFF_BYTES), handoff_path, 99).len() + CUT_NOTE.len();
+    if needed <= MAX_ARG_BYTES {
+        return Ok(());
+    }
+    Err(format!(
+        "the task is {} bytes: forge run gives it to claude as one argument, with the handoff added for each continuation, and one argument holds at most {MAX_ARG_BYTES} bytes — {} too many. Put the task in a file and give a short one that names it: -p \"Do what TASK.md says\"",
+        task.len(),
+        needed - MAX_ARG_BYTES
+    ))
+}
+
+fn prompt_with(task: &str, doc: &str, handoff_path: &str, n: u32) -> String {
     format!(
         "You are continuing a task that an earlier Claude Code session started and could not \
          finish within its context window (continuation {n}, started by `forge run`).\n\n\
@@ -391,7 +608,8 @@ pub struct Chain {
     pub version: u32,
     /// The first session's id (the file's name).
     pub id: String,
-    /// The task as given after `-p`.
+    /// The task as given after `-p` (redacted in the chain file: see
+    /// `store::chains::write`; the relay passes on the task it was given).
     pub task: String,
     /// ISO 8601 UTC.
     pub started_at: String,
@@ -435,7 +653,10 @@ impl Chain {
             (false, Some(c)) => format!("exit {c}"),
             (false, None) => "ended by a signal".to_owned(),
         };
-        let task = super::text::single_line(&self.task);
+        // Redacted before it is cut (a chain file an older forge wrote holds the task
+        // as given).
+        let task = super::redact::redact(&self.task);
+        let task = super::text::single_line(&task);
         let task: String = task.chars().take(80).collect();
         format!(
             "{n} session{}, {h} handoff{}, {state} — {task}",
@@ -453,9 +674,17 @@ pub struct Command {
     pub program: String,
     /// The task.
     pub task: String,
-    /// Every other argument, without `-p`, the task, `--output-format` and
-    /// `--verbose` (forge sets those).
+    /// Every other argument, without `-p`, the task, `--output-format`,
+    /// `--verbose` and `--settings` (forge sets those).
     pub extra: Vec<String>,
+    /// The command's own `--settings` (a file or a JSON text): forge adds its hook
+    /// to it.
+    pub settings: Option<String>,
+}
+
+fn after_p() -> String {
+    "put the task right after -p: forge run -- claude -p \"<task>\" [args…] (a task that starts with -: -p -- \"<task>\")"
+        .to_owned()
 }
 
 /// Splits `claude -p "<task>" [args…]`. `Err` says what is wrong.
@@ -464,23 +693,41 @@ pub fn parse_command(argv: &[String]) -> Result<Command, String> {
         .split_first()
         .ok_or("give the command after `--`: forge run -- claude -p \"<task>\"")?;
     let mut task = None;
+    let mut settings = None;
     let mut extra = Vec::new();
     let mut it = rest.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "-p" | "--print" if task.is_none() => match it.next() {
-                Some(t) if !t.starts_with('-') => task = Some(t.clone()),
-                _ => {
-                    return Err(
-                        "put the task right after -p: forge run -- claude -p \"<task>\" [args…]"
-                            .to_owned(),
-                    );
+            "-p" | "--print" if task.is_none() => match it.next().map(String::as_str) {
+                // `-p -- "-task"`: whatever follows `--` is the task.
+                Some("--") => match it.next() {
+                    Some(t) => task = Some(t.clone()),
+                    None => return Err(after_p()),
+                },
+                // A task may start with `-` ("- fix the flaky test"); a word without
+                // a space that does is an option in the wrong place.
+                Some(t) if !t.starts_with('-') || t.contains(char::is_whitespace) => {
+                    task = Some(t.to_owned());
                 }
+                _ => return Err(after_p()),
             },
+            "--" => {
+                return Err(
+                    "forge run gives claude the task after its own `--`: put the task right after -p (a task that starts with - as -p -- \"<task>\")"
+                        .to_owned(),
+                );
+            }
             "--output-format" | "--input-format" => {
                 it.next();
             }
             "--verbose" => {}
+            "--settings" => match it.next() {
+                Some(v) => settings = Some(v.clone()),
+                None => return Err("--settings needs a file or a JSON text".to_owned()),
+            },
+            s if s.starts_with("--settings=") => {
+                settings = Some(s["--settings=".len()..].to_owned());
+            }
             s if s.starts_with("--output-format=") || s.starts_with("--input-format=") => {}
             "-c" | "--continue" | "-r" | "--resume" => {
                 return Err(format!(
@@ -498,18 +745,29 @@ pub fn parse_command(argv: &[String]) -> Result<Command, String> {
         program: program.clone(),
         task,
         extra,
+        settings,
     })
 }
 
-/// The arguments of one session: `-p <prompt>`, the extra arguments, then the
-/// stream-json output.
-pub fn session_args(prompt: &str, extra: &[String]) -> Vec<String> {
-    let mut v = vec!["-p".to_owned(), prompt.to_owned()];
+/// The arguments of one session: `-p`, the extra arguments, the stream-json output,
+/// the settings (see [`settings_with_stop_hook`]), then `--` and the prompt — after
+/// `--`, a prompt that starts with `-` is never read as an option (the pinned client
+/// 2.1.330 takes the word after `--` as the prompt).
+pub fn session_args(prompt: &str, extra: &[String], settings: &str) -> Vec<String> {
+    let mut v = vec!["-p".to_owned()];
     v.extend(extra.iter().cloned());
     v.extend(
-        ["--output-format", "stream-json", "--verbose"]
-            .iter()
-            .map(|s| (*s).to_owned()),
+        [
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--settings",
+            settings,
+            "--",
+            prompt,
+        ]
+        .iter()
+        .map(|s| (*s).to_owned()),
     );
     v
 }
@@ -592,17 +850,157 @@ mod tests {
         t.feed(&parse_line(line).unwrap(), 50.0, left)
     }
 
+    /// A recording of the real client (tests/fixtures/stream-json/README.md).
+    fn recorded(name: &str) -> Vec<&'static str> {
+        let text = match name {
+            "blocks" => include_str!("../../tests/fixtures/stream-json/blocks.stream.jsonl"),
+            "stopped" => include_str!(
+                "../../tests/fixtures/stream-json/stopped-by-post-tool-use.stream.jsonl"
+            ),
+            "cut-tool" => include_str!(
+                "../../tests/fixtures/stream-json/interrupted-before-tool-result.stream.jsonl"
+            ),
+            "cut-request" => include_str!(
+                "../../tests/fixtures/stream-json/interrupted-after-tool-result.stream.jsonl"
+            ),
+            _ => unreachable!(),
+        };
+        text.lines().filter(|l| !l.trim().is_empty()).collect()
+    }
+
+    /// Feeds a recording at `threshold`; returns, per line, the decision and whether
+    /// the session was at a clean point after it.
+    fn replay(lines: &[&str], threshold: f64) -> (Tracker, Vec<(Decision, bool)>) {
+        let mut t = Tracker::default();
+        let steps = lines
+            .iter()
+            .map(|l| {
+                let d = t.feed(&parse_line(l).expect("a JSON line"), threshold, 3);
+                (d, t.is_clean())
+            })
+            .collect();
+        (t, steps)
+    }
+
+    fn is_text_line(l: &str) -> bool {
+        l.starts_with(r#"{"type":"assistant""#) && l.contains(r#"[{"type":"text""#)
+    }
+
+    #[test]
+    fn a_line_is_not_a_message_a_reply_with_text_and_tool_calls_is_one() {
+        let lines = recorded("blocks");
+        let (t, steps) = replay(&lines, 99.0);
+        // Every line of the recording parses; the assistant lines are one block each.
+        for l in &lines {
+            if let Some(StreamEvent::Assistant(m)) = parse_line(l) {
+                assert!(m.message_id.as_deref().unwrap().starts_with("msg_"), "{l}");
+                assert!(m.texts.len() + m.tool_uses.len() <= 1, "{l}");
+            }
+        }
+        // Never clean right after a text line: its tool call follows (same id).
+        for (l, (_, clean)) in lines.iter().zip(&steps) {
+            if is_text_line(l) {
+                assert!(!clean, "clean after a text line: {l}");
+            }
+        }
+        // Clean points: after the first reply's result, after the second reply's
+        // second result (not its first), and at the end.
+        let clean_after: Vec<usize> = steps
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, c))| *c)
+            .map(|(i, _)| i)
+            .collect();
+        let user_lines: Vec<usize> = lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.starts_with(r#"{"type":"user""#))
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(user_lines.len(), 3);
+        assert!(clean_after.contains(&user_lines[0]));
+        assert!(
+            !clean_after.contains(&user_lines[1]),
+            "one of two results in"
+        );
+        assert!(clean_after.contains(&user_lines[2]));
+        assert_eq!(t.rounds, 2);
+        assert!(t.finished && t.result_ok);
+        assert_eq!(t.model.as_deref(), Some("claude-sonnet-4-6"));
+        assert_eq!(t.tokens, Some(12_000));
+        // It ended on a reply without tool calls: it finished its task.
+        assert!(!t.stopped_between_replies());
+    }
+
+    #[test]
+    fn at_the_threshold_the_stop_is_asked_once_and_a_hook_that_ignores_it_ends_in_an_interrupt_at_a_clean_point()
+     {
+        let lines = recorded("blocks");
+        // 12,000 of 200,000 is 6 %: the first line of the first reply reaches 5 %.
+        let (_, steps) = replay(&lines, 5.0);
+        let asks: Vec<usize> = steps
+            .iter()
+            .enumerate()
+            .filter(|(_, (d, _))| *d == Decision::AskStop)
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(asks.len(), 1);
+        assert!(lines[asks[0]].starts_with(r#"{"type":"assistant""#));
+        // The recording's client had no stop hook: two rounds of tool calls later
+        // forge would interrupt it — at a clean point, never after a text line.
+        let interrupts: Vec<usize> = steps
+            .iter()
+            .enumerate()
+            .filter(|(_, (d, _))| *d == Decision::Interrupt)
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(interrupts.len(), 1, "{steps:?}");
+        let i = interrupts[0];
+        assert!(steps[i].1, "not clean at the interrupt");
+        assert!(lines[i].starts_with(r#"{"type":"user""#), "{}", lines[i]);
+        // Below the threshold: nothing.
+        let (_, steps) = replay(&lines, 7.0);
+        assert!(steps.iter().all(|(d, _)| *d == Decision::Continue));
+    }
+
+    #[test]
+    fn a_session_stopped_by_its_hook_ended_between_replies_an_interrupted_one_did_not() {
+        let (t, _) = replay(&recorded("stopped"), 99.0);
+        assert!(t.stopped_between_replies(), "{t:?}");
+        assert_eq!(t.message_tools.len(), 2);
+        assert!(t.pending.is_empty());
+        // SIGINT before the tool call's result: the client refuses the call itself
+        // and ends with an error result.
+        let lines = recorded("cut-tool");
+        let (t, steps) = replay(&lines, 99.0);
+        assert!(!t.stopped_between_replies());
+        assert!(t.finished && !t.result_ok);
+        let text = lines.iter().position(|l| is_text_line(l)).unwrap();
+        assert!(!steps[text].1, "the text line is not a clean point");
+        // SIGINT while the next request is in flight.
+        let (t, _) = replay(&recorded("cut-request"), 99.0);
+        assert!(!t.stopped_between_replies());
+    }
+
     #[test]
     fn relays_at_the_threshold_only_at_a_clean_point() {
+        // Lines without message ids (an older client): each line is its own message.
         let mut t = Tracker::default();
         assert_eq!(feed(&mut t, &assistant(60_000, &[]), 3), Decision::Continue);
         assert_eq!(t.pct(), Some(30.0));
-        // A tool call at the threshold waits for its result.
         assert_eq!(
             feed(&mut t, &assistant(100_000, &["t1"]), 3),
-            Decision::Continue
+            Decision::AskStop
         );
-        assert_eq!(feed(&mut t, &result_of("t1"), 3), Decision::Relay);
+        assert!(!t.is_clean());
+        assert_eq!(feed(&mut t, &result_of("t1"), 3), Decision::Continue);
+        assert!(t.is_clean());
+        assert_eq!(
+            feed(&mut t, &assistant(110_000, &["t2"]), 3),
+            Decision::Continue,
+            "asked once"
+        );
+        assert_eq!(feed(&mut t, &result_of("t2"), 3), Decision::Interrupt);
         // Compacting: never.
         let mut t = Tracker::default();
         feed(
@@ -614,12 +1012,19 @@ mod tests {
             feed(&mut t, &assistant(120_000, &[]), 3),
             Decision::Continue
         );
-        // Compacted on its own: not relayed on top of it.
+        // Compacted on its own: not relayed on top of it, and a stop already asked
+        // is taken back.
+        let mut t = Tracker::default();
+        assert_eq!(
+            feed(&mut t, &assistant(120_000, &["t1"]), 3),
+            Decision::AskStop
+        );
         feed(
             &mut t,
             r#"{"type":"system","subtype":"compact_boundary"}"#,
             3,
         );
+        assert_eq!(t.stop_asked, None);
         assert_eq!(
             feed(&mut t, &assistant(120_000, &[]), 3),
             Decision::Continue
@@ -642,6 +1047,61 @@ mod tests {
             feed(&mut t, &assistant(110_000, &[]), 0),
             Decision::Continue
         );
+    }
+
+    #[test]
+    fn the_client_compacts_at_83_5_percent_of_200k_and_the_environment_moves_it() {
+        let none = |_: &str| None;
+        let at = auto_compact_pct(200_000, none).unwrap();
+        assert!((at - 83.5).abs() < 1e-9, "{at}");
+        let at = auto_compact_pct(1_000_000, none).unwrap();
+        assert!((at - 96.7).abs() < 1e-9, "{at}");
+        let with = |k: &'static str, v: &'static str| move |n: &str| (n == k).then(|| v.to_owned());
+        assert_eq!(
+            auto_compact_pct(200_000, with("DISABLE_AUTO_COMPACT", "1")),
+            None
+        );
+        assert_eq!(
+            auto_compact_pct(200_000, with("DISABLE_COMPACT", "true")),
+            None
+        );
+        assert!(auto_compact_pct(200_000, with("DISABLE_AUTO_COMPACT", "0")).is_some());
+        // 50 % of E (180,000) = 90,000 = 45 % of the window.
+        let at = auto_compact_pct(200_000, with("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "50")).unwrap();
+        assert!((at - 45.0).abs() < 1e-9, "{at}");
+        // A 1M model told to compact as if its window were 200k.
+        let at =
+            auto_compact_pct(1_000_000, with("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000")).unwrap();
+        assert!((at - 16.7).abs() < 1e-9, "{at}");
+        // The old default (90) on a 200k model is never reached; 75 is.
+        let why = unreachable_threshold(90.0, "claude-sonnet-4-6", none).unwrap();
+        assert!(why.contains("83.5%") && why.contains("200k"), "{why}");
+        assert_eq!(unreachable_threshold(75.0, "claude-sonnet-4-6", none), None);
+        assert_eq!(unreachable_threshold(90.0, "claude-opus-4-8", none), None);
+        assert!(unreachable_threshold(97.0, "claude-sonnet-4-6[1m]", none).is_some());
+        let argv = |a: &[&str]| a.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(model_arg(&argv(&["--model", "opus"])), Some("opus"));
+        assert_eq!(model_arg(&argv(&["--model=opus[1m]"])), Some("opus[1m]"));
+        assert_eq!(model_arg(&argv(&["--verbose"])), None);
+    }
+
+    #[test]
+    fn the_stop_hook_joins_the_commands_own_settings() {
+        let s = settings_with_stop_hook(None, "'/bin/forge' hook PostToolUse");
+        assert_eq!(
+            s["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
+            "'/bin/forge' hook PostToolUse"
+        );
+        let user = serde_json::json!({"model": "opus", "hooks": {"PostToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "mine"}]}],
+            "Stop": []}});
+        let s = settings_with_stop_hook(Some(user), "f");
+        assert_eq!(s["model"], "opus");
+        assert_eq!(s["hooks"]["PostToolUse"].as_array().unwrap().len(), 2);
+        assert_eq!(s["hooks"]["PostToolUse"][0]["hooks"][0]["command"], "mine");
+        assert!(s["hooks"]["Stop"].is_array());
+        let s = settings_with_stop_hook(Some(serde_json::json!([1])), "f");
+        assert!(s["hooks"]["PostToolUse"].is_array());
     }
 
     #[test]
@@ -671,6 +1131,32 @@ mod tests {
     }
 
     #[test]
+    fn every_prompt_of_a_chain_fits_in_one_argument() {
+        // A long task (within the limit) and a handoff of 4-byte characters: the
+        // handoff is cut further, at a character boundary, and the prompt fits.
+        let task = "t".repeat(MAX_ARG_BYTES - 20_000);
+        assert!(fits_in_an_argument(&task, "/p/.forge/handoffs/handoff-x.md").is_ok());
+        let handoff = "𝄞".repeat(PROMPT_HANDOFF_CAP);
+        let p = continuation_prompt(&task, &handoff, "/p/.forge/handoffs/handoff-x.md", 3);
+        assert!(p.len() <= MAX_ARG_BYTES, "{}", p.len());
+        assert!(p.contains("cut; the whole handoff") && p.contains(&task));
+        assert!(p.contains("𝄞𝄞"));
+        // A short task keeps the usual cap.
+        let p = continuation_prompt("t", &"a".repeat(100), "/h", 1);
+        assert!(!p.contains("cut"));
+        // A task that leaves no room for a handoff is refused, with the numbers.
+        let huge = "t".repeat(MAX_ARG_BYTES);
+        let e = fits_in_an_argument(&huge, "/h").unwrap_err();
+        assert!(
+            e.contains(&format!("the task is {MAX_ARG_BYTES} bytes")),
+            "{e}"
+        );
+        assert!(e.contains("TASK.md"), "{e}");
+        let edge = "t".repeat(MAX_ARG_BYTES - MIN_HANDOFF_BYTES);
+        assert!(fits_in_an_argument(&edge, "/h").is_err());
+    }
+
+    #[test]
     fn the_command_splits_into_task_and_arguments() {
         let argv = |a: &[&str]| a.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
         let c = parse_command(&argv(&[
@@ -687,20 +1173,53 @@ mod tests {
         assert_eq!(c.program, "claude");
         assert_eq!(c.task, "do it");
         assert_eq!(c.extra, argv(&["--model", "m"]));
+        assert_eq!(c.settings, None);
         assert_eq!(
-            session_args("go", &c.extra),
+            session_args("go", &c.extra, "{}"),
             argv(&[
                 "-p",
-                "go",
                 "--model",
                 "m",
                 "--output-format",
                 "stream-json",
-                "--verbose"
+                "--verbose",
+                "--settings",
+                "{}",
+                "--",
+                "go",
             ])
         );
+        let c = parse_command(&argv(&["claude", "-p", "x", "--settings", "s.json"])).unwrap();
+        assert_eq!(c.settings.as_deref(), Some("s.json"));
+        assert!(c.extra.is_empty());
+        let c = parse_command(&argv(&["claude", "-p", "x", "--settings={}"])).unwrap();
+        assert_eq!(c.settings.as_deref(), Some("{}"));
         assert!(parse_command(&argv(&["claude", "do it"])).is_err());
         assert!(parse_command(&argv(&["claude", "-p", "--model"])).is_err());
+        assert!(parse_command(&argv(&["claude", "-p", "--model", "m", "task"])).is_err());
+        // A task that starts with `-`: with a space it cannot be an option; else
+        // after `--`. The prompt then goes after forge's own `--`.
+        for (args, task) in [
+            (
+                &["claude", "-p", "- fix the flaky test"][..],
+                "- fix the flaky test",
+            ),
+            (&["claude", "-p", "--", "-v"][..], "-v"),
+            (&["claude", "--print", "--", "--help me"][..], "--help me"),
+        ] {
+            let c = parse_command(&argv(args)).unwrap();
+            assert_eq!(c.task, task);
+            assert!(c.extra.is_empty(), "{:?}", c.extra);
+            let a = session_args(&c.task, &c.extra, "{}");
+            assert_eq!(&a[a.len() - 2..], ["--".to_owned(), task.to_owned()]);
+        }
+        assert!(parse_command(&argv(&["claude", "-p", "--"])).is_err());
+        // A `--` of the user's own would make a second prompt.
+        assert!(
+            parse_command(&argv(&["claude", "-p", "x", "--", "y"]))
+                .unwrap_err()
+                .contains("own `--`")
+        );
         assert!(parse_command(&argv(&["claude", "-p", "x", "--resume", "id"])).is_err());
         assert!(parse_command(&[]).is_err());
     }

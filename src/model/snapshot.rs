@@ -184,6 +184,24 @@ impl Snapshot {
             .collect()
     }
 
+    /// The bridge of the session `last-session.json` records, when that session is
+    /// still live at `now` (see [`live_last_session`]): then the record is of its last
+    /// turn, not of an end, and every face says so.
+    pub fn last_session_live(
+        &self,
+        now: DateTime<Utc>,
+        stale_after: chrono::Duration,
+    ) -> Option<&SessionBridge> {
+        let last = self.last_session.as_ref()?;
+        let id = last.session_id.as_deref()?;
+        live_last_session(
+            last,
+            self.sessions.iter().find(|s| s.session_id == id),
+            now,
+            stale_after,
+        )
+    }
+
     /// The branch now, from git facts.
     pub fn branch(&self) -> Option<&str> {
         self.git.as_ref().and_then(|g| g.branch.as_deref())
@@ -214,6 +232,23 @@ pub fn is_live(s: &SessionBridge, now: DateTime<Utc>, stale_after: chrono::Durat
         && last_heard(s).is_some_and(|t| {
             t <= now + chrono::Duration::seconds(CLOCK_SKEW) && now - t <= stale_after
         })
+}
+
+/// `bridge`, when it is the bridge of the session `last` records and that session is
+/// still live: `last` was written at the end of a turn (Stop: not final) and the
+/// session is live by [`is_live`] — the one rule of what is live. Then "Last session:
+/// ended just now · not final" would be about the session running now: the faces say
+/// it is live, with when its last turn ended, and keep "Last session" for one that
+/// ended. A final record, or one whose session is not live (killed, or silent past
+/// `stale_after`), is of an ended session.
+pub fn live_last_session<'a>(
+    last: &LastSession,
+    bridge: Option<&'a SessionBridge>,
+    now: DateTime<Utc>,
+    stale_after: chrono::Duration,
+) -> Option<&'a SessionBridge> {
+    let id = last.session_id.as_deref().filter(|id| !id.is_empty())?;
+    bridge.filter(|b| !last.is_final && b.session_id == id && is_live(b, now, stale_after))
 }
 
 /// [`Snapshot::current_session`] of a list of bridges.

@@ -56,6 +56,25 @@ impl LastSession {
             |t| format!("ended {}", zone.ago_at(now, t)),
         )
     }
+
+    /// The record of a session that is still live (see
+    /// [`crate::model::snapshot::live_last_session`]): written at the end of its last
+    /// turn, so it says when that turn ended — `last turn 2m ago, 11-21 10:12`.
+    pub fn last_turn_words(
+        &self,
+        now: chrono::DateTime<chrono::Utc>,
+        zone: crate::model::time::Zone,
+    ) -> String {
+        crate::model::time::parse_time(&self.ended_at).map_or_else(
+            || {
+                format!(
+                    "last turn at {}",
+                    crate::model::text::single_line(&self.ended_at)
+                )
+            },
+            |t| format!("last turn {}", zone.ago_at(now, t)),
+        )
+    }
 }
 
 /// One line of `logs/compactions.jsonl`: a compaction that happened. Written when
@@ -235,18 +254,39 @@ pub struct SessionBridge {
     pub handoff_written_at: Option<String>,
     /// When this session crossed the handoff threshold.
     pub threshold_crossed_at: Option<String>,
-    /// The uncommitted count Stop last warned the person about (so the warning
-    /// comes when the count changes, not under every reply).
+    /// The uncommitted count when the session started (SessionStart): a tree that
+    /// was already this dirty is not news ([`crate::model::dirty`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dirty_at_start: Option<u64>,
+    /// The floor of the next dirty-tree warning: the uncommitted count Stop last
+    /// warned the person about, lowered when the tree got cleaner since
+    /// ([`crate::model::dirty::decide`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dirty_warned: Option<u64>,
-    /// The work tree's [`GitCache::fingerprint`] when the session started (or when
-    /// its learning was last done): Stop compares against it.
+    /// The work tree's [`GitCache::fingerprint`] at the turn's first command (Bash):
+    /// the end of the turn compares against it, then clears it
+    /// ([`crate::model::learn`]). `None`: no command ran in this turn.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub git_baseline: Option<String>,
+    pub command_baseline: Option<String>,
     /// The session ran a file-editing tool (Edit, Write, MultiEdit, NotebookEdit) on
     /// a file of the project since its baseline.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub files_edited: bool,
+    /// The Claude Code process of the session (`$CLAUDE_PID` of its hooks), and its
+    /// start time in clock ticks since boot (`/proc/<pid>/stat`), so a pid reused by
+    /// another process is not taken for it: a session whose process is gone has
+    /// ended, whatever its last event said (a client killed with `kill -9` runs no
+    /// SessionEnd hook).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_pid: Option<u32>,
+    /// See [`SessionBridge::client_pid`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_started: Option<u64>,
+    /// How many handoffs led to this session (0: it started fresh; one more than
+    /// the session whose handoff it resumed; a `forge run` chain's count), for the
+    /// `handoff_count` of `[[on_session_start]]`'s payload. Set by SessionStart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chain_handoffs: Option<u64>,
     /// Last update of this file (ISO 8601 UTC).
     pub updated_at: Option<String>,
 }
@@ -264,6 +304,22 @@ impl SessionBridge {
         self.used_percentage
             .or_else(|| self.readings.last().map(|r| r.pct))
             .map(super::transcript::round_pct)
+    }
+
+    /// Marks the session ended when its recorded client process is gone (`gone`
+    /// answers for a pid and start time); returns whether it did. The views call
+    /// this after reading the bridge, so a killed client leaves them within one
+    /// refresh.
+    pub fn end_if_client_gone(&mut self, gone: impl Fn(u32, u64) -> bool) -> bool {
+        let (Some(pid), Some(started)) = (self.client_pid, self.client_started) else {
+            return false;
+        };
+        if self.attention == Some(Attention::Ended) || !gone(pid, started) {
+            return false;
+        }
+        self.attention = Some(Attention::Ended);
+        self.attention_message = Some("its Claude Code process is gone".to_owned());
+        true
     }
 
     /// Adds a reading unless it repeats the last one; drops the oldest past the cap.
@@ -475,6 +531,27 @@ mod tests {
         );
         assert!(old.is_newer_than(&at("garbage", "main", 0)));
         assert!(!at("garbage", "main", 0).is_newer_than(&old));
+    }
+
+    #[test]
+    fn a_session_ends_when_its_recorded_client_is_gone_and_only_then() {
+        let mut b = SessionBridge {
+            attention: Some(Attention::WaitingInput),
+            ..SessionBridge::default()
+        };
+        // Nothing recorded: nothing claimed.
+        assert!(!b.end_if_client_gone(|_, _| true));
+        b.client_pid = Some(42);
+        b.client_started = Some(7);
+        assert!(!b.end_if_client_gone(|_, _| false));
+        assert_eq!(b.attention, Some(Attention::WaitingInput));
+        assert!(b.end_if_client_gone(|pid, started| pid == 42 && started == 7));
+        assert_eq!(b.attention, Some(Attention::Ended));
+        assert_eq!(
+            b.attention_message.as_deref(),
+            Some("its Claude Code process is gone")
+        );
+        assert!(!b.end_if_client_gone(|_, _| true), "once");
     }
 
     #[test]

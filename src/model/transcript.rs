@@ -190,6 +190,71 @@ where
     TailScan::Nothing
 }
 
+/// Whether the turn's reply is already in `lines` (a transcript's tail, in file
+/// order): the last main-chain user or assistant record is an assistant record
+/// whose text starts with `head` (trimmed, at most [`REPLY_HEAD_CHARS`] characters
+/// compared; any text when `head` is `None`), and, with `prompt_id`, the nearest
+/// user record before it carries that `promptId` (so the same words replied to an
+/// earlier prompt do not count). `None` when that cannot be told from what is in
+/// view (read further). The client writes the transcript asynchronously: at Stop,
+/// the turn's records may not be there yet.
+pub fn reply_written<'a, I>(lines: I, head: Option<&str>, prompt_id: Option<&str>) -> Option<bool>
+where
+    I: DoubleEndedIterator<Item = &'a str>,
+{
+    let want: Option<String> = head.map(|h| h.trim().chars().take(REPLY_HEAD_CHARS).collect());
+    let mut reply_seen = false;
+    for line in lines.rev() {
+        let user = line.contains("\"type\":\"user\"");
+        if !user && !line.contains("\"type\":\"assistant\"") {
+            continue;
+        }
+        let Ok(rec) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if is_sidechain(&rec) {
+            continue;
+        }
+        match rec.get("type").and_then(Value::as_str) {
+            Some("user") if !reply_seen => return Some(false),
+            Some("user") => {
+                let Some(id) = rec.get("promptId").and_then(Value::as_str) else {
+                    continue;
+                };
+                return Some(prompt_id.is_none_or(|p| p == id));
+            }
+            Some("assistant") if !reply_seen => {
+                let text: String = rec
+                    .pointer("/message/content")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                    .filter_map(|b| b.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                let got: String = text.trim().chars().take(REPLY_HEAD_CHARS).collect();
+                let matches = match &want {
+                    Some(w) => !w.is_empty() && got == *w,
+                    None => !got.is_empty(),
+                };
+                if !matches {
+                    return Some(false);
+                }
+                if prompt_id.is_none() {
+                    return Some(true);
+                }
+                reply_seen = true;
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// How many characters of a reply [`reply_written`] compares.
+pub const REPLY_HEAD_CHARS: usize = 200;
+
 /// What a session should re-read after a compaction, from its transcript facts: the
 /// files it edited (newest first), then the files it read (newest first), each once.
 /// The caller drops what is not a file on disk (search folders, deleted files).
@@ -426,15 +491,33 @@ fn user_request(rec: &Value) -> Option<String> {
         _ => return None,
     };
     let trimmed = text.trim();
-    // Slash-command plumbing (`/compact`, `/clear`, their output) is not a request.
+    // Slash-command plumbing (`/compact`, `/clear`, their output) is not a request,
+    // and neither is what the client writes in the person's name.
     if trimmed.is_empty()
         || trimmed.starts_with("<command-name>")
         || trimmed.starts_with("<command-message>")
         || trimmed.starts_with("<local-command-")
+        || is_synthetic_user_text(trimmed)
     {
         return None;
     }
     Some(trimmed.to_owned())
+}
+
+/// A user message the client writes itself, not the person (seen with 2.1.330,
+/// tests/fixtures/stream-json): the interruption markers it adds when a session is
+/// ended mid-reply (`[Request interrupted by user]`, `… for tool use]`, and the one
+/// for an agent cut short), the text of a refused tool call, and "No response
+/// requested.".
+pub fn is_synthetic_user_text(text: &str) -> bool {
+    const SYNTHETIC: [&str; 4] = [
+        "[Request interrupted",
+        "The user doesn't want to proceed with this tool use",
+        "The user doesn't want to take this action right now",
+        "No response requested.",
+    ];
+    let t = text.trim_start();
+    SYNTHETIC.iter().any(|s| t.starts_with(s))
 }
 
 /// Which todo source was used last.
@@ -647,6 +730,70 @@ pub fn extract_facts<'a>(lines: impl Iterator<Item = &'a str>) -> TranscriptFact
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_turns_reply_is_written_when_its_prompt_and_text_are_the_last_records() {
+        let user = |text: &str, prompt: &str| {
+            json!({"type":"user","promptId":prompt,"message":{"role":"user","content":text}})
+                .to_string()
+        };
+        let reply = |text: &str| {
+            json!({"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":text}]}})
+                .to_string()
+        };
+        let summary = json!({"type":"system","subtype":"stop_hook_summary"}).to_string();
+        let turn1 = [user("first", "p1"), reply("OK."), summary.clone()];
+        let lines = |v: &[String]| v.to_vec();
+        // The second turn's reply is the same words: not written until its prompt is.
+        let t = lines(&turn1);
+        let at =
+            |t: &[String], head, prompt| reply_written(t.iter().map(String::as_str), head, prompt);
+        assert_eq!(at(&t, Some("OK."), Some("p1")), Some(true));
+        assert_eq!(at(&t, Some("OK."), Some("p2")), Some(false));
+        let mut t2 = t.clone();
+        t2.push(user("second", "p2"));
+        assert_eq!(
+            at(&t2, Some("OK."), Some("p2")),
+            Some(false),
+            "the prompt, no reply yet"
+        );
+        t2.push(reply("OK."));
+        assert_eq!(at(&t2, Some("OK."), Some("p2")), Some(true));
+        assert_eq!(at(&t2, Some("Something else"), Some("p2")), Some(false));
+        // Without a prompt id, the text alone; without either line in view, unknown.
+        assert_eq!(at(&t2, Some("OK."), None), Some(true));
+        assert_eq!(at(&[summary], Some("OK."), Some("p1")), None);
+    }
+
+    #[test]
+    fn the_clients_own_interruption_messages_are_not_the_last_request() {
+        // Recorded from the real client (tests/fixtures/stream-json/README.md): a
+        // session ended mid-reply has the client's interruption marker (and, before
+        // the tool result, its refusal text) after the person's request.
+        for text in [
+            include_str!(
+                "../../tests/fixtures/stream-json/interrupted-before-tool-result.transcript.jsonl"
+            ),
+            include_str!(
+                "../../tests/fixtures/stream-json/interrupted-after-tool-result.transcript.jsonl"
+            ),
+        ] {
+            assert!(text.contains("[Request interrupted by user"), "the premise");
+            let facts = extract_facts(text.lines());
+            assert_eq!(facts.last_request.as_deref(), Some("RECORD-CUT please"));
+        }
+        for synthetic in [
+            "[Request interrupted by user]",
+            "[Request interrupted by user for tool use]",
+            "The user doesn't want to proceed with this tool use. The tool use was rejected",
+            "No response requested.",
+        ] {
+            assert!(is_synthetic_user_text(synthetic), "{synthetic}");
+        }
+        assert!(!is_synthetic_user_text(
+            "Request the interrupted build again"
+        ));
+    }
     use serde_json::json;
 
     fn assistant(id: &str, input: u64, cc: u64, cr: u64, out: u64) -> String {

@@ -13,10 +13,22 @@ const CHAIN_CAP: u64 = 1 << 20;
 /// The most chain files listed.
 const LIST_CAP: usize = 200;
 
-/// Writes `chain` (atomic: a reader sees the old file or the new one).
+/// Writes `chain` (atomic: a reader sees the old file or the new one), its task
+/// redacted: the file is read back by `forge status`, `forge log` and the dashboard,
+/// and nothing reads the task from it to run it (the relay keeps the task it was
+/// given in memory).
 pub fn write(paths: &Paths, chain: &Chain) -> io::Result<()> {
     safe::create_dir_all(&paths.chains())?;
-    super::write_json(&paths.chain(&chain.id), chain)
+    match crate::model::redact::redact_cow(&chain.task) {
+        std::borrow::Cow::Borrowed(_) => super::write_json(&paths.chain(&chain.id), chain),
+        std::borrow::Cow::Owned(task) => {
+            let shown = Chain {
+                task,
+                ..chain.clone()
+            };
+            super::write_json(&paths.chain(&chain.id), &shown)
+        }
+    }
 }
 
 /// The chain whose first session is `id`.

@@ -11,6 +11,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use super::{Paths, read_json, read_text, safe, write_atomic, write_json};
 use crate::env::Env;
 use crate::model::handoff::HandoffKind;
+use crate::model::outcome::Outcome;
 use crate::model::state::{
     EventLine, GitCache, LastSession, PreCompactState, ResumeOrigin, SessionBridge, WorkflowState,
 };
@@ -114,7 +115,25 @@ pub fn update_bridge_within(
 }
 
 /// Appends one line to `logs/events.jsonl` (capped, rotated).
+/// Outcomes that carry text from outside forge are redacted first
+/// ([`crate::model::outcome::Outcome::redacted`]); a call whose outcomes are forge's
+/// own words (every `PreToolUse`, most calls) is written without a look.
 pub fn append_event(paths: &Paths, line: &EventLine) -> io::Result<()> {
+    let redacted;
+    let line = if line.outcomes.iter().any(Outcome::carries_outside_text) {
+        redacted = EventLine {
+            outcomes: line
+                .outcomes
+                .iter()
+                .cloned()
+                .map(Outcome::redacted)
+                .collect(),
+            ..line.clone()
+        };
+        &redacted
+    } else {
+        line
+    };
     let text = serde_json::to_string(line).map_err(io::Error::other)?;
     super::append_line_capped(&paths.events(), &text, super::EVENTS_CAP)
 }
@@ -128,8 +147,8 @@ pub fn read_marker(path: &Path) -> Option<PathBuf> {
     read_marker_with_origin(path).map(|(p, _)| p)
 }
 
-/// Reads a pending-resume marker: the absolute path of the handoff, then a second
-/// line `chosen` or `auto` (who made it pending). The path's bytes are kept exactly —
+/// Reads a pending-resume marker: the absolute path of the handoff, then (in the
+/// project's marker) a second line `chosen` or `auto` (who made it pending). The path's bytes are kept exactly —
 /// only the last line is the origin — so any path, one with a newline or trailing
 /// spaces in a folder name, or not UTF-8, reads back as it was written. A marker of
 /// an older forge (the path and one newline) reads as chosen.
@@ -151,13 +170,22 @@ pub fn read_marker_with_origin(path: &Path) -> Option<(PathBuf, ResumeOrigin)> {
     p.is_absolute().then_some((p, origin))
 }
 
-/// The marker's content for `target`: its bytes, a newline, the origin and a newline
-/// (see [`read_marker_with_origin`]).
+/// The project marker's content for `target`: its bytes, a newline, the origin and a
+/// newline (see [`read_marker_with_origin`]).
 fn marker_bytes(target: &Path, origin: ResumeOrigin) -> Vec<u8> {
+    let mut bytes = global_marker_bytes(target);
+    bytes.extend_from_slice(origin.as_str().as_bytes());
+    bytes.push(b'\n');
+    bytes
+}
+
+/// The global marker's content for `target`: its bytes and a newline, nothing more —
+/// scripts written for the seed's format run `cat "$(cat ~/.claude/pending-resume)"`
+/// (DESIGN.md). Who made it pending lives in the project's marker only; a global
+/// marker alone reads as chosen.
+fn global_marker_bytes(target: &Path) -> Vec<u8> {
     use std::os::unix::ffi::OsStrExt;
     let mut bytes = target.as_os_str().as_bytes().to_vec();
-    bytes.push(b'\n');
-    bytes.extend_from_slice(origin.as_str().as_bytes());
     bytes.push(b'\n');
     bytes
 }
@@ -209,7 +237,7 @@ pub struct Markers {
 
 /// Makes `target` the pending resume: writes its canonical path (symlinks and `..`
 /// resolved, so markers written from different folders compare equal) to
-/// `.forge/pending-resume` and to `~/.claude/pending-resume`.
+/// `.forge/pending-resume` with its origin, and to `~/.claude/pending-resume` bare.
 ///
 /// `Err` when the project's marker cannot be written (then nothing is pending). A
 /// failure of the global marker is reported in [`Markers::global_error`], and an
@@ -222,13 +250,12 @@ pub fn write_pending_resume(
     origin: ResumeOrigin,
 ) -> io::Result<Markers> {
     let abs = std::fs::canonicalize(target).or_else(|_| std::path::absolute(target))?;
-    let bytes = marker_bytes(&abs, origin);
     let mut written = Vec::new();
-    write_atomic(&paths.pending_resume(), &bytes)?;
+    write_atomic(&paths.pending_resume(), &marker_bytes(&abs, origin))?;
     written.push(paths.pending_resume());
     let mut global_error = None;
     if let Some(global) = env.global_pending_resume() {
-        match write_atomic(&global, &bytes) {
+        match write_atomic(&global, &global_marker_bytes(&abs)) {
             Ok(()) => written.push(global),
             Err(e) => {
                 if read_marker(&global).is_some_and(|m| resume_target(paths, &m).is_some()) {
@@ -491,6 +518,39 @@ mod tests {
     use super::*;
 
     #[test]
+    fn event_lines_are_stored_with_outside_text_redacted() {
+        let t = tempfile::tempdir().unwrap();
+        let p = Paths::new(t.path());
+        std::fs::create_dir_all(p.logs()).unwrap();
+        let key = "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s";
+        let line = EventLine {
+            time: "2026-11-21T10:00:00Z".into(),
+            event: "Stop".into(),
+            session: Some("s1".into()),
+            facts: serde_json::Map::new(),
+            outcomes: vec![
+                Outcome::StopBlocked {
+                    reason: format!("push with {key}"),
+                },
+                Outcome::UserHookFailed {
+                    hook: "on_threshold".into(),
+                    command: format!("curl -H 'Authorization: Bearer {key}' https://x"),
+                    why: "exited with 7".into(),
+                },
+                Outcome::FlagSet {
+                    flag: "learn-pending".into(),
+                    why: String::new(),
+                },
+            ],
+        };
+        append_event(&p, &line).unwrap();
+        let text = std::fs::read_to_string(p.events()).unwrap();
+        assert!(!text.contains("R4nd0mT0k3n"), "{text}");
+        assert!(text.contains("push with [REDACTED]"), "{text}");
+        assert!(text.contains("\"flag\":\"learn-pending\""), "{text}");
+    }
+
+    #[test]
     fn old_session_files_are_pruned() {
         let t = tempfile::tempdir().unwrap();
         let p = Paths::new(t.path());
@@ -611,6 +671,25 @@ mod tests {
             assert_eq!(
                 read_marker_with_origin(&paths.pending_resume()),
                 Some((h.canonicalize().unwrap(), origin))
+            );
+        }
+        // The global marker holds the bare path and a newline, whatever the origin
+        // (the project's marker keeps it).
+        {
+            use std::os::unix::ffi::OsStrExt;
+            write_pending_resume(&paths, &env, &h, ResumeOrigin::Auto).unwrap();
+            let global = env.global_pending_resume().unwrap();
+            let mut bare = h.canonicalize().unwrap().as_os_str().as_bytes().to_vec();
+            bare.push(b'\n');
+            assert_eq!(std::fs::read(&global).unwrap(), bare);
+            assert_eq!(read_marker(&global), Some(h.canonicalize().unwrap()));
+            // The two-line form the previous version wrote there still reads.
+            let mut two = bare.clone();
+            two.extend_from_slice(b"auto\n");
+            std::fs::write(&global, two).unwrap();
+            assert_eq!(
+                read_marker_with_origin(&global),
+                Some((h.canonicalize().unwrap(), ResumeOrigin::Auto))
             );
         }
         // A marker of an older forge (the path alone) reads as chosen.

@@ -21,10 +21,12 @@ pub mod files;
 pub mod handoffs;
 pub mod memory;
 pub mod paths;
+pub mod process;
 pub mod registry;
 pub mod safe;
 pub mod sessions;
 pub mod transcript;
+pub mod trust;
 
 use std::fs;
 use std::io::{self, Read, Seek, SeekFrom, Write};

@@ -319,10 +319,146 @@ pub fn check_dir(path: &Path) -> Result<(), Refusal> {
     })
 }
 
+/// What [`check_inside`] expects at the end of a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Want {
+    /// A regular file.
+    File,
+    /// A folder.
+    Dir,
+}
+
+/// Checks `path`, inside `root`, the way `forge init` needs it before it reads or
+/// writes there: nothing below `root` is followed. Every folder on the way must be a
+/// real folder (not a symbolic link) of yours that others cannot write to
+/// ([`judge_dir`]), and `path` itself must be missing or a `want` of yours (a regular
+/// file — not a link, FIFO or device — or such a folder). Each component is
+/// `lstat`ed; the first one missing ends the check (forge creates the rest). `Err`
+/// names the offending path and says why and what to do.
+pub fn check_inside(root: &Path, path: &Path, want: Want) -> Result<(), Refusal> {
+    let refuse = |path: &Path, reason: String| Refusal {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let rel = path
+        .strip_prefix(root)
+        .map_err(|_| refuse(path, format!("it is not inside {}", root.display())))?;
+    let parts: Vec<_> = rel.components().collect();
+    if !parts
+        .iter()
+        .all(|p| matches!(p, std::path::Component::Normal(_)))
+    {
+        return Err(refuse(
+            path,
+            "it is not a plain path inside the project".into(),
+        ));
+    }
+    let mut cur = root.to_path_buf();
+    for (i, part) in parts.iter().enumerate() {
+        cur.push(part);
+        let meta = match fs::symlink_metadata(&cur) {
+            Ok(m) => m,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(refuse(&cur, format!("cannot check it: {e}"))),
+        };
+        let last = i + 1 == parts.len();
+        let shown = cur.display().to_string();
+        if meta.file_type().is_symlink() {
+            let to = fs::read_link(&cur)
+                .map(|t| format!(" (to {})", t.display()))
+                .unwrap_or_default();
+            return Err(refuse(
+                &cur,
+                format!(
+                    "it is a symbolic link{to}, and forge does not follow links out of the project: replace it with a real {} (or remove it) and run the command again",
+                    if last && want == Want::File {
+                        "file"
+                    } else {
+                        "folder"
+                    }
+                ),
+            ));
+        }
+        if last && want == Want::File {
+            if !meta.file_type().is_file() {
+                return Err(refuse(
+                    &cur,
+                    format!(
+                        "it is {}, not a regular file: move it away and run the command again",
+                        kind_of(meta.file_type())
+                    ),
+                ));
+            }
+            if meta.uid() != euid() {
+                return Err(refuse(
+                    &cur,
+                    format!(
+                        "it belongs to uid {}, not to you (uid {}): forge does not rewrite someone else's file",
+                        meta.uid(),
+                        euid()
+                    ),
+                ));
+            }
+            return Ok(());
+        }
+        judge_dir(DirFacts::of(&meta), euid(), &shown).map_err(|reason| refuse(&cur, reason))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn check_inside_follows_nothing_below_the_root() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("p");
+        let outside = t.path().join("outside");
+        std::fs::create_dir_all(root.join(".claude")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        let ok = |rel: &str, want| check_inside(&root, &root.join(rel), want);
+        assert!(ok(".gitignore", Want::File).is_ok(), "missing is fine");
+        assert!(ok(".claude/settings.json", Want::File).is_ok());
+        assert!(ok("new/deeper/file", Want::File).is_ok());
+        std::fs::write(root.join(".gitignore"), "x").unwrap();
+        assert!(ok(".gitignore", Want::File).is_ok());
+        assert!(
+            ok(".gitignore", Want::Dir).is_err(),
+            "a file where a folder goes"
+        );
+        // A link anywhere on the way, to a file or to a folder.
+        std::fs::remove_file(root.join(".gitignore")).unwrap();
+        std::os::unix::fs::symlink("/proc/self/environ", root.join(".gitignore")).unwrap();
+        let e = ok(".gitignore", Want::File).unwrap_err();
+        assert_eq!(e.path, root.join(".gitignore"));
+        assert!(
+            e.reason.contains("symbolic link (to /proc/self/environ)"),
+            "{e}"
+        );
+        std::fs::remove_dir(root.join(".claude")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join(".claude")).unwrap();
+        let e = ok(".claude/commands/x.md", Want::File).unwrap_err();
+        assert_eq!(e.path, root.join(".claude"), "names the link, not the file");
+        assert!(ok(".claude", Want::Dir).is_err());
+        // A FIFO where a file goes, and a folder others may write to.
+        std::fs::remove_file(root.join(".claude")).unwrap();
+        std::fs::create_dir(root.join(".claude")).unwrap();
+        mkfifo(&root.join(".claude/settings.json"));
+        let e = ok(".claude/settings.json", Want::File).unwrap_err();
+        assert!(e.reason.contains("a FIFO"), "{e}");
+        std::fs::set_permissions(root.join(".claude"), fs::Permissions::from_mode(0o777)).unwrap();
+        assert!(
+            ok(".claude/x", Want::File)
+                .unwrap_err()
+                .reason
+                .contains("anyone")
+        );
+        // Nothing outside the root, nothing with `..`.
+        assert!(check_inside(&root, &outside.join("x"), Want::File).is_err());
+        assert!(ok("a/../../outside/x", Want::File).is_err());
+    }
 
     fn mkfifo(path: &Path) {
         let ok = std::process::Command::new("mkfifo")

@@ -13,7 +13,9 @@ const MAX_SESSIONS: usize = 50;
 /// How many bridge file names [`known_ids`] reads at most.
 const MAX_IDS: usize = 10_000;
 
-/// The session bridges of the project, most recently updated first (at most 50).
+/// The session bridges of the project, most recently updated first (at most 50),
+/// each marked ended when its client process is gone (see
+/// [`SessionBridge::end_if_client_gone`]).
 pub fn load_sessions(paths: &Paths) -> Vec<SessionBridge> {
     let Ok(read) = fs::read_dir(paths.sessions()) else {
         return Vec::new();
@@ -43,6 +45,11 @@ pub fn load_sessions(paths: &Paths) -> Vec<SessionBridge> {
         .filter_map(|(_, p)| super::read_json::<SessionBridge>(&p))
         .filter(|b| !b.session_id.is_empty())
         .collect();
+    // A session whose client process is gone (killed, crashed) ran no SessionEnd:
+    // it has ended all the same.
+    for b in &mut out {
+        b.end_if_client_gone(super::process::is_gone);
+    }
     out.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
     out
 }

@@ -6,6 +6,7 @@
 //!   size.
 //! - [`read_facts`] reads at most the last [`FACTS_CAP`] bytes for a handoff and says
 //!   whether the file was cut.
+//! - [`read_conversation`] reads the same tail for the dashboard's pager.
 //! - [`count_compactions`] streams the file (at most [`COUNT_CAP`] bytes) in fixed
 //!   chunks and byte-searches them for `compact_boundary`: only a line holding those
 //!   bytes is parsed (a line longer than [`LINE_MAX`] is skipped, not gathered), so
@@ -80,6 +81,29 @@ pub fn tail_context(path: &Path) -> TailScan {
     }
 }
 
+/// Whether the transcript at `path` already holds the turn's reply (see
+/// [`transcript::reply_written`]), reading its end as [`tail_context`]
+/// does. A file that cannot be read holds nothing.
+pub fn reply_written(path: &Path, head: Option<&str>, prompt_id: Option<&str>) -> bool {
+    let Ok((mut file, meta)) = safe::open_read_meta(path, Follow::Yes) else {
+        return false;
+    };
+    let len = meta.len();
+    let mut window = TAIL_START;
+    loop {
+        let Ok((text, cut)) = read_tail(&mut file, len, window) else {
+            return false;
+        };
+        if let Some(found) = transcript::reply_written(text.lines(), head, prompt_id) {
+            return found;
+        }
+        if !cut || window >= TAIL_MAX {
+            return false;
+        }
+        window = (window * 4).min(TAIL_MAX);
+    }
+}
+
 /// Handoff facts from the last [`FACTS_CAP`] bytes of the transcript; the flag says
 /// the file was longer (so older todos or files may be missing).
 pub fn read_facts(path: &Path) -> io::Result<(TranscriptFacts, bool)> {
@@ -92,6 +116,15 @@ pub fn read_facts_capped(path: &Path, cap: u64) -> io::Result<(TranscriptFacts, 
     let len = file.metadata()?.len();
     let (text, cut) = read_tail(&mut file, len, cap)?;
     Ok((transcript::extract_facts(text.lines()), cut))
+}
+
+/// The conversation of the transcript at `path`, as a person reads it
+/// ([`crate::model::conversation`]), from its last [`FACTS_CAP`] bytes.
+pub fn read_conversation(path: &Path, zone: crate::model::time::Zone) -> io::Result<String> {
+    let mut file = safe::open_read(path, Follow::Yes)?;
+    let len = file.metadata()?.len();
+    let (text, cut) = read_tail(&mut file, len, FACTS_CAP)?;
+    Ok(crate::model::conversation::render(text.lines(), zone, cut))
 }
 
 /// Counts `compact_boundary` records, streaming at most `cap` bytes. Returns the

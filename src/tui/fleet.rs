@@ -30,7 +30,7 @@ pub type Opener<'a> = dyn Fn(&Path) -> Result<(Model, Session), String> + 'a;
 
 /// Reads the registry for the list: its contents, or why they cannot be read.
 pub fn read(file: &Path) -> Result<crate::model::fleet::Registry, String> {
-    registry::read(file).map_err(|e| e.to_string())
+    registry::read_for_views(file).map_err(|e| e.to_string())
 }
 
 /// The registry file's identity and size and time: when they move, it is re-read.
@@ -54,15 +54,21 @@ pub fn run(
     mut model: FleetModel,
     no_color: bool,
     open: &Opener<'_>,
+    switch: &Switcher<'_>,
 ) -> anyhow::Result<Option<i32>> {
-    Screen::run(|screen| fleet_loop(screen, &mut model, no_color, open))
+    Screen::run(|screen| fleet_loop(screen, &mut model, no_color, open, switch))
 }
+
+/// Takes the tmux client to a session's pane (`%N`, on the server of that socket):
+/// its `session:window.pane`, or why not.
+pub type Switcher<'a> = dyn Fn(&str, Option<&str>) -> Result<String, String> + 'a;
 
 fn fleet_loop(
     screen: &mut Screen,
     model: &mut FleetModel,
     no_color: bool,
     open: &Opener<'_>,
+    switch: &Switcher<'_>,
 ) -> anyhow::Result<Option<i32>> {
     let file: PathBuf = model.registry_path.clone();
     let mut seen = stamp(&file);
@@ -98,12 +104,15 @@ fn fleet_loop(
         let had_notice = model.notice.is_some();
         update(model, FleetEvent::Tick(Utc::now()));
         dirty |= had_notice && model.notice.is_none();
-        if Instant::now() >= next_tick {
+        let ticked = Instant::now() >= next_tick;
+        if ticked {
             next_tick = Instant::now() + TICK;
             dirty = true;
         }
         let now_stamp = stamp(&file);
-        if now_stamp != seen {
+        // Read again when the file moved, and at every tick: a killed client writes
+        // nothing, and its session leaves the list when its process is found gone.
+        if now_stamp != seen || ticked {
             seen = now_stamp;
             update(model, FleetEvent::Loaded(read(&file)));
             dirty = true;
@@ -113,8 +122,8 @@ fn fleet_loop(
             match ev {
                 LoopEvent::Signal(sig) => return Ok(Some(sig)),
                 LoopEvent::Input(ct::Event::Key(k)) if k.kind == KeyEventKind::Press => {
-                    if let Some(action) =
-                        key_of(k.code, k.modifiers).and_then(|key| action_for(model.mode, key))
+                    if let Some(action) = key_of(k.code, k.modifiers)
+                        .and_then(|key| action_for(model.mode, None, key))
                     {
                         effects.extend(update(model, FleetEvent::Action(action)));
                         dirty = true;
@@ -133,6 +142,11 @@ fn fleet_loop(
                 FleetEffect::Quit => return Ok(None),
                 FleetEffect::Suspend => {
                     suspend_self(&mut screen.terminal, &screen.input);
+                    dirty = true;
+                }
+                FleetEffect::SwitchToPane { pane, socket } => {
+                    let result = switch(&pane, socket.as_deref());
+                    update(model, FleetEvent::Switched(result));
                     dirty = true;
                 }
                 FleetEffect::Open(root) => {

@@ -254,8 +254,10 @@ pub fn run_effects(model: &mut Model, s: &Session, effects: Vec<Effect>) -> Vec<
     while let Some(fx) = queue.pop() {
         let more = match fx {
             Effect::LoadPreview(path) => {
+                // A handoff an agent or a person wrote may hold what forge's own
+                // never do: redacted as it is shown, like every text that leaves.
                 let text = store::read_capped(&path, PREVIEW_CAP)
-                    .map(|b| String::from_utf8_lossy(&b).into_owned());
+                    .map(|b| crate::model::redact::redact(&String::from_utf8_lossy(&b)));
                 dashboard::update(model, Event::PreviewLoaded { path, text })
             }
             Effect::WritePendingResume(target) => {
@@ -459,6 +461,11 @@ fn event_loop(
             dashboard::update(model, Event::Tick(Utc::now()));
             if Instant::now() >= next_tick {
                 next_tick = Instant::now() + TICK;
+                // A killed client writes nothing the watcher could see: its session
+                // ends in the view when its process is found gone, at the tick.
+                for b in &mut model.snapshot.sessions {
+                    b.end_if_client_gone(crate::store::process::is_gone);
+                }
             }
             dirty = true;
             continue;
@@ -505,24 +512,32 @@ fn event_loop(
                 Effect::Quit => return Ok(None),
                 Effect::OpenEditor(path) => {
                     let result =
-                        suspend_for_editor(terminal, input, s.env.editor.as_deref(), &path);
+                        suspend_for_editor(terminal, input, &s.env, s.env.editor.as_deref(), &path);
                     let more = dashboard::update(model, Event::EditorClosed(result));
                     run_effects(model, s, more);
                     dirty = true;
                 }
                 Effect::OpenTranscript(path) => {
-                    let result = match transcript_to_show(&s.env, &path) {
-                        Ok(file) => {
+                    // The conversation, readable (never the raw .jsonl), in a private
+                    // temporary file the pager opens; it is removed when the pager
+                    // returns.
+                    let result = transcript_to_show(&s.env, &path)
+                        .and_then(|file| conversation_file(&file, model.zone))
+                        .and_then(|file| {
                             let program = s
                                 .env
                                 .pager
                                 .clone()
                                 .or_else(|| s.env.editor.clone())
                                 .or_else(|| s.env.find_program("less").map(|_| "less".to_owned()));
-                            suspend_for_editor(terminal, input, program.as_deref(), &file)
-                        }
-                        Err(e) => Err(e),
-                    };
+                            suspend_for_editor(
+                                terminal,
+                                input,
+                                &s.env,
+                                program.as_deref(),
+                                file.path(),
+                            )
+                        });
                     let more = dashboard::update(model, Event::EditorClosed(result));
                     run_effects(model, s, more);
                     dirty = true;
@@ -535,7 +550,8 @@ fn event_loop(
                     dirty = true;
                 }
                 Effect::Copy(text) => {
-                    let result = osc52_copy(&text).map(|()| text).map_err(|e| e.to_string());
+                    // The notice names what reached the clipboard: the clean text.
+                    let result = osc52_copy(&text).map_err(|e| e.to_string());
                     dashboard::update(model, Event::Copied(result));
                     dirty = true;
                 }
@@ -617,7 +633,7 @@ pub fn reload(model: &mut Model, paths: &Paths, pending: &Pending) -> Vec<Effect
 fn action_of(ev: &ct::Event, model: &Model, terminal: &DefaultTerminal) -> Option<Action> {
     match ev {
         ct::Event::Key(k) if k.kind == KeyEventKind::Press => {
-            dashboard::action_for(model.mode, key_of(k.code, k.modifiers)?)
+            dashboard::action_for(model.mode, Some(model.focus), key_of(k.code, k.modifiers)?)
         }
         ct::Event::Mouse(m) => {
             let size = terminal.size().ok()?;
@@ -699,6 +715,7 @@ fn away_from_terminal<T>(
 fn suspend_for_editor(
     terminal: &mut DefaultTerminal,
     input: &Input,
+    env: &Env,
     editor: Option<&str>,
     path: &Path,
 ) -> Result<(), String> {
@@ -710,9 +727,15 @@ fn suspend_for_editor(
     };
     // Through the shell, so an $EDITOR with arguments ("code -w") works; the path is
     // passed as "$1", never spliced into the command text.
+    // `sh` from an absolute folder of PATH, and the editor's name looked up only in
+    // those: never a `./sh` or `./vim` of the project.
+    let sh = env.resolve_program("sh")?;
     let status = away_from_terminal(terminal, input, || {
-        std::process::Command::new("sh")
-            .arg("-c")
+        let mut cmd = std::process::Command::new(&sh);
+        if let Some(p) = env.absolute_path_var() {
+            cmd.env("PATH", p);
+        }
+        cmd.arg("-c")
             .arg(format!("{editor} \"$1\""))
             .arg("forge-editor")
             .arg(path)
@@ -746,13 +769,46 @@ fn transcript_to_show(env: &Env, path: &Path) -> Result<PathBuf, String> {
     Ok(path.to_path_buf())
 }
 
-/// Puts `text` on the clipboard through the terminal (OSC 52), which works over ssh
-/// and in tmux with `set-clipboard on`.
-fn osc52_copy(text: &str) -> io::Result<()> {
+/// The conversation of the transcript at `path` ([`crate::model::conversation`]:
+/// cleaned and redacted), written to a new private temporary file (`0600`, removed
+/// when the handle is dropped) for the pager.
+fn conversation_file(
+    path: &Path,
+    zone: crate::model::time::Zone,
+) -> Result<tempfile::NamedTempFile, String> {
     use std::io::Write as _;
+    let text = store::transcript::read_conversation(path, zone)
+        .map_err(|e| format!("could not read the transcript: {e}"))?;
+    let mut file = tempfile::Builder::new()
+        .prefix("forge-conversation-")
+        .suffix(".txt")
+        .tempfile()
+        .map_err(|e| format!("could not write the conversation for the pager: {e}"))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.flush())
+        .map_err(|e| format!("could not write the conversation for the pager: {e}"))?;
+    Ok(file)
+}
+
+/// Puts `text` on the clipboard through the terminal (OSC 52), which works over ssh
+/// and in tmux with `set-clipboard on`; returns what was copied.
+fn osc52_copy(text: &str) -> io::Result<String> {
+    use std::io::Write as _;
+    let (sequence, copied) = osc52_sequence(text);
     let mut out = io::stdout();
-    write!(out, "\x1b]52;c;{}\x07", base64(text.as_bytes()))?;
-    out.flush()
+    out.write_all(sequence.as_bytes())?;
+    out.flush()?;
+    Ok(copied)
+}
+
+/// The OSC 52 sequence that copies `text`, and the text it copies: the one-line
+/// sanitiser's output ([`crate::model::text::single_line`]), whoever asked. The
+/// clipboard is an exit like the screen: a pasted escape sequence, control
+/// character or line break could drive a terminal or run a command, and a bidi
+/// control would make the pasted text read otherwise than it is.
+fn osc52_sequence(text: &str) -> (String, String) {
+    let clean = crate::model::text::single_line(text).trim().to_owned();
+    (format!("\x1b]52;c;{}\x07", base64(clean.as_bytes())), clean)
 }
 
 /// Standard base64 with padding.
@@ -807,6 +863,23 @@ mod tests {
             Some(Key::BackTab)
         );
         assert_eq!(key_of(KeyCode::F(1), KeyModifiers::NONE), None);
+    }
+
+    #[test]
+    fn the_clipboard_gets_only_the_sanitised_text() {
+        let hostile = "id-1\x1b]52;c;ZXZpbA==\x07\u{202e}gpj.exe\n; rm -rf ~\r\x1b[2J";
+        let (sequence, copied) = osc52_sequence(hostile);
+        assert_eq!(copied, "id-1gpj.exe ; rm -rf ~");
+        assert_eq!(copied, crate::model::text::single_line(hostile).trim());
+        assert_eq!(
+            sequence,
+            format!("\x1b]52;c;{}\x07", base64(copied.as_bytes()))
+        );
+        // One sequence: the only ESC and BEL are forge's own.
+        assert_eq!(sequence.matches('\x1b').count(), 1);
+        assert_eq!(sequence.matches('\x07').count(), 1);
+        let (_, plain) = osc52_sequence("/p/.forge/handoffs/handoff-20261121-101502.md");
+        assert_eq!(plain, "/p/.forge/handoffs/handoff-20261121-101502.md");
     }
 
     #[test]

@@ -94,14 +94,37 @@ pub fn list_rows(area: Rect) -> u16 {
     plan(area).list.map_or(1, |r| r.height.max(1))
 }
 
-/// The column widths for a width: (project, branch, session) — 0 leaves a column out.
-fn widths(width: u16) -> (usize, usize, usize) {
+/// The column widths for a width — 0 leaves a column out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Widths {
+    project: usize,
+    agent: usize,
+    branch: usize,
+    session: usize,
+    tmux: usize,
+}
+
+fn widths(width: u16) -> Widths {
+    let w = |project, agent, branch, session, tmux| Widths {
+        project,
+        agent,
+        branch,
+        session,
+        tmux,
+    };
     match width {
-        100.. => (20, 18, 8),
-        80..100 => (16, 14, 8),
-        64..80 => (16, 12, 0),
-        50..64 => (14, 0, 0),
-        _ => (usize::from(width.saturating_sub(26)).clamp(4, 14), 0, 0),
+        120.. => w(20, 12, 18, 8, 5),
+        100..120 => w(16, 10, 12, 8, 5),
+        80..100 => w(14, 8, 0, 8, 4),
+        64..80 => w(14, 8, 0, 0, 0),
+        50..64 => w(14, 0, 0, 0, 0),
+        _ => w(
+            usize::from(width.saturating_sub(26)).clamp(4, 14),
+            0,
+            0,
+            0,
+            0,
+        ),
     }
 }
 
@@ -160,19 +183,27 @@ fn header(m: &FleetModel, width: u16) -> Paragraph<'static> {
 }
 
 fn columns(width: u16) -> Paragraph<'static> {
-    let (project, branch, session) = widths(width);
+    let w = widths(width);
     let mut line = format!(
         "  {} {}",
         text::column("ATTENTION", 10),
-        text::column("PROJECT", project)
+        text::column("PROJECT", w.project)
     );
-    if branch > 0 {
+    if w.agent > 0 {
         line.push(' ');
-        line.push_str(&text::column("BRANCH", branch));
+        line.push_str(&text::column("AGENT", w.agent));
+    }
+    if w.branch > 0 {
+        line.push(' ');
+        line.push_str(&text::column("BRANCH", w.branch));
     }
     line.push_str(" CONTEXT  ⚑   ");
-    if session > 0 {
-        line.push_str(&text::column("SESSION", session));
+    if w.session > 0 {
+        line.push_str(&text::column("SESSION", w.session));
+        line.push(' ');
+    }
+    if w.tmux > 0 {
+        line.push_str(&text::column("TMUX", w.tmux));
         line.push(' ');
     }
     line.push_str("LAST");
@@ -183,7 +214,8 @@ fn columns(width: u16) -> Paragraph<'static> {
 }
 
 fn row_line(m: &FleetModel, r: &FleetRow<'_>, selected: bool, width: u16) -> Line<'static> {
-    let (project_w, branch_w, session_w) = widths(width);
+    let w = widths(width);
+    let (project_w, branch_w, session_w) = (w.project, w.branch, w.session);
     let s = r.session;
     let mut spans = vec![
         Span::raw(if selected { "▶ " } else { "  " }),
@@ -201,6 +233,16 @@ fn row_line(m: &FleetModel, r: &FleetRow<'_>, selected: bool, width: u16) -> Lin
             if selected { TITLE } else { Style::new() },
         ),
     ];
+    if w.agent > 0 {
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(
+            text::column(
+                &single_line(s.and_then(|s| s.agent.as_deref()).unwrap_or("-")),
+                w.agent,
+            ),
+            Style::new().fg(Color::Cyan),
+        ));
+    }
     if branch_w > 0 {
         spans.push(Span::raw(" "));
         spans.push(Span::styled(
@@ -239,6 +281,16 @@ fn row_line(m: &FleetModel, r: &FleetRow<'_>, selected: bool, width: u16) -> Lin
             text::column(
                 &s.map_or_else(|| "-".to_owned(), |s| short(&s.id)),
                 session_w,
+            ),
+            DIM,
+        ));
+        spans.push(Span::raw(" "));
+    }
+    if w.tmux > 0 {
+        spans.push(Span::styled(
+            text::column(
+                s.and_then(|s| s.tmux_pane.as_deref()).unwrap_or("-"),
+                w.tmux,
             ),
             DIM,
         ));
@@ -305,10 +357,14 @@ fn detail(m: &FleetModel, width: u16) -> Paragraph<'static> {
         return Paragraph::new("");
     };
     let root = crate::model::fleet::tilde(&r.project.root, m.home.as_deref());
-    let spans = vec![
+    let mut spans = vec![
         Span::styled("  ⏎ opens ", DIM),
         Span::raw(single_line(&root).into_owned()),
     ];
+    if let Some(hint) = m.pane_hint() {
+        spans.push(Span::styled(" · ", DIM));
+        spans.push(Span::raw(single_line(&hint).into_owned()));
+    }
     Paragraph::new(Line::from(text::fit_spans(spans, usize::from(width))))
 }
 
@@ -317,7 +373,7 @@ fn footer(m: &FleetModel, width: u16) -> Paragraph<'static> {
         return notice_line(n, width);
     }
     let mut spans = Vec::new();
-    push_hints(&mut spans, m.mode, width, false);
+    push_hints(&mut spans, m.mode, None, width, false);
     Paragraph::new(Line::from(spans))
 }
 
@@ -339,6 +395,8 @@ fn render_help(m: &FleetModel, area: Rect, buf: &mut Buffer) {
         ("idle", "a project with no live session"),
         ("live", "not ended, heard from within stale_after"),
         ("⚑N", "unresolved blocked Signals in that project"),
+        ("AGENT", "the session's FORGE_AGENT"),
+        ("TMUX", "its tmux pane (%N): t goes there"),
         (
             "L0–L3",
             "context level: L1 ≥70%, L2 ≥85%, L3 ≥95% (default)",

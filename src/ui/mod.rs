@@ -260,10 +260,9 @@ fn rows(area: Rect) -> impl Iterator<Item = Rect> {
     })
 }
 
-fn render_context(m: &Model, area: Rect, buf: &mut Buffer) {
-    let ctx = m.context();
-    let extra = ctx
-        .as_ref()
+/// The context title's tail: which session, and its compactions.
+fn context_extra(m: &Model) -> Vec<Span<'static>> {
+    m.context()
         .map(|c| {
             vec![Span::styled(
                 format!(
@@ -276,8 +275,12 @@ fn render_context(m: &Model, area: Rect, buf: &mut Buffer) {
                 DIM,
             )]
         })
-        .unwrap_or_default();
-    let body = indent(title(area, buf, "Context", extra, false), 2);
+        .unwrap_or_default()
+}
+
+fn render_context(m: &Model, area: Rect, buf: &mut Buffer) {
+    let ctx = m.context();
+    let body = indent(title(area, buf, "Context", context_extra(m), false), 2);
     let mut lines = rows(body);
     let (Some(gauge_row), Some(c)) = (lines.next(), ctx) else {
         if let Some(r) = rows(body).next() {
@@ -371,10 +374,59 @@ fn bar(pct: f64, color: Color) -> impl Widget {
 }
 
 fn render_session(m: &Model, area: Rect, buf: &mut Buffer) {
-    let body = indent(title(area, buf, "Last session", Vec::new(), false), 2);
+    // The record of a session still running is of its last turn: "Live session".
+    let name = if m.snapshot.last_session_live(m.now, m.stale_after).is_some() {
+        "Live session"
+    } else {
+        "Last session"
+    };
+    let body = indent(title(area, buf, name, Vec::new(), false), 2);
+    let mut lines = session_lines(m);
+    // The flags wrap, whole, into the rows left (the layout made room for them in
+    // two columns); the last row takes what is left, cut.
+    let room = usize::from(body.height).saturating_sub(lines.len()).max(1);
+    let width = usize::from(body.width);
+    let items = flag_items(m);
+    if items.is_empty() {
+        lines.push(Line::from(Span::styled("no flags", DIM)));
+    } else {
+        let mut row: Vec<Span<'static>> = vec![Span::styled("⚑ ", DIM)];
+        let mut rows_done = 0;
+        for item in items {
+            let used: usize = row.iter().map(Span::width).sum();
+            let w: usize = item.iter().map(Span::width).sum();
+            let fresh = row.len() <= 1;
+            if !fresh && used + 3 + w > width && rows_done + 1 < room {
+                lines.push(Line::from(std::mem::take(&mut row)));
+                rows_done += 1;
+                row.push(Span::raw("  "));
+            } else if !fresh {
+                row.push(Span::styled(" · ", DIM));
+            }
+            row.extend(item);
+        }
+        lines.push(Line::from(text::fit_spans(row, width)));
+    }
+    Paragraph::new(lines).render(body, buf);
+}
+
+/// The session record's two lines: when it ended (or that it is live) and its facts.
+fn session_lines(m: &Model) -> Vec<Line<'static>> {
+    let live = m.snapshot.last_session_live(m.now, m.stale_after);
     let mut lines: Vec<Line<'static>> = Vec::new();
-    match &m.snapshot.last_session {
-        Some(l) => {
+    match (&m.snapshot.last_session, live) {
+        (Some(l), Some(b)) => {
+            lines.push(Line::from(vec![
+                Span::styled("● live", Style::new().fg(Color::Green)),
+                Span::raw(format!(
+                    " {} · {}",
+                    short(&b.session_id),
+                    l.last_turn_words(m.now, m.zone)
+                )),
+            ]));
+            lines.push(session_facts(l));
+        }
+        (Some(l), None) => {
             let ended = l.ended_words(m.now, m.zone);
             let fin = if l.is_final {
                 Span::styled(
@@ -391,41 +443,41 @@ fn render_session(m: &Model, area: Rect, buf: &mut Buffer) {
                 Span::styled(" · not final", WARN)
             };
             lines.push(Line::from(vec![Span::raw(ended), fin]));
-            let mut facts = vec![Span::raw(format!(
-                "⎇ {}",
-                single_line(l.branch.as_deref().unwrap_or("(no branch)"))
-            ))];
-            let dirty = l.uncommitted_changes;
-            facts.push(Span::styled(
-                format!(" · {dirty} uncommitted"),
-                if dirty > 0 { WARN } else { Style::new() },
-            ));
-            if l.forge_phase.is_some() || l.forge_task.is_some() {
-                facts.push(Span::raw(format!(
-                    " · {} / {}",
-                    single_line(l.forge_phase.as_deref().unwrap_or("-")),
-                    single_line(l.forge_task.as_deref().unwrap_or("-"))
-                )));
-            }
-            lines.push(Line::from(facts));
+            lines.push(session_facts(l));
         }
-        None => lines.push(Line::styled("none recorded yet", DIM)),
+        (None, _) => lines.push(Line::styled("none recorded yet", DIM)),
     }
-    lines.push(Line::from(text::fit_spans(
-        flags_line(m).spans,
-        usize::from(body.width),
-    )));
-    Paragraph::new(lines).render(body, buf);
+    lines
 }
 
-fn flags_line(m: &Model) -> Line<'static> {
+/// The branch, uncommitted count and workflow a session record names.
+fn session_facts(l: &crate::model::state::LastSession) -> Line<'static> {
+    let mut facts = vec![Span::raw(format!(
+        "⎇ {}",
+        single_line(l.branch.as_deref().unwrap_or("(no branch)"))
+    ))];
+    let dirty = l.uncommitted_changes;
+    facts.push(Span::styled(
+        format!(" · {dirty} uncommitted"),
+        if dirty > 0 { WARN } else { Style::new() },
+    ));
+    if l.forge_phase.is_some() || l.forge_task.is_some() {
+        facts.push(Span::raw(format!(
+            " · {} / {}",
+            single_line(l.forge_phase.as_deref().unwrap_or("-")),
+            single_line(l.forge_task.as_deref().unwrap_or("-"))
+        )));
+    }
+    Line::from(facts)
+}
+
+/// The flags, one item each (the renderer puts `⚑ ` before the first and ` · `
+/// between them, and wraps them whole).
+fn flag_items(m: &Model) -> Vec<Vec<Span<'static>>> {
     let f = &m.snapshot.flags;
-    let mut spans = Vec::new();
+    let mut spans: Vec<Vec<Span<'static>>> = Vec::new();
     let mut push = |text: String, style: Style| {
-        if !spans.is_empty() {
-            spans.push(Span::styled(" · ", DIM));
-        }
-        spans.push(Span::styled(text, style));
+        spans.push(vec![Span::styled(text, style)]);
     };
     if f.learn_pending {
         push("✎ learn pending".into(), Style::new().fg(Color::Magenta));
@@ -457,12 +509,46 @@ fn flags_line(m: &Model) -> Line<'static> {
             Style::new().fg(Color::Cyan),
         );
     }
-    if spans.is_empty() {
-        return Line::from(Span::styled("no flags", DIM));
+    spans
+}
+
+/// The widths of the flag items as the layout wraps them: each with its separator
+/// (`⚑ ` before the first, ` · ` before the others).
+pub fn flag_widths(m: &Model) -> Vec<u16> {
+    flag_items(m)
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let w: usize = item.iter().map(Span::width).sum();
+            u16::try_from(w + if i == 0 { 2 } else { 3 }).unwrap_or(u16::MAX)
+        })
+        .collect()
+}
+
+/// The width the left column's text asks for: its widest line whole — the context's
+/// title, the session record, the flags on one row, the sessions pane's title and each
+/// row with its whole message.
+pub fn left_want(m: &Model) -> u16 {
+    let width = |spans: &[Span<'_>]| spans.iter().map(Span::width).sum::<usize>();
+    let mut want = 2 + text::width("Context") + width(&context_extra(m));
+    for l in session_lines(m) {
+        want = want.max(2 + width(&l.spans));
     }
-    let mut line = vec![Span::styled("⚑ ", DIM)];
-    line.extend(spans);
-    Line::from(line)
+    want = want.max(
+        2 + flag_widths(m)
+            .iter()
+            .map(|w| usize::from(*w))
+            .sum::<usize>(),
+    );
+    want = want.max(2 + text::width("Needs attention") + text::width(&attention_count(m)));
+    for s in m.attention_rows() {
+        let msg = s
+            .attention_message
+            .as_deref()
+            .map_or(0, |msg| 1 + text::width(&single_line(msg)));
+        want = want.max(ATTENTION_ROW_FIXED + msg);
+    }
+    u16::try_from(want).unwrap_or(u16::MAX)
 }
 
 fn attention_style(a: Option<Attention>) -> Style {
@@ -473,21 +559,44 @@ fn attention_style(a: Option<Attention>) -> Style {
     }
 }
 
-fn render_attention(m: &Model, area: Rect, buf: &mut Buffer) {
-    let list = m.attention_rows();
-    let waiting = list
+/// The cells of a sessions row before its message: the cursor mark, the state word,
+/// the short id and the age (`▶ permission b71d04f6  2m`).
+const ATTENTION_ROW_FIXED: usize = 2 + 10 + 9 + 4;
+
+/// The sessions pane's title tail: ` 2 · 3 live`, and how many are dismissed.
+fn attention_count(m: &Model) -> String {
+    let waiting = m
+        .attention_rows()
         .iter()
         .filter(|s| s.attention.is_some_and(Attention::needs_attention))
         .count();
-    let extra = vec![Span::styled(
-        format!(" {waiting} · {} live", list.len()),
-        DIM,
-    )];
+    // Dismissed rows are hidden, but their sessions are still live: counted as such.
+    let (live, dismissed) = m.live_counts();
+    let mut count = format!(" {waiting} · {live} live");
+    if dismissed > 0 {
+        count.push_str(&format!(" · {dismissed} dismissed"));
+    }
+    count
+}
+
+fn render_attention(m: &Model, area: Rect, buf: &mut Buffer) {
+    let list = m.attention_rows();
+    let dismissed = m.live_counts().1;
+    let extra = vec![Span::styled(attention_count(m), DIM)];
     let focused = m.focus == Pane::Sessions;
     let body = indent(title(area, buf, "Needs attention", extra, focused), 0);
     if list.is_empty() {
         if let Some(r) = rows(indent(body, 2)).next() {
-            Paragraph::new(Line::styled("no live session", DIM)).render(r, buf);
+            let text = if dismissed > 0 {
+                format!(
+                    "{dismissed} live session{} dismissed: back with its next event",
+                    if dismissed == 1 { "" } else { "s" }
+                )
+            } else {
+                "no live session".to_owned()
+            };
+            Paragraph::new(Line::styled(text::fit(&text, usize::from(r.width)), DIM))
+                .render(r, buf);
         }
         return;
     }
@@ -540,6 +649,10 @@ fn drift_mark(m: &Model, h: &HandoffEntry) -> String {
     s
 }
 
+/// From this width the inbox shows each handoff's route (and a session handoff's
+/// title in what is left).
+pub const INBOX_WIDE: u16 = 50;
+
 /// Cells of the inbox's task column; longer ids are cut with `…`.
 const TASK_W: usize = 8;
 
@@ -583,7 +696,8 @@ fn render_inbox(m: &Model, area: Rect, buf: &mut Buffer) {
     let height = usize::from(body.height.max(1));
     // Keep the selection in view.
     let first = m.selected.saturating_sub(height - 1);
-    let wide = body.width >= 60;
+    // The route column from 50 cells (a row with it takes about 50).
+    let wide = body.width >= INBOX_WIDE;
     for (i, (r, h)) in rows(body).zip(m.visible().skip(first)).enumerate() {
         let selected = first + i == m.selected;
         let word = h.status_word();
@@ -680,7 +794,17 @@ pub fn plan_of(m: &Model, area: Rect) -> layout::Plan {
         .iter()
         .filter(|s| s.attention.is_some_and(Attention::needs_attention))
         .count();
-    layout::plan(area, rows.len(), waiting)
+    let wide = area.width >= layout::WIDE;
+    layout::plan(
+        area,
+        &layout::Needs {
+            attention: rows.len(),
+            waiting,
+            // Only the two-column layout sizes by content.
+            left_want: if wide { left_want(m) } else { 0 },
+            flags: if wide { flag_widths(m) } else { Vec::new() },
+        },
+    )
 }
 
 /// The sizes the model pages and scrolls by, for a frame of `area`: rows of the inbox
@@ -922,7 +1046,12 @@ fn footer(m: &Model, width: u16) -> Paragraph<'static> {
             Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
         ));
     }
-    push_hints(&mut spans, m.mode, width, m.from_fleet);
+    // Esc's hint only while it has a filter to clear (else q says it all).
+    if m.mode == Mode::Normal && m.filter.is_active() {
+        spans.push(Span::styled(" Esc", Style::new().fg(Color::Cyan)));
+        spans.push(Span::styled(" clear filter ", DIM));
+    }
+    push_hints(&mut spans, m.mode, Some(m.focus), width, m.from_fleet);
     Paragraph::new(Line::from(spans))
 }
 
@@ -937,11 +1066,18 @@ fn notice_line(n: &dashboard::Notice, width: u16) -> Paragraph<'static> {
     Paragraph::new(Line::styled(text, style))
 }
 
-/// Appends the footer hints of `mode` that fit in `width` after `spans` (whole hints
-/// only); with `back`, q reads "back" (a dashboard opened from the fleet list).
-fn push_hints(spans: &mut Vec<Span<'static>>, mode: Mode, width: u16, back: bool) {
+/// Appends the footer hints of `mode` for the `focus`ed pane that fit in `width` after
+/// `spans` (whole hints only); with `back`, q reads "back" (a dashboard opened from
+/// the fleet list).
+fn push_hints(
+    spans: &mut Vec<Span<'static>>,
+    mode: Mode,
+    focus: Option<Pane>,
+    width: u16,
+    back: bool,
+) {
     let mut used: usize = spans.iter().map(Span::width).sum();
-    for b in bindings(mode).filter(|b| b.footer) {
+    for b in dashboard::footer_bindings(mode, focus) {
         let mut h = hint(b);
         if back && b.action == dashboard::Action::Quit {
             h[1] = Span::styled(" back ", DIM);
@@ -959,11 +1095,15 @@ fn hint(b: &Binding) -> [Span<'static>; 2] {
     let word = b.desc.split_whitespace().next().unwrap_or(b.desc);
     let word = match b.action {
         dashboard::Action::Resume => "resume",
+        dashboard::Action::OpenConversation => "conversation",
+        dashboard::Action::Dismiss => "dismiss",
+        dashboard::Action::CopyId => "copy",
         dashboard::Action::ToggleBlocked => "blocked",
         dashboard::Action::CycleKind => "kind",
         dashboard::Action::NextPane => "pane",
         dashboard::Action::ToggleActivity => "activity",
         dashboard::Action::OpenProject => "open",
+        dashboard::Action::GoToPane => "tmux",
         _ => word,
     };
     [
@@ -1025,7 +1165,10 @@ fn render_help(m: &Model, area: Rect, buf: &mut Buffer) {
             "the % that writes a session's automatic handoff",
         ),
         ("final", "the session ended (SessionEnd), not just paused"),
-        ("not final", "a turn stopped; it may go on, or was killed"),
+        (
+            "not final",
+            "a turn stopped and it is not live: killed, or left",
+        ),
         ("bridge", "a session's file in .forge/logs/sessions"),
         ("live", "not ended, heard from within stale_after"),
         ("drift", "what changed since the handoff: ⎇ ± ◷"),

@@ -114,6 +114,53 @@ fn demo_side_pane_and_wide() {
     frame_snapshot!("demo_140x36", draw(&m, 140, 36));
 }
 
+/// The demo with a pending resume and a session waiting for input with Claude
+/// Code's words: what the left column must not cut when there is room.
+fn demo_with_what_matters() -> (tempfile::TempDir, Model) {
+    let (t, mut m) = demo_model();
+    let handoff = m
+        .snapshot
+        .handoffs
+        .iter()
+        .find(|h| h.file_name.starts_with("handoff-2026112"))
+        .map(|h| h.path.clone())
+        .unwrap();
+    m.snapshot.flags.pending_resume = Some(handoff);
+    for s in &mut m.snapshot.sessions {
+        if s.session_id.starts_with("5c2e9f10") {
+            s.attention_message = Some("Claude is waiting for your input".into());
+        }
+    }
+    (t, m)
+}
+
+#[test]
+fn columns_are_sized_by_their_text_at_120_and_200_columns() {
+    let (_t, m) = demo_with_what_matters();
+    for (w, h) in [(120, 36), (200, 40)] {
+        let terminal = draw(&m, w, h);
+        frame_snapshot!(format!("what_matters_{w}x{h}"), terminal);
+        let text = buffer_text(terminal.backend().buffer());
+        // Nothing that matters is cut: Claude Code's words, the pending resume's
+        // whole name, the session record.
+        for whole in [
+            "Claude is waiting for your input",
+            "Claude needs your permission to use Bash",
+            "↻ resume handoff-20261121-094500.md",
+            "final (logout)",
+            "build / T-012",
+        ] {
+            assert!(text.contains(whole), "{w}: {whole} is cut:\n{text}");
+        }
+        // The inbox keeps its route column beside it.
+        assert!(text.contains("builder→reviewer"), "{w}:\n{text}");
+    }
+    // At 200 the left column stops where its text does: the right one has the rest.
+    let plan = plan_of(&m, Rect::new(0, 0, 200, 40));
+    assert!(plan.context.unwrap().width < 100, "{plan:?}");
+    assert!(plan.inbox.unwrap().width > 100, "{plan:?}");
+}
+
 #[test]
 fn blocked_signal_only() {
     let t = tempfile::tempdir().unwrap();
@@ -174,6 +221,40 @@ fn buffer_row(buf: &Buffer, y: u16) -> String {
     (0..buf.area.width)
         .map(|x| buf[(x, y)].symbol().to_owned())
         .collect()
+}
+
+#[test]
+fn the_record_of_a_running_session_says_it_is_live() {
+    let (_t, mut m) = demo_model();
+    // The demo's record is of an ended session (final): "Last session".
+    let text = buffer_text(draw(&m, 140, 36).backend().buffer());
+    assert!(text.contains("Last session"), "{text}");
+    // A turn's record of the session running now (its bridge is live): "Live
+    // session", with when its last turn ended; never "ended … · not final".
+    let last = m.snapshot.last_session.as_mut().unwrap();
+    last.session_id = Some("3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21".into());
+    last.is_final = false;
+    last.reason = None;
+    last.ended_at = "2026-11-21T10:28:00Z".into();
+    let text = buffer_text(draw(&m, 140, 36).backend().buffer());
+    assert!(text.contains("Live session"), "{text}");
+    assert!(
+        text.contains("● live 3f0c2a9e · last turn 2m ago, 11-21 11:28"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("Last session") && !text.contains("not final"),
+        "{text}"
+    );
+    // Once that session ends, the record is of an ended session again.
+    for s in &mut m.snapshot.sessions {
+        s.attention = Some(crate::model::state::Attention::Ended);
+    }
+    let text = buffer_text(draw(&m, 140, 36).backend().buffer());
+    assert!(
+        text.contains("Last session") && text.contains("ended 2m ago, 11-21 11:28 · not final"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -264,7 +345,7 @@ fn help_is_drawn_from_the_keymap() {
     for word in ["Words", "L0–L3", "not final", "bridge", "threshold"] {
         assert!(text.contains(word), "help lacks {word:?}:\n{text}");
     }
-    assert!(text.contains("help 44/44"), "{text}");
+    assert!(text.contains("help 47/47"), "{text}");
 }
 
 #[test]
@@ -716,6 +797,7 @@ fn fleet_model() -> crate::model::dashboard::fleet::FleetModel {
         attention: Some(attention),
         last_event: Some(event.into()),
         last_event_at: Some(at(mins)),
+        ..SessionRow::default()
     };
     let project = |root: &str, branch: &str, blocked, sessions| ProjectEntry {
         root: root.into(),
@@ -733,14 +815,19 @@ fn fleet_model() -> crate::model::dashboard::fleet::FleetModel {
                 "main",
                 1,
                 vec![
-                    session(
-                        "3f0c2a9e-8b1d",
-                        74,
-                        "L1",
-                        Attention::WaitingPermission,
-                        "PermissionRequest",
-                        2,
-                    ),
+                    SessionRow {
+                        agent: Some("builder".into()),
+                        tmux_pane: Some("%3".into()),
+                        tmux_socket: Some("/tmp/tmux-1000/default".into()),
+                        ..session(
+                            "3f0c2a9e-8b1d",
+                            74,
+                            "L1",
+                            Attention::WaitingPermission,
+                            "PermissionRequest",
+                            2,
+                        )
+                    },
                     session(
                         "5c2e9f10-aa01",
                         12,
@@ -809,6 +896,16 @@ fn fleet_frames() {
     let text = crate::ui::buffer_text(terminal.backend().buffer());
     assert!(text.contains("▶ input      web"), "{text}");
     assert!(text.contains("⏎ opens ~/src/web"), "{text}");
+    // The first row's agent and pane; outside tmux, the line under the list says
+    // how to attach to its pane.
+    let first = draw_fleet(&fleet_model(), 120, 12);
+    let first = crate::ui::buffer_text(first.backend().buffer());
+    assert!(first.contains(" builder "), "{first}");
+    assert!(first.contains(" %3 "), "{first}");
+    assert!(
+        first.contains("attach: tmux -S /tmp/tmux-1000/default attach -t %3"),
+        "{first}"
+    );
     // No escape, bell or bidi control reaches a cell.
     for bad in ['\u{1b}', '\u{7}', '\u{202e}'] {
         assert!(!text.contains(bad), "{bad:?}");

@@ -95,8 +95,13 @@ impl TestProject {
     }
 
     /// `forge` with a clean environment pointed at the temp folders, run in `root`.
+    /// `FORGE_TEST_BIN` names another build to run instead (to show that a test fails
+    /// on an older binary).
     pub fn forge(&self) -> Command {
-        let mut cmd = Command::cargo_bin("forge").unwrap();
+        let mut cmd = match std::env::var_os("FORGE_TEST_BIN") {
+            Some(bin) => Command::new(bin),
+            None => Command::cargo_bin("forge").unwrap(),
+        };
         let path = format!("{}:/usr/local/bin:/usr/bin:/bin", self.bin_dir().display());
         cmd.current_dir(&self.root)
             .env("PATH", path)

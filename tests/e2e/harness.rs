@@ -542,7 +542,13 @@ impl World {
     /// Starts the interactive client in a private tmux server (140×45) with
     /// `extra` arguments, and waits until forge's status line is drawn.
     pub fn start(&mut self, extra: &[&str]) {
-        self.launch(extra);
+        self.start_with(extra, false);
+    }
+
+    /// [`Self::start`]; with `in_tmux`, the client (and so forge's hooks) also gets
+    /// the pane's `TMUX` and `TMUX_PANE`, as a client started by hand in tmux has.
+    pub fn start_with(&mut self, extra: &[&str], in_tmux: bool) {
+        self.launch(extra, in_tmux);
         self.wait_screen("the prompt and forge's status line", |s| {
             s.contains('❯') && status_line(s).is_some()
         });
@@ -551,11 +557,11 @@ impl World {
     /// [`Self::start`] where no status line is drawn (forge is not installed): waits
     /// for the prompt only.
     pub fn start_without_status_line(&mut self, extra: &[&str]) {
-        self.launch(extra);
+        self.launch(extra, false);
         self.wait_screen("the prompt", |s| s.contains('❯'));
     }
 
-    fn launch(&mut self, extra: &[&str]) {
+    fn launch(&mut self, extra: &[&str], in_tmux: bool) {
         let socket = format!(
             "forge-e2e-{}-{}",
             std::process::id(),
@@ -571,6 +577,9 @@ impl World {
             sh_quote(&self.root.display().to_string())
         ));
         script.push_str("exec env -i");
+        if in_tmux {
+            script.push_str(" TMUX=\"$TMUX\" TMUX_PANE=\"$TMUX_PANE\"");
+        }
         for (k, v) in self.client_env() {
             script.push_str(&format!(" {k}={}", sh_quote(&v)));
         }
@@ -617,6 +626,16 @@ impl World {
         self.tmux
             .as_ref()
             .expect("the interactive client was started")
+    }
+
+    /// Runs a tmux command on the test's server.
+    pub fn tmux_run(&self, args: &[&str]) -> Result<String, String> {
+        self.tmux().run(args)
+    }
+
+    /// The interactive client's process id (the pane's command `exec`s it).
+    pub fn client_pid(&self) -> Option<u32> {
+        self.tmux.as_ref().and_then(|t| t.client_pid)
     }
 
     /// The visible screen.

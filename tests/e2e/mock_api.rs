@@ -34,52 +34,68 @@ const COMPACTION_MARKS: [&str; 2] = [
     "an <analysis> block followed by a <summary> block",
 ];
 
-/// What the model answers.
+/// One content block of a reply, streamed the way the Messages API streams it
+/// (`content_block_start`, its deltas, `content_block_stop`).
 #[derive(Debug, Clone)]
-pub enum Reply {
-    /// A plain text answer.
+pub enum Block {
+    /// Text (`text_delta`s).
     Text(String),
-    /// One tool call.
+    /// A tool call (`input_json_delta`s).
     Tool {
         /// `Bash`, `Write`, `Read`, …
         name: String,
         /// The tool's input.
         input: Value,
     },
-    /// A text block, then one tool call, in one reply (as a model says what it is
-    /// about to do): two content blocks of one streamed message, as the real API
-    /// sends them.
-    TextAndTool {
-        /// What the model says first.
-        text: String,
-        /// The tool.
-        name: String,
-        /// The tool's input.
-        input: Value,
-    },
+    /// Extended thinking (`thinking_delta`s, then a `signature_delta`).
+    Thinking(String),
+}
+
+/// What the model answers: one message of one or more content blocks. A reply with
+/// a tool call stops with `tool_use`, any other with `end_turn`.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// The blocks, in order.
+    pub blocks: Vec<Block>,
 }
 
 impl Reply {
     /// A text answer.
     pub fn text(t: &str) -> Self {
-        Self::Text(t.to_owned())
+        Self {
+            blocks: vec![Block::Text(t.to_owned())],
+        }
     }
 
     /// A tool call.
     pub fn tool(name: &str, input: Value) -> Self {
-        Self::Tool {
-            name: name.to_owned(),
-            input,
+        Self {
+            blocks: vec![Block::Tool {
+                name: name.to_owned(),
+                input,
+            }],
         }
     }
 
-    /// A text, then a tool call, in one reply.
-    pub fn text_and_tool(text: &str, name: &str, input: Value) -> Self {
-        Self::TextAndTool {
-            text: text.to_owned(),
-            name: name.to_owned(),
-            input,
-        }
+    /// Any blocks, as a real model writes them: a sentence and then a tool call,
+    /// several tool calls, thinking first.
+    pub fn blocks(blocks: Vec<Block>) -> Self {
+        Self { blocks }
+    }
+
+    /// A sentence, then one tool call (what real models nearly always send).
+    pub fn say_then_tool(text: &str, name: &str, input: Value) -> Self {
+        Self::blocks(vec![
+            Block::Text(text.to_owned()),
+            Block::Tool {
+                name: name.to_owned(),
+                input,
+            },
+        ])
+    }
+
+    fn has_tool(&self) -> bool {
+        self.blocks.iter().any(|b| matches!(b, Block::Tool { .. }))
     }
 }
 
@@ -170,6 +186,8 @@ struct Script {
     /// `(base, per)`: the context is `base + per × messages in the request`.
     per_message: Option<(u64, u64)>,
     summary_delay: Duration,
+    /// How long every other model turn takes (a real model is not instant).
+    reply_delay: Duration,
     requests: Vec<Recorded>,
     responses: u64,
 }
@@ -197,6 +215,7 @@ impl MockApi {
             usage: Usage::context(12_000),
             per_message: None,
             summary_delay: Duration::ZERO,
+            reply_delay: Duration::ZERO,
             requests: Vec::new(),
             responses: 0,
         }));
@@ -264,6 +283,12 @@ impl MockApi {
     /// The compaction summary comes after `delay` (a slow summary can be cancelled).
     pub fn set_summary_delay(&self, delay: Duration) {
         lock(&self.script).summary_delay = delay;
+    }
+
+    /// Every model turn but the compaction summary takes `delay` from now on (as a
+    /// real model takes seconds: a relay can land while a request is in flight).
+    pub fn set_reply_delay(&self, delay: Duration) {
+        lock(&self.script).reply_delay = delay;
     }
 
     /// Every request so far, oldest first.
@@ -497,7 +522,11 @@ fn serve(conn: TcpStream, script: &Mutex<Script>, stop: &AtomicBool) -> std::io:
         let mut s = lock(script);
         s.responses += 1;
         let id = s.responses;
-        let (reply, delay) = choose(&s, &recorded);
+        let (reply, mut delay) = choose(&s, &recorded);
+        // Side requests (titles, the permission classifier) are not slowed down.
+        if body.get("stream") != Some(&Value::Bool(true)) && !recorded.is_compaction() {
+            delay = Duration::ZERO;
+        }
         let usage = match s.per_message {
             Some((base, per)) => {
                 let n = body
@@ -524,19 +553,24 @@ fn serve(conn: TcpStream, script: &Mutex<Script>, stop: &AtomicBool) -> std::io:
         .and_then(Value::as_str)
         .unwrap_or("claude-sonnet-4-6")
         .to_owned();
-    let blocks = match &reply {
-        Reply::Text(t) => vec![json!({"type":"text","text":t})],
-        Reply::Tool { name, input } => vec![json!({
-            "type":"tool_use","id":format!("toolu_mock{id:04}"),"name":name,"input":input
-        })],
-        Reply::TextAndTool { text, name, input } => vec![
-            json!({"type":"text","text":text}),
-            json!({"type":"tool_use","id":format!("toolu_mock{id:04}"),"name":name,"input":input}),
-        ],
-    };
-    let stop_reason = match reply {
-        Reply::Text(_) => "end_turn",
-        Reply::Tool { .. } | Reply::TextAndTool { .. } => "tool_use",
+    let blocks: Vec<Value> = reply
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(k, b)| match b {
+            Block::Text(t) => json!({"type":"text","text":t}),
+            // Several tool calls of one reply get ids of their own.
+            Block::Tool { name, input } => json!({
+                "type":"tool_use","id":format!("toolu_mock{id:04}_{k}"),"name":name,"input":input
+            }),
+            Block::Thinking(t) => json!({"type":"thinking","thinking":t,
+                                         "signature":format!("sig_mock{id:04}_{k}")}),
+        })
+        .collect();
+    let stop_reason = if reply.has_tool() {
+        "tool_use"
+    } else {
+        "end_turn"
     };
     let msg_id = format!("msg_mock{id:04}");
     if body.get("stream") != Some(&Value::Bool(true)) {
@@ -565,7 +599,7 @@ fn choose(s: &Script, r: &Recorded) -> (Reply, Duration) {
             .iter()
             .find(|rule| result.contains(&rule.word))
             .map_or_else(|| Reply::text("Done."), |rule| rule.reply.clone());
-        return (reply, Duration::ZERO);
+        return (reply, s.reply_delay);
     }
     let text = r.last_user_text();
     let reply = s
@@ -573,7 +607,7 @@ fn choose(s: &Script, r: &Recorded) -> (Reply, Duration) {
         .iter()
         .find(|rule| text.contains(&rule.word))
         .map_or_else(|| Reply::text("OK."), |rule| rule.reply.clone());
-    (reply, Duration::ZERO)
+    (reply, s.reply_delay)
 }
 
 fn write_json(out: &mut TcpStream, status: u16, v: &Value) -> std::io::Result<()> {
@@ -619,10 +653,31 @@ fn write_stream(
                 json!({"type":"content_block_start","index":i,
                        "content_block":{"type":"text","text":""}}),
             )?;
+            // Text comes in pieces, as the real API sends it.
+            for piece in pieces(b["text"].as_str().unwrap_or_default()) {
+                event(
+                    "content_block_delta",
+                    json!({"type":"content_block_delta","index":i,
+                           "delta":{"type":"text_delta","text":piece}}),
+                )?;
+            }
+        } else if b["type"] == "thinking" {
+            event(
+                "content_block_start",
+                json!({"type":"content_block_start","index":i,
+                       "content_block":{"type":"thinking","thinking":"","signature":""}}),
+            )?;
+            for piece in pieces(b["thinking"].as_str().unwrap_or_default()) {
+                event(
+                    "content_block_delta",
+                    json!({"type":"content_block_delta","index":i,
+                           "delta":{"type":"thinking_delta","thinking":piece}}),
+                )?;
+            }
             event(
                 "content_block_delta",
                 json!({"type":"content_block_delta","index":i,
-                       "delta":{"type":"text_delta","text":b["text"]}}),
+                       "delta":{"type":"signature_delta","signature":b["signature"]}}),
             )?;
         } else {
             event(
@@ -631,11 +686,20 @@ fn write_stream(
                        "content_block":{"type":"tool_use","id":b["id"],"name":b["name"],
                                         "input":{}}}),
             )?;
-            event(
-                "content_block_delta",
-                json!({"type":"content_block_delta","index":i,
-                       "delta":{"type":"input_json_delta","partial_json":b["input"].to_string()}}),
-            )?;
+            // The input JSON in two pieces: the client must join them.
+            let input = b["input"].to_string();
+            let cut = input
+                .char_indices()
+                .map(|(k, _)| k)
+                .nth(input.chars().count() / 2)
+                .unwrap_or(0);
+            for piece in [&input[..cut], &input[cut..]] {
+                event(
+                    "content_block_delta",
+                    json!({"type":"content_block_delta","index":i,
+                           "delta":{"type":"input_json_delta","partial_json":piece}}),
+                )?;
+            }
         }
         event(
             "content_block_stop",
@@ -648,6 +712,22 @@ fn write_stream(
                "usage":usage.to_json()}),
     )?;
     event("message_stop", json!({"type":"message_stop"}))
+}
+
+/// `text` in pieces of a few words (at least one piece, possibly empty).
+fn pieces(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for (k, word) in text.split_inclusive(' ').enumerate() {
+        cur.push_str(word);
+        if k % 3 == 2 {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() || out.is_empty() {
+        out.push(cur);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -715,27 +795,98 @@ mod tests {
     }
 
     #[test]
-    fn a_text_then_a_tool_is_one_message_of_two_blocks_and_tool_references_are_results() {
+    fn a_reply_streams_each_block_as_the_messages_api_does() {
         let api = MockApi::start();
+        api.set_context(40_000);
         api.on(
-            "LOAD-IT",
-            Reply::text_and_tool(
-                "Loading the tool.",
-                "ToolSearch",
-                json!({"query": "select:x"}),
-            ),
+            "SEVERAL",
+            Reply::blocks(vec![
+                Block::Thinking("Let me think about it first.".into()),
+                Block::Text("I'll run the tests and list the files.".into()),
+                Block::Tool {
+                    name: "Bash".into(),
+                    input: json!({"command": "cargo test"}),
+                },
+                Block::Tool {
+                    name: "Bash".into(),
+                    input: json!({"command": "ls"}),
+                },
+            ]),
         );
-        let sse = post(&api, "/v1/messages", &user("please LOAD-IT"));
-        let starts: Vec<&str> = sse
+        let sse = post(&api, "/v1/messages", &user("SEVERAL please"));
+        let events: Vec<Value> = sse
             .lines()
-            .filter(|l| l.contains("\"type\":\"content_block_start\""))
+            .filter_map(|l| l.strip_prefix("data: "))
+            .map(|d| serde_json::from_str(d).unwrap())
             .collect();
-        assert_eq!(starts.len(), 2, "{sse}");
-        assert!(starts[0].contains("\"index\":0") && starts[0].contains("\"type\":\"text\""));
-        assert!(starts[1].contains("\"index\":1") && starts[1].contains("\"name\":\"ToolSearch\""));
-        assert!(sse.contains("\"text\":\"Loading the tool.\""), "{sse}");
-        assert!(sse.contains("\"stop_reason\":\"tool_use\""), "{sse}");
-        assert_eq!(sse.matches("event: message_start").count(), 1);
+        let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+        // One start and one stop per block, with the block's deltas between.
+        assert_eq!(
+            kinds
+                .iter()
+                .filter(|k| **k == "content_block_start")
+                .count(),
+            4
+        );
+        assert_eq!(
+            kinds.iter().filter(|k| **k == "content_block_stop").count(),
+            4
+        );
+        let deltas = |i: u64, t: &str| -> Vec<Value> {
+            events
+                .iter()
+                .filter(|e| {
+                    e["type"] == "content_block_delta" && e["index"] == i && e["delta"]["type"] == t
+                })
+                .map(|e| e["delta"].clone())
+                .collect()
+        };
+        let thought: String = deltas(0, "thinking_delta")
+            .iter()
+            .map(|d| d["thinking"].as_str().unwrap())
+            .collect();
+        assert_eq!(thought, "Let me think about it first.");
+        assert_eq!(deltas(0, "signature_delta").len(), 1);
+        let text = deltas(1, "text_delta");
+        assert!(text.len() > 1, "text comes in pieces");
+        let text: String = text.iter().map(|d| d["text"].as_str().unwrap()).collect();
+        assert_eq!(text, "I'll run the tests and list the files.");
+        let input: String = deltas(3, "input_json_delta")
+            .iter()
+            .map(|d| d["partial_json"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            serde_json::from_str::<Value>(&input).unwrap(),
+            json!({"command": "ls"})
+        );
+        let ids: Vec<&str> = events
+            .iter()
+            .filter(|e| e["content_block"]["type"] == "tool_use")
+            .map(|e| e["content_block"]["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids.len(), 2);
+        assert_ne!(ids[0], ids[1]);
+        let delta = events
+            .iter()
+            .find(|e| e["type"] == "message_delta")
+            .unwrap();
+        assert_eq!(delta["delta"]["stop_reason"], "tool_use");
+        assert_eq!(delta["usage"]["cache_read_input_tokens"], 39_997);
+        // A slow model: the reply waits, side requests do not.
+        api.set_reply_delay(Duration::from_millis(300));
+        let started = Instant::now();
+        post(&api, "/v1/messages", &user("hello"));
+        assert!(started.elapsed() >= Duration::from_millis(300));
+        let mut side = user("title");
+        side["stream"] = json!(false);
+        let started = Instant::now();
+        post(&api, "/v1/messages", &side);
+        assert!(started.elapsed() < Duration::from_millis(300));
+    }
+
+    #[test]
+    fn a_tool_search_result_names_the_tools_it_loaded() {
+        let api = MockApi::start();
         // ToolSearch's result names the tool it loaded.
         api.on_tool_result("mcp__x__y", Reply::tool("mcp__x__y", json!({"a": 1})));
         let mut body = user("x");

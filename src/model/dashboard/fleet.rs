@@ -43,6 +43,30 @@ pub struct FleetModel {
     pub notice: Option<Notice>,
     /// Set by Quit.
     pub quit: bool,
+    /// Where the list runs: inside tmux (on the server of this socket, when known),
+    /// where `t` switches the client to a session's pane, or outside.
+    pub tmux: Option<Option<String>>,
+}
+
+/// `word` quoted for a shell when it needs it.
+fn sh_word(word: &str) -> String {
+    if word
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"/._-%:".contains(&b))
+    {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// The command that attaches a terminal to pane `pane` of the tmux server at
+/// `socket` (its default server when unknown).
+pub fn attach_command(pane: &str, socket: Option<&str>) -> String {
+    match socket {
+        Some(s) => format!("tmux -S {} attach -t {}", sh_word(s), sh_word(pane)),
+        None => format!("tmux attach -t {}", sh_word(pane)),
+    }
 }
 
 /// Something that happened to the fleet list.
@@ -58,6 +82,9 @@ pub enum FleetEvent {
     OpenFailed(String),
     /// Rows of the list on screen.
     Viewport(u16),
+    /// The tmux client switched to a session's pane (its `session:window.pane`), or
+    /// why not.
+    Switched(Result<String, String>),
 }
 
 /// I/O for the loop.
@@ -69,6 +96,14 @@ pub enum FleetEffect {
     Open(PathBuf),
     /// Hand the terminal back to the shell until `fg`.
     Suspend,
+    /// Switch this tmux client to `pane` (`tmux switch-client -t`), on the server
+    /// at `socket` (this client's own when `None`).
+    SwitchToPane {
+        /// `%N`.
+        pane: String,
+        /// The server's socket.
+        socket: Option<String>,
+    },
 }
 
 impl FleetModel {
@@ -91,9 +126,19 @@ impl FleetModel {
             help_scroll: 0,
             notice: None,
             quit: false,
+            tmux: None,
         };
         m.load(registry);
         m
+    }
+
+    /// What `t` does with the selected row, in words (the detail line says it).
+    pub fn pane_hint(&self) -> Option<String> {
+        let (pane, socket) = self.selected_row()?.session?.tmux_target()?;
+        Some(match &self.tmux {
+            Some(_) => format!("t goes to its pane {pane}"),
+            None => format!("attach: {}", attach_command(pane, socket)),
+        })
     }
 
     /// The rows, in the order shown.
@@ -186,6 +231,18 @@ pub fn update(m: &mut FleetModel, event: FleetEvent) -> Vec<FleetEffect> {
             m.list_rows = rows.max(1);
             Vec::new()
         }
+        FleetEvent::Switched(result) => {
+            let (text, error) = match result {
+                Ok(name) => (format!("switched to {name}"), false),
+                Err(why) => (format!("could not go there: {why}"), true),
+            };
+            m.notice = Some(Notice {
+                text,
+                error,
+                at: m.now,
+            });
+            Vec::new()
+        }
         FleetEvent::Action(a) => {
             m.notice = None;
             apply(m, a)
@@ -208,6 +265,50 @@ fn apply(m: &mut FleetModel, a: Action) -> Vec<FleetEffect> {
                 .map(|r| FleetEffect::Open(PathBuf::from(&r.project.root)))
                 .into_iter()
                 .collect();
+        }
+        Action::GoToPane => {
+            let target = m
+                .selected_row()
+                .and_then(|r| r.session)
+                .and_then(|s| s.tmux_target())
+                .map(|(p, s)| (p.to_owned(), s.map(str::to_owned)));
+            let say = |m: &mut FleetModel, text: String, error: bool| {
+                m.notice = Some(Notice {
+                    text,
+                    error,
+                    at: m.now,
+                });
+            };
+            match (target, &m.tmux) {
+                (None, _) => say(
+                    m,
+                    "this session does not run in tmux (its hooks saw no TMUX_PANE)".to_owned(),
+                    true,
+                ),
+                (Some((pane, socket)), Some(own)) => {
+                    // Another server than this client's: switch-client cannot reach it.
+                    if socket.is_some() && own.is_some() && socket != *own {
+                        say(
+                            m,
+                            format!(
+                                "its pane is on another tmux server: {}",
+                                attach_command(&pane, socket.as_deref())
+                            ),
+                            false,
+                        );
+                    } else {
+                        return vec![FleetEffect::SwitchToPane { pane, socket }];
+                    }
+                }
+                (Some((pane, socket)), None) => say(
+                    m,
+                    format!(
+                        "outside tmux; to get there run: {}",
+                        attach_command(&pane, socket.as_deref())
+                    ),
+                    false,
+                ),
+            }
         }
         Action::ToggleHelp => {
             m.mode = if m.mode == Mode::Help {
@@ -269,10 +370,65 @@ mod tests {
     }
 
     fn key(m: &mut FleetModel, k: Key) -> Vec<FleetEffect> {
-        match action_for(m.mode, k) {
+        match action_for(m.mode, None, k) {
             Some(a) => update(m, FleetEvent::Action(a)),
             None => Vec::new(),
         }
+    }
+
+    #[test]
+    fn t_goes_to_the_sessions_pane_inside_tmux_and_says_how_to_attach_outside() {
+        let mut reg = registry(&[("/p/web", "w1", Attention::WaitingInput, 2)]);
+        reg.projects[0].sessions[0].tmux_pane = Some("%7".into());
+        reg.projects[0].sessions[0].tmux_socket = Some("/tmp/tmux-1000/default".into());
+        let mut m = FleetModel::new(Ok(reg.clone()), PathBuf::from("/r"), now());
+        // Outside tmux: the command, as a notice and under the list.
+        assert!(key(&mut m, Key::Char('t')).is_empty());
+        let n = m.notice.clone().unwrap();
+        assert!(!n.error);
+        assert_eq!(
+            n.text,
+            "outside tmux; to get there run: tmux -S /tmp/tmux-1000/default attach -t %7"
+        );
+        assert_eq!(
+            m.pane_hint().as_deref(),
+            Some("attach: tmux -S /tmp/tmux-1000/default attach -t %7")
+        );
+        // Inside tmux, on that server: switch the client there.
+        m.tmux = Some(Some("/tmp/tmux-1000/default".into()));
+        assert_eq!(
+            key(&mut m, Key::Char('t')),
+            vec![FleetEffect::SwitchToPane {
+                pane: "%7".into(),
+                socket: Some("/tmp/tmux-1000/default".into())
+            }]
+        );
+        update(&mut m, FleetEvent::Switched(Ok("work:1.0".into())));
+        assert_eq!(m.notice.as_ref().unwrap().text, "switched to work:1.0");
+        // On another server: switch-client cannot reach it, the command can.
+        m.tmux = Some(Some("/tmp/tmux-1000/other".into()));
+        assert!(key(&mut m, Key::Char('t')).is_empty());
+        assert!(
+            m.notice
+                .as_ref()
+                .unwrap()
+                .text
+                .contains("another tmux server")
+        );
+        // A session outside tmux: said as such.
+        let mut m = FleetModel::new(
+            Ok(registry(&[("/p/web", "w1", Attention::WaitingInput, 2)])),
+            PathBuf::from("/r"),
+            now(),
+        );
+        assert!(key(&mut m, Key::Char('t')).is_empty());
+        assert!(m.notice.as_ref().unwrap().error);
+        assert_eq!(m.pane_hint(), None);
+        assert_eq!(
+            attach_command("%1", Some("/a b/s")),
+            "tmux -S '/a b/s' attach -t %1"
+        );
+        assert_eq!(attach_command("%1", None), "tmux attach -t %1");
     }
 
     #[test]

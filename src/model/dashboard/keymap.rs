@@ -1,5 +1,8 @@
 //! Keys and what they mean: [`KEYMAP`] is the one table that key handling, the
-//! footer and the `?` help all read, so they can never drift apart.
+//! footer and the `?` help all read, so they can never drift apart. A binding may
+//! hold in some panes only (Enter makes a handoff the pending resume in the inbox,
+//! and opens the conversation in the sessions pane): the footer then shows, for the
+//! focused pane, the keys that work there and what they do there.
 
 use super::{Mode, Pane};
 
@@ -63,6 +66,10 @@ pub enum Action {
     ClearFilters,
     /// Make the selected handoff the pending resume.
     Resume,
+    /// Sessions pane: read the selected session's conversation in the pager.
+    OpenConversation,
+    /// Esc: clear the filter when one is active, else quit.
+    Back,
     /// Open the selected handoff in `$EDITOR`.
     Open,
     /// Start answering the selected blocked Signal.
@@ -107,13 +114,19 @@ pub enum Action {
     Suspend,
     /// The fleet list: open the selected project's dashboard.
     OpenProject,
+    /// The fleet list: go to the selected session's tmux pane (inside tmux), or say
+    /// the command that attaches to it (outside).
+    GoToPane,
 }
 
-/// One key binding: the keys, the mode it applies in, the action and its help text.
+/// One key binding: the keys, the mode (and panes) it applies in, the action and its
+/// help text.
 #[derive(Debug, Clone, Copy)]
 pub struct Binding {
     /// The mode the binding is active in.
     pub mode: Mode,
+    /// The focused panes it applies in; empty: every pane.
+    pub panes: &'static [Pane],
     /// The keys that trigger it.
     pub keys: &'static [Key],
     /// What it does.
@@ -126,6 +139,13 @@ pub struct Binding {
     pub footer: bool,
 }
 
+impl Binding {
+    /// Whether it applies with `focus` focused (`None`: a screen without panes).
+    pub fn applies_in(&self, focus: Option<Pane>) -> bool {
+        self.panes.is_empty() || focus.is_some_and(|f| self.panes.contains(&f))
+    }
+}
+
 const fn bind(
     mode: Mode,
     keys: &'static [Key],
@@ -136,6 +156,7 @@ const fn bind(
 ) -> Binding {
     Binding {
         mode,
+        panes: &[],
         keys,
         action,
         label,
@@ -144,8 +165,17 @@ const fn bind(
     }
 }
 
+/// [`bind`], for the focused `panes` only.
+const fn bind_in(panes: &'static [Pane], b: Binding) -> Binding {
+    Binding { panes, ..b }
+}
+
 use Key as K;
 use Mode::{Answer as A, Filter as F, Fleet as L, Help as H, Normal as N};
+/// The panes that show handoffs (the list and the selected one's text).
+const HANDOFFS: &[Pane] = &[Pane::Inbox, Pane::Preview];
+/// The sessions pane.
+const SESSIONS: &[Pane] = &[Pane::Sessions];
 
 /// Every key binding. Key handling, the footer and the `?` help all read this table.
 pub const KEYMAP: &[Binding] = &[
@@ -191,7 +221,15 @@ pub const KEYMAP: &[Binding] = &[
         false,
     ),
     bind(N, &[K::Char('?')], Action::ToggleHelp, "?", "help", true),
-    bind(N, &[K::Char('q'), K::Esc], Action::Quit, "q", "quit", true),
+    bind(N, &[K::Char('q')], Action::Quit, "q", "quit", true),
+    bind(
+        N,
+        &[K::Esc],
+        Action::Back,
+        "Esc",
+        "clear the filter; with none, quit",
+        false,
+    ),
     bind(N, &[K::Tab], Action::NextPane, "Tab", "next pane", true),
     bind(
         N,
@@ -201,45 +239,82 @@ pub const KEYMAP: &[Binding] = &[
         "previous pane",
         false,
     ),
-    bind(
-        N,
-        &[K::Enter],
-        Action::Resume,
-        "⏎",
-        "pending resume · sessions: open transcript",
-        true,
+    bind_in(
+        HANDOFFS,
+        bind(
+            N,
+            &[K::Enter],
+            Action::Resume,
+            "⏎",
+            "make the handoff the pending resume",
+            true,
+        ),
     ),
-    bind(
-        N,
-        &[K::Char('o')],
-        Action::Open,
-        "o",
-        "open the handoff in $EDITOR",
-        true,
+    bind_in(
+        HANDOFFS,
+        bind(
+            N,
+            &[K::Char('o')],
+            Action::Open,
+            "o",
+            "open the handoff in $EDITOR",
+            true,
+        ),
     ),
-    bind(
-        N,
-        &[K::Char('r')],
-        Action::StartResolve,
-        "r",
-        "answer the selected blocked Signal (resolves it)",
-        true,
+    bind_in(
+        HANDOFFS,
+        bind(
+            N,
+            &[K::Char('r')],
+            Action::StartResolve,
+            "r",
+            "answer the selected blocked Signal (resolves it)",
+            true,
+        ),
     ),
-    bind(
-        N,
-        &[K::Char('d')],
-        Action::Dismiss,
-        "d",
-        "sessions: dismiss until it has news",
-        false,
+    bind_in(
+        HANDOFFS,
+        bind(
+            N,
+            &[K::Char('y')],
+            Action::CopyId,
+            "y",
+            "copy the handoff's path",
+            false,
+        ),
     ),
-    bind(
-        N,
-        &[K::Char('y')],
-        Action::CopyId,
-        "y",
-        "copy the handoff's path · sessions: the id",
-        false,
+    bind_in(
+        SESSIONS,
+        bind(
+            N,
+            &[K::Enter, K::Char('o')],
+            Action::OpenConversation,
+            "⏎/o",
+            "sessions: read the conversation in the pager",
+            true,
+        ),
+    ),
+    bind_in(
+        SESSIONS,
+        bind(
+            N,
+            &[K::Char('d')],
+            Action::Dismiss,
+            "d",
+            "sessions: dismiss until it has news",
+            true,
+        ),
+    ),
+    bind_in(
+        SESSIONS,
+        bind(
+            N,
+            &[K::Char('y')],
+            Action::CopyId,
+            "y",
+            "sessions: copy the session id",
+            true,
+        ),
     ),
     bind(
         N,
@@ -436,6 +511,14 @@ pub const KEYMAP: &[Binding] = &[
         "open the project's dashboard; q there comes back",
         true,
     ),
+    bind(
+        L,
+        &[K::Char('t')],
+        Action::GoToPane,
+        "t",
+        "go to the session's tmux pane (outside tmux: the command that attaches)",
+        true,
+    ),
     bind(L, &[K::Char('?')], Action::ToggleHelp, "?", "help", true),
     bind(L, &[K::Char('q'), K::Esc], Action::Quit, "q", "quit", true),
     bind(
@@ -448,11 +531,13 @@ pub const KEYMAP: &[Binding] = &[
     ),
 ];
 
-/// The action a key means in `mode`: the table first, then (filter mode) typed text.
-pub fn action_for(mode: Mode, key: Key) -> Option<Action> {
+/// The action a key means in `mode` with `focus` focused (`None`: a screen without
+/// panes, like the fleet list): the table first, then (filter and answer modes)
+/// typed text.
+pub fn action_for(mode: Mode, focus: Option<Pane>, key: Key) -> Option<Action> {
     let bound = KEYMAP
         .iter()
-        .find(|b| b.mode == mode && b.keys.contains(&key))
+        .find(|b| b.mode == mode && b.applies_in(focus) && b.keys.contains(&key))
         .map(|b| b.action);
     match (bound, mode, key) {
         (Some(a), _, _) => Some(a),
@@ -469,15 +554,25 @@ pub fn bindings(mode: Mode) -> impl Iterator<Item = &'static Binding> {
         .filter(move |b| b.mode == mode && !b.keys.is_empty())
 }
 
+/// The bindings the footer shows in `mode` with `focus` focused: those marked for it
+/// that work in that pane, in the table's order.
+pub fn footer_bindings(mode: Mode, focus: Option<Pane>) -> impl Iterator<Item = &'static Binding> {
+    bindings(mode).filter(move |b| b.footer && b.applies_in(focus))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn no_two_bindings_collide() {
+        // Two bindings of a mode may share a key only in panes they do not share.
+        let overlap = |a: &Binding, b: &Binding| {
+            a.panes.is_empty() || b.panes.is_empty() || a.panes.iter().any(|p| b.panes.contains(p))
+        };
         for (i, a) in KEYMAP.iter().enumerate() {
             for b in &KEYMAP[i + 1..] {
-                if a.mode != b.mode {
+                if a.mode != b.mode || !overlap(a, b) {
                     continue;
                 }
                 for k in a.keys {
@@ -503,14 +598,17 @@ mod tests {
         {
             assert!(!b.label.is_empty() && !b.desc.is_empty(), "{b:?}");
         }
-        // Quit and help are always discoverable in the footer.
-        let footer: Vec<_> = bindings(Mode::Normal)
-            .filter(|b| b.footer)
-            .map(|b| b.action)
-            .collect();
-        assert!(footer.contains(&Action::Quit) && footer.contains(&Action::ToggleHelp));
-        let fleet: Vec<_> = bindings(Mode::Fleet)
-            .filter(|b| b.footer)
+        // Quit and help are always discoverable in the footer, in every pane.
+        for pane in [Pane::Inbox, Pane::Preview, Pane::Sessions, Pane::Activity] {
+            let footer: Vec<_> = footer_bindings(Mode::Normal, Some(pane))
+                .map(|b| b.action)
+                .collect();
+            assert!(
+                footer.contains(&Action::Quit) && footer.contains(&Action::ToggleHelp),
+                "{pane:?}"
+            );
+        }
+        let fleet: Vec<_> = footer_bindings(Mode::Fleet, None)
             .map(|b| b.action)
             .collect();
         assert!(
@@ -521,58 +619,99 @@ mod tests {
     }
 
     #[test]
-    fn keys_map_to_actions_per_mode() {
-        assert_eq!(action_for(Mode::Normal, Key::Char('j')), Some(Action::Down));
-        assert_eq!(action_for(Mode::Normal, Key::Down), Some(Action::Down));
-        assert_eq!(action_for(Mode::Normal, Key::Char('q')), Some(Action::Quit));
-        assert_eq!(action_for(Mode::Normal, Key::Esc), Some(Action::Quit));
-        assert_eq!(action_for(Mode::Normal, Key::Enter), Some(Action::Resume));
-        assert_eq!(action_for(Mode::Normal, Key::Char('x')), None);
+    fn keys_map_to_actions_per_mode_and_pane() {
+        let inbox = Some(Pane::Inbox);
+        let n = |key| action_for(Mode::Normal, inbox, key);
+        assert_eq!(n(Key::Char('j')), Some(Action::Down));
+        assert_eq!(n(Key::Down), Some(Action::Down));
+        assert_eq!(n(Key::Char('q')), Some(Action::Quit));
+        // Esc clears a filter first (the model decides), q always quits.
+        assert_eq!(n(Key::Esc), Some(Action::Back));
+        assert_eq!(n(Key::Enter), Some(Action::Resume));
+        assert_eq!(n(Key::Char('x')), None);
+        // Enter and o mean what the focused pane does with them.
+        for key in [Key::Enter, Key::Char('o')] {
+            assert_eq!(
+                action_for(Mode::Normal, Some(Pane::Sessions), key),
+                Some(Action::OpenConversation)
+            );
+        }
+        assert_eq!(
+            action_for(Mode::Normal, Some(Pane::Preview), Key::Enter),
+            Some(Action::Resume)
+        );
+        // Nothing to resume in the activity view; d only dismisses a session row.
+        assert_eq!(
+            action_for(Mode::Normal, Some(Pane::Activity), Key::Enter),
+            None
+        );
+        assert_eq!(n(Key::Char('d')), None);
+        assert_eq!(
+            action_for(Mode::Normal, Some(Pane::Sessions), Key::Char('d')),
+            Some(Action::Dismiss)
+        );
         // In filter mode letters are text, even the ones bound in normal mode.
         assert_eq!(
-            action_for(Mode::Filter, Key::Char('q')),
+            action_for(Mode::Filter, inbox, Key::Char('q')),
             Some(Action::FilterChar('q'))
         );
         assert_eq!(
-            action_for(Mode::Filter, Key::Esc),
+            action_for(Mode::Filter, inbox, Key::Esc),
             Some(Action::FilterCancel)
         );
-        assert_eq!(action_for(Mode::Help, Key::Esc), Some(Action::ToggleHelp));
-        // Answering: every letter is text, Enter writes, Esc cancels.
         assert_eq!(
-            action_for(Mode::Normal, Key::Char('r')),
-            Some(Action::StartResolve)
+            action_for(Mode::Help, inbox, Key::Esc),
+            Some(Action::ToggleHelp)
         );
+        // Answering: every letter is text, Enter writes, Esc cancels.
+        assert_eq!(n(Key::Char('r')), Some(Action::StartResolve));
         assert_eq!(
-            action_for(Mode::Answer, Key::Char('q')),
+            action_for(Mode::Answer, inbox, Key::Char('q')),
             Some(Action::AnswerChar('q'))
         );
         assert_eq!(
-            action_for(Mode::Answer, Key::Enter),
+            action_for(Mode::Answer, inbox, Key::Enter),
             Some(Action::AnswerAccept)
         );
         assert_eq!(
-            action_for(Mode::Answer, Key::Esc),
+            action_for(Mode::Answer, inbox, Key::Esc),
             Some(Action::AnswerCancel)
         );
         // The help scrolls; other keys do nothing there.
         assert_eq!(
-            action_for(Mode::Help, Key::Char('j')),
+            action_for(Mode::Help, inbox, Key::Char('j')),
             Some(Action::HelpScroll(1))
         );
-        assert_eq!(action_for(Mode::Help, Key::Char('r')), None);
-        assert_eq!(
-            action_for(Mode::Normal, Key::Suspend),
-            Some(Action::Suspend)
-        );
+        assert_eq!(action_for(Mode::Help, inbox, Key::Char('r')), None);
+        assert_eq!(n(Key::Suspend), Some(Action::Suspend));
         // The fleet list: Enter opens a project, q and Esc quit, letters are not text.
-        assert_eq!(
-            action_for(Mode::Fleet, Key::Enter),
-            Some(Action::OpenProject)
+        let f = |key| action_for(Mode::Fleet, None, key);
+        assert_eq!(f(Key::Enter), Some(Action::OpenProject));
+        assert_eq!(f(Key::Esc), Some(Action::Quit));
+        assert_eq!(f(Key::Char('j')), Some(Action::Down));
+        assert_eq!(f(Key::Char('r')), None);
+    }
+
+    #[test]
+    fn the_footer_offers_what_the_focused_pane_does() {
+        let words = |pane| -> Vec<Action> {
+            footer_bindings(Mode::Normal, Some(pane))
+                .map(|b| b.action)
+                .collect()
+        };
+        let inbox = words(Pane::Inbox);
+        assert!(inbox.contains(&Action::Resume) && inbox.contains(&Action::Open));
+        assert!(!inbox.contains(&Action::OpenConversation));
+        // The sessions pane, where Enter does something else: no "resume" there.
+        let sessions = words(Pane::Sessions);
+        assert!(!sessions.contains(&Action::Resume) && !sessions.contains(&Action::Open));
+        assert!(
+            sessions.contains(&Action::OpenConversation)
+                && sessions.contains(&Action::Dismiss)
+                && sessions.contains(&Action::CopyId)
         );
-        assert_eq!(action_for(Mode::Fleet, Key::Esc), Some(Action::Quit));
-        assert_eq!(action_for(Mode::Fleet, Key::Char('j')), Some(Action::Down));
-        assert_eq!(action_for(Mode::Fleet, Key::Char('r')), None);
-        assert_eq!(action_for(Mode::Normal, Key::Enter), Some(Action::Resume));
+        // The activity view: nothing to resume or answer there.
+        let activity = words(Pane::Activity);
+        assert!(!activity.contains(&Action::Resume) && !activity.contains(&Action::StartResolve));
     }
 }

@@ -28,7 +28,7 @@ use super::state::GitCache;
 use super::trend;
 
 pub use filter::{Filter, KindFilter, visible_rows};
-pub use keymap::{Action, Binding, KEYMAP, Key, action_for, bindings};
+pub use keymap::{Action, Binding, KEYMAP, Key, action_for, bindings, footer_bindings};
 pub use update::update;
 
 /// The panes that take focus (Tab cycles through them in this order).
@@ -170,8 +170,8 @@ pub enum Effect {
     WritePendingResume(PathBuf),
     /// Suspend the terminal and open this file in the editor.
     OpenEditor(PathBuf),
-    /// Suspend the terminal and show this session transcript in `$PAGER` (else the
-    /// editor).
+    /// Suspend the terminal and show the conversation of this session transcript,
+    /// readable ([`crate::model::conversation`]), in `$PAGER` (else the editor).
     OpenTranscript(PathBuf),
     /// Put this text on the terminal's clipboard (OSC 52).
     Copy(String),
@@ -454,6 +454,14 @@ impl Model {
                     .any(|(id, key)| *id == s.session_id && *key == news_key(s))
             })
             .collect()
+    }
+
+    /// The live sessions (see [`Snapshot::attention`]), dismissed or not, and how many
+    /// of them are dismissed: a dismissed session is hidden from the list, not from
+    /// the count — it is still live.
+    pub fn live_counts(&self) -> (usize, usize) {
+        let live = self.snapshot.attention(self.now, self.stale_after).len();
+        (live, live.saturating_sub(self.attention_rows().len()))
     }
 
     /// The session under the cursor of the sessions pane.

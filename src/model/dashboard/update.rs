@@ -221,7 +221,8 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
                     m.focus = Pane::Inbox;
                 }
             }
-            // The handoff they would act on is not on screen.
+            // The handoff they would act on is not on screen (the keys are not bound
+            // in the activity pane; a mouse-focused pane may still send them).
             Action::Resume | Action::Open | Action::StartResolve => {
                 m.notice = Some(Notice {
                     text: "the activity view is shown: press a to go back to the handoffs".into(),
@@ -233,10 +234,10 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
             _ => {}
         }
     }
-    // The sessions pane has its own meaning for Enter and o: the transcript.
+    // The sessions pane's own keys (the keymap binds them there only).
     if m.focus == Pane::Sessions {
         match a {
-            Action::Resume | Action::Open => {
+            Action::OpenConversation => {
                 return match m.selected_session() {
                     Some(s) => match &s.transcript_path {
                         Some(t) => vec![Effect::OpenTranscript(t.into())],
@@ -293,15 +294,18 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
             })
             .into_iter()
             .collect();
-    } else if a == Action::Dismiss {
-        m.notice = Some(Notice {
-            text: "d dismisses a row of the sessions pane: Tab to it first".into(),
-            error: true,
-            at: m.now,
-        });
-        return Vec::new();
     }
     match a {
+        // Esc: a filter goes first; with none, it quits.
+        Action::Back if m.filter.is_active() => {
+            m.filter = Filter::default();
+            m.refresh_rows();
+            m.preview_effect()
+        }
+        Action::Back | Action::Quit => {
+            m.quit = true;
+            vec![Effect::Quit]
+        }
         Action::NextGaugeSession => {
             let live: Vec<String> = m
                 .snapshot
@@ -413,7 +417,7 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
             }
         },
         // Handled above, for the sessions pane.
-        Action::Dismiss | Action::CopyId => Vec::new(),
+        Action::Dismiss | Action::CopyId | Action::OpenConversation => Vec::new(),
         Action::Open => match m.selected_entry() {
             Some(h) => vec![Effect::OpenEditor(h.path.clone())],
             None => Vec::new(),
@@ -524,11 +528,7 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
             }
             Vec::new()
         }
-        Action::Quit => {
-            m.quit = true;
-            vec![Effect::Quit]
-        }
         // Only the fleet list binds it.
-        Action::OpenProject => Vec::new(),
+        Action::OpenProject | Action::GoToPane => Vec::new(),
     }
 }

@@ -1,0 +1,272 @@
+//! `forge trust`: let a project's `.forge/config.toml` make forge act (like `direnv
+//! allow` or `mise trust`), after showing what it would make forge do.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, anyhow};
+use serde_json::json;
+
+use super::status::project_paths;
+use crate::config::{self, Side};
+use crate::env::Env;
+use crate::model::trust::{Record, Trust, VERSION, content_hash};
+use crate::store::{self, Paths};
+
+/// Trust this project's .forge/config.toml, so its keys that make forge act apply
+///
+/// A project's .forge/config.toml ships with the repository. What it changes in what
+/// forge shows (levels, thresholds, segments, wording) applies as soon as it is there.
+/// Its keys that make forge act — [ladder] actions and protected_branches, [notify]
+/// (but `command`), [relay], [handoffs] retention, [attention] stale_after, and the
+/// same keys in [agents.NAME] tables — apply only once you trusted the file's exact
+/// content: until then they are ignored (`forge config show` lists them, the event
+/// log says so once). `forge trust` shows each of them with its value and what it
+/// makes forge do, then keeps the content's SHA-256 in your state folder
+/// ($XDG_STATE_HOME/forge/trust/, else ~/.local/state/forge/trust/). Any edit of the
+/// file revokes it. Keys that run commands ([notify] command, [[on_threshold]],
+/// [[on_session_start]]) are never taken from a project file, trusted or not.
+#[derive(clap::Args, Debug)]
+#[command(
+    verbatim_doc_comment,
+    after_help = concat!(
+        "Examples:\n",
+        "  forge trust --status        # what the file would make forge do; trusts nothing\n",
+        "  forge trust                 # show it and trust this content\n",
+        "  forge trust --revoke        # ignore its acting keys again"
+    )
+)]
+pub struct TrustArgs {
+    /// Project folder (default: the current folder's project). A folder inside a
+    /// project means that project (nearest .forge/ above, else the git root), as when
+    /// run from there.
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Forget the trust of this project's file: its acting keys are ignored again.
+    #[arg(long, conflicts_with = "status")]
+    pub revoke: bool,
+    /// Show whether the file is trusted and what its acting keys would do; trust
+    /// nothing.
+    #[arg(long)]
+    pub status: bool,
+    /// With --status: print as JSON.
+    #[arg(long, requires = "status")]
+    pub json: bool,
+}
+
+/// What the project file holds, as `forge trust` reads it once.
+struct FileFacts {
+    text: Option<String>,
+    sha256: Option<String>,
+    acting: Vec<(String, toml::Value)>,
+}
+
+/// Reads the project file once (never through a link; at most 1 MiB) and lists its
+/// acting keys.
+fn read_file(paths: &Paths) -> anyhow::Result<FileFacts> {
+    let path = paths.config();
+    let text =
+        match store::safe::read_to_string_whole(&path, config::CONFIG_MAX, store::safe::Follow::No)
+        {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(FileFacts {
+                    text: None,
+                    sha256: None,
+                    acting: Vec::new(),
+                });
+            }
+            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+        };
+    let mut table: toml::Table =
+        toml::from_str(&text).map_err(|e| anyhow!("{}: not valid TOML: {e}", path.display()))?;
+    let acting = config::take_acting(&mut table);
+    Ok(FileFacts {
+        sha256: Some(content_hash(text.as_bytes())),
+        text: Some(text),
+        acting,
+    })
+}
+
+/// One acting key, its value and what it makes forge do (two lines).
+fn describe(key: &str, value: &toml::Value) -> String {
+    // `agents.builder.ladder.L1` is `ladder.L1` for one agent.
+    let base = match key.strip_prefix("agents.") {
+        Some(rest) => rest.split_once('.').map_or(rest, |(_, k)| k),
+        None => key,
+    };
+    let what = config::key_side(base)
+        .filter(|k| k.side == Side::Acts)
+        .map_or("", |k| k.what);
+    format!("  {key} = {value}\n      {what}\n")
+}
+
+/// Runs `forge trust`.
+pub fn run(args: &TrustArgs, env: &Env) -> anyhow::Result<ExitCode> {
+    let paths = project_paths(args.project.as_ref(), env)?;
+    let file = paths.config();
+    let root = store::registry::root_key(&paths.root)
+        .ok_or_else(|| anyhow!("the project path {} is not UTF-8", paths.root.display()))?;
+    if store::trust::dir(env).is_none() {
+        return Err(anyhow!(
+            "no state folder to keep trust in: set HOME (or XDG_STATE_HOME) to an absolute path"
+        ));
+    }
+    if args.revoke {
+        let had = store::trust::revoke(env, &root).context("revoking")?;
+        super::print_out(&if had {
+            format!(
+                "Revoked: forge ignores the acting keys of {} again.\n",
+                file.display()
+            )
+        } else {
+            format!("{} was not trusted; nothing to revoke.\n", file.display())
+        });
+        return Ok(ExitCode::SUCCESS);
+    }
+    let facts = read_file(&paths)?;
+    let record = store::trust::read(env, &root);
+    let trust = match (&facts.text, &facts.sha256) {
+        (None, _) | (_, None) => Trust::Absent,
+        (Some(_), Some(_)) if facts.acting.is_empty() => Trust::Inert,
+        (Some(_), Some(sha)) => Trust::judge(sha, record.as_ref()),
+    };
+    if args.status {
+        return status(args, &paths, &facts, &trust);
+    }
+    let Some(sha) = &facts.sha256 else {
+        return Err(anyhow!(
+            "{} does not exist: nothing to trust",
+            file.display()
+        ));
+    };
+    if facts.acting.is_empty() {
+        super::print_out(&format!(
+            "Nothing in {} makes forge act: all of it applies already, so there is nothing to trust.\n",
+            file.display()
+        ));
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Every value is checked as if trusted, before it is: a file that would break
+    // the hooks once trusted is not trusted.
+    let loaded = config::load_trusting(&paths, env, sha).map_err(|e| {
+        anyhow!("not trusted, the file has an error: {e}\nFix it, then run `forge trust` again.")
+    })?;
+    if !matches!(&loaded.trust, Trust::Trusted { sha256, .. } if sha256 == sha) {
+        return Err(anyhow!(
+            "{} changed while forge read it: run `forge trust` again",
+            file.display()
+        ));
+    }
+    let mut out = format!(
+        "{} (sha256 {}) makes forge act:\n",
+        file.display(),
+        short(sha)
+    );
+    for (key, value) in &facts.acting {
+        out.push_str(&describe(key, value));
+    }
+    if let Trust::Trusted { trusted_at, .. } = &trust {
+        let _ = writeln!(
+            out,
+            "Already trusted (since {trusted_at}): these keys apply."
+        );
+        super::print_out(&out);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let written = store::trust::write(
+        env,
+        &Record {
+            version: VERSION,
+            project: root,
+            config: file.display().to_string(),
+            sha256: sha.clone(),
+            trusted_at: crate::store::files::iso(env.now),
+        },
+    )
+    .context("keeping the trust record")?;
+    let _ = writeln!(
+        out,
+        "Trusted: forge applies these keys from now on (recorded in {}).\n\
+         Any edit of the file revokes this; `forge trust --revoke` revokes it now.",
+        written.display()
+    );
+    super::print_out(&out);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..12).unwrap_or(sha)
+}
+
+/// `forge trust --status`.
+fn status(
+    args: &TrustArgs,
+    paths: &Paths,
+    facts: &FileFacts,
+    trust: &Trust,
+) -> anyhow::Result<ExitCode> {
+    let file = paths.config();
+    if args.json {
+        let acting: Vec<_> = facts
+            .acting
+            .iter()
+            .map(|(k, v)| {
+                json!({
+                    "key": k,
+                    "value": serde_json::to_value(v).unwrap_or(serde_json::Value::Null),
+                    "applies": trust.applies(),
+                })
+            })
+            .collect();
+        super::print_json(&json!({
+            "project": paths.root,
+            "config": file,
+            "exists": facts.text.is_some(),
+            "sha256": facts.sha256,
+            "trust": trust,
+            "acting": acting,
+        }))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = String::new();
+    match trust {
+        Trust::Absent => {
+            let _ = writeln!(out, "{} does not exist: nothing to trust.", file.display());
+        }
+        Trust::Inert => {
+            let _ = writeln!(
+                out,
+                "Nothing in {} makes forge act: all of it applies.",
+                file.display()
+            );
+        }
+        Trust::Trusted { trusted_at, .. } => {
+            let _ = writeln!(
+                out,
+                "{} is trusted (since {trusted_at}): its acting keys apply:",
+                file.display()
+            );
+        }
+        Trust::Untrusted { .. } => {
+            let _ = writeln!(
+                out,
+                "{}: its acting keys are ignored, because {}:",
+                file.display(),
+                trust.why_ignored()
+            );
+        }
+    }
+    for (key, value) in &facts.acting {
+        out.push_str(&describe(key, value));
+    }
+    if matches!(trust, Trust::Untrusted { .. }) {
+        let _ = writeln!(
+            out,
+            "Run `forge trust` to trust this content, if it does only what you want."
+        );
+    }
+    super::print_out(&out);
+    Ok(ExitCode::SUCCESS)
+}
