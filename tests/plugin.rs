@@ -272,3 +272,44 @@ fn init_plugin_refuses_what_the_plugin_carries_and_says_when_the_plugin_is_missi
     assert!(local.get("hooks").is_none(), "{local}");
     assert_eq!(local["statusLine"]["command"], "forge statusline");
 }
+
+/// `forge init --plugin` also reads the project's other settings file (does it still
+/// run forge's hooks?). A repository that ships it as a link to a file outside (here
+/// a file of yours that runs forge's hooks) has it refused, as `forge init` refuses
+/// every linked path it reads: a project install stops, naming it, and writes
+/// nothing; a `--user` install does not read it through the link.
+#[test]
+fn init_plugin_reads_no_settings_file_through_a_link() {
+    use std::os::unix::fs::symlink;
+    let p = TestProject::new();
+    forge_on_path(&p);
+    install_plugin(&p, false);
+    let outside = p.dir.path().join("outside.json");
+    std::fs::write(
+        &outside,
+        serde_json::to_string(&json!({"hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": "forge hook Stop"}]}]}}))
+        .unwrap(),
+    )
+    .unwrap();
+    std::fs::create_dir_all(p.root.join(".claude")).unwrap();
+    let shared = p.root.join(".claude/settings.json");
+    symlink(&outside, &shared).unwrap();
+    let out = p
+        .forge()
+        .args(["init", "--plugin", "--local"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&shared.display().to_string()) && err.contains("wrote nothing"),
+        "{err}"
+    );
+    assert!(!p.root.join(".claude/settings.local.json").exists());
+    assert!(!p.root.join(".forge").exists());
+    // The user's own settings: written; the linked project file is not read.
+    let out = ok_stdout(p.forge().args(["init", "--plugin", "--user"]));
+    assert!(!out.contains(".claude/settings.json still runs"), "{out}");
+    assert!(std::fs::symlink_metadata(&shared).unwrap().is_symlink());
+}

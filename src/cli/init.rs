@@ -697,17 +697,27 @@ fn plugin_notes(
             let _ = writeln!(out, "    {}: {}", r.event, r.command);
         }
     }
+    // The project's own files are never read through a link (a project install
+    // checked them before anything was read); the user's may be a dotfiles manager's.
     let mut others = vec![
-        paths.root.join(LOCAL_SETTINGS),
-        paths.root.join(".claude/settings.json"),
+        (paths.root.join(LOCAL_SETTINGS), store::safe::Follow::No),
+        (
+            paths.root.join(".claude/settings.json"),
+            store::safe::Follow::No,
+        ),
     ];
-    others.extend(env.claude_dir().map(|d| d.join("settings.json")));
+    others.extend(
+        env.claude_dir()
+            .map(|d| (d.join("settings.json"), store::safe::Follow::Yes)),
+    );
     let mut values: Vec<(PathBuf, Option<Value>)> = Vec::new();
-    for f in others {
+    for (f, follow) in others {
         let v = if f == path {
             Some(o.settings.clone())
         } else {
-            crate::store::read_text_follow(&f).and_then(|t| serde_json::from_str(&t).ok())
+            store::safe::read_to_string_whole(&f, 16 * 1024 * 1024, follow)
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok())
         };
         values.push((f, v));
     }
@@ -877,7 +887,8 @@ fn backup_texts(file: &Path, project: Option<&Paths>) -> Vec<String> {
 }
 
 /// Every path inside the project a project install (`forge init`, `--local`,
-/// `--uninstall`, `--commands`) may read or write, with what must be there.
+/// `--uninstall`, `--commands`, `--plugin`) may read or write, with what must be
+/// there.
 fn project_paths_touched(
     args: &InitArgs,
     paths: &Paths,
@@ -892,6 +903,15 @@ fn project_paths_touched(
     ];
     if !args.uninstall {
         v.push((paths.root.join(".gitignore"), Want::File));
+    }
+    if args.plugin {
+        // --plugin reads both project settings files (which still run forge's hooks).
+        for f in [LOCAL_SETTINGS, ".claude/settings.json"] {
+            let f = paths.root.join(f);
+            if f != settings_path {
+                v.push((f, Want::File));
+            }
+        }
     }
     if args.commands {
         v.push((claude.join("commands"), Want::Dir));
