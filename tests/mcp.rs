@@ -492,3 +492,100 @@ fn the_handoff_tool_adds_the_agents_decisions_and_becomes_the_pending_resume() {
         ]
     );
 }
+
+/// What the tools and resources give the model is redacted on its way out, as
+/// SessionStart's text is: a Signal or a handoff written by hand (not through forge)
+/// holds secrets in its questions, findings, recommendation and body; a refused call
+/// quotes an argument's name that is a key. None reaches an answer or `events.jsonl`.
+#[test]
+fn what_the_tools_give_the_model_is_redacted() {
+    let p = set_up();
+    let secrets = [
+        "Rp4ss9Xw2Lm",
+        "Hq8Zt2Wm4Lp",
+        "mG7xR2vQ9zK",
+        "Zx7Qw2Er5Ty8Ui1Op4As6Df9Gh3Jk0Lz2Xc5Vb8N",
+        "AKIAIOSFODNN7EXAMPLE",
+    ];
+    let handoffs = p.root.join(".forge/handoffs");
+    std::fs::write(
+        handoffs.join("agent-T-9-20261121-101502.md"),
+        format!(
+            "## FORGE AGENT HANDOFF\nFrom: builder\nTo: lead\nTask: T-9\n\n### Findings\n- DB_PASS={}\n\n\
+             ### Recommendations\nUse SMTP_PASS={} for the mailer.\n\n### Signal\n```json\n{}\n```\n",
+            secrets[1],
+            secrets[2],
+            json!({"from": "builder", "to": "lead", "task_id": "T-9", "status": "blocked",
+                   "files_modified": [], "blocking": true,
+                   "open_questions": [format!("Is REDIS_URL=redis://:{}@cache:6379/0 the right one?", secrets[0])]})
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        handoffs.join("handoff-20261121-101502.md"),
+        format!(
+            "---\nkind: session-handoff\ntrigger: manual\n---\n# Notes by hand\n\nAWS_SECRET_ACCESS_KEY={}\n",
+            secrets[3]
+        ),
+    )
+    .unwrap();
+    let mut s = Server::start(&p, &[("FORGE_AGENT", "lead")]);
+    s.handshake();
+    let mut answers = Vec::new();
+    let inbox = s.call("inbox", json!({}));
+    assert_eq!(
+        inbox["structuredContent"]["signals"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1,
+        "{inbox}"
+    );
+    assert!(
+        text(&inbox).contains("Open question: Is REDIS_URL=redis://:[REDACTED]@cache"),
+        "{}",
+        text(&inbox)
+    );
+    answers.push(inbox);
+    answers.push(s.call("status", json!({})));
+    let refused = s.call(
+        "signal",
+        json!({"from": "lead", "to": "builder", "task": "T-9", "status": "partial", secrets[4]: 1}),
+    );
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(text(&refused).contains("unknown argument"), "{refused}");
+    answers.push(refused);
+    let list = s.ask("resources/list", json!({}));
+    assert_eq!(
+        list["result"]["resources"].as_array().unwrap().len(),
+        2,
+        "{list}"
+    );
+    for r in list["result"]["resources"].as_array().unwrap() {
+        let read = s.ask("resources/read", json!({"uri": r["uri"]}));
+        assert!(
+            read["result"]["contents"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("[REDACTED]"),
+            "{read}"
+        );
+        answers.push(read);
+    }
+    answers.push(list);
+    s.close();
+    let events = std::fs::read_to_string(p.root.join(".forge/logs/events.jsonl")).unwrap();
+    assert!(events.contains("tool_refused"), "{events}");
+    for secret in secrets {
+        for a in &answers {
+            assert!(
+                !a.to_string().contains(secret),
+                "{secret} reached the model: {a}"
+            );
+        }
+        assert!(
+            !events.contains(secret),
+            "{secret} in events.jsonl: {events}"
+        );
+    }
+}

@@ -6,8 +6,10 @@
 //! `crate::app::signal::resolve_task` (the thread rules of `forge signal resolve`),
 //! `handoff` is `crate::app::session_handoff`, `status` is `forge status --json`.
 //! Every tool call (and resource read) appends one line to `events.jsonl` with what
-//! it did or why it refused, so `forge log` tells.
+//! it did or why it refused, so `forge log` tells. What goes back to the model (a
+//! tool's text and data, a resource's text and title) is redacted on its way out.
 
+use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -23,6 +25,7 @@ use crate::env::Env;
 use crate::model::handoff::HandoffKind;
 use crate::model::handoff_doc::{AgentNotes, Trigger};
 use crate::model::outcome::Outcome;
+use crate::model::redact::{redact, redact_cow, redact_document, redact_json};
 use crate::model::state::EventLine;
 use crate::model::{HandoffEntry, SignalParse};
 use crate::store::{self, Paths, files};
@@ -114,7 +117,11 @@ impl Project {
             return;
         }
         let mut facts = Map::new();
-        facts.insert("tool".into(), tool.into());
+        // An unknown tool's name is the client's text: kept to one line, redacted.
+        facts.insert(
+            "tool".into(),
+            crate::app::signal::one_line(&redact(tool)).into(),
+        );
         if let Some(a) = self.agent.get().cloned().flatten() {
             facts.insert("agent".into(), a.into());
         }
@@ -212,7 +219,16 @@ impl Project {
         // Blocked first, then newest first (the list is newest first already).
         mine.sort_by_key(|h| !h.is_blocked());
         mine.truncate(LIST_MAX);
-        let items: Vec<Value> = mine.iter().map(|h| inbox_item(h)).collect();
+        // Each item redacted before the text is made of it: the text puts a Signal's
+        // fields side by side, and a field redacted alone is redacted whole.
+        let items: Vec<Value> = mine
+            .iter()
+            .map(|h| {
+                let mut item = inbox_item(h);
+                redact_json(&mut item);
+                item
+            })
+            .collect();
         let blocked = mine.iter().filter(|h| h.is_blocked()).count();
         let whom = agent.as_deref().map_or_else(
             || {
@@ -379,9 +395,12 @@ impl Project {
         self.readable()?;
         let set_up = crate::cli::init::is_set_up(&self.paths, env);
         let mut warning = None;
-        let v = crate::cli::status::project_json(&self.paths, env, set_up, |e| {
+        let mut v = crate::cli::status::project_json(&self.paths, env, set_up, |e| {
             warning = Some(format!("{e:#}"));
         });
+        // As `forge status --json` prints it: every string redacted, before the text
+        // (JSON, where a line break is an escape) is made of it.
+        redact_json(&mut v);
         let blocked = v["blocked"].as_array().map_or(0, Vec::len);
         let handoffs = v["handoffs"].as_array().map_or(0, Vec::len);
         let mut text = serde_json::to_string_pretty(&v).unwrap_or_default();
@@ -450,7 +469,7 @@ impl Backend for Project {
             Err(why) => refused(name, why),
         };
         self.record(&env, name, vec![outcome]);
-        Some(result)
+        Some(redacted(result))
     }
 
     fn list_resources(&mut self) -> Vec<Value> {
@@ -477,7 +496,7 @@ impl Backend for Project {
                 json!({
                     "uri": format!("{RESOURCE_PREFIX}{}", h.file_name),
                     "name": h.file_name,
-                    "title": crate::model::text::single_line(&title),
+                    "title": crate::model::text::single_line(&redact(&title)),
                     "mimeType": "text/markdown",
                 })
             })
@@ -500,8 +519,11 @@ impl Backend for Project {
         };
         self.record(&env, "resources/read", vec![outcome]);
         let (_, text) = read?;
+        // A handoff may be written by hand (or by an agent, not through forge): what
+        // the model reads is redacted, as SessionStart's text is (its Signal block as
+        // JSON, where a line break is an escape).
         Ok(vec![
-            json!({"uri": uri, "mimeType": "text/markdown", "text": text}),
+            json!({"uri": uri, "mimeType": "text/markdown", "text": redact_document(&text)}),
         ])
     }
 
@@ -535,6 +557,20 @@ impl Project {
     }
 }
 
+/// `result` as it leaves forge for the model: its text and every string of its
+/// data redacted ([`crate::model::redact`]). Questions, findings and tasks come from
+/// files an agent or a person wrote, `status` quotes the project's state, and a
+/// refusal may quote the arguments.
+fn redacted(mut result: ToolResult) -> ToolResult {
+    if let Cow::Owned(text) = redact_cow(&result.text) {
+        result.text = text;
+    }
+    if let Some(data) = result.structured.as_mut() {
+        redact_json(data);
+    }
+    result
+}
+
 fn refused(tool: &str, why: String) -> (ToolResult, Outcome) {
     (
         ToolResult::error(format!("{tool}: {why}")),
@@ -558,6 +594,9 @@ fn inbox_item(h: &HandoffEntry) -> Value {
     let text = store::safe::read_capped(&h.path, 256 * 1024, store::safe::Follow::No)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default();
+    // Redacted while its lines are still lines: a key block under Findings would
+    // otherwise become items of one line each, none of which looks like a key.
+    let text = redact_document(&text);
     let recommendation = section(&text, "Recommendations").join(" ");
     json!({
         "id": h.file_name.strip_suffix(".md").unwrap_or(&h.file_name),

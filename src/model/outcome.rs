@@ -285,14 +285,18 @@ impl Outcome {
                 | Self::WipCommitted { .. }
                 | Self::WipSkipped { .. }
                 | Self::Alerted { .. }
+                | Self::SignalWritten { .. }
+                | Self::ToolAnswered { .. }
+                | Self::ToolRefused { .. }
                 | Self::Error { .. }
         )
     }
 
     /// The outcome with its text from outside forge (an orchestrator's reply, a user
-    /// hook's command line and error, a WIP commit's message, an error message)
-    /// redacted, as it is stored in `events.jsonl`. Outcomes that carry only forge's
-    /// own words, paths and counts are returned as they are, without a look.
+    /// hook's command line and error, a WIP commit's message, what an agent gave a
+    /// `forge mcp` tool, an error message) redacted, as it is stored in
+    /// `events.jsonl`. Outcomes that carry only forge's own words, paths and counts
+    /// are returned as they are, without a look.
     pub fn redacted(self) -> Self {
         use super::redact::redact;
         match self {
@@ -325,6 +329,29 @@ impl Outcome {
             Self::WipSkipped { why } => Self::WipSkipped { why: redact(&why) },
             Self::Alerted { text } => Self::Alerted {
                 text: redact(&text),
+            },
+            // What an agent gave `forge mcp` (a task, an agent's name, a refused
+            // argument's name quoted in the refusal) or what a file named.
+            Self::SignalWritten {
+                path,
+                task,
+                status,
+                to,
+                resolves,
+            } => Self::SignalWritten {
+                path,
+                task: redact(&task),
+                status,
+                to: redact(&to),
+                resolves,
+            },
+            Self::ToolAnswered { tool, summary } => Self::ToolAnswered {
+                tool,
+                summary: redact(&summary),
+            },
+            Self::ToolRefused { tool, why } => Self::ToolRefused {
+                tool: redact(&tool),
+                why: redact(&why),
             },
             Self::Error { what, message } => Self::Error {
                 what,
