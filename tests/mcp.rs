@@ -589,3 +589,50 @@ fn what_the_tools_give_the_model_is_redacted() {
         );
     }
 }
+
+/// The `status` tool is `forge status --json` for the agent, the live session
+/// included: a session whose turn ended (Stop) and that goes on is live
+/// (`last_session_live`, its `current_session`), and once it ends (SessionEnd) it is
+/// the last session again — in both, exactly what `forge status --json` says.
+#[test]
+fn the_status_tool_says_what_forge_status_says_of_the_live_session() {
+    let p = TestProject::new();
+    let hook = |event: &str, fixture: &str| {
+        p.forge()
+            .args(["hook", event])
+            .write_stdin(p.payload(fixture))
+            .assert()
+            .success();
+    };
+    hook("SessionStart", "hooks/SessionStart-startup.json");
+    hook("Stop", "hooks/Stop.json");
+    let cli = |p: &TestProject| -> Value {
+        let out = p.forge().args(["status", "--json"]).output().unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let same = |tool: &Value, cli: &Value| {
+        for key in [
+            "last_session",
+            "last_session_live",
+            "current_session",
+            "sessions",
+            "attention",
+            "blocked",
+            "set_up",
+        ] {
+            assert!(cli.get(key).is_some(), "{key} in {cli:#}");
+            assert_eq!(tool[key], cli[key], "{key}: {tool:#} vs {cli:#}");
+        }
+    };
+    let mut s = Server::start(&p, &[]);
+    s.handshake();
+    let live = s.call("status", json!({}))["structuredContent"].clone();
+    assert_eq!(live["last_session_live"], true, "{live:#}");
+    assert!(live["last_session"].is_object(), "{live:#}");
+    same(&live, &cli(&p));
+    hook("SessionEnd", "hooks/SessionEnd.json");
+    let ended = s.call("status", json!({}))["structuredContent"].clone();
+    assert_eq!(ended["last_session_live"], false, "{ended:#}");
+    same(&ended, &cli(&p));
+    s.close();
+}

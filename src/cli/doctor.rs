@@ -64,12 +64,15 @@ pub fn model_problem(value: &str) -> Option<String> {
 /// `forge` found on PATH), forge's hooks wired twice with different commands (so
 /// each event runs twice), the forge binary the slash commands run, the
 /// statusLine, forge's Claude Code plugin (installed for this project, and not
-/// wired twice with settings entries), `.forge/` git-ignored, hook commands whose script is missing (a
-/// failure in your own settings, a warning in the shared .claude/settings.json),
+/// wired twice with settings entries), `.forge/` git-ignored, hook commands whose
+/// script is missing (a failure in your own settings, a warning in the shared
+/// .claude/settings.json),
 /// `model:` in .claude/commands and .claude/agents (opus, sonnet, haiku, inherit or
 /// a full model id such as claude-sonnet-4-6), every agent Signal in
 /// .forge/handoffs, learned-*.md memory files free of secret-looking text,
-/// MEMORY.md size, and the config files. Exits 1 when a check fails.
+/// MEMORY.md size, the config files, every program your own config runs
+/// ([notify] command, [[on_threshold]] and [[on_session_start]] commands), and
+/// that every secret pattern compiles. Exits 1 when a check fails.
 #[derive(clap::Args, Debug)]
 #[command(
     verbatim_doc_comment,
