@@ -12,6 +12,7 @@ pub mod ladder;
 pub mod learn;
 pub mod log;
 pub mod man;
+pub mod mcp;
 pub mod resume;
 pub mod run;
 pub mod sessions;
@@ -64,6 +65,7 @@ pub enum Command {
     Signal(signal::SignalArgs),
     Context(context::ContextArgs),
     Sessions(sessions::SessionsArgs),
+    Mcp(mcp::McpArgs),
     #[command(hide = true)]
     UserHook(user_hook::UserHookArgs),
     #[command(hide = true)]
@@ -99,6 +101,7 @@ pub fn run(cli: Cli, env: &Env) -> ExitCode {
         Command::Context(args) => report(context::run(&args, env)),
         Command::Log(args) => report(log::run(&args, env)),
         Command::Sessions(args) => report(sessions::run(&args, env)),
+        Command::Mcp(args) => report(mcp::run(&args, env)),
         Command::UserHook(args) => user_hook::run(&args, env),
         Command::Ladder(args) => ladder::run(&args, env),
     }

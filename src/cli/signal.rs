@@ -6,10 +6,9 @@ use std::process::ExitCode;
 use anyhow::bail;
 
 use super::status::project_for_writing;
-use crate::app::signal::{Draft, blocked_head, default_resolver, one_line, write_draft};
+use crate::app::signal::{Draft, default_resolver, one_line, resolve_task, write_draft};
 use crate::env::Env;
 use crate::model::SignalStatus;
-use crate::store;
 
 /// Write an agent handoff with a Signal block, and print its path
 ///
@@ -182,21 +181,25 @@ fn resolve(args: &ResolveArgs, project: Option<&PathBuf>, env: &Env) -> anyhow::
         bail!("TASK must not be empty: say which task's blocked Signal you answer");
     }
     let paths = project_for_writing(project, env)?;
-    let entries = store::handoffs::list(&paths);
-    let head = blocked_head(&entries, &args.task)?;
     let from = args
         .from
         .as_deref()
         .map(one_line)
         .filter(|f| !f.is_empty())
         .unwrap_or_else(default_resolver);
-    let draft = Draft::resolving(head, &from, args.answer.as_deref(), args.complete);
-    let path = write_draft(&paths, &draft, env)?;
+    let done = resolve_task(
+        &paths,
+        env,
+        &args.task,
+        &from,
+        args.answer.as_deref(),
+        args.complete,
+    )?;
     super::print_out(&format!(
         "Resolved {} ({}): {}\n",
-        one_line(&draft.task),
-        head.file_name,
-        path.display()
+        one_line(&done.draft.task),
+        done.resolves,
+        done.path.display()
     ));
     Ok(ExitCode::SUCCESS)
 }

@@ -18,6 +18,7 @@ pub mod level;
 pub mod memory;
 pub mod notify;
 pub mod outcome;
+pub mod plugin;
 pub mod redact;
 pub mod relay;
 pub mod scan;

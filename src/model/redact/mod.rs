@@ -469,6 +469,74 @@ pub fn redact_json(value: &mut serde_json::Value) {
     }
 }
 
+/// [`redact_cow`] for a Markdown document that may hold fenced ```` ```json ````
+/// blocks (an agent handoff's Signal), as it is handed out whole (`forge mcp`'s
+/// resources). In JSON a string's line breaks and quotes are escapes: `\n` glues the
+/// next line's first word to an `n` (a key that starts that line no longer stands on
+/// its own), and a plain pass that takes an escaped quote's `\` breaks the JSON. So
+/// each closed block that parses is redacted as JSON ([`redact_json`]), the rest of
+/// the document (the blocks held out) in one plain pass, and the blocks are put back
+/// where they were. A block inside a span the plain pass redacted (a key block cut
+/// before its end runs to the end of the text) goes with that span.
+pub fn redact_document(text: &str) -> Cow<'_, str> {
+    // Marks a held-out block in the text the plain pass sees.
+    const MARK: char = '\u{0}';
+    if !text.contains("```json") || text.contains(MARK) {
+        return redact_cow(text);
+    }
+    let mut rest = String::with_capacity(text.len());
+    // (its mark in `rest`, what goes back there)
+    let mut blocks: Vec<(String, String)> = Vec::new();
+    let mut lines = text.split_inclusive('\n');
+    while let Some(line) = lines.next() {
+        rest.push_str(line);
+        if !line.trim_start().starts_with("```json") {
+            continue;
+        }
+        let mut body = String::new();
+        let mut close = None;
+        for l in lines.by_ref() {
+            if l.trim_start().starts_with("```") {
+                close = Some(l);
+                break;
+            }
+            body.push_str(l);
+        }
+        let parsed = close.and_then(|_| serde_json::from_str::<serde_json::Value>(&body).ok());
+        let Some(value) = parsed else {
+            rest.push_str(&body);
+            rest.extend(close);
+            continue;
+        };
+        let mut redacted = value.clone();
+        redact_json(&mut redacted);
+        let newline = if body.ends_with('\n') { "\n" } else { "" };
+        let back = if redacted == value {
+            body
+        } else {
+            let json = if body.trim_end().contains('\n') {
+                serde_json::to_string_pretty(&redacted)
+            } else {
+                serde_json::to_string(&redacted)
+            };
+            format!("{}{newline}", json.unwrap_or_default())
+        };
+        let mark = format!("{MARK}{}{MARK}{newline}", blocks.len());
+        rest.push_str(&mark);
+        rest.extend(close);
+        blocks.push((mark, back));
+    }
+    let mut out = redact_cow(&rest).into_owned();
+    for (mark, back) in &blocks {
+        out = out.replacen(mark.as_str(), back, 1);
+    }
+    if out == text {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(out)
+    }
+}
+
 /// The kinds of vendor token (the rules marked `token`) found in `text`, for
 /// `forge doctor`; never the matched text.
 pub fn token_kinds(text: &str) -> Vec<&'static str> {
