@@ -347,15 +347,48 @@ fn spans(i: usize, text: &str) -> Vec<(usize, usize)> {
         let Some(secret) = text.get(start..end) else {
             continue;
         };
-        let overlaps = done.iter().any(|&(a, b)| start < b && a < end);
-        if start < end && !overlaps && (rule.check)(&c, secret) {
-            match out.last_mut() {
-                Some(last) if start <= last.1 => last.1 = last.1.max(end),
-                _ => out.push((start, end)),
-            }
+        if start >= end || !(rule.check)(&c, secret) {
+            continue;
+        }
+        // A span already said [REDACTED] stays as it is (a value class that stops at
+        // `]` would otherwise leave a stray `]`); one that holds more than markers
+        // goes whole, the markers it overlaps with it: a key block cut before its end
+        // runs to the end of the text, over any [REDACTED] after it, and must not be
+        // kept for that.
+        let Some((s, e)) = beyond_markers(text, (start, end), &done) else {
+            continue;
+        };
+        match out.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
         }
     }
     out
+}
+
+/// `span` widened over the `done` markers it overlaps, when something outside them
+/// holds a letter or a digit; `None` when it is only markers and punctuation (a `]`,
+/// a quote) — nothing left to hide.
+fn beyond_markers(
+    text: &str,
+    (start, end): (usize, usize),
+    done: &[(usize, usize)],
+) -> Option<(usize, usize)> {
+    let (mut lo, mut hi) = (start, end);
+    let mut at = start;
+    let mut secret = false;
+    let holds = |from: usize, to: usize| {
+        text.get(from..to)
+            .is_some_and(|p| p.chars().any(char::is_alphanumeric))
+    };
+    for &(a, b) in done.iter().filter(|&&(a, b)| a < end && start < b) {
+        secret |= a > at && holds(at, a);
+        at = at.max(b);
+        lo = lo.min(a);
+        hi = hi.max(b);
+    }
+    secret |= at < end && holds(at, end);
+    secret.then_some((lo, hi))
 }
 
 /// `text` with every span replaced by [`REDACTED`].

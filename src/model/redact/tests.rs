@@ -1602,3 +1602,26 @@ fn a_document_s_json_block_with_an_escaped_quote_stays_json() {
         "{v}"
     );
 }
+
+#[test]
+fn a_key_cut_before_its_end_goes_even_with_a_marker_after_it() {
+    // A hand-written handoff: a private key cut before its END line, and a later line
+    // already redacted. The key's span runs to the end of the text, over the marker;
+    // it used to be skipped whole for that overlap.
+    let body = "l7Ma5PrB1vX3gH6tI8lM4lL7kR9hX4nCz5Fh3MpN6tP8eC7jS7rK5mC9xM3wE2tZ";
+    let text = format!(
+        "notes\n-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n{body}\n\
+         DB_PASS=[REDACTED]\nend\n"
+    );
+    let out = redact(&text);
+    assert!(!out.contains("l7Ma5PrB1vX3gH6"), "{out}");
+    assert!(!out.contains("Proc-Type"), "{out}");
+    assert!(out.starts_with("notes\n"), "{out}");
+    // A marker inside a span is kept once, never doubled or split into brackets.
+    assert!(!out.contains("[REDACTED][REDACTED]"), "{out}");
+    assert_eq!(redact("token=[REDACTED]"), "token=[REDACTED]");
+    assert_eq!(
+        redact("\"password\": \"[REDACTED]\""),
+        "\"password\": \"[REDACTED]\""
+    );
+}
