@@ -1930,7 +1930,18 @@ fn agent_handoffs(w: &World) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default();
-    v.sort();
+    // In write order, as forge orders them: by the stamp, then the `-N` a second
+    // file of the same second gets (`…-144545.md` before `…-144545-2.md`, which a
+    // plain sort puts first: '-' < '.').
+    v.sort_by_key(|n| {
+        let stem = n.trim_end_matches(".md");
+        match stem.rsplit_once('-') {
+            Some((head, n)) if n.len() < 6 && n.bytes().all(|b| b.is_ascii_digit()) => {
+                (head.to_owned(), n.parse::<u32>().unwrap_or(0))
+            }
+            _ => (stem.to_owned(), 0),
+        }
+    });
     v
 }
 
