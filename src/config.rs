@@ -377,8 +377,20 @@ fn default_hook_timeout() -> u64 {
     10
 }
 
-/// The keys a user hook table may have.
+/// The keys a user hook table may have (`threshold` and `replace_handoff` only in
+/// `[[on_threshold]]`: see [`hook_list_keys`]).
 pub const USER_HOOK_KEYS: [&str; 4] = ["command", "timeout_secs", "threshold", "replace_handoff"];
+
+/// The keys a table of the hook list `list` may have: every one of
+/// [`USER_HOOK_KEYS`] in `[[on_threshold]]`; `command` and `timeout_secs` in
+/// `[[on_session_start]]`, which has no threshold.
+pub fn hook_list_keys(list: &str) -> &'static [&'static str] {
+    if list == "on_threshold" {
+        &USER_HOOK_KEYS
+    } else {
+        &["command", "timeout_secs"]
+    }
+}
 
 /// The lists of user hooks: they run commands, so forge takes them only from the
 /// user's own config file (and its agent tables), never from a project's
@@ -689,21 +701,6 @@ pub fn key_side(key: &str) -> Option<&'static KeySide> {
     SIDES.iter().find(|k| k.key == key)
 }
 
-/// The valid keys in one line, for error hints:
-/// `[context] warn, critical, … · [statusline] segments, bar_width · …`.
-pub fn valid_keys_text() -> String {
-    KEYS.iter()
-        .map(|(section, keys)| format!("[{section}] {}", keys.join(", ")))
-        .chain(HOOK_LISTS.iter().map(|l| {
-            format!(
-                "[[{l}]] {} (your own config only)",
-                USER_HOOK_KEYS.join(", ")
-            )
-        }))
-        .collect::<Vec<_>>()
-        .join(" · ")
-}
-
 /// The effective config, with where each value came from.
 #[derive(Debug, Clone)]
 pub struct Loaded {
@@ -890,10 +887,16 @@ fn unknown_keys(table: &toml::Table) -> Vec<String> {
 /// agent table, whose sections are named with it).
 fn unknown_keys_in(table: &toml::Table, prefix: &str) -> Vec<String> {
     let mut out = Vec::new();
+    // At the top of a file, the agent tables are a section too; they do not nest.
     let sections = || {
         KEYS.iter()
             .map(|(s, _)| format!("[{s}]"))
             .chain(HOOK_LISTS.iter().map(|s| format!("[[{s}]]")))
+            .chain(
+                prefix
+                    .is_empty()
+                    .then(|| format!("[{AGENTS}.<name>.<section>]")),
+            )
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -915,10 +918,12 @@ fn unknown_keys_in(table: &toml::Table, prefix: &str) -> Vec<String> {
             };
             for t in tables.iter().filter_map(toml::Value::as_table) {
                 for key in t.keys() {
+                    // `threshold` in [[on_session_start]] gets its own message from
+                    // the value checks (it belongs to [[on_threshold]]).
                     if !USER_HOOK_KEYS.contains(&key.as_str()) {
                         out.push(format!(
                             "unknown key `{prefix}{name}.{key}` (valid keys in [[{name}]]: {})",
-                            USER_HOOK_KEYS.join(", ")
+                            hook_list_keys(name).join(", ")
                         ));
                     }
                 }
@@ -927,7 +932,12 @@ fn unknown_keys_in(table: &toml::Table, prefix: &str) -> Vec<String> {
         }
         let Some((_, keys)) = KEYS.iter().find(|(s, _)| s == name) else {
             out.push(format!(
-                "unknown key `{prefix}{name}` (valid sections: {})",
+                "unknown key `{prefix}{name}` (valid sections{}: {})",
+                if prefix.is_empty() {
+                    String::new()
+                } else {
+                    format!(" in [{}]", prefix.trim_end_matches('.'))
+                },
                 sections()
             ));
             continue;
@@ -2223,7 +2233,7 @@ mod tests {
             ),
             (
                 "colour = 1\n",
-                "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [[on_threshold]], [[on_session_start]])",
+                "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [[on_threshold]], [[on_session_start]], [agents.<name>.<section>])",
             ),
         ] {
             let e = error_for(text);

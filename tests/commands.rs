@@ -1231,6 +1231,72 @@ fn config_errors_name_key_and_file() {
         .stdout(contains("not found"));
 }
 
+/// A config error says what is wrong, and lists valid keys only where a key is
+/// unknown: that section's keys (an `[agents.<name>.<section>]` section's too), never
+/// every key under an error they have nothing to do with or contradict.
+#[test]
+fn config_errors_list_the_valid_keys_only_for_an_unknown_key_of_that_section() {
+    let p = TestProject::new();
+    let user = p.xdg.join("forge/config.toml");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    let u = user.display().to_string();
+    let hint = "Fix that file; `forge config path` lists the config files.";
+    for (text, error) in [
+        (
+            "[[on_session_start]]\ncommand = \"true\"\nthreshold = 50\n",
+            "`threshold` and `replace_handoff` belong to [[on_threshold]], not [[on_session_start]]".to_owned(),
+        ),
+        (
+            "[context]\nwarn = \"x\"\n",
+            "`context.warn` must be a number, found the text \"x\"".to_owned(),
+        ),
+        (
+            "[context]\nwarm = 1\n",
+            "unknown key `context.warm` (valid keys in [context]: warn, critical, emergency, handoff_threshold)".to_owned(),
+        ),
+        (
+            "[agents.builder.context]\nwarm = 1\n",
+            "unknown key `agents.builder.context.warm` (valid keys in [context]: warn, critical, emergency, handoff_threshold)".to_owned(),
+        ),
+        (
+            "[[on_session_start]]\ncommand = \"true\"\ncolour = 1\n",
+            "unknown key `on_session_start.colour` (valid keys in [[on_session_start]]: command, timeout_secs)".to_owned(),
+        ),
+        (
+            "[[on_threshold]]\ncommand = \"true\"\ncolour = 1\n",
+            "unknown key `on_threshold.colour` (valid keys in [[on_threshold]]: command, timeout_secs, threshold, replace_handoff)".to_owned(),
+        ),
+        (
+            "colour = 1\n",
+            "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [[on_threshold]], [[on_session_start]], [agents.<name>.<section>])".to_owned(),
+        ),
+        (
+            "[agents.builder.colour]\nx = 1\n",
+            "unknown key `agents.builder.colour` (valid sections in [agents.builder]: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [[on_threshold]], [[on_session_start]])".to_owned(),
+        ),
+    ] {
+        std::fs::write(&user, text).unwrap();
+        let out = p.forge().args(["config", "validate"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("forge: config is invalid: {u}: {error}\n{hint}\n"),
+            "{text}"
+        );
+        // doctor says the same, with the same hint.
+        let out = p.forge().args(["doctor", "--json"]).output().unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let check = v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "config")
+            .unwrap();
+        assert_eq!(check["summary"], format!("{u}: {error}"), "{text}");
+        assert_eq!(check["details"], serde_json::json!([hint]), "{text}");
+    }
+}
+
 // ----- signal -------------------------------------------------------------------
 
 #[test]
