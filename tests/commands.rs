@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 
 use common::{TestProject, ok_stdout};
 use forge::model::memory::project_dir_name;
-use forge::model::settings::{FORGE_EVENTS, command_hooks, is_forge_command, statusline_command};
+use forge::model::settings::{
+    FORGE_EVENTS, command_hooks, guarded_hook, guarded_statusline, hook_entry, is_forge_command,
+    statusline_command,
+};
 use forge::model::signal::{SignalStatus, parse_signal};
 use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
@@ -127,8 +130,8 @@ fn init_dry_run_shows_diff_and_writes_nothing() {
     }
     assert!(
         text.contains(&format!(
-            "+      {{\"hooks\": [{{\"type\": \"command\", \"command\": \"{} hook SessionStart\"}}]}}\n",
-            forge_exe().display()
+            "+      {{\"hooks\": [{{\"type\": \"command\", \"command\": \"{}\"}}]}}\n",
+            hook_entry(&forge_exe().display().to_string(), "PreCompact")
         )),
         "{text}"
     );
@@ -186,7 +189,7 @@ fn init_keeps_foreign_removes_dead_backs_up_and_is_idempotent() {
     assert!(!hooks.iter().any(|h| h.command == "bash"));
     let exe = forge_exe();
     for event in FORGE_EVENTS {
-        let want = format!("{} hook {event}", exe.display());
+        let want = hook_entry(&exe.display().to_string(), event);
         assert_eq!(
             hooks
                 .iter()
@@ -198,7 +201,7 @@ fn init_keeps_foreign_removes_dead_backs_up_and_is_idempotent() {
     }
     assert_eq!(
         s["statusLine"],
-        serde_json::json!({"type": "command", "command": format!("{} statusline", exe.display()), "padding": 0})
+        serde_json::json!({"type": "command", "command": guarded_statusline(&exe.display().to_string()), "padding": 0})
     );
     let baks = backups(&p);
     assert_eq!(baks.len(), 1, "{baks:?}");
@@ -683,7 +686,7 @@ fn forge_hooks_run(s: &Value, program: &str) -> bool {
             .filter(|h| h.event == *e && is_forge_command(&h.command))
             .map(|h| h.command.clone())
             .collect::<Vec<_>>()
-            == [format!("{program} hook {e}")]
+            == [hook_entry(program, e)]
     })
 }
 
@@ -700,7 +703,10 @@ fn init_writes_bare_forge_when_forge_on_path_is_this_binary() {
     assert!(!text.contains("Warning"), "{text}");
     let s = settings(&p);
     assert!(forge_hooks_run(&s, "forge"), "{s}");
-    assert_eq!(statusline_command(&s), Some("forge statusline"));
+    assert_eq!(
+        statusline_command(&s),
+        Some(guarded_statusline("forge").as_str())
+    );
     let cont = p.read(".claude/commands/forge-continue.md");
     assert!(
         cont.contains("allowed-tools: Bash(forge resume:*), Bash(forge status:*)"),
@@ -747,6 +753,138 @@ fn init_writes_bare_forge_when_forge_on_path_is_this_binary() {
         .success();
     assert_eq!(p.read(".claude/settings.json"), "{}\n");
     assert!(!p.root.join(".claude/commands/forge-learn.md").exists());
+}
+
+/// The settings a project wired by an older forge has: plain `forge hook <Event>`
+/// entries and `forge statusline`, which fail where forge is not installed.
+fn wired_unguarded() -> String {
+    let hooks: Vec<String> = FORGE_EVENTS
+        .iter()
+        .map(|e| {
+            format!(
+                r#"    "{e}": [{{"hooks": [{{"type": "command", "command": "forge hook {e}"}}]}}]"#
+            )
+        })
+        .collect();
+    format!(
+        "{{\n  \"model\": \"opus\",\n  \"hooks\": {{\n{}\n  }},\n  \"statusLine\": {{\"type\": \"command\", \"command\": \"forge statusline\", \"padding\": 0}}\n}}\n",
+        hooks.join(",\n")
+    )
+}
+
+/// Runs a settings entry's command as Claude Code does (`sh -c`), with `stdin`, on a
+/// PATH that holds no forge: (exit code, stdout, stderr).
+fn run_without_forge(p: &TestProject, command: &str, stdin: &str) -> (i32, String, String) {
+    let empty = p.dir.path().join("no-forge-bin");
+    std::fs::create_dir_all(&empty).unwrap();
+    let path = format!("{}:/usr/bin:/bin", empty.display());
+    let probe = std::process::Command::new("sh")
+        .args(["-c", "command -v forge"])
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(!probe.status.success(), "forge is on {path}");
+    let mut child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(&p.root)
+        .env("PATH", &path)
+        .env("HOME", &p.home)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write as _;
+        let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A project wired by an older forge (plain entries) is upgraded in place: every
+/// committed entry then does nothing where forge is missing, but SessionStart's one
+/// line on how to install it; init and doctor say so.
+#[cfg(unix)]
+#[test]
+fn committed_entries_stay_silent_for_a_teammate_without_forge() {
+    let p = TestProject::new();
+    put_forge_on_path(&p, true);
+    p.write(".claude/settings.json", &wired_unguarded());
+    // (doctor fails here: nothing git-ignores .forge/ yet.)
+    let text = stdout_of(&p.forge().arg("doctor").output().unwrap());
+    assert!(text.contains("warn  teammates"), "{text}");
+    assert!(
+        text.contains("9 of forge's entries in the shared .claude/settings.json run forge unguarded, so a teammate without forge gets a failed hook on every event and tool call: run `forge init`"),
+        "{text}"
+    );
+    assert!(
+        text.contains(".claude/settings.json: Stop: `forge hook Stop`"),
+        "{text}"
+    );
+
+    let text = ok_stdout(p.forge().arg("init"));
+    assert!(
+        text.contains("Upgraded 9 unguarded forge entries in place: they now do nothing where forge is missing."),
+        "{text}"
+    );
+    assert!(
+        text.contains("For a teammate without forge these committed entries do nothing: no failed hook, an empty status line, and one line at SessionStart saying how to install forge."),
+        "{text}"
+    );
+    assert!(!text.contains("duplicate"), "{text}");
+    let s = settings(&p);
+    assert!(forge_hooks_run(&s, "forge"), "{s}");
+    // In place: the other keys and the order stay.
+    let keys: Vec<&String> = s.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["model", "hooks", "statusLine"]);
+    let text = ok_stdout(p.forge().args(["doctor"]));
+    assert!(
+        text.contains("ok    teammates        for a teammate without forge, forge's entries in the shared .claude/settings.json do nothing"),
+        "{text}"
+    );
+
+    // What a clone without forge runs: nothing fails, nothing is said but at
+    // SessionStart, and the status line is empty.
+    let stop = p.payload("hooks/Stop.json");
+    for h in command_hooks(&s) {
+        let (code, out, err) = run_without_forge(&p, &h.command, &stop);
+        assert_eq!(code, 0, "{}: {err}", h.event);
+        assert_eq!(err, "", "{}", h.event);
+        if h.event == "SessionStart" {
+            let v: Value = serde_json::from_str(out.trim()).unwrap();
+            let said = v["systemMessage"].as_str().unwrap();
+            assert!(said.contains("use forge"), "{said}");
+            assert!(said.contains("cargo install --locked"), "{said}");
+            assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+        } else {
+            assert_eq!(out, "", "{}", h.event);
+        }
+    }
+    let status = statusline_command(&s).unwrap().to_owned();
+    let (code, out, err) = run_without_forge(&p, &status, &p.payload("statusline/used-42.json"));
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
+    // Where forge is installed the same entries run it.
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(&status)
+        .current_dir(&p.root)
+        .env("PATH", format!("{}:/usr/bin:/bin", p.bin_dir().display()))
+        .env("HOME", &p.home)
+        .env("NO_COLOR", "1")
+        .stdin(std::fs::File::open(common::fixtures().join("statusline/used-42.json")).unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("42%"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }
 
 #[cfg(unix)]
@@ -1054,7 +1192,9 @@ fn doctor_warns_when_forge_runs_twice_and_not_when_claude_code_merges_it() {
     let user = p.home.join(".claude/settings.json").display().to_string();
     assert!(
         text.contains(&format!(
-            "Stop: `{exe} hook Stop` (.claude/settings.json) and `forge hook Stop` ({user})"
+            "Stop: `{}` (.claude/settings.json) and `{}` ({user})",
+            guarded_hook(&exe, "Stop"),
+            guarded_hook("forge", "Stop")
         )),
         "{text}"
     );

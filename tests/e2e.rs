@@ -670,8 +670,10 @@ fn zero_usage_after_compaction_is_unknown_not_zero_percent() {
         .as_str()
         .unwrap()
         .to_owned();
-    settings["statusLine"]["command"] =
-        json!(format!("tee -a '{}' | {forge_cmd}", payloads.display()));
+    settings["statusLine"]["command"] = json!(format!(
+        "tee -a '{}' | {{ {forge_cmd}; }}",
+        payloads.display()
+    ));
     std::fs::write(&settings_path, settings.to_string()).unwrap();
 
     w.api.set_context(60_000);

@@ -12,6 +12,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{TestProject, ok_stdout};
+use forge::model::settings::guarded_statusline;
 use serde_json::{Value, json};
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -109,7 +110,7 @@ fn a_plugin_install_with_the_status_line_is_wired_and_not_a_false_alarm() {
     let settings = read_json(&p.root.join(".claude/settings.json"));
     assert_eq!(
         settings,
-        json!({"statusLine": {"type": "command", "command": "forge statusline", "padding": 0}})
+        json!({"statusLine": {"type": "command", "command": guarded_statusline("forge"), "padding": 0}})
     );
     let (ok, v) = doctor(&p);
     assert!(ok, "{v:#}");
@@ -270,7 +271,7 @@ fn init_plugin_refuses_what_the_plugin_carries_and_says_when_the_plugin_is_missi
     );
     let local = read_json(&p.root.join(".claude/settings.local.json"));
     assert!(local.get("hooks").is_none(), "{local}");
-    assert_eq!(local["statusLine"]["command"], "forge statusline");
+    assert_eq!(local["statusLine"]["command"], guarded_statusline("forge"));
 }
 
 /// `forge init --plugin` also reads the project's other settings file (does it still

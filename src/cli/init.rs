@@ -378,12 +378,44 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
         if !args.plugin {
             let _ = writeln!(
                 report,
-                "  forge hooks: `{program_text} hook <Event>` for {}",
+                "  forge hooks: `{program_text} hook <Event>` for {}, each behind `command -v {program_text}`",
                 settings::FORGE_EVENTS.join(", ")
             );
         }
-        if settings::statusline_command(&outcome.settings).is_some_and(settings::is_forge_command) {
-            let _ = writeln!(report, "  statusLine: `{program_text} statusline`");
+        let forge_statusline =
+            settings::statusline_command(&outcome.settings).is_some_and(settings::is_forge_command);
+        if forge_statusline {
+            let _ = writeln!(
+                report,
+                "  statusLine: `{program_text} statusline`, behind the same guard"
+            );
+        }
+        // Those not taken out (as duplicates, or for the plugin) are upgraded.
+        let taken = outcome
+            .removed_forge
+            .iter()
+            .filter(|r| is_unguarded(&settings::split_words(&r.command)))
+            .count();
+        let upgraded = unguarded_entries(&old_value).saturating_sub(taken);
+        if upgraded > 0 {
+            let _ = writeln!(
+                report,
+                "  Upgraded {} in place: {} now {} nothing where forge is missing.",
+                super::count(upgraded, "unguarded forge entry", "unguarded forge entries"),
+                if upgraded == 1 { "it" } else { "they" },
+                if upgraded == 1 { "does" } else { "do" },
+            );
+        }
+        if shared {
+            let _ = writeln!(
+                report,
+                "  For a teammate without forge these committed entries do nothing: no failed hook, {}and one line at SessionStart saying how to install forge.",
+                if forge_statusline {
+                    "an empty status line, "
+                } else {
+                    ""
+                }
+            );
         }
     }
     if wires_forge || (args.commands && !args.uninstall) {
@@ -500,7 +532,7 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
         if !tracked.is_empty() {
             let _ = writeln!(
                 report,
-                "  Warning: {} {} tracked by git, so forge's commands there run {exe} on every machine that checks {} out, and a teammate without {exe} gets an error from every hook. Install forge on PATH (see the README: `cargo install --path .`) and run `forge init` again to write the portable `forge …`, or keep forge out of shared files: `forge init --uninstall`, then `forge init --local`.",
+                "  Warning: {} {} tracked by git, so forge's commands there run {exe} on every machine that checks {} out, and do nothing for a teammate whose forge is elsewhere. Install forge on PATH (see the README: `cargo install --path .`) and run `forge init` again to write the portable `forge …`, or keep forge out of shared files: `forge init --uninstall`, then `forge init --local`.",
                 tracked.join(", "),
                 if tracked.len() == 1 { "is" } else { "are" },
                 if tracked.len() == 1 { "it" } else { "them" },
@@ -816,6 +848,23 @@ fn describe_outcome(out: &mut String, o: &Outcome, path: &Path, paths: &Paths, a
     for n in &o.notes {
         let _ = writeln!(out, "  Note: {n}");
     }
+}
+
+/// How many of forge's entries in `settings` (hooks and statusLine) are not
+/// guarded: an older forge wrote them plain, and `forge init` upgrades them.
+fn unguarded_entries(settings: &Value) -> usize {
+    let hooks = settings::command_hooks(settings)
+        .iter()
+        .filter(|h| is_unguarded(&h.words))
+        .count();
+    let status = settings::statusline_command(settings)
+        .is_some_and(|c| is_unguarded(&settings::split_words(c)));
+    hooks + usize::from(status)
+}
+
+/// Whether the words run forge without the guard.
+fn is_unguarded(words: &[String]) -> bool {
+    settings::forge_role(words).is_some() && !settings::is_guarded(words)
 }
 
 /// The `.gitignore` text with `.forge/` added, or `None` when it is already ignored.
