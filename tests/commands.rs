@@ -201,7 +201,7 @@ fn init_keeps_foreign_removes_dead_backs_up_and_is_idempotent() {
     }
     assert_eq!(
         s["statusLine"],
-        serde_json::json!({"type": "command", "command": guarded_statusline(&exe.display().to_string()), "padding": 0})
+        forge::model::settings::forge_statusline(&exe.display().to_string())
     );
     let baks = backups(&p);
     assert_eq!(baks.len(), 1, "{baks:?}");

@@ -2369,3 +2369,75 @@ fn a_clone_of_a_wired_project_without_forge_says_one_line_and_no_hook_fails() {
     // forge never ran: nothing recorded.
     assert!(!w.root.join(".forge").exists());
 }
+
+// ----- the status line follows forge's files while the session idles --------------------------
+
+/// Claude Code re-runs the status line only on its own events, unless
+/// `statusLine.refreshInterval` is set (reference §4.2); `forge init` sets it, so a
+/// Signal resolved in another terminal leaves the line within that interval while
+/// the session sits idle.
+#[test]
+fn a_resolved_signal_leaves_the_idle_status_line_within_the_refresh_interval() {
+    let Some(mut w) =
+        World::new("a_resolved_signal_leaves_the_idle_status_line_within_the_refresh_interval")
+    else {
+        return;
+    };
+    let settings: Value = serde_json::from_str(
+        &std::fs::read_to_string(w.root.join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    let every = settings["statusLine"]["refreshInterval"]
+        .as_u64()
+        .unwrap_or(0);
+    assert_eq!(every, 5, "{settings}");
+    let out = w.forge(&[
+        "signal",
+        "--from",
+        "builder",
+        "--to",
+        "lead",
+        "--task",
+        "T-7",
+        "--status",
+        "blocked",
+        "--question",
+        "Which pool size?",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    w.start(&[]);
+    w.turn("hello there");
+    w.wait_screen("⚑1 blocked in the status line", |s| {
+        status_line(s).is_some_and(|l| l.contains("⚑1 blocked"))
+    });
+    // From here the session idles: nothing the client tracks changes.
+    std::thread::sleep(Duration::from_secs(2));
+    let out = w.forge(&["signal", "resolve", "T-7", "--answer", "Use 16."]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let resolved = std::time::Instant::now();
+    let gone = poll(Duration::from_secs(every * 3), || {
+        status_line(&w.screen())
+            .filter(|l| !l.contains("blocked"))
+            .map(|_| resolved.elapsed())
+    });
+    let took = gone.unwrap_or_else(|| {
+        panic!(
+            "the resolved Signal stayed on the status line for {} s: {:?}",
+            every * 3,
+            status_line(&w.screen())
+        )
+    });
+    // One interval, and a second for the tick and the redraw.
+    assert!(
+        took <= Duration::from_secs(every + 1),
+        "the status line changed after {took:?}"
+    );
+}

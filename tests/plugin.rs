@@ -12,7 +12,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{TestProject, ok_stdout};
-use forge::model::settings::guarded_statusline;
+use forge::model::settings::{forge_statusline, guarded_statusline};
 use serde_json::{Value, json};
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -108,10 +108,7 @@ fn a_plugin_install_with_the_status_line_is_wired_and_not_a_false_alarm() {
     );
     assert!(!out.contains("not installed for this project"), "{out}");
     let settings = read_json(&p.root.join(".claude/settings.json"));
-    assert_eq!(
-        settings,
-        json!({"statusLine": {"type": "command", "command": guarded_statusline("forge"), "padding": 0}})
-    );
+    assert_eq!(settings, json!({"statusLine": forge_statusline("forge")}));
     let (ok, v) = doctor(&p);
     assert!(ok, "{v:#}");
     let hooks = check(&v, "hooks");

@@ -385,9 +385,17 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
         let forge_statusline =
             settings::statusline_command(&outcome.settings).is_some_and(settings::is_forge_command);
         if forge_statusline {
+            let every = outcome
+                .settings
+                .get("statusLine")
+                .and_then(|s| s.get("refreshInterval"))
+                .map_or_else(
+                    || "only on its own events".to_owned(),
+                    |n| format!("every {n} s (refreshInterval) and on its own events"),
+                );
             let _ = writeln!(
                 report,
-                "  statusLine: `{program_text} statusline`, behind the same guard"
+                "  statusLine: `{program_text} statusline`, behind the same guard; Claude Code runs it {every}"
             );
         }
         // Those not taken out (as duplicates, or for the plugin) are upgraded.

@@ -272,7 +272,7 @@ mod tests {
                     "Stop": [{"hooks": [{"type": "command", "command": "/bin/mine.sh"}]}],
                     "PreToolUse": []
                 },
-                "statusLine": {"type": "command", "command": settings::guarded_statusline("forge"), "padding": 0},
+                "statusLine": {"type": "command", "command": settings::guarded_statusline("forge"), "padding": 0, "refreshInterval": settings::REFRESH_INTERVAL_SECS},
                 "env": {"A": "1"}
             })
         );
@@ -286,7 +286,7 @@ mod tests {
         let fresh = install_for_plugin(&Value::Null, &opts(&yes)).unwrap();
         assert_eq!(
             fresh.settings,
-            json!({"statusLine": {"type": "command", "command": settings::guarded_statusline("forge"), "padding": 0}})
+            json!({"statusLine": settings::forge_statusline("forge")})
         );
         // Another tool's status line is kept, and said so.
         let other = json!({"statusLine": {"type": "command", "command": "starship statusline"}});

@@ -528,9 +528,23 @@ impl InstallOptions<'_> {
     }
 }
 
+/// `statusLine.refreshInterval` (seconds) in the status line forge writes. Claude
+/// Code re-runs the status line only when something it tracks changes (tokens, the
+/// model, the mode, the terminal size, a new reply: reference §4.2), so what forge
+/// shows from its own files (a Signal resolved in another terminal, a handoff
+/// written, the learn flag) would stay stale while a session idles. A tick costs
+/// about a millisecond, so one every 5 s costs nothing measurable, and a change
+/// shows within 5 s. A person's own value is kept.
+pub const REFRESH_INTERVAL_SECS: u64 = 5;
+
 /// The statusLine forge installs.
 pub fn forge_statusline(program: &str) -> Value {
-    json!({"type": "command", "command": guarded_statusline(program), "padding": 0})
+    json!({
+        "type": "command",
+        "command": guarded_statusline(program),
+        "padding": 0,
+        "refreshInterval": REFRESH_INTERVAL_SECS,
+    })
 }
 
 /// Wires forge into `settings`: one `forge hook <Event>` per event in
@@ -628,6 +642,9 @@ pub fn install(settings: &Value, opts: &InstallOptions<'_>) -> Result<Outcome, S
                     obj.insert("command".into(), json!(guarded_statusline(opts.program)));
                     if !obj.contains_key("padding") {
                         obj.insert("padding".into(), json!(0));
+                    }
+                    if !obj.contains_key("refreshInterval") {
+                        obj.insert("refreshInterval".into(), json!(REFRESH_INTERVAL_SECS));
                     }
                 }
             } else if dead.as_deref().is_some_and(|d| !opts.removes(d)) && !opts.replace_statusline
@@ -1152,6 +1169,30 @@ mod tests {
             json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/bin/mine.sh"}]}]}})
         );
         assert_eq!(gone.removed_forge.len(), FORGE_EVENTS.len() + 1);
+    }
+
+    #[test]
+    fn the_status_line_is_refreshed_every_few_seconds_unless_the_person_chose() {
+        let exists = |_: &Path| true;
+        let fresh = install(&Value::Null, &opts(&exists)).unwrap().settings;
+        assert_eq!(
+            fresh["statusLine"]["refreshInterval"],
+            REFRESH_INTERVAL_SECS
+        );
+        // An earlier forge's status line gets it; a person's own value stays.
+        let old =
+            json!({"statusLine": {"type": "command", "command": "forge statusline", "padding": 0}});
+        let out = install(&old, &opts(&exists)).unwrap().settings;
+        assert_eq!(out["statusLine"]["refreshInterval"], REFRESH_INTERVAL_SECS);
+        let keys: Vec<&String> = out["statusLine"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["type", "command", "padding", "refreshInterval"]);
+        let own = json!({"statusLine": {"type": "command", "command": "forge statusline", "refreshInterval": 30}});
+        let out = install(&own, &opts(&exists)).unwrap().settings;
+        assert_eq!(out["statusLine"]["refreshInterval"], 30);
+        // Another tool's status line is not forge's to change.
+        let other = json!({"statusLine": {"type": "command", "command": "ccstatusline"}});
+        let out = install(&other, &opts(&exists)).unwrap().settings;
+        assert!(out["statusLine"].get("refreshInterval").is_none());
     }
 
     #[test]
