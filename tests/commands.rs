@@ -938,6 +938,7 @@ fn init_warns_when_an_absolute_path_goes_into_a_tracked_file() {
 #[test]
 fn init_local_is_personal_and_git_ignored() {
     let p = TestProject::new();
+    let exclude_before = p.read(".git/info/exclude");
     let text = ok_stdout(p.forge().args(["init", "--local"]));
     assert!(
         text.starts_with(&format!(
@@ -946,12 +947,22 @@ fn init_local_is_personal_and_git_ignored() {
         )),
         "{text}"
     );
+    // It speaks of you, not of teammates.
+    assert!(
+        text.contains("Only for you: Claude Code reads .claude/settings.local.json for you alone, and git ignores it through .git/info/exclude"),
+        "{text}"
+    );
+    assert!(!text.to_lowercase().contains("teammate"), "{text}");
     let local: Value = serde_json::from_str(&p.read(".claude/settings.local.json")).unwrap();
     assert!(forge_hooks_run(&local, &forge_exe().display().to_string()));
     assert!(!p.root.join(".claude/settings.json").exists());
+    // The shared .gitignore is not touched; the repository's own excludes are.
+    assert!(!p.root.join(".gitignore").exists());
     assert_eq!(
-        p.read(".gitignore"),
-        ".forge/\n.claude/settings.local.json\n"
+        p.read(".git/info/exclude"),
+        format!(
+            "{exclude_before}# forge init --local: your own entries (forge init --uninstall --local removes them)\n/.claude/settings.local.json\n"
+        )
     );
     let status = std::process::Command::new("git")
         .args(["status", "--porcelain", "--untracked-files=all"])
@@ -959,8 +970,7 @@ fn init_local_is_personal_and_git_ignored() {
         .output()
         .unwrap();
     let status = String::from_utf8_lossy(&status.stdout);
-    assert!(!status.contains("settings.local.json"), "{status}");
-    assert!(status.contains(".gitignore"), "{status}");
+    assert_eq!(status, "", "nothing for git to show");
     // Not a shared file: no tracking warning, and doctor is content.
     assert!(!text.contains("Warning"), "{text}");
     p.forge().arg("doctor").assert().success();
@@ -969,33 +979,220 @@ fn init_local_is_personal_and_git_ignored() {
         .assert()
         .success()
         .stdout(contains("nothing changed"));
-    p.forge()
-        .args(["init", "--local", "--uninstall"])
-        .assert()
-        .success();
-    assert_eq!(p.read(".claude/settings.local.json"), "{}\n");
 
     // Already ignored (here by a pattern of the user's): nothing is added.
     let q = TestProject::new();
     q.write(".gitignore", "*.local.json\n");
-    q.forge().args(["init", "--local"]).assert().success();
-    assert_eq!(q.read(".gitignore"), "*.local.json\n.forge/\n");
+    let exclude = q.read(".git/info/exclude");
+    let text = ok_stdout(q.forge().args(["init", "--local"]));
+    assert!(text.contains("git already ignores it"), "{text}");
+    assert_eq!(q.read(".gitignore"), "*.local.json\n");
+    assert_eq!(q.read(".git/info/exclude"), exclude);
     // Tracked although personal: say how to untrack it, and add no useless line.
     let r = TestProject::new();
     r.write(".claude/settings.local.json", "{}\n");
     common::git(&r.root, &["add", ".claude/settings.local.json"]);
     common::git(&r.root, &["commit", "-qm", "oops"]);
+    let exclude = r.read(".git/info/exclude");
     let text = ok_stdout(r.forge().args(["init", "--local"]));
     assert!(
         text.contains("git rm --cached .claude/settings.local.json"),
         "{text}"
     );
-    assert_eq!(r.read(".gitignore"), ".forge/\n");
+    assert_eq!(r.read(".git/info/exclude"), exclude);
+    assert!(!r.root.join(".gitignore").exists());
     // --user and --local do not go together.
     r.forge()
         .args(["init", "--user", "--local"])
         .assert()
         .code(2);
+}
+
+/// Every file under `dir` (the git folder included) with a hash of its bytes, and
+/// every folder: what "the repository is byte-identical" compares.
+fn tree_digest(dir: &Path) -> Vec<String> {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let path = e.unwrap().path();
+            let rel = path.strip_prefix(dir).unwrap().display().to_string();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                out.push(format!("{rel}/"));
+                stack.push(path);
+            } else {
+                let mut h = DefaultHasher::new();
+                std::fs::read(&path).unwrap().hash(&mut h);
+                out.push(format!("{rel} {:016x}", h.finish()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `forge init --local` then `forge init --uninstall --local` gives back the
+/// repository byte for byte: the settings file forge created, its lines in
+/// `.git/info/exclude` (and the line break it added, or the file when it created
+/// it), `.claude/` and the `.forge/` it made are gone again.
+#[test]
+fn init_local_then_uninstall_local_leaves_the_repository_byte_identical() {
+    for (case, exclude) in [
+        ("git's own excludes file", None),
+        ("no final line break", Some("# mine\n*.tmp")),
+        ("no excludes file", Some("")),
+    ] {
+        let p = TestProject::new();
+        p.write("src/lib.rs", "fn main() {}\n");
+        match exclude {
+            Some("") => std::fs::remove_file(p.root.join(".git/info/exclude")).unwrap(),
+            Some(text) => p
+                .write(".git/info/exclude", text)
+                .display()
+                .to_string()
+                .clear(),
+            None => {}
+        }
+        let before = tree_digest(&p.root);
+        p.forge().args(["init", "--local"]).assert().success();
+        assert!(
+            p.root.join(".claude/settings.local.json").is_file(),
+            "{case}"
+        );
+        assert_ne!(tree_digest(&p.root), before, "{case}");
+        let text = ok_stdout(p.forge().args(["init", "--local", "--uninstall"]));
+        assert!(
+            text.contains("Removed .claude/settings.local.json"),
+            "{case}: {text}"
+        );
+        assert!(
+            text.contains("Removed .forge/ (forge init made it"),
+            "{case}: {text}"
+        );
+        assert_eq!(tree_digest(&p.root), before, "{case}: {text}");
+        if let Some(text) = exclude.filter(|t| !t.is_empty()) {
+            assert_eq!(p.read(".git/info/exclude"), text, "{case}");
+        }
+    }
+
+    // A personal file of yours is given back as it was; .forge/ keeps the backup
+    // forge made of it (and says so), everything else is as before.
+    let p = TestProject::new();
+    let mine = "{\n  \"permissions\": {\"allow\": [\"Bash(ls:*)\"]}\n}\n";
+    p.write(".claude/settings.local.json", mine);
+    let before = tree_digest(&p.root);
+    p.forge().args(["init", "--local"]).assert().success();
+    let text = ok_stdout(p.forge().args(["init", "--local", "--uninstall"]));
+    assert_eq!(p.read(".claude/settings.local.json"), mine);
+    assert!(text.contains("Kept .forge/"), "{text}");
+    let outside: Vec<String> = tree_digest(&p.root)
+        .into_iter()
+        .filter(|l| !l.starts_with(".forge"))
+        .collect();
+    assert_eq!(outside, before);
+}
+
+/// In a linked worktree (`.git` is a file) the personal excludes are the main
+/// repository's, which every worktree reads: `--local` writes them there and says
+/// so. A `.git` file that only names some git folder, which does not name this work
+/// tree back, is refused and nothing is written.
+#[cfg(unix)]
+#[test]
+fn init_local_in_a_worktree_uses_the_main_repositorys_excludes_and_refuses_a_stray_git_file() {
+    let p = TestProject::new();
+    let wt = p.dir.path().join("wt");
+    common::git(&p.root, &["worktree", "add", "-q", wt.to_str().unwrap()]);
+    let wt = wt.canonicalize().unwrap();
+    let before = tree_digest(&p.root);
+    let before_wt = tree_digest(&wt);
+    let text = ok_stdout(p.forge().args(["init", "--local", "--project"]).arg(&wt));
+    let exclude = p.root.join(".git/info/exclude");
+    assert!(
+        text.contains(&format!(
+            "git ignores it through {} (the main repository's, which every worktree of it reads)",
+            exclude.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        std::fs::read_to_string(&exclude)
+            .unwrap()
+            .ends_with("removes them)\n/.claude/settings.local.json\n")
+    );
+    let status = std::process::Command::new("git")
+        .args(["status", "--porcelain"])
+        .current_dir(&wt)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&status.stdout), "");
+    p.forge()
+        .args(["init", "--local", "--uninstall", "--project"])
+        .arg(&wt)
+        .assert()
+        .success();
+    // The worktree's git folder keeps its own files (index, HEAD): compare the rest.
+    let strip = |v: Vec<String>| -> Vec<String> {
+        v.into_iter()
+            .filter(|l| !l.starts_with(".git/worktrees/") && !l.starts_with(".git/index"))
+            .collect()
+    };
+    assert_eq!(strip(tree_digest(&p.root)), strip(before));
+    assert_eq!(tree_digest(&wt), before_wt);
+
+    // A `.git` file that names another repository's git folder.
+    let other = TestProject::new();
+    let stray = p.dir.path().join("stray");
+    std::fs::create_dir_all(&stray).unwrap();
+    std::fs::write(
+        stray.join(".git"),
+        format!("gitdir: {}\n", other.root.join(".git").display()),
+    )
+    .unwrap();
+    let other_before = tree_digest(&other.root);
+    let out = p
+        .forge()
+        .args(["init", "--local", "--project"])
+        .arg(&stray)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("is not in the work tree") && err.contains("forge init wrote nothing"),
+        "{err}"
+    );
+    assert_eq!(tree_digest(&other.root), other_before);
+    assert!(!stray.join(".claude").exists() && !stray.join(".forge").exists());
+}
+
+/// `.git/info` a link out of the repository: `--local` refuses, naming it, and
+/// writes nothing (the excludes file is checked like every path `forge init`
+/// writes).
+#[cfg(unix)]
+#[test]
+fn init_local_follows_no_link_in_the_git_folder() {
+    let p = TestProject::new();
+    let elsewhere = p.dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("exclude"), "# outside\n").unwrap();
+    std::fs::remove_dir_all(p.root.join(".git/info")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, p.root.join(".git/info")).unwrap();
+    let out = p.forge().args(["init", "--local"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(".git/info")
+            && err.contains("symbolic link")
+            && err.contains("forge init wrote nothing"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(elsewhere.join("exclude")).unwrap(),
+        "# outside\n"
+    );
+    assert!(!p.root.join(".claude").exists());
 }
 
 /// Hand-formatted settings files, none holding anything forge would remove.

@@ -207,7 +207,7 @@ fn settings_entries_beside_the_plugin_are_wired_twice_and_init_plugin_fixes_it()
         out.contains("Took forge's hook entries from .claude/settings.json"),
         "{out}"
     );
-    assert!(out.contains("Stop: command -v forge"), "{out}");
+    assert!(out.contains("Stop: forge hook Stop (guarded)"), "{out}");
     let (ok, v) = doctor(&p);
     assert!(ok, "{v:#}");
     assert_eq!(check(&v, "plugin")["status"], "ok", "{v:#}");

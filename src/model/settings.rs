@@ -217,6 +217,20 @@ pub fn is_forge_command(command: &str) -> bool {
     forge_role(&split_words(command)).is_some()
 }
 
+/// A command as a list of what was removed shows it: a guarded forge command as the
+/// forge part and `(guarded)` (its fallback can be a long line of JSON), any other
+/// as it is.
+pub fn short_display(command: &str) -> String {
+    let words = split_words(command);
+    match unguard(&words) {
+        Some(inner) if plain_role(inner).is_some() => {
+            let shown: Vec<String> = inner.iter().map(|w| shell_quote(w)).collect();
+            format!("{} (guarded)", shown.join(" "))
+        }
+        _ => command.to_owned(),
+    }
+}
+
 /// Whether the words are forge's guarded form ([`guarded`]).
 pub fn is_guarded(words: &[String]) -> bool {
     unguard(words).is_some_and(|inner| plain_role(inner).is_some())
