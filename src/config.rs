@@ -76,6 +76,15 @@ pub const SEGMENTS: [&str; 12] = [
     "elsewhere",
 ];
 
+/// forge's segments beside a status line it wraps (`forge statusline --wrap`), by
+/// default: what only forge knows (the model, folder and branch are the other
+/// tool's to show).
+pub const DEFAULT_WRAP_SEGMENTS: [&str; 4] = ["context", "task", "signals", "learn"];
+
+/// Where forge's segments go beside a wrapped status line: `after` the other
+/// tool's first line, `before` it, or on a `line` of their own under its output.
+pub const WRAP_POSITIONS: [&str; 3] = ["after", "before", "line"];
+
 /// What the statusline shows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -84,6 +93,13 @@ pub struct StatuslineConfig {
     pub segments: Vec<String>,
     /// Width of the context bar in cells (default 10).
     pub bar_width: u16,
+    /// With `forge statusline --wrap`: where forge's segments go (one of
+    /// [`WRAP_POSITIONS`]; default `after`, on a line of their own when they would
+    /// not fit after the other tool's first line).
+    pub wrap_position: String,
+    /// With `forge statusline --wrap`: forge's segments, in order (default
+    /// [`DEFAULT_WRAP_SEGMENTS`]).
+    pub wrap_segments: Vec<String>,
 }
 
 impl Default for StatuslineConfig {
@@ -91,6 +107,11 @@ impl Default for StatuslineConfig {
         Self {
             segments: DEFAULT_SEGMENTS.iter().map(|s| (*s).to_owned()).collect(),
             bar_width: 10,
+            wrap_position: "after".into(),
+            wrap_segments: DEFAULT_WRAP_SEGMENTS
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
         }
     }
 }
@@ -501,7 +522,10 @@ pub const KEYS: [(&str, &[&str]); 11] = [
         "context",
         &["warn", "critical", "emergency", "handoff_threshold"],
     ),
-    ("statusline", &["segments", "bar_width"]),
+    (
+        "statusline",
+        &["segments", "bar_width", "wrap_position", "wrap_segments"],
+    ),
     ("git", &["cache_ttl_secs"]),
     (
         "hooks",
@@ -587,7 +611,7 @@ const fn yours_only(key: &'static str, what: &'static str) -> KeySide {
 
 /// Every key of [`KEYS`] and [`HOOK_LISTS`] with its side: the one typed list of
 /// what acts (a test fails when a key of the config structs has no side here).
-pub const SIDES: [KeySide; 33] = [
+pub const SIDES: [KeySide; 35] = [
     shows("context.warn", "where L1 starts"),
     shows("context.critical", "where L2 starts"),
     shows("context.emergency", "where L3 starts"),
@@ -597,6 +621,14 @@ pub const SIDES: [KeySide; 33] = [
     ),
     shows("statusline.segments", "the status line's parts"),
     shows("statusline.bar_width", "the context bar's width"),
+    shows(
+        "statusline.wrap_position",
+        "where forge's segments go beside a status line it wraps",
+    ),
+    shows(
+        "statusline.wrap_segments",
+        "forge's segments beside a status line it wraps",
+    ),
     shows(
         "git.cache_ttl_secs",
         "when the status line marks its git count as stale",
@@ -1416,20 +1448,28 @@ fn validate(c: &Config) -> Result<(), Invalid> {
     let key = "statusline.bar_width";
     let width = c.statusline.bar_width;
     require((1..=100).contains(&width), key, key, "1 to 100", width)?;
-    if let Some(bad) = c
-        .statusline
-        .segments
-        .iter()
-        .find(|s| !SEGMENTS.contains(&s.as_str()))
-    {
-        return Err((
-            vec!["statusline.segments"],
-            format!(
-                "`statusline.segments` has unknown segment \"{bad}\" (known: {})",
-                SEGMENTS.join(", ")
-            ),
-        ));
+    for (key, segments) in [
+        ("statusline.segments", &c.statusline.segments),
+        ("statusline.wrap_segments", &c.statusline.wrap_segments),
+    ] {
+        if let Some(bad) = segments.iter().find(|s| !SEGMENTS.contains(&s.as_str())) {
+            return Err((
+                vec![key],
+                format!(
+                    "`{key}` has unknown segment \"{bad}\" (known: {})",
+                    SEGMENTS.join(", ")
+                ),
+            ));
+        }
     }
+    let key = "statusline.wrap_position";
+    require(
+        WRAP_POSITIONS.contains(&c.statusline.wrap_position.as_str()),
+        key,
+        key,
+        "\"after\", \"before\" or \"line\"",
+        format_args!("\"{}\"", c.statusline.wrap_position),
+    )?;
     for (key, actions) in [
         ("ladder.L1", &c.ladder.l1),
         ("ladder.L2", &c.ladder.l2),
@@ -2275,6 +2315,30 @@ mod tests {
                  context, task, signals, learn, cost, duration, limits, lines, elsewhere)"
             ),
             "{e}"
+        );
+        // The segments beside a wrapped status line are checked the same way, and
+        // so is where they go.
+        let e = error_for("[statusline]\nwrap_segments = [\"context\", \"price\"]\n");
+        assert!(
+            e.contains("`statusline.wrap_segments` has unknown segment \"price\""),
+            "{e}"
+        );
+        let e = error_for("[statusline]\nwrap_position = \"left\"\n");
+        assert!(
+            e.ends_with("`statusline.wrap_position` must be \"after\", \"before\" or \"line\", found \"left\""),
+            "{e}"
+        );
+        std::fs::write(
+            p.config(),
+            "[statusline]\nwrap_position = \"line\"\nwrap_segments = [\"context\"]\n",
+        )
+        .unwrap();
+        let l = load(&p, &env).unwrap();
+        assert_eq!(l.config.statusline.wrap_position, "line");
+        assert_eq!(l.config.statusline.wrap_segments, ["context"]);
+        assert_eq!(
+            Config::default().statusline.wrap_segments,
+            DEFAULT_WRAP_SEGMENTS
         );
         // The optional ones are off by default.
         for name in ["cost", "duration", "limits", "lines", "elsewhere"] {

@@ -887,6 +887,78 @@ fn committed_entries_stay_silent_for_a_teammate_without_forge() {
     );
 }
 
+/// `forge init` finds another status line: it keeps it and offers to wrap it;
+/// `--wrap-statusline` keeps its output with forge's segments added (and, where
+/// forge is missing, the file still shows the other line); `--uninstall` gives the
+/// file back byte for byte.
+#[cfg(unix)]
+#[test]
+fn init_wraps_another_status_line_on_request_and_uninstall_gives_it_back() {
+    let p = TestProject::new();
+    put_forge_on_path(&p, true);
+    let original = "{\n  \"statusLine\": {\"type\": \"command\", \"command\": \"printf 'OTHER-LINE\\\\n'\"},\n  \"model\": \"opus\"\n}\n";
+    p.write(".claude/settings.json", original);
+    let theirs = statusline_command(&settings(&p)).unwrap().to_owned();
+    assert_eq!(theirs, "printf 'OTHER-LINE\\n'");
+    let text = ok_stdout(p.forge().arg("init"));
+    assert!(
+        text.contains("`forge init --wrap-statusline` keeps it and adds forge's segments"),
+        "{text}"
+    );
+    assert_eq!(statusline_command(&settings(&p)), Some(theirs.as_str()));
+    let text = ok_stdout(p.forge().args(["init", "--wrap-statusline"]));
+    assert!(text.contains("wrapped the statusLine"), "{text}");
+    let status = statusline_command(&settings(&p)).unwrap().to_owned();
+    assert_eq!(
+        status,
+        forge::model::settings::guarded_wrapped_statusline("forge", &theirs)
+    );
+    assert_eq!(settings(&p)["statusLine"]["refreshInterval"], 5);
+    let out = ok_stdout(p.forge().arg("doctor"));
+    assert!(
+        out.contains("statusLine runs forge around your own `printf"),
+        "{out}"
+    );
+    // As Claude Code runs it, forge installed: the other line, then forge's part.
+    let payload = p.payload("statusline/used-74.json");
+    let run = |path: &str| {
+        let mut child = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(&status)
+            .current_dir(&p.root)
+            .env("PATH", path)
+            .env("HOME", &p.home)
+            .env("NO_COLOR", "1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        {
+            use std::io::Write as _;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(payload.as_bytes())
+                .unwrap();
+        }
+        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+    };
+    let with = run(&format!("{}:/usr/bin:/bin", p.bin_dir().display()));
+    assert!(with.starts_with("OTHER-LINE │ "), "{with}");
+    assert!(with.contains("⚠ CTX 74%"), "{with}");
+    // A teammate without forge: the line the file had.
+    let empty = p.dir.path().join("empty-bin");
+    std::fs::create_dir_all(&empty).unwrap();
+    assert_eq!(
+        run(&format!("{}:/usr/bin:/bin", empty.display())),
+        "OTHER-LINE\n"
+    );
+    let text = ok_stdout(p.forge().args(["init", "--uninstall"]));
+    assert!(text.contains("gave back the statusLine"), "{text}");
+    assert_eq!(p.read(".claude/settings.json"), original);
+}
+
 #[cfg(unix)]
 #[test]
 fn init_warns_when_an_absolute_path_goes_into_a_tracked_file() {

@@ -2441,3 +2441,67 @@ fn a_resolved_signal_leaves_the_idle_status_line_within_the_refresh_interval() {
         "the status line changed after {took:?}"
     );
 }
+
+// ----- composition mode: keep the status line you have -----------------------------------------
+
+/// Someone's own status line (here a command that reads the client's JSON, as
+/// ccstatusline does) wrapped by `forge init --wrap-statusline`: the real client
+/// shows its output and forge's `⚠ CTX` at the threshold, and forge's threshold
+/// handoff is written.
+#[test]
+fn a_wrapped_status_line_shows_the_other_output_and_forge_at_the_threshold() {
+    let Some(mut w) =
+        World::new("a_wrapped_status_line_shows_the_other_output_and_forge_at_the_threshold")
+    else {
+        return;
+    };
+    let path = w.root.join(".claude/settings.json");
+    let mut settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let theirs = r#"grep -o '"session_id":"[^"]*"' | head -n 1 | sed 's/^/CCLINE /'"#;
+    settings["statusLine"] = json!({"type": "command", "command": theirs});
+    std::fs::write(&path, serde_json::to_string_pretty(&settings).unwrap()).unwrap();
+    let out = w.forge(&["init", "--wrap-statusline"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("wrapped the statusLine"), "{said}");
+    w.commit_all();
+
+    w.api.set_context(150_000);
+    w.start(&[]);
+    w.turn("hello there");
+    let sid = w.session_of("SessionStart:startup");
+    let screen = w.wait_screen("the other line with ⚠ CTX 75%", |s| {
+        status_line(s).is_some_and(|l| l.contains("CCLINE") && l.contains("⚠ CTX 75%"))
+    });
+    let line = status_line(&screen).unwrap();
+    // The other command read the same JSON the client sent forge.
+    assert!(
+        line.contains(&format!("CCLINE \"session_id\":\"{sid}\"")),
+        "{line}"
+    );
+    assert!(
+        line.find("CCLINE").unwrap() < line.find("⚠ CTX").unwrap(),
+        "{line}"
+    );
+    let handoffs = poll(harness::WAIT, || {
+        let h = session_handoffs(&w);
+        (!h.is_empty()).then_some(h)
+    })
+    .expect("the threshold handoff");
+    assert_eq!(handoffs.len(), 1, "{handoffs:?}");
+    let doc = std::fs::read_to_string(w.root.join(".forge/handoffs").join(&handoffs[0])).unwrap();
+    assert!(doc.contains("trigger: context-threshold"), "{doc}");
+    // Uninstall gives the file its own status line back.
+    let out = w.forge(&["init", "--uninstall"]);
+    assert!(out.status.success());
+    let back: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        back["statusLine"],
+        json!({"type": "command", "command": theirs})
+    );
+}

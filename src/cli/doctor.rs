@@ -950,16 +950,28 @@ fn check_statusline(files: &[SettingsFile], paths: &Paths) -> Check {
             Status::Fail,
             "no statusLine is set, so context use is not shown and the automatic handoff never fires: run `forge init`",
         ),
-        Some((f, cmd)) if settings::is_forge_command(&cmd) => Check::new(
-            "statusline",
-            Status::Ok,
-            format!("statusLine runs forge ({})", shown(&f.path, paths)),
-        ),
+        Some((f, cmd)) if settings::is_forge_command(&cmd) => {
+            match settings::wrapped_statusline(&cmd) {
+                Some(other) => Check::new(
+                    "statusline",
+                    Status::Ok,
+                    format!(
+                        "statusLine runs forge around your own `{other}` ({}): its output with forge's segments",
+                        shown(&f.path, paths)
+                    ),
+                ),
+                None => Check::new(
+                    "statusline",
+                    Status::Ok,
+                    format!("statusLine runs forge ({})", shown(&f.path, paths)),
+                ),
+            }
+        }
         Some((f, cmd)) => Check::new(
             "statusline",
             Status::Warn,
             format!(
-                "statusLine runs `{cmd}` ({}), not forge: the context gauge and the automatic handoff need forge's; run `forge init --replace-statusline`",
+                "statusLine runs `{cmd}` ({}), not forge: the context gauge and the automatic handoff need forge's; `forge init --wrap-statusline` keeps yours and adds forge's segments, `forge init --replace-statusline` shows forge's instead",
                 shown(&f.path, paths)
             ),
         ),

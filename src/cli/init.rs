@@ -196,6 +196,7 @@ const LOCAL_SETTINGS: &str = ".claude/settings.local.json";
         "  forge init --user --commands\n",
         "  forge init --prune-dead     # also drop dead hooks from the shared file\n",
         "  forge init --plugin         # with the forge plugin: only the status line\n",
+        "  forge init --wrap-statusline  # keep your ccstatusline/ccusage line, add forge's segments\n",
         "  forge init --uninstall      # remove forge's entries, nothing else"
     )
 )]
@@ -230,6 +231,12 @@ pub struct InitArgs {
     /// Replace a statusLine that belongs to another tool with forge's.
     #[arg(long, conflicts_with = "uninstall")]
     pub replace_statusline: bool,
+    /// Keep a statusLine that belongs to another tool (ccstatusline, ccusage,
+    /// CCometixLine…) and add forge's segments to it: its command becomes `forge
+    /// statusline --wrap '<its command>'` in the same file (which still runs it
+    /// where forge is missing). `--uninstall` gives it back as it was.
+    #[arg(long, conflicts_with_all = ["uninstall", "replace_statusline"])]
+    pub wrap_statusline: bool,
     /// For a project that gets forge's hooks, slash commands and MCP server from
     /// the forge plugin (`claude plugin install forge`): write only what a plugin
     /// cannot carry, forge's statusLine, and take forge's hook entries out of the
@@ -323,8 +330,12 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
             };
             let kept = settings::uninstall(&old_value, Emptied::KeepAsIn(&before_value))
                 .map_err(shape_error)?;
-            if !json_edit::same(&kept.settings, &outcome.settings) && edit(&kept.settings) == before
-            {
+            // A wrapped status line given back: with or without the refresh
+            // interval it has now (the person's own, or forge's).
+            let with_interval = settings::with_refresh_interval_of(&kept.settings, &old_value);
+            if [&kept.settings, &with_interval].iter().any(|candidate| {
+                !json_edit::same(candidate, &outcome.settings) && edit(candidate) == before
+            }) {
                 new_text = before;
                 break;
             }
@@ -341,6 +352,7 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
             &InstallOptions {
                 program: program_text,
                 replace_statusline: args.replace_statusline,
+                wrap_statusline: args.wrap_statusline,
                 expand: Expand {
                     home: home.as_deref(),
                     // A user-level hook under $CLAUDE_PROJECT_DIR may exist in other
@@ -413,9 +425,13 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
                     || "only on its own events".to_owned(),
                     |n| format!("every {n} s (refreshInterval) and on its own events"),
                 );
+            let wraps = settings::statusline_command(&outcome.settings)
+                .and_then(settings::wrapped_statusline)
+                .map(|w| format!(" --wrap {}", settings::shell_quote(&w)))
+                .unwrap_or_default();
             let _ = writeln!(
                 report,
-                "  statusLine: `{program_text} statusline`, behind the same guard; Claude Code runs it {every}"
+                "  statusLine: `{program_text} statusline{wraps}`, behind the same guard; Claude Code runs it {every}"
             );
         }
         // Those not taken out (as duplicates, or for the plugin) are upgraded.

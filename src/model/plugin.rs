@@ -241,6 +241,7 @@ mod tests {
         InstallOptions {
             program: "forge",
             replace_statusline: false,
+            wrap_statusline: false,
             expand: settings::Expand::default(),
             exists,
             remove_dead_only_inside: None,

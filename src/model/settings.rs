@@ -303,9 +303,42 @@ pub fn guarded_statusline(program: &str) -> String {
     guarded(program, "statusline", "true")
 }
 
+/// `forge statusline --wrap '<command>'` behind the guard (composition mode: forge
+/// runs the person's own status line and adds its segments). Where forge is
+/// missing the shell runs `command` itself (`eval`), so the status line is the one
+/// the file had before forge wrapped it.
+pub fn guarded_wrapped_statusline(program: &str, command: &str) -> String {
+    let quoted = shell_quote(command);
+    guarded(
+        program,
+        &format!("statusline --wrap {quoted}"),
+        &format!("eval {quoted}"),
+    )
+}
+
+/// The command a forge status line wraps (`forge statusline --wrap '<command>'`,
+/// plain or guarded), when it wraps one.
+pub fn wrapped_statusline(command: &str) -> Option<String> {
+    let words = split_words(command);
+    let inner = forge_words(&words)?;
+    if plain_role(inner) != Some("statusline") {
+        return None;
+    }
+    let mut rest = inner.iter().skip(2);
+    while let Some(w) = rest.next() {
+        if w == "--wrap" {
+            return rest.next().cloned();
+        }
+        if let Some(c) = w.strip_prefix("--wrap=") {
+            return Some(c.to_owned());
+        }
+    }
+    None
+}
+
 /// The part of [`guarded`]'s form that runs the program (`P RUN`), when `words` are
-/// that form with one of the fallbacks forge writes (`true`, or `echo` of one
-/// word); `None` for anything else, so a wrapper of the person's own is never
+/// that form with one of the fallbacks forge writes (`true`, or `echo` or `eval` of
+/// one word); `None` for anything else, so a wrapper of the person's own is never
 /// taken for forge's.
 pub fn unguard(words: &[String]) -> Option<&[String]> {
     let w = |i: usize| words.get(i).map(String::as_str);
@@ -327,7 +360,7 @@ pub fn unguard(words: &[String]) -> Option<&[String]> {
     let fallback = words.get(or + 1..)?;
     let known = match fallback {
         [t] => t == "true",
-        [verb, _] => verb == "echo",
+        [verb, _] => verb == "echo" || verb == "eval",
         _ => false,
     };
     known.then(|| words.get(7..or)).flatten()
@@ -523,6 +556,9 @@ pub struct InstallOptions<'a> {
     pub program: &'a str,
     /// Replace a statusLine that belongs to another tool.
     pub replace_statusline: bool,
+    /// Keep a statusLine that belongs to another tool, with forge's segments added
+    /// (`forge statusline --wrap '<its command>'`).
+    pub wrap_statusline: bool,
     /// How to expand script paths.
     pub expand: Expand<'a>,
     /// Whether a path exists.
@@ -651,10 +687,18 @@ pub fn install(settings: &Value, opts: &InstallOptions<'_>) -> Result<Outcome, S
                 .as_deref()
                 .and_then(|w| dead_script(w, opts.expand, opts.exists));
             if is_forge {
+                // A wrapped status line stays wrapped (unless asked to replace it),
+                // and its object keeps the keys it had (uninstall gives it back).
+                let wraps = statusline_command_of(current);
+                let wraps = wrapped_statusline(&wraps).filter(|_| !opts.replace_statusline);
                 if let Value::Object(obj) = current {
                     obj.insert("type".into(), json!("command"));
-                    obj.insert("command".into(), json!(guarded_statusline(opts.program)));
-                    if !obj.contains_key("padding") {
+                    let command = match wraps.as_deref() {
+                        Some(other) => guarded_wrapped_statusline(opts.program, other),
+                        None => guarded_statusline(opts.program),
+                    };
+                    obj.insert("command".into(), json!(command));
+                    if wraps.is_none() && !obj.contains_key("padding") {
                         obj.insert("padding".into(), json!(0));
                     }
                     if !obj.contains_key("refreshInterval") {
@@ -678,9 +722,23 @@ pub fn install(settings: &Value, opts: &InstallOptions<'_>) -> Result<Outcome, S
                     notes.push(format!("replaced the statusLine `{command}` with forge's"));
                 }
                 *current = wanted;
+            } else if opts.wrap_statusline {
+                let other = statusline_command_of(current);
+                if let Value::Object(obj) = current {
+                    obj.insert(
+                        "command".into(),
+                        json!(guarded_wrapped_statusline(opts.program, &other)),
+                    );
+                    if !obj.contains_key("refreshInterval") {
+                        obj.insert("refreshInterval".into(), json!(REFRESH_INTERVAL_SECS));
+                    }
+                }
+                notes.push(format!(
+                    "wrapped the statusLine `{other}`: forge runs it and adds its segments (`forge statusline --wrap`); `forge init --uninstall` gives it back as it was"
+                ));
             } else {
                 notes.push(format!(
-                    "kept the statusLine `{}` (another tool's); run `forge init --replace-statusline` to show forge's instead",
+                    "kept the statusLine `{}` (another tool's): `forge init --wrap-statusline` keeps it and adds forge's segments, `forge init --replace-statusline` shows forge's instead",
                     statusline_command_of(current)
                 ));
             }
@@ -763,21 +821,55 @@ pub fn uninstall(settings: &Value, emptied: Emptied<'_>) -> Result<Outcome, Shap
     {
         root.shift_remove("hooks");
     }
-    if statusline_command(&Value::Object(root.clone())).is_some_and(is_forge_command)
-        && let Some(v) = root.shift_remove("statusLine")
-    {
+    let mut notes = Vec::new();
+    let status = statusline_command(&Value::Object(root.clone())).map(str::to_owned);
+    if let Some(command) = status.filter(|c| is_forge_command(c)) {
         removed_forge.push(Removal {
             event: "statusLine".into(),
-            command: statusline_command_of(&v),
+            command: command.clone(),
         });
+        match wrapped_statusline(&command) {
+            // Composition mode: the status line it wraps comes back, and the
+            // refresh interval forge added goes (one of the person's own is kept:
+            // forge adds none where one is set; a backup settles the rest).
+            Some(other) => {
+                if let Some(Value::Object(obj)) = root.get_mut("statusLine") {
+                    obj.insert("command".into(), json!(other));
+                    if obj.get("refreshInterval") == Some(&json!(REFRESH_INTERVAL_SECS)) {
+                        obj.shift_remove("refreshInterval");
+                    }
+                }
+                notes.push(format!("gave back the statusLine `{other}`"));
+            }
+            None => {
+                root.shift_remove("statusLine");
+            }
+        }
     }
     Ok(Outcome {
         settings: Value::Object(root),
         removed_dead: Vec::new(),
         kept_dead: Vec::new(),
         removed_forge,
-        notes: Vec::new(),
+        notes,
     })
+}
+
+/// `after` (an uninstall's result) with the `statusLine.refreshInterval` that
+/// `before` had put back, when both have a statusLine: the other reading of an
+/// uninstall that gave back a wrapped status line, for when the person had that
+/// interval themselves (a backup of the file says which).
+pub fn with_refresh_interval_of(after: &Value, before: &Value) -> Value {
+    let mut out = after.clone();
+    let interval = before
+        .get("statusLine")
+        .and_then(|s| s.get("refreshInterval"));
+    if let (Some(Value::Object(obj)), Some(n)) = (out.get_mut("statusLine"), interval)
+        && !obj.contains_key("refreshInterval")
+    {
+        obj.insert("refreshInterval".into(), n.clone());
+    }
+    out
 }
 
 /// Pretty JSON with a trailing newline, the way forge writes settings files.
@@ -795,6 +887,7 @@ mod tests {
         InstallOptions {
             program: "/opt/bin/forge",
             replace_statusline: false,
+            wrap_statusline: false,
             expand: Expand {
                 home: Some(Path::new("/home/u")),
                 project: Some(Path::new("/p")),
@@ -1207,6 +1300,88 @@ mod tests {
         let other = json!({"statusLine": {"type": "command", "command": "ccstatusline"}});
         let out = install(&other, &opts(&exists)).unwrap().settings;
         assert!(out["statusLine"].get("refreshInterval").is_none());
+    }
+
+    #[test]
+    fn another_status_line_is_wrapped_on_request_and_given_back() {
+        let exists = |_: &Path| true;
+        let theirs = json!({"statusLine": {"type": "command", "command": "npx -y ccstatusline@latest", "padding": 1}});
+        // Not asked: kept, and the note offers both ways.
+        let kept = install(&theirs, &opts(&exists)).unwrap();
+        assert_eq!(kept.settings["statusLine"], theirs["statusLine"]);
+        assert!(
+            kept.notes[0].contains("--wrap-statusline"),
+            "{:?}",
+            kept.notes
+        );
+        assert!(
+            kept.notes[0].contains("--replace-statusline"),
+            "{:?}",
+            kept.notes
+        );
+        let mut o = opts(&exists);
+        o.wrap_statusline = true;
+        o.program = "forge";
+        let out = install(&theirs, &o).unwrap();
+        let line = &out.settings["statusLine"];
+        assert_eq!(
+            line["command"],
+            "command -v forge >/dev/null 2>&1 && exec forge statusline --wrap 'npx -y ccstatusline@latest' || eval 'npx -y ccstatusline@latest'"
+        );
+        assert_eq!(line["padding"], 1);
+        assert_eq!(line["refreshInterval"], REFRESH_INTERVAL_SECS);
+        let cmd = line["command"].as_str().unwrap();
+        assert_eq!(forge_role(&split_words(cmd)), Some("statusline"));
+        assert_eq!(
+            wrapped_statusline(cmd).as_deref(),
+            Some("npx -y ccstatusline@latest")
+        );
+        assert!(
+            out.notes[0].starts_with("wrapped the statusLine"),
+            "{:?}",
+            out.notes
+        );
+        // Again: stays wrapped, unchanged (also without the flag).
+        assert_eq!(install(&out.settings, &o).unwrap().settings, out.settings);
+        assert_eq!(
+            install(&out.settings, &opts(&exists)).unwrap().settings["statusLine"]["command"],
+            guarded_wrapped_statusline("/opt/bin/forge", "npx -y ccstatusline@latest")
+        );
+        // Uninstall gives back the object as it was.
+        let back = uninstall(&out.settings, Emptied::Remove).unwrap();
+        assert_eq!(back.settings, theirs);
+        assert!(back.notes[0].contains("gave back"), "{:?}", back.notes);
+        // A refresh interval of the person's own is kept through both.
+        let own = json!({"statusLine": {"type": "command", "command": "ccusage statusline", "refreshInterval": 10}});
+        let out = install(&own, &o).unwrap();
+        assert_eq!(out.settings["statusLine"]["refreshInterval"], 10);
+        assert_eq!(
+            uninstall(&out.settings, Emptied::Remove).unwrap().settings,
+            own
+        );
+        // Replacing a wrapped one: forge's alone.
+        let mut r = opts(&exists);
+        r.replace_statusline = true;
+        let wrapped = install(&theirs, &o).unwrap().settings;
+        assert_eq!(
+            install(&wrapped, &r).unwrap().settings["statusLine"]["command"],
+            guarded_statusline("/opt/bin/forge")
+        );
+        // Quotes in the wrapped command survive the round trip.
+        let odd =
+            json!({"statusLine": {"type": "command", "command": "printf '%s' \"it's\" | cat"}});
+        let out = install(&odd, &o).unwrap();
+        assert_eq!(
+            uninstall(&out.settings, Emptied::Remove).unwrap().settings,
+            odd
+        );
+        assert_eq!(
+            with_refresh_interval_of(
+                &json!({"statusLine": {"command": "x"}}),
+                &json!({"statusLine": {"refreshInterval": 5}})
+            ),
+            json!({"statusLine": {"command": "x", "refreshInterval": 5}})
+        );
     }
 
     #[test]
