@@ -818,6 +818,10 @@ fn committed_entries_stay_silent_for_a_teammate_without_forge() {
     p.write(".claude/settings.json", &wired_unguarded());
     // (doctor fails here: nothing git-ignores .forge/ yet.)
     let text = stdout_of(&p.forge().arg("doctor").output().unwrap());
+    assert!(
+        text.contains("ok    hooks            forge handles all 8 hook events"),
+        "{text}"
+    );
     assert!(text.contains("warn  teammates"), "{text}");
     assert!(
         text.contains("9 of forge's entries in the shared .claude/settings.json run forge unguarded, so a teammate without forge gets a failed hook on every event and tool call: run `forge init`"),
@@ -844,6 +848,16 @@ fn committed_entries_stay_silent_for_a_teammate_without_forge() {
     let keys: Vec<&String> = s.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["model", "hooks", "statusLine"]);
     let text = ok_stdout(p.forge().args(["doctor"]));
+    // doctor takes both forms for forge's.
+    assert!(
+        text.contains("ok    hooks            forge handles all 8 hook events"),
+        "{text}"
+    );
+    assert!(text.contains("ok    binary"), "{text}");
+    assert!(
+        text.contains("ok    statusline       statusLine runs forge"),
+        "{text}"
+    );
     assert!(
         text.contains("ok    teammates        for a teammate without forge, forge's entries in the shared .claude/settings.json do nothing"),
         "{text}"
@@ -935,12 +949,8 @@ fn init_wraps_another_status_line_on_request_and_uninstall_gives_it_back() {
             .unwrap();
         {
             use std::io::Write as _;
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(payload.as_bytes())
-                .unwrap();
+            // The other command may exit before it reads: a broken pipe then.
+            let _ = child.stdin.take().unwrap().write_all(payload.as_bytes());
         }
         String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
     };
@@ -957,6 +967,23 @@ fn init_wraps_another_status_line_on_request_and_uninstall_gives_it_back() {
     let text = ok_stdout(p.forge().args(["init", "--uninstall"]));
     assert!(text.contains("gave back the statusLine"), "{text}");
     assert_eq!(p.read(".claude/settings.json"), original);
+
+    // A status line of your own in your user settings gives way to the project's:
+    // init says so, and how to keep it here.
+    let q = TestProject::new();
+    let user = q.home.join(".claude/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(
+        &user,
+        r#"{"statusLine": {"type": "command", "command": "ccstatusline"}}"#,
+    )
+    .unwrap();
+    let text = ok_stdout(q.forge().arg("init"));
+    assert!(
+        text.contains("Note: your own status line `ccstatusline`")
+            && text.contains("`forge statusline --wrap ccstatusline`"),
+        "{text}"
+    );
 }
 
 #[cfg(unix)]

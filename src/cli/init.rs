@@ -483,6 +483,9 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
         );
     }
     describe_outcome(&mut report, &outcome, &settings_path, &paths, args);
+    if !args.user && !args.uninstall {
+        users_own_statusline_note(&mut report, &outcome, env);
+    }
 
     // .forge/ folders and .gitignore (project installs only); with --local, the
     // repository's own excludes instead of the shared .gitignore.
@@ -839,6 +842,35 @@ fn plugin_notes(
         let _ = writeln!(
             out,
             "  Warning: the plugin's hooks run `forge` from PATH, and there is none: install forge on PATH (`cargo install --path . --locked` in forge's clone)."
+        );
+    }
+}
+
+/// A status line of your own in your user settings gives way, in this project, to
+/// the one a project install sets (Claude Code takes the most precise file's): say
+/// so, and how to keep it here with forge's segments.
+fn users_own_statusline_note(out: &mut String, o: &Outcome, env: &Env) {
+    let sets_forge = settings::statusline_command(&o.settings).is_some_and(|c| {
+        settings::is_forge_command(c) && settings::wrapped_statusline(c).is_none()
+    });
+    let Some(user) = env.claude_dir().map(|d| d.join("settings.json")) else {
+        return;
+    };
+    if !sets_forge {
+        return;
+    }
+    let theirs =
+        store::safe::read_to_string_whole(&user, 16 * 1024 * 1024, store::safe::Follow::Yes)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .and_then(|v| settings::statusline_command(&v).map(str::to_owned))
+            .filter(|c| !settings::is_forge_command(c));
+    if let Some(theirs) = theirs {
+        let _ = writeln!(
+            out,
+            "  Note: your own status line `{theirs}` ({}) is not shown in this project while a project settings file sets one (Claude Code takes the project's). To keep it here with forge's segments, make the statusLine command of .claude/settings.local.json (yours alone) `forge statusline --wrap {}`.",
+            user.display(),
+            settings::shell_quote(&theirs)
         );
     }
 }

@@ -398,6 +398,24 @@ mod tests {
     }
 
     #[test]
+    fn the_plugin_and_forge_init_write_the_same_guarded_commands() {
+        let v = hooks_json();
+        for e in FORGE_EVENTS {
+            let plugin = v["hooks"][e][0]["hooks"][0]["command"].as_str().unwrap();
+            let init = settings::hook_entry("forge", e);
+            if e == "SessionStart" {
+                // The same guard; only the line said where forge is missing differs
+                // (the plugin's speaks of the plugin, init's of the project).
+                let head = |c: &str| c.split_once(" || ").unwrap().0.to_owned();
+                assert_eq!(head(plugin), head(&init));
+                assert_ne!(plugin, init);
+            } else {
+                assert_eq!(plugin, init, "{e}");
+            }
+        }
+    }
+
+    #[test]
     fn hooks_json_wires_every_forge_event() {
         let v = hooks_json();
         assert_eq!(forge_events_in(&v), FORGE_EVENTS);
