@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 
 use git2::{DiffOptions, ErrorCode, Repository};
 
-use crate::model::state::GitCache;
+use crate::model::session::state::GitCache;
 use crate::store::{Paths, files};
 
 /// How many changed names are kept.

@@ -1738,7 +1738,7 @@ fn record_print(w: &World, prompt: &str, extra: &[&str], cut: impl Fn(&str) -> b
 /// text and tool calls, and for the ways a session can end mid-reply. Run it with
 /// `FORGE_RECORD_FIXTURES=1 cargo test --test e2e record_stream_json_fixtures --
 /// --ignored` after changing the pinned client; the stream reader's unit tests
-/// (`model::relay`) and the handoff's (`model::transcript`) read these files.
+/// (`model::agents::relay`) and the handoff's (`model::session::transcript`) read these files.
 #[test]
 #[ignore = "records fixtures: FORGE_RECORD_FIXTURES=1"]
 fn record_stream_json_fixtures() {

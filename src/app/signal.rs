@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use serde_json::json;
 
 use crate::env::Env;
-use crate::model::SignalStatus;
+use crate::model::handoff::signal::SignalStatus;
 use crate::store::{self, Paths, sanitize_id};
 
 /// The agent-handoff template shipped with forge.
@@ -43,7 +43,7 @@ impl Draft {
     /// context) redacted: what an agent writes into a Signal is stored, listed by
     /// `forge status` and read by the next session.
     pub fn redacted(&self) -> Self {
-        use crate::model::redact::redact;
+        use crate::model::text::redact::redact;
         let all = |v: &[String]| v.iter().map(|s| redact(s)).collect();
         Self {
             questions: all(&self.questions),
@@ -58,7 +58,7 @@ impl Draft {
     /// The Signal that resolves `blocked` (the current, blocked Signal of a task):
     /// from `from`, back to the agent that asked, not blocking, with the answer.
     pub fn resolving(
-        blocked: &crate::model::HandoffEntry,
+        blocked: &crate::model::handoff::entry::HandoffEntry,
         from: &str,
         answer: Option<&str>,
         complete: bool,
@@ -66,7 +66,7 @@ impl Draft {
         let signal = blocked
             .signal
             .as_ref()
-            .and_then(crate::model::SignalParse::signal);
+            .and_then(crate::model::handoff::signal::SignalParse::signal);
         let asked_by = signal
             .map(|s| s.from.clone())
             .or_else(|| blocked.header.as_ref().and_then(|h| h.from.clone()))
@@ -115,7 +115,9 @@ impl Draft {
 
 /// One line: newlines and other control characters become spaces, ends trimmed.
 pub fn one_line(s: &str) -> String {
-    crate::model::text::single_line(s).trim().to_owned()
+    crate::model::text::sanitize::single_line(s)
+        .trim()
+        .to_owned()
 }
 
 fn bullets(items: &[String]) -> String {
@@ -283,10 +285,10 @@ pub fn default_resolver() -> String {
 /// The task's current Signal when it is blocked; otherwise an error that says what
 /// the task's state is and what to do.
 pub fn blocked_head<'a>(
-    entries: &'a [crate::model::HandoffEntry],
+    entries: &'a [crate::model::handoff::entry::HandoffEntry],
     task: &str,
-) -> anyhow::Result<&'a crate::model::HandoffEntry> {
-    let thread = crate::model::handoff::thread_of(entries, task);
+) -> anyhow::Result<&'a crate::model::handoff::entry::HandoffEntry> {
+    let thread = crate::model::handoff::entry::thread_of(entries, task);
     let Some(head) = thread
         .iter()
         .find(|h| !h.is_superseded() && h.signal_blocks())
@@ -301,7 +303,7 @@ pub fn blocked_head<'a>(
                 let mut open: Vec<&str> = entries
                     .iter()
                     .filter(|h| h.is_blocked())
-                    .filter_map(crate::model::HandoffEntry::task)
+                    .filter_map(crate::model::handoff::entry::HandoffEntry::task)
                     .collect();
                 open.sort_unstable();
                 open.dedup();
@@ -348,7 +350,7 @@ pub fn resolve_file(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::signal::{parse_header, parse_signal};
+    use crate::model::handoff::signal::{parse_header, parse_signal};
 
     fn args(status: SignalStatus) -> Draft {
         Draft {

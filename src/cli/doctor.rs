@@ -10,10 +10,11 @@ use serde_json::Value;
 
 use super::status::locate_project;
 use crate::env::Env;
-use crate::model::handoff::split_front_matter;
-use crate::model::secrets::find_secrets;
-use crate::model::settings::{self, Expand, FORGE_EVENTS};
-use crate::model::{HandoffKind, SignalParse};
+use crate::model::handoff::entry::HandoffKind;
+use crate::model::handoff::entry::split_front_matter;
+use crate::model::handoff::signal::SignalParse;
+use crate::model::setup::settings::{self, Expand, FORGE_EVENTS};
+use crate::model::text::secrets::find_secrets;
 use crate::store::{Paths, handoffs};
 
 /// The model aliases Claude Code accepts in command and agent front matter (full
@@ -294,7 +295,7 @@ fn check_own_commands(paths: &Paths, env: &Env, expand: Expand<'_>) -> Check {
     }
     let mut bad = Vec::new();
     for (place, command, program) in &programs {
-        let command = crate::model::user_hooks::command_label(command);
+        let command = crate::model::agents::user_hooks::command_label(command);
         match program_file(program, expand, env) {
             ProgramFile::Missing(p) => {
                 bad.push(format!(
@@ -338,8 +339,8 @@ fn check_own_commands(paths: &Paths, env: &Env, expand: Expand<'_>) -> Check {
 /// Every secret shape's regex compiles in this build: one that does not would let
 /// text of that shape into handoffs and state files unredacted.
 fn check_redaction() -> Check {
-    let broken = crate::model::redact::rules_that_do_not_compile();
-    let total = crate::model::redact::RULES.len();
+    let broken = crate::model::text::redact::rules_that_do_not_compile();
+    let total = crate::model::text::redact::RULES.len();
     if broken.is_empty() {
         return Check::new(
             "redaction",
@@ -1036,7 +1037,7 @@ fn check_learned(paths: &Paths, env: &Env) -> Check {
         for (line, kind) in find_secrets(&text) {
             found.push(format!(
                 "{name}:{line}: looks like {}",
-                crate::model::secrets::with_article(kind)
+                crate::model::text::secrets::with_article(kind)
             ));
         }
     }

@@ -9,9 +9,9 @@ use clap_complete::engine::ArgValueCandidates;
 use crate::app::session_handoff;
 use crate::config;
 use crate::env::Env;
-use crate::model::handoff_doc::Trigger;
+use crate::model::handoff::handoff_doc::Trigger;
 use crate::model::outcome::Outcome;
-use crate::model::state::EventLine;
+use crate::model::session::state::EventLine;
 
 /// The `event` of the lines `forge handoff` adds to `events.jsonl` (hook lines carry
 /// the hook's event name; this one is not a hook's).
@@ -140,7 +140,7 @@ fn prune(args: &PruneArgs, project: Option<&PathBuf>, env: &Env) -> anyhow::Resu
         for (path, created) in &result.removed {
             out.push_str(&format!(
                 "  {}  {}\n",
-                crate::model::text::single_line(&file_name(path)),
+                crate::model::text::sanitize::single_line(&file_name(path)),
                 created.map_or_else(
                     || "?".to_owned(),
                     |c| crate::model::time::age(env.now, Some(c))
@@ -151,7 +151,7 @@ fn prune(args: &PruneArgs, project: Option<&PathBuf>, env: &Env) -> anyhow::Resu
     for (path, why) in &result.kept {
         out.push_str(&format!(
             "Kept {}: {}\n",
-            crate::model::text::single_line(&file_name(path)),
+            crate::model::text::sanitize::single_line(&file_name(path)),
             why.as_str()
         ));
     }
@@ -319,7 +319,9 @@ fn write(args: &HandoffArgs, env: &Env) -> anyhow::Result<session_handoff::Writt
         Some("") if !args.auto => bail!("--session needs a session id (or the start of one)"),
         Some(given) if !given.is_empty() => match store::sessions::resolve(&paths, given, &[]) {
             Ok(id) => Some(id),
-            Err(crate::model::session_id::PrefixError::NoMatch { .. }) => Some(given.to_owned()),
+            Err(crate::model::session::session_id::PrefixError::NoMatch { .. }) => {
+                Some(given.to_owned())
+            }
             Err(e) => bail!("--session: {e}"),
         },
         _ => None,

@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::status::project_paths;
 use crate::env::Env;
-use crate::model::settings::{self, Emptied, Expand, InstallOptions, Outcome, Removal};
-use crate::model::{diff, json_edit};
+use crate::model::setup::settings::{self, Emptied, Expand, InstallOptions, Outcome, Removal};
+use crate::model::setup::{diff, json_edit};
 use crate::store::{self, Paths};
 
 /// The slash commands `--commands` installs: (file name, text).
@@ -838,7 +838,7 @@ mod tests {
                     assert!(!line.contains(bare), "{name}: {line}");
                 }
             }
-            let (fm, _) = crate::model::handoff::split_front_matter(&text);
+            let (fm, _) = crate::model::handoff::entry::split_front_matter(&text);
             let tools = fm.get("allowed-tools").unwrap();
             assert!(
                 tools.contains("Bash('/opt/my tools/forge' "),
@@ -860,7 +860,7 @@ mod tests {
     fn shipped_commands_have_front_matter_and_no_bad_model() {
         for (name, template) in COMMANDS {
             let text = &render_command(template, "forge");
-            let (fm, body) = crate::model::handoff::split_front_matter(text);
+            let (fm, body) = crate::model::handoff::entry::split_front_matter(text);
             assert!(fm.contains_key("description"), "{name}");
             assert!(!fm.contains_key("model"), "{name}");
             assert!(!body.trim().is_empty());

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::status::project_paths;
 use crate::env::Env;
-use crate::model::memory;
+use crate::model::setup::memory;
 use crate::store::{self, Paths};
 
 /// The learn reminder and the project's Claude Code memory (the /forge-learn output)

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::status::project_paths;
 use crate::env::Env;
 use crate::model::activity::{self, format_row};
-use crate::model::state::EventLine;
+use crate::model::session::state::EventLine;
 use crate::model::time::{Zone, parse_since};
 use crate::store::{Paths, events, sessions};
 
@@ -107,9 +107,12 @@ fn render(value: &Value, line: &EventLine, json: bool) -> String {
         // Lines written before their outcomes were redacted (or by an older forge)
         // are redacted as they leave (the words are, in `activity::rows`).
         let mut value = value.clone();
-        crate::model::redact::redact_json(&mut value);
+        crate::model::text::redact::redact_json(&mut value);
         let text = serde_json::to_string(&value).unwrap_or_default();
-        return format!("{}\n", crate::model::text::json_for_terminal(&text));
+        return format!(
+            "{}\n",
+            crate::model::text::sanitize::json_for_terminal(&text)
+        );
     }
     activity::rows(line)
         .iter()

@@ -8,7 +8,7 @@ use anyhow::bail;
 use super::status::project_for_writing;
 use crate::app::signal::{Draft, blocked_head, default_resolver, one_line, write_draft};
 use crate::env::Env;
-use crate::model::SignalStatus;
+use crate::model::handoff::signal::SignalStatus;
 use crate::store;
 
 /// Write an agent handoff with a Signal block, and print its path

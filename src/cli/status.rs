@@ -11,12 +11,12 @@ use serde_json::{Value, json};
 
 use crate::app::snapshot::{GitSource, load};
 use crate::env::Env;
-use crate::model::Snapshot;
-use crate::model::fleet::{Registry, SessionRow as FleetSession, tilde};
-use crate::model::handoff::Drift;
-use crate::model::redact::redact;
-use crate::model::state::{Attention, SessionBridge};
-use crate::model::text::single_line;
+use crate::model::agents::fleet::{Registry, SessionRow as FleetSession, tilde};
+use crate::model::handoff::entry::Drift;
+use crate::model::session::state::{Attention, SessionBridge};
+use crate::model::snapshot::Snapshot;
+use crate::model::text::redact::redact;
+use crate::model::text::sanitize::single_line;
 use crate::model::time::age;
 use crate::store::{Paths, registry, resolve_root};
 
@@ -258,15 +258,18 @@ pub fn fleet_text(reg: &Registry, file: &Path, now: DateTime<Utc>, home: Option<
             out,
             "  {:<10}  {:<16}  {:<16}  {:<8}  {:<7}  {:<8}  {:<22}  {}",
             r.attention_word(),
-            crate::model::text::cut_chars(&single_line(&r.project.name), 16),
-            crate::model::text::cut_chars(
+            crate::model::text::sanitize::cut_chars(&single_line(&r.project.name), 16),
+            crate::model::text::sanitize::cut_chars(
                 &single_line(r.project.branch.as_deref().unwrap_or("-")),
                 16
             ),
             context,
             blocked,
             &s.map_or_else(|| "-".to_owned(), |s| short(&s.id)),
-            crate::model::text::cut_chars(&format!("{}{event}", age(now, r.last_heard())), 22),
+            crate::model::text::sanitize::cut_chars(
+                &format!("{}{event}", age(now, r.last_heard())),
+                22
+            ),
             single_line(&tilde(&r.project.root, home)),
         );
     }
@@ -283,7 +286,7 @@ const STATUS_EVENTS: usize = 20;
 pub fn to_json(
     snap: &Snapshot,
     stale_after: chrono::Duration,
-    thresholds: &crate::model::level::Thresholds,
+    thresholds: &crate::model::session::level::Thresholds,
 ) -> serde_json::Value {
     let mut v = serde_json::to_value(snap).unwrap_or_else(|_| json!({}));
     if let Some(obj) = v.as_object_mut() {
@@ -336,13 +339,13 @@ pub fn to_json(
 pub fn context_words(
     snap: &Snapshot,
     s: &SessionBridge,
-    thresholds: &crate::model::level::Thresholds,
+    thresholds: &crate::model::session::level::Thresholds,
 ) -> String {
     let pct = s.context_pct();
     let level = pct.map_or_else(
         || "no reading yet".to_owned(),
         |p| {
-            crate::model::level::Level::from_pct(p, thresholds)
+            crate::model::session::level::Level::from_pct(p, thresholds)
                 .as_str()
                 .to_owned()
         },
@@ -361,13 +364,13 @@ pub fn context_words(
 pub fn session_context_json(
     snap: &Snapshot,
     s: &SessionBridge,
-    thresholds: &crate::model::level::Thresholds,
+    thresholds: &crate::model::session::level::Thresholds,
 ) -> Value {
     let pct = s.context_pct();
     json!({
         "session_id": s.session_id,
         "used_percentage": pct.map(|p| p as u64),
-        "level": pct.map(|p| crate::model::level::Level::from_pct(p, thresholds).as_str()),
+        "level": pct.map(|p| crate::model::session::level::Level::from_pct(p, thresholds).as_str()),
         "compactions": snap.compactions_of(&s.session_id),
         "last_event": s.last_event,
         "last_event_at": crate::model::snapshot::last_heard(s)
@@ -390,7 +393,7 @@ fn redacted_line(text: &str) -> String {
 pub fn render_text(
     snap: &Snapshot,
     stale_after: chrono::Duration,
-    thresholds: &crate::model::level::Thresholds,
+    thresholds: &crate::model::session::level::Thresholds,
     zone: crate::model::time::Zone,
 ) -> String {
     let mut out = String::new();
@@ -499,8 +502,8 @@ pub fn render_text(
         blocked.len()
     );
     // Blocked Signals first (as on the dashboard), then newest first.
-    let order: Vec<&crate::model::HandoffEntry> =
-        crate::model::handoff::inbox_order(&snap.handoffs)
+    let order: Vec<&crate::model::handoff::entry::HandoffEntry> =
+        crate::model::handoff::entry::inbox_order(&snap.handoffs)
             .into_iter()
             .map(|i| &snap.handoffs[i])
             .collect();
@@ -514,17 +517,17 @@ pub fn render_text(
             "  {:<8} {:<17} {:<12} {}{}",
             h.kind.as_str(),
             h.status_word(),
-            crate::model::text::cut_chars(&redacted_line(h.task().unwrap_or("-")), 12),
+            crate::model::text::sanitize::cut_chars(&redacted_line(h.task().unwrap_or("-")), 12),
             single_line(&h.file_name),
             if drift.any() { "  (drift)" } else { "" }
         );
-        if let Some(crate::model::SignalParse::Malformed { reason }) = &h.signal {
+        if let Some(crate::model::handoff::signal::SignalParse::Malformed { reason }) = &h.signal {
             let _ = writeln!(out, "    ⚠ {}", single_line(reason));
         }
         if let Some(sig) = h
             .signal
             .as_ref()
-            .and_then(crate::model::SignalParse::signal)
+            .and_then(crate::model::handoff::signal::SignalParse::signal)
             && h.is_blocked()
         {
             for q in &sig.open_questions {
@@ -544,7 +547,7 @@ pub fn render_text(
 
 /// The `forge run` chains, newest first (at most five): each with its sessions in
 /// order and the handoff each left. Empty when there are none.
-pub fn render_chains(chains: &[crate::model::relay::Chain]) -> String {
+pub fn render_chains(chains: &[crate::model::agents::relay::Chain]) -> String {
     let mut out = String::new();
     if chains.is_empty() {
         return out;
@@ -558,16 +561,16 @@ pub fn render_chains(chains: &[crate::model::relay::Chain]) -> String {
                 .map(|p| format!(" at {p}%"))
                 .unwrap_or_default();
             let end = match s.end {
-                crate::model::relay::SessionEnd::Running => "running".to_owned(),
-                crate::model::relay::SessionEnd::Relayed => format!("relayed{pct}"),
-                crate::model::relay::SessionEnd::Exited => format!(
+                crate::model::agents::relay::SessionEnd::Running => "running".to_owned(),
+                crate::model::agents::relay::SessionEnd::Relayed => format!("relayed{pct}"),
+                crate::model::agents::relay::SessionEnd::Exited => format!(
                     "exited {}{}",
                     s.exit_code
                         .map_or_else(|| "(signal)".to_owned(), |c| c.to_string()),
                     if s.compacted { " (compacted)" } else { "" }
                 ),
-                crate::model::relay::SessionEnd::Interrupted => format!("interrupted{pct}"),
-                crate::model::relay::SessionEnd::NotStarted => "did not start".to_owned(),
+                crate::model::agents::relay::SessionEnd::Interrupted => format!("interrupted{pct}"),
+                crate::model::agents::relay::SessionEnd::NotStarted => "did not start".to_owned(),
             };
             let handoff = s
                 .handoff
@@ -596,7 +599,7 @@ pub fn render_chains(chains: &[crate::model::relay::Chain]) -> String {
 }
 
 fn short(id: &str) -> String {
-    crate::model::text::short_id(id)
+    crate::model::text::sanitize::short_id(id)
 }
 
 #[cfg(test)]
@@ -610,7 +613,7 @@ mod tests {
             .with_ymd_and_hms(2026, 11, 21, 10, 26, 0)
             .unwrap();
         let mut snap = Snapshot::empty(PathBuf::from("/p"), now);
-        snap.last_session = Some(crate::model::state::LastSession {
+        snap.last_session = Some(crate::model::session::state::LastSession {
             ended_at: "2026-11-21T10:12:00Z".into(),
             branch: Some("main".into()),
             uncommitted_changes: 2,
@@ -652,7 +655,7 @@ mod tests {
         last.ended_at = "2026-11-21T10:24:00Z".into();
         last.is_final = false;
         last.session_id = Some("3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21".into());
-        let bridge: crate::model::state::SessionBridge = serde_json::from_value(json!({
+        let bridge: crate::model::session::state::SessionBridge = serde_json::from_value(json!({
             "session_id": "3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21",
             "last_event_at": "2026-11-21T10:24:00Z",
             "attention": "waiting:input",
@@ -674,7 +677,7 @@ mod tests {
         // It ended (SessionEnd), went silent past stale_after, or it was another
         // session: the record is of an ended session again.
         let mut ended = bridge.clone();
-        ended.attention = Some(crate::model::state::Attention::Ended);
+        ended.attention = Some(crate::model::session::state::Attention::Ended);
         let mut silent = bridge.clone();
         silent.last_event_at = Some("2026-11-21T09:00:00Z".into());
         let mut other = bridge;
@@ -692,8 +695,8 @@ mod tests {
 
     #[test]
     fn the_fleet_table_keeps_each_row_on_its_line_and_writes_home_as_a_tilde() {
-        use crate::model::fleet::{ProjectEntry, SessionRow};
-        use crate::model::state::Attention;
+        use crate::model::agents::fleet::{ProjectEntry, SessionRow};
+        use crate::model::session::state::Attention;
         assert_eq!(
             tilde("/home/me/src/x", Some(Path::new("/home/me"))),
             "~/src/x"
@@ -744,10 +747,11 @@ mod tests {
     fn json_keeps_the_last_twenty_events() {
         let mut snap = Snapshot::empty(PathBuf::from("/p"), chrono::Utc::now());
         for i in 0..30 {
-            snap.recent_events.push(crate::model::state::EventLine {
-                event: format!("E{i}"),
-                ..Default::default()
-            });
+            snap.recent_events
+                .push(crate::model::session::state::EventLine {
+                    event: format!("E{i}"),
+                    ..Default::default()
+                });
         }
         let v = to_json(&snap, chrono::Duration::minutes(30), &Default::default());
         let events = v["recent_events"].as_array().unwrap();

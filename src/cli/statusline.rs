@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 
 use crate::config::{self, Config};
 use crate::env::Env;
-use crate::model::state::{Reading, SessionBridge};
+use crate::model::session::state::{Reading, SessionBridge};
 use crate::statusline::{
     ContextInfo, Payload, SessionState, Term, render_statusline, resolve_context,
 };
@@ -96,7 +96,7 @@ pub fn tick(args: &StatuslineArgs, env: &Env, input: &[u8]) -> String {
         if let Some(notice) = notice {
             let _ = files::append_event(
                 &paths,
-                &crate::model::state::EventLine {
+                &crate::model::session::state::EventLine {
                     time: files::iso(env.now),
                     event: "statusline".to_owned(),
                     session: payload.session_id.clone(),
@@ -299,14 +299,14 @@ fn record(
     if let Some(pct) = ctx.pct {
         let t = cfg.context.thresholds();
         for (level, start) in [
-            (crate::model::Level::L1, t.warn),
-            (crate::model::Level::L2, t.critical),
-            (crate::model::Level::L3, t.emergency),
+            (crate::model::session::level::Level::L1, t.warn),
+            (crate::model::session::level::Level::L2, t.critical),
+            (crate::model::session::level::Level::L3, t.emergency),
         ] {
             let acts = cfg.ladder.at(level);
             if !acts
                 .iter()
-                .any(|a| !(level == crate::model::Level::L1 && a == "handoff"))
+                .any(|a| !(level == crate::model::session::level::Level::L1 && a == "handoff"))
             {
                 continue;
             }

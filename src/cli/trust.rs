@@ -11,7 +11,7 @@ use serde_json::json;
 use super::status::project_paths;
 use crate::config::{self, Side};
 use crate::env::Env;
-use crate::model::trust::{Record, Trust, VERSION, content_hash};
+use crate::model::setup::trust::{Record, Trust, VERSION, content_hash};
 use crate::store::{self, Paths};
 
 /// Trust this project's .forge/config.toml, so its keys that make forge act apply

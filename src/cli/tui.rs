@@ -163,7 +163,7 @@ fn run_all(args: &TuiArgs, env: &Env) -> anyhow::Result<ExitCode> {
 /// The dashboard of the project at `root` (a registered project's root), or why it
 /// cannot be opened: checked like `forge tui --project ROOT`.
 fn open_project(root: &Path, env: &Env) -> Result<(Model, Session), String> {
-    let shown = crate::model::text::single_line(&root.display().to_string()).into_owned();
+    let shown = crate::model::text::sanitize::single_line(&root.display().to_string()).into_owned();
     if !root.is_absolute() || !root.is_dir() {
         return Err(format!(
             "{shown} is gone (it leaves the list a week after its hooks last ran)"

@@ -8,10 +8,10 @@ use serde_json::{Value, json};
 
 use super::dispatch::{Ctx, HookResult};
 use crate::config::Config;
-use crate::model::Snapshot;
-use crate::model::handoff_doc::Trigger;
+use crate::model::handoff::handoff_doc::Trigger;
 use crate::model::outcome::Outcome;
-use crate::model::state::{Attention, CompactionRecord, PreCompactState};
+use crate::model::session::state::{Attention, CompactionRecord, PreCompactState};
+use crate::model::snapshot::Snapshot;
 use crate::store::{self, Paths, files, handoffs};
 
 /// How many changed names go into the pre-compact state and the re-read list.
@@ -222,7 +222,7 @@ impl Ctx<'_> {
         let Some(tool) = self.wire.tool_name.as_deref() else {
             return;
         };
-        if !crate::model::learn::EDITING_TOOLS.contains(&tool) {
+        if !crate::model::session::learn::EDITING_TOOLS.contains(&tool) {
             return;
         }
         let inside = self.wire.tool_file.as_deref().is_none_or(|f| {
@@ -248,12 +248,12 @@ impl Ctx<'_> {
 impl Ctx<'_> {
     /// The first command (Bash) of a turn takes the work tree's fingerprint, which the
     /// end of the turn compares with its own: a change in between is what the
-    /// session's commands did ([`crate::model::learn`]). One git scan per turn that
+    /// session's commands did ([`crate::model::session::learn`]). One git scan per turn that
     /// runs commands, at most [`COMMAND_BASELINE_DEADLINE`]; later calls of the turn
     /// and every other tool read one small file. A scan that does not finish in time
     /// leaves no baseline: then the turn's commands claim nothing.
     fn note_command(&self) {
-        if self.wire.tool_name.as_deref() != Some(crate::model::learn::COMMAND_TOOL) {
+        if self.wire.tool_name.as_deref() != Some(crate::model::session::learn::COMMAND_TOOL) {
             return;
         }
         let Some(sid) = self.session_id() else { return };
@@ -284,7 +284,7 @@ const COMMAND_BASELINE_DEADLINE: std::time::Duration = std::time::Duration::from
 
 /// Whether PreCompact should write a handoff for a session: none was written yet, or
 /// the last one is older than the session's threshold crossing.
-pub fn needs_safety_net(bridge: Option<&crate::model::state::SessionBridge>) -> bool {
+pub fn needs_safety_net(bridge: Option<&crate::model::session::state::SessionBridge>) -> bool {
     let Some(b) = bridge else { return true };
     let Some(written) = b.handoff_written_at.as_deref().and_then(files::parse_iso) else {
         return true;
@@ -318,14 +318,15 @@ pub(super) fn reread_files(
     let mut out: Vec<String> = Vec::new();
     if let Some(sid) = session_id
         && let Some(h) = handoffs::list(paths).into_iter().find(|h| {
-            h.kind == crate::model::HandoffKind::Session && h.front.get("session_id") == Some(sid)
+            h.kind == crate::model::handoff::entry::HandoffKind::Session
+                && h.front.get("session_id") == Some(sid)
         })
     {
         out.push(format!(".forge/handoffs/{}", h.file_name));
     }
     let from_transcript: Vec<String> = transcript
         .and_then(|t| store::transcript::read_facts(t).ok())
-        .map(|(facts, _)| crate::model::transcript::reread_candidates(&facts))
+        .map(|(facts, _)| crate::model::session::transcript::reread_candidates(&facts))
         .unwrap_or_default()
         .into_iter()
         .filter(|f| {
@@ -364,7 +365,7 @@ fn deny_reason(files_to_read: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::state::SessionBridge;
+    use crate::model::session::state::SessionBridge;
 
     #[test]
     fn safety_net_only_when_no_handoff_since_the_crossing() {

@@ -21,7 +21,7 @@ use super::wire::WireHookInput;
 use crate::config::{self, Config};
 use crate::env::Env;
 use crate::model::outcome::Outcome;
-use crate::model::state::EventLine;
+use crate::model::session::state::EventLine;
 use crate::store::{self, Paths, files};
 
 /// The most stdin forge reads (1 MiB); a longer payload is cut and fails to parse.

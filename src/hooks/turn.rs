@@ -7,9 +7,9 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::dispatch::{Ctx, HookResult};
-use crate::model::dirty::{self, DirtyWarning};
 use crate::model::outcome::Outcome;
-use crate::model::state::{Attention, LastSession};
+use crate::model::session::dirty::{self, DirtyWarning};
+use crate::model::session::state::{Attention, LastSession};
 use crate::store::{self, files};
 
 impl Ctx<'_> {
@@ -17,7 +17,7 @@ impl Ctx<'_> {
         &self,
         is_final: bool,
         reason: Option<&str>,
-    ) -> Option<crate::model::state::GitCache> {
+    ) -> Option<crate::model::session::state::GitCache> {
         // SessionEnd shares a 1.5 s budget with every other SessionEnd hook: git gets
         // 1 s there (then the cache Stop left is used); elsewhere GIT_DEADLINE.
         let deadline = if is_final {
@@ -86,11 +86,11 @@ impl Ctx<'_> {
 
     /// The learn flag at the end of a turn: cleared when a `learned-*.md` is newer
     /// than it, else set when this session changed files — edited them, or ran a
-    /// command that changed the tree in this turn ([`crate::model::learn`]).
+    /// command that changed the tree in this turn ([`crate::model::session::learn`]).
     fn learn_flag(
         &self,
-        bridge: Option<&crate::model::state::SessionBridge>,
-        git: Option<&crate::model::state::GitCache>,
+        bridge: Option<&crate::model::session::state::SessionBridge>,
+        git: Option<&crate::model::session::state::GitCache>,
     ) {
         let flag = self.paths.learn_pending();
         if store::safe::is_regular(&flag) {
@@ -106,7 +106,7 @@ impl Ctx<'_> {
             }
             return;
         }
-        if let Some(why) = crate::model::learn::changed_files_why(bridge, git) {
+        if let Some(why) = crate::model::session::learn::changed_files_why(bridge, git) {
             match store::touch_flag(&flag) {
                 Ok(()) => self.record(Outcome::FlagSet {
                     flag: "learn-pending".to_owned(),
@@ -118,7 +118,7 @@ impl Ctx<'_> {
     }
 
     /// Moves this session's learn baseline to the tree as it is now.
-    pub(super) fn rebase_learning(&self, git: Option<&crate::model::state::GitCache>) {
+    pub(super) fn rebase_learning(&self, git: Option<&crate::model::session::state::GitCache>) {
         let Some(sid) = self.session_id() else { return };
         if let Err(e) = files::update_bridge(&self.paths, sid, self.env.now, |b| {
             crate::app::learn::rebase(b, git)
@@ -132,7 +132,7 @@ impl Ctx<'_> {
     /// newer than any usage.
     pub(super) fn transcript_context(
         &self,
-        bridge: Option<&crate::model::state::SessionBridge>,
+        bridge: Option<&crate::model::session::state::SessionBridge>,
     ) -> Option<TranscriptContext> {
         let path = self.wire.transcript_path.as_deref().or_else(|| {
             // A bridge's path only when it is a Claude Code transcript.
@@ -145,18 +145,21 @@ impl Ctx<'_> {
         let scan = store::transcript::tail_context(Path::new(path));
         let tokens = scan.tokens().filter(|t| *t > 0)?;
         let model = match &scan {
-            crate::model::transcript::TailScan::Usage { model, .. } => model.clone(),
+            crate::model::session::transcript::TailScan::Usage { model, .. } => model.clone(),
             _ => None,
         };
-        let window = crate::model::transcript::infer_window(
+        let window = crate::model::session::transcript::infer_window(
             bridge.and_then(|b| b.context_window_size),
             model.as_deref().or(self.wire.model.as_deref()),
             Some(tokens),
         );
         Some(TranscriptContext {
-            pct: crate::model::transcript::pct_of(tokens, window),
+            pct: crate::model::session::transcript::pct_of(tokens, window),
             tokens,
-            estimate: matches!(scan, crate::model::transcript::TailScan::Compacted { .. }),
+            estimate: matches!(
+                scan,
+                crate::model::session::transcript::TailScan::Compacted { .. }
+            ),
         })
     }
 
@@ -224,7 +227,7 @@ fn stop_reason(files_to_read: &[String]) -> String {
     )
 }
 
-fn dirty_warning(git: Option<&crate::model::state::GitCache>) -> Option<String> {
+fn dirty_warning(git: Option<&crate::model::session::state::GitCache>) -> Option<String> {
     match git {
         Some(g) if g.uncommitted_changes > 0 => Some(format!(
             "forge: {} uncommitted change{} on branch {} — commit them or note them in a handoff.",

@@ -22,10 +22,10 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::config::Config;
-use crate::model::Level;
-use crate::model::state::WorkflowState;
-use crate::model::text::single_line;
-use crate::model::transcript::{self, TailScan, Usage, as_u64, pct_of, round_pct};
+use crate::model::session::level::Level;
+use crate::model::session::state::WorkflowState;
+use crate::model::session::transcript::{self, TailScan, Usage, as_u64, pct_of, round_pct};
+use crate::model::text::sanitize::single_line;
 
 /// The statusline JSON, as far as forge reads it.
 #[derive(Debug, Clone, Default, PartialEq)]

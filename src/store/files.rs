@@ -10,9 +10,9 @@ use chrono::{DateTime, SecondsFormat, Utc};
 
 use super::{Paths, read_json, read_text, safe, write_atomic, write_json};
 use crate::env::Env;
-use crate::model::handoff::HandoffKind;
+use crate::model::handoff::entry::HandoffKind;
 use crate::model::outcome::Outcome;
-use crate::model::state::{
+use crate::model::session::state::{
     EventLine, GitCache, LastSession, PreCompactState, ResumeOrigin, SessionBridge, WorkflowState,
 };
 

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::level::Level;
+use crate::model::session::level::Level;
 
 /// A hook event a message can be sent for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,7 +119,7 @@ pub fn pressure(level: Level) -> &'static str {
 /// quoted: see [`quoted_pane`]), `[AVAILABLE ACTIONS]`. Every value is on its own
 /// line, cleaned; the whole is redacted.
 pub fn message(event: NotifyEvent, f: &Facts) -> String {
-    let one = |s: &str| super::text::single_line(s).into_owned();
+    let one = |s: &str| crate::model::text::sanitize::single_line(s).into_owned();
     let mut m = String::from("[SESSION]\n");
     if let Some(a) = &f.agent {
         let _ = writeln!(m, "agent: {}", one(a));
@@ -171,7 +171,7 @@ pub fn message(event: NotifyEvent, f: &Facts) -> String {
         m.push_str("- in the session: /compact frees context, /clear starts afresh\n");
     }
     // The whole message once more as it leaves (the agent name, the folder).
-    super::redact::redact(&m)
+    crate::model::text::redact::redact(&m)
 }
 
 /// The pane's lines as the message quotes them: redacted together (a key can span
@@ -180,10 +180,10 @@ pub fn message(event: NotifyEvent, f: &Facts) -> String {
 /// (`[AVAILABLE ACTIONS]`) or for anything but quoted screen text.
 pub fn quoted_pane(lines: &[String]) -> String {
     let joined = lines.join("\n");
-    let red = super::redact::redact(&joined);
+    let red = crate::model::text::redact::redact(&joined);
     let mut out = String::with_capacity(red.len() + 3 * lines.len());
     for l in red.split('\n') {
-        let l = super::text::single_line(l);
+        let l = crate::model::text::sanitize::single_line(l);
         let l = l.trim_end();
         if l.is_empty() {
             out.push_str(">\n");
@@ -214,7 +214,7 @@ pub fn block_reason(reply: &str) -> Option<String> {
         }
         _ => reply.to_owned(),
     };
-    let reason = super::text::single_line(reason.trim()).into_owned();
+    let reason = crate::model::text::sanitize::single_line(reason.trim()).into_owned();
     let reason: String = reason.chars().take(2_000).collect();
     (!reason.is_empty()).then_some(reason)
 }

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::transcript::{infer_window, pct_of};
+use crate::model::session::transcript::{infer_window, pct_of};
 
 /// One line of the stream, as far as the relay cares.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,7 +107,7 @@ fn tool_summary(input: &Value) -> String {
     .iter()
     .find_map(|k| input.get(*k).and_then(Value::as_str));
     let text = pick.unwrap_or("");
-    let one = super::text::single_line(text);
+    let one = crate::model::text::sanitize::single_line(text);
     let mut s: String = one.chars().take(120).collect();
     if one.chars().count() > 120 {
         s.push('…');
@@ -655,8 +655,8 @@ impl Chain {
         };
         // Redacted before it is cut (a chain file an older forge wrote holds the task
         // as given).
-        let task = super::redact::redact(&self.task);
-        let task = super::text::single_line(&task);
+        let task = crate::model::text::redact::redact(&self.task);
+        let task = crate::model::text::sanitize::single_line(&task);
         let task: String = task.chars().take(80).collect();
         format!(
             "{n} session{}, {h} handoff{}, {state} — {task}",
@@ -853,15 +853,15 @@ mod tests {
     /// A recording of the real client (tests/fixtures/stream-json/README.md).
     fn recorded(name: &str) -> Vec<&'static str> {
         let text = match name {
-            "blocks" => include_str!("../../tests/fixtures/stream-json/blocks.stream.jsonl"),
+            "blocks" => include_str!("../../../tests/fixtures/stream-json/blocks.stream.jsonl"),
             "stopped" => include_str!(
-                "../../tests/fixtures/stream-json/stopped-by-post-tool-use.stream.jsonl"
+                "../../../tests/fixtures/stream-json/stopped-by-post-tool-use.stream.jsonl"
             ),
             "cut-tool" => include_str!(
-                "../../tests/fixtures/stream-json/interrupted-before-tool-result.stream.jsonl"
+                "../../../tests/fixtures/stream-json/interrupted-before-tool-result.stream.jsonl"
             ),
             "cut-request" => include_str!(
-                "../../tests/fixtures/stream-json/interrupted-after-tool-result.stream.jsonl"
+                "../../../tests/fixtures/stream-json/interrupted-after-tool-result.stream.jsonl"
             ),
             _ => unreachable!(),
         };

@@ -17,9 +17,9 @@
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::level::{Level, Thresholds};
-use super::state::{Attention, SessionBridge};
-use super::time::parse_time;
+use crate::model::session::level::{Level, Thresholds};
+use crate::model::session::state::{Attention, SessionBridge};
+use crate::model::time::parse_time;
 
 /// The registry's format version.
 pub const VERSION: u32 = 1;

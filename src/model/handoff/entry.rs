@@ -722,7 +722,8 @@ pub fn prune_plan<'a>(
 mod tests {
     use super::*;
 
-    const SESSION: &str = include_str!("../../tests/fixtures/handoffs/handoff-20261121-094500.md");
+    const SESSION: &str =
+        include_str!("../../../tests/fixtures/handoffs/handoff-20261121-094500.md");
 
     #[test]
     fn quoted_values_are_unquoted_and_unescaped() {
@@ -1090,7 +1091,7 @@ mod tests {
         let blocked = {
             let mut h = HandoffEntry::parse(
                 PathBuf::from("/p/.forge/handoffs/agent-T-012-20261001-101502.md"),
-                include_str!("../../tests/fixtures/handoffs/agent-T-012-20261121-101502.md"),
+                include_str!("../../../tests/fixtures/handoffs/agent-T-012-20261121-101502.md"),
                 None,
             )
             .unwrap();

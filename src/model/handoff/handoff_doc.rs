@@ -3,7 +3,7 @@
 //!
 //! Every piece of text that comes from the session (the last request, todo items,
 //! file names, commit subjects, Signal questions, the task) goes through
-//! [`crate::model::redact::redact`] before it is cut, and the whole document once
+//! [`crate::model::text::redact::redact`] before it is cut, and the whole document once
 //! more at the end. File contents and diffs are never inputs here.
 
 use std::borrow::Cow;
@@ -12,11 +12,11 @@ use std::path::{Component, Path};
 
 use chrono::{DateTime, Utc};
 
-use super::level::Level;
-use super::redact::{redact, redact_cow};
-use super::state::WorkflowState;
-use super::text::single_line;
-use super::transcript::{TodoStatus, TranscriptFacts};
+use crate::model::session::level::Level;
+use crate::model::session::state::WorkflowState;
+use crate::model::session::transcript::{TodoStatus, TranscriptFacts};
+use crate::model::text::redact::{redact, redact_cow};
+use crate::model::text::sanitize::single_line;
 
 /// Why a handoff was written (the front matter's `trigger`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -260,7 +260,7 @@ fn reads_as_non_text(s: &str) -> bool {
 }
 
 fn cut(text: &str, max: usize) -> String {
-    super::text::cut_chars(text, max)
+    crate::model::text::sanitize::cut_chars(text, max)
 }
 
 /// The context size as the "Why this handoff" sentence says it, `None` when no
@@ -627,8 +627,8 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::handoff::{HandoffEntry, split_front_matter};
-    use crate::model::transcript::Todo;
+    use crate::model::handoff::entry::{HandoffEntry, split_front_matter};
+    use crate::model::session::transcript::Todo;
     use chrono::TimeZone;
 
     fn inputs(root: &Path) -> HandoffInputs<'_> {
@@ -849,7 +849,7 @@ mod tests {
         ] {
             let written = yaml_scalar(v);
             assert_eq!(
-                crate::model::handoff::unquote(&written),
+                crate::model::handoff::entry::unquote(&written),
                 v,
                 "{v} → {written}"
             );
@@ -1091,7 +1091,7 @@ mod tests {
         assert_eq!(file_name(t, 1), "handoff-20260102-030405.md");
         assert_eq!(file_name(t, 3), "handoff-20260102-030405-3.md");
         assert_eq!(
-            crate::model::handoff::stamp_from_file_name(&file_name(t, 3)),
+            crate::model::handoff::entry::stamp_from_file_name(&file_name(t, 3)),
             Some(t)
         );
         assert_eq!(Trigger::parse("pre-compact"), Some(Trigger::PreCompact));

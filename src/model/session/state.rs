@@ -50,7 +50,7 @@ impl LastSession {
             || {
                 format!(
                     "ended at {}",
-                    crate::model::text::single_line(&self.ended_at)
+                    crate::model::text::sanitize::single_line(&self.ended_at)
                 )
             },
             |t| format!("ended {}", zone.ago_at(now, t)),
@@ -69,7 +69,7 @@ impl LastSession {
             || {
                 format!(
                     "last turn at {}",
-                    crate::model::text::single_line(&self.ended_at)
+                    crate::model::text::sanitize::single_line(&self.ended_at)
                 )
             },
             |t| format!("last turn {}", zone.ago_at(now, t)),
@@ -255,17 +255,17 @@ pub struct SessionBridge {
     /// When this session crossed the handoff threshold.
     pub threshold_crossed_at: Option<String>,
     /// The uncommitted count when the session started (SessionStart): a tree that
-    /// was already this dirty is not news ([`crate::model::dirty`]).
+    /// was already this dirty is not news ([`crate::model::session::dirty`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dirty_at_start: Option<u64>,
     /// The floor of the next dirty-tree warning: the uncommitted count Stop last
     /// warned the person about, lowered when the tree got cleaner since
-    /// ([`crate::model::dirty::decide`]).
+    /// ([`crate::model::session::dirty::decide`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dirty_warned: Option<u64>,
     /// The work tree's [`GitCache::fingerprint`] at the turn's first command (Bash):
     /// the end of the turn compares against it, then clears it
-    /// ([`crate::model::learn`]). `None`: no command ran in this turn.
+    /// ([`crate::model::session::learn`]). `None`: no command ran in this turn.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command_baseline: Option<String>,
     /// The session ran a file-editing tool (Edit, Write, MultiEdit, NotebookEdit) on
@@ -447,9 +447,9 @@ pub struct EventLine {
     #[serde(
         default,
         skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "super::outcome::deserialize_lenient"
+        deserialize_with = "crate::model::outcome::deserialize_lenient"
     )]
-    pub outcomes: Vec<super::outcome::Outcome>,
+    pub outcomes: Vec<crate::model::outcome::Outcome>,
 }
 
 #[cfg(test)]

@@ -772,10 +772,10 @@ mod tests {
         // the tool result, its refusal text) after the person's request.
         for text in [
             include_str!(
-                "../../tests/fixtures/stream-json/interrupted-before-tool-result.transcript.jsonl"
+                "../../../tests/fixtures/stream-json/interrupted-before-tool-result.transcript.jsonl"
             ),
             include_str!(
-                "../../tests/fixtures/stream-json/interrupted-after-tool-result.transcript.jsonl"
+                "../../../tests/fixtures/stream-json/interrupted-after-tool-result.transcript.jsonl"
             ),
         ] {
             assert!(text.contains("[Request interrupted by user"), "the premise");
@@ -820,7 +820,7 @@ mod tests {
 
     #[test]
     fn fixture_excerpt_is_24000_tokens_12_percent() {
-        let text = include_str!("../../tests/fixtures/transcripts/compact-excerpt.jsonl");
+        let text = include_str!("../../../tests/fixtures/transcripts/compact-excerpt.jsonl");
         let s = scan_tail(text.lines());
         let TailScan::Usage {
             usage, message_id, ..
