@@ -53,7 +53,7 @@ pub struct ContextArgs {
 
 /// Runs `forge context`.
 pub fn run(args: &ContextArgs, env: &Env) -> anyhow::Result<ExitCode> {
-    let paths = super::status::project_paths(args.project.as_ref(), env)?;
+    let paths = super::project::project_paths(args.project.as_ref(), env)?;
     let cfg = config::load_or_default(&paths, env);
     let bridge = match &args.session {
         Some(given) => {

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::status::locate_project;
+use super::project::locate_project;
 use crate::env::Env;
 use crate::model::handoff::entry::HandoffKind;
 use crate::model::handoff::entry::split_front_matter;

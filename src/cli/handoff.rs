@@ -102,7 +102,7 @@ pub struct PruneArgs {
 }
 
 fn prune(args: &PruneArgs, project: Option<&PathBuf>, env: &Env) -> anyhow::Result<ExitCode> {
-    let paths = super::status::project_paths(project, env)?;
+    let paths = super::project::project_paths(project, env)?;
     let cfg = config::load(&paths, env)
         .map_err(|e| {
             anyhow::anyhow!("{e}\nFix the file, or check it with `forge config validate`.")
@@ -191,7 +191,7 @@ pub fn run(args: &HandoffArgs, env: &Env) -> ExitCode {
         // `handoff` writes none.
         let hooks = args
             .claim_threshold
-            .then(|| super::status::project_for_writing(args.project.as_ref(), env).ok())
+            .then(|| super::project::project_for_writing(args.project.as_ref(), env).ok())
             .flatten()
             .map(|paths| {
                 let cfg = config::load_or_default(&paths, env);
@@ -246,7 +246,7 @@ pub fn run(args: &HandoffArgs, env: &Env) -> ExitCode {
             Err(_) => Some("panic (ignored)".to_owned()),
         };
         if let Some(problem) = problem
-            && let Ok(paths) = super::status::project_paths(args.project.as_ref(), env)
+            && let Ok(paths) = super::project::project_paths(args.project.as_ref(), env)
             && paths.forge_dir().is_dir()
         {
             store::log_error(&paths, "handoff --auto", &problem);
@@ -288,7 +288,7 @@ fn not_pending(path: &std::path::Path, e: &std::io::Error) -> String {
 /// Claims the session's threshold crossing: true for the one process that wins it.
 fn claim(args: &HandoffArgs, env: &Env) -> bool {
     let (Ok(paths), Some(sid)) = (
-        super::status::project_for_writing(args.project.as_ref(), env),
+        super::project::project_for_writing(args.project.as_ref(), env),
         args.session.as_deref(),
     ) else {
         return false;
@@ -311,7 +311,7 @@ fn write(args: &HandoffArgs, env: &Env) -> anyhow::Result<session_handoff::Writt
             args.trigger
         );
     };
-    let paths = super::status::project_for_writing(args.project.as_ref(), env)?;
+    let paths = super::project::project_for_writing(args.project.as_ref(), env)?;
     let cfg = config::load_or_default(&paths, env);
     // A unique start of a known session's id names it (as every --session does); a
     // session forge has no bridge for is looked for by its whole id below.

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context, anyhow};
 use serde_json::Value;
 
-use super::status::project_paths;
+use super::project::project_paths;
 use crate::env::Env;
 use crate::model::setup::settings::{self, Emptied, Expand, InstallOptions, Outcome, Removal};
 use crate::model::setup::{diff, json_edit};
@@ -121,44 +121,6 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
         (Ok(x), Ok(y)) => x == y,
         _ => false,
     }
-}
-
-/// Whether forge is set up for the project: it has `.forge/`, or some settings file
-/// Claude Code reads for it (`.claude/settings.local.json`, `.claude/settings.json`,
-/// the user's settings) runs `forge hook`.
-pub fn is_set_up(paths: &Paths, env: &Env) -> bool {
-    if paths.forge_dir().is_dir() {
-        return true;
-    }
-    use crate::store::safe::Follow;
-    // The project's own files are never read through a link; the user's may be a
-    // dotfiles manager's.
-    let mut files = vec![
-        (paths.root.join(".claude/settings.local.json"), Follow::No),
-        (paths.root.join(".claude/settings.json"), Follow::No),
-    ];
-    files.extend(
-        env.claude_dir()
-            .map(|d| (d.join("settings.json"), Follow::Yes)),
-    );
-    files.iter().any(|(f, follow)| {
-        crate::store::safe::read_to_string_whole(f, 16 * 1024 * 1024, *follow)
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .is_some_and(|v| {
-                settings::command_hooks(&v)
-                    .iter()
-                    .any(|h| settings::forge_role(&h.words) == Some("hook"))
-            })
-    })
-}
-
-/// What `forge tui` and `forge status` say in a project forge is not set up in.
-pub fn not_set_up_message(paths: &Paths) -> String {
-    format!(
-        "this project ({}) is not set up for forge yet: run `forge init` there (`forge init --dry-run` shows what it would change first), or `forge tui --demo` to see a sample project",
-        paths.root.display()
-    )
 }
 
 /// The line `forge init` adds to `.gitignore`.

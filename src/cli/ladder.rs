@@ -34,7 +34,7 @@ pub fn run(args: &LadderArgs, env: &Env) -> ExitCode {
         "L3" => Level::L3,
         _ => return ExitCode::SUCCESS,
     };
-    let Ok(paths) = super::status::project_for_writing(Some(&args.project), env) else {
+    let Ok(paths) = super::project::project_for_writing(Some(&args.project), env) else {
         return ExitCode::SUCCESS;
     };
     // Once per crossing: the guard is created with create_new.

@@ -1,5 +1,6 @@
 //! The command line: one file per subcommand, each with an `Args` struct (its doc
-//! comment is the `--help`) and a `run` function.
+//! comment is the `--help`) and a `run` function; [`project`] is the lookup of the
+//! project they share (no command imports another one for it).
 
 pub mod completions;
 pub mod config;
@@ -12,6 +13,7 @@ pub mod ladder;
 pub mod learn;
 pub mod log;
 pub mod man;
+pub mod project;
 pub mod resume;
 pub mod run;
 pub mod sessions;

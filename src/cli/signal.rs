@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 
-use super::status::project_for_writing;
+use super::project::project_for_writing;
 use crate::app::signal::{Draft, blocked_head, default_resolver, one_line, write_draft};
 use crate::env::Env;
 use crate::model::handoff::signal::SignalStatus;

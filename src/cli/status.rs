@@ -6,9 +6,10 @@ use std::process::ExitCode;
 
 use chrono::{DateTime, Utc};
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use serde_json::{Value, json};
 
+use super::project::project_paths;
 use crate::app::snapshot::{GitSource, load};
 use crate::env::Env;
 use crate::model::agents::fleet::{Registry, SessionRow as FleetSession, tilde};
@@ -18,7 +19,7 @@ use crate::model::snapshot::Snapshot;
 use crate::model::text::redact::redact;
 use crate::model::text::sanitize::single_line;
 use crate::model::time::age;
-use crate::store::{Paths, registry, resolve_root};
+use crate::store::registry;
 
 /// Show the project's forge state: last session, flags, sessions, handoffs, Signals.
 ///
@@ -49,61 +50,15 @@ pub struct StatusArgs {
     pub json: bool,
 }
 
-/// Resolves `--project DIR` (which must exist) or finds the project from the cwd,
-/// and refuses a project whose `.forge/` fails the StrictModes check
-/// ([`Paths::check`]) with the reason and what to do.
-///
-/// `DIR` is canonicalized (symlinks and `..` resolved, like the cwd), then treated
-/// like a cwd: a subfolder of a project means that project (the nearest folder up
-/// to the git work-tree root holding `.forge/`, else that root), so `--project src`
-/// works the way running from `src` does. A folder outside git is the project
-/// itself.
-pub fn project_paths(project: Option<&PathBuf>, env: &Env) -> anyhow::Result<Paths> {
-    let paths = locate_project(project, env)?;
-    paths.check()?;
-    Ok(paths)
-}
-
-/// [`project_paths`] for commands that write into the project on their own
-/// (`forge handoff`, `forge signal`): outside a project (no `.forge/` and no git
-/// root, or `/`, or the home folder) they stop and say how to start one, rather than
-/// write an empty handoff or take over `~/.claude/pending-resume`.
-pub fn project_for_writing(project: Option<&PathBuf>, env: &Env) -> anyhow::Result<Paths> {
-    let paths = project_paths(project, env)?;
-    if let Err(why) = paths.is_project(env.home.as_deref()) {
-        bail!("{}", why.explain(&paths.root));
-    }
-    Ok(paths)
-}
-
-/// [`project_paths`] without the check: for `forge doctor`, which reports it.
-pub fn locate_project(project: Option<&PathBuf>, env: &Env) -> anyhow::Result<Paths> {
-    let canonical = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
-    match project {
-        Some(dir) => {
-            if !dir.is_dir() {
-                bail!("--project {}: no such folder", dir.display());
-            }
-            let dir = std::fs::canonicalize(dir)
-                .with_context(|| format!("resolving --project {}", dir.display()))?;
-            Ok(Paths::new(resolve_root(None, &dir)))
-        }
-        None => Ok(Paths::new(canonical(resolve_root(
-            env.claude_project_dir.as_deref(),
-            &env.cwd,
-        )))),
-    }
-}
-
 /// Runs `forge status`.
 pub fn run(args: &StatusArgs, env: &Env) -> anyhow::Result<ExitCode> {
     if args.all {
         return run_all(args.json, env);
     }
     let paths = project_paths(args.project.as_ref(), env)?;
-    let set_up = super::init::is_set_up(&paths, env);
+    let set_up = super::project::is_set_up(&paths, env);
     if !set_up && !args.json {
-        bail!("{}", super::init::not_set_up_message(&paths));
+        bail!("{}", super::project::not_set_up_message(&paths));
     }
     let snap = load(&paths, env.now, GitSource::Live);
     let cfg = match crate::config::load(&paths, env) {
@@ -126,7 +81,7 @@ pub fn run(args: &StatusArgs, env: &Env) -> anyhow::Result<ExitCode> {
             if !set_up {
                 obj.insert(
                     "hint".into(),
-                    json!(super::init::not_set_up_message(&paths)),
+                    json!(super::project::not_set_up_message(&paths)),
                 );
             }
         }

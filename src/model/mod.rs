@@ -37,4 +37,3 @@ pub mod setup;
 pub mod snapshot;
 pub mod text;
 pub mod time;
-
