@@ -802,7 +802,7 @@ fn parse_file(
         message,
     };
     let table: toml::Table =
-        toml::from_str(&text).map_err(|e| invalid(one_line(&e.to_string())))?;
+        toml::from_str(&text).map_err(|e| invalid(join_lines(&e.to_string())))?;
     // Check this file alone, so the error names this file: every unknown key at
     // once, then the first wrong type.
     let problems = unknown_keys(&table);
@@ -1024,7 +1024,7 @@ fn split_agents(table: &toml::Table) -> (toml::Table, BTreeMap<String, toml::Tab
 /// `invalid type: string "high", expected f64 in `context.warn`` becomes
 /// `` `context.warn` must be a number, found "high"``.
 fn humanize_de_error(message: &str) -> String {
-    let msg = one_line(message);
+    let msg = join_lines(message);
     let body = msg
         .strip_prefix("invalid type: ")
         .or_else(|| msg.strip_prefix("invalid value: "))
@@ -1084,7 +1084,9 @@ fn humanize_de_error(message: &str) -> String {
     msg
 }
 
-fn one_line(s: &str) -> String {
+/// A multi-line message (a TOML parse error) as one line: its non-empty lines,
+/// trimmed, joined by spaces. It is not sanitised: what prints it cleans it.
+fn join_lines(s: &str) -> String {
     s.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())

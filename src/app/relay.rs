@@ -179,7 +179,7 @@ fn record(
     outcomes: Vec<Outcome>,
 ) {
     let line = EventLine {
-        time: files::iso(Utc::now()),
+        time: crate::model::time::iso(Utc::now()),
         event: EVENT.to_owned(),
         session: session.map(str::to_owned),
         facts,

@@ -327,7 +327,7 @@ pub fn write_detailed(
     let path = write_unique(paths, now, &text)?;
     let path = std::path::absolute(&path).unwrap_or(path);
     if let Some(sid) = &session_id {
-        let at = files::iso(now);
+        let at = crate::model::time::iso(now);
         // The handoff exists: a bridge that cannot be updated (a busy lock, a full
         // disk) only means PreCompact may write a second one. Logged, not fatal.
         if let Err(e) = files::update_bridge(paths, sid, now, |b| {

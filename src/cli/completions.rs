@@ -188,7 +188,7 @@ pub fn complete_session() -> Vec<CompletionCandidate> {
             let updated = b
                 .updated_at
                 .as_deref()
-                .and_then(crate::model::time::parse_time);
+                .and_then(crate::model::time::parse_iso);
             if updated.is_some() {
                 // "updated just now", never "updated now ago".
                 help.push(format!("updated {}", crate::model::time::ago(now, updated)));

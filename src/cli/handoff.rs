@@ -401,7 +401,7 @@ fn record(
     let _ = files::append_event(
         paths,
         &EventLine {
-            time: files::iso(env.now),
+            time: crate::model::time::iso(env.now),
             event: EVENT.to_owned(),
             session,
             facts,
@@ -421,7 +421,7 @@ pub fn record_hooks(paths: &Paths, env: &Env, session: &str, outcomes: Vec<Outco
     let _ = files::append_event(
         paths,
         &EventLine {
-            time: files::iso(env.now),
+            time: crate::model::time::iso(env.now),
             event: HOOK_EVENT.to_owned(),
             session: Some(session.to_owned()),
             facts: serde_json::Map::new(),

@@ -63,7 +63,7 @@ pub fn run(args: &LadderArgs, env: &Env) -> ExitCode {
         let _ = files::append_event(
             &paths,
             &EventLine {
-                time: files::iso(env.now),
+                time: crate::model::time::iso(env.now),
                 event: EVENT.to_owned(),
                 session: Some(args.session.clone()),
                 facts,

@@ -220,7 +220,7 @@ fn archive(dir: &Path, env: &Env, limit: usize) -> anyhow::Result<ExitCode> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(e).with_context(|| format!("reading {}", archive_path.display())),
     };
-    let stamp = store::files::iso(env.now);
+    let stamp = crate::model::time::iso(env.now);
     let Some(plan) = memory::plan_archive(&text, existing.as_deref(), &name, &stamp, limit) else {
         super::print_out(&format!(
             "MEMORY.md has {} (limit {limit}): nothing to archive.\n",

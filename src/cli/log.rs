@@ -88,8 +88,7 @@ impl Select {
         }
         match self.since {
             None => true,
-            Some(since) => DateTime::parse_from_rfc3339(line.time.trim())
-                .is_ok_and(|t| t.with_timezone(&Utc) >= since),
+            Some(since) => crate::model::time::parse_iso(&line.time).is_some_and(|t| t >= since),
         }
     }
 }

@@ -6,9 +6,10 @@ use std::process::ExitCode;
 use anyhow::bail;
 
 use super::project::project_for_writing;
-use crate::app::signal::{Draft, blocked_head, default_resolver, one_line, write_draft};
+use crate::app::signal::{Draft, blocked_head, default_resolver, write_draft};
 use crate::env::Env;
 use crate::model::handoff::signal::SignalStatus;
+use crate::model::text::sanitize::single_line_trimmed;
 use crate::store;
 
 /// Write an agent handoff with a Signal block, and print its path
@@ -160,13 +161,16 @@ pub fn run(args: &SignalArgs, env: &Env) -> anyhow::Result<ExitCode> {
         ("--to", &draft.to),
         ("--task", &draft.task),
     ] {
-        if one_line(value).is_empty() {
+        if single_line_trimmed(value).is_empty() {
             bail!("{flag} must not be empty: say which agent or task this handoff is about");
         }
     }
     let paths = project_for_writing(args.project.as_ref(), env)?;
     if draft.status == SignalStatus::Blocked
-        && draft.questions.iter().all(|q| one_line(q).is_empty())
+        && draft
+            .questions
+            .iter()
+            .all(|q| single_line_trimmed(q).is_empty())
     {
         super::print_err(
             "forge: warning: --status blocked without --question: add --question \"…\" so the next agent knows what to answer\n",
@@ -178,7 +182,7 @@ pub fn run(args: &SignalArgs, env: &Env) -> anyhow::Result<ExitCode> {
 }
 
 fn resolve(args: &ResolveArgs, project: Option<&PathBuf>, env: &Env) -> anyhow::Result<ExitCode> {
-    if one_line(&args.task).is_empty() {
+    if single_line_trimmed(&args.task).is_empty() {
         bail!("TASK must not be empty: say which task's blocked Signal you answer");
     }
     let paths = project_for_writing(project, env)?;
@@ -187,14 +191,14 @@ fn resolve(args: &ResolveArgs, project: Option<&PathBuf>, env: &Env) -> anyhow::
     let from = args
         .from
         .as_deref()
-        .map(one_line)
+        .map(single_line_trimmed)
         .filter(|f| !f.is_empty())
         .unwrap_or_else(default_resolver);
     let draft = Draft::resolving(head, &from, args.answer.as_deref(), args.complete);
     let path = write_draft(&paths, &draft, env)?;
     super::print_out(&format!(
         "Resolved {} ({}): {}\n",
-        one_line(&draft.task),
+        single_line_trimmed(&draft.task),
         head.file_name,
         path.display()
     ));

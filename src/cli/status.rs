@@ -18,7 +18,7 @@ use crate::model::session::state::{Attention, SessionBridge};
 use crate::model::snapshot::Snapshot;
 use crate::model::text::redact::redact;
 use crate::model::text::sanitize::single_line;
-use crate::model::time::age;
+use crate::model::time::{age, iso};
 use crate::store::registry;
 
 /// Show the project's forge state: last session, flags, sessions, handoffs, Signals.
@@ -130,7 +130,6 @@ fn run_all(json: bool, env: &Env) -> anyhow::Result<ExitCode> {
 /// The fleet as JSON: `rows` in the order of the list (live sessions most urgent
 /// first, then projects with no live session, whose session fields are `null`).
 pub fn fleet_json(reg: &Registry, file: &Path, now: DateTime<Utc>) -> Value {
-    let iso = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let rows: Vec<Value> = reg
         .rows(now)
         .iter()
@@ -329,7 +328,7 @@ pub fn session_context_json(
         "compactions": snap.compactions_of(&s.session_id),
         "last_event": s.last_event,
         "last_event_at": crate::model::snapshot::last_heard(s)
-            .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+            .map(crate::model::time::iso),
         "attention": s.attention,
         "attention_message": s.attention_message,
         "transcript_path": s.transcript_path,

@@ -97,7 +97,7 @@ pub fn tick(args: &StatuslineArgs, env: &Env, input: &[u8]) -> String {
             let _ = files::append_event(
                 &paths,
                 &crate::model::session::state::EventLine {
-                    time: files::iso(env.now),
+                    time: crate::model::time::iso(env.now),
                     event: "statusline".to_owned(),
                     session: payload.session_id.clone(),
                     facts: serde_json::Map::new(),
@@ -170,7 +170,9 @@ pub fn gather(paths: &Paths, payload: &Payload, now: DateTime<Utc>) -> SessionSt
         project: project_name(paths),
         branch,
         dirty: cache.as_ref().map(|c| c.uncommitted_changes),
-        git_cached_at: cache.as_ref().and_then(|c| files::parse_iso(&c.updated_at)),
+        git_cached_at: cache
+            .as_ref()
+            .and_then(|c| crate::model::time::parse_iso(&c.updated_at)),
         workflow: files::read_workflow(paths),
         blocked_signals: handoffs::count_blocked(paths, std::time::SystemTime::from(now)),
         learn_pending: store::safe::is_regular(&paths.learn_pending()),
@@ -236,7 +238,7 @@ fn apply(b: &mut SessionBridge, p: &Payload, ctx: &ContextInfo, now: DateTime<Ut
             b.used_percentage = Some(pct);
             b.tokens = ctx.tokens;
             b.push_reading(Reading {
-                at: files::iso(now),
+                at: crate::model::time::iso(now),
                 tokens: ctx.tokens,
                 pct,
             });

@@ -182,7 +182,7 @@ pub fn run(args: &TrustArgs, env: &Env) -> anyhow::Result<ExitCode> {
             project: root,
             config: file.display().to_string(),
             sha256: sha.clone(),
-            trusted_at: crate::store::files::iso(env.now),
+            trusted_at: crate::model::time::iso(env.now),
         },
     )
     .context("keeping the trust record")?;

@@ -115,7 +115,7 @@ impl Ctx<'_> {
         });
         let transcript = self.wire.transcript_path.clone();
         let cwd = self.wire.cwd.clone();
-        let now = files::iso(self.env.now);
+        let now = crate::model::time::iso(self.env.now);
         let pid = self.env.claude_pid;
         let result = files::update_bridge(&self.paths, sid, self.env.now, |b| {
             b.last_event = Some(event.to_owned());

@@ -22,7 +22,7 @@ impl Ctx<'_> {
         let cfg = self.config();
         let git = crate::git::facts_within(&self.paths.root, crate::git::GIT_DEADLINE);
         let state = PreCompactState {
-            captured_at: files::iso(self.env.now),
+            captured_at: crate::model::time::iso(self.env.now),
             branch: git.as_ref().map(|g| g.branch.clone()),
             uncommitted_changes: git.as_ref().map_or(0, |g| g.uncommitted),
             recent_files: git
@@ -65,7 +65,7 @@ impl Ctx<'_> {
             .filter(|p| p.session_id.as_deref() == sid);
         let files_to_read = reread_files(&self.paths, sid, transcript);
         let record = CompactionRecord {
-            compacted_at: files::iso(self.env.now),
+            compacted_at: crate::model::time::iso(self.env.now),
             session_id: sid.map(str::to_owned),
             trigger: pre.and_then(|p| p.trigger.clone()),
             captured_at: pre.map(|p| p.captured_at.clone()),
@@ -286,10 +286,18 @@ const COMMAND_BASELINE_DEADLINE: std::time::Duration = std::time::Duration::from
 /// the last one is older than the session's threshold crossing.
 pub fn needs_safety_net(bridge: Option<&crate::model::session::state::SessionBridge>) -> bool {
     let Some(b) = bridge else { return true };
-    let Some(written) = b.handoff_written_at.as_deref().and_then(files::parse_iso) else {
+    let Some(written) = b
+        .handoff_written_at
+        .as_deref()
+        .and_then(crate::model::time::parse_iso)
+    else {
         return true;
     };
-    match b.threshold_crossed_at.as_deref().and_then(files::parse_iso) {
+    match b
+        .threshold_crossed_at
+        .as_deref()
+        .and_then(crate::model::time::parse_iso)
+    {
         Some(crossed) => written < crossed,
         None => false,
     }

@@ -101,7 +101,7 @@ impl Ctx<'_> {
             Pending {
                 facts,
                 row,
-                at: now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                at: crate::model::time::iso(now),
             },
         );
         if let Err(e) = result {

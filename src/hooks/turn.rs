@@ -59,7 +59,7 @@ impl Ctx<'_> {
         }
         let git = crate::git::finish_refresh(&self.paths, self.env.now, pending);
         let last = LastSession {
-            ended_at: files::iso(self.env.now),
+            ended_at: crate::model::time::iso(self.env.now),
             branch: git.as_ref().and_then(|g| g.branch.clone()),
             uncommitted_changes: git.as_ref().map_or(0, |g| g.uncommitted_changes),
             forge_phase: workflow.phase,

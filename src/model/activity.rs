@@ -62,9 +62,7 @@ pub fn label(line: &EventLine) -> String {
 
 /// The rows of one line, in the order things happened.
 pub fn rows(line: &EventLine) -> Vec<Row> {
-    let time = DateTime::parse_from_rfc3339(line.time.trim())
-        .ok()
-        .map(|t| t.with_timezone(&Utc));
+    let time = crate::model::time::parse_iso(&line.time);
     // What people read is redacted, whatever the line holds (a line an older forge
     // wrote, an orchestrator's reply): `forge log` and the dashboard both read these.
     let label = crate::model::text::redact::redact(&label(line));

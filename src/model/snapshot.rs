@@ -63,7 +63,7 @@ pub struct Snapshot {
 }
 
 fn iso_seconds<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+    s.serialize_str(&crate::model::time::iso(*t))
 }
 
 impl Snapshot {
@@ -298,8 +298,7 @@ pub fn last_heard(s: &SessionBridge) -> Option<DateTime<Utc>> {
     s.last_event_at
         .as_deref()
         .or(s.updated_at.as_deref())
-        .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
-        .map(|t| t.with_timezone(&Utc))
+        .and_then(crate::model::time::parse_iso)
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 
 use super::{Paths, read_json, read_text, safe, write_atomic, write_json};
 use crate::env::Env;
@@ -15,18 +15,7 @@ use crate::model::outcome::Outcome;
 use crate::model::session::state::{
     EventLine, GitCache, LastSession, PreCompactState, ResumeOrigin, SessionBridge, WorkflowState,
 };
-
-/// ISO 8601 UTC with seconds and a `Z`, the format of every time in the state files.
-pub fn iso(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Secs, true)
-}
-
-/// Parses an ISO 8601 time written by [`iso`] (or any RFC 3339 time).
-pub fn parse_iso(s: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(s.trim())
-        .ok()
-        .map(|d| d.with_timezone(&Utc))
-}
+use crate::model::time::iso;
 
 /// `logs/last-session.json`.
 pub fn read_last_session(paths: &Paths) -> Option<LastSession> {

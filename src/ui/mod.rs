@@ -24,7 +24,7 @@ use crate::model::handoff::signal::SignalParse;
 use crate::model::session::level::Level;
 use crate::model::session::state::Attention;
 use crate::model::text::sanitize::single_line;
-use crate::model::time::{age, parse_time};
+use crate::model::time::{age, parse_iso};
 
 /// The colour of a context level.
 pub fn level_color(level: Level) -> Color {
@@ -604,7 +604,7 @@ fn render_attention(m: &Model, area: Rect, buf: &mut Buffer) {
     let height = usize::from(body.height.max(1));
     let first = selected.saturating_sub(height - 1);
     for (k, (r, s)) in rows(body).zip(list.iter().skip(first)).enumerate() {
-        let when = s.last_event_at.as_deref().and_then(parse_time);
+        let when = s.last_event_at.as_deref().and_then(parse_iso);
         let word = match s.attention {
             Some(Attention::WaitingPermission) => "permission",
             Some(Attention::WaitingInput) => "input",

@@ -345,18 +345,17 @@ impl HandoffEntry {
             }
             HandoffKind::Session => (None, None),
         };
-        let parse_time = |s: &str| {
-            DateTime::parse_from_rfc3339(s)
-                .ok()
-                .map(|d| d.with_timezone(&Utc))
-        };
         let created = stamp_from_file_name(&file_name)
-            .or_else(|| front.get("created_at").and_then(|s| parse_time(s)))
+            .or_else(|| {
+                front
+                    .get("created_at")
+                    .and_then(|s| crate::model::time::parse_iso(s))
+            })
             .or_else(|| {
                 header
                     .as_ref()
                     .and_then(|h| h.timestamp.as_deref())
-                    .and_then(parse_time)
+                    .and_then(crate::model::time::parse_iso)
             })
             .or(mtime);
         Some(Self {

@@ -16,7 +16,7 @@ use crate::model::session::level::Level;
 use crate::model::session::state::WorkflowState;
 use crate::model::session::transcript::{TodoStatus, TranscriptFacts};
 use crate::model::text::redact::{redact, redact_cow};
-use crate::model::text::sanitize::single_line;
+use crate::model::text::sanitize::{single_line, single_line_trimmed};
 
 /// Why a handoff was written (the front matter's `trigger`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,23 +162,23 @@ pub fn project_path(root: &Path, p: &str) -> Option<String> {
     if !inside {
         return None;
     }
-    let shown = one_line(&rel.display().to_string(), 400);
+    let shown = redacted_field(&rel.display().to_string(), 400);
     (!shown.is_empty()).then_some(shown)
 }
 
 /// Redacted, then on one line (control characters folded, see [`single_line`]) and
 /// cut to `max` characters.
-fn one_line(text: &str, max: usize) -> String {
+fn redacted_field(text: &str, max: usize) -> String {
     // Redacted while its lines are still lines (a key block, a continued string),
     // then folded onto one.
     let red = redact(text);
-    cut(single_line(&red).trim(), max)
+    cut(&single_line_trimmed(&red), max)
 }
 
 /// A front matter value: on one line (a newline would end the value and break the
 /// front matter), then as a YAML scalar (see [`yaml_scalar`]).
 fn yaml_text(text: &str, max: usize) -> String {
-    yaml_scalar(&one_line(text, max)).into_owned()
+    yaml_scalar(&redacted_field(text, max)).into_owned()
 }
 
 /// `text` as a YAML scalar that every YAML reader reads back as this same string:
@@ -291,12 +291,7 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     let opt = |v: &Option<String>| v.as_deref().map(|s| yaml_text(s, 200)).unwrap_or_default();
     let _ = writeln!(d, "---");
     let _ = writeln!(d, "kind: session-handoff");
-    let _ = writeln!(
-        d,
-        "created_at: {}",
-        i.created_at
-            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-    );
+    let _ = writeln!(d, "created_at: {}", crate::model::time::iso(i.created_at));
     let _ = writeln!(d, "session_id: {}", opt(&i.session_id));
     let _ = writeln!(d, "trigger: {}", i.trigger.as_str());
     let _ = writeln!(
@@ -331,14 +326,14 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         .filter(|r| !r.is_empty());
     let given = i.task.as_deref().map(str::trim).filter(|t| !t.is_empty());
     let title = given
-        .map(|t| one_line(t, 60))
-        .or_else(|| i.workflow.task.as_deref().map(|t| one_line(t, 100)))
-        .or_else(|| request.map(|r| one_line(r, 60)))
-        .or_else(|| i.branch.as_deref().map(|b| one_line(b, 100)))
+        .map(|t| redacted_field(t, 60))
+        .or_else(|| i.workflow.task.as_deref().map(|t| redacted_field(t, 100)))
+        .or_else(|| request.map(|r| redacted_field(r, 60)))
+        .or_else(|| i.branch.as_deref().map(|b| redacted_field(b, 100)))
         .unwrap_or_else(|| {
             i.root.file_name().map_or_else(
                 || "this session".to_owned(),
-                |n| one_line(&n.to_string_lossy(), 100),
+                |n| redacted_field(&n.to_string_lossy(), 100),
             )
         });
     let _ = writeln!(d, "# Session handoff — {title}\n");
@@ -382,7 +377,7 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         );
     }
     if let Some(p) = &i.transcript_path {
-        let _ = writeln!(d, "Session transcript: {}", one_line(p, 400));
+        let _ = writeln!(d, "Session transcript: {}", redacted_field(p, 400));
     }
     let _ = writeln!(d);
 
@@ -397,9 +392,9 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
                 d,
                 "Phase: {} · Task: {}",
                 ph.as_deref()
-                    .map_or_else(|| "-".to_owned(), |s| one_line(s, 100)),
+                    .map_or_else(|| "-".to_owned(), |s| redacted_field(s, 100)),
                 t.as_deref()
-                    .map_or_else(|| "-".to_owned(), |s| one_line(s, 100))
+                    .map_or_else(|| "-".to_owned(), |s| redacted_field(s, 100))
             );
         }
     }
@@ -441,7 +436,7 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
             TodoStatus::InProgress => "[~]",
             TodoStatus::Pending => "[ ]",
         };
-        let _ = writeln!(d, "- {mark} {}", one_line(&t.content, 300));
+        let _ = writeln!(d, "- {mark} {}", redacted_field(&t.content, 300));
     }
     if let Some(cap) = i.transcript_cut {
         let _ = writeln!(
@@ -451,7 +446,11 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         );
     }
     if let Some(problem) = &i.transcript_problem {
-        let _ = writeln!(d, "\n(Transcript not read: {}.)", one_line(problem, 300));
+        let _ = writeln!(
+            d,
+            "\n(Transcript not read: {}.)",
+            redacted_field(problem, 300)
+        );
     }
     let _ = writeln!(d);
 
@@ -471,7 +470,7 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     let also: Vec<String> = i
         .changed_files
         .iter()
-        .map(|p| one_line(p, 400))
+        .map(|p| redacted_field(p, 400))
         .filter(|p| !touched.contains(p))
         .collect();
     if touched.is_empty() && also.is_empty() {
@@ -498,7 +497,7 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
             let _ = writeln!(
                 d,
                 "Branch {}, {n} uncommitted change{}.",
-                one_line(b, 200),
+                redacted_field(b, 200),
                 if n == 1 { "" } else { "s" }
             );
         }
@@ -511,14 +510,14 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
             .changed_files
             .iter()
             .take(LIST_MAX)
-            .map(|p| one_line(p, 400))
+            .map(|p| redacted_field(p, 400))
             .collect();
         let _ = writeln!(d, "Changed: {}", names.join(", "));
     }
     if !i.recent_commits.is_empty() {
         let _ = writeln!(d, "Last commits:");
         for c in &i.recent_commits {
-            let _ = writeln!(d, "- {}", one_line(c, 200));
+            let _ = writeln!(d, "- {}", redacted_field(c, 200));
         }
     }
     let _ = writeln!(d);
@@ -535,15 +534,15 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
             s.status,
             s.task
                 .as_deref()
-                .map_or_else(|| "?".to_owned(), |t| one_line(t, 80)),
+                .map_or_else(|| "?".to_owned(), |t| redacted_field(t, 80)),
             s.route
                 .as_deref()
-                .map(|r| format!(" ({})", one_line(r, 80)))
+                .map(|r| format!(" ({})", redacted_field(r, 80)))
                 .unwrap_or_default(),
             s.file_name
         );
         for q in &s.questions {
-            let _ = writeln!(d, "  - Open question: {}", one_line(q, 300));
+            let _ = writeln!(d, "  - Open question: {}", redacted_field(q, 300));
         }
     }
     let _ = writeln!(d);
@@ -576,14 +575,14 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     let _ = writeln!(d, "## Next steps");
     let mut steps: Vec<String> = Vec::new();
     for t in todos.iter().filter(|t| t.status == TodoStatus::InProgress) {
-        steps.push(format!("Finish: {}", one_line(&t.content, 300)));
+        steps.push(format!("Finish: {}", redacted_field(&t.content, 300)));
     }
     for t in todos
         .iter()
         .filter(|t| t.status == TodoStatus::Pending)
         .take(5)
     {
-        steps.push(format!("Then: {}", one_line(&t.content, 300)));
+        steps.push(format!("Then: {}", redacted_field(&t.content, 300)));
     }
     if steps.is_empty() && given.is_some() {
         steps.push("Continue the task (under Current task).".to_owned());
@@ -597,7 +596,7 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
             .map(|s| {
                 s.task
                     .as_deref()
-                    .map_or_else(|| "?".to_owned(), |t| one_line(t, 80))
+                    .map_or_else(|| "?".to_owned(), |t| redacted_field(t, 80))
             })
             .collect();
         steps.push(format!(

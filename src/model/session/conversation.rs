@@ -57,7 +57,7 @@ pub fn render<'a>(lines: impl Iterator<Item = &'a str>, zone: Zone, cut: bool) -
         let at = rec
             .get("timestamp")
             .and_then(Value::as_str)
-            .and_then(crate::model::time::parse_time);
+            .and_then(crate::model::time::parse_iso);
         match rec.get("type").and_then(Value::as_str) {
             Some("system") if is_boundary(&rec) => {
                 let _ = writeln!(out, "\n{}\n", boundary_line(&rec));

@@ -46,7 +46,7 @@ impl LastSession {
         now: chrono::DateTime<chrono::Utc>,
         zone: crate::model::time::Zone,
     ) -> String {
-        crate::model::time::parse_time(&self.ended_at).map_or_else(
+        crate::model::time::parse_iso(&self.ended_at).map_or_else(
             || {
                 format!(
                     "ended at {}",
@@ -65,7 +65,7 @@ impl LastSession {
         now: chrono::DateTime<chrono::Utc>,
         zone: crate::model::time::Zone,
     ) -> String {
-        crate::model::time::parse_time(&self.ended_at).map_or_else(
+        crate::model::time::parse_iso(&self.ended_at).map_or_else(
             || {
                 format!(
                     "last turn at {}",
@@ -368,11 +368,7 @@ impl GitCache {
     /// Whether these facts were computed after `other`'s (to the second; an
     /// unreadable time is older than any).
     pub fn is_newer_than(&self, other: &Self) -> bool {
-        let at = |c: &Self| {
-            chrono::DateTime::parse_from_rfc3339(c.updated_at.trim())
-                .ok()
-                .map(|t| t.with_timezone(&chrono::Utc))
-        };
+        let at = |c: &Self| crate::model::time::parse_iso(&c.updated_at);
         at(self) > at(other)
     }
 
