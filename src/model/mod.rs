@@ -21,10 +21,10 @@
 //!   hook call did), [`activity`] (those outcomes as rows), [`time`] (parsing and
 //!   showing times), [`dashboard`] (the dashboard's model and `update`).
 //!
-//! The rule, checked by a unit test (`model::layers`): no file here names another
+//! The rule, checked by a unit test (`src/layers.rs`): no file here names another
 //! room of the crate (`crate::store`, `app`, `git`, `config`, `env`, `hooks`, `cli`,
-//! `tui`, `ui`) or calls `std::fs`, `std::process` or a clock (`SystemTime::now`,
-//! `Utc::now`, `Instant::now`). Between wings, `text` and `time` are used by all;
+//! `tui`, `ui`, …) or calls `std::fs`, `std::process`, `std::env` or a clock
+//! (`SystemTime::now`, `Utc::now`, `Local::now`, `Instant::now`). Between wings, `text` and `time` are used by all;
 //! `setup` and `text` use no other wing.
 
 pub mod activity;
