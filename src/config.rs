@@ -291,7 +291,7 @@ impl LadderConfig {
 pub struct RelayConfig {
     /// The context % at which the session is ended and the task carried on. The
     /// default, 75, comes before Claude Code's own compaction on every window (at
-    /// about 83.5 % of a 200k window and 96.7 % of a 1M one, reference §6.1), with
+    /// about 83.5 % of a 200k window and 96.7 % of a 1M one, docs/client-reference.md §7.1), with
     /// room for a turn of tool output: a higher one never relays a 200k session.
     pub threshold: f64,
     /// The most continuations a chain starts.

@@ -25,13 +25,23 @@ type ModPath = Vec<String>;
 /// `text` with every comment and the inside of every string and character literal
 /// replaced by spaces (newlines kept), so what is left is code.
 fn code_only(text: &str) -> String {
+    split_source(text).0
+}
+
+/// `text` as its code (see [`code_only`]) and its comments: the text of every `//`
+/// and `/* */` comment with everything else replaced by spaces (newlines kept), so
+/// a path in a string literal is not read as a citation.
+pub(crate) fn split_source(text: &str) -> (String, String) {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
+    let mut comments = String::with_capacity(text.len());
     let blank = |out: &mut String, c: char| out.push(if c == '\n' { '\n' } else { ' ' });
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
         let next = chars.get(i + 1).copied();
+        let start = i;
+        let in_comment = c == '/' && matches!(next, Some('/' | '*'));
         if c == '/' && next == Some('/') {
             while i < chars.len() && chars[i] != '\n' {
                 blank(&mut out, chars[i]);
@@ -85,8 +95,15 @@ fn code_only(text: &str) -> String {
             out.push(c);
             i += 1;
         }
+        for &ch in &chars[start..i] {
+            if in_comment {
+                comments.push(ch);
+            } else {
+                blank(&mut comments, ch);
+            }
+        }
     }
-    out
+    (out, comments)
 }
 
 /// Whether a raw or byte string starts at `i` (`r"`, `r#"`, `b"`, `br"`, `br#"`),

@@ -33,3 +33,7 @@ pub mod watch;
 // The rooms' rules (what each may name and call) and no import circle, as a test.
 #[cfg(test)]
 mod layers;
+
+// Every citation of docs/… in comments, the README and the docs resolves, as a test.
+#[cfg(test)]
+mod citations;

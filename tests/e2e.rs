@@ -2,9 +2,10 @@
 //! talking to a mock of the Messages API on 127.0.0.1, with forge wired by
 //! `forge init` in a temporary git project and a temporary `HOME`.
 //!
-//! Each test is one scenario of issue 8 §1. They run one at a time (a lock in the
-//! harness). Without tmux, npm or the client they print `SKIPPED …` and pass, except
-//! on CI (`CI` set), where that is a failure. Run them alone with
+//! Each test is one scenario of the README's *Tested against the real client* (what
+//! each shows about the client: docs/client-reference.md §9). They run one at a time
+//! (a lock in the harness). Without tmux, npm or the client they print `SKIPPED …`
+//! and pass, except on CI (`CI` set), where that is a failure. Run them alone with
 //! `cargo test --test e2e`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

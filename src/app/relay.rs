@@ -160,7 +160,7 @@ fn read_lines(child: &mut Child) -> Receiver<Option<String>> {
 }
 
 /// The transcript Claude Code writes for `session_id` when it runs in `cwd`
-/// (reference §5.1), when it exists.
+/// (docs/client-reference.md §6.1), when it exists.
 fn transcript_for(env: &Env, cwd: &Path, session_id: &str) -> Option<PathBuf> {
     let real = cwd.canonicalize().ok()?;
     let name = crate::model::setup::memory::project_dir_name(&real.to_string_lossy());

@@ -23,7 +23,7 @@ pub const MODEL_ALIASES: [&str; 4] = ["opus", "sonnet", "haiku", "inherit"];
 
 /// What is wrong with a `model:` value, or `None` when Claude Code accepts it: one of
 /// [`MODEL_ALIASES`], or a full model id `claude-…` (lower-case letters, digits, `.`
-/// and `-`), either optionally with the 1M-context suffix `[1m]` (reference §6.3).
+/// and `-`), either optionally with the 1M-context suffix `[1m]` (docs/client-reference.md §7.2).
 pub fn model_problem(value: &str) -> Option<String> {
     fn accepted(v: &str) -> bool {
         let base = v

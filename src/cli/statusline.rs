@@ -231,7 +231,7 @@ fn apply(b: &mut SessionBridge, p: &Payload, ctx: &ContextInfo, now: DateTime<Ut
         b.context_window_size = Some(w);
         changed = true;
     }
-    // A reading of no tokens is never a real one (reference §11.1 #1).
+    // A reading of no tokens is never a real one (docs/client-reference.md §9.1 #1).
     if let Some(pct) = ctx.pct.filter(|_| ctx.tokens != Some(0)) {
         let pct_changed = b.used_percentage.is_none_or(|old| (old - pct).abs() > 1e-9);
         if pct_changed || b.tokens != ctx.tokens {

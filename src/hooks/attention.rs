@@ -25,7 +25,7 @@ impl Ctx<'_> {
             _ => None,
         };
         // The permission_prompt notification says only "Claude needs your
-        // permission" (reference §11.1 #4): keep the PermissionRequest's
+        // permission" (docs/client-reference.md §9.1 #4): keep the PermissionRequest's
         // message, which names the tool.
         let message = if attention == Some(Attention::WaitingPermission) {
             self.session_id()

@@ -33,7 +33,7 @@ impl Ctx<'_> {
             session_id: self.wire.session_id.clone(),
         };
         // A compaction *may* follow (it can be cancelled, or abandoned and retried:
-        // reference §11.1 #2), so this only captures state while it still can; what
+        // docs/client-reference.md §9.1 #2), so this only captures state while it still can; what
         // claims a compaction happened waits for SessionStart(compact).
         store::write_json_synced(&self.paths.pre_compact_state(), &state)?;
         self.record(Outcome::StateCaptured {
@@ -361,7 +361,7 @@ pub(super) fn reread_files(
 }
 
 /// Why PreToolUse holds a call back; the client shows it after
-/// `PreToolUse:<Tool> hook error: ` (reference §11.1 #9).
+/// `PreToolUse:<Tool> hook error: ` (docs/client-reference.md §9.1 #9).
 fn deny_reason(files_to_read: &[String]) -> String {
     format!(
         "forge held this call back once because the context was just compacted. \

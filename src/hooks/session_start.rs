@@ -491,7 +491,7 @@ enum Take {
 const TAKEN_BY_ANOTHER: &str = "another session starting at the same moment took it";
 
 /// `Last session: <ended_at> · branch <b> · <n> uncommitted`, the time as stored
-/// (ISO 8601 UTC, DESIGN's contract for Claude's context); what people read says it
+/// (ISO 8601 UTC, docs/design.md#times); what people read says it
 /// as an age and a local time ([`LastSession::ended_words`]).
 fn last_session_line(last: &LastSession) -> String {
     format!(

@@ -32,7 +32,7 @@ impl Ctx<'_> {
         let bridge = self
             .session_id()
             .and_then(|s| files::read_bridge(&self.paths, s));
-        // Print mode never runs the status line (reference §11.1 #11): without its
+        // Print mode never runs the status line (docs/client-reference.md §9.1 #11): without its
         // reading, the transcript says how full the context is, and the bridge keeps
         // that figure so `status`, `context`, `sessions` and the dashboard agree.
         let transcript_pct = match bridge.as_ref() {
@@ -167,7 +167,7 @@ impl Ctx<'_> {
         let git = self.record_end(false, None);
         let dirty = git.as_ref().map_or(0, |g| g.uncommitted_changes);
         // The warning is for the person (a Stop hook's plain stdout reaches no screen:
-        // reference §11.1 #8), and only as `[hooks] dirty_warning` says: by default
+        // docs/client-reference.md §9.1 #8), and only as `[hooks] dirty_warning` says: by default
         // when the count grew past what the session started with (or was last warned
         // about). Without a bridge there is nothing to compare with.
         let mode = DirtyWarning::parse(&self.config().hooks.dirty_warning);
@@ -206,7 +206,7 @@ impl Ctx<'_> {
         Ok(format!("{}\n", Value::Object(out)))
     }
 
-    /// SessionEnd only records: the client discards its output (reference §11.1
+    /// SessionEnd only records: the client discards its output (docs/client-reference.md §9.1
     /// #8), so the next SessionStart tells the dirty tree instead.
     pub(super) fn session_end(&self, reason: Option<&str>) -> HookResult {
         self.record_end(true, reason);

@@ -79,7 +79,7 @@ fn str_of(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_owned)
 }
 
-/// Input-side tokens of a `usage` object (reference §5.5): input + cache creation
+/// Input-side tokens of a `usage` object (docs/client-reference.md §6.4): input + cache creation
 /// + cache read. `None` when it has none of them.
 pub fn context_tokens(usage: &Value) -> Option<u64> {
     let keys = [
@@ -277,7 +277,7 @@ pub struct Tracker {
 }
 
 impl Tracker {
-    /// The context window: from the model (reference §6.3), or 1M when the tokens
+    /// The context window: from the model (docs/client-reference.md §7.2), or 1M when the tokens
     /// say so.
     pub fn window(&self) -> u64 {
         infer_window(None, self.model.as_deref(), self.tokens)
@@ -409,7 +409,7 @@ impl Tracker {
 }
 
 /// Where Claude Code compacts a session on its own, in percent of the model's
-/// window (reference §6.1): the auto-compact window `W` (the model's, or
+/// window (docs/client-reference.md §7.1): the auto-compact window `W` (the model's, or
 /// `CLAUDE_CODE_AUTO_COMPACT_WINDOW` when lower), `E = W − min(max output, 20,000)`,
 /// `T = E − 13,000`, lowered by `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` (a percentage of
 /// `E`). `None` when the environment turns auto-compaction off
@@ -433,7 +433,7 @@ pub fn auto_compact_pct(model_window: u64, var: impl Fn(&str) -> Option<String>)
 }
 
 /// Why `threshold` cannot relay a session of `model` (its window from the model's
-/// name, reference §6.3): Claude Code compacts it on its own first. `None` when the
+/// name, docs/client-reference.md §7.2): Claude Code compacts it on its own first. `None` when the
 /// threshold comes before that point, or auto-compaction is off.
 pub fn unreachable_threshold(
     threshold: f64,

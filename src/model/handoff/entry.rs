@@ -521,7 +521,7 @@ pub struct ThreadKey<'a> {
     pub valid: bool,
 }
 
-/// Signal threads (DESIGN.md "Agent handoffs and Signals"): the Signals of one task,
+/// Signal threads (docs/design.md#agent-handoffs-and-signals): the Signals of one task,
 /// newest first; the newest **valid** one is the task's state. Given `items` sorted
 /// newest first, returns for each item the index of the Signal that supersedes it:
 /// its task's state, when that is another, newer item. A malformed Signal newer than

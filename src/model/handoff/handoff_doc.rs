@@ -1,4 +1,4 @@
-//! Composing a session handoff document (DESIGN.md "Handoff documents") from inputs
+//! Composing a session handoff document (docs/design.md#handoff-documents) from inputs
 //! gathered elsewhere (`crate::app::session_handoff`). Pure: no disk, no git.
 //!
 //! Every piece of text that comes from the session (the last request, todo items,
@@ -35,7 +35,7 @@ pub enum Trigger {
 }
 
 impl Trigger {
-    /// Every trigger, in DESIGN.md's order.
+    /// Every trigger, in the order of docs/design.md#triggers.
     pub const ALL: [Self; 5] = [
         Self::ContextThreshold,
         Self::PreCompact,
@@ -317,7 +317,7 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     let _ = writeln!(d, "---");
 
     // A title that says what the session was doing: the task, else the last
-    // request (cut; `one_line` redacts), else the branch, else the project.
+    // request (cut; `redacted_field` redacts), else the branch, else the project.
     let request = i
         .transcript
         .as_ref()

@@ -1,4 +1,4 @@
-//! The Signal block of an agent handoff (DESIGN.md "Agent handoffs and Signals").
+//! The Signal block of an agent handoff (docs/design.md#agent-handoffs-and-signals).
 //!
 //! An agent handoff is Markdown with a header (`From:`, `To:`, `Timestamp:`, `Task:`),
 //! sections, and a fenced JSON Signal under `### Signal`. Parsing never fails: a

@@ -8,7 +8,7 @@
 //! The rule of this wing: the field names in [`state`] are the on-disk contract
 //! (docs/design.md#state-files) and are never renamed; every reader is lenient (a
 //! missing or unknown field is a default, not an error); a transcript is read as
-//! Claude Code reads it (docs/client-reference.md §5). `dirty` and `conversation`
+//! Claude Code reads it (docs/client-reference.md §6). `dirty` and `conversation`
 //! came after the first cut of this wing and belong here for the same reason as
 //! `learn` and `transcript`: they are about one session, from its bridge or its
 //! transcript.

@@ -1,4 +1,4 @@
-//! The JSON state files of DESIGN.md's table, as typed values.
+//! The JSON state files of docs/design.md#state-files, as typed values.
 //!
 //! Field names are the contract other tools read: do not rename them. Readers are
 //! lenient (`#[serde(default)]` everywhere, unknown fields ignored).
@@ -79,7 +79,7 @@ impl LastSession {
 
 /// One line of `logs/compactions.jsonl`: a compaction that happened. Written when
 /// SessionStart (`source: compact`) proves it, never on PreCompact alone (a
-/// compaction can be cancelled, or abandoned and retried: reference §11.1 #2). The
+/// compaction can be cancelled, or abandoned and retried: docs/client-reference.md §9.1 #2). The
 /// client writes the transcript's `compact_boundary` only after that hook, so the
 /// token figures are not known here (`forge context` reads them from the transcript).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
