@@ -15,6 +15,11 @@
 //! that the repository's configuration, as git resolves it, names no filter or diff
 //! program ([`runs_nothing`]); without a `git` binary, or when it fails, libgit2
 //! scans.
+//!
+//! Every repository is opened through [`open_checked`]: first [`guard`] looks at each
+//! file libgit2 or git would open there (the config and every file it includes,
+//! `HEAD`, the index, …). One that could make them wait — a FIFO, a device — means
+//! no facts, and the caller says why.
 
 #![deny(
     clippy::unwrap_used,
@@ -40,6 +45,10 @@ use git2::{DiffOptions, ErrorCode, Repository};
 use crate::model::session::state::GitCache;
 use crate::store::{Paths, files};
 
+pub mod guard;
+
+pub use guard::Refusal;
+
 /// How many changed names are kept.
 pub const MAX_CHANGED_NAMES: usize = 50;
 
@@ -58,19 +67,21 @@ pub struct GitFacts {
     pub head: Option<String>,
 }
 
-/// Opens the repository whose work tree contains `dir`. A repository whose `HEAD`
-/// is not a regular file, or whose index is there but not one, is not opened (a
-/// FIFO would block libgit2's read — for ever, in the dashboard's git poller).
+/// Opens the repository whose work tree contains `dir`: `None` outside a work tree,
+/// and when [`open_checked`] refuses it.
 pub fn open(dir: &Path) -> Option<Repository> {
-    use crate::store::safe::is_regular;
-    Repository::discover(dir)
-        .ok()
-        .filter(|r| !r.is_bare())
-        .filter(|r| is_regular(&r.path().join("HEAD")))
-        .filter(|r| {
-            let index = r.path().join("index");
-            is_regular(&index) || std::fs::symlink_metadata(&index).is_err()
-        })
+    open_checked(dir).ok().flatten()
+}
+
+/// Opens the repository whose work tree contains `dir` (`Ok(None)` outside one, or
+/// for a bare repository) — unless a file libgit2 would open there, as git names
+/// it (the config and every file it includes, `HEAD`, the index, …), is a FIFO, a
+/// device or anything but a regular file: libgit2's blocking read would wait on it
+/// for good (in a hook, until its deadline; in the dashboard's git poller, for
+/// ever). Then `Err` says which file and why; see [`guard`].
+pub fn open_checked(dir: &Path) -> Result<Option<Repository>, Refusal> {
+    guard::check(dir)?;
+    Ok(Repository::discover(dir).ok().filter(|r| !r.is_bare()))
 }
 
 /// The branch name of HEAD, with detached and unborn HEADs handled.
@@ -160,19 +171,27 @@ fn head_commit(repo: &Repository) -> Option<String> {
 /// Reads the [`Marks`] of the repository whose work tree contains `root`: HEAD,
 /// the ref it names and one `lstat` of the index, in the repository's own git
 /// folder (a linked work tree's, or wherever a `.git` file points). No work-tree
-/// scan, so it can be read every second. `None` outside a work tree.
+/// scan, so it can be read every second. `None` outside a work tree, or when
+/// [`open_checked`] refuses the repository.
 pub fn marks(root: &Path) -> Option<Marks> {
+    marks_checked(root).ok().flatten()
+}
+
+/// [`marks`], saying why a repository was not opened.
+pub fn marks_checked(root: &Path) -> Result<Option<Marks>, Refusal> {
     use std::os::unix::fs::MetadataExt;
-    let repo = open(root)?;
+    let Some(repo) = open_checked(root)? else {
+        return Ok(None);
+    };
     let index = std::fs::symlink_metadata(repo.path().join("index"))
         .ok()
         .map(|m| (m.len(), m.mtime(), m.mtime_nsec(), m.ino()));
     let head = head_commit(&repo);
-    Some(Marks {
+    Ok(Some(Marks {
         branch: branch(&repo),
         head,
         index,
-    })
+    }))
 }
 
 /// Index file size from which the work-tree scan is split across two threads (about
@@ -207,8 +226,9 @@ fn git_program() -> Option<&'static Path> {
 }
 
 /// Computes branch, uncommitted count and changed names for the work tree at `root`.
-/// `None` when `root` is not inside a git work tree, or when a `git` binary scanning
-/// it did not answer within [`GIT_DEADLINE`].
+/// `None` when `root` is not inside a git work tree, when [`open_checked`] refuses
+/// the repository, or when a `git` binary scanning it did not answer within
+/// [`GIT_DEADLINE`].
 ///
 /// The count matches `git status --porcelain`: staged changes (HEAD → index, renames
 /// found) and work-tree changes (index → work tree, untracked files, an untracked
@@ -236,12 +256,28 @@ enum GitBinary<'a> {
     Never,
 }
 
+/// What a look at the git facts gave: the facts (`None` outside a work tree, or past
+/// the deadline), or why forge did not open the repository.
+pub type Answer = Result<Option<GitFacts>, Refusal>;
+
 /// [`facts`], with the `git` binary to use for a large index and the moment to give
 /// up on it.
 fn facts_until(root: &Path, until: Instant, git: GitBinary<'_>) -> Option<GitFacts> {
-    let repo = open(root)?;
+    facts_until_checked(root, until, git).ok().flatten()
+}
+
+/// [`facts_until`], saying why a repository was not opened.
+fn facts_until_checked(root: &Path, until: Instant, git: GitBinary<'_>) -> Answer {
+    let Some(repo) = open_checked(root)? else {
+        return Ok(None);
+    };
+    Ok(scan(&repo, until, git))
+}
+
+/// The facts of the opened `repo` (see [`facts_until`]).
+fn scan(repo: &Repository, until: Instant, git: GitBinary<'_>) -> Option<GitFacts> {
     let workdir = repo.workdir()?.to_path_buf();
-    let branch = branch(&repo).unwrap_or_else(|| "HEAD".to_owned());
+    let branch = branch(repo).unwrap_or_else(|| "HEAD".to_owned());
     let index_len = std::fs::metadata(repo.path().join("index")).map_or(0, |m| m.len());
     let program = match git {
         #[cfg(test)]
@@ -259,10 +295,10 @@ fn facts_until(root: &Path, until: Instant, git: GitBinary<'_>) -> Option<GitFac
     let mut changed = match by_git {
         GitScan::Paths(paths) => paths.into_iter().collect(),
         GitScan::TimedOut => return None,
-        GitScan::Unavailable => changes_by_libgit2(&repo, &workdir, index_len)?,
+        GitScan::Unavailable => changes_by_libgit2(repo, &workdir, index_len)?,
     };
     changed.retain(|name| name != ".forge" && !name.starts_with(".forge/"));
-    let head = head_commit(&repo);
+    let head = head_commit(repo);
     Some(GitFacts {
         head,
         branch,
@@ -287,7 +323,8 @@ fn changes_by_libgit2(
         let helper = big.then(|| {
             let dir = workdir.to_path_buf();
             scope.spawn(move || -> Option<Vec<String>> {
-                let repo = Repository::open(&dir).ok()?;
+                // The same repository, checked again as every open is.
+                let repo = open(&dir)?;
                 let index = repo.index().ok()?;
                 match rx.recv().ok()? {
                     Some(specs) => workdir_changes(&repo, &index, Some(&specs)),
@@ -721,7 +758,8 @@ fn children_with_counts(
 }
 
 /// Whether git ignores `rel` (a path relative to the work tree, which need not exist).
-/// `None` when `root` is not inside a git work tree.
+/// `None` when `root` is not inside a git work tree, or when a `.gitignore` git would
+/// read for it (one in each folder on the way) is not a regular file.
 pub fn is_ignored(root: &Path, rel: &str) -> Option<bool> {
     let repo = open(root)?;
     let workdir = repo.workdir()?.to_path_buf();
@@ -732,6 +770,8 @@ pub fn is_ignored(root: &Path, rel: &str) -> Option<bool> {
         .strip_prefix(&canon_work)
         .map(|p| p.join(rel))
         .unwrap_or(abs);
+    let rel_inside = inside.strip_prefix(&canon_work).unwrap_or(&inside);
+    guard::check_ignore_files(&canon_work, rel_inside).ok()?;
     repo.is_path_ignored(&inside).ok()
 }
 
@@ -749,8 +789,25 @@ pub fn is_tracked(file: &Path) -> Option<bool> {
     Some(index.get_path(&rel, 0).is_some())
 }
 
-/// The subjects of the last `n` commits on HEAD (`<sha7> <subject>`).
+/// The subjects of the last `n` commits on HEAD (`<sha7> <subject>`), read on a
+/// helper thread and waited for at most [`GIT_DEADLINE`] (a commit's object file is
+/// one no check before can vouch for): none past it.
 pub fn recent_commits(root: &Path, n: usize) -> Vec<String> {
+    let root = root.to_path_buf();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("git-commits".into())
+        .spawn(move || {
+            let _ = tx.send(commits_of(&root, n));
+        });
+    if spawned.is_err() {
+        return Vec::new();
+    }
+    rx.recv_timeout(GIT_DEADLINE).unwrap_or_default()
+}
+
+/// [`recent_commits`], on this thread.
+fn commits_of(root: &Path, n: usize) -> Vec<String> {
     let Some(repo) = open(root) else {
         return Vec::new();
     };
@@ -792,16 +849,42 @@ pub fn facts_within(root: &Path, deadline: Duration) -> Option<GitFacts> {
 /// work overlap — and then [`PendingFacts::wait`]s.
 #[derive(Debug)]
 pub struct PendingFacts {
-    answer: Option<std::sync::mpsc::Receiver<Option<GitFacts>>>,
+    answer: Option<std::sync::mpsc::Receiver<Answer>>,
     until: Instant,
 }
 
 impl PendingFacts {
     /// The facts, waiting at most until the deadline given to [`start_facts`]
-    /// (`None` past it, or outside a work tree).
+    /// (`None` past it, outside a work tree, or for a refused repository).
     pub fn wait(self) -> Option<GitFacts> {
+        self.wait_checked().ok().flatten()
+    }
+
+    /// [`Self::wait`], saying why a repository was not opened.
+    pub fn wait_checked(self) -> Answer {
+        self.wait_or_keep().unwrap_or(Ok(None))
+    }
+
+    /// [`Self::wait_checked`], or, when no answer came by the deadline, this
+    /// pending look back: its thread is still at work (see [`Self::running`]).
+    pub fn wait_or_keep(self) -> Result<Answer, Self> {
+        let Some(rx) = &self.answer else {
+            return Ok(Ok(None));
+        };
         let wait = self.until.saturating_duration_since(Instant::now());
-        self.answer?.recv_timeout(wait).ok().flatten()
+        match rx.recv_timeout(wait) {
+            Ok(answer) => Ok(answer),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(self),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Ok(Ok(None)),
+        }
+    }
+
+    /// Whether the helper thread is still at work (it has neither answered nor
+    /// ended): whoever polls starts no second look while one has not come back.
+    pub fn running(&self) -> bool {
+        self.answer
+            .as_ref()
+            .is_some_and(|rx| matches!(rx.try_recv(), Err(std::sync::mpsc::TryRecvError::Empty)))
     }
 }
 
@@ -811,15 +894,12 @@ pub fn start_facts(root: &Path, deadline: Duration) -> PendingFacts {
     let root = root.to_path_buf();
     let until = Instant::now() + deadline;
     start_within(until, move || {
-        facts_until(&root, until, GitBinary::FromPath)
+        facts_until_checked(&root, until, GitBinary::FromPath)
     })
 }
 
 /// Runs `work` on a helper thread; its answer is waited for until `until`.
-fn start_within(
-    until: Instant,
-    work: impl FnOnce() -> Option<GitFacts> + Send + 'static,
-) -> PendingFacts {
+fn start_within(until: Instant, work: impl FnOnce() -> Answer + Send + 'static) -> PendingFacts {
     let (tx, rx) = std::sync::mpsc::channel();
     let spawned = std::thread::Builder::new()
         .name("git-facts".into())
@@ -851,14 +931,32 @@ pub fn refresh_cache_within(
 }
 
 /// The second half of [`refresh_cache`] for facts started with [`start_facts`]:
-/// waits for them, writes the cache, falls back to it.
+/// waits for them, writes the cache, falls back to it when git took too long. A
+/// repository forge does not open ([`open_checked`]) has no facts, and one line in
+/// `errors.log` says why.
 pub fn finish_refresh(
     paths: &Paths,
     now: DateTime<Utc>,
     pending: PendingFacts,
 ) -> Option<GitCache> {
-    let Some(f) = pending.wait() else {
-        return files::read_git_cache(paths);
+    let (cache, refused) = finish_refresh_checked(paths, now, pending);
+    if let Some(why) = refused {
+        crate::store::log_error(paths, "git", &why.to_string());
+    }
+    cache
+}
+
+/// [`finish_refresh`], handing back why a repository was not opened instead of
+/// logging it (a hook records it as an outcome of its own).
+pub fn finish_refresh_checked(
+    paths: &Paths,
+    now: DateTime<Utc>,
+    pending: PendingFacts,
+) -> (Option<GitCache>, Option<Refusal>) {
+    let f = match pending.wait_checked() {
+        Ok(Some(f)) => f,
+        Ok(None) => return (files::read_git_cache(paths), None),
+        Err(why) => return (None, Some(why)),
     };
     let cache = cache_of(f, now);
     save_cache(
@@ -866,7 +964,7 @@ pub fn finish_refresh(
         &cache,
         Some(chrono::Duration::seconds(CACHE_REWRITE_SECS)),
     );
-    Some(cache)
+    (Some(cache), None)
 }
 
 /// The cache record of `facts` computed at `now`.
@@ -1489,18 +1587,65 @@ u UU N... 100644 100644 100644 100644 d1 d2 d3 conflict.rs\0\
         let t = tempfile::tempdir().unwrap();
         git(t.path(), &["init", "-q", "-b", "main"]);
         assert!(facts_within(t.path(), Duration::from_secs(10)).is_some());
-        let within = |d: Duration, work: fn() -> Option<GitFacts>| {
-            start_within(Instant::now() + d, work).wait()
-        };
+        let within =
+            |d: Duration, work: fn() -> Answer| start_within(Instant::now() + d, work).wait();
         let slow = || {
             std::thread::sleep(Duration::from_millis(500));
-            Some(GitFacts::default())
+            Ok(Some(GitFacts::default()))
         };
         assert_eq!(within(Duration::from_millis(20), slow), None);
         assert_eq!(
-            within(Duration::from_secs(5), || Some(GitFacts::default())),
+            within(Duration::from_secs(5), || Ok(Some(GitFacts::default()))),
             Some(GitFacts::default())
         );
+        // A look past its deadline is handed back, still running, until it ends.
+        let late = start_within(Instant::now() + Duration::from_millis(20), slow)
+            .wait_or_keep()
+            .unwrap_err();
+        assert!(late.running());
+        std::thread::sleep(Duration::from_millis(800));
+        assert!(!late.running(), "it answered");
+    }
+
+    #[test]
+    fn a_fifo_commit_object_never_holds_the_commit_list() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().to_path_buf();
+        git(&d, &["init", "-q", "-b", "main"]);
+        std::fs::write(d.join("a"), "a").unwrap();
+        git(&d, &["add", "a"]);
+        git(&d, &["commit", "-qm", "one"]);
+        assert_eq!(recent_commits(&d, 5).len(), 1);
+        // No check before the walk can vouch for an object file: the walk blocks on
+        // the FIFO, and the list gives up at the deadline.
+        let sha = String::from_utf8(
+            Command::new("git")
+                .args(["rev-parse", "HEAD"])
+                .current_dir(&d)
+                .output()
+                .unwrap()
+                .stdout,
+        )
+        .unwrap();
+        let object = d.join(".git/objects").join(&sha[..2]).join(sha[2..].trim());
+        std::fs::remove_file(&object).unwrap();
+        assert!(
+            Command::new("mkfifo")
+                .arg(&object)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let (tx, rx) = std::sync::mpsc::channel();
+        let started = Instant::now();
+        std::thread::spawn(move || tx.send(recent_commits(&d, 5)));
+        let got = rx.recv_timeout(Duration::from_secs(10));
+        assert_eq!(
+            got.ok(),
+            Some(Vec::new()),
+            "the commit list waited on the FIFO"
+        );
+        assert!(started.elapsed() < GIT_DEADLINE + Duration::from_secs(1));
     }
 
     #[test]

@@ -649,3 +649,229 @@ fn forge_trust_shows_checks_trusts_and_revokes_one_content() {
     );
     assert!(ok_stdout(p.forge().args(["trust", "--revoke"])).contains("nothing to revoke"));
 }
+
+// ---------------------------------------------------------------------------------
+// A `.git/config` whose include never ends. libgit2 reads every file `.git/config`
+// includes while it opens the repository, with a blocking open and no limit: an
+// include of a FIFO made `forge status` and every hook wait out the whole git
+// deadline, and the dashboard's git poller wait for good. (`git config --includes`,
+// which forge runs for a large tree, reads an included terminal until someone types;
+// `/dev/zero` stops both readers at once: libgit2 reads its size, 0 bytes, and git
+// its first NUL, a bad config line.) Now forge looks at every file the configuration names before it hands the
+// repository to libgit2, and leaves git alone (no git facts, one line saying why)
+// when one is not a regular file. No test here ever opens a FIFO's writing end: what
+// returns, returns on its own.
+
+fn mkfifo(path: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let ok = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "mkfifo {}", path.display());
+}
+
+/// Appends `text` to the repository's `.git/config`.
+fn add_to_git_config(p: &TestProject, text: &str) {
+    let config = p.root.join(".git/config");
+    let before = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{before}{text}")).unwrap();
+}
+
+/// A tree whose index is past the size from which forge asks the `git` binary (which
+/// reads includes as git does, devices too) rather than libgit2.
+fn large_tree(p: &TestProject) {
+    for i in 0..2500 {
+        p.write(&format!("src/m{:02}/f{i}.rs", i / 400), &format!("{i:05}"));
+    }
+    git(&p.root, &["add", "-A"]);
+    git(&p.root, &["commit", "-qm", "a large tree"]);
+}
+
+/// How long `cmd` took from start to exit; it must exit 0.
+fn timed(cmd: &mut assert_cmd::Command) -> Duration {
+    let started = Instant::now();
+    let out = cmd.timeout(Duration::from_secs(20)).output().unwrap();
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    took
+}
+
+/// `forge status` and `forge hook Stop` each exit well within a second (the git
+/// deadline is 3 s), and say — in `errors.log`, and in the Stop's outcomes — that
+/// they left git alone because of `culprit`.
+fn assert_forge_never_waits_on(p: &TestProject, culprit: &Path) {
+    std::fs::create_dir_all(p.forge_dir().join("logs")).unwrap();
+    let took = timed(p.forge().arg("status"));
+    assert!(
+        took < Duration::from_secs(1),
+        "forge status took {took:?}: it waited on {}",
+        culprit.display()
+    );
+    let took = timed(
+        p.forge()
+            .args(["hook", "Stop"])
+            .write_stdin(p.payload("hooks/Stop.json")),
+    );
+    assert!(
+        took < Duration::from_secs(1),
+        "forge hook Stop took {took:?}: it waited on {}",
+        culprit.display()
+    );
+    let shown = culprit.display().to_string();
+    let errors = std::fs::read_to_string(p.forge_dir().join("logs/errors.log")).unwrap();
+    assert!(
+        errors
+            .lines()
+            .any(|l| l.contains(&shown) && l.contains("[git]")),
+        "errors.log names {shown}: {errors}"
+    );
+    let said: Vec<Value> = outcomes(p, "Stop")
+        .into_iter()
+        .filter(|o| o["kind"] == "error" && o["what"] == "git")
+        .collect();
+    assert_eq!(said.len(), 1, "{:?}", outcomes(p, "Stop"));
+    assert!(
+        said[0]["message"].as_str().unwrap().contains(&shown),
+        "{said:?}"
+    );
+}
+
+/// The dashboard's git poller on `p`: it sends nothing while the repository is
+/// hostile, is not stuck (once `fix` has made the repository harmless, the facts
+/// arrive), and its thread never waits on the culprit.
+fn assert_poller_never_stuck(p: &TestProject, fix: impl FnOnce()) {
+    use forge::tui::git_poll::GitPoll;
+    let paths = forge::store::Paths::new(&p.root);
+    std::fs::create_dir_all(paths.logs()).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let _poll = GitPoll::spawn(paths, None, move |c| tx.send(c).is_ok()).unwrap();
+    assert!(
+        rx.recv_timeout(Duration::from_millis(2500)).is_err(),
+        "no facts from a repository forge does not open"
+    );
+    fix();
+    let got = rx.recv_timeout(Duration::from_secs(10));
+    assert!(
+        got.is_ok(),
+        "the poller never answered once the repository was fixed: it is stuck"
+    );
+    assert_eq!(got.unwrap().branch.as_deref(), Some("main"));
+}
+
+#[test]
+fn a_git_include_of_a_fifo_never_blocks_forge() {
+    let p = TestProject::new();
+    let fifo = p.dir.path().join("endless.fifo");
+    mkfifo(&fifo);
+    let config = p.root.join(".git/config");
+    let before = std::fs::read_to_string(&config).unwrap();
+    add_to_git_config(&p, &format!("[include]\n\tpath = {}\n", fifo.display()));
+    assert_forge_never_waits_on(&p, &fifo);
+    // Fixed by hand: git itself would read the include too.
+    assert_poller_never_stuck(&p, || std::fs::write(&config, before).unwrap());
+}
+
+#[test]
+fn a_git_include_if_gitdir_of_a_fifo_never_blocks_forge() {
+    let p = TestProject::new();
+    // Relative to the including file's folder: `.git/hooks.cfg`.
+    let fifo = p.root.join(".git/hooks.cfg");
+    mkfifo(&fifo);
+    add_to_git_config(
+        &p,
+        &format!(
+            "[includeIf \"gitdir:{}/\"]\n\tpath = hooks.cfg\n",
+            p.root.display()
+        ),
+    );
+    assert_forge_never_waits_on(&p, &fifo);
+    assert_poller_never_stuck(&p, || std::fs::remove_file(&fifo).unwrap());
+}
+
+#[test]
+fn a_nested_git_include_of_a_fifo_never_blocks_forge() {
+    let p = TestProject::new();
+    // .git/config → ../team.gitconfig (in the tree) → ~/more.gitconfig → the FIFO,
+    // behind an `onbranch:` condition.
+    let fifo = p.dir.path().join("deep/endless.fifo");
+    mkfifo(&fifo);
+    add_to_git_config(&p, "[include]\n\tpath = ../team.gitconfig\n");
+    p.write(
+        "team.gitconfig",
+        "[core]\n\tautocrlf = false\n[include]\n\tpath = ~/more.gitconfig\n",
+    );
+    std::fs::write(
+        p.home.join("more.gitconfig"),
+        format!(
+            "[includeIf \"onbranch:main\"]\n\tpath = \"{}\" ; the end\n",
+            fifo.display()
+        ),
+    )
+    .unwrap();
+    assert_forge_never_waits_on(&p, &fifo);
+    // The poller runs in this process, whose HOME is not the project's: point the
+    // tree's file at the FIFO directly, as git would read it.
+    std::fs::write(
+        p.root.join("team.gitconfig"),
+        format!("[include]\n\tpath = {}\n", fifo.display()),
+    )
+    .unwrap();
+    assert_poller_never_stuck(&p, || {
+        std::fs::write(p.root.join("team.gitconfig"), "[core]\n").unwrap();
+    });
+}
+
+/// A terminal nobody types into: the slave end of a new pseudo-terminal, whose
+/// master this test holds (and never writes to). Reading it waits for a line.
+fn silent_terminal() -> (rustix::fd::OwnedFd, PathBuf) {
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
+    grantpt(&master).unwrap();
+    unlockpt(&master).unwrap();
+    let name = ptsname(&master, Vec::new()).unwrap();
+    (master, PathBuf::from(name.to_str().unwrap()))
+}
+
+#[test]
+fn a_git_include_of_a_device_never_blocks_forge() {
+    let p = TestProject::new();
+    large_tree(&p);
+    // A link to a device: libgit2 reads its size (0 bytes), but `git config
+    // --includes` reads a terminal until someone types a line.
+    let (_master, tty) = silent_terminal();
+    let link = p.root.join(".git/tty.cfg");
+    std::os::unix::fs::symlink(&tty, &link).unwrap();
+    add_to_git_config(&p, "[include]\n\tpath = tty.cfg\n");
+    assert_forge_never_waits_on(&p, &link);
+}
+
+/// A FIFO among the work tree's `.gitignore` files: no check before the scan can see
+/// it (that would be a walk of the whole tree), so the scan blocks on it. In a hook
+/// the git deadline bounds that; the dashboard's poller used to run the scan on its
+/// own thread and stopped for good. Now the scan runs on a helper waited for until
+/// the deadline, and the poller goes on: once the tree is fixed (and a commit
+/// changes HEAD), the facts arrive.
+#[test]
+fn a_fifo_gitignore_in_the_work_tree_never_stalls_the_poller() {
+    use forge::tui::git_poll::GitPoll;
+    let p = TestProject::new();
+    p.write("src/lib.rs", "// lib\n");
+    git(&p.root, &["add", "-A"]);
+    git(&p.root, &["commit", "-qm", "src"]);
+    let fifo = p.root.join("src/.gitignore");
+    mkfifo(&fifo);
+    let paths = forge::store::Paths::new(&p.root);
+    std::fs::create_dir_all(paths.logs()).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let _poll = GitPoll::spawn(paths, None, move |c| tx.send(c).is_ok()).unwrap();
+    // The first full look (2 s in) blocks on the FIFO until its 3 s deadline.
+    assert!(rx.recv_timeout(Duration::from_secs(6)).is_err());
+    std::fs::remove_file(&fifo).unwrap();
+    p.write("src/lib.rs", "// lib, edited\n");
+    git(&p.root, &["commit", "-qam", "edit"]);
+    let got = rx.recv_timeout(Duration::from_secs(10));
+    assert!(got.is_ok(), "the poller stalled on the scan");
+    assert_eq!(got.unwrap().branch.as_deref(), Some("main"));
+}

@@ -204,7 +204,9 @@ fn binary_why() -> String {
 /// `scan_worktree_file`), or there is nothing to commit. A changed file that
 /// cannot be scanned (binary, or over [`WIP_SCAN_CAP`]) is left out and named.
 pub fn wip_commit(root: &Path, message: &str, protected: &[String]) -> Result<Wip, NoWip> {
-    let repo = crate::git::open(root).ok_or("not a git repository")?;
+    let repo = crate::git::open_checked(root)
+        .map_err(|why| why.to_string())?
+        .ok_or("not a git repository")?;
     let head = repo.head().map_err(|e| format!("no HEAD: {e}"))?;
     if !head.is_branch() {
         return Err("HEAD is detached".into());

@@ -296,7 +296,12 @@ pub fn write_detailed(
 
     let git = match req.git {
         GitInput::Known(g) => g.cloned(),
-        GitInput::Compute => crate::git::facts_within(&paths.root, crate::git::GIT_DEADLINE),
+        GitInput::Compute => crate::git::start_facts(&paths.root, crate::git::GIT_DEADLINE)
+            .wait_checked()
+            .unwrap_or_else(|why| {
+                store::log_error(paths, "git", &why.to_string());
+                None
+            }),
     };
     let inputs = HandoffInputs {
         root: &paths.root,

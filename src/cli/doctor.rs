@@ -636,6 +636,13 @@ fn check_statusline(files: &[SettingsFile], paths: &Paths) -> Check {
 }
 
 fn check_gitignore(paths: &Paths) -> Check {
+    if let Err(why) = crate::git::guard::check(&paths.root) {
+        return Check::new(
+            "gitignore",
+            Status::Warn,
+            format!("cannot tell whether .forge/ is git-ignored: {why}"),
+        );
+    }
     match crate::git::is_ignored(&paths.root, ".forge/handoffs/x.md") {
         None => Check::new(
             "gitignore",

@@ -310,7 +310,7 @@ pub fn print_text(target: &Path, paths: &Paths, now: DateTime<Utc>) -> anyhow::R
     })?;
     let text =
         store::read_text(target).ok_or_else(|| anyhow!("cannot read {}", target.display()))?;
-    let git = crate::git::facts(&paths.root);
+    let git = crate::git::facts_within(&paths.root, crate::git::GIT_DEADLINE);
     let drift = Drift::of(
         &entry,
         git.as_ref().map(|g| g.branch.as_str()),

@@ -20,7 +20,12 @@ const RECENT_FILES: usize = 20;
 impl Ctx<'_> {
     pub(super) fn pre_compact(&self, trigger: Option<&str>) -> HookResult {
         let cfg = self.config();
-        let git = crate::git::facts_within(&self.paths.root, crate::git::GIT_DEADLINE);
+        let git = crate::git::start_facts(&self.paths.root, crate::git::GIT_DEADLINE)
+            .wait_checked()
+            .unwrap_or_else(|why| {
+                self.fail("git", &why.to_string());
+                None
+            });
         let state = PreCompactState {
             captured_at: crate::model::time::iso(self.env.now),
             branch: git.as_ref().map(|g| g.branch.clone()),

@@ -206,7 +206,11 @@ impl Ctx<'_> {
         out.push_str(&blocked);
         // Only the resumed handoff's drift and the session's baseline need git: its
         // scan ran while the rest was read.
-        snap.git = crate::git::finish_refresh(&self.paths, self.env.now, git);
+        let refused;
+        (snap.git, refused) = crate::git::finish_refresh_checked(&self.paths, self.env.now, git);
+        if let Some(why) = refused {
+            self.fail("git", &why.to_string());
+        }
         match (take, taken) {
             (Some(Take::Taken(..)), Some((target, age, decision, _))) => {
                 let room = SESSION_START_BUDGET.saturating_sub(units(&out) + units(&user_text));

@@ -57,7 +57,10 @@ impl Ctx<'_> {
         {
             self.fail("session bridge", &e.to_string());
         }
-        let git = crate::git::finish_refresh(&self.paths, self.env.now, pending);
+        let (git, refused) = crate::git::finish_refresh_checked(&self.paths, self.env.now, pending);
+        if let Some(why) = refused {
+            self.fail("git", &why.to_string());
+        }
         let last = LastSession {
             ended_at: crate::model::time::iso(self.env.now),
             branch: git.as_ref().and_then(|g| g.branch.clone()),

@@ -54,7 +54,7 @@ fn open_flags(follow: Follow) -> i32 {
 }
 
 /// What kind of file a mode names, in words (for error messages).
-fn kind_of(ft: fs::FileType) -> &'static str {
+pub(crate) fn kind_of(ft: fs::FileType) -> &'static str {
     if ft.is_dir() {
         "a folder"
     } else if ft.is_symlink() {

@@ -8,6 +8,13 @@
 //! look is older than [`Schedule::full_every`] (an edited work-tree file changes no
 //! mark). New facts are written to the cache when it says otherwise, and sent to the
 //! loop only when they differ from the last sent. The UI thread never waits for git.
+//!
+//! Nor does this thread wait for good: a repository with a file that would block
+//! libgit2 is not opened ([`git::open_checked`]; said once in `errors.log`), and the
+//! full look runs on a helper of its own, waited for at most [`git::GIT_DEADLINE`]
+//! (a FIFO among the work tree's `.gitignore` files, which no check before the scan
+//! can see, would block it). Such a look is left to come back on its own; while
+//! [`MAX_OUT`] have not, no new one starts.
 
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::thread;
@@ -28,6 +35,11 @@ pub const FULL_MAX: Duration = Duration::from_secs(60);
 /// A full look waits this many times its last cost, so it takes at most about 2%
 /// of one core (a tree whose scan takes 400 ms is looked at every 20 s).
 pub const COST_FACTOR: u32 = 50;
+
+/// The most full looks left running past their deadline (each on a thread of its
+/// own, perhaps blocked for good): then no new one starts. Two, so that once the
+/// repository is fixed the next look still comes.
+pub const MAX_OUT: usize = 2;
 
 /// When to compute the full facts: pure, so it is tested without a clock or git.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,21 +115,54 @@ fn poll(
     stopped: &Receiver<()>,
     send: &dyn Fn(GitCache) -> bool,
 ) {
-    // The dashboard read the facts just before starting this thread.
-    let mut schedule = Schedule::new(git::marks(&paths.root), Instant::now());
+    // The dashboard read the facts just before starting this thread (and said why
+    // when it could not).
+    let first = git::marks_checked(&paths.root);
+    let mut said = first.as_ref().err().cloned();
+    let mut schedule = Schedule::new(first.ok().flatten(), Instant::now());
+    // Full looks that had not come back by their deadline.
+    let mut out: Vec<git::PendingFacts> = Vec::new();
+    // Says why the repository is not opened, once for each reason.
+    let mut say = |why: git::Refusal| {
+        if said.as_ref() != Some(&why) {
+            crate::store::log_error(paths, "git", &why.to_string());
+            said = Some(why);
+        }
+    };
     loop {
         if !matches!(stopped.recv_timeout(POLL), Err(RecvTimeoutError::Timeout)) {
             return;
         }
-        let marks = git::marks(&paths.root);
+        out.retain(git::PendingFacts::running);
+        if out.len() >= MAX_OUT {
+            continue;
+        }
+        let marks = match git::marks_checked(&paths.root) {
+            Ok(marks) => marks,
+            Err(why) => {
+                say(why);
+                continue;
+            }
+        };
         if !schedule.due(&marks, Instant::now()) {
             continue;
         }
         let (at, started) = (Utc::now(), Instant::now());
-        let facts = git::facts(&paths.root);
+        let answer = match git::start_facts(&paths.root, git::GIT_DEADLINE).wait_or_keep() {
+            Ok(answer) => answer,
+            Err(pending) => {
+                out.push(pending);
+                Ok(None)
+            }
+        };
         schedule.ran(marks, Instant::now(), started.elapsed());
-        let Some(facts) = facts else {
-            continue;
+        let facts = match answer {
+            Ok(Some(facts)) => facts,
+            Ok(None) => continue,
+            Err(why) => {
+                say(why);
+                continue;
+            }
         };
         // Closed while git worked: write nothing more.
         if closed(stopped) {
