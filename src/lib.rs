@@ -9,6 +9,7 @@
 //! - [`git`]: git facts through `git2` (branch, uncommitted count, changed names).
 //! - [`config`]: layered TOML configuration.
 //! - [`hooks`]: `forge hook`: wire types → domain events → state-file effects.
+//! - [`mcp`]: `forge mcp`, forge's MCP server (tools and resources for agents).
 //! - [`cli`]: one file per subcommand (`Args` + `run`).
 //! - [`ui`], [`tui`], [`watch`]: the dashboard.
 
@@ -23,6 +24,7 @@ pub mod config;
 pub mod env;
 pub mod git;
 pub mod hooks;
+pub mod mcp;
 pub mod model;
 pub mod statusline;
 pub mod store;

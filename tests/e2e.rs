@@ -1848,3 +1848,374 @@ fn record_stream_json_fixtures() {
         save(&w, "stopped-by-post-tool-use", &s);
     }
 }
+
+// ----- the plugin and forge's MCP tools ---------------------------------------------------
+
+/// The plugin's tools as the client names them: `mcp__plugin_<plugin>_<server>__<tool>`
+/// (seen with 2.1.330; a server added with `claude mcp add forge` would be
+/// `mcp__forge__<tool>`).
+const SIGNAL_TOOL: &str = "mcp__plugin_forge_forge__signal";
+const RESOLVE_TOOL: &str = "mcp__plugin_forge_forge__resolve";
+
+/// Adds this repository as a local marketplace and installs its `forge` plugin with
+/// the real client, into the test's HOME.
+fn install_plugin(w: &World) {
+    let repo = env!("CARGO_MANIFEST_DIR");
+    for args in [
+        &["plugin", "marketplace", "add", repo][..],
+        &["plugin", "install", "forge@forge"][..],
+    ] {
+        let out = w.claude(args);
+        assert!(
+            out.status.success(),
+            "claude {args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// The mock model as a real one works with deferred MCP tools: it says what it will
+/// do and loads the tool with ToolSearch (the client lists MCP tools by name only),
+/// then calls it with `input` once its schema is loaded, then says it is done.
+fn script_tool_call(w: &World, prompt_word: &str, tool: &str, input: Value, done_word: &str) {
+    w.api.on(
+        prompt_word,
+        Reply::say_then_tool(
+            "I'll load forge's tool first.",
+            "ToolSearch",
+            json!({"query": format!("select:{tool}"), "max_results": 5}),
+        ),
+    );
+    w.api
+        .on_tool_result(tool, Reply::say_then_tool("Calling it now.", tool, input));
+    w.api
+        .on_tool_result(done_word, Reply::text(&format!("{tool} answered.")));
+}
+
+/// The texts of the tool results the model got back for `tool_name`'s calls.
+fn tool_results(w: &World, tool_name: &str) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    let mut out: Vec<String> = Vec::new();
+    for r in w.api.messages() {
+        for m in r.body["messages"].as_array().into_iter().flatten() {
+            for b in m["content"].as_array().into_iter().flatten() {
+                if b["type"] == "tool_use" && b["name"] == tool_name {
+                    let id = b["id"].as_str().unwrap_or_default().to_owned();
+                    if !ids.contains(&id) {
+                        ids.push(id);
+                    }
+                }
+                if b["type"] == "tool_result" {
+                    let id = b["tool_use_id"].as_str().unwrap_or_default();
+                    if ids.iter().any(|i| i == id) {
+                        let t = b["content"].to_string();
+                        if !out.contains(&t) {
+                            out.push(t);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The agent handoffs in `.forge/handoffs/`, sorted.
+fn agent_handoffs(w: &World) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(w.root.join(".forge/handoffs"))
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("agent-"))
+                .collect()
+        })
+        .unwrap_or_default();
+    // In write order, as forge orders them: by the stamp, then the `-N` a second
+    // file of the same second gets (`…-144545.md` before `…-144545-2.md`, which a
+    // plain sort puts first: '-' < '.').
+    v.sort_by_key(|n| {
+        let stem = n.trim_end_matches(".md");
+        match stem.rsplit_once('-') {
+            Some((head, n)) if n.len() < 6 && n.bytes().all(|b| b.is_ascii_digit()) => {
+                (head.to_owned(), n.parse::<u32>().unwrap_or(0))
+            }
+            _ => (stem.to_owned(), 0),
+        }
+    });
+    v
+}
+
+#[test]
+fn the_plugin_and_the_pinned_client_validate_without_a_warning() {
+    let Some(w) = World::new_unwired("the_plugin_and_the_pinned_client_validate_without_a_warning")
+    else {
+        return;
+    };
+    let repo = env!("CARGO_MANIFEST_DIR");
+    for (dir, kind) in [
+        (repo.to_owned(), "marketplace"),
+        (format!("{repo}/plugin"), "plugin"),
+    ] {
+        let out = w.claude(&["plugin", "validate", "--json", "--strict", &dir]);
+        let report: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+        assert!(out.status.success(), "{report:#}");
+        assert_eq!(report["success"], true, "{report:#}");
+        assert_eq!(report["manifest"]["type"], kind, "{report:#}");
+        for key in ["errors", "warnings"] {
+            assert_eq!(
+                report["manifest"][key],
+                json!([]),
+                "{kind} {key}: {report:#}"
+            );
+        }
+        assert_eq!(report["advice"], json!([]), "{kind}: {report:#}");
+        if kind == "plugin" {
+            // The directory's checks too (README, licence, icon).
+            assert_eq!(report["directory"]["findings"], json!([]), "{report:#}");
+            let hooks: Vec<&str> = report["provides"]["hooks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|h| h["event"].as_str().unwrap())
+                .collect();
+            assert_eq!(
+                hooks,
+                [
+                    "SessionStart",
+                    "Stop",
+                    "SessionEnd",
+                    "PreCompact",
+                    "PreToolUse",
+                    "Notification",
+                    "PermissionRequest",
+                    "UserPromptSubmit"
+                ]
+            );
+            assert_eq!(
+                report["provides"]["mcpServers"][0],
+                json!({"name": "forge", "type": "stdio", "target": "forge", "args": ["mcp"]})
+            );
+            assert_eq!(
+                report["provides"]["commands"],
+                json!(["forge:forge-continue", "forge:forge-learn"])
+            );
+        }
+    }
+}
+
+#[test]
+fn without_forge_the_plugin_is_silent_and_says_how_to_install_it() {
+    let Some(mut w) =
+        World::new_unwired("without_forge_the_plugin_is_silent_and_says_how_to_install_it")
+    else {
+        return;
+    };
+    w.forge_not_on_path();
+    install_plugin(&w);
+    let out = w.print("hello");
+    assert!(
+        out.status.success(),
+        "claude -p: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = &w.api.messages()[0];
+    assert!(
+        first
+            .all_text()
+            .contains("forge (session handoffs and agent Signals) is not installed"),
+        "{}",
+        first.all_text()
+    );
+    // Every hook ran and succeeded; none failed or blocked.
+    let log = w.debug_log();
+    let ran: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("exec forge hook") && l.contains("with status"))
+        .collect();
+    assert!(
+        ran.iter().any(|l| l.contains("SessionStart")) && ran.iter().any(|l| l.contains("Stop")),
+        "{ran:#?}"
+    );
+    for l in &ran {
+        assert!(l.contains("status 0"), "{l}");
+    }
+    assert!(
+        !log.contains("hook failed") && !log.contains("Hook failed"),
+        "{log}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("hook"), "{stderr}");
+    // The person sees one line on how to install it, and no failed hook.
+    w.start_without_status_line(&[]);
+    let screen = w.wait_screen("SessionStart's message", |s| {
+        s.contains("SessionStart:startup says: forge: this session runs the forge plugin")
+    });
+    let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("cargo install --locked --path"), "{screen}");
+    assert!(!screen.to_lowercase().contains("hook error"), "{screen}");
+    assert!(!screen.to_lowercase().contains("failed"), "{screen}");
+    // forge never ran: nothing recorded.
+    assert!(!w.root.join(".forge").exists());
+}
+
+#[test]
+fn an_agent_blocks_through_the_plugins_tool_and_the_next_session_resolves_it() {
+    let Some(mut w) = World::new_unwired(
+        "an_agent_blocks_through_the_plugins_tool_and_the_next_session_resolves_it",
+    ) else {
+        return;
+    };
+    w.forge_on_path();
+    install_plugin(&w);
+    let init = w.forge(&["init", "--plugin"]);
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    w.commit_all();
+    // doctor reads the install the real client made: wired by the plugin, once.
+    let doctor = w.forge(&["doctor", "--json"]);
+    let doctor: Value = serde_json::from_slice(&doctor.stdout).unwrap();
+    for name in ["hooks", "plugin", "statusline", "binary", "wired-twice"] {
+        let c = doctor["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap();
+        assert_eq!(c["status"], "ok", "{name}: {doctor:#}");
+    }
+
+    // Session 1: the builder cannot go on without an answer.
+    script_tool_call(
+        &w,
+        "BLOCK-ON-POOL",
+        SIGNAL_TOOL,
+        json!({
+            "from": "builder",
+            "to": "lead",
+            "task": "T-42",
+            "status": "blocked",
+            "questions": ["Should the pool size come from config.toml or the environment?"],
+            "findings": ["The pool must start before the router"],
+            "files": ["src/db/pool.rs"]
+        }),
+        "Wrote .forge/handoffs/agent-T-42-",
+    );
+    let out = w.print_with(
+        &["--allowedTools", SIGNAL_TOOL, "--"],
+        "please BLOCK-ON-POOL",
+    );
+    assert!(
+        out.status.success(),
+        "claude -p: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The plugin's hooks fired (forge recorded the session), the tool was called.
+    let names = core_events(&w);
+    for e in [
+        "SessionStart:startup",
+        "UserPromptSubmit",
+        "Stop",
+        "SessionEnd:other",
+    ] {
+        assert!(names.iter().any(|n| n == e), "{e} missing: {names:?}");
+    }
+    let results = tool_results(&w, SIGNAL_TOOL);
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(
+        results[0].contains("a blocked Signal of task T-42"),
+        "{results:?}"
+    );
+    let files = agent_handoffs(&w);
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = w.forge_text(&format!("handoffs/{}", files[0]));
+    let parsed = forge::model::handoff::signal::parse_signal(&text);
+    let s = parsed
+        .signal()
+        .unwrap_or_else(|| panic!("{parsed:?}\n{text}"));
+    assert!(parsed.is_blocked());
+    assert_eq!((s.from.as_str(), s.to.as_str()), ("builder", "lead"));
+    assert_eq!(
+        s.open_questions,
+        ["Should the pool size come from config.toml or the environment?"]
+    );
+    let mcp_line = w
+        .events()
+        .into_iter()
+        .find(|e| e["event"] == "forge mcp")
+        .expect("the tool call in events.jsonl");
+    assert_eq!(
+        mcp_line["outcomes"][0]["kind"], "signal_written",
+        "{mcp_line}"
+    );
+    assert_eq!(
+        mcp_line["session"],
+        w.session_of("SessionStart:startup").as_str()
+    );
+    // The dashboard shows it blocked (and nothing malformed).
+    let frame = w.forge(&["tui", "--once", "--width", "140", "--height", "40"]);
+    let frame = String::from_utf8_lossy(&frame.stdout);
+    assert!(
+        frame.contains("T-42") && frame.contains("blocked"),
+        "{frame}"
+    );
+    assert!(!frame.contains("malformed"), "{frame}");
+
+    // Session 2: its start shows the question; the lead answers through the tool.
+    let before = w.api.messages().len();
+    script_tool_call(
+        &w,
+        "ANSWER-POOL",
+        RESOLVE_TOOL,
+        json!({"task": "T-42", "answer": "From config.toml, default 20", "from": "lead"}),
+        "Resolved task T-42",
+    );
+    let out = w.print_with(
+        &["--allowedTools", RESOLVE_TOOL, "--"],
+        "please ANSWER-POOL",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = w.api.messages()[before].all_text();
+    assert!(
+        first.contains("SessionStart:startup hook success"),
+        "{first}"
+    );
+    assert!(first.contains("Last session:"), "{first}");
+    assert!(first.contains("T-42"), "{first}");
+    assert!(
+        first.contains("Should the pool size come from config.toml or the environment?"),
+        "{first}"
+    );
+    let results = tool_results(&w, RESOLVE_TOOL);
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(results[0].contains("Resolved task T-42"), "{results:?}");
+    let status = w.forge(&["status", "--json"]);
+    let status: Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(status["blocked"], json!([]), "{status:#}");
+    let files = agent_handoffs(&w);
+    assert_eq!(files.len(), 2, "{files:?}");
+    let answer = w.forge_text(&format!("handoffs/{}", files[1]));
+    assert!(
+        answer.contains("Answer: From config.toml, default 20"),
+        "{answer}"
+    );
+
+    // Session 3: the question is answered, so its start no longer asks it.
+    let before = w.api.messages().len();
+    let out = w.print("hello again");
+    assert!(out.status.success());
+    let first = w.api.messages()[before].all_text();
+    assert!(first.contains("Last session:"), "{first}");
+    assert!(
+        !first.contains("Should the pool size come from config.toml"),
+        "{first}"
+    );
+}

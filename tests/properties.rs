@@ -370,6 +370,7 @@ proptest! {
             }],
             has_claude_md: false,
             has_state_json: false,
+            notes: Default::default(),
             task: None,
         };
         let doc = compose(&inputs);

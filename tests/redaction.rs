@@ -331,11 +331,14 @@ fn the_shapes_that_leaked_everywhere_are_in_the_corpus() {
 }
 
 /// Handoff documents: the last request, a todo item, a commit subject, a Signal
-/// question and the task, each an entry of the corpus (composed in-process; the
+/// question, the task and the agent's own decisions, next steps and notes (the
+/// handoff tool of `forge mcp`), each an entry of the corpus (composed in-process; the
 /// process test below writes real ones).
 #[test]
 fn handoff_documents_carry_no_secret_of_the_corpus() {
-    use forge::model::handoff::handoff_doc::{HandoffInputs, OpenSignal, Trigger, compose};
+    use forge::model::handoff::handoff_doc::{
+        AgentNotes, HandoffInputs, OpenSignal, Trigger, compose,
+    };
     use forge::model::session::state::WorkflowState;
     use forge::model::session::transcript::{Todo, TodoStatus, TranscriptFacts};
     let (secrets, ordinary) = corpus();
@@ -382,6 +385,12 @@ fn handoff_documents_carry_no_secret_of_the_corpus() {
             }],
             has_claude_md: false,
             has_state_json: true,
+            // What an agent adds through the handoff tool of `forge mcp`.
+            notes: AgentNotes {
+                decisions: vec![(e.text.clone(), e.text.clone())],
+                next_steps: vec![e.text.clone()],
+                notes: Some(e.text.clone()),
+            },
         })
     };
     for e in &secrets {
@@ -394,6 +403,134 @@ fn handoff_documents_carry_no_secret_of_the_corpus() {
             assert!(d.contains(&format!("> {line}\n")), "{line:?} in\n{d}");
         }
     }
+}
+
+/// Every string in `v`, one a line (the text a model reads, unescaped).
+fn strings(v: &Value, out: &mut String) {
+    match v {
+        Value::String(s) => {
+            out.push_str(s);
+            out.push('\n');
+        }
+        Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+        Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+        _ => {}
+    }
+}
+
+/// `forge mcp`: what its tools give the model (a Signal written by hand, its
+/// questions, findings and recommendation through `inbox`; the same file as a
+/// resource) and what its `signal` tool writes from an agent's arguments (findings
+/// and context), each an entry of the corpus.
+#[test]
+fn forge_mcp_carries_no_secret_of_the_corpus() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let (secrets, ordinary) = corpus();
+    let p = project();
+    let handoffs = p.forge_dir().join("handoffs");
+    std::fs::create_dir_all(&handoffs).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_forge"))
+        .arg("mcp")
+        .current_dir(&p.root)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", &p.home)
+        .env("XDG_CONFIG_HOME", &p.xdg)
+        .env("XDG_STATE_HOME", p.state())
+        .env("CLAUDE_PROJECT_DIR", &p.root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    let mut id = 0;
+    let mut ask = |method: &str, params: Value| -> Value {
+        id += 1;
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        input.write_all(format!("{msg}\n").as_bytes()).unwrap();
+        input.flush().unwrap();
+        let mut line = String::new();
+        output.read_line(&mut line).unwrap();
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        assert!(answer.get("error").is_none(), "{method}: {answer}");
+        answer["result"].clone()
+    };
+    ask(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "test", "version": "1"}}),
+    );
+    for (n, e) in secrets.iter().chain(&ordinary).enumerate() {
+        // A Signal an agent (or a person) wrote by hand.
+        let file = format!("agent-C{n}-20261121-101502.md");
+        // A finding pasted as it was: its first line a bullet, the rest as they are.
+        let findings = format!("- {}\n", e.text);
+        std::fs::write(
+            handoffs.join(&file),
+            format!(
+                "## FORGE AGENT HANDOFF\nFrom: w\nTo: a{n}\nTask: C{n}\n\n### Findings\n{findings}\n\
+                 ### Recommendations\n{}\n\n### Signal\n```json\n{}\n```\n",
+                e.text,
+                json!({"from": "w", "to": format!("a{n}"), "task_id": format!("C{n}"),
+                       "status": "blocked", "files_modified": [], "blocking": true,
+                       "open_questions": [e.text]})
+            ),
+        )
+        .unwrap();
+        let inbox = ask(
+            "tools/call",
+            json!({"name": "inbox", "arguments": {"to": format!("a{n}")}}),
+        );
+        let read = ask(
+            "resources/read",
+            json!({"uri": format!("forge://handoffs/{file}")}),
+        );
+        std::fs::remove_file(handoffs.join(&file)).unwrap();
+        // What an agent gives the signal tool.
+        let wrote = ask(
+            "tools/call",
+            json!({"name": "signal", "arguments": {"from": "w", "to": format!("b{n}"),
+                   "task": format!("S{n}"), "status": "partial",
+                   "findings": [e.text], "context": e.text}}),
+        );
+        assert_eq!(wrote["isError"], false, "{} ({}): {wrote}", e.tag, e.id);
+        let path = wrote["structuredContent"]["path"].as_str().unwrap();
+        let written = std::fs::read_to_string(path).unwrap();
+        std::fs::remove_file(path).unwrap();
+        for (what, v) in [("inbox", &inbox), ("resources/read", &read)] {
+            let mut out = String::new();
+            strings(v, &mut out);
+            assert_no_leak(what, &out, std::slice::from_ref(e), true);
+        }
+        let mut out = String::new();
+        strings(&wrote, &mut out);
+        assert_no_leak(
+            "the signal tool's answer",
+            &out,
+            std::slice::from_ref(e),
+            false,
+        );
+        assert_no_leak(
+            "a Signal the signal tool wrote",
+            &written,
+            std::slice::from_ref(e),
+            true,
+        );
+        if e.secrets.is_empty() {
+            // Ordinary text comes through as it was written.
+            assert_eq!(
+                inbox["structuredContent"]["signals"][0]["questions"][0],
+                e.text.as_str(),
+                "{inbox}"
+            );
+        }
+    }
+    drop(input);
+    assert!(child.wait().unwrap().success());
+    let events = std::fs::read_to_string(p.forge_dir().join("logs/events.jsonl")).unwrap();
+    assert_no_leak("events.jsonl", &events, &secrets, false);
 }
 
 /// Wake messages: the pane's lines are an entry (redacted, quoted), and so is the

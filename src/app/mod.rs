@@ -11,6 +11,7 @@ pub mod fleet;
 pub mod ladder;
 pub mod learn;
 pub mod notify;
+pub mod plugin;
 pub mod prune;
 pub mod relay;
 pub mod search;

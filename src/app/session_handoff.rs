@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::config::Config;
 use crate::env::Env;
 use crate::model::handoff::entry::HandoffKind;
-use crate::model::handoff::handoff_doc::{self, HandoffInputs, OpenSignal, Trigger};
+use crate::model::handoff::handoff_doc::{self, AgentNotes, HandoffInputs, OpenSignal, Trigger};
 use crate::model::handoff::signal::SignalParse;
 use crate::model::outcome::Outcome;
 use crate::model::session::level::Level;
@@ -223,6 +223,18 @@ pub fn write_detailed(
     cfg: &Config,
     req: &Request<'_>,
 ) -> io::Result<Written> {
+    write_with_notes(paths, env, cfg, req, &AgentNotes::default())
+}
+
+/// [`write_detailed`] with the session agent's own decisions, next steps and notes
+/// added to forge's facts (the `handoff` tool of `forge mcp`).
+pub fn write_with_notes(
+    paths: &Paths,
+    env: &Env,
+    cfg: &Config,
+    req: &Request<'_>,
+    notes: &AgentNotes,
+) -> io::Result<Written> {
     if let Err(why) = paths.is_project(env.home.as_deref()) {
         return Err(io::Error::other(why.explain(&paths.root)));
     }
@@ -326,6 +338,7 @@ pub fn write_detailed(
         has_claude_md: paths.root.join("CLAUDE.md").is_file(),
         // Not a link planted in .forge/: the Reload section tells Claude to read it.
         has_state_json: store::safe::is_regular(&paths.state_json()),
+        notes: notes.clone(),
         task: req.task.map(str::to_owned),
     };
     let text = handoff_doc::compose(&inputs);

@@ -322,6 +322,39 @@ pub fn blocked_head<'a>(
     Ok(head)
 }
 
+/// What resolving a task's blocked Signal wrote.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// The Signal that was written (to the agent that asked).
+    pub draft: Draft,
+    /// Its path.
+    pub path: PathBuf,
+    /// The file name of the blocked Signal it supersedes.
+    pub resolves: String,
+}
+
+/// Resolves `task`'s blocked Signal (its thread's head, [`blocked_head`]) with
+/// `answer`, from `from`: writes the superseding Signal. `forge signal resolve` and
+/// the `resolve` tool of `forge mcp` both come here, so the thread rules are one.
+pub fn resolve_task(
+    paths: &Paths,
+    env: &Env,
+    task: &str,
+    from: &str,
+    answer: Option<&str>,
+    complete: bool,
+) -> anyhow::Result<Resolved> {
+    let entries = store::handoffs::list(paths);
+    let head = blocked_head(&entries, task)?;
+    let draft = Draft::resolving(head, from, answer, complete);
+    let path = write_draft(paths, &draft, env)?;
+    Ok(Resolved {
+        draft,
+        path,
+        resolves: head.file_name.clone(),
+    })
+}
+
 /// Resolves the blocked Signal in `blocked` (a file of this project's handoffs) with
 /// `answer`, from `from`: writes the superseding Signal and returns its path.
 pub fn resolve_file(

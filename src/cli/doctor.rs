@@ -64,12 +64,16 @@ pub fn model_problem(value: &str) -> Option<String> {
 /// Checks: forge wired into the settings (pointing at a binary that exists, or at
 /// `forge` found on PATH), forge's hooks wired twice with different commands (so
 /// each event runs twice), the forge binary the slash commands run, the
-/// statusLine, `.forge/` git-ignored, hook commands whose script is missing (a
-/// failure in your own settings, a warning in the shared .claude/settings.json),
+/// statusLine, forge's Claude Code plugin (installed for this project, and not
+/// wired twice with settings entries), `.forge/` git-ignored, hook commands whose
+/// script is missing (a failure in your own settings, a warning in the shared
+/// .claude/settings.json),
 /// `model:` in .claude/commands and .claude/agents (opus, sonnet, haiku, inherit or
 /// a full model id such as claude-sonnet-4-6), every agent Signal in
 /// .forge/handoffs, learned-*.md memory files free of secret-looking text,
-/// MEMORY.md size, and the config files. Exits 1 when a check fails.
+/// MEMORY.md size, the config files, every program your own config runs
+/// ([notify] command, [[on_threshold]] and [[on_session_start]] commands), and
+/// that every secret pattern compiles. Exits 1 when a check fails.
 #[derive(clap::Args, Debug)]
 #[command(
     verbatim_doc_comment,
@@ -173,13 +177,19 @@ pub fn run_checks(paths: &Paths, env: &Env) -> Vec<Check> {
         )
     };
     let trusted = paths.check().is_ok();
+    let plugins = plugins_of(&files, paths, env);
+    let plugin = plugins
+        .iter()
+        .find(|p| p.wires_hooks())
+        .or_else(|| plugins.first());
     vec![
         check_state_folders(paths),
-        check_hooks(&files, paths),
-        check_binary(&files, paths, expand, env),
+        with_plugin_hooks(check_hooks(&files, paths), plugin, &files, paths),
+        with_plugin_binary(check_binary(&files, paths, expand, env), plugin, env),
         check_twice(&files, paths),
-        check_commands(paths, env, expand),
-        check_statusline(&files, paths),
+        check_plugin(plugin, &files, paths),
+        with_plugin_commands(check_commands(paths, env, expand), plugin),
+        with_plugin_statusline(check_statusline(&files, paths), plugin),
         check_gitignore(paths),
         check_dead_hooks(&files, paths, expand),
         check_models(paths, env),
@@ -202,6 +212,249 @@ pub fn run_checks(paths: &Paths, env: &Env) -> Vec<Check> {
         },
         check_redaction(),
     ]
+}
+
+/// forge's plugins enabled for the project (see [`crate::app::plugin::detect`]).
+fn plugins_of(
+    files: &[SettingsFile],
+    paths: &Paths,
+    env: &Env,
+) -> Vec<crate::app::plugin::PluginWiring> {
+    let given: Vec<(&Path, Option<&Value>)> = files
+        .iter()
+        .map(|f| (f.path.as_path(), f.value.as_ref().ok()))
+        .collect();
+    crate::app::plugin::detect(env, &paths.root, &given)
+}
+
+/// The settings files that wire forge's hooks (directly, or through the guard the
+/// plugin uses), with the events each wires.
+fn settings_hook_files(files: &[SettingsFile]) -> Vec<(&SettingsFile, Vec<String>)> {
+    files
+        .iter()
+        .filter_map(|f| {
+            let v = f.value.as_ref().ok()?;
+            let mut events: Vec<String> = settings::command_hooks(v)
+                .iter()
+                .filter_map(|h| crate::model::setup::plugin::hook_event_of(&h.command))
+                .filter(|e| FORGE_EVENTS.contains(&e.as_str()))
+                .collect();
+            events.dedup();
+            (!events.is_empty()).then_some((f, events))
+        })
+        .collect()
+}
+
+/// The plugin's id and where it is enabled, for messages.
+fn plugin_words(p: &crate::app::plugin::PluginWiring, paths: &Paths) -> String {
+    format!(
+        "the plugin {}, enabled in {}",
+        p.id,
+        shown(&p.enabled_in, paths)
+    )
+}
+
+/// `hooks`, counting what forge's plugin wires: a project wired by the plugin alone
+/// is wired.
+fn with_plugin_hooks(
+    check: Check,
+    plugin: Option<&crate::app::plugin::PluginWiring>,
+    files: &[SettingsFile],
+    paths: &Paths,
+) -> Check {
+    let Some(p) = plugin.filter(|p| p.wires_hooks()) else {
+        return check;
+    };
+    if files.iter().any(|f| f.value.is_err()) {
+        return check; // a settings file Claude Code ignores is still a failure
+    }
+    let mut covered: Vec<String> = p.events.iter().map(|e| (*e).to_owned()).collect();
+    let mut sources = vec![plugin_words(p, paths)];
+    for (f, events) in settings_hook_files(files) {
+        covered.extend(events);
+        sources.push(shown(&f.path, paths));
+    }
+    let missing: Vec<&str> = FORGE_EVENTS
+        .iter()
+        .copied()
+        .filter(|e| !covered.iter().any(|c| c == e))
+        .collect();
+    if missing.is_empty() {
+        Check::new(
+            "hooks",
+            Status::Ok,
+            format!(
+                "forge handles all {} hook events ({})",
+                FORGE_EVENTS.len(),
+                sources.join(" and ")
+            ),
+        )
+    } else {
+        Check::new(
+            "hooks",
+            Status::Fail,
+            format!(
+                "forge does not handle {} although {} is enabled: update it (`claude plugin update {}`), or run `forge init` to add them",
+                missing.join(", "),
+                p.id,
+                p.id
+            ),
+        )
+    }
+}
+
+/// `binary`, for the plugin: its hooks and MCP server run `forge` from PATH.
+fn with_plugin_binary(
+    check: Check,
+    plugin: Option<&crate::app::plugin::PluginWiring>,
+    env: &Env,
+) -> Check {
+    let Some(p) = plugin.filter(|p| p.wires_hooks()) else {
+        return check;
+    };
+    match env.find_program("forge") {
+        None => Check::new(
+            "binary",
+            Status::Fail,
+            format!(
+                "the plugin {}'s hooks and MCP server run `forge` from PATH, but there is no forge on PATH here, so they do nothing: install forge on PATH (`cargo install --path . --locked` in forge's clone) and start Claude Code from a shell where it is found",
+                p.id
+            ),
+        ),
+        Some(found) => {
+            let line = format!(
+                "the plugin {} runs `forge` from PATH: {}",
+                p.id,
+                found.display()
+            );
+            if check.status == Status::Warn && check.details.is_empty() {
+                // "no forge commands in the settings to check": the plugin's are.
+                Check::new("binary", Status::Ok, line)
+            } else {
+                let mut check = check;
+                check.details.push(line);
+                check
+            }
+        }
+    }
+}
+
+/// `commands`, for the plugin: it carries /forge:forge-learn and /forge:forge-continue.
+fn with_plugin_commands(check: Check, plugin: Option<&crate::app::plugin::PluginWiring>) -> Check {
+    match plugin.filter(|p| p.wires_hooks() && p.install_path.is_some()) {
+        Some(p) if check.status == Status::Ok && check.summary.starts_with("no forge slash") => {
+            Check::new(
+                "commands",
+                Status::Ok,
+                format!(
+                    "the slash commands come from the plugin {}: /forge:forge-learn and /forge:forge-continue",
+                    p.id
+                ),
+            )
+        }
+        _ => check,
+    }
+}
+
+/// `statusline`, for the plugin: a plugin cannot carry the status line.
+fn with_plugin_statusline(
+    check: Check,
+    plugin: Option<&crate::app::plugin::PluginWiring>,
+) -> Check {
+    if check.status != Status::Fail || plugin.is_none_or(|p| !p.wires_hooks()) {
+        return check;
+    }
+    Check::new(
+        "statusline",
+        Status::Fail,
+        "no statusLine is set, and a plugin cannot carry one (Claude Code reads statusLine only from settings files), so context use is not shown and the automatic handoff never fires: run `forge init --plugin`",
+    )
+}
+
+/// forge's plugin: installed and on its own, enabled but not installed, or wired
+/// beside settings entries that run the same hooks (Claude Code runs a plugin's
+/// hooks and the settings' separately, even identical commands, seen with the
+/// client 2.1.330: every event twice).
+fn check_plugin(
+    plugin: Option<&crate::app::plugin::PluginWiring>,
+    files: &[SettingsFile],
+    paths: &Paths,
+) -> Check {
+    let Some(p) = plugin else {
+        return Check::new(
+            "plugin",
+            Status::Ok,
+            "forge's Claude Code plugin is not enabled for this project (the other way to wire forge: `claude plugin install forge --marketplace <forge's repository>`, then `forge init --plugin`)",
+        );
+    };
+    if p.install_path.is_none() {
+        return Check::new(
+            "plugin",
+            Status::Warn,
+            format!(
+                "{} is enabled in {} but not installed here, so it does nothing: run `claude plugin install {}` (or take it out of enabledPlugins)",
+                p.id,
+                shown(&p.enabled_in, paths),
+                p.id
+            ),
+        );
+    }
+    let twice = settings_hook_files(files);
+    if !twice.is_empty() && p.wires_hooks() {
+        let details: Vec<String> = twice
+            .iter()
+            .map(|(f, events)| format!("{}: {}", shown(&f.path, paths), events.join(", ")))
+            .collect();
+        let fixes: Vec<String> = twice
+            .iter()
+            .map(|(f, _)| init_plugin_fix(&f.path, paths))
+            .collect();
+        return Check::new(
+            "plugin",
+            Status::Warn,
+            format!(
+                "forge's hooks are wired twice: by {} and by `forge hook` entries in {}. Claude Code runs a plugin's hooks and the settings' separately, so every event runs twice. Keep the plugin: {} (takes forge's hook entries out and keeps the status line); or keep the settings: `claude plugin disable {}`",
+                plugin_words(p, paths),
+                twice
+                    .iter()
+                    .map(|(f, _)| shown(&f.path, paths))
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+                fixes.join(", "),
+                p.id
+            ),
+        )
+        .with(details);
+    }
+    if !p.wires_hooks() {
+        return Check::new(
+            "plugin",
+            Status::Warn,
+            format!(
+                "{} is installed, but its hooks.json runs no `forge hook`: update it (`claude plugin update {}`)",
+                p.id, p.id
+            ),
+        );
+    }
+    Check::new(
+        "plugin",
+        Status::Ok,
+        format!(
+            "forge's hooks, slash commands and MCP server come from {}",
+            plugin_words(p, paths)
+        ),
+    )
+}
+
+/// The `forge init --plugin` that takes forge's hook entries out of `file`.
+fn init_plugin_fix(file: &Path, paths: &Paths) -> String {
+    if file == paths.root.join(".claude/settings.local.json") {
+        "`forge init --plugin --local`".to_owned()
+    } else if file == paths.root.join(".claude/settings.json") {
+        "`forge init --plugin`".to_owned()
+    } else {
+        "`forge init --plugin --user`".to_owned()
+    }
 }
 
 /// Shell words that are not programs on PATH: builtins and keywords (a command that

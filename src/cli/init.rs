@@ -154,6 +154,7 @@ const LOCAL_SETTINGS: &str = ".claude/settings.local.json";
         "  forge init --local          # only for you: .claude/settings.local.json\n",
         "  forge init --user --commands\n",
         "  forge init --prune-dead     # also drop dead hooks from the shared file\n",
+        "  forge init --plugin         # with the forge plugin: only the status line\n",
         "  forge init --uninstall      # remove forge's entries, nothing else"
     )
 )]
@@ -185,6 +186,12 @@ pub struct InitArgs {
     /// Replace a statusLine that belongs to another tool with forge's.
     #[arg(long, conflicts_with = "uninstall")]
     pub replace_statusline: bool,
+    /// For a project that gets forge's hooks, slash commands and MCP server from
+    /// the forge plugin (`claude plugin install forge`): write only what a plugin
+    /// cannot carry, forge's statusLine, and take forge's hook entries out of the
+    /// settings file (beside the plugin's they would run every event twice).
+    #[arg(long, conflicts_with_all = ["uninstall", "commands"])]
+    pub plugin: bool,
     /// Also remove hook commands whose script is missing from the shared
     /// .claude/settings.json when the script is outside the project (by default
     /// they are only listed: the script may exist on a teammate's machine).
@@ -280,7 +287,12 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
         }
         (outcome, new_text)
     } else {
-        let outcome = settings::install(
+        let install = if args.plugin {
+            crate::model::setup::plugin::install_for_plugin
+        } else {
+            settings::install
+        };
+        let outcome = install(
             &old_value,
             &InstallOptions {
                 program: program_text,
@@ -318,12 +330,20 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
             backup: old_text.is_some(),
         });
     }
-    if wires_forge {
+    if settings_changes && args.plugin {
         let _ = writeln!(
             report,
-            "  forge hooks: `{program_text} hook <Event>` for {}",
-            settings::FORGE_EVENTS.join(", ")
+            "  forge hooks, slash commands and MCP server: from the forge plugin. A plugin cannot carry the status line, so it is set here."
         );
+    }
+    if wires_forge {
+        if !args.plugin {
+            let _ = writeln!(
+                report,
+                "  forge hooks: `{program_text} hook <Event>` for {}",
+                settings::FORGE_EVENTS.join(", ")
+            );
+        }
         if settings::statusline_command(&outcome.settings).is_some_and(settings::is_forge_command) {
             let _ = writeln!(report, "  statusLine: `{program_text} statusline`");
         }
@@ -331,6 +351,17 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
     if wires_forge || (args.commands && !args.uninstall) {
         report.push_str(&program.explain());
         report.push('\n');
+    }
+    if args.plugin {
+        plugin_notes(
+            &mut report,
+            &outcome,
+            &settings_path,
+            &paths,
+            env,
+            &program,
+            args,
+        );
     }
     describe_outcome(&mut report, &outcome, &settings_path, &paths, args);
 
@@ -605,6 +636,95 @@ fn write_backup(
     ))
 }
 
+/// What `--plugin` did and what is left to do: forge's hook entries taken out (the
+/// plugin runs them), other settings files that still run them, a plugin that is
+/// not installed yet, a forge the plugin cannot find on PATH.
+fn plugin_notes(
+    out: &mut String,
+    o: &Outcome,
+    path: &Path,
+    paths: &Paths,
+    env: &Env,
+    program: &Program,
+    args: &InitArgs,
+) {
+    let name = shown(path, paths);
+    if !o.removed_forge.is_empty() {
+        let _ = writeln!(
+            out,
+            "  {} forge's hook entries from {name} (the plugin runs them; both would run every event twice):",
+            if args.dry_run { "Would take" } else { "Took" }
+        );
+        for r in &o.removed_forge {
+            let _ = writeln!(out, "    {}: {}", r.event, r.command);
+        }
+    }
+    // The project's own files are never read through a link (a project install
+    // checked them before anything was read); the user's may be a dotfiles manager's.
+    let mut others = vec![
+        (paths.root.join(LOCAL_SETTINGS), store::safe::Follow::No),
+        (
+            paths.root.join(".claude/settings.json"),
+            store::safe::Follow::No,
+        ),
+    ];
+    others.extend(
+        env.claude_dir()
+            .map(|d| (d.join("settings.json"), store::safe::Follow::Yes)),
+    );
+    let mut values: Vec<(PathBuf, Option<Value>)> = Vec::new();
+    for (f, follow) in others {
+        let v = if f == path {
+            Some(o.settings.clone())
+        } else {
+            store::safe::read_to_string_whole(&f, 16 * 1024 * 1024, follow)
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok())
+        };
+        values.push((f, v));
+    }
+    for (f, v) in &values {
+        let still = v.as_ref().is_some_and(|v| {
+            settings::command_hooks(v)
+                .iter()
+                .any(|h| crate::model::setup::plugin::hook_event_of(&h.command).is_some())
+        });
+        if still && f != path {
+            let _ = writeln!(
+                out,
+                "  Note: {} still runs forge's hooks, so with the plugin every event runs twice: run `forge init --plugin{}` too.",
+                shown(f, paths),
+                if f == &paths.root.join(LOCAL_SETTINGS) {
+                    " --local"
+                } else if f == &paths.root.join(".claude/settings.json") {
+                    ""
+                } else {
+                    " --user"
+                }
+            );
+        }
+    }
+    let given: Vec<(&Path, Option<&Value>)> = values
+        .iter()
+        .map(|(p, v)| (p.as_path(), v.as_ref()))
+        .collect();
+    let installed = crate::app::plugin::detect(env, &paths.root, &given)
+        .iter()
+        .any(crate::app::plugin::PluginWiring::wires_hooks);
+    if !installed {
+        let _ = writeln!(
+            out,
+            "  Note: the forge plugin is not installed for this project yet: `claude plugin install forge --marketplace <forge's repository, a clone or owner/repo>` (or `/plugin install …` inside Claude Code). Until then forge records nothing here."
+        );
+    }
+    if program.on_path.is_none() {
+        let _ = writeln!(
+            out,
+            "  Warning: the plugin's hooks run `forge` from PATH, and there is none: install forge on PATH (`cargo install --path . --locked` in forge's clone)."
+        );
+    }
+}
+
 /// What the settings transform did, in words: what was removed, and what was only
 /// warned about.
 fn describe_outcome(out: &mut String, o: &Outcome, path: &Path, paths: &Paths, args: &InitArgs) {
@@ -639,18 +759,21 @@ fn describe_outcome(out: &mut String, o: &Outcome, path: &Path, paths: &Paths, a
             ),
             &o.kept_dead,
         );
-        list(
-            out,
-            format!(
-                "{remove} duplicate forge {} from {name}",
-                if o.removed_forge.len() == 1 {
-                    "entry"
-                } else {
-                    "entries"
-                }
-            ),
-            &o.removed_forge,
-        );
+        // With --plugin these are the hook entries the plugin replaces (said above).
+        if !args.plugin {
+            list(
+                out,
+                format!(
+                    "{remove} duplicate forge {} from {name}",
+                    if o.removed_forge.len() == 1 {
+                        "entry"
+                    } else {
+                        "entries"
+                    }
+                ),
+                &o.removed_forge,
+            );
+        }
     }
     for n in &o.notes {
         let _ = writeln!(out, "  Note: {n}");
@@ -726,7 +849,8 @@ fn backup_texts(file: &Path, project: Option<&Paths>) -> Vec<String> {
 }
 
 /// Every path inside the project a project install (`forge init`, `--local`,
-/// `--uninstall`, `--commands`) may read or write, with what must be there.
+/// `--uninstall`, `--commands`, `--plugin`) may read or write, with what must be
+/// there.
 fn project_paths_touched(
     args: &InitArgs,
     paths: &Paths,
@@ -741,6 +865,15 @@ fn project_paths_touched(
     ];
     if !args.uninstall {
         v.push((paths.root.join(".gitignore"), Want::File));
+    }
+    if args.plugin {
+        // --plugin reads both project settings files (which still run forge's hooks).
+        for f in [LOCAL_SETTINGS, ".claude/settings.json"] {
+            let f = paths.root.join(f);
+            if f != settings_path {
+                v.push((f, Want::File));
+            }
+        }
     }
     if args.commands {
         v.push((claude.join("commands"), Want::Dir));

@@ -13,6 +13,7 @@ pub mod ladder;
 pub mod learn;
 pub mod log;
 pub mod man;
+pub mod mcp;
 pub mod project;
 pub mod resume;
 pub mod run;
@@ -66,6 +67,7 @@ pub enum Command {
     Signal(signal::SignalArgs),
     Context(context::ContextArgs),
     Sessions(sessions::SessionsArgs),
+    Mcp(mcp::McpArgs),
     #[command(hide = true)]
     UserHook(user_hook::UserHookArgs),
     #[command(hide = true)]
@@ -101,6 +103,7 @@ pub fn run(cli: Cli, env: &Env) -> ExitCode {
         Command::Context(args) => report(context::run(&args, env)),
         Command::Log(args) => report(log::run(&args, env)),
         Command::Sessions(args) => report(sessions::run(&args, env)),
+        Command::Mcp(args) => report(mcp::run(&args, env)),
         Command::UserHook(args) => user_hook::run(&args, env),
         Command::Ladder(args) => ladder::run(&args, env),
     }

@@ -6,11 +6,10 @@ use std::process::ExitCode;
 use anyhow::bail;
 
 use super::project::project_for_writing;
-use crate::app::signal::{Draft, blocked_head, default_resolver, write_draft};
+use crate::app::signal::{Draft, default_resolver, resolve_task, write_draft};
 use crate::env::Env;
 use crate::model::handoff::signal::SignalStatus;
 use crate::model::text::sanitize::single_line_trimmed;
-use crate::store;
 
 /// Write an agent handoff with a Signal block, and print its path
 ///
@@ -186,21 +185,25 @@ fn resolve(args: &ResolveArgs, project: Option<&PathBuf>, env: &Env) -> anyhow::
         bail!("TASK must not be empty: say which task's blocked Signal you answer");
     }
     let paths = project_for_writing(project, env)?;
-    let entries = store::handoffs::list(&paths);
-    let head = blocked_head(&entries, &args.task)?;
     let from = args
         .from
         .as_deref()
         .map(single_line_trimmed)
         .filter(|f| !f.is_empty())
         .unwrap_or_else(default_resolver);
-    let draft = Draft::resolving(head, &from, args.answer.as_deref(), args.complete);
-    let path = write_draft(&paths, &draft, env)?;
+    let done = resolve_task(
+        &paths,
+        env,
+        &args.task,
+        &from,
+        args.answer.as_deref(),
+        args.complete,
+    )?;
     super::print_out(&format!(
         "Resolved {} ({}): {}\n",
-        single_line_trimmed(&draft.task),
-        head.file_name,
-        path.display()
+        single_line_trimmed(&done.draft.task),
+        done.resolves,
+        done.path.display()
     ));
     Ok(ExitCode::SUCCESS)
 }

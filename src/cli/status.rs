@@ -19,7 +19,7 @@ use crate::model::snapshot::Snapshot;
 use crate::model::text::redact::redact;
 use crate::model::text::sanitize::single_line;
 use crate::model::time::{age, iso};
-use crate::store::registry;
+use crate::store::{Paths, registry};
 
 /// Show the project's forge state: last session, flags, sessions, handoffs, Signals.
 ///
@@ -60,46 +60,78 @@ pub fn run(args: &StatusArgs, env: &Env) -> anyhow::Result<ExitCode> {
     if !set_up && !args.json {
         bail!("{}", super::project::not_set_up_message(&paths));
     }
-    let snap = load(&paths, env.now, GitSource::Live);
-    let cfg = match crate::config::load(&paths, env) {
-        Ok(l) => l.config,
-        Err(e) => {
+    if args.json {
+        super::print_json_shown(&project_json(&paths, env, set_up, |e| {
             super::print_err(&format!(
                 "forge: warning: {e} (using the built-in defaults; see `forge config validate`)\n"
             ));
-            crate::config::Config::default()
-        }
-    };
-    let stale_after = cfg.attention.stale_after();
-    let thresholds = cfg.context.thresholds();
-    let chains = crate::store::chains::list(&paths);
-    if args.json {
-        let mut v = to_json(&snap, stale_after, &thresholds);
-        if let Some(obj) = v.as_object_mut() {
-            obj.insert("set_up".into(), json!(set_up));
-            obj.insert("chains".into(), json!(chains));
-            if !set_up {
-                obj.insert(
-                    "hint".into(),
-                    json!(super::project::not_set_up_message(&paths)),
-                );
-            }
-        }
-        super::print_json_shown(&v)?;
+        }))?;
     } else {
+        let snap = load(&paths, env.now, GitSource::Live);
+        let cfg = config_or_default(&paths, env, |e| {
+            super::print_err(&format!(
+                "forge: warning: {e} (using the built-in defaults; see `forge config validate`)\n"
+            ));
+        });
         super::print_shown(&render_text(
             &snap,
-            stale_after,
-            &thresholds,
+            cfg.attention.stale_after(),
+            &cfg.context.thresholds(),
             crate::model::time::Zone::Local,
         ));
-        super::print_shown(&render_chains(&chains));
+        super::print_shown(&render_chains(&crate::store::chains::list(&paths)));
     }
     Ok(if set_up {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The project's config, or the built-in defaults when it does not load (`warn` is
+/// told why).
+fn config_or_default(
+    paths: &Paths,
+    env: &Env,
+    warn: impl FnOnce(&dyn std::fmt::Display),
+) -> crate::config::Config {
+    match crate::config::load(paths, env) {
+        Ok(l) => l.config,
+        Err(e) => {
+            warn(&e);
+            crate::config::Config::default()
+        }
+    }
+}
+
+/// What `forge status --json` prints for one project (the `status` tool of `forge
+/// mcp` answers the same): the snapshot, `set_up`, the `forge run` chains, and a
+/// hint when the project is not set up. `warn` hears about a config that does not
+/// load (the defaults are used).
+pub fn project_json(
+    paths: &Paths,
+    env: &Env,
+    set_up: bool,
+    warn: impl FnOnce(&dyn std::fmt::Display),
+) -> Value {
+    let snap = load(paths, env.now, GitSource::Live);
+    let cfg = config_or_default(paths, env, warn);
+    let mut v = to_json(
+        &snap,
+        cfg.attention.stale_after(),
+        &cfg.context.thresholds(),
+    );
+    if let Some(obj) = v.as_object_mut() {
+        obj.insert("set_up".into(), json!(set_up));
+        obj.insert("chains".into(), json!(crate::store::chains::list(paths)));
+        if !set_up {
+            obj.insert(
+                "hint".into(),
+                json!(super::project::not_set_up_message(paths)),
+            );
+        }
+    }
+    v
 }
 
 /// The fleet registry of this environment, read: its path and contents. An error

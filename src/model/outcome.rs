@@ -213,6 +213,36 @@ pub enum Outcome {
         /// Its exit status.
         exit: Option<i32>,
     },
+    /// An agent wrote an agent handoff through `forge mcp` (its `signal` or `resolve`
+    /// tool).
+    SignalWritten {
+        /// Its absolute path.
+        path: String,
+        /// The task.
+        task: String,
+        /// `complete`, `partial` or `blocked`.
+        status: String,
+        /// The agent it is for.
+        to: String,
+        /// The blocked Signal it resolves (its file name), for `resolve`.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        resolves: String,
+    },
+    /// A `forge mcp` tool (or resource read) answered without writing anything.
+    ToolAnswered {
+        /// The tool (`inbox`, `status`) or `resources/read`.
+        tool: String,
+        /// What it answered, in words.
+        summary: String,
+    },
+    /// A `forge mcp` tool call was refused: its input was not valid, or what it asked
+    /// for could not be done. Nothing was written.
+    ToolRefused {
+        /// The tool.
+        tool: String,
+        /// Why, as the agent was told.
+        why: String,
+    },
     /// The project's `.forge/config.toml` has keys that make forge act, and you have
     /// not trusted its content: they were left out (said once per content).
     ConfigIgnored {
@@ -238,8 +268,10 @@ pub enum Outcome {
 impl Outcome {
     /// Whether it reports a failure.
     pub fn is_error(&self) -> bool {
-        matches!(self, Self::Error { .. } | Self::UserHookFailed { .. })
-            || matches!(self, Self::UserHookRan { exit, .. } if *exit != Some(0))
+        matches!(
+            self,
+            Self::Error { .. } | Self::UserHookFailed { .. } | Self::ToolRefused { .. }
+        ) || matches!(self, Self::UserHookRan { exit, .. } if *exit != Some(0))
     }
 
     /// Whether it carries text from outside forge that [`Outcome::redacted`] looks at.
@@ -253,14 +285,18 @@ impl Outcome {
                 | Self::WipCommitted { .. }
                 | Self::WipSkipped { .. }
                 | Self::Alerted { .. }
+                | Self::SignalWritten { .. }
+                | Self::ToolAnswered { .. }
+                | Self::ToolRefused { .. }
                 | Self::Error { .. }
         )
     }
 
     /// The outcome with its text from outside forge (an orchestrator's reply, a user
-    /// hook's command line and error, a WIP commit's message, an error message)
-    /// redacted, as it is stored in `events.jsonl`. Outcomes that carry only forge's
-    /// own words, paths and counts are returned as they are, without a look.
+    /// hook's command line and error, a WIP commit's message, what an agent gave a
+    /// `forge mcp` tool, an error message) redacted, as it is stored in
+    /// `events.jsonl`. Outcomes that carry only forge's own words, paths and counts
+    /// are returned as they are, without a look.
     pub fn redacted(self) -> Self {
         use crate::model::text::redact::redact;
         match self {
@@ -293,6 +329,29 @@ impl Outcome {
             Self::WipSkipped { why } => Self::WipSkipped { why: redact(&why) },
             Self::Alerted { text } => Self::Alerted {
                 text: redact(&text),
+            },
+            // What an agent gave `forge mcp` (a task, an agent's name, a refused
+            // argument's name quoted in the refusal) or what a file named.
+            Self::SignalWritten {
+                path,
+                task,
+                status,
+                to,
+                resolves,
+            } => Self::SignalWritten {
+                path,
+                task: redact(&task),
+                status,
+                to: redact(&to),
+                resolves,
+            },
+            Self::ToolAnswered { tool, summary } => Self::ToolAnswered {
+                tool,
+                summary: redact(&summary),
+            },
+            Self::ToolRefused { tool, why } => Self::ToolRefused {
+                tool: redact(&tool),
+                why: redact(&why),
             },
             Self::Error { what, message } => Self::Error {
                 what,
@@ -434,6 +493,30 @@ impl Outcome {
                 if *handoffs == 1 { "" } else { "s" },
                 exit.map_or_else(|| "killed by a signal".to_owned(), |c| format!("exit {c}"))
             ),
+            Self::SignalWritten {
+                path,
+                task,
+                status,
+                to,
+                resolves,
+            } if resolves.is_empty() => {
+                format!(
+                    "wrote {} (a {status} Signal of {task} for {to})",
+                    file_name(path)
+                )
+            }
+            Self::SignalWritten {
+                path,
+                task,
+                status,
+                to,
+                resolves,
+            } => format!(
+                "resolved {task} ({resolves}): wrote {} (a {status} Signal for {to})",
+                file_name(path)
+            ),
+            Self::ToolAnswered { tool, summary } => format!("answered {tool}: {summary}"),
+            Self::ToolRefused { tool, why } => format!("refused {tool}: {why}"),
             Self::ConfigIgnored { file, keys, why } => format!(
                 "ignored {} {} of {file}: {why}; `forge trust` shows what {} and trusts the file",
                 if keys.len() == 1 {

@@ -262,6 +262,9 @@ pub struct World {
     client: PathBuf,
     debug_log: PathBuf,
     tmux: Option<Tmux>,
+    /// `PATH` for the client and forge when a test sets it (see
+    /// [`World::forge_on_path`], [`World::forge_not_on_path`]).
+    path: Option<String>,
     _dir: tempfile::TempDir,
     _serial: MutexGuard<'static, ()>,
 }
@@ -290,6 +293,15 @@ impl World {
     /// Sets up the world for test `name`, or returns `None` (after printing SKIPPED)
     /// when the client, npm or tmux is missing outside CI. On CI that panics instead.
     pub fn new(name: &str) -> Option<Self> {
+        Self::create(name, true)
+    }
+
+    /// [`Self::new`] without `forge init`: a git project that forge's plugin wires.
+    pub fn new_unwired(name: &str) -> Option<Self> {
+        Self::create(name, false)
+    }
+
+    fn create(name: &str, wired: bool) -> Option<Self> {
         let serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
         let client = match requirements() {
             Ok(c) => c,
@@ -322,11 +334,12 @@ impl World {
             root,
             client,
             tmux: None,
+            path: None,
             _dir: dir,
             _serial: serial,
         };
         world.seed_home();
-        world.init_project();
+        world.init_project(wired);
         Some(world)
     }
 
@@ -356,18 +369,20 @@ impl World {
         .unwrap();
     }
 
-    /// A git repository with one commit, wired by `forge init`, with the wiring
-    /// committed so the tree starts clean.
-    fn init_project(&self) {
+    /// A git repository with one commit, wired by `forge init` (when `wired`), with
+    /// the wiring committed so the tree starts clean.
+    fn init_project(&self, wired: bool) {
         git(&self.root, &["init", "-q", "-b", "main"]);
         self.write("README.md", "# e2e\n");
         self.write("SPEC.md", "# spec\nThe widget must be blue.\n");
-        let out = self.forge(&["init"]);
-        assert!(
-            out.status.success(),
-            "forge init: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        if wired {
+            let out = self.forge(&["init"]);
+            assert!(
+                out.status.success(),
+                "forge init: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
         git(&self.root, &["add", "-A"]);
         git(&self.root, &["commit", "-qm", "initial"]);
     }
@@ -392,7 +407,9 @@ impl World {
         vec![
             (
                 "PATH".into(),
-                std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into()),
+                self.path.clone().unwrap_or_else(|| {
+                    std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into())
+                }),
             ),
             ("HOME".into(), self.home.display().to_string()),
             (
@@ -418,6 +435,48 @@ impl World {
             ("GIT_COMMITTER_NAME".into(), "Test".into()),
             ("GIT_COMMITTER_EMAIL".into(), "test@example.com".into()),
         ]
+    }
+
+    /// `PATH` from now on: this process's `PATH` without the folders that hold a
+    /// `forge`, so the client and its hooks find none.
+    pub fn forge_not_on_path(&mut self) {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let dirs: Vec<PathBuf> = std::env::split_paths(&path)
+            .filter(|d| !d.join("forge").exists())
+            .collect();
+        self.path = Some(
+            std::env::join_paths(dirs)
+                .expect("PATH joins")
+                .to_string_lossy()
+                .into_owned(),
+        );
+    }
+
+    /// `PATH` from now on: a folder holding this build's `forge` first (as an
+    /// installed forge is found), then [`Self::forge_not_on_path`]'s.
+    pub fn forge_on_path(&mut self) {
+        let bin = self.home.parent().unwrap().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let link = bin.join("forge");
+        if !link.exists() {
+            std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_forge"), &link).unwrap();
+        }
+        self.forge_not_on_path();
+        let rest = self.path.take().unwrap_or_default();
+        self.path = Some(format!("{}:{rest}", bin.display()));
+    }
+
+    /// Runs the client with `args` (`plugin install …`) in the project, with the
+    /// test's environment; returns its output.
+    pub fn claude(&self, args: &[&str]) -> Output {
+        Command::new(&self.client)
+            .args(args)
+            .current_dir(&self.root)
+            .env_clear()
+            .envs(self.client_env())
+            .stdin(Stdio::null())
+            .output()
+            .expect("the client runs")
     }
 
     /// The pinned client's executable.
@@ -451,9 +510,16 @@ impl World {
 
     /// Runs the client in print mode (`claude -p <prompt>`); returns its output.
     pub fn print(&self, prompt: &str) -> Output {
+        self.print_with(&[], prompt)
+    }
+
+    /// [`Self::print`] with `extra` arguments before the prompt
+    /// (`--allowedTools …`).
+    pub fn print_with(&self, extra: &[&str], prompt: &str) -> Output {
         let mut child = Command::new(&self.client)
             .args(["-p", "--model", MODEL, "--debug-file"])
             .arg(&self.debug_log)
+            .args(extra)
             .arg(prompt)
             .current_dir(&self.root)
             .env_clear()
@@ -482,6 +548,20 @@ impl World {
     /// [`Self::start`]; with `in_tmux`, the client (and so forge's hooks) also gets
     /// the pane's `TMUX` and `TMUX_PANE`, as a client started by hand in tmux has.
     pub fn start_with(&mut self, extra: &[&str], in_tmux: bool) {
+        self.launch(extra, in_tmux);
+        self.wait_screen("the prompt and forge's status line", |s| {
+            s.contains('❯') && status_line(s).is_some()
+        });
+    }
+
+    /// [`Self::start`] where no status line is drawn (forge is not installed): waits
+    /// for the prompt only.
+    pub fn start_without_status_line(&mut self, extra: &[&str]) {
+        self.launch(extra, false);
+        self.wait_screen("the prompt", |s| s.contains('❯'));
+    }
+
+    fn launch(&mut self, extra: &[&str], in_tmux: bool) {
         let socket = format!(
             "forge-e2e-{}-{}",
             std::process::id(),
@@ -540,9 +620,6 @@ impl World {
             .ok()
             .and_then(|p| p.trim().parse().ok());
         self.tmux = Some(tmux);
-        self.wait_screen("the prompt and forge's status line", |s| {
-            s.contains('❯') && status_line(s).is_some()
-        });
     }
 
     fn tmux(&self) -> &Tmux {

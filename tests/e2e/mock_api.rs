@@ -346,9 +346,13 @@ fn collect_text(v: &Value, out: &mut String) {
         }
         Value::Array(a) => a.iter().for_each(|x| collect_text(x, out)),
         Value::Object(o) => {
-            // Strings only under the keys that hold text (not `type`, `role`, ids).
+            // Strings only under the keys that hold text (not `type`, `role`, ids);
+            // a ToolSearch result names the tools it loaded (`tool_reference`).
             for (k, x) in o {
-                let text_key = matches!(k.as_str(), "text" | "content" | "system" | "messages");
+                let text_key = matches!(
+                    k.as_str(),
+                    "text" | "content" | "system" | "messages" | "tool_name"
+                );
                 if text_key || x.is_array() || x.is_object() {
                     collect_text(x, out);
                 }
@@ -878,6 +882,22 @@ mod tests {
         let started = Instant::now();
         post(&api, "/v1/messages", &side);
         assert!(started.elapsed() < Duration::from_millis(300));
+    }
+
+    #[test]
+    fn a_tool_search_result_names_the_tools_it_loaded() {
+        let api = MockApi::start();
+        // ToolSearch's result names the tool it loaded.
+        api.on_tool_result("mcp__x__y", Reply::tool("mcp__x__y", json!({"a": 1})));
+        let mut body = user("x");
+        body["messages"] = json!([
+            {"role":"user","content":"go"},
+            {"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"ToolSearch","input":{}}]},
+            {"role":"user","content":[{"type":"tool_result","tool_use_id":"t1",
+              "content":[{"type":"tool_reference","tool_name":"mcp__x__y"}]},
+              {"type":"text","text":"Tool loaded."}]}
+        ]);
+        assert!(post(&api, "/v1/messages", &body).contains("\"name\":\"mcp__x__y\""));
     }
 
     #[test]

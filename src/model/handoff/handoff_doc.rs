@@ -76,6 +76,25 @@ pub struct OpenSignal {
     pub questions: Vec<String>,
 }
 
+/// What the session's agent said itself when it asked for the handoff (the `handoff`
+/// tool of `forge mcp`): what forge cannot read from a transcript alone.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgentNotes {
+    /// What was decided, and why: `(decision, why)`.
+    pub decisions: Vec<(String, String)>,
+    /// What the agent would do next, in order.
+    pub next_steps: Vec<String>,
+    /// Anything else the next session should know.
+    pub notes: Option<String>,
+}
+
+impl AgentNotes {
+    /// Whether the agent said nothing.
+    pub fn is_empty(&self) -> bool {
+        self.decisions.is_empty() && self.next_steps.is_empty() && self.notes.is_none()
+    }
+}
+
 /// Everything a handoff document is made from.
 #[derive(Debug, Clone)]
 pub struct HandoffInputs<'a> {
@@ -121,6 +140,8 @@ pub struct HandoffInputs<'a> {
     pub has_claude_md: bool,
     /// `.forge/state.json` exists.
     pub has_state_json: bool,
+    /// The agent's own decisions, next steps and notes (empty unless it wrote them).
+    pub notes: AgentNotes,
     /// The task the session was given, when the caller knows it (`forge run`'s
     /// chain task): the title and the current task, instead of the transcript's last
     /// request (in a continuation, that is the long continuation prompt).
@@ -454,6 +475,33 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     }
     let _ = writeln!(d);
 
+    // The agent's own words: decisions and notes (redacted, each on one line).
+    if !i.notes.decisions.is_empty() {
+        let _ = writeln!(d, "## Decisions (from the session)");
+        for (decision, why) in i.notes.decisions.iter().take(LIST_MAX) {
+            let why = redacted_field(why, 600);
+            if why.is_empty() {
+                let _ = writeln!(d, "- {}", redacted_field(decision, 600));
+            } else {
+                let _ = writeln!(d, "- {} — why: {why}", redacted_field(decision, 600));
+            }
+        }
+        let _ = writeln!(d);
+    }
+    if let Some(notes) = i
+        .notes
+        .notes
+        .as_deref()
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+    {
+        let _ = writeln!(d, "## Notes from the session");
+        for line in cut(&redact(notes), 4000).lines() {
+            let _ = writeln!(d, "> {}", single_line(line));
+        }
+        let _ = writeln!(d);
+    }
+
     // Files touched
     let _ = writeln!(d, "## Files touched");
     let touched: Vec<String> = i
@@ -574,6 +622,12 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     // Next steps
     let _ = writeln!(d, "## Next steps");
     let mut steps: Vec<String> = Vec::new();
+    for step in i.notes.next_steps.iter().take(LIST_MAX) {
+        let step = redacted_field(step, 600);
+        if !step.is_empty() {
+            steps.push(format!("From the session: {step}"));
+        }
+    }
     for t in todos.iter().filter(|t| t.status == TodoStatus::InProgress) {
         steps.push(format!("Finish: {}", redacted_field(&t.content, 300)));
     }
@@ -690,6 +744,7 @@ mod tests {
             }],
             has_claude_md: true,
             has_state_json: true,
+            notes: AgentNotes::default(),
             task: None,
         }
     }
@@ -760,6 +815,49 @@ mod tests {
         assert!(doc.contains("## Reload\n- CLAUDE.md\n- .forge/state.json\n- docs/SPEC.md\n"));
         assert!(doc.contains("1. Finish: Move handlers\n2. Then: Update tests\n3. Answer"));
         assert!(doc.contains("Tokens in context: 148,000 of 200,000."));
+    }
+
+    #[test]
+    fn the_agents_decisions_and_steps_come_with_forges_facts() {
+        let root = Path::new("/repo");
+        let plain = compose(&inputs(root));
+        assert!(!plain.contains("## Decisions"), "{plain}");
+        assert!(!plain.contains("From the session"), "{plain}");
+        let mut i = inputs(root);
+        i.notes = AgentNotes {
+            decisions: vec![
+                (
+                    "Pool starts in main".into(),
+                    "the router needs it\nfirst".into(),
+                ),
+                ("No retries".into(), String::new()),
+            ],
+            next_steps: vec!["Move the handlers".into()],
+            notes: Some("db at postgres://app:hunter2@db/prod\n## not a heading".into()),
+        };
+        let doc = compose(&i);
+        assert!(
+            doc.contains("## Decisions (from the session)\n- Pool starts in main — why: the router needs it first\n- No retries\n"),
+            "{doc}"
+        );
+        assert!(doc.contains("## Notes from the session\n> db at "), "{doc}");
+        assert!(!doc.contains("hunter2"), "{doc}");
+        // A line of the notes cannot start a section of its own.
+        assert!(doc.contains("> ## not a heading"), "{doc}");
+        let steps = doc.split("## Next steps\n").nth(1).unwrap();
+        assert!(
+            steps.starts_with("1. From the session: Move the handlers\n2. Finish: Move handlers"),
+            "{steps}"
+        );
+        // The forge facts are all still there.
+        for h in [
+            "## Progress",
+            "## Files touched",
+            "## Git state",
+            "## Reload",
+        ] {
+            assert!(doc.contains(h), "{h}");
+        }
     }
 
     #[test]

@@ -347,15 +347,48 @@ fn spans(i: usize, text: &str) -> Vec<(usize, usize)> {
         let Some(secret) = text.get(start..end) else {
             continue;
         };
-        let overlaps = done.iter().any(|&(a, b)| start < b && a < end);
-        if start < end && !overlaps && (rule.check)(&c, secret) {
-            match out.last_mut() {
-                Some(last) if start <= last.1 => last.1 = last.1.max(end),
-                _ => out.push((start, end)),
-            }
+        if start >= end || !(rule.check)(&c, secret) {
+            continue;
+        }
+        // A span already said [REDACTED] stays as it is (a value class that stops at
+        // `]` would otherwise leave a stray `]`); one that holds more than markers
+        // goes whole, the markers it overlaps with it: a key block cut before its end
+        // runs to the end of the text, over any [REDACTED] after it, and must not be
+        // kept for that.
+        let Some((s, e)) = beyond_markers(text, (start, end), &done) else {
+            continue;
+        };
+        match out.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
         }
     }
     out
+}
+
+/// `span` widened over the `done` markers it overlaps, when something outside them
+/// holds a letter or a digit; `None` when it is only markers and punctuation (a `]`,
+/// a quote) — nothing left to hide.
+fn beyond_markers(
+    text: &str,
+    (start, end): (usize, usize),
+    done: &[(usize, usize)],
+) -> Option<(usize, usize)> {
+    let (mut lo, mut hi) = (start, end);
+    let mut at = start;
+    let mut secret = false;
+    let holds = |from: usize, to: usize| {
+        text.get(from..to)
+            .is_some_and(|p| p.chars().any(char::is_alphanumeric))
+    };
+    for &(a, b) in done.iter().filter(|&&(a, b)| a < end && start < b) {
+        secret |= a > at && holds(at, a);
+        at = at.max(b);
+        lo = lo.min(a);
+        hi = hi.max(b);
+    }
+    secret |= at < end && holds(at, end);
+    secret.then_some((lo, hi))
 }
 
 /// `text` with every span replaced by [`REDACTED`].
@@ -466,6 +499,74 @@ pub fn redact_json(value: &mut serde_json::Value) {
             map.values_mut().for_each(redact_json);
         }
         _ => {}
+    }
+}
+
+/// [`redact_cow`] for a Markdown document that may hold fenced ```` ```json ````
+/// blocks (an agent handoff's Signal), as it is handed out whole (`forge mcp`'s
+/// resources). In JSON a string's line breaks and quotes are escapes: `\n` glues the
+/// next line's first word to an `n` (a key that starts that line no longer stands on
+/// its own), and a plain pass that takes an escaped quote's `\` breaks the JSON. So
+/// each closed block that parses is redacted as JSON ([`redact_json`]), the rest of
+/// the document (the blocks held out) in one plain pass, and the blocks are put back
+/// where they were. A block inside a span the plain pass redacted (a key block cut
+/// before its end runs to the end of the text) goes with that span.
+pub fn redact_document(text: &str) -> Cow<'_, str> {
+    // Marks a held-out block in the text the plain pass sees.
+    const MARK: char = '\u{0}';
+    if !text.contains("```json") || text.contains(MARK) {
+        return redact_cow(text);
+    }
+    let mut rest = String::with_capacity(text.len());
+    // (its mark in `rest`, what goes back there)
+    let mut blocks: Vec<(String, String)> = Vec::new();
+    let mut lines = text.split_inclusive('\n');
+    while let Some(line) = lines.next() {
+        rest.push_str(line);
+        if !line.trim_start().starts_with("```json") {
+            continue;
+        }
+        let mut body = String::new();
+        let mut close = None;
+        for l in lines.by_ref() {
+            if l.trim_start().starts_with("```") {
+                close = Some(l);
+                break;
+            }
+            body.push_str(l);
+        }
+        let parsed = close.and_then(|_| serde_json::from_str::<serde_json::Value>(&body).ok());
+        let Some(value) = parsed else {
+            rest.push_str(&body);
+            rest.extend(close);
+            continue;
+        };
+        let mut redacted = value.clone();
+        redact_json(&mut redacted);
+        let newline = if body.ends_with('\n') { "\n" } else { "" };
+        let back = if redacted == value {
+            body
+        } else {
+            let json = if body.trim_end().contains('\n') {
+                serde_json::to_string_pretty(&redacted)
+            } else {
+                serde_json::to_string(&redacted)
+            };
+            format!("{}{newline}", json.unwrap_or_default())
+        };
+        let mark = format!("{MARK}{}{MARK}{newline}", blocks.len());
+        rest.push_str(&mark);
+        rest.extend(close);
+        blocks.push((mark, back));
+    }
+    let mut out = redact_cow(&rest).into_owned();
+    for (mark, back) in &blocks {
+        out = out.replacen(mark.as_str(), back, 1);
+    }
+    if out == text {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(out)
     }
 }
 

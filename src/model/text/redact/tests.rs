@@ -1533,3 +1533,95 @@ fn both_keyword_searches_agree() {
         assert_eq!(small.0, candidates(long.as_bytes()).0, "{w}");
     }
 }
+
+/// Whether `doc` holds a Signal forge reads, and it is blocked.
+fn parsed_is_blocked(doc: &str) -> bool {
+    let parsed = crate::model::handoff::signal::parse_signal(doc);
+    parsed.signal().is_some() && parsed.is_blocked()
+}
+
+#[test]
+fn a_document_s_json_block_is_redacted_as_json() {
+    let key = "AGE-SECRET-KEY-1RA87PDGE983LGGU98TQF06VQRZR7EHTS7D298N2CN4LKSE8H26WAMZWGUY";
+    // In the block the key follows a `\n` escape: as plain text it is glued to an `n`.
+    let block = format!(
+        "{{\"blocking\":true,\"from\":\"a\",\"open_questions\":[\"x\\n{key}\"],\"status\":\"blocked\",\"task_id\":\"T-1\",\"to\":\"b\"}}"
+    );
+    assert!(redact(&block).contains(key), "plain redaction misses it");
+    let doc = format!(
+        "## FORGE AGENT HANDOFF\n### Findings\n- DB_PASS=Hq8Zt2Wm4Lp\n\n### Signal\n```json\n{block}\n```\nafter\n"
+    );
+    let out = redact_document(&doc);
+    assert!(!out.contains(key), "{out}");
+    assert!(!out.contains("Hq8Zt2Wm4Lp"), "{out}");
+    assert!(out.contains(&block.replace(key, "[REDACTED]")), "{out}");
+    assert!(out.ends_with("\n```\nafter\n"), "{out}");
+    assert!(parsed_is_blocked(&out), "{out}");
+    // A pretty block stays pretty; one that does not parse is left to the plain pass.
+    let pretty = format!("```json\n{{\n  \"q\": \"x\\n{key}\"\n}}\n```\n");
+    assert_eq!(
+        redact_document(&pretty),
+        "```json\n{\n  \"q\": \"x\\n[REDACTED]\"\n}\n```\n"
+    );
+    assert_eq!(
+        redact_document("```json\n{not json, DB_PASS=Hq8Zt2Wm4Lp\n```\n"),
+        "```json\n{not json, DB_PASS=[REDACTED]\n```\n"
+    );
+    // Nothing to redact: the text itself, borrowed.
+    let plain = "# Notes\n```json\n{\"a\": 1}\n```\n";
+    assert!(matches!(redact_document(plain), Cow::Borrowed(_)));
+}
+
+#[test]
+fn a_document_with_a_key_cut_before_its_end_and_a_signal_block() {
+    // A key block cut before its END line runs to the end of the text; the Signal
+    // block after it quotes it again, escaped. Neither survives.
+    let cut = "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nl7Ma5PrB1vX3gH6tI8lM4lL7kR9hX4nCz5Fh3MpN6tP8eC7jS7rK5mC9xM3wE2tZ";
+    let block = serde_json::json!({"open_questions": [format!("x\n{cut}")]});
+    let doc = format!("### Findings\n- {cut}\n\n### Signal\n```json\n{block}\n```\n");
+    let out = redact_document(&doc);
+    assert!(!out.contains("l7Ma5PrB1vX3gH6"), "{out}");
+    assert!(!out.contains("Proc-Type"), "{out}");
+}
+
+#[test]
+fn a_document_s_json_block_with_an_escaped_quote_stays_json() {
+    // A plain pass would take the value's escaped quote and break the JSON.
+    let key = "IKrn8iGqmneIJkuSnYZYhdI1UozzObFk";
+    let block = serde_json::json!({"open_questions": [format!("mistral_api_key = \"{key}\"")]});
+    let doc = format!("### Signal\n```json\n{block}\n```\n");
+    let out = redact_document(&doc);
+    assert!(!out.contains(key), "{out}");
+    let body = out
+        .strip_prefix("### Signal\n```json\n")
+        .and_then(|b| b.strip_suffix("\n```\n"))
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(body).unwrap();
+    assert!(
+        v["open_questions"][0].as_str().unwrap().contains(REDACTED),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_key_cut_before_its_end_goes_even_with_a_marker_after_it() {
+    // A hand-written handoff: a private key cut before its END line, and a later line
+    // already redacted. The key's span runs to the end of the text, over the marker;
+    // it used to be skipped whole for that overlap.
+    let body = "l7Ma5PrB1vX3gH6tI8lM4lL7kR9hX4nCz5Fh3MpN6tP8eC7jS7rK5mC9xM3wE2tZ";
+    let text = format!(
+        "notes\n-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n{body}\n\
+         DB_PASS=[REDACTED]\nend\n"
+    );
+    let out = redact(&text);
+    assert!(!out.contains("l7Ma5PrB1vX3gH6"), "{out}");
+    assert!(!out.contains("Proc-Type"), "{out}");
+    assert!(out.starts_with("notes\n"), "{out}");
+    // A marker inside a span is kept once, never doubled or split into brackets.
+    assert!(!out.contains("[REDACTED][REDACTED]"), "{out}");
+    assert_eq!(redact("token=[REDACTED]"), "token=[REDACTED]");
+    assert_eq!(
+        redact("\"password\": \"[REDACTED]\""),
+        "\"password\": \"[REDACTED]\""
+    );
+}
