@@ -117,9 +117,12 @@ pub fn pressure(level: Level) -> &'static str {
 
 /// The message: `[SESSION]`, `[CONTEXT PRESSURE]`, `[PANE CONTENT]` (inside tmux,
 /// quoted: see [`quoted_pane`]), `[AVAILABLE ACTIONS]`. Every value is on its own
-/// line, cleaned; the whole is redacted.
+/// line, cleaned and redacted on its own: a value that opens a key block (an agent
+/// named `-----BEGIN … KEY-----`) must not make a pass over the whole message take
+/// the sections after it for the key's body.
 pub fn message(event: NotifyEvent, f: &Facts) -> String {
-    let one = |s: &str| crate::model::text::sanitize::single_line(s).into_owned();
+    let one =
+        |s: &str| crate::model::text::redact::redact(&crate::model::text::sanitize::single_line(s));
     let mut m = String::from("[SESSION]\n");
     if let Some(a) = &f.agent {
         let _ = writeln!(m, "agent: {}", one(a));
@@ -170,8 +173,7 @@ pub fn message(event: NotifyEvent, f: &Facts) -> String {
     } else {
         m.push_str("- in the session: /compact frees context, /clear starts afresh\n");
     }
-    // The whole message once more as it leaves (the agent name, the folder).
-    crate::model::text::redact::redact(&m)
+    m
 }
 
 /// The pane's lines as the message quotes them: redacted together (a key can span
