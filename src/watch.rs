@@ -20,7 +20,7 @@ use notify_debouncer_full::{
     new_debouncer,
 };
 
-use crate::model::handoff::HandoffKind;
+use crate::model::handoff::entry::HandoffKind;
 use crate::store::{Paths, TEMP_PREFIX, TEMP_SUFFIX};
 
 /// How long the debouncer waits for a burst of events to settle.

@@ -9,9 +9,11 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{TestProject, ok_stdout};
-use forge::model::memory::project_dir_name;
-use forge::model::settings::{FORGE_EVENTS, command_hooks, is_forge_command, statusline_command};
-use forge::model::signal::{SignalStatus, parse_signal};
+use forge::model::handoff::signal::{SignalStatus, parse_signal};
+use forge::model::setup::memory::project_dir_name;
+use forge::model::setup::settings::{
+    FORGE_EVENTS, command_hooks, is_forge_command, statusline_command,
+};
 use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 use serde_json::Value;

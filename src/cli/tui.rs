@@ -92,9 +92,9 @@ pub fn run(args: &TuiArgs, env: &Env) -> anyhow::Result<ExitCode> {
         _demo_dir = Some(dir);
         (Paths::new(root), GitSource::Cache)
     } else {
-        let paths = super::status::project_paths(args.project.as_ref(), &env)?;
-        if !super::init::is_set_up(&paths, &env) {
-            bail!("{}", super::init::not_set_up_message(&paths));
+        let paths = super::project::project_paths(args.project.as_ref(), &env)?;
+        if !super::project::is_set_up(&paths, &env) {
+            bail!("{}", super::project::not_set_up_message(&paths));
         }
         (paths, GitSource::Live)
     };
@@ -163,7 +163,7 @@ fn run_all(args: &TuiArgs, env: &Env) -> anyhow::Result<ExitCode> {
 /// The dashboard of the project at `root` (a registered project's root), or why it
 /// cannot be opened: checked like `forge tui --project ROOT`.
 fn open_project(root: &Path, env: &Env) -> Result<(Model, Session), String> {
-    let shown = crate::model::text::single_line(&root.display().to_string()).into_owned();
+    let shown = crate::model::text::sanitize::single_line(&root.display().to_string()).into_owned();
     if !root.is_absolute() || !root.is_dir() {
         return Err(format!(
             "{shown} is gone (it leaves the list a week after its hooks last ran)"
@@ -171,10 +171,10 @@ fn open_project(root: &Path, env: &Env) -> Result<(Model, Session), String> {
     }
     let mut env = env.clone();
     env.now = chrono::Utc::now();
-    let paths = super::status::project_paths(Some(&root.to_path_buf()), &env)
+    let paths = super::project::project_paths(Some(&root.to_path_buf()), &env)
         .map_err(|e| format!("{e:#}"))?;
-    if !super::init::is_set_up(&paths, &env) {
-        return Err(super::init::not_set_up_message(&paths));
+    if !super::project::is_set_up(&paths, &env) {
+        return Err(super::project::not_set_up_message(&paths));
     }
     let model = tui::initial_model(&paths, &env, GitSource::Live);
     let session = Session {

@@ -29,7 +29,7 @@ const POLL: Duration = Duration::from_secs(1);
 pub type Opener<'a> = dyn Fn(&Path) -> Result<(Model, Session), String> + 'a;
 
 /// Reads the registry for the list: its contents, or why they cannot be read.
-pub fn read(file: &Path) -> Result<crate::model::fleet::Registry, String> {
+pub fn read(file: &Path) -> Result<crate::model::agents::fleet::Registry, String> {
     registry::read_for_views(file).map_err(|e| e.to_string())
 }
 

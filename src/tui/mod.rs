@@ -36,9 +36,9 @@ use ratatui::DefaultTerminal;
 
 use crate::app::snapshot::{self, GitSource};
 use crate::env::Env;
-use crate::model::HandoffEntry;
 use crate::model::dashboard::{self, Action, Effect, Event, Key, Model, Pane};
-use crate::model::state::GitCache;
+use crate::model::handoff::entry::HandoffEntry;
+use crate::model::session::state::GitCache;
 use crate::store::{self, Paths};
 use crate::ui;
 use crate::watch::{Pending, Watcher};
@@ -257,7 +257,7 @@ pub fn run_effects(model: &mut Model, s: &Session, effects: Vec<Effect>) -> Vec<
                 // A handoff an agent or a person wrote may hold what forge's own
                 // never do: redacted as it is shown, like every text that leaves.
                 let text = store::read_capped(&path, PREVIEW_CAP)
-                    .map(|b| crate::model::redact::redact(&String::from_utf8_lossy(&b)));
+                    .map(|b| crate::model::text::redact::redact(&String::from_utf8_lossy(&b)));
                 dashboard::update(model, Event::PreviewLoaded { path, text })
             }
             Effect::WritePendingResume(target) => {
@@ -267,7 +267,7 @@ pub fn run_effects(model: &mut Model, s: &Session, effects: Vec<Effect>) -> Vec<
                     &s.paths,
                     &s.env,
                     &target,
-                    crate::model::state::ResumeOrigin::Chosen,
+                    crate::model::session::state::ResumeOrigin::Chosen,
                 )
                 .map(|m| m.written)
                 .map_err(|e| e.to_string());
@@ -591,7 +591,7 @@ fn sleep_for(
 /// Re-reads what `pending` says changed and returns the model's effects.
 pub fn reload(model: &mut Model, paths: &Paths, pending: &Pending) -> Vec<Effect> {
     let now = Utc::now();
-    let keep_git = |snap: &mut crate::model::Snapshot, model: &Model| {
+    let keep_git = |snap: &mut crate::model::snapshot::Snapshot, model: &Model| {
         // Hooks and the git poller refresh the git cache; until one has, keep the
         // facts read at start, and keep facts newer than a hook wrote (a slow hook
         // may write what it saw before a checkout the poller has already seen).
@@ -601,7 +601,7 @@ pub fn reload(model: &mut Model, paths: &Paths, pending: &Pending) -> Vec<Effect
     // The folders were checked at start; one swapped for a link (or made someone
     // else's) since is not read: the dashboard shows nothing rather than its files.
     if paths.check().is_err() {
-        let empty = crate::model::Snapshot::empty(paths.root.clone(), now);
+        let empty = crate::model::snapshot::Snapshot::empty(paths.root.clone(), now);
         fx.extend(dashboard::update(model, Event::Loaded(Box::new(empty))));
         return fx;
     }
@@ -763,13 +763,13 @@ fn transcript_to_show(env: &Env, path: &Path) -> Result<PathBuf, String> {
     if !inside || !jsonl || !store::safe::is_regular(path) {
         return Err(format!(
             "not opening {}: a transcript is a .jsonl file under ~/.claude/projects/",
-            crate::model::text::single_line(&path.display().to_string())
+            crate::model::text::sanitize::single_line(&path.display().to_string())
         ));
     }
     Ok(path.to_path_buf())
 }
 
-/// The conversation of the transcript at `path` ([`crate::model::conversation`]:
+/// The conversation of the transcript at `path` ([`crate::model::session::conversation`]:
 /// cleaned and redacted), written to a new private temporary file (`0600`, removed
 /// when the handle is dropped) for the pager.
 fn conversation_file(
@@ -802,12 +802,14 @@ fn osc52_copy(text: &str) -> io::Result<String> {
 }
 
 /// The OSC 52 sequence that copies `text`, and the text it copies: the one-line
-/// sanitiser's output ([`crate::model::text::single_line`]), whoever asked. The
+/// sanitiser's output ([`crate::model::text::sanitize::single_line`]), whoever asked. The
 /// clipboard is an exit like the screen: a pasted escape sequence, control
 /// character or line break could drive a terminal or run a command, and a bidi
 /// control would make the pasted text read otherwise than it is.
 fn osc52_sequence(text: &str) -> (String, String) {
-    let clean = crate::model::text::single_line(text).trim().to_owned();
+    let clean = crate::model::text::sanitize::single_line(text)
+        .trim()
+        .to_owned();
     (format!("\x1b]52;c;{}\x07", base64(clean.as_bytes())), clean)
 }
 
@@ -870,7 +872,10 @@ mod tests {
         let hostile = "id-1\x1b]52;c;ZXZpbA==\x07\u{202e}gpj.exe\n; rm -rf ~\r\x1b[2J";
         let (sequence, copied) = osc52_sequence(hostile);
         assert_eq!(copied, "id-1gpj.exe ; rm -rf ~");
-        assert_eq!(copied, crate::model::text::single_line(hostile).trim());
+        assert_eq!(
+            copied,
+            crate::model::text::sanitize::single_line(hostile).trim()
+        );
         assert_eq!(
             sequence,
             format!("\x1b]52;c;{}\x07", base64(copied.as_bytes()))

@@ -13,7 +13,7 @@ use ratatui::widgets::{Paragraph, Widget};
 use super::{DIM, TITLE, indent, rows, text, title};
 use crate::model::activity::{Row, Tone, short_session};
 use crate::model::dashboard::{Model, Pane};
-use crate::model::text::single_line;
+use crate::model::text::sanitize::single_line;
 use crate::model::time::{Zone, age};
 
 /// Rows the whole text of the row under the cursor may take (its heading included).

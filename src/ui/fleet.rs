@@ -18,10 +18,10 @@ use super::{
     DIM, TITLE, WARN, attention_style, help_box, level_color, notice_line, push_hints, rows, short,
     text,
 };
+use crate::model::agents::fleet::FleetRow;
 use crate::model::dashboard::fleet::FleetModel;
 use crate::model::dashboard::{Mode, bindings};
-use crate::model::fleet::FleetRow;
-use crate::model::text::single_line;
+use crate::model::text::sanitize::single_line;
 use crate::model::time::age;
 
 /// The fleet list over a [`FleetModel`].
@@ -356,7 +356,7 @@ fn detail(m: &FleetModel, width: u16) -> Paragraph<'static> {
     let Some(r) = m.selected_row() else {
         return Paragraph::new("");
     };
-    let root = crate::model::fleet::tilde(&r.project.root, m.home.as_deref());
+    let root = crate::model::agents::fleet::tilde(&r.project.root, m.home.as_deref());
     let mut spans = vec![
         Span::styled("  ⏎ opens ", DIM),
         Span::raw(single_line(&root).into_owned()),

@@ -19,12 +19,12 @@ use ratatui::widgets::{Clear, Paragraph, Sparkline, Widget};
 use crate::model::dashboard::{
     self, Binding, ContextView, KindFilter, Mode, Model, Pane, bindings,
 };
-use crate::model::handoff::{HandoffEntry, HandoffKind};
-use crate::model::level::Level;
-use crate::model::signal::SignalParse;
-use crate::model::state::Attention;
-use crate::model::text::single_line;
-use crate::model::time::{age, parse_time};
+use crate::model::handoff::entry::{HandoffEntry, HandoffKind};
+use crate::model::handoff::signal::SignalParse;
+use crate::model::session::level::Level;
+use crate::model::session::state::Attention;
+use crate::model::text::sanitize::single_line;
+use crate::model::time::{age, parse_iso};
 
 /// The colour of a context level.
 pub fn level_color(level: Level) -> Color {
@@ -151,7 +151,7 @@ fn finish(area: Rect, buf: &mut Buffer, no_color: bool) {
 }
 
 fn short(id: &str) -> String {
-    crate::model::text::short_id(id)
+    crate::model::text::sanitize::short_id(id)
 }
 
 /// The header, most important first: blocked Signals come before the project and
@@ -451,7 +451,7 @@ fn session_lines(m: &Model) -> Vec<Line<'static>> {
 }
 
 /// The branch, uncommitted count and workflow a session record names.
-fn session_facts(l: &crate::model::state::LastSession) -> Line<'static> {
+fn session_facts(l: &crate::model::session::state::LastSession) -> Line<'static> {
     let mut facts = vec![Span::raw(format!(
         "⎇ {}",
         single_line(l.branch.as_deref().unwrap_or("(no branch)"))
@@ -604,7 +604,7 @@ fn render_attention(m: &Model, area: Rect, buf: &mut Buffer) {
     let height = usize::from(body.height.max(1));
     let first = selected.saturating_sub(height - 1);
     for (k, (r, s)) in rows(body).zip(list.iter().skip(first)).enumerate() {
-        let when = s.last_event_at.as_deref().and_then(parse_time);
+        let when = s.last_event_at.as_deref().and_then(parse_iso);
         let word = match s.attention {
             Some(Attention::WaitingPermission) => "permission",
             Some(Attention::WaitingInput) => "input",
@@ -910,7 +910,7 @@ fn thread_lines(m: &Model, h: &HandoffEntry) -> Vec<Line<'static>> {
     let Some(task) = h.task().filter(|_| h.kind == HandoffKind::Agent) else {
         return Vec::new();
     };
-    let thread = crate::model::handoff::thread_of(&m.snapshot.handoffs, task);
+    let thread = crate::model::handoff::entry::thread_of(&m.snapshot.handoffs, task);
     if thread.len() < 2 {
         return Vec::new();
     }
@@ -952,7 +952,7 @@ fn thread_lines(m: &Model, h: &HandoffEntry) -> Vec<Line<'static>> {
 /// The `forge run` chain of a relay handoff: its task and sessions in order, each
 /// with how it ended and its handoff (the one shown marked `▸`).
 fn chain_lines(m: &Model, h: &HandoffEntry) -> Vec<Line<'static>> {
-    use crate::model::relay::SessionEnd;
+    use crate::model::agents::relay::SessionEnd;
     let Some((chain, _)) = m.snapshot.chain_of(&h.path) else {
         return Vec::new();
     };

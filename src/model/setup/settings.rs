@@ -147,7 +147,7 @@ pub fn handler_words(handler: &Value) -> Option<Vec<String>> {
         return None;
     }
     let command = obj.get("command")?.as_str()?;
-    // Exec form (reference §3.2): with `args`, there is no shell; `command` is the
+    // Exec form (docs/client-reference.md §4.2): with `args`, there is no shell; `command` is the
     // program itself (spaces and all) and each arg is one word.
     if let Some(args) = obj.get("args").and_then(Value::as_array) {
         let mut words = vec![command.to_owned()];
