@@ -14,9 +14,8 @@ use std::path::Path;
 use anyhow::Context;
 use chrono::{DateTime, Utc};
 use crossterm::event::{self as ct, KeyEventKind};
-use notify_debouncer_full::DebounceEventResult;
 
-use super::{App, Flow, LoopEvent, Screen, Session, key_of, suspend_self};
+use super::{App, Flow, LoopEvent, Screen, Session, forward, key_of, suspend_self};
 use crate::model::dashboard::fleet::{FleetEffect, FleetEvent, FleetModel, update};
 use crate::model::dashboard::{Model, action_for};
 use crate::store::registry;
@@ -78,13 +77,8 @@ impl<'a> FleetApp<'a> {
             .parent()
             .context("the fleet registry has no folder")?
             .to_path_buf();
-        let fs_tx = std::sync::Mutex::new(tx.clone());
-        let watcher = Watcher::folder(&dir, move |res: DebounceEventResult| {
-            if let Ok(tx) = fs_tx.lock() {
-                let _ = tx.send(LoopEvent::Registry(res));
-            }
-        })
-        .with_context(|| format!("watching {}", dir.display()))?;
+        let watcher = Watcher::folder(&dir, forward(tx, LoopEvent::Registry))
+            .with_context(|| format!("watching {}", dir.display()))?;
         Ok(Self {
             model,
             no_color,

@@ -81,6 +81,20 @@ pub enum LoopEvent {
     BodyHits(String, std::collections::HashSet<PathBuf>),
 }
 
+/// A debouncer handler that hands each batch to the loop as `wrap(batch)` (a project's
+/// `.forge/` news, or the fleet registry's).
+fn forward(
+    tx: &Sender<LoopEvent>,
+    wrap: fn(DebounceEventResult) -> LoopEvent,
+) -> impl notify_debouncer_full::DebounceEventHandler {
+    let tx = std::sync::Mutex::new(tx.clone());
+    move |res: DebounceEventResult| {
+        if let Ok(tx) = tx.lock() {
+            let _ = tx.send(wrap(res));
+        }
+    }
+}
+
 /// The signals that end the dashboard.
 const END_SIGNALS: [i32; 4] = [
     signal_hook::consts::SIGTERM,

@@ -16,11 +16,11 @@ use std::sync::mpsc::Sender;
 use anyhow::Context;
 use chrono::{DateTime, Utc};
 use crossterm::event::{self as ct, KeyEventKind, MouseButton, MouseEventKind};
-use notify_debouncer_full::DebounceEventResult;
 
 use super::{
-    App, Flow, LoopEvent, Screen, Session, conversation_file, git_poll, key_of, osc52_copy, reload,
-    run_effects, suspend_for_editor, suspend_self, trace_draw, transcript_to_show,
+    App, Flow, LoopEvent, Screen, Session, conversation_file, forward, git_poll, key_of,
+    osc52_copy, reload, run_effects, suspend_for_editor, suspend_self, trace_draw,
+    transcript_to_show,
 };
 use crate::model::dashboard::{self, Action, Effect, Event, Model, Pane};
 use crate::ui::{self, FrameLayout};
@@ -71,13 +71,8 @@ impl<'s> ProjectApp<'s> {
         session: &'s Session,
         tx: &Sender<LoopEvent>,
     ) -> anyhow::Result<Self> {
-        let fs_tx = std::sync::Mutex::new(tx.clone());
-        let watcher = Watcher::start(&session.paths, move |res: DebounceEventResult| {
-            if let Ok(tx) = fs_tx.lock() {
-                let _ = tx.send(LoopEvent::Fs(res));
-            }
-        })
-        .with_context(|| format!("watching {}", session.paths.root.display()))?;
+        let watcher = Watcher::start(&session.paths, forward(tx, LoopEvent::Fs))
+            .with_context(|| format!("watching {}", session.paths.root.display()))?;
         let git_tx = tx.clone();
         let git_poll = session
             .poll_git

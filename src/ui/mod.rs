@@ -774,13 +774,18 @@ fn render_inbox(m: &Model, area: Rect, buf: &mut Buffer) {
             line = text::highlight(line, &n, MATCH);
         }
         if selected {
-            line = line.style(if focused {
-                Style::new().add_modifier(Modifier::REVERSED)
-            } else {
-                Style::new().add_modifier(Modifier::BOLD)
-            });
+            line = line.style(cursor_style(focused));
         }
         Paragraph::new(line).render(r, buf);
+    }
+}
+
+/// The row under a list's cursor: reversed in the focused pane, bold in the others.
+fn cursor_style(focused: bool) -> Style {
+    if focused {
+        Style::new().add_modifier(Modifier::REVERSED)
+    } else {
+        Style::new().add_modifier(Modifier::BOLD)
     }
 }
 
@@ -811,7 +816,7 @@ impl FrameLayout {
         let preview = plan
             .preview
             .filter(|_| !m.activity || m.seek_match)
-            .map(|r| preview_parts(m, preview_body(r).width));
+            .map(|r| preview_parts(m, pane_body(r).width));
         Self {
             area,
             plan,
@@ -857,7 +862,7 @@ impl FrameLayout {
             let rows = plan.list_area().map_or(1, |r| activity::list_height(m, r));
             return (rows, plan.preview_rows(), 0);
         }
-        let Some(body) = plan.preview.map(preview_body) else {
+        let Some(body) = plan.preview.map(pane_body) else {
             return (plan.inbox_rows(), plan.preview_rows(), 0);
         };
         let lines = self.preview_lines(m, body.width);
@@ -870,7 +875,7 @@ impl FrameLayout {
     /// text first appears (for [`Model::seek_match`]).
     pub fn first_match(&self, m: &Model) -> Option<usize> {
         let needle = m.filter.needle()?;
-        let body = self.plan.preview.map(preview_body)?;
+        let body = self.plan.preview.map(pane_body)?;
         let lines = self.preview_lines(m, body.width);
         lines
             .1
@@ -917,8 +922,8 @@ pub fn first_match(m: &Model, area: Rect) -> Option<usize> {
     FrameLayout::of(m, area).first_match(m)
 }
 
-/// The preview pane without its title row and margin.
-fn preview_body(area: Rect) -> Rect {
+/// A pane without its title row and margin (the preview's text, the activity list).
+fn pane_body(area: Rect) -> Rect {
     indent(
         Rect {
             y: area.y + area.height.min(1),
