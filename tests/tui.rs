@@ -1018,14 +1018,17 @@ fn the_fleet_list_sleeps_until_a_registration_arrives_in_a_real_terminal() {
         .unwrap();
 
     // Idle: the loop sleeps on its channel (no polling) until the 30 s tick, and
-    // the whole process uses next to no CPU.
+    // the whole process uses next to no CPU. (The bound leaves room for a debug
+    // build on a busy machine, where the input and debouncer threads' short
+    // wake-ups can be charged a tick or two; a loop that polled would use hundreds.
+    // scripts/bench-tui.sh measures the release build.)
     std::thread::sleep(Duration::from_millis(500));
     let (cpu0, woke0) = cpu_and_wakeups(pid);
     std::thread::sleep(Duration::from_secs(5));
     let (cpu1, woke1) = cpu_and_wakeups(pid);
     assert_eq!(woke1 - woke0, 0, "the loop woke up while nothing happened");
     assert!(
-        cpu1 - cpu0 <= 1,
+        cpu1 - cpu0 <= 5,
         "{} clock ticks of CPU in 5 s idle",
         cpu1 - cpu0
     );
