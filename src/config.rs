@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::env::Env;
-use crate::model::level::Thresholds;
 use crate::model::outcome::Outcome;
-use crate::model::trust::Trust;
+use crate::model::session::level::Thresholds;
+use crate::model::setup::trust::Trust;
 use crate::store::Paths;
 
 /// Context levels and the handoff threshold, in percent.
@@ -141,7 +141,7 @@ pub struct HooksConfig {
     pub compaction_reread: bool,
     /// When Stop warns the person about uncommitted changes: `grew` (past the count
     /// the session started with, or last warned about), `changed` (whenever the count
-    /// changed) or `off` ([`crate::model::dirty`]). It only changes what forge shows.
+    /// changed) or `off` ([`crate::model::session::dirty`]). It only changes what forge shows.
     pub dirty_warning: String,
 }
 
@@ -170,7 +170,7 @@ impl Default for LearnConfig {
     fn default() -> Self {
         Self {
             nudge: true,
-            memory_max_lines: crate::model::memory::MEMORY_MAX_LINES,
+            memory_max_lines: crate::model::setup::memory::MEMORY_MAX_LINES,
         }
     }
 }
@@ -295,8 +295,8 @@ impl Default for LadderConfig {
 
 impl LadderConfig {
     /// The actions at `level`.
-    pub fn at(&self, level: crate::model::Level) -> &[String] {
-        use crate::model::Level;
+    pub fn at(&self, level: crate::model::session::level::Level) -> &[String] {
+        use crate::model::session::level::Level;
         match level {
             Level::L0 => &[],
             Level::L1 => &self.l1,
@@ -312,7 +312,7 @@ impl LadderConfig {
 pub struct RelayConfig {
     /// The context % at which the session is ended and the task carried on. The
     /// default, 75, comes before Claude Code's own compaction on every window (at
-    /// about 83.5 % of a 200k window and 96.7 % of a 1M one, reference §6.1), with
+    /// about 83.5 % of a 200k window and 96.7 % of a 1M one, docs/client-reference.md §7.1), with
     /// room for a turn of tool output: a higher one never relays a 200k session.
     pub threshold: f64,
     /// The most continuations a chain starts.
@@ -795,7 +795,7 @@ impl Loaded {
             project.join(".forge/config.toml").display(),
             self.trust.why_ignored(),
             keys.join(", "),
-            crate::model::settings::shell_quote(&project.to_string_lossy())
+            crate::model::setup::settings::shell_quote(&project.to_string_lossy())
         ))
     }
 }
@@ -831,7 +831,7 @@ fn parse_file(
         message,
     };
     let table: toml::Table =
-        toml::from_str(&text).map_err(|e| invalid(one_line(&e.to_string())))?;
+        toml::from_str(&text).map_err(|e| invalid(join_lines(&e.to_string())))?;
     // Check this file alone, so the error names this file: every unknown key at
     // once, then the first wrong type.
     let problems = unknown_keys(&table);
@@ -1066,7 +1066,7 @@ fn split_agents(table: &toml::Table) -> (toml::Table, BTreeMap<String, toml::Tab
 /// `invalid type: string "high", expected f64 in `context.warn`` becomes
 /// `` `context.warn` must be a number, found "high"``.
 fn humanize_de_error(message: &str) -> String {
-    let msg = one_line(message);
+    let msg = join_lines(message);
     let body = msg
         .strip_prefix("invalid type: ")
         .or_else(|| msg.strip_prefix("invalid value: "))
@@ -1126,7 +1126,9 @@ fn humanize_de_error(message: &str) -> String {
     msg
 }
 
-fn one_line(s: &str) -> String {
+/// A multi-line message (a TOML parse error) as one line: its non-empty lines,
+/// trimmed, joined by spaces. It is not sanitised: what prints it cleans it.
+fn join_lines(s: &str) -> String {
     s.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
@@ -1320,7 +1322,7 @@ fn load_with(
                     judge_trust(
                         paths,
                         env,
-                        &crate::model::trust::content_hash(text.as_bytes()),
+                        &crate::model::setup::trust::content_hash(text.as_bytes()),
                         trust_as,
                     )
                 };
@@ -1611,7 +1613,7 @@ fn validate(c: &Config) -> Result<(), Invalid> {
     )?;
     let key = "hooks.dirty_warning";
     require(
-        crate::model::dirty::MODES.contains(&c.hooks.dirty_warning.as_str()),
+        crate::model::session::dirty::MODES.contains(&c.hooks.dirty_warning.as_str()),
         key,
         key,
         "\"grew\", \"changed\" or \"off\"",
@@ -1898,7 +1900,7 @@ mod tests {
         let text = include_str!("../assets/examples/config.toml");
         let marked = text.lines().filter(|l| l.contains("# acts")).count();
         assert_eq!(l.ignored.len(), marked, "{:?}", l.ignored);
-        let sha = crate::model::trust::content_hash(text.as_bytes());
+        let sha = crate::model::setup::trust::content_hash(text.as_bytes());
         assert!(load_trusting(&p, &env, &sha).unwrap().ignored.is_empty());
         trust_file(&p, &env);
         let reviewer = load_as(&p, &env, "reviewer").unwrap().config;
@@ -2005,11 +2007,11 @@ mod tests {
         let root = crate::store::registry::root_key(&p.root).unwrap();
         crate::store::trust::write(
             env,
-            &crate::model::trust::Record {
-                version: crate::model::trust::VERSION,
+            &crate::model::setup::trust::Record {
+                version: crate::model::setup::trust::VERSION,
                 project: root,
                 config: p.config().display().to_string(),
-                sha256: crate::model::trust::content_hash(&text),
+                sha256: crate::model::setup::trust::content_hash(&text),
                 trusted_at: "2026-11-26T10:00:00Z".into(),
             },
         )
@@ -2099,7 +2101,7 @@ mod tests {
         std::fs::write(p.config(), text).unwrap();
         let l = load(&p, &env).unwrap();
         assert_eq!(l.ignored.len(), 2);
-        let sha = crate::model::trust::content_hash(text.as_bytes());
+        let sha = crate::model::setup::trust::content_hash(text.as_bytes());
         let e = load_trusting(&p, &env, &sha).unwrap_err().to_string();
         assert!(e.contains("`ladder.L1` must be a list"), "{e}");
         // Unknown keys and the keys that run commands stay errors, trusted or not.

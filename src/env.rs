@@ -59,7 +59,7 @@ pub struct Env {
     /// `$CLAUDE_CODE_ENTRYPOINT`: `cli` for an interactive session, `sdk-cli` for
     /// `claude -p` (seen with 2.1.330).
     pub claude_entrypoint: Option<String>,
-    /// The variables that move Claude Code's own compaction point (reference §6.1):
+    /// The variables that move Claude Code's own compaction point (docs/client-reference.md §7.1):
     /// `DISABLE_AUTO_COMPACT`, `DISABLE_COMPACT`, `CLAUDE_CODE_AUTO_COMPACT_WINDOW`,
     /// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`, as set.
     pub compaction_vars: Vec<(String, String)>,

@@ -42,7 +42,7 @@ use std::time::{Duration, Instant};
 
 use git2::{DiffOptions, ErrorCode, Repository};
 
-use crate::model::state::GitCache;
+use crate::model::session::state::GitCache;
 use crate::store::{Paths, files};
 
 pub mod guard;
@@ -1076,7 +1076,7 @@ pub fn finish_refresh_checked(
 /// The cache record of `facts` computed at `now`.
 pub fn cache_of(facts: GitFacts, now: DateTime<Utc>) -> GitCache {
     GitCache {
-        updated_at: files::iso(now),
+        updated_at: crate::model::time::iso(now),
         branch: Some(facts.branch),
         uncommitted_changes: facts.uncommitted,
         changed_files: facts.changed,
@@ -1095,11 +1095,11 @@ pub fn save_cache(
     if !paths.logs().is_dir() {
         return false;
     }
-    let now = files::parse_iso(&cache.updated_at);
+    let now = crate::model::time::parse_iso(&cache.updated_at);
     let fresh_enough = files::read_git_cache(paths).is_some_and(|old| {
         old.same_facts(cache)
             && rewrite_after.is_none_or(|max| {
-                files::parse_iso(&old.updated_at)
+                crate::model::time::parse_iso(&old.updated_at)
                     .zip(now)
                     .is_some_and(|(t, now)| now - t < max)
             })

@@ -5,7 +5,7 @@
 //! - [`app`]: composition above the store: the `Snapshot`, session handoffs.
 //! - [`env`]: the process environment, injected so tests never touch the real `~/.claude`.
 //! - [`store`]: paths, atomic writes, capped logs, typed state-file readers/writers.
-//! - [`model`]: pure types: Signals, handoff listing, the `Snapshot`, levels, transcripts.
+//! - [`model`]: pure types and decisions, in wings (setup, text, session, handoff, agents).
 //! - [`git`]: git facts through `git2` (branch, uncommitted count, changed names).
 //! - [`config`]: layered TOML configuration.
 //! - [`hooks`]: `forge hook`: wire types → domain events → state-file effects.
@@ -31,3 +31,11 @@ pub mod store;
 pub mod tui;
 pub mod ui;
 pub mod watch;
+
+// The rooms' rules (what each may name and call) and no import circle, as a test.
+#[cfg(test)]
+mod layers;
+
+// Every citation of docs/… in comments, the README and the docs resolves, as a test.
+#[cfg(test)]
+mod citations;

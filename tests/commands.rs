@@ -9,12 +9,12 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{TestProject, ok_stdout};
-use forge::model::memory::project_dir_name;
-use forge::model::settings::{
+use forge::model::handoff::signal::{SignalStatus, parse_signal};
+use forge::model::setup::memory::project_dir_name;
+use forge::model::setup::settings::{
     FORGE_EVENTS, command_hooks, guarded_hook, guarded_statusline, hook_entry, is_forge_command,
     statusline_command,
 };
-use forge::model::signal::{SignalStatus, parse_signal};
 use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 use serde_json::Value;
@@ -201,7 +201,7 @@ fn init_keeps_foreign_removes_dead_backs_up_and_is_idempotent() {
     }
     assert_eq!(
         s["statusLine"],
-        forge::model::settings::forge_statusline(&exe.display().to_string())
+        forge::model::setup::settings::forge_statusline(&exe.display().to_string())
     );
     let baks = backups(&p);
     assert_eq!(baks.len(), 1, "{baks:?}");
@@ -925,7 +925,7 @@ fn init_wraps_another_status_line_on_request_and_uninstall_gives_it_back() {
     let status = statusline_command(&settings(&p)).unwrap().to_owned();
     assert_eq!(
         status,
-        forge::model::settings::guarded_wrapped_statusline("forge", &theirs)
+        forge::model::setup::settings::guarded_wrapped_statusline("forge", &theirs)
     );
     assert_eq!(settings(&p)["statusLine"]["refreshInterval"], 5);
     let out = ok_stdout(p.forge().arg("doctor"));

@@ -2,9 +2,10 @@
 //! talking to a mock of the Messages API on 127.0.0.1, with forge wired by
 //! `forge init` in a temporary git project and a temporary `HOME`.
 //!
-//! Each test is one scenario of issue 8 §1. They run one at a time (a lock in the
-//! harness). Without tmux, npm or the client they print `SKIPPED …` and pass, except
-//! on CI (`CI` set), where that is a failure. Run them alone with
+//! Each test is one scenario of the README's *Tested against the real client* (what
+//! each shows about the client: docs/client-reference.md §9). They run one at a time
+//! (a lock in the harness). Without tmux, npm or the client they print `SKIPPED …`
+//! and pass, except on CI (`CI` set), where that is a failure. Run them alone with
 //! `cargo test --test e2e`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -1740,7 +1741,7 @@ fn record_print(w: &World, prompt: &str, extra: &[&str], cut: impl Fn(&str) -> b
 /// text and tool calls, and for the ways a session can end mid-reply. Run it with
 /// `FORGE_RECORD_FIXTURES=1 cargo test --test e2e record_stream_json_fixtures --
 /// --ignored` after changing the pinned client; the stream reader's unit tests
-/// (`model::relay`) and the handoff's (`model::transcript`) read these files.
+/// (`model::agents::relay`) and the handoff's (`model::session::transcript`) read these files.
 #[test]
 #[ignore = "records fixtures: FORGE_RECORD_FIXTURES=1"]
 fn record_stream_json_fixtures() {
@@ -2134,7 +2135,7 @@ fn an_agent_blocks_through_the_plugins_tool_and_the_next_session_resolves_it() {
     let files = agent_handoffs(&w);
     assert_eq!(files.len(), 1, "{files:?}");
     let text = w.forge_text(&format!("handoffs/{}", files[0]));
-    let parsed = forge::model::signal::parse_signal(&text);
+    let parsed = forge::model::handoff::signal::parse_signal(&text);
     let s = parsed
         .signal()
         .unwrap_or_else(|| panic!("{parsed:?}\n{text}"));
@@ -2373,9 +2374,9 @@ fn a_clone_of_a_wired_project_without_forge_says_one_line_and_no_hook_fails() {
 // ----- the status line follows forge's files while the session idles --------------------------
 
 /// Claude Code re-runs the status line only on its own events, unless
-/// `statusLine.refreshInterval` is set (reference §4.2); `forge init` sets it, so a
-/// Signal resolved in another terminal leaves the line within that interval while
-/// the session sits idle.
+/// `statusLine.refreshInterval` is set (docs/client-reference.md §5.3); `forge init`
+/// sets it, so a Signal resolved in another terminal leaves the line within that
+/// interval while the session sits idle.
 #[test]
 fn a_resolved_signal_leaves_the_idle_status_line_within_the_refresh_interval() {
     let Some(mut w) =

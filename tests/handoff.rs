@@ -419,7 +419,7 @@ fn front_matter_is_yaml_that_other_tools_read() {
         "{doc}"
     );
     // forge's own reader gets the text back.
-    let (fm, _) = forge::model::handoff::split_front_matter(&doc);
+    let (fm, _) = forge::model::handoff::entry::split_front_matter(&doc);
     assert_eq!(fm["forge_phase"], "build: phase 2");
     assert_eq!(fm["forge_task"], "T-9: fix pool # urgent");
     // And so does a real YAML parser, when this machine has one.

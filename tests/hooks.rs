@@ -558,7 +558,7 @@ fn the_learn_flag_is_set_by_what_the_session_changed_not_by_another_terminal() {
 
 #[test]
 fn without_a_status_line_reading_the_context_comes_from_the_transcript() {
-    // Print mode (`claude -p`) never runs the status line (reference §11.1 #11).
+    // Print mode (`claude -p`) never runs the status line (docs/client-reference.md §9.1 #11).
     let p = TestProject::new();
     write_transcript(&p, &[tool_call("Read", json!({"file_path": "/x"}))]);
     hook(&p, "Stop", p.payload("hooks/Stop.json"));
@@ -946,7 +946,7 @@ fn attention_states_follow_notifications() {
     assert_eq!(bridge()["last_event"], "PermissionRequest");
     assert_eq!(bridge()["attention_message"], "permission to use Bash");
     // The client's permission_prompt notification comes seconds later and names no
-    // tool (reference §11.1 #4): the PermissionRequest's message stays.
+    // tool (docs/client-reference.md §9.1 #4): the PermissionRequest's message stays.
     let later = with(
         &p.payload("hooks/Notification-idle.json"),
         json!({"notification_type":"permission_prompt","message":"Claude needs your permission"}),

@@ -8,7 +8,7 @@
 mod common;
 
 use common::{TestProject, git};
-use forge::model::memory::project_dir_name;
+use forge::model::setup::memory::project_dir_name;
 use serde_json::Value;
 
 /// Everything a terminal could act on, packed into one value: a screen clear, an

@@ -283,7 +283,7 @@ fn a_signal_written_by_a_tool_is_forges_own_and_resolve_ends_it() {
     assert!(id.starts_with("agent-T-12-"), "{id}");
     let written = std::fs::read_to_string(&path).unwrap();
     // Exactly what forge's parser reads: a valid, blocked Signal with the questions.
-    let parsed = forge::model::signal::parse_signal(&written);
+    let parsed = forge::model::handoff::signal::parse_signal(&written);
     let signal = parsed
         .signal()
         .unwrap_or_else(|| panic!("{parsed:?}\n{written}"));

@@ -12,7 +12,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{TestProject, ok_stdout};
-use forge::model::settings::{forge_statusline, guarded_statusline};
+use forge::model::setup::settings::{forge_statusline, guarded_statusline};
 use serde_json::{Value, json};
 
 fn copy_dir(from: &Path, to: &Path) {

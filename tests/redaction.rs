@@ -257,7 +257,7 @@ fn assert_no_leak(path: &str, out: &str, entries: &[Entry], shown: bool) {
 
 #[test]
 fn every_family_is_found_by_its_own_rule_in_context() {
-    use forge::model::redact::{REDACTED, RULES, first_secret, redact, rule_finds};
+    use forge::model::text::redact::{REDACTED, RULES, first_secret, redact, rule_finds};
     let (secrets, ordinary) = corpus();
     let mut bad = Vec::new();
     for e in &secrets {
@@ -336,9 +336,11 @@ fn the_shapes_that_leaked_everywhere_are_in_the_corpus() {
 /// process test below writes real ones).
 #[test]
 fn handoff_documents_carry_no_secret_of_the_corpus() {
-    use forge::model::handoff_doc::{AgentNotes, HandoffInputs, OpenSignal, Trigger, compose};
-    use forge::model::state::WorkflowState;
-    use forge::model::transcript::{Todo, TodoStatus, TranscriptFacts};
+    use forge::model::handoff::handoff_doc::{
+        AgentNotes, HandoffInputs, OpenSignal, Trigger, compose,
+    };
+    use forge::model::session::state::WorkflowState;
+    use forge::model::session::transcript::{Todo, TodoStatus, TranscriptFacts};
     let (secrets, ordinary) = corpus();
     let root = std::path::Path::new("/src/acme");
     let doc = |e: &Entry| {
@@ -535,7 +537,7 @@ fn forge_mcp_carries_no_secret_of_the_corpus() {
 /// agent's name.
 #[test]
 fn wake_messages_carry_no_secret_of_the_corpus() {
-    use forge::model::notify::{Facts, NotifyEvent, message};
+    use forge::model::agents::notify::{Facts, NotifyEvent, message};
     let (secrets, ordinary) = corpus();
     for e in secrets.iter().chain(&ordinary) {
         let m = message(
@@ -571,7 +573,7 @@ fn wake_messages_carry_no_secret_of_the_corpus() {
 /// in UTF-8 and in UTF-16; ordinary text passes.
 #[test]
 fn the_wip_scan_finds_every_entry() {
-    use forge::model::scan::{Verdict, scan_bytes};
+    use forge::model::text::scan::{Verdict, scan_bytes};
     let (secrets, ordinary) = corpus();
     let mut bad = Vec::new();
     for e in &secrets {
@@ -599,7 +601,7 @@ fn the_wip_scan_finds_every_entry() {
 /// the dashboard).
 #[test]
 fn chain_files_hold_the_task_redacted() {
-    use forge::model::relay::Chain;
+    use forge::model::agents::relay::Chain;
     let (secrets, ordinary) = corpus();
     let p = project();
     let paths = forge::store::Paths::new(&p.root);

@@ -25,7 +25,7 @@ pub fn refresh_blocked(paths: &Paths, env: &Env) -> io::Result<()> {
     };
     let blocked = handoffs::count_blocked(paths, std::time::SystemTime::from(env.now));
     let blocked = u32::try_from(blocked).unwrap_or(u32::MAX);
-    let differs = |reg: &crate::model::fleet::Registry| {
+    let differs = |reg: &crate::model::agents::fleet::Registry| {
         reg.entry(&root).is_some_and(|e| e.blocked != blocked)
     };
     if !differs(&registry::read(&file)?) {
@@ -74,7 +74,8 @@ pub fn switch_to_pane(env: &Env, pane: &str, socket: Option<&str>) -> Result<Str
         }
         let out = child.wait_with_output().map_err(|e| e.to_string())?;
         let text = |b: &[u8]| {
-            crate::model::text::single_line(String::from_utf8_lossy(b).trim()).into_owned()
+            crate::model::text::sanitize::single_line(String::from_utf8_lossy(b).trim())
+                .into_owned()
         };
         if out.status.success() {
             Ok(text(&out.stdout))
@@ -97,7 +98,7 @@ pub fn switch_to_pane(env: &Env, pane: &str, socket: Option<&str>) -> Result<Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::fleet::ProjectEntry;
+    use crate::model::agents::fleet::ProjectEntry;
 
     #[test]
     fn a_written_signal_updates_a_registered_projects_blocked_count_only() {

@@ -6,10 +6,10 @@ use std::path::Path;
 
 use crate::config::Config;
 use crate::env::Env;
-use crate::model::Level;
-use crate::model::handoff_doc::Trigger;
-use crate::model::ladder::{alert_text, is_protected, looks_like_secret_file, wip_message};
+use crate::model::agents::ladder::{alert_text, is_protected, looks_like_secret_file, wip_message};
+use crate::model::handoff::handoff_doc::Trigger;
 use crate::model::outcome::Outcome;
+use crate::model::session::level::Level;
 use crate::store::{self, Paths, files};
 
 /// Carries out `level`'s actions for `session_id` at `pct`; returns what happened.
@@ -133,10 +133,10 @@ enum FileScan {
 }
 
 /// Scans what committing `path` would put in git: every byte of a regular file
-/// (streamed in pieces, UTF-16 decoded, see [`crate::model::scan`]), or a link's
+/// (streamed in pieces, UTF-16 decoded, see [`crate::model::text::scan`]), or a link's
 /// target (git stores the link, not what it points at).
 fn scan_worktree_file(full: &Path) -> FileScan {
-    use crate::model::scan::{StreamScan, Verdict};
+    use crate::model::text::scan::{StreamScan, Verdict};
     use std::io::Read;
     let Ok(meta) = std::fs::symlink_metadata(full) else {
         return FileScan::Clean; // deleted: the commit records the deletion
@@ -145,7 +145,7 @@ fn scan_worktree_file(full: &Path) -> FileScan {
         let target = std::fs::read_link(full)
             .map(|t| t.to_string_lossy().into_owned())
             .unwrap_or_default();
-        return match crate::model::redact::first_secret(&target) {
+        return match crate::model::text::redact::first_secret(&target) {
             Some(rule) => FileScan::Secret(rule.kind),
             None => FileScan::Clean,
         };

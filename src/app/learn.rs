@@ -1,6 +1,6 @@
 //! The learn flag's lifecycle. `logs/learn-pending` is set at Stop/SessionEnd by a
 //! session that changed files — its own edits, or commands it ran that changed the
-//! tree ([`crate::model::learn`]) — and
+//! tree ([`crate::model::session::learn`]) — and
 //! cleared by `forge learn done` (which /forge-learn runs last) or by a
 //! `learned-*.md` newer than the flag. Clearing forgets every live session's edits
 //! and moves a running turn's command baseline to now, so what was learned is not
@@ -9,7 +9,7 @@
 use std::io;
 
 use crate::env::Env;
-use crate::model::state::{Attention, GitCache, SessionBridge};
+use crate::model::session::state::{Attention, GitCache, SessionBridge};
 use crate::store::{self, Paths, files, memory};
 
 /// Whether a `learned-*.md` of the project's memory folder was written after the

@@ -38,7 +38,7 @@ pub fn send_async(
     cwd: &std::path::Path,
     agent: Option<&str>,
 ) -> Outcome {
-    let label = crate::model::user_hooks::command_label(&cfg.command.join(" "));
+    let label = crate::model::agents::user_hooks::command_label(&cfg.command.join(" "));
     let mut cmd = match command(env, cfg, message) {
         Ok(c) => c,
         Err(why) => return failed(&label, why),
@@ -88,7 +88,7 @@ pub fn send_and_wait(
 ) -> (Outcome, Option<String>) {
     // The same runner as the user's context hooks, with the argv quoted for sh (the
     // program already found, as for an async message).
-    let label = crate::model::user_hooks::command_label(&cfg.command.join(" "));
+    let label = crate::model::agents::user_hooks::command_label(&cfg.command.join(" "));
     let program = match cfg.command.first().map(|p| env.resolve_program(p)) {
         Some(Ok(p)) => p.to_string_lossy().into_owned(),
         Some(Err(why)) => return (failed(&label, why), None),
@@ -179,9 +179,13 @@ pub fn pane(env: &crate::env::Env, lines: usize) -> (Option<String>, Vec<String>
     .unwrap_or_default();
     let rows: Vec<String> = text
         .lines()
-        .map(|l| crate::model::text::single_line(l).trim_end().to_owned())
+        .map(|l| {
+            crate::model::text::sanitize::single_line(l)
+                .trim_end()
+                .to_owned()
+        })
         .collect();
-    let mut rows = crate::model::notify::squeeze_blank_runs(rows);
+    let mut rows = crate::model::agents::notify::squeeze_blank_runs(rows);
     let skip = rows.len().saturating_sub(lines);
     (Some(name), rows.split_off(skip))
 }

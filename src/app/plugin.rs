@@ -1,6 +1,6 @@
 //! Whether forge's Claude Code plugin is installed for a project, and what it wires:
 //! the settings' `enabledPlugins`, Claude Code's `plugins/installed_plugins.json`,
-//! and the installed plugin's `hooks/hooks.json` (see `crate::model::plugin`).
+//! and the installed plugin's `hooks/hooks.json` (see `crate::model::setup::plugin`).
 //! Used by `forge doctor` and `forge init --plugin`.
 
 use std::path::{Path, PathBuf};
@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::env::Env;
-use crate::model::plugin;
+use crate::model::setup::plugin;
 
 /// An enabled plugin that is forge's: named `forge@…`, or one whose hooks run
 /// `forge hook`.

@@ -5,7 +5,7 @@ use std::io;
 use std::path::PathBuf;
 
 use crate::env::Env;
-use crate::model::handoff::{KeptBecause, prune_plan};
+use crate::model::handoff::entry::{KeptBecause, prune_plan};
 use crate::store::{self, Paths, files, handoffs};
 
 /// What a prune removed (or, dry, would remove) and kept.

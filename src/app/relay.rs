@@ -1,6 +1,6 @@
 //! `forge run`: runs `claude -p` with stream-json output, relays what it prints,
 //! tracks the context and where the main chain stands (see
-//! [`crate::model::relay::Tracker`]), and at the threshold asks the session to stop
+//! [`crate::model::agents::relay::Tracker`]), and at the threshold asks the session to stop
 //! after the tool calls of its current reply: each session gets a `PostToolUse` hook
 //! (`forge hook PostToolUse`, added with `--settings`) that answers
 //! `{"continue": false}` once forge has created the session's stop file (named by
@@ -23,10 +23,12 @@ use chrono::{SecondsFormat, Utc};
 use crate::app::session_handoff::{self, GitInput, Request};
 use crate::config::Config;
 use crate::env::Env;
-use crate::model::handoff_doc::Trigger;
+use crate::model::agents::relay::{
+    self, Chain, ChainSession, Decision, SessionEnd, StreamEvent, Tracker,
+};
+use crate::model::handoff::handoff_doc::Trigger;
 use crate::model::outcome::Outcome;
-use crate::model::relay::{self, Chain, ChainSession, Decision, SessionEnd, StreamEvent, Tracker};
-use crate::model::state::EventLine;
+use crate::model::session::state::EventLine;
 use crate::store::{self, Paths, chains, files};
 
 /// The event name of `forge run`'s lines in `events.jsonl`.
@@ -158,10 +160,10 @@ fn read_lines(child: &mut Child) -> Receiver<Option<String>> {
 }
 
 /// The transcript Claude Code writes for `session_id` when it runs in `cwd`
-/// (reference §5.1), when it exists.
+/// (docs/client-reference.md §6.1), when it exists.
 fn transcript_for(env: &Env, cwd: &Path, session_id: &str) -> Option<PathBuf> {
     let real = cwd.canonicalize().ok()?;
-    let name = crate::model::memory::project_dir_name(&real.to_string_lossy());
+    let name = crate::model::setup::memory::project_dir_name(&real.to_string_lossy());
     let p = env
         .claude_dir()?
         .join("projects")
@@ -177,7 +179,7 @@ fn record(
     outcomes: Vec<Outcome>,
 ) {
     let line = EventLine {
-        time: files::iso(Utc::now()),
+        time: crate::model::time::iso(Utc::now()),
         event: EVENT.to_owned(),
         session: session.map(str::to_owned),
         facts,
@@ -267,12 +269,12 @@ impl Relay<'_> {
             let ev = relay::parse_line(&line);
             if self.opts.json {
                 if ev.is_some() {
-                    out.out(&crate::model::text::json_for_terminal(&line));
+                    out.out(&crate::model::text::sanitize::json_for_terminal(&line));
                 } else {
-                    out.out(&crate::model::text::clean(&line));
+                    out.out(&crate::model::text::sanitize::clean(&line));
                 }
             } else if let Some(text) = ev.as_ref().and_then(relay::readable) {
-                out.out(&crate::model::text::clean(&text));
+                out.out(&crate::model::text::sanitize::clean(&text));
             }
             let Some(ev) = ev else { continue };
             // The final text, unless it is the last message's text just shown.
@@ -286,7 +288,10 @@ impl Relay<'_> {
                 && !self.opts.json
                 && r.trim() != last_text.trim()
             {
-                out.out(&crate::model::text::clean(&format!("{}\n", r.trim_end())));
+                out.out(&crate::model::text::sanitize::clean(&format!(
+                    "{}\n",
+                    r.trim_end()
+                )));
             }
             let had_id = t.session_id.is_some();
             if matches!(ev, StreamEvent::CompactBoundary) && !stopping && !t.compacted {
@@ -433,7 +438,7 @@ impl Relay<'_> {
     /// Fires the `[[on_threshold]]` hooks whose threshold the session reached.
     fn fire_hooks(&self, t: &Tracker, handoff: Option<&Path>) -> Vec<Outcome> {
         let pct = t.pct().unwrap_or(0.0);
-        let facts = crate::model::user_hooks::ThresholdFacts {
+        let facts = crate::model::agents::user_hooks::ThresholdFacts {
             session_id: t.session_id.clone().unwrap_or_default(),
             agent_name: self.opts.agent.clone().or_else(|| self.env.agent_name()),
             working_directory: self.paths.root.display().to_string(),
@@ -451,7 +456,7 @@ impl Relay<'_> {
             model_name: t.model.clone(),
             handoff_path: handoff.map(|p| p.display().to_string()),
         };
-        let payload = crate::model::user_hooks::threshold_payload(&facts);
+        let payload = crate::model::agents::user_hooks::threshold_payload(&facts);
         self.cfg
             .threshold_hooks()
             .filter(|(_, _, th)| *th <= pct)
@@ -543,7 +548,7 @@ impl Relay<'_> {
             // task up — unless the person chose one themselves: theirs stays.
             let chosen = files::pending_resume(self.paths, self.env).is_some_and(|(m, _)| {
                 files::read_marker_with_origin(&m)
-                    .is_none_or(|(_, o)| o == crate::model::state::ResumeOrigin::Chosen)
+                    .is_none_or(|(_, o)| o == crate::model::session::state::ResumeOrigin::Chosen)
             });
             let pending = ran.interrupted && !chosen;
             let handoff = if ran.relayed || ran.interrupted {
@@ -615,15 +620,16 @@ impl Relay<'_> {
                 // too long after all, the handoff becomes the pending resume (unless
                 // the person chose one), and the log says so.
                 let chosen = files::pending_resume(self.paths, self.env).is_some_and(|(m, _)| {
-                    files::read_marker_with_origin(&m)
-                        .is_none_or(|(_, o)| o == crate::model::state::ResumeOrigin::Chosen)
+                    files::read_marker_with_origin(&m).is_none_or(|(_, o)| {
+                        o == crate::model::session::state::ResumeOrigin::Chosen
+                    })
                 });
                 let made = !chosen
                     && files::write_pending_resume(
                         self.paths,
                         self.env,
                         &h,
-                        crate::model::state::ResumeOrigin::Auto,
+                        crate::model::session::state::ResumeOrigin::Auto,
                     )
                     .is_ok();
                 let why = format!(

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use crate::model::HandoffEntry;
+use crate::model::handoff::entry::HandoffEntry;
 use crate::store;
 
 /// How much of each handoff is searched.

@@ -3,19 +3,22 @@
 //!
 //! Bounded work: the session bridge, the last [`store::transcript::FACTS_CAP`] bytes
 //! of the transcript, `git2` status and the last commits, `state.json` and the
-//! handoff inbox. The composition itself is `crate::model::handoff_doc::compose`.
+//! handoff inbox. The composition itself is `crate::model::handoff::handoff_doc::compose`.
 
 use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::config::Config;
 use crate::env::Env;
-use crate::model::handoff::HandoffKind;
-use crate::model::handoff_doc::{self, AgentNotes, HandoffInputs, OpenSignal, Trigger};
+use crate::model::handoff::entry::HandoffKind;
+use crate::model::handoff::handoff_doc::{self, AgentNotes, HandoffInputs, OpenSignal, Trigger};
+use crate::model::handoff::signal::SignalParse;
 use crate::model::outcome::Outcome;
-use crate::model::state::ResumeOrigin;
-use crate::model::transcript::{TailScan, TranscriptFacts, infer_window, pct_of, round_pct};
-use crate::model::{Level, SignalParse};
+use crate::model::session::level::Level;
+use crate::model::session::state::ResumeOrigin;
+use crate::model::session::transcript::{
+    TailScan, TranscriptFacts, infer_window, pct_of, round_pct,
+};
 use crate::store::{self, Paths, files, handoffs, transcript};
 
 /// How many commit subjects a handoff lists.
@@ -342,7 +345,7 @@ pub fn write_with_notes(
     let path = write_unique(paths, now, &text)?;
     let path = std::path::absolute(&path).unwrap_or(path);
     if let Some(sid) = &session_id {
-        let at = files::iso(now);
+        let at = crate::model::time::iso(now);
         // The handoff exists: a bridge that cannot be updated (a busy lock, a full
         // disk) only means PreCompact may write a second one. Logged, not fatal.
         if let Err(e) = files::update_bridge(paths, sid, now, |b| {

@@ -9,7 +9,8 @@ use anyhow::{Context, bail};
 use serde_json::json;
 
 use crate::env::Env;
-use crate::model::SignalStatus;
+use crate::model::handoff::signal::SignalStatus;
+use crate::model::text::sanitize::single_line_trimmed;
 use crate::store::{self, Paths, sanitize_id};
 
 /// The agent-handoff template shipped with forge.
@@ -43,7 +44,7 @@ impl Draft {
     /// context) redacted: what an agent writes into a Signal is stored, listed by
     /// `forge status` and read by the next session.
     pub fn redacted(&self) -> Self {
-        use crate::model::redact::redact;
+        use crate::model::text::redact::redact;
         let all = |v: &[String]| v.iter().map(|s| redact(s)).collect();
         Self {
             questions: all(&self.questions),
@@ -58,7 +59,7 @@ impl Draft {
     /// The Signal that resolves `blocked` (the current, blocked Signal of a task):
     /// from `from`, back to the agent that asked, not blocking, with the answer.
     pub fn resolving(
-        blocked: &crate::model::HandoffEntry,
+        blocked: &crate::model::handoff::entry::HandoffEntry,
         from: &str,
         answer: Option<&str>,
         complete: bool,
@@ -66,7 +67,7 @@ impl Draft {
         let signal = blocked
             .signal
             .as_ref()
-            .and_then(crate::model::SignalParse::signal);
+            .and_then(crate::model::handoff::signal::SignalParse::signal);
         let asked_by = signal
             .map(|s| s.from.clone())
             .or_else(|| blocked.header.as_ref().and_then(|h| h.from.clone()))
@@ -86,7 +87,7 @@ impl Draft {
                 blocked.file_name,
                 questions
                     .iter()
-                    .map(|q| format!("- {}", one_line(q)))
+                    .map(|q| format!("- {}", single_line_trimmed(q)))
                     .collect::<Vec<_>>()
                     .join("\n")
             )
@@ -113,18 +114,13 @@ impl Draft {
     }
 }
 
-/// One line: newlines and other control characters become spaces, ends trimmed.
-pub fn one_line(s: &str) -> String {
-    crate::model::text::single_line(s).trim().to_owned()
-}
-
 fn bullets(items: &[String]) -> String {
     if items.is_empty() {
         return "- (none)".to_owned();
     }
     items
         .iter()
-        .map(|i| format!("- {}", one_line(i)))
+        .map(|i| format!("- {}", single_line_trimmed(i)))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -160,15 +156,19 @@ pub fn repo_relative(file: &str, root: &Path) -> String {
 pub fn render(args: &Draft, root: &Path, timestamp: &str) -> String {
     let args = &args.redacted();
     let status = args.status;
-    let from = one_line(&args.from);
-    let to = one_line(&args.to);
-    let task = one_line(&args.task);
+    let from = single_line_trimmed(&args.from);
+    let to = single_line_trimmed(&args.to);
+    let task = single_line_trimmed(&args.task);
     let files: Vec<String> = args
         .files
         .iter()
-        .map(|f| repo_relative(&one_line(f), root))
+        .map(|f| repo_relative(&single_line_trimmed(f), root))
         .collect();
-    let questions: Vec<String> = args.questions.iter().map(|q| one_line(q)).collect();
+    let questions: Vec<String> = args
+        .questions
+        .iter()
+        .map(|q| single_line_trimmed(q))
+        .collect();
     let signal = json!({
         "from": from,
         "to": to,
@@ -259,7 +259,7 @@ pub fn write(paths: &Paths, task: &str, stamp: &str, text: &str) -> io::Result<P
 
 /// Writes `draft` as a new agent handoff (stamped now); returns its path.
 pub fn write_draft(paths: &Paths, draft: &Draft, env: &Env) -> anyhow::Result<PathBuf> {
-    let text = render(draft, &paths.root, &store::files::iso(env.now));
+    let text = render(draft, &paths.root, &crate::model::time::iso(env.now));
     let stamp = env.now.format("%Y%m%d-%H%M%S").to_string();
     let path = write(paths, &draft.task, &stamp, &text)
         .with_context(|| format!("writing the handoff into {}", paths.handoffs().display()))?;
@@ -275,7 +275,7 @@ pub fn write_draft(paths: &Paths, draft: &Draft, env: &Env) -> anyhow::Result<Pa
 pub fn default_resolver() -> String {
     std::env::var("USER")
         .ok()
-        .map(|u| one_line(&u))
+        .map(|u| single_line_trimmed(&u))
         .filter(|u| !u.is_empty())
         .unwrap_or_else(|| "user".to_owned())
 }
@@ -283,10 +283,10 @@ pub fn default_resolver() -> String {
 /// The task's current Signal when it is blocked; otherwise an error that says what
 /// the task's state is and what to do.
 pub fn blocked_head<'a>(
-    entries: &'a [crate::model::HandoffEntry],
+    entries: &'a [crate::model::handoff::entry::HandoffEntry],
     task: &str,
-) -> anyhow::Result<&'a crate::model::HandoffEntry> {
-    let thread = crate::model::handoff::thread_of(entries, task);
+) -> anyhow::Result<&'a crate::model::handoff::entry::HandoffEntry> {
+    let thread = crate::model::handoff::entry::thread_of(entries, task);
     let Some(head) = thread
         .iter()
         .find(|h| !h.is_superseded() && h.signal_blocks())
@@ -296,24 +296,24 @@ pub fn blocked_head<'a>(
             .find(|h| !h.is_superseded())
             .map(|h| format!("its newest Signal is {} ({})", h.status_word(), h.file_name));
         match state {
-            Some(state) => bail!("task {} is not blocked: {state}", one_line(task)),
+            Some(state) => bail!("task {} is not blocked: {state}", single_line_trimmed(task)),
             None => {
                 let mut open: Vec<&str> = entries
                     .iter()
                     .filter(|h| h.is_blocked())
-                    .filter_map(crate::model::HandoffEntry::task)
+                    .filter_map(crate::model::handoff::entry::HandoffEntry::task)
                     .collect();
                 open.sort_unstable();
                 open.dedup();
                 if open.is_empty() {
                     bail!(
                         "no Signal names task {} (and nothing is blocked)",
-                        one_line(task)
+                        single_line_trimmed(task)
                     );
                 }
                 bail!(
                     "no Signal names task {}; blocked now: {}",
-                    one_line(task),
+                    single_line_trimmed(task),
                     open.join(", ")
                 );
             }
@@ -381,7 +381,7 @@ pub fn resolve_file(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::signal::{parse_header, parse_signal};
+    use crate::model::handoff::signal::{parse_header, parse_signal};
 
     fn args(status: SignalStatus) -> Draft {
         Draft {

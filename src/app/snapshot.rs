@@ -3,9 +3,9 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::model::Snapshot;
+use crate::model::session::state::EventLine;
 use crate::model::snapshot::Flags;
-use crate::model::state::EventLine;
+use crate::model::snapshot::Snapshot;
 use crate::store::{self, Paths, files, handoffs, read_capped, sessions};
 
 /// How many recent event lines are kept (for the dashboard's activity view).
@@ -30,7 +30,7 @@ pub fn load(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
 }
 
 /// [`load`] for the dashboard: its handoffs as the inbox keeps them
-/// ([`crate::model::HandoffEntry::for_inbox`]), so thousands of them stay small.
+/// ([`crate::model::handoff::entry::HandoffEntry::for_inbox`]), so thousands of them stay small.
 pub fn load_for_inbox(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
     let mut snap = load_state(paths, now, git);
     snap.handoffs = handoffs::list_for_inbox(paths);

@@ -10,8 +10,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crate::config::UserHook;
+use crate::model::agents::user_hooks::command_label;
 use crate::model::outcome::Outcome;
-use crate::model::user_hooks::command_label;
 
 /// How much of a command's stdout is kept.
 pub const STDOUT_CAP: usize = 64 * 1024;
@@ -168,9 +168,9 @@ pub fn threshold_facts(
     env: &crate::env::Env,
     session_id: &str,
     handoff_path: Option<&Path>,
-) -> crate::model::user_hooks::ThresholdFacts {
+) -> crate::model::agents::user_hooks::ThresholdFacts {
     let b = crate::store::files::read_bridge(paths, session_id);
-    crate::model::user_hooks::ThresholdFacts {
+    crate::model::agents::user_hooks::ThresholdFacts {
         session_id: session_id.to_owned(),
         agent_name: env.agent_name(),
         working_directory: paths.root.display().to_string(),
@@ -182,7 +182,7 @@ pub fn threshold_facts(
         context_window: b.as_ref().and_then(|b| b.context_window_size),
         used_pct: b
             .as_ref()
-            .and_then(crate::model::state::SessionBridge::context_pct),
+            .and_then(crate::model::session::state::SessionBridge::context_pct),
         model_name: b.as_ref().and_then(|b| b.model.clone()),
         handoff_path: handoff_path.map(|p| p.display().to_string()),
     }
@@ -201,7 +201,7 @@ pub fn fire_threshold(
     if which.is_empty() {
         return Vec::new();
     }
-    let payload = crate::model::user_hooks::threshold_payload(&threshold_facts(
+    let payload = crate::model::agents::user_hooks::threshold_payload(&threshold_facts(
         paths,
         env,
         session_id,

@@ -19,8 +19,8 @@ use clap_complete::Shell;
 use clap_complete::engine::{CompletionCandidate, PathCompleter, ValueCompleter};
 
 use crate::env::Env;
-use crate::model::HandoffKind;
-use crate::model::handoff::{seq_from_file_name, stamp_from_file_name};
+use crate::model::handoff::entry::HandoffKind;
+use crate::model::handoff::entry::{seq_from_file_name, stamp_from_file_name};
 use crate::store::{self, Paths};
 
 /// Print a shell completion script for forge
@@ -177,7 +177,7 @@ pub fn complete_session() -> Vec<CompletionCandidate> {
         .map(|b| {
             let mut help: Vec<String> = Vec::new();
             if let Some(m) = &b.model {
-                help.push(crate::model::text::single_line(m).into_owned());
+                help.push(crate::model::text::sanitize::single_line(m).into_owned());
             }
             if let Some(a) = b.attention {
                 help.push(a.as_str().to_owned());
@@ -188,7 +188,7 @@ pub fn complete_session() -> Vec<CompletionCandidate> {
             let updated = b
                 .updated_at
                 .as_deref()
-                .and_then(crate::model::time::parse_time);
+                .and_then(crate::model::time::parse_iso);
             if updated.is_some() {
                 // "updated just now", never "updated now ago".
                 help.push(format!("updated {}", crate::model::time::ago(now, updated)));
@@ -200,7 +200,7 @@ pub fn complete_session() -> Vec<CompletionCandidate> {
 
 /// `forge hook <TAB>`: the events forge handles (others are accepted and logged).
 pub fn complete_hook_event() -> Vec<CompletionCandidate> {
-    crate::model::settings::FORGE_EVENTS
+    crate::model::setup::settings::FORGE_EVENTS
         .iter()
         .map(|e| CompletionCandidate::new(*e))
         .collect()
@@ -287,7 +287,7 @@ mod tests {
     fn hook_events_and_commands_are_listed() {
         assert_eq!(
             values(&complete_hook_event()),
-            crate::model::settings::FORGE_EVENTS
+            crate::model::setup::settings::FORGE_EVENTS
         );
         let commands = values(&complete_command());
         assert!(commands.contains(&"resume".to_owned()));

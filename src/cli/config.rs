@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, anyhow};
 use serde_json::json;
 
-use super::status::project_paths;
+use super::project::project_paths;
 use crate::config::{self, Loaded, Source};
 use crate::env::Env;
 use crate::store::Paths;

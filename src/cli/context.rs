@@ -9,9 +9,9 @@ use serde_json::json;
 
 use crate::config;
 use crate::env::Env;
-use crate::model::Level;
-use crate::model::state::SessionBridge;
-use crate::model::transcript::{TailScan, infer_window_with_source, pct_of};
+use crate::model::session::level::Level;
+use crate::model::session::state::SessionBridge;
+use crate::model::session::transcript::{TailScan, infer_window_with_source, pct_of};
 use crate::store::{files, sessions, transcript};
 
 /// Show a session's context use: tokens, window, percentage, level, compactions
@@ -53,7 +53,7 @@ pub struct ContextArgs {
 
 /// Runs `forge context`.
 pub fn run(args: &ContextArgs, env: &Env) -> anyhow::Result<ExitCode> {
-    let paths = super::status::project_paths(args.project.as_ref(), env)?;
+    let paths = super::project::project_paths(args.project.as_ref(), env)?;
     let cfg = config::load_or_default(&paths, env);
     let bridge = match &args.session {
         Some(given) => {
@@ -62,7 +62,7 @@ pub fn run(args: &ContextArgs, env: &Env) -> anyhow::Result<ExitCode> {
             Some(files::read_bridge(&paths, &id).ok_or_else(|| {
                 anyhow!(
                     "no session {} in {}: run `forge sessions` to see known sessions",
-                    crate::model::text::single_line(&id),
+                    crate::model::text::sanitize::single_line(&id),
                     paths.sessions().display()
                 )
             })?)

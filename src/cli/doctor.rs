@@ -8,12 +8,13 @@ use std::process::ExitCode;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::status::locate_project;
+use super::project::locate_project;
 use crate::env::Env;
-use crate::model::handoff::split_front_matter;
-use crate::model::secrets::find_secrets;
-use crate::model::settings::{self, Expand, FORGE_EVENTS};
-use crate::model::{HandoffKind, SignalParse};
+use crate::model::handoff::entry::HandoffKind;
+use crate::model::handoff::entry::split_front_matter;
+use crate::model::handoff::signal::SignalParse;
+use crate::model::setup::settings::{self, Expand, FORGE_EVENTS};
+use crate::model::text::secrets::find_secrets;
 use crate::store::{Paths, handoffs};
 
 /// The model aliases Claude Code accepts in command and agent front matter (full
@@ -22,7 +23,7 @@ pub const MODEL_ALIASES: [&str; 4] = ["opus", "sonnet", "haiku", "inherit"];
 
 /// What is wrong with a `model:` value, or `None` when Claude Code accepts it: one of
 /// [`MODEL_ALIASES`], or a full model id `claude-…` (lower-case letters, digits, `.`
-/// and `-`), either optionally with the 1M-context suffix `[1m]` (reference §6.3).
+/// and `-`), either optionally with the 1M-context suffix `[1m]` (docs/client-reference.md §7.2).
 pub fn model_problem(value: &str) -> Option<String> {
     fn accepted(v: &str) -> bool {
         let base = v
@@ -238,7 +239,7 @@ fn settings_hook_files(files: &[SettingsFile]) -> Vec<(&SettingsFile, Vec<String
             let v = f.value.as_ref().ok()?;
             let mut events: Vec<String> = settings::command_hooks(v)
                 .iter()
-                .filter_map(|h| crate::model::plugin::hook_event_of(&h.command))
+                .filter_map(|h| crate::model::setup::plugin::hook_event_of(&h.command))
                 .filter(|e| FORGE_EVENTS.contains(&e.as_str()))
                 .collect();
             events.dedup();
@@ -550,7 +551,7 @@ fn check_own_commands(paths: &Paths, env: &Env, expand: Expand<'_>) -> Check {
     }
     let mut bad = Vec::new();
     for (place, command, program) in &programs {
-        let command = crate::model::user_hooks::command_label(command);
+        let command = crate::model::agents::user_hooks::command_label(command);
         match program_file(program, expand, env) {
             ProgramFile::Missing(p) => {
                 bad.push(format!(
@@ -594,8 +595,8 @@ fn check_own_commands(paths: &Paths, env: &Env, expand: Expand<'_>) -> Check {
 /// Every secret shape's regex compiles in this build: one that does not would let
 /// text of that shape into handoffs and state files unredacted.
 fn check_redaction() -> Check {
-    let broken = crate::model::redact::rules_that_do_not_compile();
-    let total = crate::model::redact::RULES.len();
+    let broken = crate::model::text::redact::rules_that_do_not_compile();
+    let total = crate::model::text::redact::RULES.len();
     if broken.is_empty() {
         return Check::new(
             "redaction",
@@ -1387,7 +1388,7 @@ fn check_learned(paths: &Paths, env: &Env) -> Check {
         for (line, kind) in find_secrets(&text) {
             found.push(format!(
                 "{name}:{line}: looks like {}",
-                crate::model::secrets::with_article(kind)
+                crate::model::text::secrets::with_article(kind)
             ));
         }
     }

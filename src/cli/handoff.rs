@@ -9,9 +9,9 @@ use clap_complete::engine::ArgValueCandidates;
 use crate::app::session_handoff;
 use crate::config;
 use crate::env::Env;
-use crate::model::handoff_doc::Trigger;
+use crate::model::handoff::handoff_doc::Trigger;
 use crate::model::outcome::Outcome;
-use crate::model::state::EventLine;
+use crate::model::session::state::EventLine;
 
 /// The `event` of the lines `forge handoff` adds to `events.jsonl` (hook lines carry
 /// the hook's event name; this one is not a hook's).
@@ -102,7 +102,7 @@ pub struct PruneArgs {
 }
 
 fn prune(args: &PruneArgs, project: Option<&PathBuf>, env: &Env) -> anyhow::Result<ExitCode> {
-    let paths = super::status::project_paths(project, env)?;
+    let paths = super::project::project_paths(project, env)?;
     let cfg = config::load(&paths, env)
         .map_err(|e| {
             anyhow::anyhow!("{e}\nFix the file, or check it with `forge config validate`.")
@@ -140,7 +140,7 @@ fn prune(args: &PruneArgs, project: Option<&PathBuf>, env: &Env) -> anyhow::Resu
         for (path, created) in &result.removed {
             out.push_str(&format!(
                 "  {}  {}\n",
-                crate::model::text::single_line(&file_name(path)),
+                crate::model::text::sanitize::single_line(&file_name(path)),
                 created.map_or_else(
                     || "?".to_owned(),
                     |c| crate::model::time::age(env.now, Some(c))
@@ -151,7 +151,7 @@ fn prune(args: &PruneArgs, project: Option<&PathBuf>, env: &Env) -> anyhow::Resu
     for (path, why) in &result.kept {
         out.push_str(&format!(
             "Kept {}: {}\n",
-            crate::model::text::single_line(&file_name(path)),
+            crate::model::text::sanitize::single_line(&file_name(path)),
             why.as_str()
         ));
     }
@@ -191,7 +191,7 @@ pub fn run(args: &HandoffArgs, env: &Env) -> ExitCode {
         // `handoff` writes none.
         let hooks = args
             .claim_threshold
-            .then(|| super::status::project_for_writing(args.project.as_ref(), env).ok())
+            .then(|| super::project::project_for_writing(args.project.as_ref(), env).ok())
             .flatten()
             .map(|paths| {
                 let cfg = config::load_or_default(&paths, env);
@@ -246,7 +246,7 @@ pub fn run(args: &HandoffArgs, env: &Env) -> ExitCode {
             Err(_) => Some("panic (ignored)".to_owned()),
         };
         if let Some(problem) = problem
-            && let Ok(paths) = super::status::project_paths(args.project.as_ref(), env)
+            && let Ok(paths) = super::project::project_paths(args.project.as_ref(), env)
             && paths.forge_dir().is_dir()
         {
             store::log_error(&paths, "handoff --auto", &problem);
@@ -288,7 +288,7 @@ fn not_pending(path: &std::path::Path, e: &std::io::Error) -> String {
 /// Claims the session's threshold crossing: true for the one process that wins it.
 fn claim(args: &HandoffArgs, env: &Env) -> bool {
     let (Ok(paths), Some(sid)) = (
-        super::status::project_for_writing(args.project.as_ref(), env),
+        super::project::project_for_writing(args.project.as_ref(), env),
         args.session.as_deref(),
     ) else {
         return false;
@@ -311,7 +311,7 @@ fn write(args: &HandoffArgs, env: &Env) -> anyhow::Result<session_handoff::Writt
             args.trigger
         );
     };
-    let paths = super::status::project_for_writing(args.project.as_ref(), env)?;
+    let paths = super::project::project_for_writing(args.project.as_ref(), env)?;
     let cfg = config::load_or_default(&paths, env);
     // A unique start of a known session's id names it (as every --session does); a
     // session forge has no bridge for is looked for by its whole id below.
@@ -319,7 +319,9 @@ fn write(args: &HandoffArgs, env: &Env) -> anyhow::Result<session_handoff::Writt
         Some("") if !args.auto => bail!("--session needs a session id (or the start of one)"),
         Some(given) if !given.is_empty() => match store::sessions::resolve(&paths, given, &[]) {
             Ok(id) => Some(id),
-            Err(crate::model::session_id::PrefixError::NoMatch { .. }) => Some(given.to_owned()),
+            Err(crate::model::session::session_id::PrefixError::NoMatch { .. }) => {
+                Some(given.to_owned())
+            }
             Err(e) => bail!("--session: {e}"),
         },
         _ => None,
@@ -399,7 +401,7 @@ fn record(
     let _ = files::append_event(
         paths,
         &EventLine {
-            time: files::iso(env.now),
+            time: crate::model::time::iso(env.now),
             event: EVENT.to_owned(),
             session,
             facts,
@@ -419,7 +421,7 @@ pub fn record_hooks(paths: &Paths, env: &Env, session: &str, outcomes: Vec<Outco
     let _ = files::append_event(
         paths,
         &EventLine {
-            time: files::iso(env.now),
+            time: crate::model::time::iso(env.now),
             event: HOOK_EVENT.to_owned(),
             session: Some(session.to_owned()),
             facts: serde_json::Map::new(),

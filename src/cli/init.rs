@@ -7,10 +7,10 @@ use std::process::ExitCode;
 use anyhow::{Context, anyhow};
 use serde_json::Value;
 
-use super::status::project_paths;
+use super::project::project_paths;
 use crate::env::Env;
-use crate::model::settings::{self, Emptied, Expand, InstallOptions, Outcome, Removal};
-use crate::model::{diff, json_edit};
+use crate::model::setup::settings::{self, Emptied, Expand, InstallOptions, Outcome, Removal};
+use crate::model::setup::{diff, json_edit};
 use crate::store::{self, Paths};
 
 /// The slash commands `--commands` installs: (file name, text).
@@ -121,44 +121,6 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
         (Ok(x), Ok(y)) => x == y,
         _ => false,
     }
-}
-
-/// Whether forge is set up for the project: it has `.forge/`, or some settings file
-/// Claude Code reads for it (`.claude/settings.local.json`, `.claude/settings.json`,
-/// the user's settings) runs `forge hook`.
-pub fn is_set_up(paths: &Paths, env: &Env) -> bool {
-    if paths.forge_dir().is_dir() {
-        return true;
-    }
-    use crate::store::safe::Follow;
-    // The project's own files are never read through a link; the user's may be a
-    // dotfiles manager's.
-    let mut files = vec![
-        (paths.root.join(".claude/settings.local.json"), Follow::No),
-        (paths.root.join(".claude/settings.json"), Follow::No),
-    ];
-    files.extend(
-        env.claude_dir()
-            .map(|d| (d.join("settings.json"), Follow::Yes)),
-    );
-    files.iter().any(|(f, follow)| {
-        crate::store::safe::read_to_string_whole(f, 16 * 1024 * 1024, *follow)
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .is_some_and(|v| {
-                settings::command_hooks(&v)
-                    .iter()
-                    .any(|h| settings::forge_role(&h.words) == Some("hook"))
-            })
-    })
-}
-
-/// What `forge tui` and `forge status` say in a project forge is not set up in.
-pub fn not_set_up_message(paths: &Paths) -> String {
-    format!(
-        "this project ({}) is not set up for forge yet: run `forge init` there (`forge init --dry-run` shows what it would change first), or `forge tui --demo` to see a sample project",
-        paths.root.display()
-    )
 }
 
 /// The line `forge init` adds to `.gitignore`.
@@ -343,7 +305,7 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
         (outcome, new_text)
     } else {
         let install = if args.plugin {
-            crate::model::plugin::install_for_plugin
+            crate::model::setup::plugin::install_for_plugin
         } else {
             settings::install
         };
@@ -808,7 +770,7 @@ fn plugin_notes(
         let still = v.as_ref().is_some_and(|v| {
             settings::command_hooks(v)
                 .iter()
-                .any(|h| crate::model::plugin::hook_event_of(&h.command).is_some())
+                .any(|h| crate::model::setup::plugin::hook_event_of(&h.command).is_some())
         });
         if still && f != path {
             let _ = writeln!(
@@ -1433,7 +1395,7 @@ mod tests {
                     assert!(!line.contains(bare), "{name}: {line}");
                 }
             }
-            let (fm, _) = crate::model::handoff::split_front_matter(&text);
+            let (fm, _) = crate::model::handoff::entry::split_front_matter(&text);
             let tools = fm.get("allowed-tools").unwrap();
             assert!(
                 tools.contains("Bash('/opt/my tools/forge' "),
@@ -1455,7 +1417,7 @@ mod tests {
     fn shipped_commands_have_front_matter_and_no_bad_model() {
         for (name, template) in COMMANDS {
             let text = &render_command(template, "forge");
-            let (fm, body) = crate::model::handoff::split_front_matter(text);
+            let (fm, body) = crate::model::handoff::entry::split_front_matter(text);
             assert!(fm.contains_key("description"), "{name}");
             assert!(!fm.contains_key("model"), "{name}");
             assert!(!body.trim().is_empty());

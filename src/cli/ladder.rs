@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::env::Env;
-use crate::model::Level;
-use crate::model::state::EventLine;
+use crate::model::session::level::Level;
+use crate::model::session::state::EventLine;
 use crate::store::{self, files, safe};
 
 /// Run the [ladder] actions of a level for a session (started by the status line)
@@ -34,7 +34,7 @@ pub fn run(args: &LadderArgs, env: &Env) -> ExitCode {
         "L3" => Level::L3,
         _ => return ExitCode::SUCCESS,
     };
-    let Ok(paths) = super::status::project_for_writing(Some(&args.project), env) else {
+    let Ok(paths) = super::project::project_for_writing(Some(&args.project), env) else {
         return ExitCode::SUCCESS;
     };
     // Once per crossing: the guard is created with create_new.
@@ -54,7 +54,7 @@ pub fn run(args: &LadderArgs, env: &Env) -> ExitCode {
     let cfg = crate::config::load_or_default(&paths, env);
     let pct = files::read_bridge(&paths, &args.session)
         .as_ref()
-        .and_then(crate::model::state::SessionBridge::context_pct)
+        .and_then(crate::model::session::state::SessionBridge::context_pct)
         .unwrap_or(0.0);
     let outcomes = crate::app::ladder::climb(&paths, env, &cfg, &args.session, level, pct);
     if paths.logs().is_dir() && !outcomes.is_empty() {
@@ -63,7 +63,7 @@ pub fn run(args: &LadderArgs, env: &Env) -> ExitCode {
         let _ = files::append_event(
             &paths,
             &EventLine {
-                time: files::iso(env.now),
+                time: crate::model::time::iso(env.now),
                 event: EVENT.to_owned(),
                 session: Some(args.session.clone()),
                 facts,

@@ -8,9 +8,9 @@ use std::process::ExitCode;
 use anyhow::{Context, anyhow, bail};
 use serde_json::json;
 
-use super::status::project_paths;
+use super::project::project_paths;
 use crate::env::Env;
-use crate::model::memory;
+use crate::model::setup::memory;
 use crate::store::{self, Paths};
 
 /// The learn reminder and the project's Claude Code memory (the /forge-learn output)
@@ -220,7 +220,7 @@ fn archive(dir: &Path, env: &Env, limit: usize) -> anyhow::Result<ExitCode> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(e).with_context(|| format!("reading {}", archive_path.display())),
     };
-    let stamp = store::files::iso(env.now);
+    let stamp = crate::model::time::iso(env.now);
     let Some(plan) = memory::plan_archive(&text, existing.as_deref(), &name, &stamp, limit) else {
         super::print_out(&format!(
             "MEMORY.md has {} (limit {limit}): nothing to archive.\n",

@@ -10,10 +10,10 @@ use anyhow::{Context, anyhow};
 use chrono::{DateTime, Local, Utc};
 use serde_json::Value;
 
-use super::status::project_paths;
+use super::project::project_paths;
 use crate::env::Env;
 use crate::model::activity::{self, format_row};
-use crate::model::state::EventLine;
+use crate::model::session::state::EventLine;
 use crate::model::time::{Zone, parse_since};
 use crate::store::{Paths, events, sessions};
 
@@ -88,8 +88,7 @@ impl Select {
         }
         match self.since {
             None => true,
-            Some(since) => DateTime::parse_from_rfc3339(line.time.trim())
-                .is_ok_and(|t| t.with_timezone(&Utc) >= since),
+            Some(since) => crate::model::time::parse_iso(&line.time).is_some_and(|t| t >= since),
         }
     }
 }
@@ -107,9 +106,12 @@ fn render(value: &Value, line: &EventLine, json: bool) -> String {
         // Lines written before their outcomes were redacted (or by an older forge)
         // are redacted as they leave (the words are, in `activity::rows`).
         let mut value = value.clone();
-        crate::model::redact::redact_json(&mut value);
+        crate::model::text::redact::redact_json(&mut value);
         let text = serde_json::to_string(&value).unwrap_or_default();
-        return format!("{}\n", crate::model::text::json_for_terminal(&text));
+        return format!(
+            "{}\n",
+            crate::model::text::sanitize::json_for_terminal(&text)
+        );
     }
     activity::rows(line)
         .iter()

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::status::locate_project;
+use super::project::locate_project;
 use crate::env::Env;
 use crate::mcp::{self, project::Project};
 

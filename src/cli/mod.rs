@@ -1,5 +1,6 @@
 //! The command line: one file per subcommand, each with an `Args` struct (its doc
-//! comment is the `--help`) and a `run` function.
+//! comment is the `--help`) and a `run` function; [`project`] is the lookup of the
+//! project they share (no command imports another one for it).
 
 pub mod completions;
 pub mod config;
@@ -13,6 +14,7 @@ pub mod learn;
 pub mod log;
 pub mod man;
 pub mod mcp;
+pub mod project;
 pub mod resume;
 pub mod run;
 pub mod sessions;
@@ -168,30 +170,30 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// Prints text to stdout through the one sanitiser ([`crate::model::text::clean`]):
+/// Prints text to stdout through the one sanitiser ([`crate::model::text::sanitize::clean`]):
 /// whatever a file, a payload or a branch name put in it, no escape sequence, control
 /// or bidi character reaches the terminal (`\n` and `\t` stay). A closed pipe
 /// (`forge status | head`) is not an error.
 pub fn print_out(text: &str) {
     write_raw(
         &mut std::io::stdout().lock(),
-        &crate::model::text::clean(text),
+        &crate::model::text::sanitize::clean(text),
     );
 }
 
 /// [`print_out`] for text that quotes what sessions, agents and files said (tasks,
 /// Signal questions, attention messages, handoffs, the event log): redacted first
-/// ([`crate::model::redact`]), as every text that leaves forge is.
+/// ([`crate::model::text::redact`]), as every text that leaves forge is.
 pub fn print_shown(text: &str) {
-    print_out(&crate::model::redact::redact_cow(text));
+    print_out(&crate::model::text::redact::redact_cow(text));
 }
 
 /// [`print_json`] for values that quote what sessions, agents and files said: every
-/// string in it redacted first ([`crate::model::redact::redact_json`]), still JSON.
+/// string in it redacted first ([`crate::model::text::redact::redact_json`]), still JSON.
 pub fn print_json_shown<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     use anyhow::Context;
     let mut v = serde_json::to_value(value).context("encoding JSON")?;
-    crate::model::redact::redact_json(&mut v);
+    crate::model::text::redact::redact_json(&mut v);
     print_json(&v)
 }
 
@@ -200,19 +202,22 @@ pub fn print_json_shown<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Resu
 pub fn try_print_out(text: &str) -> std::io::Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    out.write_all(crate::model::text::clean(text).as_bytes())?;
+    out.write_all(crate::model::text::sanitize::clean(text).as_bytes())?;
     out.flush()
 }
 
 /// Prints a value as pretty JSON to stdout, exact for a script (serde escapes C0
-/// controls; [`crate::model::text::json_for_terminal`] escapes DEL, C1 and bidi
+/// controls; [`crate::model::text::sanitize::json_for_terminal`] escapes DEL, C1 and bidi
 /// controls too, so the terminal shows them as `\uXXXX` and a reader decodes them
 /// back to the same value).
 pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     use anyhow::Context;
     let text = serde_json::to_string_pretty(value).context("encoding JSON")?;
     let mut out = std::io::stdout().lock();
-    write_raw(&mut out, &crate::model::text::json_for_terminal(&text));
+    write_raw(
+        &mut out,
+        &crate::model::text::sanitize::json_for_terminal(&text),
+    );
     write_raw(&mut out, "\n");
     Ok(())
 }
@@ -222,13 +227,13 @@ pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()>
 pub fn print_err(text: &str) {
     write_raw(
         &mut std::io::stderr().lock(),
-        &crate::model::text::clean(text),
+        &crate::model::text::sanitize::clean(text),
     );
 }
 
 /// Writes `text` as it is and flushes, ignoring a closed pipe. Only for output whose
 /// every outside part is already clean (the status line: its parts went through
-/// [`crate::model::text::single_line`], the rest is forge's own colour codes).
+/// [`crate::model::text::sanitize::single_line`], the rest is forge's own colour codes).
 pub fn write_raw(out: &mut impl std::io::Write, text: &str) {
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();

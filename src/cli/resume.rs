@@ -9,11 +9,11 @@ use anyhow::{Context, anyhow, bail};
 use chrono::{DateTime, Utc};
 use clap_complete::engine::ArgValueCompleter;
 
-use super::status::project_paths;
+use super::project::project_paths;
 use crate::env::Env;
-use crate::model::handoff::Drift;
-use crate::model::state::ResumeOrigin;
-use crate::model::{HandoffEntry, HandoffKind};
+use crate::model::handoff::entry::Drift;
+use crate::model::handoff::entry::{HandoffEntry, HandoffKind};
+use crate::model::session::state::ResumeOrigin;
 use crate::store::{self, Paths, files, handoffs};
 
 /// List handoffs, choose the one the next session resumes from, or print it
@@ -90,8 +90,8 @@ pub fn run(args: &ResumeArgs, env: &Env) -> anyhow::Result<ExitCode> {
                 args.print,
                 &format!(
                     "The next session will resume from {}\n(markers: {})\n",
-                    crate::model::text::single_line(&target.display().to_string()),
-                    crate::model::text::single_line(&join_paths(&markers.written))
+                    crate::model::text::sanitize::single_line(&target.display().to_string()),
+                    crate::model::text::sanitize::single_line(&join_paths(&markers.written))
                 ),
             );
             if let Some((global, e)) = &markers.global_error {
@@ -165,7 +165,7 @@ fn select(sel: &str, list: &[HandoffEntry], paths: &Paths, env: &Env) -> anyhow:
         && sel.as_bytes().get(8) == Some(&b'-')
         && sel.chars().all(|c| c.is_ascii_digit() || c == '-');
     if looks_like_id {
-        return match crate::model::handoff::by_stamp_id(list, sel).as_slice() {
+        return match crate::model::handoff::entry::by_stamp_id(list, sel).as_slice() {
             [one] => Ok(canonical(one)),
             [] => Err(anyhow!(
                 "no handoff has the ID {sel}: run `forge resume` to list them with their IDs"
@@ -174,7 +174,7 @@ fn select(sel: &str, list: &[HandoffEntry], paths: &Paths, env: &Env) -> anyhow:
                 "{sel} names {} handoffs: {}; give the file name instead",
                 many.len(),
                 many.iter()
-                    .map(|h| crate::model::text::single_line(&h.file_name))
+                    .map(|h| crate::model::text::sanitize::single_line(&h.file_name))
                     .collect::<Vec<_>>()
                     .join(", ")
             )),
@@ -185,7 +185,7 @@ fn select(sel: &str, list: &[HandoffEntry], paths: &Paths, env: &Env) -> anyhow:
             bail!("no handoffs in .forge/handoffs yet: write one with `forge handoff`");
         }
         let n: usize = sel.parse().unwrap_or(0);
-        let order = crate::model::handoff::inbox_order(list);
+        let order = crate::model::handoff::entry::inbox_order(list);
         return n
             .checked_sub(1)
             .and_then(|i| order.get(i))
@@ -254,7 +254,7 @@ pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<
         .max(4);
     let id_w = list
         .iter()
-        .filter_map(|h| crate::model::handoff::stamp_id(&h.file_name))
+        .filter_map(|h| crate::model::handoff::entry::stamp_id(&h.file_name))
         .map(str::len)
         .max()
         .unwrap_or(2)
@@ -264,7 +264,7 @@ pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<
         "    #  {:<id_w$}  {:<name_w$}  {:<7}  {:>4}  {:<17}  {:<12}  TITLE",
         "ID", "FILE", "KIND", "AGE", "TRIGGER/STATUS", "BRANCH"
     );
-    let order = crate::model::handoff::inbox_order(list);
+    let order = crate::model::handoff::entry::inbox_order(list);
     for (i, h) in order.iter().map(|i| &list[*i]).enumerate() {
         let mark = if pending.is_some_and(|p| files::same_file(p, &h.path)) {
             "→"
@@ -272,7 +272,7 @@ pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<
             " "
         };
         // Values from the files stay on their row (`print_out` removes the rest).
-        let one = crate::model::text::single_line;
+        let one = crate::model::text::sanitize::single_line;
         let branch = one(h.branch().unwrap_or("-"));
         let title = match h.kind {
             HandoffKind::Agent => {
@@ -286,7 +286,7 @@ pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<
             out,
             "{mark} {:>3}  {:<id_w$}  {:<name_w$}  {:<7}  {:>4}  {:<17}  {:<12}  {title}",
             i + 1,
-            one(crate::model::handoff::stamp_id(&h.file_name).unwrap_or("-")),
+            one(crate::model::handoff::entry::stamp_id(&h.file_name).unwrap_or("-")),
             one(&h.file_name),
             h.kind.as_str(),
             crate::model::time::age(now, h.created),

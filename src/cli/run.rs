@@ -11,7 +11,7 @@ use anyhow::{Context, anyhow};
 use crate::app::relay::{Options, Output, Relay};
 use crate::config;
 use crate::env::Env;
-use crate::model::relay::parse_command;
+use crate::model::agents::relay::parse_command;
 
 /// Run Claude Code headless and carry its task across context limits.
 ///
@@ -83,11 +83,11 @@ pub fn run(args: &RunArgs, env: &Env) -> anyhow::Result<ExitCode> {
             p.to_string_lossy()
         )
     })?;
-    let paths = super::status::project_for_writing(None, env)?;
+    let paths = super::project::project_for_writing(None, env)?;
     // The task goes to claude as one argument, and each continuation adds the
     // handoff: refuse a task that cannot fit before anything starts (or is written).
     let sample = paths.handoffs().join("handoff-20260101-000000-99.md");
-    crate::model::relay::fits_in_an_argument(&cmd.task, &sample.to_string_lossy())
+    crate::model::agents::relay::fits_in_an_argument(&cmd.task, &sample.to_string_lossy())
         .map_err(|e| anyhow!("{e}"))?;
     let loaded = match &args.agent {
         Some(a) => config::load_as(&paths, env, a),
@@ -106,7 +106,7 @@ pub fn run(args: &RunArgs, env: &Env) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let forge = std::env::current_exe().context("finding this forge for the sessions' hook")?;
-    let settings = crate::model::relay::settings_with_stop_hook(
+    let settings = crate::model::agents::relay::settings_with_stop_hook(
         own,
         &crate::app::relay::stop_hook_command(&forge),
     )

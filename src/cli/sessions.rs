@@ -10,11 +10,11 @@ use serde_json::{Value, json};
 
 use crate::app::snapshot::{GitSource, load_state};
 use crate::env::Env;
-use crate::model::Snapshot;
-use crate::model::level::Thresholds;
+use crate::model::session::level::Thresholds;
+use crate::model::session::state::{Attention, SessionBridge};
+use crate::model::snapshot::Snapshot;
 use crate::model::snapshot::last_heard;
-use crate::model::state::{Attention, SessionBridge};
-use crate::model::text::single_line;
+use crate::model::text::sanitize::single_line;
 use crate::model::time::age;
 
 /// List the sessions of this project: id, last event, context %, compactions, state
@@ -44,7 +44,7 @@ pub struct SessionsArgs {
 
 /// Runs `forge sessions`.
 pub fn run(args: &SessionsArgs, env: &Env) -> anyhow::Result<ExitCode> {
-    let paths = super::status::project_paths(args.project.as_ref(), env)?;
+    let paths = super::project::project_paths(args.project.as_ref(), env)?;
     let cfg = crate::config::load_or_default(&paths, env);
     let stale_after = cfg.attention.stale_after();
     let thresholds = cfg.context.thresholds();
@@ -147,7 +147,7 @@ fn render(
             |p| {
                 format!(
                     "{p:.0}% {}",
-                    crate::model::level::Level::from_pct(p, thresholds)
+                    crate::model::session::level::Level::from_pct(p, thresholds)
                 )
             },
         );
@@ -156,8 +156,8 @@ fn render(
                 format!(
                     "{}: {}",
                     r.state,
-                    crate::model::text::cut_chars(
-                        &single_line(&crate::model::redact::redact(m)),
+                    crate::model::text::sanitize::cut_chars(
+                        &single_line(&crate::model::text::redact::redact(m)),
                         200
                     )
                 )
@@ -168,8 +168,8 @@ fn render(
             out,
             "{} {:<8}  {:<22}  {:<8}  {:>11}  {state}",
             if r.current { "*" } else { " " },
-            crate::model::text::short_id(&b.session_id),
-            crate::model::text::cut_chars(&last, 22),
+            crate::model::text::sanitize::short_id(&b.session_id),
+            crate::model::text::sanitize::cut_chars(&last, 22),
             context,
             snap.compactions_of(&b.session_id),
         );

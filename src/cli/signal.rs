@@ -5,10 +5,11 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 
-use super::status::project_for_writing;
-use crate::app::signal::{Draft, default_resolver, one_line, resolve_task, write_draft};
+use super::project::project_for_writing;
+use crate::app::signal::{Draft, default_resolver, resolve_task, write_draft};
 use crate::env::Env;
-use crate::model::SignalStatus;
+use crate::model::handoff::signal::SignalStatus;
+use crate::model::text::sanitize::single_line_trimmed;
 
 /// Write an agent handoff with a Signal block, and print its path
 ///
@@ -159,13 +160,16 @@ pub fn run(args: &SignalArgs, env: &Env) -> anyhow::Result<ExitCode> {
         ("--to", &draft.to),
         ("--task", &draft.task),
     ] {
-        if one_line(value).is_empty() {
+        if single_line_trimmed(value).is_empty() {
             bail!("{flag} must not be empty: say which agent or task this handoff is about");
         }
     }
     let paths = project_for_writing(args.project.as_ref(), env)?;
     if draft.status == SignalStatus::Blocked
-        && draft.questions.iter().all(|q| one_line(q).is_empty())
+        && draft
+            .questions
+            .iter()
+            .all(|q| single_line_trimmed(q).is_empty())
     {
         super::print_err(
             "forge: warning: --status blocked without --question: add --question \"…\" so the next agent knows what to answer\n",
@@ -177,14 +181,14 @@ pub fn run(args: &SignalArgs, env: &Env) -> anyhow::Result<ExitCode> {
 }
 
 fn resolve(args: &ResolveArgs, project: Option<&PathBuf>, env: &Env) -> anyhow::Result<ExitCode> {
-    if one_line(&args.task).is_empty() {
+    if single_line_trimmed(&args.task).is_empty() {
         bail!("TASK must not be empty: say which task's blocked Signal you answer");
     }
     let paths = project_for_writing(project, env)?;
     let from = args
         .from
         .as_deref()
-        .map(one_line)
+        .map(single_line_trimmed)
         .filter(|f| !f.is_empty())
         .unwrap_or_else(default_resolver);
     let done = resolve_task(
@@ -197,7 +201,7 @@ fn resolve(args: &ResolveArgs, project: Option<&PathBuf>, env: &Env) -> anyhow::
     )?;
     super::print_out(&format!(
         "Resolved {} ({}): {}\n",
-        one_line(&done.draft.task),
+        single_line_trimmed(&done.draft.task),
         done.resolves,
         done.path.display()
     ));

@@ -6,19 +6,20 @@ use std::process::ExitCode;
 
 use chrono::{DateTime, Utc};
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use serde_json::{Value, json};
 
+use super::project::project_paths;
 use crate::app::snapshot::{GitSource, load};
 use crate::env::Env;
-use crate::model::Snapshot;
-use crate::model::fleet::{Registry, SessionRow as FleetSession, tilde};
-use crate::model::handoff::Drift;
-use crate::model::redact::redact;
-use crate::model::state::{Attention, SessionBridge};
-use crate::model::text::single_line;
-use crate::model::time::age;
-use crate::store::{Paths, registry, resolve_root};
+use crate::model::agents::fleet::{Registry, SessionRow as FleetSession, tilde};
+use crate::model::handoff::entry::Drift;
+use crate::model::session::state::{Attention, SessionBridge};
+use crate::model::snapshot::Snapshot;
+use crate::model::text::redact::redact;
+use crate::model::text::sanitize::single_line;
+use crate::model::time::{age, iso};
+use crate::store::{Paths, registry};
 
 /// Show the project's forge state: last session, flags, sessions, handoffs, Signals.
 ///
@@ -49,61 +50,15 @@ pub struct StatusArgs {
     pub json: bool,
 }
 
-/// Resolves `--project DIR` (which must exist) or finds the project from the cwd,
-/// and refuses a project whose `.forge/` fails the StrictModes check
-/// ([`Paths::check`]) with the reason and what to do.
-///
-/// `DIR` is canonicalized (symlinks and `..` resolved, like the cwd), then treated
-/// like a cwd: a subfolder of a project means that project (the nearest folder up
-/// to the git work-tree root holding `.forge/`, else that root), so `--project src`
-/// works the way running from `src` does. A folder outside git is the project
-/// itself.
-pub fn project_paths(project: Option<&PathBuf>, env: &Env) -> anyhow::Result<Paths> {
-    let paths = locate_project(project, env)?;
-    paths.check()?;
-    Ok(paths)
-}
-
-/// [`project_paths`] for commands that write into the project on their own
-/// (`forge handoff`, `forge signal`): outside a project (no `.forge/` and no git
-/// root, or `/`, or the home folder) they stop and say how to start one, rather than
-/// write an empty handoff or take over `~/.claude/pending-resume`.
-pub fn project_for_writing(project: Option<&PathBuf>, env: &Env) -> anyhow::Result<Paths> {
-    let paths = project_paths(project, env)?;
-    if let Err(why) = paths.is_project(env.home.as_deref()) {
-        bail!("{}", why.explain(&paths.root));
-    }
-    Ok(paths)
-}
-
-/// [`project_paths`] without the check: for `forge doctor`, which reports it.
-pub fn locate_project(project: Option<&PathBuf>, env: &Env) -> anyhow::Result<Paths> {
-    let canonical = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
-    match project {
-        Some(dir) => {
-            if !dir.is_dir() {
-                bail!("--project {}: no such folder", dir.display());
-            }
-            let dir = std::fs::canonicalize(dir)
-                .with_context(|| format!("resolving --project {}", dir.display()))?;
-            Ok(Paths::new(resolve_root(None, &dir)))
-        }
-        None => Ok(Paths::new(canonical(resolve_root(
-            env.claude_project_dir.as_deref(),
-            &env.cwd,
-        )))),
-    }
-}
-
 /// Runs `forge status`.
 pub fn run(args: &StatusArgs, env: &Env) -> anyhow::Result<ExitCode> {
     if args.all {
         return run_all(args.json, env);
     }
     let paths = project_paths(args.project.as_ref(), env)?;
-    let set_up = super::init::is_set_up(&paths, env);
+    let set_up = super::project::is_set_up(&paths, env);
     if !set_up && !args.json {
-        bail!("{}", super::init::not_set_up_message(&paths));
+        bail!("{}", super::project::not_set_up_message(&paths));
     }
     if args.json {
         super::print_json_shown(&project_json(&paths, env, set_up, |e| {
@@ -170,7 +125,10 @@ pub fn project_json(
         obj.insert("set_up".into(), json!(set_up));
         obj.insert("chains".into(), json!(crate::store::chains::list(paths)));
         if !set_up {
-            obj.insert("hint".into(), json!(super::init::not_set_up_message(paths)));
+            obj.insert(
+                "hint".into(),
+                json!(super::project::not_set_up_message(paths)),
+            );
         }
     }
     v
@@ -204,7 +162,6 @@ fn run_all(json: bool, env: &Env) -> anyhow::Result<ExitCode> {
 /// The fleet as JSON: `rows` in the order of the list (live sessions most urgent
 /// first, then projects with no live session, whose session fields are `null`).
 pub fn fleet_json(reg: &Registry, file: &Path, now: DateTime<Utc>) -> Value {
-    let iso = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let rows: Vec<Value> = reg
         .rows(now)
         .iter()
@@ -287,15 +244,18 @@ pub fn fleet_text(reg: &Registry, file: &Path, now: DateTime<Utc>, home: Option<
             out,
             "  {:<10}  {:<16}  {:<16}  {:<8}  {:<7}  {:<8}  {:<22}  {}",
             r.attention_word(),
-            crate::model::text::cut_chars(&single_line(&r.project.name), 16),
-            crate::model::text::cut_chars(
+            crate::model::text::sanitize::cut_chars(&single_line(&r.project.name), 16),
+            crate::model::text::sanitize::cut_chars(
                 &single_line(r.project.branch.as_deref().unwrap_or("-")),
                 16
             ),
             context,
             blocked,
             &s.map_or_else(|| "-".to_owned(), |s| short(&s.id)),
-            crate::model::text::cut_chars(&format!("{}{event}", age(now, r.last_heard())), 22),
+            crate::model::text::sanitize::cut_chars(
+                &format!("{}{event}", age(now, r.last_heard())),
+                22
+            ),
             single_line(&tilde(&r.project.root, home)),
         );
     }
@@ -312,7 +272,7 @@ const STATUS_EVENTS: usize = 20;
 pub fn to_json(
     snap: &Snapshot,
     stale_after: chrono::Duration,
-    thresholds: &crate::model::level::Thresholds,
+    thresholds: &crate::model::session::level::Thresholds,
 ) -> serde_json::Value {
     let mut v = serde_json::to_value(snap).unwrap_or_else(|_| json!({}));
     if let Some(obj) = v.as_object_mut() {
@@ -365,13 +325,13 @@ pub fn to_json(
 pub fn context_words(
     snap: &Snapshot,
     s: &SessionBridge,
-    thresholds: &crate::model::level::Thresholds,
+    thresholds: &crate::model::session::level::Thresholds,
 ) -> String {
     let pct = s.context_pct();
     let level = pct.map_or_else(
         || "no reading yet".to_owned(),
         |p| {
-            crate::model::level::Level::from_pct(p, thresholds)
+            crate::model::session::level::Level::from_pct(p, thresholds)
                 .as_str()
                 .to_owned()
         },
@@ -390,17 +350,17 @@ pub fn context_words(
 pub fn session_context_json(
     snap: &Snapshot,
     s: &SessionBridge,
-    thresholds: &crate::model::level::Thresholds,
+    thresholds: &crate::model::session::level::Thresholds,
 ) -> Value {
     let pct = s.context_pct();
     json!({
         "session_id": s.session_id,
         "used_percentage": pct.map(|p| p as u64),
-        "level": pct.map(|p| crate::model::level::Level::from_pct(p, thresholds).as_str()),
+        "level": pct.map(|p| crate::model::session::level::Level::from_pct(p, thresholds).as_str()),
         "compactions": snap.compactions_of(&s.session_id),
         "last_event": s.last_event,
         "last_event_at": crate::model::snapshot::last_heard(s)
-            .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+            .map(crate::model::time::iso),
         "attention": s.attention,
         "attention_message": s.attention_message,
         "transcript_path": s.transcript_path,
@@ -419,7 +379,7 @@ fn redacted_line(text: &str) -> String {
 pub fn render_text(
     snap: &Snapshot,
     stale_after: chrono::Duration,
-    thresholds: &crate::model::level::Thresholds,
+    thresholds: &crate::model::session::level::Thresholds,
     zone: crate::model::time::Zone,
 ) -> String {
     let mut out = String::new();
@@ -528,8 +488,8 @@ pub fn render_text(
         blocked.len()
     );
     // Blocked Signals first (as on the dashboard), then newest first.
-    let order: Vec<&crate::model::HandoffEntry> =
-        crate::model::handoff::inbox_order(&snap.handoffs)
+    let order: Vec<&crate::model::handoff::entry::HandoffEntry> =
+        crate::model::handoff::entry::inbox_order(&snap.handoffs)
             .into_iter()
             .map(|i| &snap.handoffs[i])
             .collect();
@@ -543,17 +503,17 @@ pub fn render_text(
             "  {:<8} {:<17} {:<12} {}{}",
             h.kind.as_str(),
             h.status_word(),
-            crate::model::text::cut_chars(&redacted_line(h.task().unwrap_or("-")), 12),
+            crate::model::text::sanitize::cut_chars(&redacted_line(h.task().unwrap_or("-")), 12),
             single_line(&h.file_name),
             if drift.any() { "  (drift)" } else { "" }
         );
-        if let Some(crate::model::SignalParse::Malformed { reason }) = &h.signal {
+        if let Some(crate::model::handoff::signal::SignalParse::Malformed { reason }) = &h.signal {
             let _ = writeln!(out, "    ⚠ {}", single_line(reason));
         }
         if let Some(sig) = h
             .signal
             .as_ref()
-            .and_then(crate::model::SignalParse::signal)
+            .and_then(crate::model::handoff::signal::SignalParse::signal)
             && h.is_blocked()
         {
             for q in &sig.open_questions {
@@ -573,7 +533,7 @@ pub fn render_text(
 
 /// The `forge run` chains, newest first (at most five): each with its sessions in
 /// order and the handoff each left. Empty when there are none.
-pub fn render_chains(chains: &[crate::model::relay::Chain]) -> String {
+pub fn render_chains(chains: &[crate::model::agents::relay::Chain]) -> String {
     let mut out = String::new();
     if chains.is_empty() {
         return out;
@@ -587,16 +547,16 @@ pub fn render_chains(chains: &[crate::model::relay::Chain]) -> String {
                 .map(|p| format!(" at {p}%"))
                 .unwrap_or_default();
             let end = match s.end {
-                crate::model::relay::SessionEnd::Running => "running".to_owned(),
-                crate::model::relay::SessionEnd::Relayed => format!("relayed{pct}"),
-                crate::model::relay::SessionEnd::Exited => format!(
+                crate::model::agents::relay::SessionEnd::Running => "running".to_owned(),
+                crate::model::agents::relay::SessionEnd::Relayed => format!("relayed{pct}"),
+                crate::model::agents::relay::SessionEnd::Exited => format!(
                     "exited {}{}",
                     s.exit_code
                         .map_or_else(|| "(signal)".to_owned(), |c| c.to_string()),
                     if s.compacted { " (compacted)" } else { "" }
                 ),
-                crate::model::relay::SessionEnd::Interrupted => format!("interrupted{pct}"),
-                crate::model::relay::SessionEnd::NotStarted => "did not start".to_owned(),
+                crate::model::agents::relay::SessionEnd::Interrupted => format!("interrupted{pct}"),
+                crate::model::agents::relay::SessionEnd::NotStarted => "did not start".to_owned(),
             };
             let handoff = s
                 .handoff
@@ -625,7 +585,7 @@ pub fn render_chains(chains: &[crate::model::relay::Chain]) -> String {
 }
 
 fn short(id: &str) -> String {
-    crate::model::text::short_id(id)
+    crate::model::text::sanitize::short_id(id)
 }
 
 #[cfg(test)]
@@ -639,7 +599,7 @@ mod tests {
             .with_ymd_and_hms(2026, 11, 21, 10, 26, 0)
             .unwrap();
         let mut snap = Snapshot::empty(PathBuf::from("/p"), now);
-        snap.last_session = Some(crate::model::state::LastSession {
+        snap.last_session = Some(crate::model::session::state::LastSession {
             ended_at: "2026-11-21T10:12:00Z".into(),
             branch: Some("main".into()),
             uncommitted_changes: 2,
@@ -681,7 +641,7 @@ mod tests {
         last.ended_at = "2026-11-21T10:24:00Z".into();
         last.is_final = false;
         last.session_id = Some("3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21".into());
-        let bridge: crate::model::state::SessionBridge = serde_json::from_value(json!({
+        let bridge: crate::model::session::state::SessionBridge = serde_json::from_value(json!({
             "session_id": "3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21",
             "last_event_at": "2026-11-21T10:24:00Z",
             "attention": "waiting:input",
@@ -703,7 +663,7 @@ mod tests {
         // It ended (SessionEnd), went silent past stale_after, or it was another
         // session: the record is of an ended session again.
         let mut ended = bridge.clone();
-        ended.attention = Some(crate::model::state::Attention::Ended);
+        ended.attention = Some(crate::model::session::state::Attention::Ended);
         let mut silent = bridge.clone();
         silent.last_event_at = Some("2026-11-21T09:00:00Z".into());
         let mut other = bridge;
@@ -721,8 +681,8 @@ mod tests {
 
     #[test]
     fn the_fleet_table_keeps_each_row_on_its_line_and_writes_home_as_a_tilde() {
-        use crate::model::fleet::{ProjectEntry, SessionRow};
-        use crate::model::state::Attention;
+        use crate::model::agents::fleet::{ProjectEntry, SessionRow};
+        use crate::model::session::state::Attention;
         assert_eq!(
             tilde("/home/me/src/x", Some(Path::new("/home/me"))),
             "~/src/x"
@@ -773,10 +733,11 @@ mod tests {
     fn json_keeps_the_last_twenty_events() {
         let mut snap = Snapshot::empty(PathBuf::from("/p"), chrono::Utc::now());
         for i in 0..30 {
-            snap.recent_events.push(crate::model::state::EventLine {
-                event: format!("E{i}"),
-                ..Default::default()
-            });
+            snap.recent_events
+                .push(crate::model::session::state::EventLine {
+                    event: format!("E{i}"),
+                    ..Default::default()
+                });
         }
         let v = to_json(&snap, chrono::Duration::minutes(30), &Default::default());
         let events = v["recent_events"].as_array().unwrap();

@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 
 use crate::config::{self, Config};
 use crate::env::Env;
-use crate::model::state::{Reading, SessionBridge};
+use crate::model::session::state::{Reading, SessionBridge};
 use crate::statusline::{
     ContextInfo, Payload, SessionState, Term, render_statusline, resolve_context,
 };
@@ -170,8 +170,8 @@ impl Tick {
             if let Some(notice) = notice {
                 let _ = files::append_event(
                     &paths,
-                    &crate::model::state::EventLine {
-                        time: files::iso(env.now),
+                    &crate::model::session::state::EventLine {
+                        time: crate::model::time::iso(env.now),
                         event: "statusline".to_owned(),
                         session: payload.session_id.clone(),
                         facts: serde_json::Map::new(),
@@ -265,7 +265,9 @@ pub fn gather(paths: &Paths, payload: &Payload, now: DateTime<Utc>) -> SessionSt
         project: project_name(paths),
         branch,
         dirty: cache.as_ref().map(|c| c.uncommitted_changes),
-        git_cached_at: cache.as_ref().and_then(|c| files::parse_iso(&c.updated_at)),
+        git_cached_at: cache
+            .as_ref()
+            .and_then(|c| crate::model::time::parse_iso(&c.updated_at)),
         workflow: files::read_workflow(paths),
         blocked_signals: handoffs::count_blocked(paths, std::time::SystemTime::from(now)),
         learn_pending: store::safe::is_regular(&paths.learn_pending()),
@@ -324,14 +326,14 @@ fn apply(b: &mut SessionBridge, p: &Payload, ctx: &ContextInfo, now: DateTime<Ut
         b.context_window_size = Some(w);
         changed = true;
     }
-    // A reading of no tokens is never a real one (reference §11.1 #1).
+    // A reading of no tokens is never a real one (docs/client-reference.md §9.1 #1).
     if let Some(pct) = ctx.pct.filter(|_| ctx.tokens != Some(0)) {
         let pct_changed = b.used_percentage.is_none_or(|old| (old - pct).abs() > 1e-9);
         if pct_changed || b.tokens != ctx.tokens {
             b.used_percentage = Some(pct);
             b.tokens = ctx.tokens;
             b.push_reading(Reading {
-                at: files::iso(now),
+                at: crate::model::time::iso(now),
                 tokens: ctx.tokens,
                 pct,
             });
@@ -394,14 +396,14 @@ fn record(
     if let Some(pct) = ctx.pct {
         let t = cfg.context.thresholds();
         for (level, start) in [
-            (crate::model::Level::L1, t.warn),
-            (crate::model::Level::L2, t.critical),
-            (crate::model::Level::L3, t.emergency),
+            (crate::model::session::level::Level::L1, t.warn),
+            (crate::model::session::level::Level::L2, t.critical),
+            (crate::model::session::level::Level::L3, t.emergency),
         ] {
             let acts = cfg.ladder.at(level);
             if !acts
                 .iter()
-                .any(|a| !(level == crate::model::Level::L1 && a == "handoff"))
+                .any(|a| !(level == crate::model::session::level::Level::L1 && a == "handoff"))
             {
                 continue;
             }

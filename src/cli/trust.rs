@@ -8,10 +8,10 @@ use std::process::ExitCode;
 use anyhow::{Context, anyhow};
 use serde_json::json;
 
-use super::status::project_paths;
+use super::project::project_paths;
 use crate::config::{self, Side};
 use crate::env::Env;
-use crate::model::trust::{Record, Trust, VERSION, content_hash};
+use crate::model::setup::trust::{Record, Trust, VERSION, content_hash};
 use crate::store::{self, Paths};
 
 /// Trust this project's .forge/config.toml, so its keys that make forge act apply
@@ -182,7 +182,7 @@ pub fn run(args: &TrustArgs, env: &Env) -> anyhow::Result<ExitCode> {
             project: root,
             config: file.display().to_string(),
             sha256: sha.clone(),
-            trusted_at: crate::store::files::iso(env.now),
+            trusted_at: crate::model::time::iso(env.now),
         },
     )
     .context("keeping the trust record")?;

@@ -25,7 +25,7 @@ pub struct UserHookArgs {
 /// Runs `forge user-hook`: always exits 0 (nobody reads it); what happened is in
 /// `events.jsonl`.
 pub fn run(args: &UserHookArgs, env: &Env) -> ExitCode {
-    let Ok(paths) = super::status::project_for_writing(Some(&args.project), env) else {
+    let Ok(paths) = super::project::project_for_writing(Some(&args.project), env) else {
         return ExitCode::SUCCESS;
     };
     // Exactly one run per crossing, however many ticks started one.

@@ -6,7 +6,7 @@ use super::dispatch::{Ctx, HookResult};
 /// The most of a notification's message a session bridge keeps (after redaction).
 const ATTENTION_MESSAGE_MAX: usize = 200;
 use crate::model::outcome::Outcome;
-use crate::model::state::Attention;
+use crate::model::session::state::Attention;
 use crate::store::files;
 
 impl Ctx<'_> {
@@ -25,7 +25,7 @@ impl Ctx<'_> {
             _ => None,
         };
         // The permission_prompt notification says only "Claude needs your
-        // permission" (reference §11.1 #4): keep the PermissionRequest's
+        // permission" (docs/client-reference.md §9.1 #4): keep the PermissionRequest's
         // message, which names the tool.
         let message = if attention == Some(Attention::WaitingPermission) {
             self.session_id()
@@ -61,7 +61,7 @@ impl Ctx<'_> {
             return Ok(String::new());
         };
         let _ = crate::store::remove_if_exists(&path);
-        let text: String = crate::model::text::single_line(text.trim())
+        let text: String = crate::model::text::sanitize::single_line(text.trim())
             .chars()
             .take(400)
             .collect();
@@ -104,18 +104,18 @@ impl Ctx<'_> {
         event: &str,
         attention: Option<Attention>,
         message: Option<String>,
-        also: impl FnOnce(&mut crate::model::state::SessionBridge),
+        also: impl FnOnce(&mut crate::model::session::state::SessionBridge),
     ) {
         let Some(sid) = self.session_id() else { return };
         // Redacted whole, then cut to what the bridge keeps: a cut first could leave
         // half a key no rule knows.
         let message = message.map(|m| {
-            let red = crate::model::redact::redact(&m);
-            crate::model::text::cut_chars(&red, ATTENTION_MESSAGE_MAX)
+            let red = crate::model::text::redact::redact(&m);
+            crate::model::text::sanitize::cut_chars(&red, ATTENTION_MESSAGE_MAX)
         });
         let transcript = self.wire.transcript_path.clone();
         let cwd = self.wire.cwd.clone();
-        let now = files::iso(self.env.now);
+        let now = crate::model::time::iso(self.env.now);
         let pid = self.env.claude_pid;
         let result = files::update_bridge(&self.paths, sid, self.env.now, |b| {
             b.last_event = Some(event.to_owned());

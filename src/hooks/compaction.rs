@@ -8,10 +8,10 @@ use serde_json::{Value, json};
 
 use super::dispatch::{Ctx, HookResult};
 use crate::config::Config;
-use crate::model::Snapshot;
-use crate::model::handoff_doc::Trigger;
+use crate::model::handoff::handoff_doc::Trigger;
 use crate::model::outcome::Outcome;
-use crate::model::state::{Attention, CompactionRecord, PreCompactState};
+use crate::model::session::state::{Attention, CompactionRecord, PreCompactState};
+use crate::model::snapshot::Snapshot;
 use crate::store::{self, Paths, files, handoffs};
 
 /// How many changed names go into the pre-compact state and the re-read list.
@@ -27,7 +27,7 @@ impl Ctx<'_> {
                 None
             });
         let state = PreCompactState {
-            captured_at: files::iso(self.env.now),
+            captured_at: crate::model::time::iso(self.env.now),
             branch: git.as_ref().map(|g| g.branch.clone()),
             uncommitted_changes: git.as_ref().map_or(0, |g| g.uncommitted),
             recent_files: git
@@ -38,7 +38,7 @@ impl Ctx<'_> {
             session_id: self.wire.session_id.clone(),
         };
         // A compaction *may* follow (it can be cancelled, or abandoned and retried:
-        // reference §11.1 #2), so this only captures state while it still can; what
+        // docs/client-reference.md §9.1 #2), so this only captures state while it still can; what
         // claims a compaction happened waits for SessionStart(compact).
         store::write_json_synced(&self.paths.pre_compact_state(), &state)?;
         self.record(Outcome::StateCaptured {
@@ -70,7 +70,7 @@ impl Ctx<'_> {
             .filter(|p| p.session_id.as_deref() == sid);
         let files_to_read = reread_files(&self.paths, sid, transcript);
         let record = CompactionRecord {
-            compacted_at: files::iso(self.env.now),
+            compacted_at: crate::model::time::iso(self.env.now),
             session_id: sid.map(str::to_owned),
             trigger: pre.and_then(|p| p.trigger.clone()),
             captured_at: pre.map(|p| p.captured_at.clone()),
@@ -227,7 +227,7 @@ impl Ctx<'_> {
         let Some(tool) = self.wire.tool_name.as_deref() else {
             return;
         };
-        if !crate::model::learn::EDITING_TOOLS.contains(&tool) {
+        if !crate::model::session::learn::EDITING_TOOLS.contains(&tool) {
             return;
         }
         let inside = self.wire.tool_file.as_deref().is_none_or(|f| {
@@ -253,12 +253,12 @@ impl Ctx<'_> {
 impl Ctx<'_> {
     /// The first command (Bash) of a turn takes the work tree's fingerprint, which the
     /// end of the turn compares with its own: a change in between is what the
-    /// session's commands did ([`crate::model::learn`]). One git scan per turn that
+    /// session's commands did ([`crate::model::session::learn`]). One git scan per turn that
     /// runs commands, at most [`COMMAND_BASELINE_DEADLINE`]; later calls of the turn
     /// and every other tool read one small file. A scan that does not finish in time
     /// leaves no baseline: then the turn's commands claim nothing.
     fn note_command(&self) {
-        if self.wire.tool_name.as_deref() != Some(crate::model::learn::COMMAND_TOOL) {
+        if self.wire.tool_name.as_deref() != Some(crate::model::session::learn::COMMAND_TOOL) {
             return;
         }
         let Some(sid) = self.session_id() else { return };
@@ -289,12 +289,20 @@ const COMMAND_BASELINE_DEADLINE: std::time::Duration = std::time::Duration::from
 
 /// Whether PreCompact should write a handoff for a session: none was written yet, or
 /// the last one is older than the session's threshold crossing.
-pub fn needs_safety_net(bridge: Option<&crate::model::state::SessionBridge>) -> bool {
+pub fn needs_safety_net(bridge: Option<&crate::model::session::state::SessionBridge>) -> bool {
     let Some(b) = bridge else { return true };
-    let Some(written) = b.handoff_written_at.as_deref().and_then(files::parse_iso) else {
+    let Some(written) = b
+        .handoff_written_at
+        .as_deref()
+        .and_then(crate::model::time::parse_iso)
+    else {
         return true;
     };
-    match b.threshold_crossed_at.as_deref().and_then(files::parse_iso) {
+    match b
+        .threshold_crossed_at
+        .as_deref()
+        .and_then(crate::model::time::parse_iso)
+    {
         Some(crossed) => written < crossed,
         None => false,
     }
@@ -323,14 +331,15 @@ pub(super) fn reread_files(
     let mut out: Vec<String> = Vec::new();
     if let Some(sid) = session_id
         && let Some(h) = handoffs::list(paths).into_iter().find(|h| {
-            h.kind == crate::model::HandoffKind::Session && h.front.get("session_id") == Some(sid)
+            h.kind == crate::model::handoff::entry::HandoffKind::Session
+                && h.front.get("session_id") == Some(sid)
         })
     {
         out.push(format!(".forge/handoffs/{}", h.file_name));
     }
     let from_transcript: Vec<String> = transcript
         .and_then(|t| store::transcript::read_facts(t).ok())
-        .map(|(facts, _)| crate::model::transcript::reread_candidates(&facts))
+        .map(|(facts, _)| crate::model::session::transcript::reread_candidates(&facts))
         .unwrap_or_default()
         .into_iter()
         .filter(|f| {
@@ -357,7 +366,7 @@ pub(super) fn reread_files(
 }
 
 /// Why PreToolUse holds a call back; the client shows it after
-/// `PreToolUse:<Tool> hook error: ` (reference §11.1 #9).
+/// `PreToolUse:<Tool> hook error: ` (docs/client-reference.md §9.1 #9).
 fn deny_reason(files_to_read: &[String]) -> String {
     format!(
         "forge held this call back once because the context was just compacted. \
@@ -369,7 +378,7 @@ fn deny_reason(files_to_read: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::state::SessionBridge;
+    use crate::model::session::state::SessionBridge;
 
     #[test]
     fn safety_net_only_when_no_handoff_since_the_crossing() {

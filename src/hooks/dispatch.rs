@@ -21,7 +21,7 @@ use super::wire::WireHookInput;
 use crate::config::{self, Config};
 use crate::env::Env;
 use crate::model::outcome::Outcome;
-use crate::model::state::EventLine;
+use crate::model::session::state::EventLine;
 use crate::store::{self, Paths, files};
 
 /// The most stdin forge reads (1 MiB); a longer payload is cut and fails to parse.
@@ -127,7 +127,7 @@ pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
         let _ = files::append_event(
             &paths,
             &EventLine {
-                time: files::iso(env.now),
+                time: crate::model::time::iso(env.now),
                 event,
                 session: wire.session_id.clone(),
                 facts,
@@ -224,7 +224,7 @@ fn event_line(event: &HookEvent, w: &WireHookInput, now: DateTime<Utc>) -> Event
         facts.insert("stop_hook_active".into(), Value::Bool(true));
     }
     EventLine {
-        time: files::iso(now),
+        time: crate::model::time::iso(now),
         event: event.name().to_owned(),
         session: w.session_id.clone(),
         facts,

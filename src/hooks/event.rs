@@ -109,7 +109,7 @@ mod tests {
     #[test]
     fn names_round_trip_and_unknown_is_other() {
         let w = WireHookInput::default();
-        for n in crate::model::settings::FORGE_EVENTS {
+        for n in crate::model::setup::settings::FORGE_EVENTS {
             assert_eq!(HookEvent::from_wire(n, &w).name(), n);
         }
         assert_eq!(HookEvent::from_wire("stop", &w).name(), "Stop");

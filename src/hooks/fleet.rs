@@ -6,7 +6,7 @@
 //! (the session's bridge), the project's branch and its blocked-Signal count (both
 //! from small caches), and compared with the stored one; the file is written only
 //! when the project is new or what the fleet shows changed, else at most once a
-//! minute (`model::fleet::needs_write`). The lock is waited for a few tens of
+//! minute (`model::agents::fleet::needs_write`). The lock is waited for a few tens of
 //! milliseconds at most; past that the registration is kept aside for the next
 //! writer (see `crate::store::registry`), so none is lost. A failure is recorded as an `error` outcome of the call
 //! (and in `errors.log`); the call goes on and exits 0 as always.
@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use super::dispatch::Ctx;
 use super::event::HookEvent;
-use crate::model::fleet::{Pending, ProjectEntry, ProjectFacts, SessionRow, needs_write};
+use crate::model::agents::fleet::{Pending, ProjectEntry, ProjectFacts, SessionRow, needs_write};
 use crate::model::outcome::Outcome;
 use crate::store::{files, handoffs, registry};
 
@@ -73,7 +73,7 @@ impl Ctx<'_> {
                 .env
                 .tmux_pane
                 .clone()
-                .filter(|p| crate::model::fleet::is_pane_id(p));
+                .filter(|p| crate::model::agents::fleet::is_pane_id(p));
             row.tmux_socket = self
                 .env
                 .tmux_socket
@@ -101,7 +101,7 @@ impl Ctx<'_> {
             Pending {
                 facts,
                 row,
-                at: now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                at: crate::model::time::iso(now),
             },
         );
         if let Err(e) = result {

@@ -1,5 +1,5 @@
 //! Wake messages: after a hook event, the `[notify]` command of the user's config
-//! hears about it (see [`crate::model::notify`]). Async: started detached, the hook
+//! hears about it (see [`crate::model::agents::notify`]). Async: started detached, the hook
 //! returns at once. Bidirectional (Stop only): the reply may keep the session
 //! working, never when the turn already continues because of a Stop hook.
 
@@ -7,9 +7,9 @@ use serde_json::{Value, json};
 
 use super::dispatch::Ctx;
 use super::event::HookEvent;
-use crate::model::level::Level;
-use crate::model::notify::{Facts, NotifyEvent, block_reason, message};
+use crate::model::agents::notify::{Facts, NotifyEvent, block_reason, message};
 use crate::model::outcome::Outcome;
+use crate::model::session::level::Level;
 
 /// How long a Stop's wake message waits for the turn's reply to reach the
 /// transcript (seen with 2.1.330: written some tens of milliseconds after the Stop
@@ -44,13 +44,13 @@ impl Ctx<'_> {
     fn notify_context(
         &self,
         event: &HookEvent,
-        bridge: Option<&crate::model::state::SessionBridge>,
+        bridge: Option<&crate::model::session::state::SessionBridge>,
     ) -> (Option<f64>, bool, Option<&'static str>) {
         if matches!(event, HookEvent::Stop { .. }) {
             self.wait_for_reply();
         }
         let scanned = self.transcript_context(bridge);
-        let reading = || bridge.and_then(crate::model::state::SessionBridge::context_pct);
+        let reading = || bridge.and_then(crate::model::session::state::SessionBridge::context_pct);
         match event {
             HookEvent::PreCompact { .. } => (
                 scanned.map(|c| c.pct).or_else(reading),

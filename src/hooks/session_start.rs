@@ -10,12 +10,14 @@ use super::compaction::reread_files;
 use super::dispatch::{Ctx, HookResult};
 use super::text::{BODY_LINE_MAX, LINE_MAX, clip_line, clip_lines, cut_lines, units};
 use crate::app::snapshot::load_for_session_start;
-use crate::model::Snapshot;
-use crate::model::handoff::Drift;
+use crate::model::handoff::entry::Drift;
 use crate::model::outcome::Outcome;
-use crate::model::redact::redact;
-use crate::model::state::{Attention, LastSession, ResumeDecision, ResumeOrigin, resume_decision};
-use crate::model::text::single_line;
+use crate::model::session::state::{
+    Attention, LastSession, ResumeDecision, ResumeOrigin, resume_decision,
+};
+use crate::model::snapshot::Snapshot;
+use crate::model::text::redact::redact;
+use crate::model::text::sanitize::single_line;
 use crate::store::{self, files, handoffs};
 
 /// SessionStart output stays under Claude Code's 10,000-character cap. Counted in
@@ -337,7 +339,7 @@ impl Ctx<'_> {
         if cfg.on_session_start.is_empty() {
             return String::new();
         }
-        let facts = crate::model::user_hooks::StartFacts {
+        let facts = crate::model::agents::user_hooks::StartFacts {
             session_id: self.session_id().map(str::to_owned),
             agent_name: self.env.agent_name(),
             working_directory: self.paths.root.display().to_string(),
@@ -351,7 +353,7 @@ impl Ctx<'_> {
             source: source.map(str::to_owned),
             relay_chain: self.env.relay.as_ref().map(|r| r.chain.clone()),
         };
-        let payload = crate::model::user_hooks::start_payload(&facts);
+        let payload = crate::model::agents::user_hooks::start_payload(&facts);
         let mut text = String::new();
         for hook in &cfg.on_session_start {
             let ran = crate::app::user_hooks::run(
@@ -493,7 +495,7 @@ enum Take {
 const TAKEN_BY_ANOTHER: &str = "another session starting at the same moment took it";
 
 /// `Last session: <ended_at> · branch <b> · <n> uncommitted`, the time as stored
-/// (ISO 8601 UTC, DESIGN's contract for Claude's context); what people read says it
+/// (ISO 8601 UTC, docs/design.md#times); what people read says it
 /// as an age and a local time ([`LastSession::ended_words`]).
 fn last_session_line(last: &LastSession) -> String {
     format!(
@@ -510,7 +512,7 @@ fn last_session_line(last: &LastSession) -> String {
 fn live_session_line(last: &LastSession) -> String {
     format!(
         "Another session is live in this project ({}), its last turn ended {} · branch {} · {} uncommitted",
-        crate::model::text::short_id(last.session_id.as_deref().unwrap_or("?")),
+        crate::model::text::sanitize::short_id(last.session_id.as_deref().unwrap_or("?")),
         last.ended_at,
         last.branch.as_deref().unwrap_or("(none)"),
         last.uncommitted_changes
@@ -567,7 +569,7 @@ fn blocked_text(snap: &Snapshot, budget: usize) -> BlockedText {
     out
 }
 
-fn blocked_lines(h: &crate::model::HandoffEntry) -> String {
+fn blocked_lines(h: &crate::model::handoff::entry::HandoffEntry) -> String {
     let mut out = String::new();
     let task = h.task().unwrap_or("?");
     let route = h.route().unwrap_or_default();
@@ -579,7 +581,7 @@ fn blocked_lines(h: &crate::model::HandoffEntry) -> String {
     if let Some(s) = h
         .signal
         .as_ref()
-        .and_then(crate::model::SignalParse::signal)
+        .and_then(crate::model::handoff::signal::SignalParse::signal)
     {
         for q in &s.open_questions {
             let _ = writeln!(out, "  Open question: {q}");

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::dispatch::handle;
 use crate::env::Env;
 use crate::model::outcome::Outcome;
-use crate::model::state::{EventLine, ResumeOrigin};
+use crate::model::session::state::{EventLine, ResumeOrigin};
 use crate::store::{Paths, files};
 
 /// The event name that makes the dispatcher panic (unit tests only).
@@ -352,7 +352,7 @@ fn hooks_keep_the_fleet_registry_and_a_refused_registry_is_an_error_outcome() {
     let s = &reg.entry(p.root.to_str().unwrap()).unwrap().sessions[0];
     assert_eq!(
         s.attention,
-        Some(crate::model::state::Attention::WaitingPermission)
+        Some(crate::model::session::state::Attention::WaitingPermission)
     );
     assert_eq!(s.last_event.as_deref(), Some("PermissionRequest"));
     // The tool runs: busy again, which is news; the next tool call changes nothing
@@ -360,7 +360,10 @@ fn hooks_keep_the_fleet_registry_and_a_refused_registry_is_an_error_outcome() {
     p.outcomes("PreToolUse", json!({"tool_name": "Read"}));
     let reg = read();
     let s = &reg.entry(p.root.to_str().unwrap()).unwrap().sessions[0];
-    assert_eq!(s.attention, Some(crate::model::state::Attention::Busy));
+    assert_eq!(
+        s.attention,
+        Some(crate::model::session::state::Attention::Busy)
+    );
     let before = std::fs::metadata(&file).unwrap().modified().unwrap();
     p.outcomes("PreToolUse", json!({"tool_name": "Read"}));
     assert_eq!(

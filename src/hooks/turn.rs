@@ -7,9 +7,9 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::dispatch::{Ctx, HookResult};
-use crate::model::dirty::{self, DirtyWarning};
 use crate::model::outcome::Outcome;
-use crate::model::state::{Attention, LastSession};
+use crate::model::session::dirty::{self, DirtyWarning};
+use crate::model::session::state::{Attention, LastSession};
 use crate::store::{self, files};
 
 impl Ctx<'_> {
@@ -17,7 +17,7 @@ impl Ctx<'_> {
         &self,
         is_final: bool,
         reason: Option<&str>,
-    ) -> Option<crate::model::state::GitCache> {
+    ) -> Option<crate::model::session::state::GitCache> {
         // SessionEnd shares a 1.5 s budget with every other SessionEnd hook: git gets
         // 1 s there (then the cache Stop left is used); elsewhere GIT_DEADLINE.
         let deadline = if is_final {
@@ -32,7 +32,7 @@ impl Ctx<'_> {
         let bridge = self
             .session_id()
             .and_then(|s| files::read_bridge(&self.paths, s));
-        // Print mode never runs the status line (reference §11.1 #11): without its
+        // Print mode never runs the status line (docs/client-reference.md §9.1 #11): without its
         // reading, the transcript says how full the context is, and the bridge keeps
         // that figure so `status`, `context`, `sessions` and the dashboard agree.
         let transcript_pct = match bridge.as_ref() {
@@ -62,7 +62,7 @@ impl Ctx<'_> {
             self.fail("git", &why.to_string());
         }
         let last = LastSession {
-            ended_at: files::iso(self.env.now),
+            ended_at: crate::model::time::iso(self.env.now),
             branch: git.as_ref().and_then(|g| g.branch.clone()),
             uncommitted_changes: git.as_ref().map_or(0, |g| g.uncommitted_changes),
             forge_phase: workflow.phase,
@@ -89,11 +89,11 @@ impl Ctx<'_> {
 
     /// The learn flag at the end of a turn: cleared when a `learned-*.md` is newer
     /// than it, else set when this session changed files — edited them, or ran a
-    /// command that changed the tree in this turn ([`crate::model::learn`]).
+    /// command that changed the tree in this turn ([`crate::model::session::learn`]).
     fn learn_flag(
         &self,
-        bridge: Option<&crate::model::state::SessionBridge>,
-        git: Option<&crate::model::state::GitCache>,
+        bridge: Option<&crate::model::session::state::SessionBridge>,
+        git: Option<&crate::model::session::state::GitCache>,
     ) {
         let flag = self.paths.learn_pending();
         if store::safe::is_regular(&flag) {
@@ -109,7 +109,7 @@ impl Ctx<'_> {
             }
             return;
         }
-        if let Some(why) = crate::model::learn::changed_files_why(bridge, git) {
+        if let Some(why) = crate::model::session::learn::changed_files_why(bridge, git) {
             match store::touch_flag(&flag) {
                 Ok(()) => self.record(Outcome::FlagSet {
                     flag: "learn-pending".to_owned(),
@@ -121,7 +121,7 @@ impl Ctx<'_> {
     }
 
     /// Moves this session's learn baseline to the tree as it is now.
-    pub(super) fn rebase_learning(&self, git: Option<&crate::model::state::GitCache>) {
+    pub(super) fn rebase_learning(&self, git: Option<&crate::model::session::state::GitCache>) {
         let Some(sid) = self.session_id() else { return };
         if let Err(e) = files::update_bridge(&self.paths, sid, self.env.now, |b| {
             crate::app::learn::rebase(b, git)
@@ -135,7 +135,7 @@ impl Ctx<'_> {
     /// newer than any usage.
     pub(super) fn transcript_context(
         &self,
-        bridge: Option<&crate::model::state::SessionBridge>,
+        bridge: Option<&crate::model::session::state::SessionBridge>,
     ) -> Option<TranscriptContext> {
         let path = self.wire.transcript_path.as_deref().or_else(|| {
             // A bridge's path only when it is a Claude Code transcript.
@@ -148,18 +148,21 @@ impl Ctx<'_> {
         let scan = store::transcript::tail_context(Path::new(path));
         let tokens = scan.tokens().filter(|t| *t > 0)?;
         let model = match &scan {
-            crate::model::transcript::TailScan::Usage { model, .. } => model.clone(),
+            crate::model::session::transcript::TailScan::Usage { model, .. } => model.clone(),
             _ => None,
         };
-        let window = crate::model::transcript::infer_window(
+        let window = crate::model::session::transcript::infer_window(
             bridge.and_then(|b| b.context_window_size),
             model.as_deref().or(self.wire.model.as_deref()),
             Some(tokens),
         );
         Some(TranscriptContext {
-            pct: crate::model::transcript::pct_of(tokens, window),
+            pct: crate::model::session::transcript::pct_of(tokens, window),
             tokens,
-            estimate: matches!(scan, crate::model::transcript::TailScan::Compacted { .. }),
+            estimate: matches!(
+                scan,
+                crate::model::session::transcript::TailScan::Compacted { .. }
+            ),
         })
     }
 
@@ -167,7 +170,7 @@ impl Ctx<'_> {
         let git = self.record_end(false, None);
         let dirty = git.as_ref().map_or(0, |g| g.uncommitted_changes);
         // The warning is for the person (a Stop hook's plain stdout reaches no screen:
-        // reference §11.1 #8), and only as `[hooks] dirty_warning` says: by default
+        // docs/client-reference.md §9.1 #8), and only as `[hooks] dirty_warning` says: by default
         // when the count grew past what the session started with (or was last warned
         // about). Without a bridge there is nothing to compare with.
         let mode = DirtyWarning::parse(&self.config().hooks.dirty_warning);
@@ -206,7 +209,7 @@ impl Ctx<'_> {
         Ok(format!("{}\n", Value::Object(out)))
     }
 
-    /// SessionEnd only records: the client discards its output (reference §11.1
+    /// SessionEnd only records: the client discards its output (docs/client-reference.md §9.1
     /// #8), so the next SessionStart tells the dirty tree instead.
     pub(super) fn session_end(&self, reason: Option<&str>) -> HookResult {
         self.record_end(true, reason);
@@ -227,7 +230,7 @@ fn stop_reason(files_to_read: &[String]) -> String {
     )
 }
 
-fn dirty_warning(git: Option<&crate::model::state::GitCache>) -> Option<String> {
+fn dirty_warning(git: Option<&crate::model::session::state::GitCache>) -> Option<String> {
     match git {
         Some(g) if g.uncommitted_changes > 0 => Some(format!(
             "forge: {} uncommitted change{} on branch {} — commit them or note them in a handoff.",

@@ -1,8 +1,9 @@
 //! Claude Code's hook JSON as sent, read leniently.
 //!
 //! Every field is optional: a missing key, an explicit `null` or a value of the wrong
-//! type all read as "absent" rather than failing the whole payload (see reference §1.2,
-//! §8). Unknown fields are ignored. Prompt text and tool inputs are not kept.
+//! type all read as "absent" rather than failing the whole payload (see
+//! docs/client-reference.md §2.1). Unknown fields are ignored. Prompt text and tool
+//! inputs are not kept.
 
 use serde_json::Value;
 

@@ -22,12 +22,13 @@ use super::tools::{self, Call, ResolveCall, SignalCall};
 use crate::app::session_handoff::{self, GitInput, Request};
 use crate::app::signal::{Draft, resolve_task, write_draft};
 use crate::env::Env;
-use crate::model::handoff::HandoffKind;
-use crate::model::handoff_doc::{AgentNotes, Trigger};
+use crate::model::handoff::entry::HandoffEntry;
+use crate::model::handoff::entry::HandoffKind;
+use crate::model::handoff::handoff_doc::{AgentNotes, Trigger};
+use crate::model::handoff::signal::SignalParse;
 use crate::model::outcome::Outcome;
-use crate::model::redact::{redact, redact_cow, redact_document, redact_json};
-use crate::model::state::EventLine;
-use crate::model::{HandoffEntry, SignalParse};
+use crate::model::session::state::EventLine;
+use crate::model::text::redact::{redact, redact_cow, redact_document, redact_json};
 use crate::store::{self, Paths, files};
 
 /// The event name of `forge mcp`'s lines in `events.jsonl`.
@@ -79,7 +80,7 @@ impl Project {
             .get_or_init(|| {
                 self.env
                     .agent_name()
-                    .map(|a| crate::app::signal::one_line(&a))
+                    .map(|a| crate::model::text::sanitize::single_line_trimmed(&a))
                     .filter(|a| !a.is_empty())
             })
             .clone()
@@ -120,13 +121,13 @@ impl Project {
         // An unknown tool's name is the client's text: kept to one line, redacted.
         facts.insert(
             "tool".into(),
-            crate::app::signal::one_line(&redact(tool)).into(),
+            crate::model::text::sanitize::single_line_trimmed(&redact(tool)).into(),
         );
         if let Some(a) = self.agent.get().cloned().flatten() {
             facts.insert("agent".into(), a.into());
         }
         let line = EventLine {
-            time: files::iso(env.now),
+            time: crate::model::time::iso(env.now),
             event: EVENT.to_owned(),
             session: self.session.clone(),
             facts,
@@ -168,7 +169,7 @@ impl Project {
             "Wrote .forge/handoffs/{file}: a {} Signal of task {} from {} to {}",
             draft.status, draft.task, draft.from, draft.to
         );
-        if draft.status == crate::model::SignalStatus::Blocked {
+        if draft.status == crate::model::handoff::signal::SignalStatus::Blocked {
             let _ = write!(
                 text,
                 " with {}. It shows as blocked (dashboard, status line, every new session) until a later Signal of {} or the resolve tool supersedes it.",
@@ -393,7 +394,7 @@ impl Project {
 
     fn status(&self, env: &Env) -> Result<(ToolResult, Outcome), String> {
         self.readable()?;
-        let set_up = crate::cli::init::is_set_up(&self.paths, env);
+        let set_up = crate::cli::project::is_set_up(&self.paths, env);
         let mut warning = None;
         let mut v = crate::cli::status::project_json(&self.paths, env, set_up, |e| {
             warning = Some(format!("{e:#}"));
@@ -446,7 +447,7 @@ impl Backend for Project {
                     &env,
                     name,
                     vec![Outcome::ToolRefused {
-                        tool: crate::app::signal::one_line(name),
+                        tool: crate::model::text::sanitize::single_line_trimmed(name),
                         why: "no such tool".into(),
                     }],
                 );
@@ -496,7 +497,7 @@ impl Backend for Project {
                 json!({
                     "uri": format!("{RESOURCE_PREFIX}{}", h.file_name),
                     "name": h.file_name,
-                    "title": crate::model::text::single_line(&redact(&title)),
+                    "title": crate::model::text::sanitize::single_line(&redact(&title)),
                     "mimeType": "text/markdown",
                 })
             })
@@ -536,7 +537,7 @@ impl Project {
     /// The handoff a `forge://handoffs/<file>` URI names: its name and text.
     fn read_handoff(&self, uri: &str) -> Result<(String, String), String> {
         self.readable()?;
-        let shown = crate::app::signal::one_line(uri);
+        let shown = crate::model::text::sanitize::single_line_trimmed(uri);
         let name = uri
             .strip_prefix(RESOURCE_PREFIX)
             .filter(|n| {
@@ -558,7 +559,7 @@ impl Project {
 }
 
 /// `result` as it leaves forge for the model: its text and every string of its
-/// data redacted ([`crate::model::redact`]). Questions, findings and tasks come from
+/// data redacted ([`crate::model::text::redact`]). Questions, findings and tasks come from
 /// files an agent or a person wrote, `status` quotes the project's state, and a
 /// refusal may quote the arguments.
 fn redacted(mut result: ToolResult) -> ToolResult {
@@ -606,7 +607,7 @@ fn inbox_item(h: &HandoffEntry) -> Value {
         "to": signal.map(|s| s.to.as_str()),
         "status": h.status_word(),
         "blocked": h.is_blocked(),
-        "written_at": h.created.map(files::iso),
+        "written_at": h.created.map(crate::model::time::iso),
         "questions": signal.map(|s| s.open_questions.clone()).unwrap_or_default(),
         "findings": section(&text, "Findings"),
         "recommendation": (!recommendation.is_empty()).then_some(recommendation),
@@ -633,7 +634,7 @@ fn section(text: &str, heading: &str) -> Vec<String> {
         }
         let item = t.strip_prefix("- ").unwrap_or(t);
         if item != "(none)" && out.len() < tools::LIST_MAX {
-            out.push(crate::app::signal::one_line(item));
+            out.push(crate::model::text::sanitize::single_line_trimmed(item));
         }
     }
     out

@@ -5,7 +5,7 @@
 //! and per list, no control characters or escape sequences (a newline is allowed in
 //! free text, where the writer folds it), file names inside the project, task ids
 //! of the characters a file name keeps. What passes is redacted
-//! ([`crate::model::redact::redact`]) before anything is written. Unknown
+//! ([`crate::model::text::redact::redact`]) before anything is written. Unknown
 //! arguments are refused, so a misspelt one is an error the model can fix rather
 //! than an answer silently lost.
 
@@ -13,9 +13,9 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use crate::model::SignalStatus;
-use crate::model::handoff_doc::AgentNotes;
-use crate::model::redact::redact;
+use crate::model::handoff::handoff_doc::AgentNotes;
+use crate::model::handoff::signal::SignalStatus;
+use crate::model::text::redact::redact;
 
 /// The longest agent name or task id.
 pub const NAME_MAX: usize = 64;
@@ -271,7 +271,7 @@ pub fn parse(name: &str, args: &Map<String, Value>, root: &Path) -> Result<Optio
 /// What is wrong with a text from outside, if anything: control characters or
 /// escape sequences (a newline and a tab are allowed where `multiline`).
 fn bad_characters(text: &str, multiline: bool) -> Option<String> {
-    let cleaned = crate::model::text::clean(text);
+    let cleaned = crate::model::text::sanitize::clean(text);
     let has_break = !multiline && text.contains(['\n', '\t', '\r']);
     if cleaned != text || has_break {
         let c = text
@@ -460,7 +460,7 @@ pub fn inside(root: &Path, file: &str) -> Option<String> {
     while let Some(rest) = rel.strip_prefix("./") {
         rel = rest;
     }
-    crate::model::handoff_doc::project_path(root, rel)
+    crate::model::handoff::handoff_doc::project_path(root, rel)
 }
 
 fn kind(v: &Value) -> &'static str {

@@ -5,8 +5,8 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::state::EventLine;
 use super::time::Zone;
+use crate::model::session::state::EventLine;
 
 /// One thing forge did (or one call that did nothing).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,17 +62,15 @@ pub fn label(line: &EventLine) -> String {
 
 /// The rows of one line, in the order things happened.
 pub fn rows(line: &EventLine) -> Vec<Row> {
-    let time = DateTime::parse_from_rfc3339(line.time.trim())
-        .ok()
-        .map(|t| t.with_timezone(&Utc));
+    let time = crate::model::time::parse_iso(&line.time);
     // What people read is redacted, whatever the line holds (a line an older forge
     // wrote, an orchestrator's reply): `forge log` and the dashboard both read these.
-    let label = super::redact::redact(&label(line));
+    let label = crate::model::text::redact::redact(&label(line));
     let row = |text: String, tone: Tone| Row {
         time,
         session: line.session.clone(),
         label: label.clone(),
-        text: match super::redact::redact_cow(&text) {
+        text: match crate::model::text::redact::redact_cow(&text) {
             std::borrow::Cow::Owned(r) => r,
             std::borrow::Cow::Borrowed(_) => text,
         },
@@ -98,7 +96,7 @@ pub fn rows(line: &EventLine) -> Vec<Row> {
 /// The first eight characters of a session id (enough to tell sessions apart, and
 /// to pass back to `--session`).
 pub fn short_session(id: &str) -> String {
-    super::text::short_id(id)
+    crate::model::text::sanitize::short_id(id)
 }
 
 /// A row as `forge log` prints it: `11-21 10:15:02  3f0c2a9e  Stop  recorded the
@@ -112,7 +110,7 @@ pub fn format_row(row: &Row, zone: Zone) -> String {
         .as_deref()
         .map_or_else(|| "-".to_owned(), short_session);
     // Every field from the file on its own line's place: none can forge a line.
-    let one = super::text::single_line;
+    let one = crate::model::text::sanitize::single_line;
     format!(
         "{time}  {session:<8}  {:<20} {}",
         one(&row.label),

@@ -1,41 +1,39 @@
-//! Pure types and functions shared by every face: no terminal, no watcher, no disk.
+//! Pure types and functions shared by every face: no terminal, no watcher, no disk,
+//! no child process, no clock.
 //!
 //! The store (`crate::store`) reads files and hands their text to the parsers here;
-//! the dashboard, `forge status` and SessionStart all draw the same [`Snapshot`].
+//! the dashboard, `forge status` and SessionStart all draw the same
+//! [`snapshot::Snapshot`]. Callers pass in what the world is (file texts, the time
+//! now, the time zone, whether a path exists) and get values back; doing something
+//! with those values (writing, spawning, printing) happens above this room.
+//!
+//! The room is in five wings, one folder each, plus the few types every wing and face
+//! shares at the top:
+//!
+//! - [`setup`]: how forge is installed and trusted — `settings.json` edits, the
+//!   memory folder, the trust of a project's config.
+//! - [`text`]: text on its way out — the terminal sanitiser, redaction, secret scans.
+//! - [`session`]: one Claude Code session — its transcript, the state files, levels.
+//! - [`handoff`]: handoff files and documents, and the Signal of an agent handoff.
+//! - [`agents`]: forge with other processes and agents — the fleet, `forge run`'s
+//!   relay, wake messages, the escalation ladder, the user's own hooks.
+//! - At the top: [`snapshot`] (the one picture of a project), [`outcome`] (what a
+//!   hook call did), [`activity`] (those outcomes as rows), [`time`] (parsing and
+//!   showing times), [`dashboard`] (the dashboard's model and `update`).
+//!
+//! The rule, checked by a unit test (`src/layers.rs`): no file here names another
+//! room of the crate (`crate::store`, `app`, `git`, `config`, `env`, `hooks`, `cli`,
+//! `tui`, `ui`, …) or calls `std::fs`, `std::process`, `std::env` or a clock
+//! (`SystemTime::now`, `Utc::now`, `Local::now`, `Instant::now`). Between wings, `text` and `time` are used by all;
+//! `setup` and `text` use no other wing.
 
 pub mod activity;
-pub mod conversation;
+pub mod agents;
 pub mod dashboard;
-pub mod diff;
-pub mod dirty;
-pub mod fleet;
 pub mod handoff;
-pub mod handoff_doc;
-pub mod json_edit;
-pub mod ladder;
-pub mod learn;
-pub mod level;
-pub mod memory;
-pub mod notify;
 pub mod outcome;
-pub mod plugin;
-pub mod redact;
-pub mod relay;
-pub mod scan;
-pub mod secrets;
-pub mod session_id;
-pub mod settings;
-pub mod signal;
+pub mod session;
+pub mod setup;
 pub mod snapshot;
-pub mod state;
 pub mod text;
 pub mod time;
-pub mod transcript;
-pub mod trend;
-pub mod trust;
-pub mod user_hooks;
-
-pub use handoff::{FrontMatter, HandoffEntry, HandoffKind};
-pub use level::Level;
-pub use signal::{Signal, SignalParse, SignalStatus};
-pub use snapshot::Snapshot;

@@ -298,7 +298,7 @@ impl Outcome {
     /// `events.jsonl`. Outcomes that carry only forge's own words, paths and counts
     /// are returned as they are, without a look.
     pub fn redacted(self) -> Self {
-        use super::redact::redact;
+        use crate::model::text::redact::redact;
         match self {
             Self::StopBlocked { reason } => Self::StopBlocked {
                 reason: redact(&reason),

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::handoff::{HandoffEntry, HandoffKind};
-use super::state::{
+use crate::model::handoff::entry::{HandoffEntry, HandoffKind};
+use crate::model::session::state::{
     EventLine, GitCache, LastSession, PreCompactState, SessionBridge, WorkflowState,
 };
 
@@ -59,11 +59,11 @@ pub struct Snapshot {
     pub recent_events: Vec<EventLine>,
     /// `forge run` chains (`logs/chains/`), newest first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub chains: Vec<super::relay::Chain>,
+    pub chains: Vec<crate::model::agents::relay::Chain>,
 }
 
 fn iso_seconds<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+    s.serialize_str(&crate::model::time::iso(*t))
 }
 
 impl Snapshot {
@@ -88,7 +88,10 @@ impl Snapshot {
 
     /// The chain a handoff belongs to (its path is one of the chain's handoffs), and
     /// which of them it is (1-based).
-    pub fn chain_of(&self, handoff: &std::path::Path) -> Option<(&super::relay::Chain, usize)> {
+    pub fn chain_of(
+        &self,
+        handoff: &std::path::Path,
+    ) -> Option<(&crate::model::agents::relay::Chain, usize)> {
         self.chains.iter().find_map(|c| {
             c.handoffs()
                 .position(|h| std::path::Path::new(h) == handoff)
@@ -159,7 +162,7 @@ impl Snapshot {
             // Reported by the status line alone: as busy.
             let rank = |s: &SessionBridge| {
                 s.attention
-                    .unwrap_or(super::state::Attention::Busy)
+                    .unwrap_or(crate::model::session::state::Attention::Busy)
                     .urgency()
             };
             rank(a)
@@ -179,7 +182,7 @@ impl Snapshot {
             .into_iter()
             .filter(|s| {
                 s.attention
-                    .is_some_and(super::state::Attention::needs_attention)
+                    .is_some_and(crate::model::session::state::Attention::needs_attention)
             })
             .collect()
     }
@@ -224,7 +227,7 @@ const CLOCK_SKEW: i64 = 120;
 /// view for ever.
 pub fn is_live(s: &SessionBridge, now: DateTime<Utc>, stale_after: chrono::Duration) -> bool {
     let reported = match s.attention {
-        Some(super::state::Attention::Ended) => false,
+        Some(crate::model::session::state::Attention::Ended) => false,
         Some(_) => true,
         None => !s.readings.is_empty(),
     };
@@ -280,7 +283,8 @@ pub fn current_of(
 pub fn count_by_session(lines: &[&[u8]]) -> std::collections::BTreeMap<String, usize> {
     let mut out = std::collections::BTreeMap::new();
     for line in lines {
-        if let Ok(r) = serde_json::from_slice::<super::state::CompactionRecord>(line)
+        if let Ok(r) =
+            serde_json::from_slice::<crate::model::session::state::CompactionRecord>(line)
             && let Some(id) = r.session_id.filter(|s| !s.is_empty())
         {
             *out.entry(id).or_insert(0) += 1;
@@ -294,8 +298,7 @@ pub fn last_heard(s: &SessionBridge) -> Option<DateTime<Utc>> {
     s.last_event_at
         .as_deref()
         .or(s.updated_at.as_deref())
-        .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
-        .map(|t| t.with_timezone(&Utc))
+        .and_then(crate::model::time::parse_iso)
 }
 
 #[cfg(test)]
@@ -350,11 +353,13 @@ mod tests {
         .unwrap();
         assert!(!is_live(&ghost, now, stale));
         let mut line_only = ghost.clone();
-        line_only.readings.push(crate::model::state::Reading {
-            at: "2026-11-25T11:59:30Z".into(),
-            tokens: None,
-            pct: 40.0,
-        });
+        line_only
+            .readings
+            .push(crate::model::session::state::Reading {
+                at: "2026-11-25T11:59:30Z".into(),
+                tokens: None,
+                pct: 40.0,
+            });
         assert!(is_live(&line_only, now, stale));
         // The lines of compactions.jsonl per session.
         let lines: Vec<&[u8]> = vec![

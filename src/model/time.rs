@@ -4,10 +4,19 @@
 //! time ([`Zone::clock`]). State files keep ISO 8601 UTC; only what people read is
 //! local. Pure: the clock and the time zone are inputs.
 
-use chrono::{DateTime, Duration, FixedOffset, Local, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use chrono::{
+    DateTime, Duration, FixedOffset, Local, NaiveDate, NaiveDateTime, SecondsFormat, TimeZone, Utc,
+};
 
-/// Parses an ISO 8601 / RFC 3339 time from a state file.
-pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
+/// ISO 8601 UTC with seconds and a `Z` (`2026-11-21T09:45:00Z`): the format of every
+/// time forge writes into a state file, a handoff's front matter or `--json` output.
+pub fn iso(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// Parses a time from a state file: one written by [`iso`], or any RFC 3339 time
+/// (surrounding whitespace ignored), as UTC.
+pub fn parse_iso(s: &str) -> Option<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(s.trim())
         .ok()
         .map(|d| d.with_timezone(&Utc))
@@ -142,6 +151,21 @@ pub fn parse_since<Tz: TimeZone>(
 mod tests {
     use super::*;
     use chrono::FixedOffset;
+
+    #[test]
+    fn iso_is_utc_to_the_second_and_reads_back() {
+        let t = Utc.with_ymd_and_hms(2026, 11, 21, 9, 45, 0).unwrap() + Duration::milliseconds(250);
+        assert_eq!(iso(t), "2026-11-21T09:45:00Z");
+        assert_eq!(
+            parse_iso(" 2026-11-21T09:45:00Z\n"),
+            Some(t - Duration::milliseconds(250))
+        );
+        assert_eq!(
+            parse_iso("2026-11-21T10:45:00+01:00").map(iso).as_deref(),
+            Some("2026-11-21T09:45:00Z")
+        );
+        assert_eq!(parse_iso("yesterday"), None);
+    }
 
     #[test]
     fn durations_are_a_number_and_a_unit() {

@@ -7,8 +7,8 @@
 //! character and escape sequence goes except SGR colour (`ESC [ … m`), which
 //! Claude Code draws and which those tools rely on; OSC (links, titles), cursor
 //! moves, bidi overrides and C1 controls are dropped. Lines are treated the way the
-//! client treats a status line's output (reference §4.3): each line trimmed, empty
-//! lines dropped.
+//! client treats a status line's output (docs/client-reference.md §5.3): each line
+//! trimmed, empty lines dropped.
 
 use std::fmt::Write as _;
 

@@ -1,10 +1,10 @@
 //! The statusline as pure functions: Claude Code's statusline JSON in, one line out.
 //!
 //! [`Payload`] mirrors the wire JSON leniently (explicit `null`s and wrong types are
-//! "missing", never an error). [`resolve_context`] picks the context size in
-//! DESIGN.md's order. [`render_statusline`] formats the line from the payload and a
-//! [`SessionState`] the caller gathered from small state files; it does no I/O, so it
-//! is tested directly over the payload fixtures.
+//! "missing", never an error). [`resolve_context`] picks the context size in the order
+//! of docs/design.md#the-context-figure. [`render_statusline`] formats the line from
+//! the payload and a [`SessionState`] the caller gathered from small state files; it
+//! does no I/O, so it is tested directly over the payload fixtures.
 //!
 //! Line format (segments from `[statusline] segments`, joined by ` │ `; `project`
 //! and `git` side by side are joined by a space):
@@ -22,10 +22,10 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::config::Config;
-use crate::model::Level;
-use crate::model::state::WorkflowState;
-use crate::model::text::single_line;
-use crate::model::transcript::{self, TailScan, Usage, as_u64, pct_of, round_pct};
+use crate::model::session::level::Level;
+use crate::model::session::state::WorkflowState;
+use crate::model::session::transcript::{self, TailScan, Usage, as_u64, pct_of, round_pct};
+use crate::model::text::sanitize::single_line;
 
 /// The statusline JSON, as far as forge reads it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -160,7 +160,7 @@ impl Payload {
     ///
     /// An all-zero `current_usage`, and a `used_percentage` of 0 with no tokens, mean
     /// "unknown", not 0 %: the client sends them right after a compaction that keeps
-    /// recent messages, until the next API response (reference §11.1 #1). No real
+    /// recent messages, until the next API response (docs/client-reference.md §9.1 #1). No real
     /// API response has an empty context.
     pub fn from_value(v: &Value) -> Self {
         if !v.is_object() {
@@ -239,9 +239,9 @@ pub struct ContextInfo {
     pub compacted: bool,
 }
 
-/// The context figure, in DESIGN.md's order: `used_percentage`; else `current_usage`
-/// over the window; else the transcript tail (window from the payload, else from the
-/// model id); else unknown.
+/// The context figure, in the order of docs/design.md#the-context-figure:
+/// `used_percentage`; else `current_usage` over the window; else the transcript tail
+/// (window from the payload, else from the model id); else unknown.
 pub fn resolve_context(p: &Payload, tail: Option<&TailScan>) -> ContextInfo {
     let model = p.model_id.as_deref();
     if let Some(pct) = p.used_percentage {

@@ -145,8 +145,8 @@ fn transcript_tail_is_the_last_resort() {
 
 #[test]
 fn all_zero_usage_after_a_compaction_is_unknown_not_zero() {
-    // What the client sends after a /compact that keeps recent messages (reference
-    // §11.1 #1), until the next API response.
+    // What the client sends after a /compact that keeps recent messages (docs/client-reference.md
+    // §9.1 #1), until the next API response.
     let zeros = Payload::parse(
         br#"{"session_id":"s","model":{"id":"claude-sonnet-4-6","display_name":"Sonnet 4.6"},
             "context_window":{"total_input_tokens":0,"total_output_tokens":0,

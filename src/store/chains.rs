@@ -6,7 +6,7 @@ use std::io;
 
 use super::Paths;
 use super::safe::{self, Follow};
-use crate::model::relay::Chain;
+use crate::model::agents::relay::Chain;
 
 /// The most of a chain file that is read.
 const CHAIN_CAP: u64 = 1 << 20;
@@ -19,7 +19,7 @@ const LIST_CAP: usize = 200;
 /// given in memory).
 pub fn write(paths: &Paths, chain: &Chain) -> io::Result<()> {
     safe::create_dir_all(&paths.chains())?;
-    match crate::model::redact::redact_cow(&chain.task) {
+    match crate::model::text::redact::redact_cow(&chain.task) {
         std::borrow::Cow::Borrowed(_) => super::write_json(&paths.chain(&chain.id), chain),
         std::borrow::Cow::Owned(task) => {
             let shown = Chain {

@@ -1,4 +1,4 @@
-//! Typed readers and writers for the state files in DESIGN.md's table.
+//! Typed readers and writers for the state files of docs/design.md#state-files.
 //!
 //! Readers return `None`/defaults for missing or unparsable files. Writers are atomic.
 
@@ -6,27 +6,16 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 
 use super::{Paths, read_json, read_text, safe, write_atomic, write_json};
 use crate::env::Env;
-use crate::model::handoff::HandoffKind;
+use crate::model::handoff::entry::HandoffKind;
 use crate::model::outcome::Outcome;
-use crate::model::state::{
+use crate::model::session::state::{
     EventLine, GitCache, LastSession, PreCompactState, ResumeOrigin, SessionBridge, WorkflowState,
 };
-
-/// ISO 8601 UTC with seconds and a `Z`, the format of every time in the state files.
-pub fn iso(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Secs, true)
-}
-
-/// Parses an ISO 8601 time written by [`iso`] (or any RFC 3339 time).
-pub fn parse_iso(s: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(s.trim())
-        .ok()
-        .map(|d| d.with_timezone(&Utc))
-}
+use crate::model::time::iso;
 
 /// `logs/last-session.json`.
 pub fn read_last_session(paths: &Paths) -> Option<LastSession> {
@@ -148,10 +137,10 @@ pub fn read_marker(path: &Path) -> Option<PathBuf> {
 }
 
 /// Reads a pending-resume marker: the absolute path of the handoff, then (in the
-/// project's marker) a second line `chosen` or `auto` (who made it pending). The path's bytes are kept exactly —
-/// only the last line is the origin — so any path, one with a newline or trailing
-/// spaces in a folder name, or not UTF-8, reads back as it was written. A marker of
-/// an older forge (the path and one newline) reads as chosen.
+/// project's marker) a second line `chosen` or `auto` (who made it pending). The path's
+/// bytes are kept exactly — only the last line is the origin — so any path, one with a
+/// newline or trailing spaces in a folder name, or not UTF-8, reads back as it was
+/// written. A marker of an older forge (the path and one newline) reads as chosen.
 pub fn read_marker_with_origin(path: &Path) -> Option<(PathBuf, ResumeOrigin)> {
     use std::os::unix::ffi::OsStrExt;
     let bytes = super::read_capped(path, MARKER_CAP)?;
@@ -181,8 +170,8 @@ fn marker_bytes(target: &Path, origin: ResumeOrigin) -> Vec<u8> {
 
 /// The global marker's content for `target`: its bytes and a newline, nothing more —
 /// scripts written for the seed's format run `cat "$(cat ~/.claude/pending-resume)"`
-/// (DESIGN.md). Who made it pending lives in the project's marker only; a global
-/// marker alone reads as chosen.
+/// (docs/design.md#pending-resume). Who made it pending lives in the project's marker
+/// only; a global marker alone reads as chosen.
 fn global_marker_bytes(target: &Path) -> Vec<u8> {
     use std::os::unix::ffi::OsStrExt;
     let mut bytes = target.as_os_str().as_bytes().to_vec();
@@ -506,9 +495,9 @@ pub fn rearm_threshold(
     Ok(())
 }
 
-/// A new session starts: `context-threshold-triggered` is removed (DESIGN: "new
-/// sessions"); the guards of sessions still running stay, so they do not fire twice.
-/// Returns whether there was a flag to remove.
+/// A new session starts: `context-threshold-triggered` is removed
+/// (docs/design.md#the-threshold-handoff); the guards of sessions still running stay,
+/// so they do not fire twice. Returns whether there was a flag to remove.
 pub fn clear_threshold_flag(paths: &Paths) -> bool {
     super::remove_if_exists(&paths.threshold_flag()).unwrap_or(false)
 }

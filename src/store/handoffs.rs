@@ -7,10 +7,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use chrono::{DateTime, Utc};
 
 use super::Paths;
-use crate::model::handoff::{
+use crate::model::handoff::entry::{
     HandoffEntry, HandoffKind, ThreadKey, link_threads, newest_first, sort_newest_first,
 };
-use crate::model::signal::SignalParse;
+use crate::model::handoff::signal::SignalParse;
 
 /// How much of each handoff file is read when listing (front matter, header, Signal).
 const READ_CAP: u64 = 256 * 1024;
@@ -182,7 +182,7 @@ fn decode_task(field: &str) -> Option<String> {
 }
 
 /// How many of `rows` are unresolved blocked Signals: blocking, and their task's
-/// newest valid Signal (see `model::handoff::supersessions`).
+/// newest valid Signal (see `model::handoff::entry::supersessions`).
 fn open_blocked(mut rows: Vec<CacheRow>) -> usize {
     let time = |r: &CacheRow| {
         r.created
@@ -196,7 +196,7 @@ fn open_blocked(mut rows: Vec<CacheRow>) -> usize {
             valid: r.state != b'm',
         })
         .collect();
-    crate::model::handoff::supersessions(&keys)
+    crate::model::handoff::entry::supersessions(&keys)
         .iter()
         .zip(&rows)
         .filter(|(by, r)| by.is_none() && r.state == b'b')

@@ -1,13 +1,13 @@
 //! Claude Code's per-project memory folder, where /forge-learn writes
 //! `learned-*.md` and `MEMORY.md`. Only file access: the naming rule is in
-//! [`crate::model::memory`].
+//! [`crate::model::setup::memory`].
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use super::Paths;
 use crate::env::Env;
-use crate::model::memory;
+use crate::model::setup::memory;
 
 /// The project's memory folder: `<claude dir>/projects/<name>/memory`. `None` when
 /// neither `CLAUDE_CONFIG_DIR` nor `HOME` is set.

@@ -388,15 +388,15 @@ pub fn log_error(paths: &Paths, context: &str, message: &str) {
     if safe::check_dir(&paths.forge_dir()).is_err() || safe::check_dir(&paths.logs()).is_err() {
         return;
     }
-    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let one_line: String = message
+    let now = crate::model::time::iso(chrono::Utc::now());
+    let flat: String = message
         .chars()
         .map(|c| if c == '\n' { ' ' } else { c })
         .take(2000)
         .collect();
     let _ = append_line_capped(
         &paths.errors_log(),
-        &format!("{now} [{context}] {one_line}"),
+        &format!("{now} [{context}] {flat}"),
         ERRORS_CAP,
     );
 }

@@ -1,6 +1,6 @@
 //! The fleet registry on disk: `$XDG_STATE_HOME/forge/projects.json` (else
 //! `~/.local/state/forge/projects.json`), one small JSON file listing every project
-//! forge's hooks ran in lately (see `crate::model::fleet` for what it holds).
+//! forge's hooks ran in lately (see `crate::model::agents::fleet` for what it holds).
 //!
 //! Its place comes from the environment only, never from a project: a repository
 //! cannot point forge's writes elsewhere. The folder must be a real folder of the
@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use super::safe;
 use crate::env::Env;
-use crate::model::fleet::{MAX_BYTES, Pending, Registry};
+use crate::model::agents::fleet::{MAX_BYTES, Pending, Registry};
 
 /// The registry's file name.
 pub const FILE: &str = "projects.json";
@@ -218,7 +218,7 @@ fn locked(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::fleet::{ProjectEntry, VERSION};
+    use crate::model::agents::fleet::{ProjectEntry, VERSION};
 
     fn entry(root: &str) -> ProjectEntry {
         ProjectEntry {
@@ -294,16 +294,16 @@ mod tests {
     fn pending(root: &str, sid: &str) -> Pending {
         let now = chrono::Utc::now();
         Pending {
-            facts: crate::model::fleet::ProjectFacts::new(
+            facts: crate::model::agents::fleet::ProjectFacts::new(
                 root,
                 Some("main"),
                 0,
                 chrono::Duration::minutes(30),
             )
             .unwrap(),
-            row: crate::model::fleet::SessionRow {
+            row: crate::model::agents::fleet::SessionRow {
                 id: sid.into(),
-                attention: Some(crate::model::state::Attention::Busy),
+                attention: Some(crate::model::session::state::Attention::Busy),
                 last_event: Some("Stop".into()),
                 last_event_at: Some(now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
                 ..Default::default()

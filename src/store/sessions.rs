@@ -5,8 +5,8 @@
 use std::fs;
 
 use super::Paths;
-use crate::model::session_id::{self, PrefixError};
-use crate::model::state::SessionBridge;
+use crate::model::session::session_id::{self, PrefixError};
+use crate::model::session::state::SessionBridge;
 
 /// How many session bridges are loaded (most recently modified first).
 const MAX_SESSIONS: usize = 50;

@@ -1,4 +1,4 @@
-//! File I/O for session transcripts; the parsing is in `crate::model::transcript`.
+//! File I/O for session transcripts; the parsing is in `crate::model::session::transcript`.
 //!
 //! - [`tail_context`] reads only the **end** of the file: 16 KiB first, growing ×4 up
 //!   to [`TAIL_MAX`] until a qualifying usage record or a `compact_boundary` is in
@@ -23,7 +23,7 @@ use std::path::Path;
 
 use super::safe::{self, Follow};
 
-use crate::model::transcript::{self, TailScan, TranscriptFacts};
+use crate::model::session::transcript::{self, TailScan, TranscriptFacts};
 
 /// First tail read (most last records are a few KB; it grows ×4 when needed).
 pub const TAIL_START: u64 = 16 * 1024;
@@ -119,12 +119,16 @@ pub fn read_facts_capped(path: &Path, cap: u64) -> io::Result<(TranscriptFacts, 
 }
 
 /// The conversation of the transcript at `path`, as a person reads it
-/// ([`crate::model::conversation`]), from its last [`FACTS_CAP`] bytes.
+/// ([`crate::model::session::conversation`]), from its last [`FACTS_CAP`] bytes.
 pub fn read_conversation(path: &Path, zone: crate::model::time::Zone) -> io::Result<String> {
     let mut file = safe::open_read(path, Follow::Yes)?;
     let len = file.metadata()?.len();
     let (text, cut) = read_tail(&mut file, len, FACTS_CAP)?;
-    Ok(crate::model::conversation::render(text.lines(), zone, cut))
+    Ok(crate::model::session::conversation::render(
+        text.lines(),
+        zone,
+        cut,
+    ))
 }
 
 /// Counts `compact_boundary` records, streaming at most `cap` bytes. Returns the
@@ -267,7 +271,7 @@ pub fn find_for_session(claude_dir: &Path, root: &Path, id: &str) -> Option<std:
     let file = format!("{id}.jsonl");
     let real = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let own = projects
-        .join(crate::model::memory::project_dir_name(
+        .join(crate::model::setup::memory::project_dir_name(
             &real.to_string_lossy(),
         ))
         .join(&file);
@@ -438,8 +442,9 @@ mod tests {
         let claude = t.path().join("claude");
         let id = "3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21";
         assert_eq!(find_for_session(&claude, &root, id), None);
-        let name =
-            crate::model::memory::project_dir_name(&root.canonicalize().unwrap().to_string_lossy());
+        let name = crate::model::setup::memory::project_dir_name(
+            &root.canonicalize().unwrap().to_string_lossy(),
+        );
         let own = claude
             .join("projects")
             .join(name)

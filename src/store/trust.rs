@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use super::safe;
 use crate::env::Env;
-use crate::model::trust::{Record, project_id};
+use crate::model::setup::trust::{Record, project_id};
 
 /// The folder's name in forge's state folder.
 pub const DIR: &str = "trust";
@@ -109,7 +109,7 @@ fn no_state_dir() -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::trust::VERSION;
+    use crate::model::setup::trust::VERSION;
 
     fn env(t: &Path) -> Env {
         let mut env = Env::for_test(&t.join("home"), t);

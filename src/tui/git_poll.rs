@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 
 use crate::git::{self, Marks};
-use crate::model::state::GitCache;
+use crate::model::session::state::GitCache;
 use crate::store::Paths;
 
 /// How often the marks are read: a checkout is on screen within about this long.

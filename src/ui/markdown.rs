@@ -29,7 +29,7 @@ pub fn render_wrapped(text: &str, width: usize) -> Vec<Line<'static>> {
 /// Each line with its hanging indent: where a wrapped continuation starts.
 fn render_hung(text: &str) -> Vec<(Line<'static>, usize)> {
     // A handoff is a file anyone can write: escape sequences go whole, here.
-    let text = &*crate::model::text::clean(text);
+    let text = &*crate::model::text::sanitize::clean(text);
     let mut out = Vec::new();
     let mut lines = text.lines().peekable();
     let dim = Style::new().fg(Color::DarkGray);

@@ -10,9 +10,9 @@ use ratatui::style::Color;
 
 use super::*;
 use crate::app::snapshot::{GitSource, load};
-use crate::model::Snapshot;
 use crate::model::dashboard::{Action, Event, update};
-use crate::model::level::Thresholds;
+use crate::model::session::level::Thresholds;
+use crate::model::snapshot::Snapshot;
 use crate::store::Paths;
 use crate::tui::demo;
 
@@ -248,7 +248,7 @@ fn the_record_of_a_running_session_says_it_is_live() {
     );
     // Once that session ends, the record is of an ended session again.
     for s in &mut m.snapshot.sessions {
-        s.attention = Some(crate::model::state::Attention::Ended);
+        s.attention = Some(crate::model::session::state::Attention::Ended);
     }
     let text = buffer_text(draw(&m, 140, 36).backend().buffer());
     assert!(
@@ -530,7 +530,7 @@ fn a_long_task_id_keeps_the_columns_in_line() {
 
 #[test]
 fn growth_after_a_compaction_is_measured_from_the_drop() {
-    use crate::model::state::{Reading, SessionBridge};
+    use crate::model::session::state::{Reading, SessionBridge};
     let (_t, mut m) = demo_model();
     let with = |pcts: &[f64]| SessionBridge {
         session_id: "3f0c2a9e-x".into(),
@@ -594,7 +594,7 @@ fn no_escape_or_bidi_character_reaches_a_cell() {
         assert!(
             !text
                 .chars()
-                .any(|c| c != '\n' && crate::model::text::is_unsafe(c)),
+                .any(|c| c != '\n' && crate::model::text::sanitize::is_unsafe(c)),
             "{text}"
         );
         if w == 100 {
@@ -785,8 +785,8 @@ fn the_filter_searches_bodies_and_highlights_what_matches() {
 // ----- the fleet list (forge tui --all) ---------------------------------------------
 
 fn fleet_model() -> crate::model::dashboard::fleet::FleetModel {
-    use crate::model::fleet::{ProjectEntry, Registry, SessionRow};
-    use crate::model::state::Attention;
+    use crate::model::agents::fleet::{ProjectEntry, Registry, SessionRow};
+    use crate::model::session::state::Attention;
     let at = |mins: i64| {
         (now() - chrono::Duration::minutes(mins)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
     };
@@ -934,7 +934,7 @@ fn fleet_frames() {
 #[test]
 fn fleet_empty_refused_and_tiny() {
     let empty = crate::model::dashboard::fleet::FleetModel::new(
-        Ok(crate::model::fleet::Registry::default()),
+        Ok(crate::model::agents::fleet::Registry::default()),
         PathBuf::from("/home/me/.local/state/forge/projects.json"),
         now(),
     );
@@ -980,18 +980,19 @@ fn a_relay_handoff_shows_its_chain() {
         &h,
     )
     .unwrap();
-    let session = |id: &str, end, handoff: Option<&Path>| crate::model::relay::ChainSession {
-        session_id: Some(id.into()),
-        started_at: "2026-11-21T09:00:00.000Z".into(),
-        ended_at: None,
-        context_tokens: Some(180_000),
-        context_pct: Some(90.0),
-        handoff: handoff.map(|p| p.display().to_string()),
-        end,
-        compacted: false,
-        exit_code: None,
-    };
-    let chain = crate::model::relay::Chain {
+    let session =
+        |id: &str, end, handoff: Option<&Path>| crate::model::agents::relay::ChainSession {
+            session_id: Some(id.into()),
+            started_at: "2026-11-21T09:00:00.000Z".into(),
+            ended_at: None,
+            context_tokens: Some(180_000),
+            context_pct: Some(90.0),
+            handoff: handoff.map(|p| p.display().to_string()),
+            end,
+            compacted: false,
+            exit_code: None,
+        };
+    let chain = crate::model::agents::relay::Chain {
         version: 1,
         id: "aaaa1111-chain".into(),
         task: "Build the widget".into(),
@@ -1003,12 +1004,12 @@ fn a_relay_handoff_shows_its_chain() {
         sessions: vec![
             session(
                 "aaaa1111-chain",
-                crate::model::relay::SessionEnd::Relayed,
+                crate::model::agents::relay::SessionEnd::Relayed,
                 Some(&h),
             ),
             session(
                 "bbbb2222-next",
-                crate::model::relay::SessionEnd::Running,
+                crate::model::agents::relay::SessionEnd::Running,
                 None,
             ),
         ],

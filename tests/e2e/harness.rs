@@ -1,6 +1,6 @@
 //! What every end-to-end test needs: the pinned Claude Code client (installed into
 //! `target/` when missing), a mock Messages API, a temporary `HOME` seeded the way
-//! the interactive client needs it (reference §11.3), a temporary git project wired
+//! the interactive client needs it (docs/client-reference.md §9.3), a temporary git project wired
 //! by `forge init`, and a private tmux server to drive the interactive client.
 //!
 //! The real `~/.claude` is never touched: the client and forge run with `HOME`,
@@ -344,7 +344,7 @@ impl World {
     }
 
     /// `$HOME/.claude.json` as the interactive client needs it to skip onboarding,
-    /// the API-key question and the trust dialog (reference §11.3).
+    /// the API-key question and the trust dialog (docs/client-reference.md §9.3).
     fn seed_home(&self) {
         let key_tail: String = {
             let chars: Vec<char> = API_KEY.chars().collect();

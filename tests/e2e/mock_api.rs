@@ -2,7 +2,7 @@
 //! HTTP/1.1 server on an ephemeral 127.0.0.1 port, one thread per connection, every
 //! response closing its connection.
 //!
-//! It answers what the client 2.1.330 asks (reference §11.3):
+//! It answers what the client 2.1.330 asks (docs/client-reference.md §9.3):
 //! - `POST /v1/messages` with `"stream": true`: server-sent events (`message_start`,
 //!   `content_block_start`/`_delta`/`_stop`, `message_delta` with the usage,
 //!   `message_stop`);

@@ -1,6 +1,6 @@
 //! Which handoffs the inbox shows, and in which order.
 
-use crate::model::handoff::{HandoffEntry, HandoffKind};
+use crate::model::handoff::entry::{HandoffEntry, HandoffKind};
 
 /// Which handoffs the kind filter shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -102,7 +102,7 @@ impl Filter {
 /// The visible rows: handoffs `filter` admits, blocked Signals first, then newest first.
 /// `handoffs` must already be newest first (as the store lists them).
 pub fn visible_rows(handoffs: &[HandoffEntry], filter: &Filter) -> Vec<usize> {
-    crate::model::handoff::inbox_order(handoffs)
+    crate::model::handoff::entry::inbox_order(handoffs)
         .into_iter()
         .filter(|i| filter.admits(&handoffs[*i]))
         .collect()

@@ -1,5 +1,5 @@
 //! The fleet list of `forge tui --all`: every registered project's live sessions,
-//! most urgent first (see `crate::model::fleet::Registry::rows`), then the projects
+//! most urgent first (see `crate::model::agents::fleet::Registry::rows`), then the projects
 //! with none. Enter opens the selected project's own dashboard; q or Esc there comes
 //! back here, and q here quits.
 //!
@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 
 use super::{Action, Mode, NOTICE_TTL, Notice};
-use crate::model::fleet::{FleetRow, Registry};
+use crate::model::agents::fleet::{FleetRow, Registry};
 
 /// What the fleet list shows.
 #[derive(Debug, Clone)]
@@ -335,9 +335,9 @@ fn apply(m: &mut FleetModel, a: Action) -> Vec<FleetEffect> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::agents::fleet::{ProjectEntry, SessionRow};
     use crate::model::dashboard::{Key, action_for};
-    use crate::model::fleet::{ProjectEntry, SessionRow};
-    use crate::model::state::Attention;
+    use crate::model::session::state::Attention;
     use chrono::TimeZone;
 
     fn now() -> DateTime<Utc> {

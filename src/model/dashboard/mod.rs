@@ -21,11 +21,11 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
-use super::handoff::{Drift, HandoffEntry};
-use super::level::{Level, Thresholds};
 use super::snapshot::Snapshot;
-use super::state::GitCache;
-use super::trend;
+use crate::model::handoff::entry::{Drift, HandoffEntry};
+use crate::model::session::level::{Level, Thresholds};
+use crate::model::session::state::GitCache;
+use crate::model::session::trend;
 
 pub use filter::{Filter, KindFilter, visible_rows};
 pub use keymap::{Action, Binding, KEYMAP, Key, action_for, bindings, footer_bindings};
@@ -171,7 +171,7 @@ pub enum Effect {
     /// Suspend the terminal and open this file in the editor.
     OpenEditor(PathBuf),
     /// Suspend the terminal and show the conversation of this session transcript,
-    /// readable ([`crate::model::conversation`]), in `$PAGER` (else the editor).
+    /// readable ([`crate::model::session::conversation`]), in `$PAGER` (else the editor).
     OpenTranscript(PathBuf),
     /// Put this text on the terminal's clipboard (OSC 52).
     Copy(String),
@@ -377,7 +377,7 @@ impl Model {
 
     /// The session the gauge shows: the one picked with `s` while it is on record,
     /// else the most recently active live one ([`Snapshot::current_session`]).
-    pub fn gauge_session(&self) -> Option<&crate::model::state::SessionBridge> {
+    pub fn gauge_session(&self) -> Option<&crate::model::session::state::SessionBridge> {
         self.gauge_pinned
             .as_deref()
             .and_then(|id| self.snapshot.sessions.iter().find(|s| s.session_id == id))
@@ -443,7 +443,7 @@ impl Model {
 
     /// The sessions pane: the live sessions, most urgent first (see
     /// [`Snapshot::attention`]), less the ones dismissed since their last event.
-    pub fn attention_rows(&self) -> Vec<&crate::model::state::SessionBridge> {
+    pub fn attention_rows(&self) -> Vec<&crate::model::session::state::SessionBridge> {
         self.snapshot
             .attention(self.now, self.stale_after)
             .into_iter()
@@ -465,7 +465,7 @@ impl Model {
     }
 
     /// The session under the cursor of the sessions pane.
-    pub fn selected_session(&self) -> Option<&crate::model::state::SessionBridge> {
+    pub fn selected_session(&self) -> Option<&crate::model::session::state::SessionBridge> {
         let rows = self.attention_rows();
         rows.get(self.sessions_selected.min(rows.len().saturating_sub(1)))
             .copied()
@@ -649,7 +649,7 @@ mod tests;
 
 /// What a dismissed session must change to come back: its last event (to the
 /// second), its state and its message.
-pub fn news_key(s: &crate::model::state::SessionBridge) -> String {
+pub fn news_key(s: &crate::model::session::state::SessionBridge) -> String {
     format!(
         "{}|{:?}|{}",
         s.last_event_at.as_deref().unwrap_or(""),

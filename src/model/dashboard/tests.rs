@@ -1,7 +1,7 @@
 use super::*;
 use chrono::TimeZone;
 
-use crate::model::handoff::{HandoffKind, sort_newest_first};
+use crate::model::handoff::entry::{HandoffKind, sort_newest_first};
 
 fn entry(name: &str, text: &str) -> HandoffEntry {
     HandoffEntry::parse(
@@ -372,7 +372,7 @@ fn new_files_keep_the_selection_and_removed_ones_go() {
 
 #[test]
 fn context_view_from_the_current_session() {
-    use crate::model::state::{Reading, SessionBridge};
+    use crate::model::session::state::{Reading, SessionBridge};
     let mut m = model();
     assert!(m.context().is_none());
     let mut s = SessionBridge {
@@ -399,7 +399,7 @@ fn context_view_from_the_current_session() {
 
 #[test]
 fn a_shows_what_forge_did_and_tab_and_keys_follow_it() {
-    use crate::model::state::EventLine;
+    use crate::model::session::state::EventLine;
     let mut m = model();
     for i in 0..12 {
         m.snapshot.recent_events.push(
@@ -516,7 +516,11 @@ fn r_on_a_handoff_that_is_not_blocked_says_why() {
     assert!(m.notice.as_ref().unwrap().error);
 }
 
-fn bridge(id: &str, attention: &str, minutes_ago: i64) -> crate::model::state::SessionBridge {
+fn bridge(
+    id: &str,
+    attention: &str,
+    minutes_ago: i64,
+) -> crate::model::session::state::SessionBridge {
     serde_json::from_value(serde_json::json!({
         "session_id": id,
         "attention": attention,
@@ -604,7 +608,7 @@ fn the_sessions_pane_has_a_cursor_d_dismisses_until_news_y_copies_enter_opens() 
     for s in &mut snap.sessions {
         if s.session_id == "input-new" {
             s.last_event_at = Some("2026-11-21T11:59:00Z".into());
-            s.attention = Some(crate::model::state::Attention::WaitingPermission);
+            s.attention = Some(crate::model::session::state::Attention::WaitingPermission);
         }
     }
     update(&mut m, Event::StateLoaded(Box::new(snap)));
@@ -642,7 +646,7 @@ fn the_gauge_follows_the_latest_live_session_and_s_picks_another() {
     assert!(m.notice.as_ref().unwrap().text.contains("following"));
     // With every session ended, it shows the most recent one.
     for s in &mut m.snapshot.sessions {
-        s.attention = Some(crate::model::state::Attention::Ended);
+        s.attention = Some(crate::model::session::state::Attention::Ended);
     }
     assert_eq!(m.context().unwrap().session_id, "ended-new");
 }
@@ -729,8 +733,8 @@ fn y_copies_the_handoff_path_or_the_session_id_and_ctrl_z_suspends() {
     assert_eq!(m.help_scroll, 0);
 }
 
-fn git_at(at: &str, branch: &str, n: u64) -> crate::model::state::GitCache {
-    crate::model::state::GitCache {
+fn git_at(at: &str, branch: &str, n: u64) -> crate::model::session::state::GitCache {
+    crate::model::session::state::GitCache {
         updated_at: at.into(),
         branch: Some(branch.into()),
         uncommitted_changes: n,

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::{Action, Effect, Event, Filter, Mode, Model, Notice, Pane};
-use crate::model::handoff::{link_threads, sort_newest_first};
+use crate::model::handoff::entry::{link_threads, sort_newest_first};
 
 /// Applies one event; returns the I/O the loop must do. No I/O here.
 pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
@@ -142,7 +142,7 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
                 Ok(text) => Notice {
                     text: format!(
                         "copied {} (through the terminal: OSC 52 must be allowed, in tmux set-clipboard on)",
-                        crate::model::text::single_line(&text)
+                        crate::model::text::sanitize::single_line(&text)
                     ),
                     error: false,
                     at,
@@ -194,7 +194,7 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
 
 /// The first 8 characters of a session id, as the panes show it.
 fn short_id(id: &str) -> String {
-    crate::model::text::short_id(id)
+    crate::model::text::sanitize::short_id(id)
 }
 
 fn file_name(p: &Path) -> String {
@@ -276,7 +276,9 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
                     .selected_session()
                     // Never control characters into a clipboard (a paste could run them).
                     .map(|s| {
-                        Effect::Copy(crate::model::text::single_line(&s.session_id).into_owned())
+                        Effect::Copy(
+                            crate::model::text::sanitize::single_line(&s.session_id).into_owned(),
+                        )
                     })
                     .into_iter()
                     .collect();
@@ -289,7 +291,8 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
             .selected_entry()
             .map(|h| {
                 Effect::Copy(
-                    crate::model::text::single_line(&h.path.display().to_string()).into_owned(),
+                    crate::model::text::sanitize::single_line(&h.path.display().to_string())
+                        .into_owned(),
                 )
             })
             .into_iter()

@@ -345,18 +345,17 @@ impl HandoffEntry {
             }
             HandoffKind::Session => (None, None),
         };
-        let parse_time = |s: &str| {
-            DateTime::parse_from_rfc3339(s)
-                .ok()
-                .map(|d| d.with_timezone(&Utc))
-        };
         let created = stamp_from_file_name(&file_name)
-            .or_else(|| front.get("created_at").and_then(|s| parse_time(s)))
+            .or_else(|| {
+                front
+                    .get("created_at")
+                    .and_then(|s| crate::model::time::parse_iso(s))
+            })
             .or_else(|| {
                 header
                     .as_ref()
                     .and_then(|h| h.timestamp.as_deref())
-                    .and_then(parse_time)
+                    .and_then(crate::model::time::parse_iso)
             })
             .or(mtime);
         Some(Self {
@@ -522,7 +521,7 @@ pub struct ThreadKey<'a> {
     pub valid: bool,
 }
 
-/// Signal threads (DESIGN.md "Agent handoffs and Signals"): the Signals of one task,
+/// Signal threads (docs/design.md#agent-handoffs-and-signals): the Signals of one task,
 /// newest first; the newest **valid** one is the task's state. Given `items` sorted
 /// newest first, returns for each item the index of the Signal that supersedes it:
 /// its task's state, when that is another, newer item. A malformed Signal newer than
@@ -722,7 +721,8 @@ pub fn prune_plan<'a>(
 mod tests {
     use super::*;
 
-    const SESSION: &str = include_str!("../../tests/fixtures/handoffs/handoff-20261121-094500.md");
+    const SESSION: &str =
+        include_str!("../../../tests/fixtures/handoffs/handoff-20261121-094500.md");
 
     #[test]
     fn quoted_values_are_unquoted_and_unescaped() {
@@ -1090,7 +1090,7 @@ mod tests {
         let blocked = {
             let mut h = HandoffEntry::parse(
                 PathBuf::from("/p/.forge/handoffs/agent-T-012-20261001-101502.md"),
-                include_str!("../../tests/fixtures/handoffs/agent-T-012-20261121-101502.md"),
+                include_str!("../../../tests/fixtures/handoffs/agent-T-012-20261121-101502.md"),
                 None,
             )
             .unwrap();

@@ -1,4 +1,4 @@
-//! The Signal block of an agent handoff (DESIGN.md "Agent handoffs and Signals").
+//! The Signal block of an agent handoff (docs/design.md#agent-handoffs-and-signals).
 //!
 //! An agent handoff is Markdown with a header (`From:`, `To:`, `Timestamp:`, `Task:`),
 //! sections, and a fenced JSON Signal under `### Signal`. Parsing never fails: a
@@ -303,11 +303,11 @@ mod tests {
     use super::*;
 
     const BLOCKED: &str =
-        include_str!("../../tests/fixtures/handoffs/agent-T-012-20261121-101502.md");
+        include_str!("../../../tests/fixtures/handoffs/agent-T-012-20261121-101502.md");
     const COMPLETE: &str =
-        include_str!("../../tests/fixtures/handoffs/agent-T-010-20261120-170944.md");
+        include_str!("../../../tests/fixtures/handoffs/agent-T-010-20261120-170944.md");
     const BROKEN: &str =
-        include_str!("../../tests/fixtures/handoffs/agent-T-011-20261121-090102.md");
+        include_str!("../../../tests/fixtures/handoffs/agent-T-011-20261121-090102.md");
 
     #[test]
     fn blocked_fixture_is_blocked_with_questions() {
@@ -407,9 +407,12 @@ mod tests {
         let text = "### Signal\n```json\n{\"task_id\":\"T-9\",\"status\":\"done\"}\n```";
         assert!(matches!(parse_signal(text), SignalParse::Malformed { .. }));
         assert_eq!(lenient_task_id(text).as_deref(), Some("T-9"));
-        let e =
-            crate::model::HandoffEntry::parse("/h/agent-T-9-20261121-101502.md".into(), text, None)
-                .unwrap();
+        let e = crate::model::handoff::entry::HandoffEntry::parse(
+            "/h/agent-T-9-20261121-101502.md".into(),
+            text,
+            None,
+        )
+        .unwrap();
         assert_eq!(e.task(), Some("T-9"));
     }
 

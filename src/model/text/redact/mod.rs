@@ -4,7 +4,7 @@
 //! into a handoff, the SessionStart text, a state file, a wake message, a WIP commit,
 //! or a command's output. Every one of those exits calls [`redact`] (or, for JSON,
 //! [`redact_json`]; for a WIP commit's files, [`first_secret`] through
-//! [`crate::model::scan`]), so a shape added here is redacted everywhere at once.
+//! [`crate::model::text::scan`]), so a shape added here is redacted everywhere at once.
 //!
 //! The shapes are one table, [`RULES`] (in `rules.rs`), in the manner of gitleaks'
 //! rule families (`config/gitleaks.toml`): each rule has an id, keywords of which one
@@ -30,7 +30,7 @@
 //! text, which keeps a WIP commit's scan of a large file fast.
 //!
 //! It is tuned to over-redact rather than leak: a false positive costs a word in a
-//! handoff. `forge doctor`'s detector ([`crate::model::secrets`]) has the opposite
+//! handoff. `forge doctor`'s detector ([`crate::model::text::secrets`]) has the opposite
 //! bias and its own heuristics for assignments and prose, but it takes the vendor
 //! token shapes from this table ([`token_kinds`]), so a new shape is added once.
 

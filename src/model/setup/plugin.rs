@@ -356,13 +356,14 @@ mod tests {
     #[test]
     fn the_shipped_plugin_is_what_forge_generates() {
         let shipped: Value =
-            serde_json::from_str(include_str!("../../plugin/hooks/hooks.json")).unwrap();
+            serde_json::from_str(include_str!("../../../plugin/hooks/hooks.json")).unwrap();
         assert_eq!(shipped, hooks_json(), "plugin/hooks/hooks.json is stale");
         let mut text = serde_json::to_string_pretty(&hooks_json()).unwrap();
         text.push('\n');
-        assert_eq!(include_str!("../../plugin/hooks/hooks.json"), text);
+        assert_eq!(include_str!("../../../plugin/hooks/hooks.json"), text);
         let manifest: Value =
-            serde_json::from_str(include_str!("../../plugin/.claude-plugin/plugin.json")).unwrap();
+            serde_json::from_str(include_str!("../../../plugin/.claude-plugin/plugin.json"))
+                .unwrap();
         assert_eq!(manifest["name"], PLUGIN);
         assert_eq!(manifest["version"], env!("CARGO_PKG_VERSION"));
         assert_eq!(
@@ -370,18 +371,18 @@ mod tests {
             json!({"command": "forge", "args": ["mcp"]})
         );
         let market: Value =
-            serde_json::from_str(include_str!("../../.claude-plugin/marketplace.json")).unwrap();
+            serde_json::from_str(include_str!("../../../.claude-plugin/marketplace.json")).unwrap();
         assert_eq!(market["name"], MARKETPLACE);
         assert_eq!(market["plugins"][0]["name"], PLUGIN);
         assert_eq!(market["plugins"][0]["source"], "./plugin");
         for (name, shipped) in [
             (
                 "forge-learn.md",
-                include_str!("../../plugin/commands/forge-learn.md"),
+                include_str!("../../../plugin/commands/forge-learn.md"),
             ),
             (
                 "forge-continue.md",
-                include_str!("../../plugin/commands/forge-continue.md"),
+                include_str!("../../../plugin/commands/forge-continue.md"),
             ),
         ] {
             let template = crate::cli::init::COMMANDS

@@ -8,7 +8,7 @@
 //! `xxxx` are not reported.
 //!
 //! The vendor token shapes (`sk-…`, `ghp_…`, `AKIA…`, `sk_live_…`, `npm_…`, …) are
-//! the rules marked `token` in [`crate::model::redact::RULES`]: one table, so a new
+//! the rules marked `token` in [`crate::model::text::redact::RULES`]: one table, so a new
 //! shape is added once. They have fixed prefixes and do not fire on prose. The
 //! generic checks stay here, because the two modules have opposite biases:
 //! `redact` over-redacts text copied into handoffs (a false positive costs a word
@@ -60,7 +60,7 @@ pub fn find_secrets(text: &str) -> Vec<Finding> {
 }
 
 fn line_kinds(line: &str) -> Vec<&'static str> {
-    let mut kinds = crate::model::redact::token_kinds(line);
+    let mut kinds = crate::model::text::redact::token_kinds(line);
     if has_bearer(line) {
         kinds.push("Bearer token");
     }

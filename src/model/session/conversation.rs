@@ -15,16 +15,16 @@
 //!
 //! Subagents' records (`isSidechain`) are left out: their Task call is the line.
 //! Every piece of text is cleaned of control characters and escape sequences and
-//! redacted ([`crate::model::redact`]) before it is written.
+//! redacted ([`crate::model::text::redact`]) before it is written.
 
 use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::redact::redact;
-use super::text::{clean, cut_chars, single_line};
-use super::time::Zone;
+use crate::model::text::redact::redact;
+use crate::model::text::sanitize::{clean, cut_chars, single_line};
+use crate::model::time::Zone;
 
 /// The most characters of a tool call's one line.
 const CALL_MAX: usize = 160;
@@ -57,7 +57,7 @@ pub fn render<'a>(lines: impl Iterator<Item = &'a str>, zone: Zone, cut: bool) -
         let at = rec
             .get("timestamp")
             .and_then(Value::as_str)
-            .and_then(super::time::parse_time);
+            .and_then(crate::model::time::parse_iso);
         match rec.get("type").and_then(Value::as_str) {
             Some("system") if is_boundary(&rec) => {
                 let _ = writeln!(out, "\n{}\n", boundary_line(&rec));
@@ -335,7 +335,7 @@ mod tests {
     use serde_json::json;
 
     const RECORDED: &str =
-        include_str!("../../tests/fixtures/transcripts/recorded-read-compact-write.jsonl");
+        include_str!("../../../tests/fixtures/transcripts/recorded-read-compact-write.jsonl");
 
     fn utc() -> Zone {
         Zone::utc()
@@ -408,7 +408,7 @@ mod tests {
         assert!(out.contains("[REDACTED]"), "{out}");
         assert!(
             !out.chars()
-                .any(|c| c != '\n' && crate::model::text::is_unsafe(c)),
+                .any(|c| c != '\n' && crate::model::text::sanitize::is_unsafe(c)),
             "{out:?}"
         );
         for hidden in [

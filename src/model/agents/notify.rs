@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::level::Level;
+use crate::model::session::level::Level;
 
 /// A hook event a message can be sent for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,7 +121,8 @@ pub fn pressure(level: Level) -> &'static str {
 /// named `-----BEGIN … KEY-----`) must not make a pass over the whole message take
 /// the sections after it for the key's body.
 pub fn message(event: NotifyEvent, f: &Facts) -> String {
-    let one = |s: &str| super::redact::redact(&super::text::single_line(s));
+    let one =
+        |s: &str| crate::model::text::redact::redact(&crate::model::text::sanitize::single_line(s));
     let mut m = String::from("[SESSION]\n");
     if let Some(a) = &f.agent {
         let _ = writeln!(m, "agent: {}", one(a));
@@ -181,10 +182,10 @@ pub fn message(event: NotifyEvent, f: &Facts) -> String {
 /// (`[AVAILABLE ACTIONS]`) or for anything but quoted screen text.
 pub fn quoted_pane(lines: &[String]) -> String {
     let joined = lines.join("\n");
-    let red = super::redact::redact(&joined);
+    let red = crate::model::text::redact::redact(&joined);
     let mut out = String::with_capacity(red.len() + 3 * lines.len());
     for l in red.split('\n') {
-        let l = super::text::single_line(l);
+        let l = crate::model::text::sanitize::single_line(l);
         let l = l.trim_end();
         if l.is_empty() {
             out.push_str(">\n");
@@ -215,7 +216,7 @@ pub fn block_reason(reply: &str) -> Option<String> {
         }
         _ => reply.to_owned(),
     };
-    let reason = super::text::single_line(reason.trim()).into_owned();
+    let reason = crate::model::text::sanitize::single_line(reason.trim()).into_owned();
     let reason: String = reason.chars().take(2_000).collect();
     (!reason.is_empty()).then_some(reason)
 }

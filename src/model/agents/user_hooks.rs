@@ -95,7 +95,10 @@ pub fn start_payload(f: &StartFacts) -> Value {
 
 /// A command as the event log names it: on one line, at most 200 characters.
 pub fn command_label(command: &str) -> String {
-    super::text::cut_chars(&super::text::single_line(command.trim()), 200)
+    crate::model::text::sanitize::cut_chars(
+        &crate::model::text::sanitize::single_line(command.trim()),
+        200,
+    )
 }
 
 #[cfg(test)]

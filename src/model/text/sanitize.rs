@@ -238,6 +238,12 @@ pub fn single_line(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// [`single_line`], then trimmed, as an owned string: a field a person typed (a task
+/// id, a `--from` name, a question) as it is kept and compared.
+pub fn single_line_trimmed(text: &str) -> String {
+    single_line(text).trim().to_owned()
+}
+
 /// Serialized JSON made safe for a terminal without changing what it says: every
 /// character [`is_unsafe`] (serde_json already escapes C0; this adds DEL, C1 and
 /// the bidi controls) becomes a `\uXXXX` escape, which any JSON reader decodes back
@@ -416,5 +422,12 @@ mod short_id_tests {
         assert_eq!(short_id("€€€x\n* deadbeef"), "€€€x * d");
         assert_eq!(short_id("ab\u{1b}[2Jcd"), "abcd");
         assert_eq!(short_id("ab"), "ab");
+    }
+
+    #[test]
+    fn a_trimmed_single_line_is_folded_cleaned_and_trimmed() {
+        assert_eq!(single_line_trimmed("  T-012  "), "T-012");
+        assert_eq!(single_line_trimmed(" a\nb \u{1b}[2J"), "a b");
+        assert_eq!(single_line_trimmed("\n\t"), "");
     }
 }

@@ -35,7 +35,7 @@ impl fmt::Display for PrefixError {
                 let shown: Vec<String> = matches
                     .iter()
                     .take(10)
-                    .map(|m| super::text::single_line(m).into_owned())
+                    .map(|m| crate::model::text::sanitize::single_line(m).into_owned())
                     .collect();
                 let more = matches.len().saturating_sub(shown.len());
                 write!(

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::transcript::{infer_window, pct_of};
+use crate::model::session::transcript::{infer_window, pct_of};
 
 /// One line of the stream, as far as the relay cares.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,7 +79,7 @@ fn str_of(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_owned)
 }
 
-/// Input-side tokens of a `usage` object (reference §5.5): input + cache creation
+/// Input-side tokens of a `usage` object (docs/client-reference.md §6.4): input + cache creation
 /// + cache read. `None` when it has none of them.
 pub fn context_tokens(usage: &Value) -> Option<u64> {
     let keys = [
@@ -107,7 +107,7 @@ fn tool_summary(input: &Value) -> String {
     .iter()
     .find_map(|k| input.get(*k).and_then(Value::as_str));
     let text = pick.unwrap_or("");
-    let one = super::text::single_line(text);
+    let one = crate::model::text::sanitize::single_line(text);
     let mut s: String = one.chars().take(120).collect();
     if one.chars().count() > 120 {
         s.push('…');
@@ -277,7 +277,7 @@ pub struct Tracker {
 }
 
 impl Tracker {
-    /// The context window: from the model (reference §6.3), or 1M when the tokens
+    /// The context window: from the model (docs/client-reference.md §7.2), or 1M when the tokens
     /// say so.
     pub fn window(&self) -> u64 {
         infer_window(None, self.model.as_deref(), self.tokens)
@@ -409,7 +409,7 @@ impl Tracker {
 }
 
 /// Where Claude Code compacts a session on its own, in percent of the model's
-/// window (reference §6.1): the auto-compact window `W` (the model's, or
+/// window (docs/client-reference.md §7.1): the auto-compact window `W` (the model's, or
 /// `CLAUDE_CODE_AUTO_COMPACT_WINDOW` when lower), `E = W − min(max output, 20,000)`,
 /// `T = E − 13,000`, lowered by `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` (a percentage of
 /// `E`). `None` when the environment turns auto-compaction off
@@ -433,7 +433,7 @@ pub fn auto_compact_pct(model_window: u64, var: impl Fn(&str) -> Option<String>)
 }
 
 /// Why `threshold` cannot relay a session of `model` (its window from the model's
-/// name, reference §6.3): Claude Code compacts it on its own first. `None` when the
+/// name, docs/client-reference.md §7.2): Claude Code compacts it on its own first. `None` when the
 /// threshold comes before that point, or auto-compaction is off.
 pub fn unreachable_threshold(
     threshold: f64,
@@ -655,8 +655,8 @@ impl Chain {
         };
         // Redacted before it is cut (a chain file an older forge wrote holds the task
         // as given).
-        let task = super::redact::redact(&self.task);
-        let task = super::text::single_line(&task);
+        let task = crate::model::text::redact::redact(&self.task);
+        let task = crate::model::text::sanitize::single_line(&task);
         let task: String = task.chars().take(80).collect();
         format!(
             "{n} session{}, {h} handoff{}, {state} — {task}",
@@ -853,15 +853,15 @@ mod tests {
     /// A recording of the real client (tests/fixtures/stream-json/README.md).
     fn recorded(name: &str) -> Vec<&'static str> {
         let text = match name {
-            "blocks" => include_str!("../../tests/fixtures/stream-json/blocks.stream.jsonl"),
+            "blocks" => include_str!("../../../tests/fixtures/stream-json/blocks.stream.jsonl"),
             "stopped" => include_str!(
-                "../../tests/fixtures/stream-json/stopped-by-post-tool-use.stream.jsonl"
+                "../../../tests/fixtures/stream-json/stopped-by-post-tool-use.stream.jsonl"
             ),
             "cut-tool" => include_str!(
-                "../../tests/fixtures/stream-json/interrupted-before-tool-result.stream.jsonl"
+                "../../../tests/fixtures/stream-json/interrupted-before-tool-result.stream.jsonl"
             ),
             "cut-request" => include_str!(
-                "../../tests/fixtures/stream-json/interrupted-after-tool-result.stream.jsonl"
+                "../../../tests/fixtures/stream-json/interrupted-after-tool-result.stream.jsonl"
             ),
             _ => unreachable!(),
         };

@@ -1,10 +1,10 @@
 //! Claude Code's per-project memory folder and `MEMORY.md` housekeeping.
 //!
 //! Claude Code keeps a project's data in `<claude dir>/projects/<name>/`, where
-//! `<name>` is the project's real path with every character that is not an ASCII
-//! letter or digit replaced by `-` (reference §5.1). Names longer than 200 characters
-//! are cut to 200 and given a hash suffix. `forge learn` and `forge doctor` use this
-//! to find `memory/MEMORY.md` and the `learned-*.md` pattern files.
+//! `<name>` is the project's real path with every character that is not an ASCII letter
+//! or digit replaced by `-` (docs/client-reference.md §6.1). Names longer than 200
+//! characters are cut to 200 and given a hash suffix. `forge learn` and `forge doctor`
+//! use this to find `memory/MEMORY.md` and the `learned-*.md` pattern files.
 
 /// `MEMORY.md` longer than this is archived by `forge learn archive`.
 pub const MEMORY_MAX_LINES: usize = 180;

@@ -1,4 +1,4 @@
-//! The JSON state files of DESIGN.md's table, as typed values.
+//! The JSON state files of docs/design.md#state-files, as typed values.
 //!
 //! Field names are the contract other tools read: do not rename them. Readers are
 //! lenient (`#[serde(default)]` everywhere, unknown fields ignored).
@@ -46,11 +46,11 @@ impl LastSession {
         now: chrono::DateTime<chrono::Utc>,
         zone: crate::model::time::Zone,
     ) -> String {
-        crate::model::time::parse_time(&self.ended_at).map_or_else(
+        crate::model::time::parse_iso(&self.ended_at).map_or_else(
             || {
                 format!(
                     "ended at {}",
-                    crate::model::text::single_line(&self.ended_at)
+                    crate::model::text::sanitize::single_line(&self.ended_at)
                 )
             },
             |t| format!("ended {}", zone.ago_at(now, t)),
@@ -65,11 +65,11 @@ impl LastSession {
         now: chrono::DateTime<chrono::Utc>,
         zone: crate::model::time::Zone,
     ) -> String {
-        crate::model::time::parse_time(&self.ended_at).map_or_else(
+        crate::model::time::parse_iso(&self.ended_at).map_or_else(
             || {
                 format!(
                     "last turn at {}",
-                    crate::model::text::single_line(&self.ended_at)
+                    crate::model::text::sanitize::single_line(&self.ended_at)
                 )
             },
             |t| format!("last turn {}", zone.ago_at(now, t)),
@@ -79,7 +79,7 @@ impl LastSession {
 
 /// One line of `logs/compactions.jsonl`: a compaction that happened. Written when
 /// SessionStart (`source: compact`) proves it, never on PreCompact alone (a
-/// compaction can be cancelled, or abandoned and retried: reference §11.1 #2). The
+/// compaction can be cancelled, or abandoned and retried: docs/client-reference.md §9.1 #2). The
 /// client writes the transcript's `compact_boundary` only after that hook, so the
 /// token figures are not known here (`forge context` reads them from the transcript).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -255,17 +255,17 @@ pub struct SessionBridge {
     /// When this session crossed the handoff threshold.
     pub threshold_crossed_at: Option<String>,
     /// The uncommitted count when the session started (SessionStart): a tree that
-    /// was already this dirty is not news ([`crate::model::dirty`]).
+    /// was already this dirty is not news ([`crate::model::session::dirty`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dirty_at_start: Option<u64>,
     /// The floor of the next dirty-tree warning: the uncommitted count Stop last
     /// warned the person about, lowered when the tree got cleaner since
-    /// ([`crate::model::dirty::decide`]).
+    /// ([`crate::model::session::dirty::decide`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dirty_warned: Option<u64>,
     /// The work tree's [`GitCache::fingerprint`] at the turn's first command (Bash):
     /// the end of the turn compares against it, then clears it
-    /// ([`crate::model::learn`]). `None`: no command ran in this turn.
+    /// ([`crate::model::session::learn`]). `None`: no command ran in this turn.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command_baseline: Option<String>,
     /// The session ran a file-editing tool (Edit, Write, MultiEdit, NotebookEdit) on
@@ -368,11 +368,7 @@ impl GitCache {
     /// Whether these facts were computed after `other`'s (to the second; an
     /// unreadable time is older than any).
     pub fn is_newer_than(&self, other: &Self) -> bool {
-        let at = |c: &Self| {
-            chrono::DateTime::parse_from_rfc3339(c.updated_at.trim())
-                .ok()
-                .map(|t| t.with_timezone(&chrono::Utc))
-        };
+        let at = |c: &Self| crate::model::time::parse_iso(&c.updated_at);
         at(self) > at(other)
     }
 
@@ -447,9 +443,9 @@ pub struct EventLine {
     #[serde(
         default,
         skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "super::outcome::deserialize_lenient"
+        deserialize_with = "crate::model::outcome::deserialize_lenient"
     )]
-    pub outcomes: Vec<super::outcome::Outcome>,
+    pub outcomes: Vec<crate::model::outcome::Outcome>,
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
-//! Composing a session handoff document (DESIGN.md "Handoff documents") from inputs
+//! Composing a session handoff document (docs/design.md#handoff-documents) from inputs
 //! gathered elsewhere (`crate::app::session_handoff`). Pure: no disk, no git.
 //!
 //! Every piece of text that comes from the session (the last request, todo items,
 //! file names, commit subjects, Signal questions, the task) goes through
-//! [`crate::model::redact::redact`] before it is cut, and the whole document once
+//! [`crate::model::text::redact::redact`] before it is cut, and the whole document once
 //! more at the end. File contents and diffs are never inputs here.
 
 use std::borrow::Cow;
@@ -12,11 +12,11 @@ use std::path::{Component, Path};
 
 use chrono::{DateTime, Utc};
 
-use super::level::Level;
-use super::redact::{redact, redact_cow};
-use super::state::WorkflowState;
-use super::text::single_line;
-use super::transcript::{TodoStatus, TranscriptFacts};
+use crate::model::session::level::Level;
+use crate::model::session::state::WorkflowState;
+use crate::model::session::transcript::{TodoStatus, TranscriptFacts};
+use crate::model::text::redact::{redact, redact_cow};
+use crate::model::text::sanitize::{single_line, single_line_trimmed};
 
 /// Why a handoff was written (the front matter's `trigger`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,7 +35,7 @@ pub enum Trigger {
 }
 
 impl Trigger {
-    /// Every trigger, in DESIGN.md's order.
+    /// Every trigger, in the order of docs/design.md#triggers.
     pub const ALL: [Self; 5] = [
         Self::ContextThreshold,
         Self::PreCompact,
@@ -183,23 +183,23 @@ pub fn project_path(root: &Path, p: &str) -> Option<String> {
     if !inside {
         return None;
     }
-    let shown = one_line(&rel.display().to_string(), 400);
+    let shown = redacted_field(&rel.display().to_string(), 400);
     (!shown.is_empty()).then_some(shown)
 }
 
 /// Redacted, then on one line (control characters folded, see [`single_line`]) and
 /// cut to `max` characters.
-fn one_line(text: &str, max: usize) -> String {
+fn redacted_field(text: &str, max: usize) -> String {
     // Redacted while its lines are still lines (a key block, a continued string),
     // then folded onto one.
     let red = redact(text);
-    cut(single_line(&red).trim(), max)
+    cut(&single_line_trimmed(&red), max)
 }
 
 /// A front matter value: on one line (a newline would end the value and break the
 /// front matter), then as a YAML scalar (see [`yaml_scalar`]).
 fn yaml_text(text: &str, max: usize) -> String {
-    yaml_scalar(&one_line(text, max)).into_owned()
+    yaml_scalar(&redacted_field(text, max)).into_owned()
 }
 
 /// `text` as a YAML scalar that every YAML reader reads back as this same string:
@@ -281,7 +281,7 @@ fn reads_as_non_text(s: &str) -> bool {
 }
 
 fn cut(text: &str, max: usize) -> String {
-    super::text::cut_chars(text, max)
+    crate::model::text::sanitize::cut_chars(text, max)
 }
 
 /// The context size as the "Why this handoff" sentence says it, `None` when no
@@ -312,12 +312,7 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     let opt = |v: &Option<String>| v.as_deref().map(|s| yaml_text(s, 200)).unwrap_or_default();
     let _ = writeln!(d, "---");
     let _ = writeln!(d, "kind: session-handoff");
-    let _ = writeln!(
-        d,
-        "created_at: {}",
-        i.created_at
-            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-    );
+    let _ = writeln!(d, "created_at: {}", crate::model::time::iso(i.created_at));
     let _ = writeln!(d, "session_id: {}", opt(&i.session_id));
     let _ = writeln!(d, "trigger: {}", i.trigger.as_str());
     let _ = writeln!(
@@ -343,7 +338,7 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     let _ = writeln!(d, "---");
 
     // A title that says what the session was doing: the task, else the last
-    // request (cut; `one_line` redacts), else the branch, else the project.
+    // request (cut; `redacted_field` redacts), else the branch, else the project.
     let request = i
         .transcript
         .as_ref()
@@ -352,14 +347,14 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         .filter(|r| !r.is_empty());
     let given = i.task.as_deref().map(str::trim).filter(|t| !t.is_empty());
     let title = given
-        .map(|t| one_line(t, 60))
-        .or_else(|| i.workflow.task.as_deref().map(|t| one_line(t, 100)))
-        .or_else(|| request.map(|r| one_line(r, 60)))
-        .or_else(|| i.branch.as_deref().map(|b| one_line(b, 100)))
+        .map(|t| redacted_field(t, 60))
+        .or_else(|| i.workflow.task.as_deref().map(|t| redacted_field(t, 100)))
+        .or_else(|| request.map(|r| redacted_field(r, 60)))
+        .or_else(|| i.branch.as_deref().map(|b| redacted_field(b, 100)))
         .unwrap_or_else(|| {
             i.root.file_name().map_or_else(
                 || "this session".to_owned(),
-                |n| one_line(&n.to_string_lossy(), 100),
+                |n| redacted_field(&n.to_string_lossy(), 100),
             )
         });
     let _ = writeln!(d, "# Session handoff — {title}\n");
@@ -403,7 +398,7 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         );
     }
     if let Some(p) = &i.transcript_path {
-        let _ = writeln!(d, "Session transcript: {}", one_line(p, 400));
+        let _ = writeln!(d, "Session transcript: {}", redacted_field(p, 400));
     }
     let _ = writeln!(d);
 
@@ -418,9 +413,9 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
                 d,
                 "Phase: {} · Task: {}",
                 ph.as_deref()
-                    .map_or_else(|| "-".to_owned(), |s| one_line(s, 100)),
+                    .map_or_else(|| "-".to_owned(), |s| redacted_field(s, 100)),
                 t.as_deref()
-                    .map_or_else(|| "-".to_owned(), |s| one_line(s, 100))
+                    .map_or_else(|| "-".to_owned(), |s| redacted_field(s, 100))
             );
         }
     }
@@ -462,7 +457,7 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
             TodoStatus::InProgress => "[~]",
             TodoStatus::Pending => "[ ]",
         };
-        let _ = writeln!(d, "- {mark} {}", one_line(&t.content, 300));
+        let _ = writeln!(d, "- {mark} {}", redacted_field(&t.content, 300));
     }
     if let Some(cap) = i.transcript_cut {
         let _ = writeln!(
@@ -472,7 +467,11 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         );
     }
     if let Some(problem) = &i.transcript_problem {
-        let _ = writeln!(d, "\n(Transcript not read: {}.)", one_line(problem, 300));
+        let _ = writeln!(
+            d,
+            "\n(Transcript not read: {}.)",
+            redacted_field(problem, 300)
+        );
     }
     let _ = writeln!(d);
 
@@ -480,11 +479,11 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     if !i.notes.decisions.is_empty() {
         let _ = writeln!(d, "## Decisions (from the session)");
         for (decision, why) in i.notes.decisions.iter().take(LIST_MAX) {
-            let why = one_line(why, 600);
+            let why = redacted_field(why, 600);
             if why.is_empty() {
-                let _ = writeln!(d, "- {}", one_line(decision, 600));
+                let _ = writeln!(d, "- {}", redacted_field(decision, 600));
             } else {
-                let _ = writeln!(d, "- {} — why: {why}", one_line(decision, 600));
+                let _ = writeln!(d, "- {} — why: {why}", redacted_field(decision, 600));
             }
         }
         let _ = writeln!(d);
@@ -519,7 +518,7 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     let also: Vec<String> = i
         .changed_files
         .iter()
-        .map(|p| one_line(p, 400))
+        .map(|p| redacted_field(p, 400))
         .filter(|p| !touched.contains(p))
         .collect();
     if touched.is_empty() && also.is_empty() {
@@ -546,7 +545,7 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
             let _ = writeln!(
                 d,
                 "Branch {}, {n} uncommitted change{}.",
-                one_line(b, 200),
+                redacted_field(b, 200),
                 if n == 1 { "" } else { "s" }
             );
         }
@@ -559,14 +558,14 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
             .changed_files
             .iter()
             .take(LIST_MAX)
-            .map(|p| one_line(p, 400))
+            .map(|p| redacted_field(p, 400))
             .collect();
         let _ = writeln!(d, "Changed: {}", names.join(", "));
     }
     if !i.recent_commits.is_empty() {
         let _ = writeln!(d, "Last commits:");
         for c in &i.recent_commits {
-            let _ = writeln!(d, "- {}", one_line(c, 200));
+            let _ = writeln!(d, "- {}", redacted_field(c, 200));
         }
     }
     let _ = writeln!(d);
@@ -583,15 +582,15 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
             s.status,
             s.task
                 .as_deref()
-                .map_or_else(|| "?".to_owned(), |t| one_line(t, 80)),
+                .map_or_else(|| "?".to_owned(), |t| redacted_field(t, 80)),
             s.route
                 .as_deref()
-                .map(|r| format!(" ({})", one_line(r, 80)))
+                .map(|r| format!(" ({})", redacted_field(r, 80)))
                 .unwrap_or_default(),
             s.file_name
         );
         for q in &s.questions {
-            let _ = writeln!(d, "  - Open question: {}", one_line(q, 300));
+            let _ = writeln!(d, "  - Open question: {}", redacted_field(q, 300));
         }
     }
     let _ = writeln!(d);
@@ -624,20 +623,20 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     let _ = writeln!(d, "## Next steps");
     let mut steps: Vec<String> = Vec::new();
     for step in i.notes.next_steps.iter().take(LIST_MAX) {
-        let step = one_line(step, 600);
+        let step = redacted_field(step, 600);
         if !step.is_empty() {
             steps.push(format!("From the session: {step}"));
         }
     }
     for t in todos.iter().filter(|t| t.status == TodoStatus::InProgress) {
-        steps.push(format!("Finish: {}", one_line(&t.content, 300)));
+        steps.push(format!("Finish: {}", redacted_field(&t.content, 300)));
     }
     for t in todos
         .iter()
         .filter(|t| t.status == TodoStatus::Pending)
         .take(5)
     {
-        steps.push(format!("Then: {}", one_line(&t.content, 300)));
+        steps.push(format!("Then: {}", redacted_field(&t.content, 300)));
     }
     if steps.is_empty() && given.is_some() {
         steps.push("Continue the task (under Current task).".to_owned());
@@ -651,7 +650,7 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
             .map(|s| {
                 s.task
                     .as_deref()
-                    .map_or_else(|| "?".to_owned(), |t| one_line(t, 80))
+                    .map_or_else(|| "?".to_owned(), |t| redacted_field(t, 80))
             })
             .collect();
         steps.push(format!(
@@ -681,8 +680,8 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::handoff::{HandoffEntry, split_front_matter};
-    use crate::model::transcript::Todo;
+    use crate::model::handoff::entry::{HandoffEntry, split_front_matter};
+    use crate::model::session::transcript::Todo;
     use chrono::TimeZone;
 
     fn inputs(root: &Path) -> HandoffInputs<'_> {
@@ -947,7 +946,7 @@ mod tests {
         ] {
             let written = yaml_scalar(v);
             assert_eq!(
-                crate::model::handoff::unquote(&written),
+                crate::model::handoff::entry::unquote(&written),
                 v,
                 "{v} → {written}"
             );
@@ -1189,7 +1188,7 @@ mod tests {
         assert_eq!(file_name(t, 1), "handoff-20260102-030405.md");
         assert_eq!(file_name(t, 3), "handoff-20260102-030405-3.md");
         assert_eq!(
-            crate::model::handoff::stamp_from_file_name(&file_name(t, 3)),
+            crate::model::handoff::entry::stamp_from_file_name(&file_name(t, 3)),
             Some(t)
         );
         assert_eq!(Trigger::parse("pre-compact"), Some(Trigger::PreCompact));

@@ -147,7 +147,7 @@ pub fn handler_words(handler: &Value) -> Option<Vec<String>> {
         return None;
     }
     let command = obj.get("command")?.as_str()?;
-    // Exec form (reference §3.2): with `args`, there is no shell; `command` is the
+    // Exec form (docs/client-reference.md §4.2): with `args`, there is no shell; `command` is the
     // program itself (spaces and all) and each arg is one word.
     if let Some(args) = obj.get("args").and_then(Value::as_array) {
         let mut words = vec![command.to_owned()];
@@ -580,9 +580,9 @@ impl InstallOptions<'_> {
 
 /// `statusLine.refreshInterval` (seconds) in the status line forge writes. Claude
 /// Code re-runs the status line only when something it tracks changes (tokens, the
-/// model, the mode, the terminal size, a new reply: reference §4.2), so what forge
-/// shows from its own files (a Signal resolved in another terminal, a handoff
-/// written, the learn flag) would stay stale while a session idles. A tick costs
+/// model, the mode, the terminal size, a new reply: docs/client-reference.md §5.3),
+/// so what forge shows from its own files (a Signal resolved in another terminal, a
+/// handoff written, the learn flag) would stay stale while a session idles. A tick costs
 /// about a millisecond, so one every 5 s costs nothing measurable, and a change
 /// shows within 5 s. A person's own value is kept.
 pub const REFRESH_INTERVAL_SECS: u64 = 5;

@@ -1,7 +1,7 @@
 //! The escalation ladder (after anvil's context checkpoints): the words of an alert,
 //! the WIP commit's message, and the rules that keep a WIP commit safe.
 
-use super::level::Level;
+use crate::model::session::level::Level;
 
 /// The note the model gets at its next prompt once a session reaches `level`.
 pub fn alert_text(level: Level, pct: f64) -> String {
@@ -16,11 +16,11 @@ pub fn alert_text(level: Level, pct: f64) -> String {
 /// `[WIP] <task> - checkpoint (L2 at 86%)`.
 pub fn wip_message(task: Option<&str>, level: Level, pct: f64) -> String {
     let task = task
-        .map(|t| super::text::single_line(t.trim()).into_owned())
+        .map(|t| crate::model::text::sanitize::single_line(t.trim()).into_owned())
         .filter(|t| !t.is_empty())
         .unwrap_or_else(|| "work".to_owned());
     // Redacted before it is cut: the message goes into git history.
-    let task = super::redact::redact(&task);
+    let task = crate::model::text::redact::redact(&task);
     let task: String = task.chars().take(80).collect();
     format!("[WIP] {task} - checkpoint ({level} at {pct:.0}%)")
 }

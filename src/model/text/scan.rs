@@ -1,5 +1,5 @@
 //! Scanning a file for secrets as its bytes stream in, for the ladder's WIP commit:
-//! every byte of every file it would commit goes through [`crate::model::redact`]'s
+//! every byte of every file it would commit goes through [`crate::model::text::redact`]'s
 //! rules, however long the file (up to the caller's cap), in windows that overlap
 //! so a secret across a window's edge is whole in one of them.
 //!
@@ -11,7 +11,7 @@
 //!
 //! Pure: the caller reads the file (see `app::ladder`) and feeds the bytes.
 
-use crate::model::redact::{Rule, first_secret};
+use crate::model::text::redact::{Rule, first_secret};
 
 /// How much of the text before a window is scanned again with it: a secret up to
 /// this long (a 16,384-bit RSA key in PEM is about 12.7 KB) is whole in one window.

@@ -3,17 +3,18 @@
 //! Two readers, with different costs (the file I/O is in `crate::store::transcript`):
 //!
 //! - [`scan_tail`]: the current context size, scanning lines **backwards** from the
-//!   end, as Claude Code does (reference §5.5): skip sidechains, `<synthetic>` and API
-//!   error records; stop at a `compact_boundary` (report "compacted", with
-//!   `compactMetadata.postTokens` as an estimate); take the last qualifying
-//!   `usage.iterations[]` entry when there is one. Several records share one
-//!   `message.id` (one per content block); scanning backwards meets the last and
-//!   most complete one first.
+//!   end, as Claude Code does (docs/client-reference.md §6.4): skip sidechains,
+//!   `<synthetic>` and API error records; stop at a `compact_boundary` (report
+//!   "compacted", with `compactMetadata.postTokens` as an estimate); take the last
+//!   qualifying `usage.iterations[]` entry when there is one. Several records share one
+//!   `message.id` (one per content block); scanning backwards meets the last and most
+//!   complete one first.
 //! - [`extract_facts`]: what a handoff needs, scanning **forwards**: the current todo
-//!   list (latest `TodoWrite`, or `TaskCreate`/`TaskUpdate` replayed), files touched
-//!   by `Edit`/`Write`/`NotebookEdit`, files read, and the last real user request
-//!   (reference §10). Only names and the user's own words are taken: tool inputs that
-//!   hold file contents (`new_string`, `content`, `old_string`) are never read.
+//!   list (latest `TodoWrite`, or `TaskCreate`/`TaskUpdate` replayed), files touched by
+//!   `Edit`/`Write`/`NotebookEdit`, files read, and the last real user request
+//!   (docs/client-reference.md §6.5). Only names and the user's own words are taken:
+//!   tool inputs that hold file contents (`new_string`, `content`, `old_string`) are
+//!   never read.
 //!
 //! Unparsable lines (a half-written last line, garbage) are skipped, never an error.
 
@@ -119,7 +120,8 @@ fn is_sidechain(rec: &Value) -> bool {
     rec.get("isSidechain").and_then(Value::as_bool) == Some(true)
 }
 
-/// The usage a main-chain assistant record contributes, per reference §5.5 step 2–3.
+/// The usage a main-chain assistant record contributes, per docs/client-reference.md
+/// §6.4, steps 2–3.
 fn qualifying_usage(rec: &Value) -> Option<(Usage, Option<String>, Option<String>)> {
     if rec.get("type").and_then(Value::as_str) != Some("assistant")
         || is_sidechain(rec)
@@ -147,7 +149,7 @@ fn qualifying_usage(rec: &Value) -> Option<(Usage, Option<String>, Option<String
         .and_then(Usage::from_value);
     let u = from_iterations.or_else(|| Usage::from_value(usage))?;
     // No API response has an empty context: an all-zero usage is a placeholder
-    // (reference §11.1 #1), never a reading.
+    // (docs/client-reference.md §9.1 #1), never a reading.
     if u.context_in() == 0 {
         return None;
     }
@@ -280,8 +282,8 @@ pub fn is_boundary_line(line: &str) -> bool {
         && serde_json::from_str::<Value>(line).is_ok_and(|rec| is_boundary(&rec))
 }
 
-/// The window size of a model id when the statusline did not send one (reference
-/// §6.3): 1M for a `[1m]` suffix or a native-1M family, else 200k.
+/// The window size of a model id when the statusline did not send one (docs/client-reference.md
+/// §7.2): 1M for a `[1m]` suffix or a native-1M family, else 200k.
 pub fn window_for_model(model_id: &str) -> u64 {
     if model_id.to_ascii_lowercase().contains("[1m]") || is_native_1m(model_id) {
         1_000_000
@@ -313,7 +315,7 @@ fn is_native_1m(model_id: &str) -> bool {
 }
 
 /// The used percentage of `window` as Claude Code computes `used_percentage`
-/// (reference §4.1): `round(tokens / window * 100)`, clamped to 0..=100. Rounding
+/// (docs/client-reference.md §5.2): `round(tokens / window * 100)`, clamped to 0..=100. Rounding
 /// first means the number shown, the bar, the warning and the level all agree.
 pub fn pct_of(tokens: u64, window: u64) -> f64 {
     if window == 0 {
@@ -357,7 +359,7 @@ impl WindowSource {
     }
 }
 
-/// Whether a model id names a family whose window forge knows (reference §6.3).
+/// Whether a model id names a family whose window forge knows (docs/client-reference.md §7.2).
 fn is_known_model(model_id: &str) -> bool {
     let id = model_id.to_ascii_lowercase();
     id.contains("[1m]")
@@ -455,7 +457,7 @@ fn push_recent(list: &mut Vec<String>, item: &str) {
     list.push(item.to_owned());
 }
 
-/// The text of a real user request in a `user` record, per reference §10.
+/// The text of a real user request in a `user` record, per docs/client-reference.md §6.5.
 fn user_request(rec: &Value) -> Option<String> {
     if rec.get("type").and_then(Value::as_str) != Some("user")
         || is_sidechain(rec)
@@ -772,10 +774,10 @@ mod tests {
         // the tool result, its refusal text) after the person's request.
         for text in [
             include_str!(
-                "../../tests/fixtures/stream-json/interrupted-before-tool-result.transcript.jsonl"
+                "../../../tests/fixtures/stream-json/interrupted-before-tool-result.transcript.jsonl"
             ),
             include_str!(
-                "../../tests/fixtures/stream-json/interrupted-after-tool-result.transcript.jsonl"
+                "../../../tests/fixtures/stream-json/interrupted-after-tool-result.transcript.jsonl"
             ),
         ] {
             assert!(text.contains("[Request interrupted by user"), "the premise");
@@ -820,7 +822,7 @@ mod tests {
 
     #[test]
     fn fixture_excerpt_is_24000_tokens_12_percent() {
-        let text = include_str!("../../tests/fixtures/transcripts/compact-excerpt.jsonl");
+        let text = include_str!("../../../tests/fixtures/transcripts/compact-excerpt.jsonl");
         let s = scan_tail(text.lines());
         let TailScan::Usage {
             usage, message_id, ..

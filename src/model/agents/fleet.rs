@@ -17,9 +17,9 @@
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::level::{Level, Thresholds};
-use super::state::{Attention, SessionBridge};
-use super::time::parse_time;
+use crate::model::session::level::{Level, Thresholds};
+use crate::model::session::state::{Attention, SessionBridge};
+use crate::model::time::{iso, parse_iso};
 
 /// The registry's format version.
 pub const VERSION: u32 = 1;
@@ -203,7 +203,7 @@ impl SessionRow {
 
     /// When the session was last heard of.
     pub fn last_heard(&self) -> Option<DateTime<Utc>> {
-        self.last_event_at.as_deref().and_then(parse_time)
+        self.last_event_at.as_deref().and_then(parse_iso)
     }
 
     /// Whether it is live at `now`: not ended, and heard from within `stale_after`.
@@ -299,7 +299,7 @@ impl ProjectEntry {
 
     /// When the entry was last written.
     pub fn seen(&self) -> Option<DateTime<Utc>> {
-        parse_time(&self.seen_at)
+        parse_iso(&self.seen_at)
     }
 
     /// Its live sessions at `now`.
@@ -322,7 +322,7 @@ impl ProjectEntry {
             name: facts.name,
             branch: facts.branch,
             blocked: facts.blocked,
-            seen_at: now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            seen_at: iso(now),
             stale_after_secs: facts.stale_after_secs,
             sessions: old.map(|o| o.sessions.clone()).unwrap_or_default(),
         };
@@ -451,7 +451,7 @@ impl Pending {
             stale,
         )?;
         let row = p.row.bounded()?;
-        parse_time(&p.at)?;
+        parse_iso(&p.at)?;
         Some(Self {
             facts,
             row,
@@ -466,7 +466,7 @@ impl Registry {
     /// already in, whose facts then stay (this session's row still goes in, when it
     /// is newer than the one kept).
     pub fn apply(&mut self, p: Pending) {
-        let Some(at) = parse_time(&p.at) else { return };
+        let Some(at) = parse_iso(&p.at) else { return };
         let newer_kept = self
             .entry(&p.facts.root)
             .and_then(ProjectEntry::seen)
@@ -672,10 +672,6 @@ mod tests {
 
     fn now() -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 11, 21, 12, 0, 0).unwrap()
-    }
-
-    fn iso(t: DateTime<Utc>) -> String {
-        t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
     }
 
     fn session(id: &str, attention: Attention, mins_ago: i64) -> SessionRow {
@@ -992,7 +988,6 @@ mod tests {
     #[test]
     fn a_late_pending_registration_keeps_newer_facts_and_adds_its_row() {
         let t0 = chrono::Utc::now() - Duration::minutes(5);
-        let iso = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
         let facts = |branch: &str| {
             ProjectFacts::new("/p/a", Some(branch), 0, Duration::minutes(30)).unwrap()
         };

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-/// How full the context window is, in the bands DESIGN.md names.
+/// How full the context window is, in the bands of docs/design.md#levels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum Level {
     /// Below `warn` (default 70).

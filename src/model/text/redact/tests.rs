@@ -1475,7 +1475,7 @@ fn first_call_costs() {
     let t = std::time::Instant::now();
     let _ = keywords();
     eprintln!("keyword index: {:?}", t.elapsed());
-    let text = include_str!("../../../README.md");
+    let text = include_str!("../../../../README.md");
     let t = std::time::Instant::now();
     let small = candidates(text.get(..60_000).unwrap_or(text).as_bytes());
     eprintln!("a 60 KB text through the index: {:?}", t.elapsed());
@@ -1536,7 +1536,7 @@ fn both_keyword_searches_agree() {
 
 /// Whether `doc` holds a Signal forge reads, and it is blocked.
 fn parsed_is_blocked(doc: &str) -> bool {
-    let parsed = crate::model::signal::parse_signal(doc);
+    let parsed = crate::model::handoff::signal::parse_signal(doc);
     parsed.signal().is_some() && parsed.is_blocked()
 }
 

@@ -1,0 +1,16 @@
+//! forge with other processes and agents: the registry of every project and live
+//! session ([`fleet`]), the stream reader and chain of `forge run` ([`relay`]), wake
+//! messages to an orchestrating agent ([`notify`]), the escalation ladder and its WIP
+//! commit ([`ladder`]), and what the user's own context hooks receive
+//! ([`user_hooks`]).
+//!
+//! The rule of this wing: what forge sends to another process is built here, as a
+//! value or a text that is already redacted and bounded; spawning, waiting and
+//! writing is `crate::app` (see its `notify`, `relay`, `ladder`, `user_hooks`). What
+//! a project's own config may make these do is decided by `setup::trust`.
+
+pub mod fleet;
+pub mod ladder;
+pub mod notify;
+pub mod relay;
+pub mod user_hooks;
