@@ -1885,7 +1885,7 @@ mod tests {
     #[test]
     fn the_shipped_example_config_is_valid_for_every_agent() {
         let (_t, p, env) = setup();
-        std::fs::write(p.config(), include_str!("../assets/examples/config.toml")).unwrap();
+        std::fs::write(p.config(), include_str!("../../assets/examples/config.toml")).unwrap();
         let l = load(&p, &env).unwrap();
         assert_eq!(l.agents, ["builder", "planner", "reviewer"]);
         let builder = load_as(&p, &env, "builder").unwrap().config;
@@ -1897,7 +1897,7 @@ mod tests {
         assert!(reviewer.statusline.segments.contains(&"cost".to_owned()));
         assert_eq!(reviewer.context.handoff_threshold, 70.0);
         // As a project's file, the keys it marks "acts" wait for trust, and only those.
-        let text = include_str!("../assets/examples/config.toml");
+        let text = include_str!("../../assets/examples/config.toml");
         let marked = text.lines().filter(|l| l.contains("# acts")).count();
         assert_eq!(l.ignored.len(), marked, "{:?}", l.ignored);
         let sha = crate::model::setup::trust::content_hash(text.as_bytes());
@@ -2186,7 +2186,7 @@ mod tests {
 
     #[test]
     fn docs_security_md_names_every_key_that_acts_or_runs_a_command() {
-        let doc = include_str!("../docs/security.md");
+        let doc = include_str!("../../docs/security.md");
         for k in SIDES.iter().filter(|k| k.side != Side::Shows) {
             let name = if HOOK_LISTS.contains(&k.key) {
                 format!("`[[{}]]`", k.key)
