@@ -63,6 +63,7 @@ pub fn run(
 /// its `session:window.pane`, or why not.
 pub type Switcher<'a> = dyn Fn(&str, Option<&str>) -> Result<String, String> + 'a;
 
+#[allow(clippy::disallowed_methods)] // the dashboard loop reads the clock (clippy.toml)
 fn fleet_loop(
     screen: &mut Screen,
     model: &mut FleetModel,

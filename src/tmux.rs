@@ -1,0 +1,73 @@
+//! Asking the tmux server, through the `proc` room: one runner for every question
+//! forge asks it (the agent's name, a pane's name and last lines, switching the
+//! client to a pane). `tmux` is found in an absolute folder of `$PATH` only, never
+//! as a `./tmux` of the project.
+
+use std::time::Duration;
+
+use crate::env::Env;
+use crate::proc::{Cmd, Error, Output};
+
+/// The most of tmux's answer that is read.
+const ANSWER_CAP: usize = 256 * 1024;
+
+/// How long forge waits for tmux when asking about its own pane.
+pub const WAIT: Duration = Duration::from_millis(500);
+
+/// Runs `tmux [-S SOCKET] ARGS` for at most `timeout`: `Ok` with its stdout (lossy
+/// UTF-8, at most 256 KiB) when it exits 0, else `Err` saying why (tmux's own
+/// words on stderr when it failed).
+pub fn ask(
+    env: &Env,
+    socket: Option<&str>,
+    args: &[&str],
+    timeout: Duration,
+) -> Result<String, String> {
+    let mut cmd = Cmd::resolve(env, "tmux").map_err(|e| e.to_string())?;
+    if let Some(s) = socket {
+        cmd.args(["-S", s]);
+    }
+    let done = cmd
+        .args(args)
+        .stdout(Output::Capture(ANSWER_CAP))
+        .stderr(Output::Capture(4096))
+        .run_for(timeout)
+        .map_err(|e| match e {
+            Error::Wait { .. } => e.to_string(),
+            _ => format!("cannot run tmux: {e}"),
+        })?;
+    if done.timed_out() {
+        return Err(format!(
+            "tmux did not answer within {}",
+            match timeout.as_millis() {
+                1000 => "a second".to_owned(),
+                ms => format!("{ms} ms"),
+            }
+        ));
+    }
+    if done.success() {
+        Ok(done.stdout.text())
+    } else {
+        Err(format!("tmux: {}", done.stderr.text().trim()))
+    }
+}
+
+impl Env {
+    /// The agent this process runs as, for `[agents.<name>]` settings: `$FORGE_AGENT`,
+    /// else the tmux session's name (inside tmux; one `tmux display-message`, at most
+    /// 500 ms), else none. Only asked when a config file has agent tables.
+    ///
+    /// (A method of [`Env`] kept here, above `proc`: `env` is the floor `proc` stands
+    /// on, so it runs no child itself.)
+    pub fn agent_name(&self) -> Option<String> {
+        if let Some(a) = &self.forge_agent {
+            return Some(a.clone());
+        }
+        if !self.tmux {
+            return None;
+        }
+        let out = ask(self, None, &["display-message", "-p", "#S"], WAIT).ok()?;
+        let name = out.trim();
+        (!name.is_empty() && name.len() <= 200).then(|| name.to_owned())
+    }
+}
