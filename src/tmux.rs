@@ -71,3 +71,70 @@ impl Env {
         (!name.is_empty() && name.len() <= 200).then(|| name.to_owned())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// An environment inside tmux whose `tmux` is the script `body` (PATH: the fake
+    /// first, then the system's folders for `sh` and friends).
+    fn fake_tmux(dir: &Path, body: &str) -> Env {
+        use std::os::unix::fs::PermissionsExt;
+        let bin = dir.join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let tmux = bin.join("tmux");
+        std::fs::write(&tmux, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&tmux, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut env = Env::for_test(dir, dir);
+        env.tmux = true;
+        env.path = Some(
+            std::env::join_paths([bin.as_path(), Path::new("/usr/bin"), Path::new("/bin")])
+                .unwrap(),
+        );
+        env
+    }
+
+    #[test]
+    fn the_agent_is_forge_agent_else_the_tmux_sessions_name() {
+        let t = tempfile::tempdir().unwrap();
+        let mut env = fake_tmux(
+            t.path(),
+            r#"[ "$*" = "display-message -p #S" ] && echo builder"#,
+        );
+        assert_eq!(env.agent_name().as_deref(), Some("builder"));
+        env.forge_agent = Some("reviewer".into());
+        assert_eq!(env.agent_name().as_deref(), Some("reviewer"));
+        env.forge_agent = None;
+        env.tmux = false;
+        assert_eq!(env.agent_name(), None, "outside tmux nothing is asked");
+    }
+
+    #[test]
+    fn a_failing_or_silent_tmux_is_an_answer_in_words_within_the_wait() {
+        let t = tempfile::tempdir().unwrap();
+        let env = fake_tmux(t.path(), "echo 'no server running' >&2; exit 1");
+        assert_eq!(
+            ask(&env, None, &["list-sessions"], WAIT),
+            Err("tmux: no server running".to_owned())
+        );
+        assert_eq!(env.agent_name(), None);
+        let env = fake_tmux(t.path(), "exec sleep 30");
+        let started = std::time::Instant::now();
+        assert_eq!(
+            ask(&env, None, &["x"], Duration::from_secs(1)),
+            Err("tmux did not answer within a second".to_owned())
+        );
+        assert_eq!(env.agent_name(), None);
+        assert!(started.elapsed() < Duration::from_secs(5));
+        // The socket goes first; tmux is never taken from a relative PATH entry.
+        let mut env = fake_tmux(t.path(), r#"echo "$*""#);
+        assert_eq!(
+            ask(&env, Some("/tmp/s"), &["a", "b"], WAIT).as_deref(),
+            Ok("-S /tmp/s a b\n")
+        );
+        env.path = Some("bin".into());
+        let why = ask(&env, None, &["a"], WAIT).unwrap_err();
+        assert!(why.contains("absolute folder"), "{why}");
+    }
+}

@@ -198,6 +198,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_long_pane_capture_is_read_whole_never_left_on_a_full_pipe() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let bin = t.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        // About 230 KB of capture: more than a pipe holds (64 KiB), so a tmux
+        // whose output is read only after it exits never exits.
+        std::fs::write(
+            bin.join("tmux"),
+            "#!/bin/sh\ncase \"$*\" in\n*display-message*) echo '%3 work:1.0' ;;\n\
+             *capture-pane*) i=0; while [ $i -lt 3000 ]; do \
+             echo \"line $i ..........................................................\"; \
+             i=$((i+1)); done ;;\nesac\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(bin.join("tmux"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut env = Env::for_test(t.path(), t.path());
+        env.tmux = true;
+        env.tmux_pane = Some("%3".into());
+        env.path = Some(std::env::join_paths([bin.to_str().unwrap(), "/usr/bin", "/bin"]).unwrap());
+        let (name, rows) = pane(&env, 3);
+        assert_eq!(name.as_deref(), Some("work:1.0"));
+        assert_eq!(rows.len(), 3, "{rows:?}");
+        assert!(rows[2].starts_with("line 2999 "), "{rows:?}");
+    }
+
+    #[test]
     fn a_pane_name_counts_only_for_the_pane_asked_about() {
         assert_eq!(
             pane_name("%3", "%3 work:1.0\n").as_deref(),
