@@ -334,7 +334,7 @@ impl Cmd {
         let mut helpers = Helpers::default();
         let started_helpers = (|| -> io::Result<()> {
             if let (Some(pipe), Some(bytes)) = (child.stdin.take(), input.bytes) {
-                helper("proc-stdin", move || write_and_close(pipe, &bytes))?;
+                give_stdin(pipe, bytes)?;
             }
             if let Some(pipe) = child.stdout.take() {
                 helpers.stdout = Some(reader(pipe, self.stdout, &tx)?);
@@ -408,7 +408,7 @@ impl Cmd {
         let mut child = self.spawn(input.stdio)?;
         let start_helpers = || -> io::Result<Receiver<Option<String>>> {
             if let (Some(pipe), Some(bytes)) = (child.stdin.take(), input.bytes) {
-                helper("proc-stdin", move || write_and_close(pipe, &bytes))?;
+                give_stdin(pipe, bytes)?;
             }
             let (tx, rx) = mpsc::channel();
             match child.stdout.take() {
@@ -572,6 +572,21 @@ fn helper(name: &str, work: impl FnOnce() + Send + 'static) -> io::Result<()> {
         .name(name.to_owned())
         .spawn(work)
         .map(drop)
+}
+
+/// The most stdin written on the caller's thread: a fresh pipe holds at least a page
+/// (even at the per-user pipe limit), so this much never blocks.
+const INLINE_STDIN: usize = 4096;
+
+/// Writes `bytes` to the child's stdin and closes it: on this thread when they fit in
+/// a fresh pipe (the status line's payload: no thread to start), else on a thread.
+fn give_stdin(pipe: std::process::ChildStdin, bytes: Vec<u8>) -> io::Result<()> {
+    if bytes.len() <= INLINE_STDIN {
+        write_and_close(pipe, &bytes);
+        Ok(())
+    } else {
+        helper("proc-stdin", move || write_and_close(pipe, &bytes))
+    }
 }
 
 fn write_and_close(mut pipe: std::process::ChildStdin, bytes: &[u8]) {

@@ -53,7 +53,7 @@ fn the_deadline_stops_the_whole_group_grandchildren_included() {
     let started = Instant::now();
     let f = shell(t.path(), "sleep 30 & echo $! > gc.pid; wait")
         .stdout(Output::Capture(1024))
-        .run_for(Duration::from_millis(300))
+        .run_for(Duration::from_secs(1))
         .unwrap();
     assert!(f.timed_out(), "{f:?}");
     assert_eq!(f.status(), None);
@@ -73,7 +73,7 @@ fn a_group_that_ignores_sigterm_gets_sigkill_after_the_grace() {
     // An ignored signal stays ignored across exec: the grandchild ignores it too.
     let f = shell(t.path(), "trap '' TERM; sleep 30 & echo $! > gc.pid; wait")
         .grace(Duration::from_millis(100))
-        .run_for(Duration::from_millis(300))
+        .run_for(Duration::from_secs(1))
         .unwrap();
     assert!(f.timed_out());
     assert!(started.elapsed() < Duration::from_secs(5), "{f:?}");
@@ -87,7 +87,7 @@ fn a_child_that_exits_while_its_output_is_held_is_stopped_with_its_group() {
     let started = Instant::now();
     let f = shell(t.path(), "sleep 30 & echo $! > gc.pid; echo hi")
         .stdout(Output::Capture(1024))
-        .run_for(Duration::from_millis(500))
+        .run_for(Duration::from_secs(1))
         .unwrap();
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(f.success(), "{f:?}");
@@ -274,7 +274,7 @@ fn a_started_child_streams_its_lines_and_stops_on_its_ladder() {
     let t = tempfile::tempdir().unwrap();
     let mut running = shell(
         t.path(),
-        "echo one; printf 'two\\r\\n'; trap '' INT; exec sleep 30",
+        "echo one; printf 'two\\r\\n'; trap '' INT; echo ready; exec sleep 30",
     )
     .start()
     .unwrap();
@@ -282,6 +282,8 @@ fn a_started_child_streams_its_lines_and_stops_on_its_ladder() {
     let next = || lines.recv_timeout(Duration::from_secs(10)).unwrap();
     assert_eq!(next().as_deref(), Some("one"));
     assert_eq!(next().as_deref(), Some("two\r"));
+    // SIGINT is ignored from here on.
+    assert_eq!(next().as_deref(), Some("ready"));
     assert!(running.try_wait().is_none());
     let started = Instant::now();
     // SIGINT is ignored; SIGTERM after 100 ms ends it.
