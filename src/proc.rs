@@ -8,13 +8,17 @@
 //! inherited by default: stdin, stdout and stderr start as `/dev/null` and are set
 //! explicitly. It runs one of four ways:
 //!
-//! - [`Cmd::run_for`] / [`Cmd::run_until`]: in a process group of its own, waited
-//!   for until a deadline. Stdout and stderr are read on threads, each kept up to
-//!   its cap and the rest read and dropped (a chatty child never blocks on a full
-//!   pipe); stdin is written on a thread and closed. At the deadline the whole group
-//!   gets SIGTERM, and SIGKILL after a grace; so does a group whose leader exited
-//!   while a process it left still holds its output. [`Finished`] says how it ended
-//!   (exit status or timed out, each stream's bytes and whether they were cut).
+//! - [`Cmd::run_for`] / [`Cmd::run_until`] (or [`Cmd::begin`] now and
+//!   [`Pending::finish_by`] later, so forge's own work overlaps the child's): in a
+//!   process group of its own, waited for until a deadline. No thread: its pipes are
+//!   non-blocking and one `poll` waits on them and on the child's exit (a pidfd), so
+//!   stdout and stderr are read as they come (each kept up to its cap, the rest read
+//!   and dropped: a chatty child never blocks on a full pipe) and stdin is written
+//!   as the child reads it, then closed. At the deadline (or when a stop flag given
+//!   with [`Cmd::stop_on`] is set) the whole group gets SIGTERM, and SIGKILL after a
+//!   grace; so does a group whose leader exited while a process it left still holds
+//!   its output. [`Finished`] says how it ended (exit status, timed out or stopped,
+//!   each stream's bytes and whether they were cut).
 //! - [`Cmd::start`]: a long-running child of its own process group whose stdout is
 //!   read line by line as it comes ([`Running::lines`]), stopped with a ladder of
 //!   signals ([`Running::stop`]): `forge run`'s Claude Code client.
@@ -30,12 +34,17 @@
 
 use std::ffi::OsStr;
 use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Child, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::process::{Child, ChildStdin, ExitStatus, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
+
+use rustix::event::{PollFd, PollFlags, Timespec, poll};
+use rustix::process::{Pid, WaitId, WaitIdOptions, waitid};
 
 use crate::env::{Env, deadline_after, time_left};
 
@@ -51,8 +60,8 @@ pub enum Input {
     /// `/dev/null`.
     #[default]
     Null,
-    /// These bytes, written on a thread, then stdin is closed (a child that reads
-    /// nothing never blocks forge).
+    /// These bytes, written as the child reads them, then stdin is closed (a child
+    /// that reads nothing never blocks forge).
     Bytes(Vec<u8>),
     /// This file, from its current offset.
     File(std::fs::File),
@@ -82,8 +91,8 @@ pub enum Error {
         /// Why, in words.
         why: String,
     },
-    /// It could not be started (not executable, no memory, no thread for its
-    /// streams, …).
+    /// It could not be started (not executable, no memory, its pipes not set up,
+    /// …).
     #[error("{source}")]
     Start {
         /// The program as named.
@@ -134,6 +143,9 @@ pub enum End {
     Exited(ExitStatus),
     /// It was still running at the deadline: its group was stopped.
     TimedOut,
+    /// It was still running when the stop flag ([`Cmd::stop_on`]) was set: its group
+    /// was stopped.
+    Stopped,
 }
 
 /// What [`Cmd::run_until`] gives back.
@@ -146,7 +158,7 @@ pub struct Finished {
     /// Its stderr (empty unless captured).
     pub stderr: Captured,
     /// It exited, but a process it left in its group still held its output at the
-    /// deadline: the group was stopped (what was read is kept).
+    /// deadline (or the stop): the group was stopped (what was read is kept).
     pub lingered: bool,
     /// From the start to the end (the group stopped, when it was).
     pub elapsed: Duration,
@@ -162,11 +174,11 @@ impl Finished {
     pub fn status(&self) -> Option<ExitStatus> {
         match self.end {
             End::Exited(st) => Some(st),
-            End::TimedOut => None,
+            End::TimedOut | End::Stopped => None,
         }
     }
 
-    /// Its exit code (`None` when a signal ended it, or past the deadline).
+    /// Its exit code (`None` when a signal ended it, or past the deadline or stop).
     pub fn code(&self) -> Option<i32> {
         self.status().and_then(|s| s.code())
     }
@@ -189,6 +201,7 @@ pub struct Cmd {
     stdout: Output,
     stderr: Output,
     grace: Duration,
+    stop: Option<Arc<AtomicBool>>,
 }
 
 impl Cmd {
@@ -212,6 +225,7 @@ impl Cmd {
             stdout: Output::Null,
             stderr: Output::Null,
             grace: DEFAULT_GRACE,
+            stop: None,
         }
     }
 
@@ -315,6 +329,15 @@ impl Cmd {
         self
     }
 
+    /// Ends the wait of [`Cmd::run_until`] (and [`Pending::finish_by`]) early when
+    /// `flag` is set — by a signal handler, say, when forge itself is asked to stop:
+    /// the group is stopped as at the deadline, and the end is [`End::Stopped`]. The
+    /// flag is looked at least every 50 ms (a signal also wakes the wait at once).
+    pub fn stop_on(&mut self, flag: Arc<AtomicBool>) -> &mut Self {
+        self.stop = Some(flag);
+        self
+    }
+
     /// [`Cmd::run_until`] with a deadline `timeout` from now.
     pub fn run_for(&mut self, timeout: Duration) -> Result<Finished, Error> {
         self.run_until(deadline_after(timeout))
@@ -324,74 +347,66 @@ impl Cmd {
     /// captured streams have ended, or until `until`: then the group gets SIGTERM,
     /// and SIGKILL after the grace. The stdin bytes are taken (a second run gets
     /// `/dev/null`).
-    #[allow(clippy::disallowed_methods)] // `Instant::now`: the run's own stopwatch.
     pub fn run_until(&mut self, until: Instant) -> Result<Finished, Error> {
+        self.begin()?.finish_by(until)
+    }
+
+    /// Starts it in a process group of its own, streams as set, and returns at
+    /// once (stdin that fits in the pipe is already written and closed): finish it
+    /// with [`Pending::finish_by`]. The stdin bytes are taken.
+    #[allow(clippy::disallowed_methods)] // `Instant::now`: the run's own stopwatch.
+    pub fn begin(&mut self) -> Result<Pending, Error> {
         let started = Instant::now();
         self.command.process_group(0);
         let input = self.take_stdin();
         let mut child = self.spawn(input.stdio)?;
-        let (tx, rx) = mpsc::channel();
-        let mut helpers = Helpers::default();
-        let started_helpers = (|| -> io::Result<()> {
-            if let (Some(pipe), Some(bytes)) = (child.stdin.take(), input.bytes) {
-                give_stdin(pipe, bytes)?;
-            }
-            if let Some(pipe) = child.stdout.take() {
-                helpers.stdout = Some(reader(pipe, self.stdout, &tx)?);
-            }
-            if let Some(pipe) = child.stderr.take() {
-                helpers.stderr = Some(reader(pipe, self.stderr, &tx)?);
-            }
-            helpers.streams =
-                usize::from(helpers.stdout.is_some()) + usize::from(helpers.stderr.is_some());
-            waiter(&child, tx.clone())
-        })();
-        drop(tx);
-        if let Err(source) = started_helpers {
-            let pid = pid_of(&child);
-            kill_group(pid, Signal::KILL);
-            let _ = child.wait();
+        let pid = pid_of(&child);
+        let feed = child.stdin.take().map(|pipe| Feed {
+            pipe: Some(pipe),
+            bytes: input.bytes.unwrap_or_default(),
+            written: 0,
+        });
+        let drain = |pipe: Option<OwnedFd>, output: Output| {
+            pipe.map(|pipe| Drain {
+                pipe: Some(pipe),
+                cap: match output {
+                    Output::Capture(cap) => cap,
+                    Output::Null | Output::Inherit => 0,
+                },
+                kept: Captured::default(),
+            })
+        };
+        let mut pending = Pending {
+            stdout: drain(child.stdout.take().map(OwnedFd::from), self.stdout),
+            stderr: drain(child.stderr.take().map(OwnedFd::from), self.stderr),
+            stdin: feed,
+            // Linux 5.3 and later: readable once the child has exited. Without it
+            // the wait looks again after growing naps.
+            pidfd: pid.and_then(|p| {
+                rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty()).ok()
+            }),
+            child,
+            pid,
+            program: self.program.clone(),
+            exited: false,
+            reaped: false,
+            started,
+            grace: self.grace,
+            stop: self.stop.clone(),
+        };
+        let nonblocking = pending.pipes().try_for_each(|fd| {
+            let flags = rustix::fs::fcntl_getfl(fd)?;
+            rustix::fs::fcntl_setfl(fd, flags | rustix::fs::OFlags::NONBLOCK)
+        });
+        if let Err(e) = nonblocking {
+            pending.kill();
             return Err(Error::Start {
                 program: self.program.clone(),
-                source,
+                source: e.into(),
             });
         }
-        let mut left = Left {
-            exited: false,
-            streams: helpers.streams,
-        };
-        let ended_in_time = left.wait_on(&rx, until);
-        let exited_in_time = left.exited;
-        let lingered = exited_in_time && !ended_in_time;
-        if !ended_in_time {
-            // Past the deadline: the group gets SIGTERM, and SIGKILL once the grace
-            // is over (or as soon as all of it is gone).
-            let pid = pid_of(&child);
-            kill_group(pid, Signal::TERM);
-            left.wait_on(&rx, deadline_after(self.grace));
-            kill_group(pid, Signal::KILL);
-        }
-        // Reaped only now: until then the group's id cannot be given to another.
-        let status = child.wait().map_err(|source| Error::Wait {
-            program: self.program.clone(),
-            source,
-        })?;
-        if left.streams > 0 {
-            // A process outside the group may still hold a pipe: what was read
-            // so far is what there is.
-            left.wait_on(&rx, deadline_after(self.grace));
-        }
-        Ok(Finished {
-            end: if exited_in_time {
-                End::Exited(status)
-            } else {
-                End::TimedOut
-            },
-            stdout: helpers.stdout.map(take).unwrap_or_default(),
-            stderr: helpers.stderr.map(take).unwrap_or_default(),
-            lingered,
-            elapsed: started.elapsed(),
-        })
+        pending.pump();
+        Ok(pending)
     }
 
     /// Starts it in a process group of its own (a Ctrl-C at the terminal reaches
@@ -408,7 +423,12 @@ impl Cmd {
         let mut child = self.spawn(input.stdio)?;
         let start_helpers = || -> io::Result<Receiver<Option<String>>> {
             if let (Some(pipe), Some(bytes)) = (child.stdin.take(), input.bytes) {
-                give_stdin(pipe, bytes)?;
+                let mut pipe = pipe;
+                helper("proc-stdin", move || {
+                    // A child that exits without reading closes the pipe: the
+                    // write fails (EPIPE; Rust ignores SIGPIPE) and the thread ends.
+                    let _ = pipe.write_all(&bytes);
+                })?;
             }
             let (tx, rx) = mpsc::channel();
             match child.stdout.take() {
@@ -521,48 +541,260 @@ impl Cmd {
     }
 }
 
-/// Where stdin comes from, and the bytes a thread writes to it.
+/// Where stdin comes from, and the bytes written to it.
 struct StdinPlan {
     stdio: Stdio,
     bytes: Option<Vec<u8>>,
 }
 
-/// The streams a run reads.
-#[derive(Default)]
-struct Helpers {
-    stdout: Option<Arc<Mutex<Captured>>>,
-    stderr: Option<Arc<Mutex<Captured>>>,
-    streams: usize,
+/// Bytes on their way to a child's stdin (closed once all are written).
+struct Feed {
+    pipe: Option<ChildStdin>,
+    bytes: Vec<u8>,
+    written: usize,
 }
 
-/// What a run's helper threads say.
-enum Event {
-    /// The child exited (not reaped yet).
-    Exited,
-    /// A captured stream ended.
-    StreamDone,
+/// A child's output stream being read (closed at its end).
+struct Drain {
+    pipe: Option<OwnedFd>,
+    cap: usize,
+    kept: Captured,
 }
 
-/// What a run still waits for.
-struct Left {
-    exited: bool,
-    streams: usize,
-}
-
-impl Left {
-    /// Takes events until the child has exited and every stream has ended (`true`),
-    /// or until `until` (`false`).
-    fn wait_on(&mut self, rx: &Receiver<Event>, until: Instant) -> bool {
-        while !(self.exited && self.streams == 0) {
-            match rx.recv_timeout(time_left(until)) {
-                Ok(Event::Exited) => self.exited = true,
-                Ok(Event::StreamDone) => self.streams = self.streams.saturating_sub(1),
-                Err(RecvTimeoutError::Timeout) => return false,
-                // Every helper has ended: nothing more will come.
-                Err(RecvTimeoutError::Disconnected) => return self.exited && self.streams == 0,
+impl Drain {
+    /// Reads what is there; the pipe is closed at its end (or on an error).
+    fn read(&mut self) {
+        let Some(pipe) = self.pipe.as_ref() else {
+            return;
+        };
+        let mut buf = [0u8; 16 * 1024];
+        loop {
+            match rustix::io::read(pipe, &mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    let keep = n.min(self.cap.saturating_sub(self.kept.bytes.len()));
+                    self.kept
+                        .bytes
+                        .extend_from_slice(buf.get(..keep).unwrap_or_default());
+                    self.kept.cut |= keep < n;
+                }
+                Err(rustix::io::Errno::AGAIN) => return,
+                Err(rustix::io::Errno::INTR) => {}
+                Err(_) => break,
             }
         }
-        true
+        self.pipe = None;
+    }
+}
+
+/// Why a wait ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Waited {
+    /// The child exited and every stream ended.
+    Done,
+    /// The deadline passed.
+    Deadline,
+    /// The stop flag was set.
+    Stopped,
+}
+
+/// A child started with [`Cmd::begin`], not waited for yet.
+#[derive(Debug)]
+pub struct Pending {
+    child: Child,
+    pid: Option<Pid>,
+    pidfd: Option<OwnedFd>,
+    program: String,
+    stdin: Option<Feed>,
+    stdout: Option<Drain>,
+    stderr: Option<Drain>,
+    /// Its exit was seen (it is not reaped until the end: until then its group's id
+    /// stays its own).
+    exited: bool,
+    /// It was reaped (a `Pending` dropped before that stops its group).
+    reaped: bool,
+    started: Instant,
+    grace: Duration,
+    stop: Option<Arc<AtomicBool>>,
+}
+
+impl std::fmt::Debug for Feed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Feed({} of {} bytes)", self.written, self.bytes.len())
+    }
+}
+
+impl std::fmt::Debug for Drain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Drain({} bytes kept)", self.kept.bytes.len())
+    }
+}
+
+impl Pending {
+    /// Its process id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits until it has exited and its captured streams have ended, or until
+    /// `until` (or the stop flag): then its group gets SIGTERM, and SIGKILL after
+    /// the grace. Says how it ended.
+    pub fn finish_by(mut self, until: Instant) -> Result<Finished, Error> {
+        let waited = self.wait_until(until, true);
+        let exited_in_time = self.exited;
+        if waited != Waited::Done {
+            // The group gets SIGTERM, and SIGKILL once the grace is over (or as
+            // soon as its leader has exited and every stream has ended).
+            kill_group(self.pid, Signal::TERM);
+            self.wait_until(deadline_after(self.grace), false);
+            kill_group(self.pid, Signal::KILL);
+        }
+        // Reaped only now: until then the group's id cannot be given to another.
+        let status = self.child.wait().map_err(|source| Error::Wait {
+            program: self.program.clone(),
+            source,
+        })?;
+        self.reaped = true;
+        // A process outside the group may still hold a pipe: what was read so far
+        // is what there is.
+        self.pump();
+        let take = |d: Option<Drain>| d.map(|d| d.kept).unwrap_or_default();
+        Ok(Finished {
+            end: match (exited_in_time, waited) {
+                (true, _) => End::Exited(status),
+                (false, Waited::Stopped) => End::Stopped,
+                (false, _) => End::TimedOut,
+            },
+            lingered: exited_in_time && waited != Waited::Done,
+            stdout: take(self.stdout.take()),
+            stderr: take(self.stderr.take()),
+            elapsed: self.started.elapsed(),
+        })
+    }
+
+    /// Moves bytes (stdin out, stdout and stderr in) and notes its exit until it
+    /// has exited and every stream has ended, `until` passes, or (with `stoppable`)
+    /// the stop flag is set.
+    fn wait_until(&mut self, until: Instant, stoppable: bool) -> Waited {
+        let mut nap = Duration::from_micros(20);
+        loop {
+            self.pump();
+            if !self.exited {
+                self.exited = self.pid.is_none_or(|pid| {
+                    matches!(
+                        waitid(
+                            WaitId::Pid(pid),
+                            WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT
+                        ),
+                        Ok(Some(_)) | Err(_)
+                    )
+                });
+            }
+            let open = |d: &Option<Drain>| d.as_ref().is_some_and(|d| d.pipe.is_some());
+            if self.exited && !open(&self.stdout) && !open(&self.stderr) {
+                return Waited::Done;
+            }
+            let stop = self.stop.as_ref().filter(|_| stoppable);
+            if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                return Waited::Stopped;
+            }
+            let left = time_left(until);
+            if left.is_zero() {
+                return Waited::Deadline;
+            }
+            let mut slice = left;
+            if stop.is_some() {
+                slice = slice.min(Duration::from_millis(50));
+            }
+            let mut fds = Vec::with_capacity(4);
+            for d in [&self.stdout, &self.stderr].into_iter().flatten() {
+                if let Some(p) = &d.pipe {
+                    fds.push(PollFd::new(p, PollFlags::IN));
+                }
+            }
+            if let Some(p) = self.stdin.as_ref().and_then(|f| f.pipe.as_ref()) {
+                fds.push(PollFd::new(p, PollFlags::OUT));
+            }
+            if !self.exited {
+                match &self.pidfd {
+                    Some(fd) => fds.push(PollFd::new(fd, PollFlags::IN)),
+                    None => {
+                        // No pidfd: look at its exit again after 20 µs, then twice as
+                        // long each time, up to 5 ms.
+                        slice = slice.min(nap);
+                        nap = (nap * 2).min(Duration::from_millis(5));
+                    }
+                }
+            }
+            let timeout = Timespec {
+                tv_sec: i64::try_from(slice.as_secs()).unwrap_or(i64::MAX),
+                tv_nsec: i64::from(slice.subsec_nanos()),
+            };
+            // A signal ends the wait early (EINTR); the loop looks again.
+            let _ = poll(&mut fds, Some(&timeout));
+        }
+    }
+
+    /// Writes what the stdin pipe takes (closing it when all is written or the
+    /// child reads no more) and reads what stdout and stderr hold, without waiting.
+    fn pump(&mut self) {
+        if let Some(feed) = self.stdin.as_mut()
+            && let Some(pipe) = feed.pipe.as_mut()
+        {
+            loop {
+                if feed.written >= feed.bytes.len() {
+                    feed.pipe = None;
+                    break;
+                }
+                match pipe.write(feed.bytes.get(feed.written..).unwrap_or_default()) {
+                    Ok(0) => feed.pipe = None,
+                    Ok(n) => {
+                        feed.written += n;
+                        continue;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    // It closed its stdin (EPIPE; Rust ignores SIGPIPE) or worse.
+                    Err(_) => feed.pipe = None,
+                }
+                break;
+            }
+        }
+        for d in [&mut self.stdout, &mut self.stderr].into_iter().flatten() {
+            d.read();
+        }
+    }
+
+    /// Our ends of its pipes.
+    fn pipes(&self) -> impl Iterator<Item = std::os::fd::BorrowedFd<'_>> {
+        let stdin = self
+            .stdin
+            .as_ref()
+            .and_then(|f| f.pipe.as_ref())
+            .map(AsFd::as_fd);
+        let outs = [&self.stdout, &self.stderr]
+            .into_iter()
+            .flatten()
+            .filter_map(|d| d.pipe.as_ref().map(AsFd::as_fd));
+        stdin.into_iter().chain(outs)
+    }
+
+    /// Kills its group and reaps it (a run that could not be set up, or was never
+    /// finished).
+    fn kill(&mut self) {
+        kill_group(self.pid, Signal::KILL);
+        let _ = self.child.wait();
+        self.reaped = true;
+    }
+}
+
+impl Drop for Pending {
+    /// A child begun and never finished (an early return) does not outlive forge's
+    /// interest in it: its group is killed and it is reaped.
+    fn drop(&mut self) {
+        if !self.reaped {
+            self.kill();
+        }
     }
 }
 
@@ -574,90 +806,12 @@ fn helper(name: &str, work: impl FnOnce() + Send + 'static) -> io::Result<()> {
         .map(drop)
 }
 
-/// The most stdin written on the caller's thread: a fresh pipe holds at least a page
-/// (even at the per-user pipe limit), so this much never blocks.
-const INLINE_STDIN: usize = 4096;
-
-/// Writes `bytes` to the child's stdin and closes it: on this thread when they fit in
-/// a fresh pipe (the status line's payload: no thread to start), else on a thread.
-fn give_stdin(pipe: std::process::ChildStdin, bytes: Vec<u8>) -> io::Result<()> {
-    if bytes.len() <= INLINE_STDIN {
-        write_and_close(pipe, &bytes);
-        Ok(())
-    } else {
-        helper("proc-stdin", move || write_and_close(pipe, &bytes))
-    }
-}
-
-fn write_and_close(mut pipe: std::process::ChildStdin, bytes: &[u8]) {
-    // A child that exits without reading gets its pipe closed: the write fails
-    // (EPIPE; Rust ignores SIGPIPE) and the thread ends.
-    let _ = pipe.write_all(bytes);
-}
-
-/// Reads `pipe` to its end on a thread, keeping up to the cap of `output`.
-fn reader(
-    mut pipe: impl Read + Send + 'static,
-    output: Output,
-    tx: &Sender<Event>,
-) -> io::Result<Arc<Mutex<Captured>>> {
-    let cap = match output {
-        Output::Capture(cap) => cap,
-        Output::Null | Output::Inherit => 0,
-    };
-    let kept = Arc::new(Mutex::new(Captured::default()));
-    let into = Arc::clone(&kept);
-    let tx = tx.clone();
-    helper("proc-read", move || {
-        let mut buf = [0u8; 16 * 1024];
-        loop {
-            match pipe.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => {
-                    let mut c = into.lock().unwrap_or_else(PoisonError::into_inner);
-                    let keep = n.min(cap.saturating_sub(c.bytes.len()));
-                    c.bytes
-                        .extend_from_slice(buf.get(..keep).unwrap_or_default());
-                    c.cut |= keep < n;
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => break,
-            }
-        }
-        let _ = tx.send(Event::StreamDone);
-    })?;
-    Ok(kept)
-}
-
-/// What a reader kept so far.
-fn take(kept: Arc<Mutex<Captured>>) -> Captured {
-    std::mem::take(&mut *kept.lock().unwrap_or_else(PoisonError::into_inner))
-}
-
-/// Says [`Event::Exited`] when `child` has exited, without reaping it (so its
-/// process group id stays its own until forge has signalled the group).
-fn waiter(child: &Child, tx: Sender<Event>) -> io::Result<()> {
-    let pid = pid_of(child);
-    helper("proc-wait", move || {
-        if let Some(pid) = pid {
-            use rustix::process::{WaitId, WaitIdOptions, waitid};
-            while let Err(rustix::io::Errno::INTR) = waitid(
-                WaitId::Pid(pid),
-                WaitIdOptions::EXITED | WaitIdOptions::NOWAIT,
-            ) {}
-        }
-        let _ = tx.send(Event::Exited);
-    })
-}
-
-fn pid_of(child: &Child) -> Option<rustix::process::Pid> {
-    i32::try_from(child.id())
-        .ok()
-        .and_then(rustix::process::Pid::from_raw)
+fn pid_of(child: &Child) -> Option<Pid> {
+    i32::try_from(child.id()).ok().and_then(Pid::from_raw)
 }
 
 /// Sends `sig` to the process group led by `pid`.
-fn kill_group(pid: Option<rustix::process::Pid>, sig: Signal) {
+fn kill_group(pid: Option<Pid>, sig: Signal) {
     if let Some(pid) = pid {
         let _ = rustix::process::kill_process_group(pid, sig);
     }

@@ -328,3 +328,82 @@ fn the_environment_folder_and_arguments_reach_the_child() {
         format!("/usr/bin:/bin|a|zero|one|{}\n", pwd.display())
     );
 }
+
+#[test]
+fn the_stop_flag_ends_the_wait_and_stops_the_group() {
+    let t = tempfile::tempdir().unwrap();
+    let flag = Arc::new(AtomicBool::new(false));
+    let setter = Arc::clone(&flag);
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        setter.store(true, Ordering::Relaxed);
+    });
+    let started = Instant::now();
+    let f = shell(t.path(), "sleep 30 & echo $! > gc.pid; wait")
+        .stop_on(flag)
+        .run_for(Duration::from_secs(30))
+        .unwrap();
+    assert_eq!(f.end, End::Stopped, "{f:?}");
+    assert!(!f.timed_out() && f.status().is_none());
+    assert!(started.elapsed() < Duration::from_secs(5), "{f:?}");
+    let grandchild: u32 = written(&t.path().join("gc.pid")).trim().parse().unwrap();
+    assert!(ends(grandchild));
+}
+
+#[test]
+fn a_child_begun_now_runs_while_forge_works_and_is_finished_later() {
+    let t = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let pending = shell(t.path(), "read line; sleep 0.3; echo \"got $line\"")
+        .stdin(Input::Bytes(b"payload\n".to_vec()))
+        .stdout(Output::Capture(64))
+        .begin()
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_millis(300),
+        "begin waits for nothing"
+    );
+    // forge's own work, meanwhile.
+    std::thread::sleep(Duration::from_millis(300));
+    let f = pending
+        .finish_by(deadline_after(Duration::from_secs(20)))
+        .unwrap();
+    assert!(f.success(), "{f:?}");
+    assert_eq!(f.stdout.text(), "got payload\n");
+    assert!(
+        started.elapsed() < Duration::from_millis(900),
+        "the two overlapped: {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn without_a_pidfd_the_exit_and_the_deadline_are_still_seen() {
+    let t = tempfile::tempdir().unwrap();
+    let mut pending = shell(t.path(), "exit 3").begin().unwrap();
+    pending.pidfd = None;
+    let f = pending
+        .finish_by(deadline_after(Duration::from_secs(20)))
+        .unwrap();
+    assert_eq!(f.code(), Some(3));
+    assert!(f.elapsed < Duration::from_secs(5));
+    let mut pending = shell(t.path(), "exec sleep 30").begin().unwrap();
+    pending.pidfd = None;
+    let f = pending
+        .finish_by(deadline_after(Duration::from_millis(300)))
+        .unwrap();
+    assert!(f.timed_out());
+    assert!(f.elapsed < Duration::from_secs(5));
+}
+
+#[test]
+fn a_child_begun_and_never_finished_is_stopped_when_dropped() {
+    let t = tempfile::tempdir().unwrap();
+    let pending = shell(t.path(), "sleep 30 & echo $! > gc.pid; exec sleep 30")
+        .begin()
+        .unwrap();
+    let grandchild: u32 = written(&t.path().join("gc.pid")).trim().parse().unwrap();
+    let pid = pending.id();
+    drop(pending);
+    assert!(ends(pid) && ends(grandchild));
+}
