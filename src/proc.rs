@@ -9,14 +9,15 @@
 //! explicitly. It runs one of four ways:
 //!
 //! - [`Cmd::run_for`] / [`Cmd::run_until`] (or [`Cmd::begin`] now and
-//!   [`Pending::finish_by`] later, so forge's own work overlaps the child's): in a
+//!   [`Pending::finish_by`] / [`Pending::finish_within`] later, so forge's own work
+//!   overlaps the child's: `forge statusline --wrap`'s other command): in a
 //!   process group of its own, waited for until a deadline. No thread: its pipes are
 //!   non-blocking and one `poll` waits on them and on the child's exit (a pidfd), so
 //!   stdout and stderr are read as they come (each kept up to its cap, the rest read
 //!   and dropped: a chatty child never blocks on a full pipe) and stdin is written
 //!   as the child reads it, then closed. At the deadline (or when a stop flag given
 //!   with [`Cmd::stop_on`] is set) the whole group gets SIGTERM, and SIGKILL after a
-//!   grace; so does a group whose leader exited while a process it left still holds
+//!   grace (at once with a grace of zero); so does a group whose leader exited while a process it left still holds
 //!   its output. [`Finished`] says how it ended (exit status, timed out or stopped,
 //!   each stream's bytes and whether they were cut).
 //! - [`Cmd::start`]: a long-running child of its own process group whose stdout is
@@ -323,7 +324,8 @@ impl Cmd {
     }
 
     /// Sets the time between SIGTERM and SIGKILL at the deadline
-    /// ([`DEFAULT_GRACE`] unless set).
+    /// ([`DEFAULT_GRACE`] unless set). Zero: SIGKILL at once, no SIGTERM (a child
+    /// whose work is worth nothing once late, like a status line).
     pub fn grace(&mut self, grace: Duration) -> &mut Self {
         self.grace = grace;
         self
@@ -636,6 +638,13 @@ impl Pending {
         self.child.id()
     }
 
+    /// [`Pending::finish_by`] with the deadline `timeout` after it began (not after
+    /// now: the time forge spent on its own work meanwhile counts).
+    pub fn finish_within(self, timeout: Duration) -> Result<Finished, Error> {
+        let until = self.started + timeout;
+        self.finish_by(until)
+    }
+
     /// Waits until it has exited and its captured streams have ended, or until
     /// `until` (or the stop flag): then its group gets SIGTERM, and SIGKILL after
     /// the grace. Says how it ended.
@@ -644,9 +653,12 @@ impl Pending {
         let exited_in_time = self.exited;
         if waited != Waited::Done {
             // The group gets SIGTERM, and SIGKILL once the grace is over (or as
-            // soon as its leader has exited and every stream has ended).
-            kill_group(self.pid, Signal::TERM);
-            self.wait_until(deadline_after(self.grace), false);
+            // soon as its leader has exited and every stream has ended); with no
+            // grace, SIGKILL at once.
+            if !self.grace.is_zero() {
+                kill_group(self.pid, Signal::TERM);
+                self.wait_until(deadline_after(self.grace), false);
+            }
             kill_group(self.pid, Signal::KILL);
         }
         // Reaped only now: until then the group's id cannot be given to another.

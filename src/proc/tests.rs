@@ -407,3 +407,40 @@ fn a_child_begun_and_never_finished_is_stopped_when_dropped() {
     drop(pending);
     assert!(ends(pid) && ends(grandchild));
 }
+
+#[test]
+fn a_grace_of_zero_kills_the_group_at_once_without_sigterm() {
+    let t = tempfile::tempdir().unwrap();
+    // A TERM trap that would write a file: SIGKILL alone leaves it unwritten.
+    let f = shell(
+        t.path(),
+        "trap 'echo term > term' TERM; sleep 30 & echo $! > gc.pid; wait; wait",
+    )
+    .grace(Duration::ZERO)
+    .run_for(Duration::from_millis(300))
+    .unwrap();
+    assert!(f.timed_out(), "{f:?}");
+    assert_eq!(f.status(), None);
+    assert!(f.elapsed < Duration::from_secs(2), "{f:?}");
+    let grandchild: u32 = written(&t.path().join("gc.pid")).trim().parse().unwrap();
+    assert!(ends(grandchild));
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(!t.path().join("term").exists(), "no SIGTERM before SIGKILL");
+}
+
+#[test]
+fn finish_within_counts_from_the_start_not_from_the_call() {
+    let t = tempfile::tempdir().unwrap();
+    let pending = shell(t.path(), "exec sleep 30").begin().unwrap();
+    // forge's own work, meanwhile: it eats most of the time allowed.
+    std::thread::sleep(Duration::from_millis(400));
+    let called = Instant::now();
+    let f = pending.finish_within(Duration::from_millis(500)).unwrap();
+    assert!(f.timed_out(), "{f:?}");
+    assert!(
+        called.elapsed() < Duration::from_millis(400),
+        "waited {:?} after the call: the deadline was counted from the call",
+        called.elapsed()
+    );
+    assert!(f.elapsed >= Duration::from_millis(500), "{f:?}");
+}
