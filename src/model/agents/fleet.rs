@@ -15,7 +15,7 @@
 //! [`KEEP_PROJECT`] is dropped, and so is a session once it ends or goes silent.
 
 use chrono::{DateTime, Duration, Utc};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 
 use crate::model::session::level::{Level, Thresholds};
 use crate::model::session::state::{Attention, SessionBridge};
@@ -49,8 +49,10 @@ pub const DEFAULT_STALE_AFTER_SECS: u64 = 30 * 60;
 pub struct Registry {
     /// [`VERSION`].
     pub version: u32,
-    /// The projects, the most recently heard from first.
-    #[serde(deserialize_with = "lenient_list")]
+    /// The projects, the most recently heard from first. An unreadable one is
+    /// skipped: one bad entry (a newer forge's attention word, a number out of
+    /// range) must not empty the registry.
+    #[serde(deserialize_with = "crate::model::lenient::skip_bad_items")]
     pub projects: Vec<ProjectEntry>,
 }
 
@@ -82,8 +84,9 @@ pub struct ProjectEntry {
     /// The project's `[attention] stale_after`, in seconds: a session silent for
     /// longer is not live.
     pub stale_after_secs: u64,
-    /// Its sessions, the most recently heard from first.
-    #[serde(deserialize_with = "lenient_list")]
+    /// Its sessions, the most recently heard from first (an unreadable one is
+    /// skipped).
+    #[serde(deserialize_with = "crate::model::lenient::skip_bad_items")]
     pub sessions: Vec<SessionRow>,
 }
 
@@ -123,20 +126,6 @@ pub struct SessionRow {
 
 /// At most this many characters of an agent's name are kept.
 pub const MAX_AGENT: usize = 80;
-
-/// A list whose unreadable items are skipped, not fatal: one bad entry (a newer
-/// forge's attention word, a number out of range) must not empty the registry.
-fn lenient_list<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: serde::de::DeserializeOwned,
-{
-    let items = Option::<Vec<serde_json::Value>>::deserialize(d)?.unwrap_or_default();
-    Ok(items
-        .into_iter()
-        .filter_map(|v| serde_json::from_value(v).ok())
-        .collect())
-}
 
 /// `s` cut to at most `n` characters.
 fn cut(s: &str, n: usize) -> String {
@@ -946,6 +935,25 @@ mod tests {
         assert_eq!(Registry::parse(b"{not json"), Registry::default());
         assert_eq!(Registry::parse(b""), Registry::default());
         assert_eq!(Registry::parse(b"[1,2]"), Registry::default());
+    }
+
+    #[test]
+    fn a_list_field_that_is_not_a_list_is_an_empty_list() {
+        // A project whose `sessions` is not a list keeps its entry, with no
+        // sessions, as outcomes do in `events.jsonl` (model::lenient).
+        let json = serde_json::json!({"projects": [
+            {"root": "/p/a", "seen_at": iso(now()), "sessions": "not a list"},
+            {"root": "/p/b", "seen_at": iso(now()), "sessions": {"id": "s1"}},
+        ]});
+        let reg = Registry::parse(&serde_json::to_vec(&json).unwrap());
+        let roots: Vec<&str> = reg.projects.iter().map(|p| p.root.as_str()).collect();
+        assert_eq!(roots, ["/p/a", "/p/b"]);
+        assert!(reg.projects.iter().all(|p| p.sessions.is_empty()));
+        let none = serde_json::json!({"version": 1, "projects": 7});
+        assert_eq!(
+            Registry::parse(&serde_json::to_vec(&none).unwrap()),
+            Registry::default()
+        );
     }
 
     #[test]

@@ -6,6 +6,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::model::lenient::{text_at, value_at};
+
 /// `logs/last-session.json`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -407,19 +409,19 @@ pub struct WorkflowState {
 }
 
 impl WorkflowState {
-    /// Reads `phase` and `task`/`build.current_task` from any JSON value; strings and
-    /// numbers are accepted, anything else is ignored.
+    /// Reads `phase` and `task`/`build.current_task` from any JSON value: a string
+    /// (trimmed, not blank), a number, or an object's `id` string; anything else is
+    /// ignored.
     pub fn from_value(v: &Value) -> Self {
-        let text = |v: Option<&Value>| match v {
-            Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_owned()),
-            Some(Value::Number(n)) => Some(n.to_string()),
-            Some(Value::Object(o)) => o.get("id").and_then(Value::as_str).map(str::to_owned),
-            _ => None,
+        let text = |path: &[&str]| {
+            let v = value_at(v, path)?;
+            text_at(v, &[])
+                .or_else(|| v.as_number().map(ToString::to_string))
+                .or_else(|| text_at(v, &["id"]))
         };
         Self {
-            phase: text(v.get("phase")),
-            task: text(v.get("task"))
-                .or_else(|| text(v.get("build").and_then(|b| b.get("current_task")))),
+            phase: text(&["phase"]),
+            task: text(&["task"]).or_else(|| text(&["build", "current_task"])),
         }
     }
 }
@@ -483,6 +485,24 @@ mod tests {
         assert_eq!((c.phase.as_deref(), c.task), (Some("7"), None));
         let d = WorkflowState::from_value(&json!([1, 2]));
         assert_eq!(d, WorkflowState::default());
+    }
+
+    #[test]
+    fn workflow_task_objects_give_their_id_read_like_any_text() {
+        let t = |v: Value| WorkflowState::from_value(&v).task;
+        assert_eq!(t(json!({"task": {"id": "T-3"}})).as_deref(), Some("T-3"));
+        assert_eq!(
+            t(json!({"task": {"id": " T-4 "}, "build": {"current_task": "T-5"}})).as_deref(),
+            Some("T-4")
+        );
+        // A blank id is no task: the next source is tried.
+        assert_eq!(
+            t(json!({"task": {"id": "  "}, "build": {"current_task": "T-5"}})).as_deref(),
+            Some("T-5")
+        );
+        assert_eq!(t(json!({"task": {"id": 7}})), None);
+        assert_eq!(t(json!({"task": "  "})), None);
+        assert_eq!(t(json!({"task": true})), None);
     }
 
     #[test]
