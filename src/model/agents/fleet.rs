@@ -209,13 +209,7 @@ impl SessionRow {
 
     /// The level, when it is one forge writes.
     pub fn level(&self) -> Option<Level> {
-        match self.level.as_deref()? {
-            "L0" => Some(Level::L0),
-            "L1" => Some(Level::L1),
-            "L2" => Some(Level::L2),
-            "L3" => Some(Level::L3),
-            _ => None,
-        }
+        Level::parse(self.level.as_deref()?)
     }
 
     /// The row within bounds; `None` when its id could not name a session.
