@@ -18,6 +18,7 @@
 pub mod chains;
 pub mod events;
 pub mod files;
+pub mod guard;
 pub mod handoffs;
 pub mod memory;
 pub mod paths;

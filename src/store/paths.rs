@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::guard::Crossing;
 use super::safe;
 
 /// All the paths of one project's `.forge/` folder.
@@ -45,23 +46,11 @@ impl Paths {
         self.sessions()
             .join(format!("{}.json", sanitize_id(session_id)))
     }
-    /// The once-per-crossing guard of one session's threshold handoff.
-    ///
-    /// Created with `create_new`, so of two racing statusline ticks exactly one fires.
-    pub fn threshold_guard(&self, session_id: &str) -> PathBuf {
-        self.sessions()
-            .join(format!("{}.threshold", sanitize_id(session_id)))
-    }
-    /// The once-per-crossing guard of one session's `[[on_threshold]]` hook number
-    /// `index` (hooks at the handoff threshold share [`Self::threshold_guard`]).
-    pub fn hook_guard(&self, session_id: &str, index: usize) -> PathBuf {
-        self.sessions()
-            .join(format!("{}.hook{index}", sanitize_id(session_id)))
-    }
-    /// The once-per-crossing guard of one session's ladder `level` (`L1`…`L3`).
-    pub fn level_guard(&self, session_id: &str, level: &str) -> PathBuf {
-        self.sessions()
-            .join(format!("{}.{level}", sanitize_id(session_id)))
+    /// The once-per-crossing guard of one session's threshold handoff, hook or
+    /// ladder level (`<id>.threshold`, `<id>.hook<n>`, `<id>.L1`…`.L3`): see
+    /// [`super::guard`].
+    pub fn guard(&self, session_id: &str, crossing: Crossing) -> super::guard::Guard {
+        super::guard::Guard::new(self, session_id, crossing)
     }
     /// The ladder's alert for one session's next prompt (consumed by
     /// UserPromptSubmit).
