@@ -180,14 +180,12 @@ impl SessionRow {
 
     /// Marks the session ended when its recorded client process is gone.
     pub fn end_if_client_gone(&mut self, gone: impl Fn(u32, u64) -> bool) -> bool {
-        let (Some(pid), Some(started)) = (self.client_pid, self.client_started) else {
-            return false;
-        };
-        if self.attention == Some(Attention::Ended) || !gone(pid, started) {
-            return false;
-        }
-        self.attention = Some(Attention::Ended);
-        true
+        crate::model::session::state::end_if_client_gone(
+            &mut self.attention,
+            self.client_pid,
+            self.client_started,
+            gone,
+        )
     }
 
     /// When the session was last heard of.

@@ -313,15 +313,16 @@ impl SessionBridge {
     /// this after reading the bridge, so a killed client leaves them within one
     /// refresh.
     pub fn end_if_client_gone(&mut self, gone: impl Fn(u32, u64) -> bool) -> bool {
-        let (Some(pid), Some(started)) = (self.client_pid, self.client_started) else {
-            return false;
-        };
-        if self.attention == Some(Attention::Ended) || !gone(pid, started) {
-            return false;
+        let ended = end_if_client_gone(
+            &mut self.attention,
+            self.client_pid,
+            self.client_started,
+            gone,
+        );
+        if ended {
+            self.attention_message = Some("its Claude Code process is gone".to_owned());
         }
-        self.attention = Some(Attention::Ended);
-        self.attention_message = Some("its Claude Code process is gone".to_owned());
-        true
+        ended
     }
 
     /// Adds a reading unless it repeats the last one; drops the oldest past the cap.
@@ -338,6 +339,27 @@ impl SessionBridge {
         self.readings.drain(..excess);
         true
     }
+}
+
+/// Sets `attention` to ended when the session's recorded Claude Code process —
+/// `pid`, started at `started` (see [`SessionBridge::client_pid`]) — is gone
+/// (`gone` answers for both); returns whether it did. A session with no recorded
+/// process, or already ended, is left as it is and `gone` is not asked. The bridge
+/// and the fleet's row of a session both end this way.
+pub fn end_if_client_gone(
+    attention: &mut Option<Attention>,
+    pid: Option<u32>,
+    started: Option<u64>,
+    gone: impl Fn(u32, u64) -> bool,
+) -> bool {
+    let (Some(pid), Some(started)) = (pid, started) else {
+        return false;
+    };
+    if *attention == Some(Attention::Ended) || !gone(pid, started) {
+        return false;
+    }
+    *attention = Some(Attention::Ended);
+    true
 }
 
 /// `logs/git-cache.json`: git facts written by hooks so the statusline never runs git.
@@ -568,6 +590,38 @@ mod tests {
             Some("its Claude Code process is gone")
         );
         assert!(!b.end_if_client_gone(|_, _| true), "once");
+    }
+
+    #[test]
+    fn the_client_check_is_asked_only_of_a_recorded_live_session() {
+        let asked = std::cell::Cell::new(0);
+        let gone = |_: u32, _: u64| {
+            asked.set(asked.get() + 1);
+            true
+        };
+        for (pid, started) in [(None, Some(7)), (Some(42), None), (None, None)] {
+            let mut a = Some(Attention::Busy);
+            assert!(!end_if_client_gone(&mut a, pid, started, gone));
+            assert_eq!(a, Some(Attention::Busy));
+        }
+        let mut ended = Some(Attention::Ended);
+        assert!(!end_if_client_gone(&mut ended, Some(42), Some(7), gone));
+        assert_eq!(asked.get(), 0, "nothing to ask about");
+        // No attention recorded yet (a row from an older forge): it ends too.
+        let mut none = None;
+        assert!(end_if_client_gone(&mut none, Some(42), Some(7), gone));
+        assert_eq!(none, Some(Attention::Ended));
+        // The fleet's row ends the same way, without a message to set.
+        let mut row = crate::model::agents::fleet::SessionRow {
+            attention: Some(Attention::WaitingPermission),
+            client_pid: Some(42),
+            client_started: Some(7),
+            ..Default::default()
+        };
+        assert!(!row.end_if_client_gone(|_, _| false));
+        assert!(row.end_if_client_gone(|pid, s| pid == 42 && s == 7));
+        assert_eq!(row.attention, Some(Attention::Ended));
+        assert!(!row.end_if_client_gone(|_, _| true), "once");
     }
 
     #[test]
