@@ -9,6 +9,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::guard::Crossing;
+use super::paths::{canonical, same_file};
 use super::{Paths, read_json, read_text, safe, write_atomic, write_json};
 use crate::env::Env;
 use crate::model::handoff::entry::HandoffKind;
@@ -285,19 +286,9 @@ pub fn clear_pending_resume(paths: &Paths, env: &Env) -> Vec<PathBuf> {
     removed
 }
 
-/// Whether two paths name the same file (comparing canonical paths when they exist).
-pub fn same_file(a: &Path, b: &Path) -> bool {
-    canonical(a) == canonical(b)
-}
-
 /// Whether `path` lies inside `root` (comparing canonical paths when they exist).
 pub fn points_inside(path: &Path, root: &Path) -> bool {
     canonical(path).starts_with(canonical(root))
-}
-
-/// The canonical form of `p` when it exists, else `p` as given.
-fn canonical(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// The sessions listed in `logs/context-threshold-triggered`.
