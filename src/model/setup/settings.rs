@@ -124,7 +124,8 @@ pub fn split_words(command: &str) -> Vec<String> {
     words
 }
 
-/// Quotes a path for a shell command line when it needs it.
+/// Quotes a path for a shell command line when it needs it (as
+/// [`shell_quote_always`] does).
 pub fn shell_quote(s: &str) -> String {
     let safe = !s.is_empty()
         && s.chars()
@@ -132,8 +133,13 @@ pub fn shell_quote(s: &str) -> String {
     if safe {
         s.to_owned()
     } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
+        shell_quote_always(s)
     }
+}
+
+/// `s` as one `sh` word, always in single quotes (a `'` inside becomes `'\''`).
+pub fn shell_quote_always(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
 }
 
 /// The words a hook handler runs: its `command` split, then its `args` (exec form).
@@ -970,6 +976,13 @@ mod tests {
         assert_eq!(shell_quote("/usr/bin/forge"), "/usr/bin/forge");
         assert_eq!(shell_quote("/my apps/forge"), "'/my apps/forge'");
         assert_eq!(shell_quote("/it's/forge"), r"'/it'\''s/forge'");
+        assert_eq!(shell_quote_always("forge"), "'forge'");
+        assert_eq!(shell_quote_always(""), "''");
+        assert_eq!(shell_quote_always("/it's/forge"), r"'/it'\''s/forge'");
+        assert_eq!(
+            split_words(&shell_quote_always("it's $HOME \"x\"")),
+            ["it's $HOME \"x\""]
+        );
         assert_eq!(
             split_words(&shell_quote("/it's here/forge")),
             ["/it's here/forge"]
