@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::session::level::{Level, Thresholds};
 use crate::model::session::state::{Attention, SessionBridge};
-use crate::model::time::{iso, parse_iso};
+use crate::model::time::{heard_within, iso, parse_iso};
 
 /// The registry's format version.
 pub const VERSION: u32 = 1;
@@ -193,10 +193,14 @@ impl SessionRow {
         self.last_event_at.as_deref().and_then(parse_iso)
     }
 
-    /// Whether it is live at `now`: not ended, and heard from within `stale_after`.
+    /// Whether it is live at `now`: not ended, and heard from within `stale_after`
+    /// (a time far in the future is not believed, as for the project's own view:
+    /// [`crate::model::snapshot::is_live`]).
     pub fn is_live(&self, now: DateTime<Utc>, stale_after: Duration) -> bool {
         self.attention.is_some_and(|a| a != Attention::Ended)
-            && self.last_heard().is_some_and(|t| now - t <= stale_after)
+            && self
+                .last_heard()
+                .is_some_and(|t| heard_within(t, now, stale_after))
     }
 
     /// Whether it waits for a person (a permission prompt, or its turn is over).
@@ -983,6 +987,21 @@ mod tests {
         let none = SessionRow::of("3f0c", None, &Thresholds::default());
         assert_eq!(none.attention, None);
         assert!(!none.is_live(now(), Duration::minutes(30)));
+    }
+
+    #[test]
+    fn a_row_heard_from_far_in_the_future_is_not_live() {
+        // As for the project's own view (snapshot::is_live): a wrong clock, or a
+        // bridge a repository shipped, cannot keep a session in view.
+        let mut ahead = SessionRow {
+            id: "s1".into(),
+            attention: Some(Attention::WaitingInput),
+            ..SessionRow::default()
+        };
+        ahead.last_event_at = Some(iso(now() + Duration::minutes(2)));
+        assert!(ahead.is_live(now(), Duration::minutes(30)));
+        ahead.last_event_at = Some(iso(now() + Duration::days(30)));
+        assert!(!ahead.is_live(now(), Duration::minutes(30)));
     }
 
     #[test]
