@@ -8,6 +8,7 @@ use std::io::{Seek, Write};
 use crate::config::{NotifyConfig, UserHook};
 use crate::env::Env;
 use crate::model::outcome::Outcome;
+use crate::model::setup::settings::shell_quote_always;
 use crate::proc::{Cmd, Input};
 
 /// The command with the message (as its last argument, unless it goes on stdin), its
@@ -84,7 +85,7 @@ pub fn send_and_wait(
     };
     let mut words: Vec<String> = std::iter::once(program.as_str())
         .chain(cfg.command.iter().skip(1).map(String::as_str))
-        .map(sh_quote)
+        .map(shell_quote_always)
         .collect();
     if !cfg.stdin {
         words.push("\"$FORGE_MESSAGE\"".to_owned());
@@ -131,11 +132,6 @@ fn failed(label: &str, why: String) -> Outcome {
         command: label.to_owned(),
         why,
     }
-}
-
-/// `word` quoted for `sh`.
-fn sh_quote(word: &str) -> String {
-    format!("'{}'", word.replace('\'', "'\\''"))
 }
 
 /// The pane's name (`session:window.pane`) and its last `lines` lines, cleaned, runs

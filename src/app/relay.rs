@@ -28,6 +28,7 @@ use crate::model::agents::relay::{
 use crate::model::handoff::handoff_doc::Trigger;
 use crate::model::outcome::Outcome;
 use crate::model::session::state::EventLine;
+use crate::model::setup::settings::shell_quote_always;
 use crate::proc::{self, Cmd, Running, Signal};
 use crate::store::{self, Paths, chains, files};
 
@@ -77,16 +78,11 @@ struct Ran {
     interrupted: bool,
 }
 
-/// `word` quoted for `sh`.
-fn sh_quote(word: &str) -> String {
-    format!("'{}'", word.replace('\'', "'\\''"))
-}
-
 /// The `PostToolUse` hook command `forge run` gives its sessions: this very forge.
 pub fn stop_hook_command(forge: &Path) -> String {
     format!(
         "{} hook PostToolUse",
-        sh_quote(&forge.display().to_string())
+        shell_quote_always(&forge.display().to_string())
     )
 }
 

@@ -1094,7 +1094,7 @@ fn check_twice(files: &[SettingsFile], paths: &Paths) -> Check {
     for f in files {
         let Ok(v) = &f.value else { continue };
         let file = shown(&f.path, paths);
-        for (event, handler) in handlers(v) {
+        for (event, handler) in settings::handlers(v) {
             let Some(words) = settings::handler_words(handler) else {
                 continue;
             };
@@ -1176,27 +1176,6 @@ fn check_twice(files: &[SettingsFile], paths: &Paths) -> Check {
             ),
         )
     }
-}
-
-/// Every hook handler in `settings.hooks`, with its event, in file order.
-fn handlers(settings: &Value) -> Vec<(&str, &Value)> {
-    let mut out = Vec::new();
-    let Some(hooks) = settings.get("hooks").and_then(Value::as_object) else {
-        return out;
-    };
-    for (event, groups) in hooks {
-        for group in groups.as_array().into_iter().flatten() {
-            for h in group
-                .get("hooks")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                out.push((event.as_str(), h));
-            }
-        }
-    }
-    out
 }
 
 /// The /forge-learn and /forge-continue commands `forge init --commands` installed

@@ -76,7 +76,10 @@ impl Program {
     pub fn find(env: &Env) -> anyhow::Result<Self> {
         let exe = std::env::current_exe().context("finding this forge binary's path")?;
         let on_path = env.find_program("forge");
-        let text = if on_path.as_deref().is_some_and(|p| same_file(p, &exe)) {
+        let text = if on_path
+            .as_deref()
+            .is_some_and(|p| store::same_file(p, &exe))
+        {
             "forge".to_owned()
         } else {
             settings::shell_quote(&exe.to_string_lossy())
@@ -105,21 +108,6 @@ impl Program {
                 }
             )
         }
-    }
-}
-
-/// Whether two paths are the same file (the same inode once symlinks are followed).
-pub fn same_file(a: &Path, b: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
-            return x.dev() == y.dev() && x.ino() == y.ino();
-        }
-    }
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
     }
 }
 

@@ -7,7 +7,8 @@ use std::process::ExitCode;
 use crate::env::Env;
 use crate::model::session::level::Level;
 use crate::model::session::state::EventLine;
-use crate::store::{self, files, safe};
+use crate::store::guard::Crossing;
+use crate::store::{self, files};
 
 /// Run the [ladder] actions of a level for a session (started by the status line)
 #[derive(clap::Args, Debug)]
@@ -28,24 +29,18 @@ pub const EVENT: &str = "ladder";
 
 /// Runs `forge ladder`: always exits 0; what happened is in `events.jsonl`.
 pub fn run(args: &LadderArgs, env: &Env) -> ExitCode {
-    let level = match args.level.as_str() {
-        "L1" => Level::L1,
-        "L2" => Level::L2,
-        "L3" => Level::L3,
-        _ => return ExitCode::SUCCESS,
+    let Some(level) = Level::parse(&args.level).filter(|l| *l != Level::L0) else {
+        return ExitCode::SUCCESS;
     };
     let Ok(paths) = super::project::project_for_writing(Some(&args.project), env) else {
         return ExitCode::SUCCESS;
     };
-    // Once per crossing: the guard is created with create_new.
-    let guard = paths.level_guard(&args.session, level.as_str());
-    if safe::create_dir_all(&paths.sessions()).is_err() {
-        return ExitCode::SUCCESS;
-    }
-    match safe::create_new(&guard) {
-        Ok(_) => {}
+    // Exactly one run per crossing, however many ticks started one.
+    match paths.guard(&args.session, Crossing::Level(level)).claim() {
+        Ok(true) => {}
+        Ok(false) => return ExitCode::SUCCESS,
         Err(e) => {
-            if e.kind() != std::io::ErrorKind::AlreadyExists && paths.logs().is_dir() {
+            if paths.logs().is_dir() {
                 store::log_error(&paths, "ladder claim", &e.to_string());
             }
             return ExitCode::SUCCESS;

@@ -266,7 +266,7 @@ pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<
     );
     let order = crate::model::handoff::entry::inbox_order(list);
     for (i, h) in order.iter().map(|i| &list[*i]).enumerate() {
-        let mark = if pending.is_some_and(|p| files::same_file(p, &h.path)) {
+        let mark = if pending.is_some_and(|p| store::same_file(p, &h.path)) {
             "→"
         } else {
             " "

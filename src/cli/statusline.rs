@@ -14,10 +14,12 @@ use crate::config::{self, Config};
 use crate::env::Env;
 use crate::model::agents::ladder::LadderAction;
 use crate::model::segment::Segment;
+use crate::model::session::level::Level;
 use crate::model::session::state::{Reading, SessionBridge};
 use crate::statusline::{
     ContextInfo, Payload, SessionState, Term, render_statusline, resolve_context,
 };
+use crate::store::guard::Crossing;
 use crate::store::{self, Paths, files, handoffs, transcript};
 
 /// Printed when something went badly wrong: the line must never be empty.
@@ -383,8 +385,8 @@ fn record(
         }
         // The detached child claims the crossing (exactly one child wins), so a tick
         // that Claude Code aborts right here never leaves a claim without a handoff.
-        if std::fs::symlink_metadata(paths.threshold_guard(sid)).is_err() {
-            spawn_handoff(paths, sid)?;
+        if paths.guard(sid, Crossing::Threshold).is_armed() {
+            spawn_crossing(paths, sid, Crossing::Threshold)?;
         }
     } else if ctx.pct.is_some_and(|p| p < threshold - REARM_BELOW)
         && current.is_some_and(|b| b.threshold_crossed_at.is_some())
@@ -393,67 +395,58 @@ fn record(
         // a new one and gets its own handoff.
         files::rearm_threshold(paths, sid, env.now, BRIDGE_LOCK_WAIT)?;
     }
-    // The escalation ladder: the first time a session reaches a level, that level's
-    // actions run in a detached child (L1's handoff is the threshold handoff above).
+    // The other crossings with a start of their own, each once per crossing in a
+    // detached child that claims it: the escalation ladder's levels (L1's handoff is
+    // the threshold handoff above), then the user's [[on_threshold]] hooks (the
+    // ones at the handoff threshold fire with the handoff). One lstat per guard per
+    // tick, only for levels with actions and for such hooks.
     if let Some(pct) = ctx.pct {
         let t = cfg.context.thresholds();
-        for (level, start) in [
-            (crate::model::session::level::Level::L1, t.warn),
-            (crate::model::session::level::Level::L2, t.critical),
-            (crate::model::session::level::Level::L3, t.emergency),
-        ] {
-            let acts = cfg.ladder.at(level);
-            if !acts.iter().any(|a| {
-                !(level == crate::model::session::level::Level::L1 && *a == LadderAction::Handoff)
-            }) {
-                continue;
-            }
-            let guard = paths.level_guard(sid, level.as_str());
-            let armed = std::fs::symlink_metadata(&guard).is_err();
+        let levels = [
+            (Level::L1, t.warn),
+            (Level::L2, t.critical),
+            (Level::L3, t.emergency),
+        ]
+        .into_iter()
+        .filter(|(level, _)| {
+            cfg.ladder
+                .at(*level)
+                .iter()
+                .any(|a| !(*level == Level::L1 && *a == LadderAction::Handoff))
+        })
+        .map(|(level, start)| (Crossing::Level(level), start));
+        let hooks = cfg.threshold_hooks().filter_map(|(i, _, t)| {
+            let with_handoff = (t - threshold).abs() < 1e-9;
+            (!with_handoff).then_some((Crossing::Hook(i), t))
+        });
+        for (crossing, start) in levels.chain(hooks) {
+            let guard = paths.guard(sid, crossing);
+            let armed = guard.is_armed();
             if pct >= start && armed {
-                spawn_child(
-                    paths,
-                    &[
-                        "ladder",
-                        &format!("--session={sid}"),
-                        &format!("--level={}", level.as_str()),
-                    ],
-                )?;
+                spawn_crossing(paths, sid, crossing)?;
             } else if pct < start - REARM_BELOW && !armed {
-                store::remove_if_exists(&guard)?;
-            }
-        }
-    }
-    // The user's [[on_threshold]] hooks with a threshold of their own: each fires
-    // once per crossing in a detached child (the ones at the handoff threshold fire
-    // with the handoff). One lstat per hook per tick, only when hooks exist.
-    if let Some(pct) = ctx.pct {
-        for (i, _, t) in cfg.threshold_hooks() {
-            if (t - threshold).abs() < 1e-9 {
-                continue;
-            }
-            let armed = std::fs::symlink_metadata(paths.hook_guard(sid, i)).is_err();
-            if pct >= t && armed {
-                spawn_user_hook(paths, sid, i)?;
-            } else if pct < t - REARM_BELOW && !armed {
-                files::rearm_hook(paths, sid, i)?;
+                guard.rearm()?;
             }
         }
     }
     Ok(())
 }
 
-/// Starts `forge user-hook --session=ID --index=N --project=DIR` detached, as
-/// [`spawn_handoff`] does.
-fn spawn_user_hook(paths: &Paths, sid: &str, index: usize) -> std::io::Result<()> {
-    spawn_child(
-        paths,
-        &[
-            "user-hook",
-            &format!("--session={sid}"),
-            &format!("--index={index}"),
-        ],
-    )
+/// Starts the detached child that claims one crossing and runs what it fires: the
+/// threshold handoff ([`spawn_handoff`]), `forge ladder --session=ID --level=L` or
+/// `forge user-hook --session=ID --index=N` (each with `--project=DIR`).
+fn spawn_crossing(paths: &Paths, sid: &str, crossing: Crossing) -> std::io::Result<()> {
+    let session = format!("--session={sid}");
+    match crossing {
+        Crossing::Level(level) => spawn_child(
+            paths,
+            &["ladder", &session, &format!("--level={}", level.as_str())],
+        ),
+        Crossing::Hook(index) => {
+            spawn_child(paths, &["user-hook", &session, &format!("--index={index}")])
+        }
+        Crossing::Threshold => spawn_handoff(paths, sid),
+    }
 }
 
 /// Starts `forge ARGS --project=DIR` fully detached (its own process group, no

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::env::Env;
-use crate::store::{self, files};
+use crate::store;
+use crate::store::guard::Crossing;
 
 /// Run one [[on_threshold]] hook for a crossing (started by the status line)
 #[derive(clap::Args, Debug)]
@@ -29,7 +30,10 @@ pub fn run(args: &UserHookArgs, env: &Env) -> ExitCode {
         return ExitCode::SUCCESS;
     };
     // Exactly one run per crossing, however many ticks started one.
-    match files::claim_hook(&paths, &args.session, args.index) {
+    match paths
+        .guard(&args.session, Crossing::Hook(args.index))
+        .claim()
+    {
         Ok(true) => {}
         Ok(false) => return ExitCode::SUCCESS,
         Err(e) => {

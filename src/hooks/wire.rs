@@ -7,6 +7,8 @@
 
 use serde_json::Value;
 
+use crate::model::lenient::text;
+
 /// The fields forge uses from any hook payload.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WireHookInput {
@@ -50,14 +52,6 @@ pub struct WireHookInput {
 
 /// How much of a Stop's `last_assistant_message` is kept.
 pub const REPLY_HEAD: usize = 200;
-
-fn text(v: &Value, key: &str) -> Option<String> {
-    v.get(key)
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-}
 
 impl WireHookInput {
     /// Reads the fields from a parsed JSON value. A non-object gives all-absent.

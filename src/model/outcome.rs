@@ -561,14 +561,7 @@ fn file_name(path: &str) -> &str {
 /// version knows (a newer kind, a field of another type) becomes
 /// [`Outcome::Unknown`] instead of making the whole event line unreadable.
 pub fn deserialize_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Outcome>, D::Error> {
-    let values: Vec<serde_json::Value> = match Option::<serde_json::Value>::deserialize(d)? {
-        Some(serde_json::Value::Array(a)) => a,
-        _ => Vec::new(),
-    };
-    Ok(values
-        .into_iter()
-        .map(|v| serde_json::from_value(v).unwrap_or(Outcome::Unknown))
-        .collect())
+    crate::model::lenient::items_or(d, || Some(Outcome::Unknown))
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use crate::model::handoff::entry::{HandoffEntry, HandoffKind};
 use crate::model::session::state::{
     EventLine, GitCache, LastSession, PreCompactState, SessionBridge, WorkflowState,
 };
+use crate::model::time::{believable, heard_within};
 
 /// Flag files and markers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -216,10 +217,6 @@ impl Snapshot {
     }
 }
 
-/// How far in the future a time from a file may be (clocks differ a little) before
-/// it is not believed.
-const CLOCK_SKEW: i64 = 120;
-
 /// Whether a session is live: something reported it — a hook event (its attention
 /// state) or a status line reading — it has not ended, and it was last heard from
 /// within `stale_after` of `now`. A time in the future (a file a repository shipped,
@@ -231,10 +228,7 @@ pub fn is_live(s: &SessionBridge, now: DateTime<Utc>, stale_after: chrono::Durat
         Some(_) => true,
         None => !s.readings.is_empty(),
     };
-    reported
-        && last_heard(s).is_some_and(|t| {
-            t <= now + chrono::Duration::seconds(CLOCK_SKEW) && now - t <= stale_after
-        })
+    reported && last_heard(s).is_some_and(|t| heard_within(t, now, stale_after))
 }
 
 /// `bridge`, when it is the bridge of the session `last` records and that session is
@@ -263,9 +257,7 @@ pub fn current_of(
     let live = |s: &&SessionBridge| is_live(s, now, stale_after);
     // Ties (the same second) go to the lower id, so every face picks the same one;
     // a time in the future counts as none.
-    let heard = |s: &SessionBridge| {
-        last_heard(s).filter(|t| *t <= now + chrono::Duration::seconds(CLOCK_SKEW))
-    };
+    let heard = |s: &SessionBridge| last_heard(s).filter(|t| believable(*t, now));
     let newest = |a: &&SessionBridge, b: &&SessionBridge| {
         heard(a)
             .cmp(&heard(b))

@@ -22,6 +22,23 @@ pub fn parse_iso(s: &str) -> Option<DateTime<Utc>> {
         .map(|d| d.with_timezone(&Utc))
 }
 
+/// How far in the future a time read from a file may be (clocks differ a little)
+/// before it is not believed.
+pub const CLOCK_SKEW: Duration = Duration::seconds(120);
+
+/// Whether `t`, a time read from a file, can be believed at `now`: it is not later
+/// than `now` by more than [`CLOCK_SKEW`] (a file a repository shipped, a wrong
+/// clock).
+pub fn believable(t: DateTime<Utc>, now: DateTime<Utc>) -> bool {
+    t <= now + CLOCK_SKEW
+}
+
+/// Whether `t` is [`believable`] at `now` and at most `within` before it: what
+/// "heard from lately" means for a session, whichever file recorded it.
+pub fn heard_within(t: DateTime<Utc>, now: DateTime<Utc>, within: Duration) -> bool {
+    believable(t, now) && now - t <= within
+}
+
 /// A short age: `now`, `5m`, `3h`, `2d` (`?` when unknown; future times are `now`).
 /// Columns and compact rows use it; sentences use [`ago`].
 pub fn age(now: DateTime<Utc>, then: Option<DateTime<Utc>>) -> String {
@@ -223,6 +240,20 @@ pub fn parse_since<Tz: TimeZone>(
 mod tests {
     use super::*;
     use chrono::FixedOffset;
+
+    #[test]
+    fn heard_within_believes_no_time_far_in_the_future() {
+        let now = Utc.with_ymd_and_hms(2026, 11, 21, 12, 0, 0).unwrap();
+        let m = Duration::minutes;
+        assert!(heard_within(now, now, m(30)));
+        assert!(heard_within(now - m(30), now, m(30)));
+        assert!(!heard_within(now - m(31), now, m(30)));
+        // A little ahead (two clocks): believed; far ahead: not.
+        assert!(heard_within(now + m(2), now, m(30)));
+        assert!(believable(now + m(2), now));
+        assert!(!heard_within(now + m(3), now, m(30)));
+        assert!(!believable(now + Duration::days(365), now));
+    }
 
     #[test]
     fn iso_is_utc_to_the_second_and_reads_back() {

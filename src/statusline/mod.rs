@@ -22,6 +22,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::config::Config;
+use crate::model::lenient::{text_at, value_at};
 use crate::model::segment::{DROP_ORDER, Segment};
 use crate::model::session::level::Level;
 use crate::model::session::state::WorkflowState;
@@ -128,25 +129,6 @@ impl RateLimits {
             seven_day: window("seven_day"),
         }
     }
-}
-
-fn text_at(v: &Value, path: &[&str]) -> Option<String> {
-    let mut cur = v;
-    for key in path {
-        cur = cur.get(key)?;
-    }
-    cur.as_str()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-}
-
-fn value_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
-    let mut cur = v;
-    for key in path {
-        cur = cur.get(key)?;
-    }
-    (!cur.is_null()).then_some(cur)
 }
 
 impl Payload {

@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
+use super::guard::Crossing;
+use super::paths::{canonical, same_file};
 use super::{Paths, read_json, read_text, safe, write_atomic, write_json};
 use crate::env::Env;
 use crate::model::handoff::entry::HandoffKind;
@@ -284,19 +286,9 @@ pub fn clear_pending_resume(paths: &Paths, env: &Env) -> Vec<PathBuf> {
     removed
 }
 
-/// Whether two paths name the same file (comparing canonical paths when they exist).
-pub fn same_file(a: &Path, b: &Path) -> bool {
-    canonical(a) == canonical(b)
-}
-
 /// Whether `path` lies inside `root` (comparing canonical paths when they exist).
 pub fn points_inside(path: &Path, root: &Path) -> bool {
     canonical(path).starts_with(canonical(root))
-}
-
-/// The canonical form of `p` when it exists, else `p` as given.
-fn canonical(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// The sessions listed in `logs/context-threshold-triggered`.
@@ -317,12 +309,8 @@ pub fn threshold_sessions(paths: &Paths) -> Vec<String> {
 /// `create_new`, so a second or racing tick gets `Ok(false)`. The session is also
 /// listed in `logs/context-threshold-triggered` for other tools.
 pub fn claim_threshold(paths: &Paths, session_id: &str, now: DateTime<Utc>) -> io::Result<bool> {
-    let guard = paths.threshold_guard(session_id);
-    safe::create_dir_all(&paths.sessions())?;
-    match safe::create_new(&guard) {
-        Ok(_) => {}
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(false),
-        Err(e) => return Err(e),
+    if !paths.guard(session_id, Crossing::Threshold).claim()? {
+        return Ok(false);
     }
     // The guard above decided; the list is for other tools. Never rewrite it unlocked.
     let lock = super::sibling(&paths.threshold_flag(), ".lock");
@@ -340,22 +328,6 @@ pub fn claim_threshold(paths: &Paths, session_id: &str, now: DateTime<Utc>) -> i
         true
     });
     Ok(true)
-}
-
-/// Claims one crossing of a session's `[[on_threshold]]` hook `index`: exactly one
-/// caller gets `Ok(true)` (the guard is created with `create_new`).
-pub fn claim_hook(paths: &Paths, session_id: &str, index: usize) -> io::Result<bool> {
-    safe::create_dir_all(&paths.sessions())?;
-    match safe::create_new(&paths.hook_guard(session_id, index)) {
-        Ok(_) => Ok(true),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
-        Err(e) => Err(e),
-    }
-}
-
-/// Re-arms a hook's crossing (the context fell well below its threshold).
-pub fn rearm_hook(paths: &Paths, session_id: &str, index: usize) -> io::Result<bool> {
-    super::remove_if_exists(&paths.hook_guard(session_id, index))
 }
 
 /// Removes the per-session files (bridge, threshold guard, compaction marker) of
@@ -377,24 +349,14 @@ pub fn prune_sessions(paths: &Paths, max_age: Duration, keep: Option<&str>) -> u
             let Some(n) = name.to_str() else { continue };
             let session = (dir == paths.sessions() && !n.starts_with('.'))
                 .then(|| {
-                    [
-                        ".json",
-                        ".threshold",
-                        ".compacted",
-                        ".reread",
-                        ".alert",
-                        ".L1",
-                        ".L2",
-                        ".L3",
-                    ]
-                    .iter()
-                    .find_map(|ext| n.strip_suffix(ext))
-                    .or_else(|| {
-                        // `<id>.hook<N>`: an on_threshold hook's guard.
-                        let (id, ext) = n.rsplit_once('.')?;
-                        let num = ext.strip_prefix("hook")?;
-                        (!num.is_empty() && num.bytes().all(|b| b.is_ascii_digit())).then_some(id)
-                    })
+                    [".json", ".compacted", ".reread", ".alert"]
+                        .iter()
+                        .find_map(|ext| n.strip_suffix(ext))
+                        .or_else(|| {
+                            // `<id>.threshold`, `<id>.hook<N>`, `<id>.L1`…: its guards.
+                            let (id, ext) = n.rsplit_once('.')?;
+                            Crossing::is_extension(ext).then_some(id)
+                        })
                 })
                 .flatten();
             let stale = match session {
@@ -469,7 +431,7 @@ pub fn rearm_threshold(
     now: DateTime<Utc>,
     wait: Duration,
 ) -> io::Result<()> {
-    super::remove_if_exists(&paths.threshold_guard(session_id))?;
+    paths.guard(session_id, Crossing::Threshold).rearm()?;
     let lock = super::sibling(&paths.threshold_flag(), ".lock");
     if let Some(_lock) = super::FileLock::acquire(&lock, wait) {
         let before = threshold_sessions(paths);
@@ -549,13 +511,14 @@ mod tests {
         let mine = p.session_bridge("mine");
         let tmp = p.logs().join(".forge-abc123.tmp");
         let fresh_tmp = p.logs().join(".forge-def456.tmp");
+        let threshold_guard = |id: &str| p.guard(id, Crossing::Threshold).path().to_path_buf();
         let files = [
             &old,
             &fresh,
             &mine,
-            &p.threshold_guard("old"),
-            &p.threshold_guard("fresh"),
-            &p.threshold_guard("mine"),
+            &threshold_guard("old"),
+            &threshold_guard("fresh"),
+            &threshold_guard("mine"),
             &p.sessions().join(".lock"),
             &tmp,
             &fresh_tmp,
@@ -573,10 +536,10 @@ mod tests {
                 .unwrap();
         };
         // A running session that crossed long ago: old guard, fresh bridge — kept.
-        age(&p.threshold_guard("fresh"));
+        age(&threshold_guard("fresh"));
         for f in [
             &old,
-            &p.threshold_guard("old"),
+            &threshold_guard("old"),
             &p.sessions().join(".lock"),
             &tmp,
             &mine,
@@ -587,9 +550,9 @@ mod tests {
             prune_sessions(&p, Duration::from_secs(7 * 86_400), Some("mine")),
             3
         );
-        assert!(!old.exists() && !p.threshold_guard("old").exists());
+        assert!(!old.exists() && !threshold_guard("old").exists());
         assert!(
-            fresh.exists() && p.threshold_guard("fresh").exists(),
+            fresh.exists() && threshold_guard("fresh").exists(),
             "judged by its bridge"
         );
         assert!(mine.exists(), "the session starting now keeps its files");
@@ -598,6 +561,57 @@ mod tests {
             !tmp.exists() && fresh_tmp.exists(),
             "a writer may still be using a fresh temp file"
         );
+    }
+
+    #[test]
+    fn every_guard_of_an_old_session_is_pruned_with_it() {
+        use crate::model::session::level::Level;
+        let t = tempfile::tempdir().unwrap();
+        let p = Paths::new(t.path());
+        let crossings = [
+            Crossing::Threshold,
+            Crossing::Hook(0),
+            Crossing::Hook(3),
+            Crossing::Level(Level::L1),
+            Crossing::Level(Level::L2),
+            Crossing::Level(Level::L3),
+        ];
+        for id in ["old", "live"] {
+            for c in crossings {
+                assert!(p.guard(id, c).claim().unwrap());
+            }
+        }
+        let keep = [
+            // Not guards: `.hook` with no number, a level forge never guards.
+            p.sessions().join("old.hook"),
+            p.sessions().join("old.L0"),
+            p.sessions().join("old.hookx"),
+        ];
+        for f in &keep {
+            std::fs::write(f, "").unwrap();
+        }
+        std::fs::write(p.session_bridge("live"), "{}").unwrap();
+        let long_ago = std::time::SystemTime::now() - Duration::from_secs(30 * 86_400);
+        let read = std::fs::read_dir(p.sessions()).unwrap();
+        for e in read.filter_map(Result::ok) {
+            std::fs::File::options()
+                .write(true)
+                .open(e.path())
+                .unwrap()
+                .set_modified(long_ago)
+                .unwrap();
+        }
+        // The live session's bridge is fresh: its guards stay with it.
+        std::fs::write(p.session_bridge("live"), "{}").unwrap();
+        assert_eq!(
+            prune_sessions(&p, Duration::from_secs(7 * 86_400), None),
+            crossings.len()
+        );
+        for c in crossings {
+            assert!(p.guard("old", c).is_armed(), "{c:?}");
+            assert!(!p.guard("live", c).is_armed(), "{c:?}");
+        }
+        assert!(keep.iter().all(|f| f.exists()));
     }
 
     #[test]

@@ -18,6 +18,7 @@
 pub mod chains;
 pub mod events;
 pub mod files;
+pub mod guard;
 pub mod handoffs;
 pub mod memory;
 pub mod paths;
@@ -34,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::Duration;
 
-pub use paths::{NotAProject, Paths, resolve_root, sanitize_id};
+pub use paths::{NotAProject, Paths, resolve_root, same_file, sanitize_id};
 
 /// Size at which `events.jsonl` is rotated to `events.jsonl.1`.
 pub const EVENTS_CAP: u64 = 1024 * 1024;

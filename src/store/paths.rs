@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::guard::Crossing;
 use super::safe;
 
 /// All the paths of one project's `.forge/` folder.
@@ -45,23 +46,11 @@ impl Paths {
         self.sessions()
             .join(format!("{}.json", sanitize_id(session_id)))
     }
-    /// The once-per-crossing guard of one session's threshold handoff.
-    ///
-    /// Created with `create_new`, so of two racing statusline ticks exactly one fires.
-    pub fn threshold_guard(&self, session_id: &str) -> PathBuf {
-        self.sessions()
-            .join(format!("{}.threshold", sanitize_id(session_id)))
-    }
-    /// The once-per-crossing guard of one session's `[[on_threshold]]` hook number
-    /// `index` (hooks at the handoff threshold share [`Self::threshold_guard`]).
-    pub fn hook_guard(&self, session_id: &str, index: usize) -> PathBuf {
-        self.sessions()
-            .join(format!("{}.hook{index}", sanitize_id(session_id)))
-    }
-    /// The once-per-crossing guard of one session's ladder `level` (`L1`…`L3`).
-    pub fn level_guard(&self, session_id: &str, level: &str) -> PathBuf {
-        self.sessions()
-            .join(format!("{}.{level}", sanitize_id(session_id)))
+    /// The once-per-crossing guard of one session's threshold handoff, hook or
+    /// ladder level (`<id>.threshold`, `<id>.hook<n>`, `<id>.L1`…`.L3`): see
+    /// [`super::guard`].
+    pub fn guard(&self, session_id: &str, crossing: Crossing) -> super::guard::Guard {
+        super::guard::Guard::new(self, session_id, crossing)
     }
     /// The ladder's alert for one session's next prompt (consumed by
     /// UserPromptSubmit).
@@ -134,7 +123,7 @@ impl Paths {
         if safe::is_real_dir(&self.forge_dir()) {
             return true;
         }
-        self.root.parent().is_some() && !home.is_some_and(|h| same_dir(&self.root, h))
+        self.root.parent().is_some() && !home.is_some_and(|h| same_file(&self.root, h))
     }
 
     /// Whether this is a project forge's commands may write into (`forge handoff`,
@@ -149,7 +138,7 @@ impl Paths {
         if self.root.parent().is_none() {
             return Err(NotAProject::FilesystemRoot);
         }
-        if home.is_some_and(|h| same_dir(&self.root, h)) {
+        if home.is_some_and(|h| same_file(&self.root, h)) {
             return Err(NotAProject::Home);
         }
         if work_tree_root(&self.root) == Some(self.root.as_path()) {
@@ -225,12 +214,25 @@ impl NotAProject {
     }
 }
 
-/// Whether `a` and `b` are the same folder (as given, or once resolved).
-fn same_dir(a: &Path, b: &Path) -> bool {
-    a == b
-        || a.canonicalize()
-            .ok()
-            .is_some_and(|x| Some(x) == b.canonicalize().ok())
+/// Whether `a` and `b` name the same file or folder: the same path as written, else
+/// the same inode once links are followed (so a hard link, or a symbolic link to it,
+/// is the same file) when both exist, else the same path once each that exists is
+/// resolved ([`canonical`]).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if a == b {
+        return true;
+    }
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => canonical(a) == canonical(b),
+    }
+}
+
+/// The canonical form of `p` (links and `..` resolved) when it exists, else `p` as
+/// given.
+pub(super) fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// Reduces an id (task or session) to `[A-Za-z0-9._-]`, at most 64 characters, so it
@@ -302,6 +304,33 @@ fn absolute(p: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn same_file_follows_links_of_both_kinds_and_spellings() {
+        use std::os::unix::fs::symlink;
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        let file = d.join("forge");
+        std::fs::write(&file, "x").unwrap();
+        std::fs::create_dir(d.join("home")).unwrap();
+        // `forge init`'s question: is `forge` on PATH this binary (a hard link is)?
+        std::fs::hard_link(&file, d.join("hard")).unwrap();
+        assert!(same_file(&d.join("hard"), &file));
+        // The pending resume's: the same handoff through a link or another spelling.
+        symlink(&file, d.join("soft")).unwrap();
+        assert!(same_file(&d.join("soft"), &file));
+        assert!(same_file(&d.join("home/../forge"), &file));
+        // The home check's: a folder and a link to it.
+        symlink(d.join("home"), d.join("home-link")).unwrap();
+        assert!(same_file(&d.join("home-link"), &d.join("home")));
+        assert!(!same_file(&d.join("home"), d));
+        std::fs::write(d.join("other"), "x").unwrap();
+        assert!(!same_file(&d.join("other"), &file), "equal text, two files");
+        // Missing: the same path as written, or nothing.
+        assert!(same_file(&d.join("gone"), &d.join("gone")));
+        assert!(!same_file(&d.join("gone"), &file));
+        assert!(!same_file(&d.join("gone"), &d.join("./gone2")));
+    }
 
     #[test]
     fn sanitize_keeps_ids_inside_their_folder() {

@@ -15,11 +15,11 @@
 //! [`KEEP_PROJECT`] is dropped, and so is a session once it ends or goes silent.
 
 use chrono::{DateTime, Duration, Utc};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 
 use crate::model::session::level::{Level, Thresholds};
 use crate::model::session::state::{Attention, SessionBridge};
-use crate::model::time::{iso, parse_iso};
+use crate::model::time::{heard_within, iso, parse_iso};
 
 /// The registry's format version.
 pub const VERSION: u32 = 1;
@@ -49,8 +49,10 @@ pub const DEFAULT_STALE_AFTER_SECS: u64 = 30 * 60;
 pub struct Registry {
     /// [`VERSION`].
     pub version: u32,
-    /// The projects, the most recently heard from first.
-    #[serde(deserialize_with = "lenient_list")]
+    /// The projects, the most recently heard from first. An unreadable one is
+    /// skipped: one bad entry (a newer forge's attention word, a number out of
+    /// range) must not empty the registry.
+    #[serde(deserialize_with = "crate::model::lenient::skip_bad_items")]
     pub projects: Vec<ProjectEntry>,
 }
 
@@ -82,8 +84,9 @@ pub struct ProjectEntry {
     /// The project's `[attention] stale_after`, in seconds: a session silent for
     /// longer is not live.
     pub stale_after_secs: u64,
-    /// Its sessions, the most recently heard from first.
-    #[serde(deserialize_with = "lenient_list")]
+    /// Its sessions, the most recently heard from first (an unreadable one is
+    /// skipped).
+    #[serde(deserialize_with = "crate::model::lenient::skip_bad_items")]
     pub sessions: Vec<SessionRow>,
 }
 
@@ -123,20 +126,6 @@ pub struct SessionRow {
 
 /// At most this many characters of an agent's name are kept.
 pub const MAX_AGENT: usize = 80;
-
-/// A list whose unreadable items are skipped, not fatal: one bad entry (a newer
-/// forge's attention word, a number out of range) must not empty the registry.
-fn lenient_list<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: serde::de::DeserializeOwned,
-{
-    let items = Option::<Vec<serde_json::Value>>::deserialize(d)?.unwrap_or_default();
-    Ok(items
-        .into_iter()
-        .filter_map(|v| serde_json::from_value(v).ok())
-        .collect())
-}
 
 /// `s` cut to at most `n` characters.
 fn cut(s: &str, n: usize) -> String {
@@ -191,14 +180,12 @@ impl SessionRow {
 
     /// Marks the session ended when its recorded client process is gone.
     pub fn end_if_client_gone(&mut self, gone: impl Fn(u32, u64) -> bool) -> bool {
-        let (Some(pid), Some(started)) = (self.client_pid, self.client_started) else {
-            return false;
-        };
-        if self.attention == Some(Attention::Ended) || !gone(pid, started) {
-            return false;
-        }
-        self.attention = Some(Attention::Ended);
-        true
+        crate::model::session::state::end_if_client_gone(
+            &mut self.attention,
+            self.client_pid,
+            self.client_started,
+            gone,
+        )
     }
 
     /// When the session was last heard of.
@@ -206,10 +193,14 @@ impl SessionRow {
         self.last_event_at.as_deref().and_then(parse_iso)
     }
 
-    /// Whether it is live at `now`: not ended, and heard from within `stale_after`.
+    /// Whether it is live at `now`: not ended, and heard from within `stale_after`
+    /// (a time far in the future is not believed, as for the project's own view:
+    /// [`crate::model::snapshot::is_live`]).
     pub fn is_live(&self, now: DateTime<Utc>, stale_after: Duration) -> bool {
         self.attention.is_some_and(|a| a != Attention::Ended)
-            && self.last_heard().is_some_and(|t| now - t <= stale_after)
+            && self
+                .last_heard()
+                .is_some_and(|t| heard_within(t, now, stale_after))
     }
 
     /// Whether it waits for a person (a permission prompt, or its turn is over).
@@ -220,13 +211,7 @@ impl SessionRow {
 
     /// The level, when it is one forge writes.
     pub fn level(&self) -> Option<Level> {
-        match self.level.as_deref()? {
-            "L0" => Some(Level::L0),
-            "L1" => Some(Level::L1),
-            "L2" => Some(Level::L2),
-            "L3" => Some(Level::L3),
-            _ => None,
-        }
+        Level::parse(self.level.as_deref()?)
     }
 
     /// The row within bounds; `None` when its id could not name a session.
@@ -949,6 +934,25 @@ mod tests {
     }
 
     #[test]
+    fn a_list_field_that_is_not_a_list_is_an_empty_list() {
+        // A project whose `sessions` is not a list keeps its entry, with no
+        // sessions, as outcomes do in `events.jsonl` (model::lenient).
+        let json = serde_json::json!({"projects": [
+            {"root": "/p/a", "seen_at": iso(now()), "sessions": "not a list"},
+            {"root": "/p/b", "seen_at": iso(now()), "sessions": {"id": "s1"}},
+        ]});
+        let reg = Registry::parse(&serde_json::to_vec(&json).unwrap());
+        let roots: Vec<&str> = reg.projects.iter().map(|p| p.root.as_str()).collect();
+        assert_eq!(roots, ["/p/a", "/p/b"]);
+        assert!(reg.projects.iter().all(|p| p.sessions.is_empty()));
+        let none = serde_json::json!({"version": 1, "projects": 7});
+        assert_eq!(
+            Registry::parse(&serde_json::to_vec(&none).unwrap()),
+            Registry::default()
+        );
+    }
+
+    #[test]
     fn facts_take_the_folder_name_and_refuse_roots_that_cannot_be_keys() {
         let f = ProjectFacts::new("/src/acme-api", Some("main"), 3, Duration::hours(2)).unwrap();
         assert_eq!(f.name, "acme-api");
@@ -983,6 +987,21 @@ mod tests {
         let none = SessionRow::of("3f0c", None, &Thresholds::default());
         assert_eq!(none.attention, None);
         assert!(!none.is_live(now(), Duration::minutes(30)));
+    }
+
+    #[test]
+    fn a_row_heard_from_far_in_the_future_is_not_live() {
+        // As for the project's own view (snapshot::is_live): a wrong clock, or a
+        // bridge a repository shipped, cannot keep a session in view.
+        let mut ahead = SessionRow {
+            id: "s1".into(),
+            attention: Some(Attention::WaitingInput),
+            ..SessionRow::default()
+        };
+        ahead.last_event_at = Some(iso(now() + Duration::minutes(2)));
+        assert!(ahead.is_live(now(), Duration::minutes(30)));
+        ahead.last_event_at = Some(iso(now() + Duration::days(30)));
+        assert!(!ahead.is_live(now(), Duration::minutes(30)));
     }
 
     #[test]

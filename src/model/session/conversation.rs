@@ -59,7 +59,7 @@ pub fn render<'a>(lines: impl Iterator<Item = &'a str>, zone: Zone, cut: bool) -
             .and_then(Value::as_str)
             .and_then(crate::model::time::parse_iso);
         match rec.get("type").and_then(Value::as_str) {
-            Some("system") if is_boundary(&rec) => {
+            Some("system") if super::transcript::is_boundary(&rec) => {
                 let _ = writeln!(out, "\n{}\n", boundary_line(&rec));
                 last = None;
                 any = true;
@@ -164,10 +164,6 @@ fn indented(out: &mut String, text: &str) {
     for line in text.trim_end().lines() {
         let _ = writeln!(out, "  {line}");
     }
-}
-
-fn is_boundary(rec: &Value) -> bool {
-    rec.get("subtype").and_then(Value::as_str) == Some("compact_boundary")
 }
 
 /// `──── compacted · auto · 167k tokens before, 12k after ────`.

@@ -60,6 +60,13 @@ impl Level {
         }
     }
 
+    /// The level `as_str` spells `s` (`"L0"`…`"L3"`, exactly).
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::L0, Self::L1, Self::L2, Self::L3]
+            .into_iter()
+            .find(|l| l.as_str() == s)
+    }
+
     /// The next level up, if any, and the percentage where it starts.
     pub fn next(self, t: &Thresholds) -> Option<(Self, f64)> {
         match self {
@@ -92,5 +99,15 @@ mod tests {
         assert_eq!(Level::from_pct(94.9, &t), Level::L2);
         assert_eq!(Level::from_pct(95.0, &t), Level::L3);
         assert_eq!(Level::from_pct(100.0, &t), Level::L3);
+    }
+
+    #[test]
+    fn levels_parse_as_they_are_spelled() {
+        for l in [Level::L0, Level::L1, Level::L2, Level::L3] {
+            assert_eq!(Level::parse(l.as_str()), Some(l));
+        }
+        for bad in ["", "l1", "L4", " L1", "L1 ", "1"] {
+            assert_eq!(Level::parse(bad), None, "{bad:?}");
+        }
     }
 }

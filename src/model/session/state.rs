@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::model::lenient::{text_at, value_at};
 use crate::model::named::named;
 
 /// `logs/last-session.json`.
@@ -325,15 +326,16 @@ impl SessionBridge {
     /// this after reading the bridge, so a killed client leaves them within one
     /// refresh.
     pub fn end_if_client_gone(&mut self, gone: impl Fn(u32, u64) -> bool) -> bool {
-        let (Some(pid), Some(started)) = (self.client_pid, self.client_started) else {
-            return false;
-        };
-        if self.attention == Some(Attention::Ended) || !gone(pid, started) {
-            return false;
+        let ended = end_if_client_gone(
+            &mut self.attention,
+            self.client_pid,
+            self.client_started,
+            gone,
+        );
+        if ended {
+            self.attention_message = Some("its Claude Code process is gone".to_owned());
         }
-        self.attention = Some(Attention::Ended);
-        self.attention_message = Some("its Claude Code process is gone".to_owned());
-        true
+        ended
     }
 
     /// Adds a reading unless it repeats the last one; drops the oldest past the cap.
@@ -350,6 +352,27 @@ impl SessionBridge {
         self.readings.drain(..excess);
         true
     }
+}
+
+/// Sets `attention` to ended when the session's recorded Claude Code process —
+/// `pid`, started at `started` (see [`SessionBridge::client_pid`]) — is gone
+/// (`gone` answers for both); returns whether it did. A session with no recorded
+/// process, or already ended, is left as it is and `gone` is not asked. The bridge
+/// and the fleet's row of a session both end this way.
+pub fn end_if_client_gone(
+    attention: &mut Option<Attention>,
+    pid: Option<u32>,
+    started: Option<u64>,
+    gone: impl Fn(u32, u64) -> bool,
+) -> bool {
+    let (Some(pid), Some(started)) = (pid, started) else {
+        return false;
+    };
+    if *attention == Some(Attention::Ended) || !gone(pid, started) {
+        return false;
+    }
+    *attention = Some(Attention::Ended);
+    true
 }
 
 /// `logs/git-cache.json`: git facts written by hooks so the statusline never runs git.
@@ -421,19 +444,19 @@ pub struct WorkflowState {
 }
 
 impl WorkflowState {
-    /// Reads `phase` and `task`/`build.current_task` from any JSON value; strings and
-    /// numbers are accepted, anything else is ignored.
+    /// Reads `phase` and `task`/`build.current_task` from any JSON value: a string
+    /// (trimmed, not blank), a number, or an object's `id` string; anything else is
+    /// ignored.
     pub fn from_value(v: &Value) -> Self {
-        let text = |v: Option<&Value>| match v {
-            Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_owned()),
-            Some(Value::Number(n)) => Some(n.to_string()),
-            Some(Value::Object(o)) => o.get("id").and_then(Value::as_str).map(str::to_owned),
-            _ => None,
+        let text = |path: &[&str]| {
+            let v = value_at(v, path)?;
+            text_at(v, &[])
+                .or_else(|| v.as_number().map(ToString::to_string))
+                .or_else(|| text_at(v, &["id"]))
         };
         Self {
-            phase: text(v.get("phase")),
-            task: text(v.get("task"))
-                .or_else(|| text(v.get("build").and_then(|b| b.get("current_task")))),
+            phase: text(&["phase"]),
+            task: text(&["task"]).or_else(|| text(&["build", "current_task"])),
         }
     }
 }
@@ -500,6 +523,24 @@ mod tests {
     }
 
     #[test]
+    fn workflow_task_objects_give_their_id_read_like_any_text() {
+        let t = |v: Value| WorkflowState::from_value(&v).task;
+        assert_eq!(t(json!({"task": {"id": "T-3"}})).as_deref(), Some("T-3"));
+        assert_eq!(
+            t(json!({"task": {"id": " T-4 "}, "build": {"current_task": "T-5"}})).as_deref(),
+            Some("T-4")
+        );
+        // A blank id is no task: the next source is tried.
+        assert_eq!(
+            t(json!({"task": {"id": "  "}, "build": {"current_task": "T-5"}})).as_deref(),
+            Some("T-5")
+        );
+        assert_eq!(t(json!({"task": {"id": 7}})), None);
+        assert_eq!(t(json!({"task": "  "})), None);
+        assert_eq!(t(json!({"task": true})), None);
+    }
+
+    #[test]
     fn last_session_keeps_contract_field_names() {
         let s = LastSession {
             ended_at: "2026-11-21T10:00:00Z".into(),
@@ -562,6 +603,38 @@ mod tests {
             Some("its Claude Code process is gone")
         );
         assert!(!b.end_if_client_gone(|_, _| true), "once");
+    }
+
+    #[test]
+    fn the_client_check_is_asked_only_of_a_recorded_live_session() {
+        let asked = std::cell::Cell::new(0);
+        let gone = |_: u32, _: u64| {
+            asked.set(asked.get() + 1);
+            true
+        };
+        for (pid, started) in [(None, Some(7)), (Some(42), None), (None, None)] {
+            let mut a = Some(Attention::Busy);
+            assert!(!end_if_client_gone(&mut a, pid, started, gone));
+            assert_eq!(a, Some(Attention::Busy));
+        }
+        let mut ended = Some(Attention::Ended);
+        assert!(!end_if_client_gone(&mut ended, Some(42), Some(7), gone));
+        assert_eq!(asked.get(), 0, "nothing to ask about");
+        // No attention recorded yet (a row from an older forge): it ends too.
+        let mut none = None;
+        assert!(end_if_client_gone(&mut none, Some(42), Some(7), gone));
+        assert_eq!(none, Some(Attention::Ended));
+        // The fleet's row ends the same way, without a message to set.
+        let mut row = crate::model::agents::fleet::SessionRow {
+            attention: Some(Attention::WaitingPermission),
+            client_pid: Some(42),
+            client_started: Some(7),
+            ..Default::default()
+        };
+        assert!(!row.end_if_client_gone(|_, _| false));
+        assert!(row.end_if_client_gone(|pid, s| pid == 42 && s == 7));
+        assert_eq!(row.attention, Some(Attention::Ended));
+        assert!(!row.end_if_client_gone(|_, _| true), "once");
     }
 
     #[test]

@@ -110,8 +110,9 @@ impl TailScan {
     }
 }
 
-/// Whether a record is a `compact_boundary`.
-fn is_boundary(rec: &Value) -> bool {
+/// Whether a record is a `compact_boundary` (`type: system`, `subtype:
+/// compact_boundary`).
+pub fn is_boundary(rec: &Value) -> bool {
     rec.get("type").and_then(Value::as_str) == Some("system")
         && rec.get("subtype").and_then(Value::as_str) == Some("compact_boundary")
 }
@@ -936,6 +937,23 @@ mod tests {
             cut.get(..cut.len() / 2).unwrap().to_owned(),
         ];
         assert_eq!(scan(&lines).tokens(), Some(6));
+    }
+
+    #[test]
+    fn a_boundary_is_a_system_record_of_that_subtype() {
+        let rec = |v: Value| is_boundary(&v);
+        assert!(rec(
+            json!({"type": "system", "subtype": "compact_boundary"})
+        ));
+        assert!(!rec(json!({"type": "user", "subtype": "compact_boundary"})));
+        assert!(!rec(json!({"subtype": "compact_boundary"})));
+        assert!(!rec(json!({"type": "system", "subtype": "informational"})));
+        assert!(is_boundary_line(
+            r#"{"type":"system","subtype":"compact_boundary"}"#
+        ));
+        assert!(!is_boundary_line(
+            r#"{"type":"user","content":"compact_boundary"}"#
+        ));
     }
 
     #[test]

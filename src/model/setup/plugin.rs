@@ -99,21 +99,14 @@ pub fn hook_event_of(command: &str) -> Option<String> {
 /// The events of [`FORGE_EVENTS`] that a `hooks.json` (a plugin's) wires to forge.
 pub fn forge_events_in(hooks_json: &Value) -> Vec<&'static str> {
     let mut found = Vec::new();
-    let Some(hooks) = hooks_json.get("hooks").and_then(Value::as_object) else {
-        return found;
-    };
-    for (event, groups) in hooks {
+    for (event, h) in settings::handlers(hooks_json) {
         let Some(known) = FORGE_EVENTS.iter().find(|e| **e == event) else {
             continue;
         };
-        let wired = groups
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|g| g.get("hooks")?.as_array())
-            .flatten()
-            .filter_map(|h| h.get("command")?.as_str())
-            .any(|c| hook_event_of(c).as_deref() == Some(event));
+        let wired = h
+            .get("command")
+            .and_then(Value::as_str)
+            .is_some_and(|c| hook_event_of(c).as_deref() == Some(event));
         if wired && !found.contains(known) {
             found.push(*known);
         }

@@ -124,7 +124,8 @@ pub fn split_words(command: &str) -> Vec<String> {
     words
 }
 
-/// Quotes a path for a shell command line when it needs it.
+/// Quotes a path for a shell command line when it needs it (as
+/// [`shell_quote_always`] does).
 pub fn shell_quote(s: &str) -> String {
     let safe = !s.is_empty()
         && s.chars()
@@ -132,8 +133,13 @@ pub fn shell_quote(s: &str) -> String {
     if safe {
         s.to_owned()
     } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
+        shell_quote_always(s)
     }
+}
+
+/// `s` as one `sh` word, always in single quotes (a `'` inside becomes `'\''`).
+pub fn shell_quote_always(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
 }
 
 /// The words a hook handler runs: its `command` split, then its `args` (exec form).
@@ -434,31 +440,37 @@ pub struct HookRef {
     pub words: Vec<String>,
 }
 
-/// Every command hook in `settings.hooks`, in file order.
-pub fn command_hooks(settings: &Value) -> Vec<HookRef> {
-    let mut out = Vec::new();
-    let Some(hooks) = settings.get("hooks").and_then(Value::as_object) else {
-        return out;
-    };
-    for (event, groups) in hooks {
-        for group in groups.as_array().into_iter().flatten() {
-            for h in group
-                .get("hooks")
-                .and_then(Value::as_array)
+/// Every hook handler in `hooks` (a settings file's, or a plugin's `hooks.json`),
+/// with its event, in file order: `{"hooks": {EVENT: [{"hooks": [HANDLER, …]}, …]}}`.
+/// A part of another shape holds no handlers.
+pub fn handlers(settings: &Value) -> impl Iterator<Item = (&str, &Value)> {
+    settings
+        .get("hooks")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .flat_map(|(event, groups)| {
+            groups
+                .as_array()
                 .into_iter()
                 .flatten()
-            {
-                if let Some(words) = handler_words(h) {
-                    out.push(HookRef {
-                        event: event.clone(),
-                        command: handler_display(h),
-                        words,
-                    });
-                }
-            }
-        }
-    }
-    out
+                .filter_map(|group| group.get("hooks")?.as_array())
+                .flatten()
+                .map(move |h| (event.as_str(), h))
+        })
+}
+
+/// Every command hook in `settings.hooks`, in file order.
+pub fn command_hooks(settings: &Value) -> Vec<HookRef> {
+    handlers(settings)
+        .filter_map(|(event, h)| {
+            Some(HookRef {
+                event: event.to_owned(),
+                command: handler_display(h),
+                words: handler_words(h)?,
+            })
+        })
+        .collect()
 }
 
 /// The `statusLine.command`, when set.
@@ -883,6 +895,59 @@ pub fn to_text(settings: &Value) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn handlers_are_walked_in_file_order_and_odd_shapes_hold_none() {
+        let v = json!({"hooks": {
+            "Stop": [
+                {"hooks": [{"type": "command", "command": "a"}, {"type": "prompt"}]},
+                {"matcher": "x"},
+                {"hooks": {"not": "a list"}},
+                "not a group",
+                {"hooks": [{"type": "command", "command": "b", "args": ["c d"]}]}
+            ],
+            "SessionStart": {"hooks": []},
+            "PreCompact": [{"hooks": [{"command": "e"}]}]
+        }});
+        let walked: Vec<(&str, String)> = handlers(&v).map(|(e, h)| (e, h.to_string())).collect();
+        assert_eq!(
+            walked,
+            [
+                ("Stop", r#"{"type":"command","command":"a"}"#.to_owned()),
+                ("Stop", r#"{"type":"prompt"}"#.to_owned()),
+                (
+                    "Stop",
+                    r#"{"type":"command","command":"b","args":["c d"]}"#.to_owned()
+                ),
+                ("PreCompact", r#"{"command":"e"}"#.to_owned()),
+            ]
+        );
+        // What doctor reads (every handler) and what init reads (command hooks).
+        let commands: Vec<(String, String, Vec<String>)> = command_hooks(&v)
+            .into_iter()
+            .map(|h| (h.event, h.command, h.words))
+            .collect();
+        assert_eq!(
+            commands,
+            [
+                ("Stop".into(), "a".into(), vec!["a".to_owned()]),
+                (
+                    "Stop".into(),
+                    "b 'c d'".into(),
+                    vec!["b".into(), "c d".into()]
+                ),
+                ("PreCompact".into(), "e".into(), vec!["e".to_owned()]),
+            ]
+        );
+        for odd in [
+            json!(null),
+            json!([1]),
+            json!({"hooks": []}),
+            json!({"hooks": {"Stop": 3}}),
+        ] {
+            assert_eq!(handlers(&odd).count(), 0, "{odd}");
+        }
+    }
+
     fn opts<'a>(exists: &'a dyn Fn(&Path) -> bool) -> InstallOptions<'a> {
         InstallOptions {
             program: "/opt/bin/forge",
@@ -911,6 +976,13 @@ mod tests {
         assert_eq!(shell_quote("/usr/bin/forge"), "/usr/bin/forge");
         assert_eq!(shell_quote("/my apps/forge"), "'/my apps/forge'");
         assert_eq!(shell_quote("/it's/forge"), r"'/it'\''s/forge'");
+        assert_eq!(shell_quote_always("forge"), "'forge'");
+        assert_eq!(shell_quote_always(""), "''");
+        assert_eq!(shell_quote_always("/it's/forge"), r"'/it'\''s/forge'");
+        assert_eq!(
+            split_words(&shell_quote_always("it's $HOME \"x\"")),
+            ["it's $HOME \"x\""]
+        );
         assert_eq!(
             split_words(&shell_quote("/it's here/forge")),
             ["/it's here/forge"]
