@@ -1,25 +1,28 @@
-//! The entry of every hook call: parse the payload, find the project, check its
-//! folders, hand the event to its handler (one module per concern:
-//! [`super::session_start`], [`super::turn`], [`super::compaction`],
-//! [`super::attention`]), and record the call in `events.jsonl`.
+//! The entry of every hook call, readable top to bottom: parse the payload, find the
+//! project, check its folders, read the config once (`super::call::Call`), then for the event
+//! gather → decide → apply ([`run`]: one arm per event), tell the `[notify]`
+//! command and the fleet registry, and record the call in `events.jsonl`.
 //!
-//! Handlers report what they did as [`Outcome`] values; the dispatcher writes them
-//! into the call's one event line, at the end of the call, so the line says what
-//! happened and not only that the hook ran. Writing it last also means a reader
-//! that waits for a `Stop` line finds Stop's files already written. A handler that
-//! fails or panics still leaves its line, with an `error` outcome; only a process
-//! killed from outside (the client's hook timeout) leaves none.
+//! Every step reports what it did as [`Outcome`] values, recorded in the call;
+//! the dispatcher writes them into the call's one event line, at the end of the
+//! call, so the line says what happened and not only that the hook ran. Writing it
+//! last also means a reader that waits for a `Stop` line finds Stop's files already
+//! written. A call that fails or panics still leaves its line, with an `error`
+//! outcome; only a process killed from outside (the client's hook timeout) leaves
+//! none.
 
-use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+use super::apply::{Applied, apply};
+use super::call::Call;
 use super::event::HookEvent;
 use super::wire::WireHookInput;
-use crate::config::{self, Config};
+use super::{gather, session_start};
 use crate::env::Env;
+use crate::model::hook::{attention, compaction, tool, turn};
 use crate::model::outcome::Outcome;
 use crate::model::session::state::EventLine;
 use crate::store::{self, Paths, files};
@@ -141,60 +144,103 @@ pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
     }
     let name = name.unwrap_or_default();
     let event = HookEvent::from_wire(&name, &wire);
-    let ctx = Ctx {
-        paths,
-        env,
-        wire: &wire,
-        outcomes: RefCell::default(),
-        config: std::cell::OnceCell::new(),
-        config_notice: RefCell::default(),
-    };
-    if !ctx.paths.may_create_state(env.home.as_deref()) {
+    if !paths.may_create_state(env.home.as_deref()) {
         // `/` or the home folder itself: not a project, and no place for state.
         return Handled::default();
     }
-    if ctx.paths.ensure_dirs().is_err() {
+    if paths.ensure_dirs().is_err() {
         // Read-only or otherwise unwritable: nothing can be recorded. Stay silent.
         return Handled::default();
     }
+    let call = Call::new(paths, env, &wire, event.name());
     // A panic in a handler must not escape (the client would see a failed hook),
     // and must not lose the call's line: it becomes an error outcome.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let out = ctx.dispatch(&event).map(|out| ctx.notify(&event, out));
-        // The fleet registry hears of the session's new state (after the handler
-        // wrote it), whether or not the handler failed.
-        let registers = ctx.registers(&event, &ctx.outcomes.borrow());
-        if registers {
-            ctx.register();
+        let done = run(&call, &event);
+        // The `[notify]` command hears of the event (not when the call stopped on
+        // an error), and the fleet registry of the session's new state.
+        let stdout = if done.completed {
+            call.notify(&event, done.stdout, done.bridge.as_ref())
+        } else {
+            done.stdout
+        };
+        if call.registers(&event) {
+            call.register(done.bridge.as_ref(), done.git.as_ref());
         }
-        out
+        stdout
     }));
-    let stdout = match result {
-        Ok(Ok(out)) => out,
-        Ok(Err(e)) => {
-            ctx.fail(&format!("hook {}", event.name()), &e.to_string());
-            String::new()
-        }
-        Err(panic) => {
-            let message = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_owned());
-            ctx.fail("panic", &format!("panic in hook (ignored): {message}"));
-            String::new()
-        }
-    };
-    let mut outcomes = ctx.outcomes.take();
-    // What loading the config had to say (an untrusted project file's acting keys
-    // left out) comes first: it explains what the call did not do.
-    if let Some(notice) = ctx.config_notice.take() {
-        outcomes.insert(0, notice);
-    }
+    let stdout = result.unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_owned());
+        call.fail("panic", &format!("panic in hook (ignored): {message}"));
+        String::new()
+    });
+    let outcomes = call.take_outcomes();
     let mut line = event_line(&event, &wire, env.now);
     line.outcomes.clone_from(&outcomes);
-    let _ = files::append_event(&ctx.paths, &line);
+    let _ = files::append_event(&call.paths, &line);
     Handled { stdout, outcomes }
+}
+
+/// One event: gather → decide → apply. Each arm reads what its event needs
+/// (`gather`), asks the event's plain function in `crate::model::hook` for a plan,
+/// and carries it out (`apply`); SessionStart's steps are in `session_start`.
+fn run(call: &Call, event: &HookEvent) -> Applied {
+    let (payload, now) = (call.wire, call.env.now);
+    match event {
+        HookEvent::SessionStart { source } => session_start::run(call, source.as_deref()),
+        HookEvent::Stop { stop_hook_active } => {
+            let facts = gather::turn(call, Some(*stop_hook_active));
+            let plan = turn::stop(&facts, payload, now);
+            apply(call, plan, facts.session.bridge).knowing_git(facts.git)
+        }
+        HookEvent::SessionEnd { .. } => {
+            let facts = gather::turn(call, None);
+            let plan = turn::session_end(&facts, payload, now);
+            apply(call, plan, facts.session.bridge).knowing_git(facts.git)
+        }
+        HookEvent::PreCompact { .. } => {
+            let facts = gather::compact(call);
+            let plan = compaction::pre_compact(&facts, payload, now);
+            apply(call, plan, facts.session.bridge)
+        }
+        HookEvent::PreToolUse => {
+            let facts = gather::tool(call);
+            let plan = tool::pre_tool_use(&facts, payload, now);
+            apply(call, plan, facts.session.bridge)
+        }
+        HookEvent::PostToolUse { .. } => {
+            let session = gather::session(call);
+            apply(call, tool::post_tool_use(payload), session.bridge)
+        }
+        HookEvent::Notification { .. } => {
+            let session = gather::session(call);
+            let plan = attention::notification(&session, payload, now);
+            apply(call, plan, session.bridge)
+        }
+        HookEvent::PermissionRequest { .. } => {
+            let session = gather::session(call);
+            let plan = attention::permission_request(&session, payload, now);
+            apply(call, plan, session.bridge)
+        }
+        HookEvent::UserPromptSubmit => {
+            let session = gather::session(call);
+            let alert = gather::take_alert(call);
+            let plan = attention::user_prompt_submit(&session, alert.as_deref(), payload, now);
+            apply(call, plan, session.bridge)
+        }
+        HookEvent::Other(_name) => {
+            // Only unit tests reach the catch_unwind path on purpose.
+            #[cfg(test)]
+            if _name == super::tests::PANIC_EVENT {
+                std::panic::panic_any("a test asked for it");
+            }
+            Applied::default()
+        }
+    }
 }
 
 /// Whether `forge run` asked this session to stop: its stop file exists, and the
@@ -229,92 +275,5 @@ fn event_line(event: &HookEvent, w: &WireHookInput, now: DateTime<Utc>) -> Event
         session: w.session_id.clone(),
         facts,
         outcomes: Vec::new(),
-    }
-}
-
-/// One hook call: the project, the environment and the payload as sent.
-pub(super) struct Ctx<'a> {
-    pub(super) paths: Paths,
-    pub(super) env: &'a Env,
-    pub(super) wire: &'a WireHookInput,
-    /// What the call did so far, in order (see [`Ctx::record`]).
-    outcomes: RefCell<Vec<Outcome>>,
-    /// The config, read once per call (handlers and the wake message all ask).
-    config: std::cell::OnceCell<Config>,
-    /// What loading it had to say, for the call's event line (see
-    /// [`config::load_noting`]); kept apart from `outcomes`, which may be borrowed
-    /// when the config is first asked for.
-    config_notice: RefCell<Option<Outcome>>,
-}
-
-/// What a handler prints on stdout (often nothing).
-pub(super) type HookResult = std::io::Result<String>;
-
-impl Ctx<'_> {
-    fn dispatch(&self, event: &HookEvent) -> HookResult {
-        match event {
-            HookEvent::SessionStart { source } => self.session_start(source.as_deref()),
-            HookEvent::Stop { stop_hook_active } => self.stop(*stop_hook_active),
-            HookEvent::SessionEnd { reason } => self.session_end(reason.as_deref()),
-            HookEvent::PreCompact { trigger } => self.pre_compact(trigger.as_deref()),
-            HookEvent::PreToolUse => self.pre_tool_use(),
-            HookEvent::PostToolUse { tool_name } => Ok(self.relay_stop(tool_name.as_deref())),
-            HookEvent::Notification { kind, message } => {
-                self.notification(kind.as_deref(), message.as_deref())
-            }
-            HookEvent::PermissionRequest { tool_name } => {
-                self.permission_request(tool_name.as_deref())
-            }
-            HookEvent::UserPromptSubmit => self.user_prompt_submit(),
-            HookEvent::Other(_name) => {
-                // Only unit tests reach the catch_unwind path on purpose.
-                #[cfg(test)]
-                if _name == super::tests::PANIC_EVENT {
-                    std::panic::panic_any("a test asked for it");
-                }
-                Ok(String::new())
-            }
-        }
-    }
-
-    /// `forge run`'s stop (only reached when it was asked: see [`relay_stop_asked`]):
-    /// `continue: false`, so the client ends the session once this reply's tool
-    /// calls have all run and been answered, without interrupting anything.
-    fn relay_stop(&self, tool: Option<&str>) -> String {
-        self.record(Outcome::RelayStopAsked {
-            tool: tool.unwrap_or("tool").to_owned(),
-        });
-        let out = serde_json::json!({
-            "continue": false,
-            "stopReason": "forge run: the context reached the relay threshold; the task goes on in a fresh session",
-        });
-        format!("{out}\n")
-    }
-
-    /// Records what the call did (written into its event line at the end).
-    pub(super) fn record(&self, outcome: Outcome) {
-        self.outcomes.borrow_mut().push(outcome);
-    }
-
-    /// A failure the hook carries on after: logged to `errors.log` as before, and
-    /// recorded as an `error` outcome of the call.
-    pub(super) fn fail(&self, what: &str, message: &str) {
-        store::log_error(&self.paths, what, message);
-        self.record(Outcome::Error {
-            what: what.to_owned(),
-            message: message.to_owned(),
-        });
-    }
-
-    pub(super) fn config(&self) -> &Config {
-        self.config.get_or_init(|| {
-            let (config, notice) = config::load_noting(&self.paths, self.env);
-            *self.config_notice.borrow_mut() = notice;
-            config
-        })
-    }
-
-    pub(super) fn session_id(&self) -> Option<&str> {
-        self.wire.session_id.as_deref()
     }
 }

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::dispatch::Ctx;
+use super::call::Call;
 use super::event::HookEvent;
 use crate::model::agents::notify::{Facts, NotifyEvent, block_reason, message};
 use crate::model::outcome::Outcome;
@@ -33,7 +33,7 @@ fn notify_event(event: &HookEvent) -> Option<NotifyEvent> {
     }
 }
 
-impl Ctx<'_> {
+impl Call<'_> {
     /// The context a wake message states, and whether it is an estimate, with what
     /// needs saying about it. The transcript's end is the truth as of the last reply
     /// (at Stop, this turn's figure, which the status line may not have reported
@@ -49,7 +49,13 @@ impl Ctx<'_> {
         if matches!(event, HookEvent::Stop { .. }) {
             self.wait_for_reply();
         }
-        let scanned = self.transcript_context(bridge);
+        let scanned = super::gather::transcript_path(self, bridge).and_then(|p| {
+            crate::model::hook::turn::transcript_context(
+                &crate::store::transcript::tail_context(std::path::Path::new(&p)),
+                bridge.and_then(|b| b.context_window_size),
+                self.wire.model.as_deref(),
+            )
+        });
         let reading = || bridge.and_then(crate::model::session::state::SessionBridge::context_pct);
         match event {
             HookEvent::PreCompact { .. } => (
@@ -96,8 +102,14 @@ impl Ctx<'_> {
 
     /// Sends the wake message for `event` when `[notify]` asks for it; returns the
     /// hook's stdout (for a bidirectional Stop, with the orchestrator's block).
-    pub(super) fn notify(&self, event: &HookEvent, out: String) -> String {
-        let cfg = self.config();
+    /// `bridge` is the session's bridge as this call left it.
+    pub(super) fn notify(
+        &self,
+        event: &HookEvent,
+        out: String,
+        bridge: Option<&crate::model::session::state::SessionBridge>,
+    ) -> String {
+        let cfg = &self.config;
         let n = &cfg.notify;
         if n.command.is_empty() {
             return out;
@@ -120,10 +132,7 @@ impl Ctx<'_> {
             && kind == NotifyEvent::Stop
             && !continuing
             && !already_blocks;
-        let bridge = self
-            .session_id()
-            .and_then(|s| crate::store::files::read_bridge(&self.paths, s));
-        let (pct, estimate, pct_note) = self.notify_context(event, bridge.as_ref());
+        let (pct, estimate, pct_note) = self.notify_context(event, bridge);
         let (tmux, pane) = crate::app::notify::pane(self.env, n.pane_capture_lines);
         let facts = Facts {
             agent: self.env.agent_name(),

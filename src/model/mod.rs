@@ -19,7 +19,8 @@
 //!   relay, wake messages, the escalation ladder, the user's own hooks.
 //! - At the top: [`snapshot`] (the one picture of a project), [`outcome`] (what a
 //!   hook call did), [`activity`] (those outcomes as rows), [`time`] (parsing and
-//!   showing times), [`dashboard`] (the dashboard's model and `update`).
+//!   showing times), [`dashboard`] (the dashboard's model and `update`), [`hook`]
+//!   (what a hook call decides: facts, payload and time in, a plan out).
 //!
 //! The rule, checked by a unit test (`src/layers.rs`): no file here names another
 //! room of the crate (`crate::store`, `app`, `git`, `config`, `env`, `hooks`, `cli`,
@@ -31,6 +32,7 @@ pub mod activity;
 pub mod agents;
 pub mod dashboard;
 pub mod handoff;
+pub mod hook;
 pub mod outcome;
 pub mod session;
 pub mod setup;

@@ -280,6 +280,29 @@ pub fn load_one(path: &Path) -> Option<HandoffEntry> {
     load_owned(path.to_path_buf())
 }
 
+/// How much of a handoff [`load_with_text`] reads: what SessionStart may inject is
+/// cut far below it.
+const TEXT_CAP: u64 = 1024 * 1024;
+
+/// [`load_one`] and the file's text (its first [`TEXT_CAP`] bytes, lossy UTF-8), from
+/// one read: the handoff SessionStart resumes. The entry is parsed from the first
+/// [`READ_CAP`] bytes, as [`load_one`] parses it.
+pub fn load_with_text(path: &Path) -> Option<(HandoffEntry, String)> {
+    let (file, meta) = super::safe::open_read_meta(path, super::safe::Follow::No).ok()?;
+    let bytes = super::safe::read_file_capped(&file, meta.len(), TEXT_CAP).ok()?;
+    drop(file);
+    let head = bytes
+        .get(
+            ..bytes
+                .len()
+                .min(usize::try_from(READ_CAP).unwrap_or(usize::MAX)),
+        )
+        .unwrap_or(&bytes);
+    let mtime = meta.modified().ok().map(DateTime::<Utc>::from);
+    let entry = HandoffEntry::parse(path.to_path_buf(), &String::from_utf8_lossy(head), mtime)?;
+    Some((entry, String::from_utf8_lossy(&bytes).into_owned()))
+}
+
 /// [`load_one`], keeping `path` in the entry.
 fn load_owned(path: std::path::PathBuf) -> Option<HandoffEntry> {
     let (file, meta) = super::safe::open_read_meta(&path, super::safe::Follow::No).ok()?;
