@@ -318,6 +318,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn one_read_gives_the_entry_load_one_gives_and_the_whole_text() {
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("handoff-20261121-101502.md");
+        // Longer than the listing's cap: the entry is parsed from its first part,
+        // the text is whole up to its own cap.
+        let text = format!(
+            "---\nkind: session-handoff\nsession_id: s1\n---\n# Handoff\n{}end\n",
+            "line\n".repeat(60_000)
+        );
+        std::fs::write(&path, &text).unwrap();
+        let (entry, read) = load_with_text(&path).unwrap();
+        let one = load_one(&path).unwrap();
+        assert_eq!(entry.front, one.front);
+        assert_eq!(entry.file_name, one.file_name);
+        assert_eq!(entry.created, one.created);
+        assert_eq!(read, text);
+        assert!(load_with_text(&t.path().join("handoff-20261121-101503.md")).is_none());
+    }
+
+    #[test]
     fn lists_fixture_inbox_newest_first_with_signals() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/handoffs");
         let list = list_dir(&dir);

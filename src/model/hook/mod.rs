@@ -106,12 +106,14 @@ pub enum Effect {
         /// Why, as the outcome says it.
         why: String,
     },
-    /// `logs/learn-pending` removed: `flag_cleared` with `why` when this call
-    /// removed it. A failure is an error `learn-pending` when `report`, else ignored.
+    /// `logs/learn-pending` removed: `flag_cleared` with `why`. With `report` (the
+    /// end of a turn) it is said whichever call removed it, and a failure is an
+    /// error `learn-pending`; without (SessionStart) only when this call removed it,
+    /// and a failure is passed over.
     ClearLearnFlag {
         /// Why, as the outcome says it.
         why: String,
-        /// Record a failure (Stop does; SessionStart only moves on).
+        /// Say it, and any failure, whoever removed the flag.
         report: bool,
     },
     /// The session's re-read flag: it re-reads after a compaction (silent).
