@@ -20,7 +20,7 @@ use super::apply::{Applied, apply};
 use super::call::Call;
 use super::event::HookEvent;
 use super::wire::WireHookInput;
-use super::{gather, session_start};
+use super::{fleet, gather, notify, session_start};
 use crate::env::Env;
 use crate::model::hook::{attention, compaction, tool, turn};
 use crate::model::outcome::Outcome;
@@ -51,35 +51,9 @@ pub fn handle_input(event_arg: Option<&str>, input: &[u8], env: &Env) -> String 
 
 /// [`handle_input`], with the outcomes: what tests assert on.
 pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
-    let mut parsed: Result<Value, String> = if input.iter().all(u8::is_ascii_whitespace) {
-        Err("empty input".to_owned())
-    } else {
-        serde_json::from_slice(input).map_err(|e| format!("invalid JSON: {e}"))
-    };
-    let mut wire = parsed
-        .as_ref()
-        .map(WireHookInput::from_value)
-        .unwrap_or_default();
-    // A payload cut at the cap (a multi-megabyte Write) still names its session and
-    // tool in the part that was read: enough to consume a compaction marker.
-    if parsed.is_err()
-        && input.len() as u64 >= MAX_STDIN
-        && let Some(w) = WireHookInput::from_truncated(input)
-    {
-        wire = w;
-        parsed = Ok(Value::Object(serde_json::Map::new()));
-    }
-    // The payload's cwd wins over the process cwd. A cwd that names no folder here
-    // means the payload is not about this machine (or its project was deleted while
-    // the client ran, and the client then starts hooks in its temp folder): without
-    // an existing CLAUDE_PROJECT_DIR there is no safe place to write, so the call is
-    // a no-op.
-    let cwd = match wire.cwd.as_deref().map(PathBuf::from) {
-        Some(p) if p.is_absolute() && p.is_dir() => p,
-        Some(_) if !env.claude_project_dir.as_deref().is_some_and(Path::is_dir) => {
-            return Handled::default();
-        }
-        _ => env.cwd.clone(),
+    let (parsed, wire) = read_payload(input);
+    let Some(cwd) = call_cwd(&wire, env) else {
+        return Handled::default();
     };
     let paths = Paths::new(store::resolve_root(env.claude_project_dir.as_deref(), &cwd));
     let name = event_arg
@@ -107,7 +81,6 @@ pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
         }
         return Handled::default();
     }
-
     let problem = match (&parsed, &name) {
         (Err(e), _) => Some(e.clone()),
         (Ok(v), _) if !v.is_object() => Some("payload is not a JSON object".to_owned()),
@@ -115,32 +88,7 @@ pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
         _ => None,
     };
     if let Some(problem) = problem {
-        // A logged no-op: only where forge's state folder already exists.
-        if !paths.logs().is_dir() {
-            return Handled::default();
-        }
-        let event = name.clone().unwrap_or_else(|| "unknown".to_owned());
-        store::log_error(&paths, &format!("hook {event}"), &problem);
-        let mut facts = serde_json::Map::new();
-        facts.insert("error".into(), Value::String(problem.clone()));
-        let outcomes = vec![Outcome::Error {
-            what: "input".to_owned(),
-            message: problem,
-        }];
-        let _ = files::append_event(
-            &paths,
-            &EventLine {
-                time: crate::model::time::iso(env.now),
-                event,
-                session: wire.session_id.clone(),
-                facts,
-                outcomes: outcomes.clone(),
-            },
-        );
-        return Handled {
-            stdout: String::new(),
-            outcomes,
-        };
+        return bad_input(&paths, env, name.as_deref(), &wire, problem);
     }
     let name = name.unwrap_or_default();
     let event = HookEvent::from_wire(&name, &wire);
@@ -153,23 +101,103 @@ pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
         return Handled::default();
     }
     let call = Call::new(paths, env, &wire, event.name());
-    // A panic in a handler must not escape (the client would see a failed hook),
-    // and must not lose the call's line: it becomes an error outcome.
+    let stdout = run_guarded(&call, &event);
+    let outcomes = call.take_outcomes();
+    let mut line = event_line(&event, &wire, env.now);
+    line.outcomes.clone_from(&outcomes);
+    let _ = files::append_event(&call.paths, &line);
+    Handled { stdout, outcomes }
+}
+
+/// The payload, parsed (or why not), and read leniently into its fields. A payload
+/// cut at the cap (a multi-megabyte Write) still names its session and tool in the
+/// part that was read: enough to consume a compaction marker.
+fn read_payload(input: &[u8]) -> (Result<Value, String>, WireHookInput) {
+    let parsed: Result<Value, String> = if input.iter().all(u8::is_ascii_whitespace) {
+        Err("empty input".to_owned())
+    } else {
+        serde_json::from_slice(input).map_err(|e| format!("invalid JSON: {e}"))
+    };
+    if parsed.is_err()
+        && input.len() as u64 >= MAX_STDIN
+        && let Some(w) = WireHookInput::from_truncated(input)
+    {
+        return (Ok(Value::Object(serde_json::Map::new())), w);
+    }
+    let wire = parsed
+        .as_ref()
+        .map(WireHookInput::from_value)
+        .unwrap_or_default();
+    (parsed, wire)
+}
+
+/// The folder the call is about. The payload's cwd wins over the process cwd. A
+/// cwd that names no folder here means the payload is not about this machine (or
+/// its project was deleted while the client ran, and the client then starts hooks
+/// in its temp folder): without an existing CLAUDE_PROJECT_DIR there is no safe
+/// place to write, so the call is a no-op (`None`).
+fn call_cwd(wire: &WireHookInput, env: &Env) -> Option<PathBuf> {
+    match wire.cwd.as_deref().map(PathBuf::from) {
+        Some(p) if p.is_absolute() && p.is_dir() => Some(p),
+        Some(_) if !env.claude_project_dir.as_deref().is_some_and(Path::is_dir) => None,
+        _ => Some(env.cwd.clone()),
+    }
+}
+
+/// A payload that cannot be handled: a logged no-op, with its event line and an
+/// `error` outcome — only where forge's state folder already exists.
+fn bad_input(
+    paths: &Paths,
+    env: &Env,
+    name: Option<&str>,
+    wire: &WireHookInput,
+    problem: String,
+) -> Handled {
+    if !paths.logs().is_dir() {
+        return Handled::default();
+    }
+    let event = name.unwrap_or("unknown").to_owned();
+    store::log_error(paths, &format!("hook {event}"), &problem);
+    let mut facts = serde_json::Map::new();
+    facts.insert("error".into(), Value::String(problem.clone()));
+    let outcomes = vec![Outcome::Error {
+        what: "input".to_owned(),
+        message: problem,
+    }];
+    let _ = files::append_event(
+        paths,
+        &EventLine {
+            time: crate::model::time::iso(env.now),
+            event,
+            session: wire.session_id.clone(),
+            facts,
+            outcomes: outcomes.clone(),
+        },
+    );
+    Handled {
+        stdout: String::new(),
+        outcomes,
+    }
+}
+
+/// [`run`], then the `[notify]` command hears of the event (not when the call
+/// stopped on an error) and the fleet registry of the session's new state; returns
+/// what to print. A panic in a step must not escape (the client would see a failed
+/// hook), and must not lose the call's line: it becomes an error outcome.
+fn run_guarded(call: &Call, event: &HookEvent) -> String {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let done = run(&call, &event);
-        // The `[notify]` command hears of the event (not when the call stopped on
-        // an error), and the fleet registry of the session's new state.
+        let done = run(call, event);
         let stdout = if done.completed {
-            call.notify(&event, done.stdout, done.bridge.as_ref())
+            notify::send(call, event, done.stdout, done.bridge.as_ref())
         } else {
             done.stdout
         };
-        if call.registers(&event) {
-            call.register(done.bridge.as_ref(), done.git.as_ref());
+        if fleet::registers(call, event) {
+            fleet::register(call, done.bridge.as_ref(), done.git.as_ref());
         }
         stdout
     }));
-    let stdout = result.unwrap_or_else(|panic| {
+    result.unwrap_or_else(|panic| {
         let message = panic
             .downcast_ref::<&str>()
             .map(|s| (*s).to_owned())
@@ -177,12 +205,7 @@ pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
             .unwrap_or_else(|| "unknown panic".to_owned());
         call.fail("panic", &format!("panic in hook (ignored): {message}"));
         String::new()
-    });
-    let outcomes = call.take_outcomes();
-    let mut line = event_line(&event, &wire, env.now);
-    line.outcomes.clone_from(&outcomes);
-    let _ = files::append_event(&call.paths, &line);
-    Handled { stdout, outcomes }
+    })
 }
 
 /// One event: gather → decide → apply. Each arm reads what its event needs

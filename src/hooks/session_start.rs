@@ -45,7 +45,7 @@ pub(super) fn run(call: &Call, source: Option<&str>) -> Applied {
             }
         });
     let lineage = start::lineage(&facts, resumed.as_ref(), previous_chain);
-    let user_text = call.run_start_hooks(source, &lineage);
+    let user_text = run_start_hooks(call, source, &lineage);
     // 5. Git's answer: only the resumed handoff's drift and the session's baseline
     //    need it; it scanned while the rest was read.
     let git = gather::finish_git(call, git);
@@ -66,44 +66,42 @@ pub(super) fn run(call: &Call, source: Option<&str>) -> Applied {
     apply(call, plan, facts.session.bridge).knowing_git(found.git)
 }
 
-impl Call<'_> {
-    /// Runs the user's `[[on_session_start]]` commands (from their own config only)
-    /// with herdctl's session_start payload, one after the other, and returns what
-    /// they printed, ready for the session ([`start::user_hooks_text`]).
-    fn run_start_hooks(&self, source: Option<&str>, lineage: &Lineage) -> String {
-        let cfg = &self.config;
-        if cfg.on_session_start.is_empty() {
-            return String::new();
-        }
-        let facts = crate::model::agents::user_hooks::StartFacts {
-            session_id: self.session_id().map(str::to_owned),
-            agent_name: self.env.agent_name(),
-            working_directory: self.paths.root.display().to_string(),
-            // The project root stops at the git work tree's root (issue 6 of 11).
-            worktree_path: std::fs::symlink_metadata(self.paths.root.join(".git"))
-                .is_ok()
-                .then(|| self.paths.root.display().to_string()),
-            is_continuation: lineage.is_continuation,
-            previous_session_id: lineage.previous_session_id.clone(),
-            handoff_count: lineage.handoff_count,
-            source: source.map(str::to_owned),
-            relay_chain: self.env.relay.as_ref().map(|r| r.chain.clone()),
-        };
-        let payload = crate::model::agents::user_hooks::start_payload(&facts);
-        let mut outputs = Vec::new();
-        for hook in &cfg.on_session_start {
-            let ran = crate::app::user_hooks::run(
-                self.env,
-                "on_session_start",
-                hook,
-                &payload,
-                &self.paths.root,
-            );
-            self.record(ran.outcome);
-            outputs.push(ran.stdout.unwrap_or_default());
-        }
-        start::user_hooks_text(&outputs)
+/// Runs the user's `[[on_session_start]]` commands (from their own config only)
+/// with herdctl's session_start payload, one after the other, and returns what
+/// they printed, ready for the session ([`start::user_hooks_text`]).
+fn run_start_hooks(call: &Call, source: Option<&str>, lineage: &Lineage) -> String {
+    let cfg = &call.config;
+    if cfg.on_session_start.is_empty() {
+        return String::new();
     }
+    let facts = crate::model::agents::user_hooks::StartFacts {
+        session_id: call.session_id().map(str::to_owned),
+        agent_name: call.env.agent_name(),
+        working_directory: call.paths.root.display().to_string(),
+        // The project root stops at the git work tree's root (issue 6 of 11).
+        worktree_path: std::fs::symlink_metadata(call.paths.root.join(".git"))
+            .is_ok()
+            .then(|| call.paths.root.display().to_string()),
+        is_continuation: lineage.is_continuation,
+        previous_session_id: lineage.previous_session_id.clone(),
+        handoff_count: lineage.handoff_count,
+        source: source.map(str::to_owned),
+        relay_chain: call.env.relay.as_ref().map(|r| r.chain.clone()),
+    };
+    let payload = crate::model::agents::user_hooks::start_payload(&facts);
+    let mut outputs = Vec::new();
+    for hook in &cfg.on_session_start {
+        let ran = crate::app::user_hooks::run(
+            call.env,
+            "on_session_start",
+            hook,
+            &payload,
+            &call.paths.root,
+        );
+        call.record(ran.outcome);
+        outputs.push(ran.stdout.unwrap_or_default());
+    }
+    start::user_hooks_text(&outputs)
 }
 
 /// Consumes the pending resume, exactly once however many sessions start at once:
