@@ -9,7 +9,9 @@
 #      the time of every frame it draws (hidden flag --trace-draws); we also poll
 #      `tmux capture-pane` until the new task is on the screen, as an end-to-end check.
 #   3. Idle CPU of the running dashboard over 5 s (expected: near zero).
-# Needs tmux for 2 and 3.
+#   4. The same for the fleet list (`forge tui --all`), and how often its loop (the
+#      main thread) woke up meanwhile (expected: 0; it sleeps until the 30 s tick).
+# Needs tmux for 2, 3 and 4.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -144,3 +146,16 @@ hz=$(getconf CLK_TCK)
 c0=$(ticks); sleep 5; c1=$(ticks)
 awk -v d="$((c1 - c0))" -v hz="$hz" 'BEGIN {printf "== idle CPU over 5 s: %d ticks = %.2f%% of one core\n", d, d / hz / 5 * 100}'
 tmux -L "$SOCK" send-keys -t b q
+
+# --- 4. the fleet list, idle ----------------------------------------------------------
+export XDG_STATE_HOME="$T/state"
+printf '{"session_id":"s1","cwd":"%s","hook_event_name":"Stop"}' "$P" \
+  | (cd "$P" && "$BIN" hook Stop)
+tmux -L "$SOCK" new-session -d -s f -x 100 -y 30 "exec '$BIN' tui --all"
+PID=$(tmux -L "$SOCK" list-panes -t f -F '#{pane_pid}')
+for _ in $(seq 1 200); do tmux -L "$SOCK" capture-pane -p -t f | grep -q project && break; sleep 0.05; done
+sleep 0.5
+woke() { awk '/^voluntary_ctxt_switches/ {print $2}' "/proc/$PID/task/$PID/status"; }
+c0=$(ticks); w0=$(woke); sleep 5; c1=$(ticks); w1=$(woke)
+awk -v d="$((c1 - c0))" -v w="$((w1 - w0))" -v hz="$hz" 'BEGIN {printf "== fleet list idle over 5 s: %d ticks = %.2f%% of one core; the loop woke %d times\n", d, d / hz / 5 * 100, w}'
+tmux -L "$SOCK" send-keys -t f q

@@ -76,6 +76,15 @@ pub const SEGMENTS: [&str; 12] = [
     "elsewhere",
 ];
 
+/// forge's segments beside a status line it wraps (`forge statusline --wrap`), by
+/// default: what only forge knows (the model, folder and branch are the other
+/// tool's to show).
+pub const DEFAULT_WRAP_SEGMENTS: [&str; 4] = ["context", "task", "signals", "learn"];
+
+/// Where forge's segments go beside a wrapped status line: `after` the other
+/// tool's first line, `before` it, or on a `line` of their own under its output.
+pub const WRAP_POSITIONS: [&str; 3] = ["after", "before", "line"];
+
 /// What the statusline shows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -84,6 +93,13 @@ pub struct StatuslineConfig {
     pub segments: Vec<String>,
     /// Width of the context bar in cells (default 10).
     pub bar_width: u16,
+    /// With `forge statusline --wrap`: where forge's segments go (one of
+    /// [`WRAP_POSITIONS`]; default `after`, on a line of their own when they would
+    /// not fit after the other tool's first line).
+    pub wrap_position: String,
+    /// With `forge statusline --wrap`: forge's segments, in order (default
+    /// [`DEFAULT_WRAP_SEGMENTS`]).
+    pub wrap_segments: Vec<String>,
 }
 
 impl Default for StatuslineConfig {
@@ -91,6 +107,11 @@ impl Default for StatuslineConfig {
         Self {
             segments: DEFAULT_SEGMENTS.iter().map(|s| (*s).to_owned()).collect(),
             bar_width: 10,
+            wrap_position: "after".into(),
+            wrap_segments: DEFAULT_WRAP_SEGMENTS
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
         }
     }
 }
@@ -377,8 +398,20 @@ fn default_hook_timeout() -> u64 {
     10
 }
 
-/// The keys a user hook table may have.
+/// The keys a user hook table may have (`threshold` and `replace_handoff` only in
+/// `[[on_threshold]]`: see [`hook_list_keys`]).
 pub const USER_HOOK_KEYS: [&str; 4] = ["command", "timeout_secs", "threshold", "replace_handoff"];
+
+/// The keys a table of the hook list `list` may have: every one of
+/// [`USER_HOOK_KEYS`] in `[[on_threshold]]`; `command` and `timeout_secs` in
+/// `[[on_session_start]]`, which has no threshold.
+pub fn hook_list_keys(list: &str) -> &'static [&'static str] {
+    if list == "on_threshold" {
+        &USER_HOOK_KEYS
+    } else {
+        &["command", "timeout_secs"]
+    }
+}
 
 /// The lists of user hooks: they run commands, so forge takes them only from the
 /// user's own config file (and its agent tables), never from a project's
@@ -489,7 +522,10 @@ pub const KEYS: [(&str, &[&str]); 11] = [
         "context",
         &["warn", "critical", "emergency", "handoff_threshold"],
     ),
-    ("statusline", &["segments", "bar_width"]),
+    (
+        "statusline",
+        &["segments", "bar_width", "wrap_position", "wrap_segments"],
+    ),
     ("git", &["cache_ttl_secs"]),
     (
         "hooks",
@@ -575,7 +611,7 @@ const fn yours_only(key: &'static str, what: &'static str) -> KeySide {
 
 /// Every key of [`KEYS`] and [`HOOK_LISTS`] with its side: the one typed list of
 /// what acts (a test fails when a key of the config structs has no side here).
-pub const SIDES: [KeySide; 33] = [
+pub const SIDES: [KeySide; 35] = [
     shows("context.warn", "where L1 starts"),
     shows("context.critical", "where L2 starts"),
     shows("context.emergency", "where L3 starts"),
@@ -585,6 +621,14 @@ pub const SIDES: [KeySide; 33] = [
     ),
     shows("statusline.segments", "the status line's parts"),
     shows("statusline.bar_width", "the context bar's width"),
+    shows(
+        "statusline.wrap_position",
+        "where forge's segments go beside a status line it wraps",
+    ),
+    shows(
+        "statusline.wrap_segments",
+        "forge's segments beside a status line it wraps",
+    ),
     shows(
         "git.cache_ttl_secs",
         "when the status line marks its git count as stale",
@@ -687,21 +731,6 @@ pub fn side_of(key: &str) -> Option<Side> {
 /// The entry of `key` in [`SIDES`].
 pub fn key_side(key: &str) -> Option<&'static KeySide> {
     SIDES.iter().find(|k| k.key == key)
-}
-
-/// The valid keys in one line, for error hints:
-/// `[context] warn, critical, … · [statusline] segments, bar_width · …`.
-pub fn valid_keys_text() -> String {
-    KEYS.iter()
-        .map(|(section, keys)| format!("[{section}] {}", keys.join(", ")))
-        .chain(HOOK_LISTS.iter().map(|l| {
-            format!(
-                "[[{l}]] {} (your own config only)",
-                USER_HOOK_KEYS.join(", ")
-            )
-        }))
-        .collect::<Vec<_>>()
-        .join(" · ")
 }
 
 /// The effective config, with where each value came from.
@@ -890,10 +919,16 @@ fn unknown_keys(table: &toml::Table) -> Vec<String> {
 /// agent table, whose sections are named with it).
 fn unknown_keys_in(table: &toml::Table, prefix: &str) -> Vec<String> {
     let mut out = Vec::new();
+    // At the top of a file, the agent tables are a section too; they do not nest.
     let sections = || {
         KEYS.iter()
             .map(|(s, _)| format!("[{s}]"))
             .chain(HOOK_LISTS.iter().map(|s| format!("[[{s}]]")))
+            .chain(
+                prefix
+                    .is_empty()
+                    .then(|| format!("[{AGENTS}.<name>.<section>]")),
+            )
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -915,10 +950,12 @@ fn unknown_keys_in(table: &toml::Table, prefix: &str) -> Vec<String> {
             };
             for t in tables.iter().filter_map(toml::Value::as_table) {
                 for key in t.keys() {
+                    // `threshold` in [[on_session_start]] gets its own message from
+                    // the value checks (it belongs to [[on_threshold]]).
                     if !USER_HOOK_KEYS.contains(&key.as_str()) {
                         out.push(format!(
                             "unknown key `{prefix}{name}.{key}` (valid keys in [[{name}]]: {})",
-                            USER_HOOK_KEYS.join(", ")
+                            hook_list_keys(name).join(", ")
                         ));
                     }
                 }
@@ -927,7 +964,12 @@ fn unknown_keys_in(table: &toml::Table, prefix: &str) -> Vec<String> {
         }
         let Some((_, keys)) = KEYS.iter().find(|(s, _)| s == name) else {
             out.push(format!(
-                "unknown key `{prefix}{name}` (valid sections: {})",
+                "unknown key `{prefix}{name}` (valid sections{}: {})",
+                if prefix.is_empty() {
+                    String::new()
+                } else {
+                    format!(" in [{}]", prefix.trim_end_matches('.'))
+                },
                 sections()
             ));
             continue;
@@ -1408,20 +1450,28 @@ fn validate(c: &Config) -> Result<(), Invalid> {
     let key = "statusline.bar_width";
     let width = c.statusline.bar_width;
     require((1..=100).contains(&width), key, key, "1 to 100", width)?;
-    if let Some(bad) = c
-        .statusline
-        .segments
-        .iter()
-        .find(|s| !SEGMENTS.contains(&s.as_str()))
-    {
-        return Err((
-            vec!["statusline.segments"],
-            format!(
-                "`statusline.segments` has unknown segment \"{bad}\" (known: {})",
-                SEGMENTS.join(", ")
-            ),
-        ));
+    for (key, segments) in [
+        ("statusline.segments", &c.statusline.segments),
+        ("statusline.wrap_segments", &c.statusline.wrap_segments),
+    ] {
+        if let Some(bad) = segments.iter().find(|s| !SEGMENTS.contains(&s.as_str())) {
+            return Err((
+                vec![key],
+                format!(
+                    "`{key}` has unknown segment \"{bad}\" (known: {})",
+                    SEGMENTS.join(", ")
+                ),
+            ));
+        }
     }
+    let key = "statusline.wrap_position";
+    require(
+        WRAP_POSITIONS.contains(&c.statusline.wrap_position.as_str()),
+        key,
+        key,
+        "\"after\", \"before\" or \"line\"",
+        format_args!("\"{}\"", c.statusline.wrap_position),
+    )?;
     for (key, actions) in [
         ("ladder.L1", &c.ladder.l1),
         ("ladder.L2", &c.ladder.l2),
@@ -2225,7 +2275,7 @@ mod tests {
             ),
             (
                 "colour = 1\n",
-                "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [[on_threshold]], [[on_session_start]])",
+                "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [[on_threshold]], [[on_session_start]], [agents.<name>.<section>])",
             ),
         ] {
             let e = error_for(text);
@@ -2267,6 +2317,30 @@ mod tests {
                  context, task, signals, learn, cost, duration, limits, lines, elsewhere)"
             ),
             "{e}"
+        );
+        // The segments beside a wrapped status line are checked the same way, and
+        // so is where they go.
+        let e = error_for("[statusline]\nwrap_segments = [\"context\", \"price\"]\n");
+        assert!(
+            e.contains("`statusline.wrap_segments` has unknown segment \"price\""),
+            "{e}"
+        );
+        let e = error_for("[statusline]\nwrap_position = \"left\"\n");
+        assert!(
+            e.ends_with("`statusline.wrap_position` must be \"after\", \"before\" or \"line\", found \"left\""),
+            "{e}"
+        );
+        std::fs::write(
+            p.config(),
+            "[statusline]\nwrap_position = \"line\"\nwrap_segments = [\"context\"]\n",
+        )
+        .unwrap();
+        let l = load(&p, &env).unwrap();
+        assert_eq!(l.config.statusline.wrap_position, "line");
+        assert_eq!(l.config.statusline.wrap_segments, ["context"]);
+        assert_eq!(
+            Config::default().statusline.wrap_segments,
+            DEFAULT_WRAP_SEGMENTS
         );
         // The optional ones are off by default.
         for name in ["cost", "duration", "limits", "lines", "elsewhere"] {

@@ -775,6 +775,112 @@ pub fn is_ignored(root: &Path, rel: &str) -> Option<bool> {
     repo.is_path_ignored(&inside).ok()
 }
 
+/// The file where git reads a repository's personal exclude patterns (never
+/// committed, unlike `.gitignore`): `info/exclude` in its git folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExcludeFile {
+    /// `<git folder>/info/exclude`.
+    pub path: PathBuf,
+    /// The work tree's root (patterns in the file are relative to it).
+    pub work_tree: PathBuf,
+    /// The git folder that holds it: `<work tree>/.git`, or for a linked worktree the
+    /// main repository's git folder (whose excludes every worktree of it shares).
+    pub git_dir: PathBuf,
+    /// The work tree is a linked worktree (`.git` is a file naming its git folder).
+    pub linked: bool,
+}
+
+/// Where git reads the personal excludes of the work tree that holds `dir`, checked
+/// the way `forge init` checks what it writes ([`crate::store::safe::check_inside`]):
+/// no link is followed on the way, and the folders and the file are yours.
+/// `Ok(None)` outside a git work tree.
+///
+/// `.git` a folder: `.git/info/exclude`. `.git` a file: a linked worktree (`git
+/// worktree add`) is taken when its git folder names this very `.git` file back (its
+/// `gitdir`), as git itself wrote it: then the main repository's `info/exclude`,
+/// which every worktree of it reads. Any other `.git` file (a submodule's, or one a
+/// repository shipped to point anywhere) is refused with the reason: `forge init`
+/// writes into no folder a file of the project merely names.
+pub fn exclude_file(dir: &Path) -> Result<Option<ExcludeFile>, String> {
+    use crate::store::safe::{Want, check_dir, check_inside};
+    let repo = match open_checked(dir) {
+        Ok(Some(r)) => r,
+        Ok(None) => return Ok(None),
+        Err(refusal) => return Err(refusal.to_string()),
+    };
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let Some(work_tree) = repo.workdir().map(canonical) else {
+        return Ok(None);
+    };
+    let common = canonical(repo.commondir());
+    // A `.git` file may name the git folder of a repository elsewhere, whose work
+    // tree does not hold `dir` at all.
+    if !canonical(dir).starts_with(&work_tree) {
+        return Err(format!(
+            "{} is not in the work tree ({}) of the git folder its .git names (a submodule's, or a file that points elsewhere)",
+            dir.display(),
+            work_tree.display()
+        ));
+    }
+    let dot_git = work_tree.join(".git");
+    let meta = std::fs::symlink_metadata(&dot_git)
+        .map_err(|e| format!("cannot check {}: {e}", dot_git.display()))?;
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        let path = dot_git.join("info").join("exclude");
+        if common != dot_git {
+            return Err(format!(
+                "{} is not the git folder git uses here ({})",
+                dot_git.display(),
+                common.display()
+            ));
+        }
+        check_inside(&work_tree, &path, Want::File).map_err(|r| r.to_string())?;
+        return Ok(Some(ExcludeFile {
+            path,
+            work_tree,
+            git_dir: dot_git,
+            linked: false,
+        }));
+    }
+    if !kind.is_file() {
+        return Err(format!(
+            "{} is {}, not a folder or a file git wrote",
+            dot_git.display(),
+            if kind.is_symlink() {
+                "a symbolic link"
+            } else {
+                "something else"
+            }
+        ));
+    }
+    // A linked worktree: its own git folder's `gitdir` names this `.git` file.
+    let own = canonical(repo.path());
+    let back = crate::store::safe::read_to_string_whole(
+        &own.join("gitdir"),
+        64 * 1024,
+        crate::store::safe::Follow::No,
+    )
+    .ok()
+    .map(|t| canonical(Path::new(t.trim())));
+    if !repo.is_worktree() || back.as_deref() != Some(dot_git.as_path()) {
+        return Err(format!(
+            "{} is a file that names the git folder {}, and that folder does not name this work tree back as a worktree of its repository (a submodule, or a file that points elsewhere)",
+            dot_git.display(),
+            own.display()
+        ));
+    }
+    check_dir(&common).map_err(|r| r.to_string())?;
+    let path = common.join("info").join("exclude");
+    check_inside(&common, &path, Want::File).map_err(|r| r.to_string())?;
+    Ok(Some(ExcludeFile {
+        path,
+        work_tree,
+        git_dir: common,
+        linked: true,
+    }))
+}
+
 /// Whether git tracks `file` (an absolute path; it is in the index of the work tree
 /// that contains it, as `git ls-files --error-unmatch` would say). `None` when the
 /// file is in no git work tree.

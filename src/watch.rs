@@ -9,6 +9,10 @@
 //!
 //! When the project has no `.forge/` yet, the root is watched (not recursively) until
 //! it appears; the dashboard never creates `.forge/` just by looking at a project.
+//!
+//! `forge tui --all` watches the fleet registry's folder (`$XDG_STATE_HOME/forge/`)
+//! the same way: [`registry_changed`] says whether a batch touched the registry file
+//! or its pending registrations (`projects.pending/`), and the list reads them again.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -133,47 +137,98 @@ impl Pending {
     }
 }
 
-/// The debounced watcher of one project. Dropping it stops watching.
+/// Whether one debounced event touched the fleet registry at `file`: the file itself,
+/// a registration kept aside in `projects.pending/`, or the registry's folder (or a
+/// folder above it) coming or going. The lock and forge's temp files do not count,
+/// and neither does anything else in the folder (the trust records). A rescan request
+/// or an event notify cannot describe counts.
+pub fn registry_event(event: &DebouncedEvent, file: &Path) -> bool {
+    if event.need_rescan() {
+        return true;
+    }
+    match event.kind {
+        EventKind::Access(_) => return false,
+        EventKind::Any | EventKind::Other => return true,
+        EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_) => {}
+    }
+    let Some(dir) = file.parent() else {
+        return true;
+    };
+    let pending = dir.join(crate::store::registry::PENDING);
+    event.paths.iter().any(|path| {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        !is_noise(name) && (path == file || path.starts_with(&pending) || dir.starts_with(path))
+    })
+}
+
+/// Whether a debouncer delivery touched the fleet registry at `file` (an error
+/// always counts: read it again).
+pub fn registry_changed(result: &DebounceEventResult, file: &Path) -> bool {
+    match result {
+        Ok(events) => events.iter().any(|e| registry_event(e, file)),
+        Err(_) => true,
+    }
+}
+
+/// A debounced watcher of one folder: recursively once it is a real folder, and the
+/// nearest folder above it that exists not recursively (always), so that the folder
+/// coming or going is seen. It watches a project's `.forge/` ([`Watcher::start`])
+/// or the fleet registry's folder ([`Watcher::folder`]). Dropping it stops watching.
 pub struct Watcher {
     debouncer: Debouncer<RecommendedWatcher, RecommendedCache>,
-    root: PathBuf,
-    forge_dir: PathBuf,
-    watching_forge: bool,
+    dir: PathBuf,
+    anchor: Option<PathBuf>,
+    watching_dir: bool,
 }
 
 impl Watcher {
     /// Starts watching the project at `paths`; `handler` receives debounced batches
     /// on the debouncer's thread.
     pub fn start(paths: &Paths, handler: impl DebounceEventHandler) -> notify::Result<Self> {
+        Self::folder(&paths.forge_dir(), handler)
+    }
+
+    /// Starts watching `dir` (which may not exist yet); `handler` receives debounced
+    /// batches on the debouncer's thread.
+    pub fn folder(dir: &Path, handler: impl DebounceEventHandler) -> notify::Result<Self> {
         let debouncer = new_debouncer(DEBOUNCE, Some(DEBOUNCE_TICK), handler)?;
         let mut w = Self {
             debouncer,
-            root: paths.root.clone(),
-            forge_dir: paths.forge_dir(),
-            watching_forge: false,
+            dir: dir.to_path_buf(),
+            anchor: None,
+            watching_dir: false,
         };
-        w.debouncer.watch(&w.root, RecursiveMode::NonRecursive)?;
         w.sync()?;
         Ok(w)
     }
 
     /// The `.forge` folder this watcher reports on.
     pub fn forge_dir(&self) -> &Path {
-        &self.forge_dir
+        &self.dir
     }
 
-    /// Watches `.forge/` recursively once it exists (and stops when it is removed).
-    /// The root stays watched, non-recursively, so `.forge/` coming or going is seen.
+    /// Watches the folder recursively once it exists (and stops when it is removed).
+    /// The nearest folder above it that exists (a project's root) stays watched, not
+    /// recursively, so the folder coming or going is seen.
     pub fn sync(&mut self) -> notify::Result<()> {
+        let anchor = self.dir.ancestors().skip(1).find(|a| a.is_dir());
+        if anchor != self.anchor.as_deref() {
+            if let Some(old) = self.anchor.take() {
+                let _ = self.debouncer.unwatch(&old);
+            }
+            if let Some(new) = anchor {
+                self.debouncer.watch(new, RecursiveMode::NonRecursive)?;
+                self.anchor = Some(new.to_path_buf());
+            }
+        }
         // A real folder only: a link put in its place is never watched (or read).
-        let exists = crate::store::safe::is_real_dir(&self.forge_dir);
-        if exists && !self.watching_forge {
-            self.debouncer
-                .watch(&self.forge_dir, RecursiveMode::Recursive)?;
-            self.watching_forge = true;
-        } else if !exists && self.watching_forge {
-            let _ = self.debouncer.unwatch(&self.forge_dir);
-            self.watching_forge = false;
+        let exists = crate::store::safe::is_real_dir(&self.dir);
+        if exists && !self.watching_dir {
+            self.debouncer.watch(&self.dir, RecursiveMode::Recursive)?;
+            self.watching_dir = true;
+        } else if !exists && self.watching_dir {
+            let _ = self.debouncer.unwatch(&self.dir);
+            self.watching_dir = false;
         }
         Ok(())
     }
@@ -293,6 +348,92 @@ mod tests {
         for (i, (e, want)) in cases.into_iter().enumerate() {
             assert_eq!(classify(&e, Path::new(F)), want, "case {i}: {e:?}");
         }
+    }
+
+    #[test]
+    fn registry_events_table() {
+        let file = Path::new("/s/forge/projects.json");
+        let pending = "/s/forge/projects.pending/00000000001-7-0.json";
+        let create = EventKind::Create(CreateKind::File);
+        let cases: Vec<(DebouncedEvent, bool)> = vec![
+            // An atomic write of the registry: the temp file renamed over it.
+            (
+                ev(
+                    EventKind::Modify(ModifyKind::Name(RenameMode::Both)),
+                    &["/s/forge/.forge-abc.tmp", "/s/forge/projects.json"],
+                ),
+                true,
+            ),
+            (ev(create, &["/s/forge/.forge-abc.tmp"]), false),
+            (ev(create, &["/s/forge/projects.lock"]), false),
+            // A registration kept aside while the lock was busy, and its removal.
+            (ev(create, &[pending]), true),
+            (ev(EventKind::Remove(RemoveKind::File), &[pending]), true),
+            (
+                ev(
+                    EventKind::Create(CreateKind::Folder),
+                    &["/s/forge/projects.pending"],
+                ),
+                true,
+            ),
+            // The registry's folder, or one above it, coming or going.
+            (
+                ev(EventKind::Create(CreateKind::Folder), &["/s/forge"]),
+                true,
+            ),
+            (ev(EventKind::Create(CreateKind::Folder), &["/s"]), true),
+            (
+                ev(EventKind::Remove(RemoveKind::Folder), &["/s/forge"]),
+                true,
+            ),
+            // The rest of the folder (trust records) and its neighbours: not the list's.
+            (ev(create, &["/s/forge/trust/abc.json"]), false),
+            (ev(create, &["/s/lesshst"]), false),
+            (ev(EventKind::Access(AccessKind::Any), &[pending]), false),
+            (ev(EventKind::Any, &["/s/lesshst"]), true),
+            (ev(EventKind::Other, &[]), true),
+            (ev(create, &["/s/lesshst"]).set_rescan(), true),
+        ];
+        for (i, (e, want)) in cases.into_iter().enumerate() {
+            assert_eq!(registry_event(&e, file), want, "case {i}: {e:?}");
+        }
+        assert!(registry_changed(
+            &Err(vec![notify::Error::generic("overflow")]),
+            file
+        ));
+        assert!(!registry_changed(&Ok(Vec::new()), file));
+    }
+
+    #[test]
+    fn a_registry_folder_that_appears_later_is_watched() {
+        let t = tempfile::tempdir().unwrap();
+        let state = t.path().canonicalize().unwrap().join("state");
+        let file = state.join("forge").join(crate::store::registry::FILE);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let mut w = Watcher::folder(file.parent().unwrap(), tx).unwrap();
+        let wait = |rx: &std::sync::mpsc::Receiver<DebounceEventResult>| {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while Instant::now() < deadline {
+                if let Ok(r) = rx.recv_timeout(Duration::from_millis(100))
+                    && registry_changed(&r, &file)
+                {
+                    return true;
+                }
+            }
+            false
+        };
+        // Neither the state folder nor forge/ exists yet: their nearest folder that does
+        // is watched, and the chain appearing is seen.
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        assert!(wait(&rx), "the registry folder appearing was not seen");
+        w.sync().unwrap();
+        crate::store::write_atomic(&file, b"{}").unwrap();
+        assert!(wait(&rx), "the registry written was not seen");
+        let pending = file.with_file_name(crate::store::registry::PENDING);
+        std::fs::create_dir_all(&pending).unwrap();
+        while rx.recv_timeout(Duration::from_millis(300)).is_ok() {}
+        crate::store::write_new_atomic(&pending.join("1-2-3.json"), b"{}").unwrap();
+        assert!(wait(&rx), "a pending registration was not seen");
     }
 
     trait Rescan {

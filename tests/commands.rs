@@ -12,7 +12,8 @@ use common::{TestProject, ok_stdout};
 use forge::model::handoff::signal::{SignalStatus, parse_signal};
 use forge::model::setup::memory::project_dir_name;
 use forge::model::setup::settings::{
-    FORGE_EVENTS, command_hooks, is_forge_command, statusline_command,
+    FORGE_EVENTS, command_hooks, guarded_hook, guarded_statusline, hook_entry, is_forge_command,
+    statusline_command,
 };
 use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
@@ -129,8 +130,8 @@ fn init_dry_run_shows_diff_and_writes_nothing() {
     }
     assert!(
         text.contains(&format!(
-            "+      {{\"hooks\": [{{\"type\": \"command\", \"command\": \"{} hook SessionStart\"}}]}}\n",
-            forge_exe().display()
+            "+      {{\"hooks\": [{{\"type\": \"command\", \"command\": \"{}\"}}]}}\n",
+            hook_entry(&forge_exe().display().to_string(), "PreCompact")
         )),
         "{text}"
     );
@@ -188,7 +189,7 @@ fn init_keeps_foreign_removes_dead_backs_up_and_is_idempotent() {
     assert!(!hooks.iter().any(|h| h.command == "bash"));
     let exe = forge_exe();
     for event in FORGE_EVENTS {
-        let want = format!("{} hook {event}", exe.display());
+        let want = hook_entry(&exe.display().to_string(), event);
         assert_eq!(
             hooks
                 .iter()
@@ -200,7 +201,7 @@ fn init_keeps_foreign_removes_dead_backs_up_and_is_idempotent() {
     }
     assert_eq!(
         s["statusLine"],
-        serde_json::json!({"type": "command", "command": format!("{} statusline", exe.display()), "padding": 0})
+        forge::model::setup::settings::forge_statusline(&exe.display().to_string())
     );
     let baks = backups(&p);
     assert_eq!(baks.len(), 1, "{baks:?}");
@@ -685,7 +686,7 @@ fn forge_hooks_run(s: &Value, program: &str) -> bool {
             .filter(|h| h.event == *e && is_forge_command(&h.command))
             .map(|h| h.command.clone())
             .collect::<Vec<_>>()
-            == [format!("{program} hook {e}")]
+            == [hook_entry(program, e)]
     })
 }
 
@@ -702,7 +703,10 @@ fn init_writes_bare_forge_when_forge_on_path_is_this_binary() {
     assert!(!text.contains("Warning"), "{text}");
     let s = settings(&p);
     assert!(forge_hooks_run(&s, "forge"), "{s}");
-    assert_eq!(statusline_command(&s), Some("forge statusline"));
+    assert_eq!(
+        statusline_command(&s),
+        Some(guarded_statusline("forge").as_str())
+    );
     let cont = p.read(".claude/commands/forge-continue.md");
     assert!(
         cont.contains("allowed-tools: Bash(forge resume:*), Bash(forge status:*)"),
@@ -749,6 +753,237 @@ fn init_writes_bare_forge_when_forge_on_path_is_this_binary() {
         .success();
     assert_eq!(p.read(".claude/settings.json"), "{}\n");
     assert!(!p.root.join(".claude/commands/forge-learn.md").exists());
+}
+
+/// The settings a project wired by an older forge has: plain `forge hook <Event>`
+/// entries and `forge statusline`, which fail where forge is not installed.
+fn wired_unguarded() -> String {
+    let hooks: Vec<String> = FORGE_EVENTS
+        .iter()
+        .map(|e| {
+            format!(
+                r#"    "{e}": [{{"hooks": [{{"type": "command", "command": "forge hook {e}"}}]}}]"#
+            )
+        })
+        .collect();
+    format!(
+        "{{\n  \"model\": \"opus\",\n  \"hooks\": {{\n{}\n  }},\n  \"statusLine\": {{\"type\": \"command\", \"command\": \"forge statusline\", \"padding\": 0}}\n}}\n",
+        hooks.join(",\n")
+    )
+}
+
+/// Runs a settings entry's command as Claude Code does (`sh -c`), with `stdin`, on a
+/// PATH that holds no forge: (exit code, stdout, stderr).
+fn run_without_forge(p: &TestProject, command: &str, stdin: &str) -> (i32, String, String) {
+    let empty = p.dir.path().join("no-forge-bin");
+    std::fs::create_dir_all(&empty).unwrap();
+    let path = format!("{}:/usr/bin:/bin", empty.display());
+    let probe = std::process::Command::new("sh")
+        .args(["-c", "command -v forge"])
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(!probe.status.success(), "forge is on {path}");
+    let mut child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(&p.root)
+        .env("PATH", &path)
+        .env("HOME", &p.home)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write as _;
+        let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A project wired by an older forge (plain entries) is upgraded in place: every
+/// committed entry then does nothing where forge is missing, but SessionStart's one
+/// line on how to install it; init and doctor say so.
+#[cfg(unix)]
+#[test]
+fn committed_entries_stay_silent_for_a_teammate_without_forge() {
+    let p = TestProject::new();
+    put_forge_on_path(&p, true);
+    p.write(".claude/settings.json", &wired_unguarded());
+    // (doctor fails here: nothing git-ignores .forge/ yet.)
+    let text = stdout_of(&p.forge().arg("doctor").output().unwrap());
+    assert!(
+        text.contains("ok    hooks            forge handles all 8 hook events"),
+        "{text}"
+    );
+    assert!(text.contains("warn  teammates"), "{text}");
+    assert!(
+        text.contains("9 of forge's entries in the shared .claude/settings.json run forge unguarded, so a teammate without forge gets a failed hook on every event and tool call: run `forge init`"),
+        "{text}"
+    );
+    assert!(
+        text.contains(".claude/settings.json: Stop: `forge hook Stop`"),
+        "{text}"
+    );
+
+    let text = ok_stdout(p.forge().arg("init"));
+    assert!(
+        text.contains("Upgraded 9 unguarded forge entries in place: they now do nothing where forge is missing."),
+        "{text}"
+    );
+    assert!(
+        text.contains("For a teammate without forge these committed entries do nothing: no failed hook, an empty status line, and one line at SessionStart saying how to install forge."),
+        "{text}"
+    );
+    assert!(!text.contains("duplicate"), "{text}");
+    let s = settings(&p);
+    assert!(forge_hooks_run(&s, "forge"), "{s}");
+    // In place: the other keys and the order stay.
+    let keys: Vec<&String> = s.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["model", "hooks", "statusLine"]);
+    let text = ok_stdout(p.forge().args(["doctor"]));
+    // doctor takes both forms for forge's.
+    assert!(
+        text.contains("ok    hooks            forge handles all 8 hook events"),
+        "{text}"
+    );
+    assert!(text.contains("ok    binary"), "{text}");
+    assert!(
+        text.contains("ok    statusline       statusLine runs forge"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ok    teammates        for a teammate without forge, forge's entries in the shared .claude/settings.json do nothing"),
+        "{text}"
+    );
+
+    // What a clone without forge runs: nothing fails, nothing is said but at
+    // SessionStart, and the status line is empty.
+    let stop = p.payload("hooks/Stop.json");
+    for h in command_hooks(&s) {
+        let (code, out, err) = run_without_forge(&p, &h.command, &stop);
+        assert_eq!(code, 0, "{}: {err}", h.event);
+        assert_eq!(err, "", "{}", h.event);
+        if h.event == "SessionStart" {
+            let v: Value = serde_json::from_str(out.trim()).unwrap();
+            let said = v["systemMessage"].as_str().unwrap();
+            assert!(said.contains("use forge"), "{said}");
+            assert!(said.contains("cargo install --locked"), "{said}");
+            assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+        } else {
+            assert_eq!(out, "", "{}", h.event);
+        }
+    }
+    let status = statusline_command(&s).unwrap().to_owned();
+    let (code, out, err) = run_without_forge(&p, &status, &p.payload("statusline/used-42.json"));
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
+    // Where forge is installed the same entries run it.
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(&status)
+        .current_dir(&p.root)
+        .env("PATH", format!("{}:/usr/bin:/bin", p.bin_dir().display()))
+        .env("HOME", &p.home)
+        .env("NO_COLOR", "1")
+        .stdin(std::fs::File::open(common::fixtures().join("statusline/used-42.json")).unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("42%"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// `forge init` finds another status line: it keeps it and offers to wrap it;
+/// `--wrap-statusline` keeps its output with forge's segments added (and, where
+/// forge is missing, the file still shows the other line); `--uninstall` gives the
+/// file back byte for byte.
+#[cfg(unix)]
+#[test]
+fn init_wraps_another_status_line_on_request_and_uninstall_gives_it_back() {
+    let p = TestProject::new();
+    put_forge_on_path(&p, true);
+    let original = "{\n  \"statusLine\": {\"type\": \"command\", \"command\": \"printf 'OTHER-LINE\\\\n'\"},\n  \"model\": \"opus\"\n}\n";
+    p.write(".claude/settings.json", original);
+    let theirs = statusline_command(&settings(&p)).unwrap().to_owned();
+    assert_eq!(theirs, "printf 'OTHER-LINE\\n'");
+    let text = ok_stdout(p.forge().arg("init"));
+    assert!(
+        text.contains("`forge init --wrap-statusline` keeps it and adds forge's segments"),
+        "{text}"
+    );
+    assert_eq!(statusline_command(&settings(&p)), Some(theirs.as_str()));
+    let text = ok_stdout(p.forge().args(["init", "--wrap-statusline"]));
+    assert!(text.contains("wrapped the statusLine"), "{text}");
+    let status = statusline_command(&settings(&p)).unwrap().to_owned();
+    assert_eq!(
+        status,
+        forge::model::setup::settings::guarded_wrapped_statusline("forge", &theirs)
+    );
+    assert_eq!(settings(&p)["statusLine"]["refreshInterval"], 5);
+    let out = ok_stdout(p.forge().arg("doctor"));
+    assert!(
+        out.contains("statusLine runs forge around your own `printf"),
+        "{out}"
+    );
+    // As Claude Code runs it, forge installed: the other line, then forge's part.
+    let payload = p.payload("statusline/used-74.json");
+    let run = |path: &str| {
+        let mut child = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(&status)
+            .current_dir(&p.root)
+            .env("PATH", path)
+            .env("HOME", &p.home)
+            .env("NO_COLOR", "1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        {
+            use std::io::Write as _;
+            // The other command may exit before it reads: a broken pipe then.
+            let _ = child.stdin.take().unwrap().write_all(payload.as_bytes());
+        }
+        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+    };
+    let with = run(&format!("{}:/usr/bin:/bin", p.bin_dir().display()));
+    assert!(with.starts_with("OTHER-LINE │ "), "{with}");
+    assert!(with.contains("⚠ CTX 74%"), "{with}");
+    // A teammate without forge: the line the file had.
+    let empty = p.dir.path().join("empty-bin");
+    std::fs::create_dir_all(&empty).unwrap();
+    assert_eq!(
+        run(&format!("{}:/usr/bin:/bin", empty.display())),
+        "OTHER-LINE\n"
+    );
+    let text = ok_stdout(p.forge().args(["init", "--uninstall"]));
+    assert!(text.contains("gave back the statusLine"), "{text}");
+    assert_eq!(p.read(".claude/settings.json"), original);
+
+    // A status line of your own in your user settings gives way to the project's:
+    // init says so, and how to keep it here.
+    let q = TestProject::new();
+    let user = q.home.join(".claude/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(
+        &user,
+        r#"{"statusLine": {"type": "command", "command": "ccstatusline"}}"#,
+    )
+    .unwrap();
+    let text = ok_stdout(q.forge().arg("init"));
+    assert!(
+        text.contains("Note: your own status line `ccstatusline`")
+            && text.contains("`forge statusline --wrap ccstatusline`"),
+        "{text}"
+    );
 }
 
 #[cfg(unix)]
@@ -802,6 +1037,7 @@ fn init_warns_when_an_absolute_path_goes_into_a_tracked_file() {
 #[test]
 fn init_local_is_personal_and_git_ignored() {
     let p = TestProject::new();
+    let exclude_before = p.read(".git/info/exclude");
     let text = ok_stdout(p.forge().args(["init", "--local"]));
     assert!(
         text.starts_with(&format!(
@@ -810,12 +1046,22 @@ fn init_local_is_personal_and_git_ignored() {
         )),
         "{text}"
     );
+    // It speaks of you, not of teammates.
+    assert!(
+        text.contains("Only for you: Claude Code reads .claude/settings.local.json for you alone, and git ignores it through .git/info/exclude"),
+        "{text}"
+    );
+    assert!(!text.to_lowercase().contains("teammate"), "{text}");
     let local: Value = serde_json::from_str(&p.read(".claude/settings.local.json")).unwrap();
     assert!(forge_hooks_run(&local, &forge_exe().display().to_string()));
     assert!(!p.root.join(".claude/settings.json").exists());
+    // The shared .gitignore is not touched; the repository's own excludes are.
+    assert!(!p.root.join(".gitignore").exists());
     assert_eq!(
-        p.read(".gitignore"),
-        ".forge/\n.claude/settings.local.json\n"
+        p.read(".git/info/exclude"),
+        format!(
+            "{exclude_before}# forge init --local: your own entries (forge init --uninstall --local removes them)\n/.claude/settings.local.json\n"
+        )
     );
     let status = std::process::Command::new("git")
         .args(["status", "--porcelain", "--untracked-files=all"])
@@ -823,8 +1069,7 @@ fn init_local_is_personal_and_git_ignored() {
         .output()
         .unwrap();
     let status = String::from_utf8_lossy(&status.stdout);
-    assert!(!status.contains("settings.local.json"), "{status}");
-    assert!(status.contains(".gitignore"), "{status}");
+    assert_eq!(status, "", "nothing for git to show");
     // Not a shared file: no tracking warning, and doctor is content.
     assert!(!text.contains("Warning"), "{text}");
     p.forge().arg("doctor").assert().success();
@@ -833,33 +1078,220 @@ fn init_local_is_personal_and_git_ignored() {
         .assert()
         .success()
         .stdout(contains("nothing changed"));
-    p.forge()
-        .args(["init", "--local", "--uninstall"])
-        .assert()
-        .success();
-    assert_eq!(p.read(".claude/settings.local.json"), "{}\n");
 
     // Already ignored (here by a pattern of the user's): nothing is added.
     let q = TestProject::new();
     q.write(".gitignore", "*.local.json\n");
-    q.forge().args(["init", "--local"]).assert().success();
-    assert_eq!(q.read(".gitignore"), "*.local.json\n.forge/\n");
+    let exclude = q.read(".git/info/exclude");
+    let text = ok_stdout(q.forge().args(["init", "--local"]));
+    assert!(text.contains("git already ignores it"), "{text}");
+    assert_eq!(q.read(".gitignore"), "*.local.json\n");
+    assert_eq!(q.read(".git/info/exclude"), exclude);
     // Tracked although personal: say how to untrack it, and add no useless line.
     let r = TestProject::new();
     r.write(".claude/settings.local.json", "{}\n");
     common::git(&r.root, &["add", ".claude/settings.local.json"]);
     common::git(&r.root, &["commit", "-qm", "oops"]);
+    let exclude = r.read(".git/info/exclude");
     let text = ok_stdout(r.forge().args(["init", "--local"]));
     assert!(
         text.contains("git rm --cached .claude/settings.local.json"),
         "{text}"
     );
-    assert_eq!(r.read(".gitignore"), ".forge/\n");
+    assert_eq!(r.read(".git/info/exclude"), exclude);
+    assert!(!r.root.join(".gitignore").exists());
     // --user and --local do not go together.
     r.forge()
         .args(["init", "--user", "--local"])
         .assert()
         .code(2);
+}
+
+/// Every file under `dir` (the git folder included) with a hash of its bytes, and
+/// every folder: what "the repository is byte-identical" compares.
+fn tree_digest(dir: &Path) -> Vec<String> {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let path = e.unwrap().path();
+            let rel = path.strip_prefix(dir).unwrap().display().to_string();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                out.push(format!("{rel}/"));
+                stack.push(path);
+            } else {
+                let mut h = DefaultHasher::new();
+                std::fs::read(&path).unwrap().hash(&mut h);
+                out.push(format!("{rel} {:016x}", h.finish()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `forge init --local` then `forge init --uninstall --local` gives back the
+/// repository byte for byte: the settings file forge created, its lines in
+/// `.git/info/exclude` (and the line break it added, or the file when it created
+/// it), `.claude/` and the `.forge/` it made are gone again.
+#[test]
+fn init_local_then_uninstall_local_leaves_the_repository_byte_identical() {
+    for (case, exclude) in [
+        ("git's own excludes file", None),
+        ("no final line break", Some("# mine\n*.tmp")),
+        ("no excludes file", Some("")),
+    ] {
+        let p = TestProject::new();
+        p.write("src/lib.rs", "fn main() {}\n");
+        match exclude {
+            Some("") => std::fs::remove_file(p.root.join(".git/info/exclude")).unwrap(),
+            Some(text) => p
+                .write(".git/info/exclude", text)
+                .display()
+                .to_string()
+                .clear(),
+            None => {}
+        }
+        let before = tree_digest(&p.root);
+        p.forge().args(["init", "--local"]).assert().success();
+        assert!(
+            p.root.join(".claude/settings.local.json").is_file(),
+            "{case}"
+        );
+        assert_ne!(tree_digest(&p.root), before, "{case}");
+        let text = ok_stdout(p.forge().args(["init", "--local", "--uninstall"]));
+        assert!(
+            text.contains("Removed .claude/settings.local.json"),
+            "{case}: {text}"
+        );
+        assert!(
+            text.contains("Removed .forge/ (forge init made it"),
+            "{case}: {text}"
+        );
+        assert_eq!(tree_digest(&p.root), before, "{case}: {text}");
+        if let Some(text) = exclude.filter(|t| !t.is_empty()) {
+            assert_eq!(p.read(".git/info/exclude"), text, "{case}");
+        }
+    }
+
+    // A personal file of yours is given back as it was; .forge/ keeps the backup
+    // forge made of it (and says so), everything else is as before.
+    let p = TestProject::new();
+    let mine = "{\n  \"permissions\": {\"allow\": [\"Bash(ls:*)\"]}\n}\n";
+    p.write(".claude/settings.local.json", mine);
+    let before = tree_digest(&p.root);
+    p.forge().args(["init", "--local"]).assert().success();
+    let text = ok_stdout(p.forge().args(["init", "--local", "--uninstall"]));
+    assert_eq!(p.read(".claude/settings.local.json"), mine);
+    assert!(text.contains("Kept .forge/"), "{text}");
+    let outside: Vec<String> = tree_digest(&p.root)
+        .into_iter()
+        .filter(|l| !l.starts_with(".forge"))
+        .collect();
+    assert_eq!(outside, before);
+}
+
+/// In a linked worktree (`.git` is a file) the personal excludes are the main
+/// repository's, which every worktree reads: `--local` writes them there and says
+/// so. A `.git` file that only names some git folder, which does not name this work
+/// tree back, is refused and nothing is written.
+#[cfg(unix)]
+#[test]
+fn init_local_in_a_worktree_uses_the_main_repositorys_excludes_and_refuses_a_stray_git_file() {
+    let p = TestProject::new();
+    let wt = p.dir.path().join("wt");
+    common::git(&p.root, &["worktree", "add", "-q", wt.to_str().unwrap()]);
+    let wt = wt.canonicalize().unwrap();
+    let before = tree_digest(&p.root);
+    let before_wt = tree_digest(&wt);
+    let text = ok_stdout(p.forge().args(["init", "--local", "--project"]).arg(&wt));
+    let exclude = p.root.join(".git/info/exclude");
+    assert!(
+        text.contains(&format!(
+            "git ignores it through {} (the main repository's, which every worktree of it reads)",
+            exclude.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        std::fs::read_to_string(&exclude)
+            .unwrap()
+            .ends_with("removes them)\n/.claude/settings.local.json\n")
+    );
+    let status = std::process::Command::new("git")
+        .args(["status", "--porcelain"])
+        .current_dir(&wt)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&status.stdout), "");
+    p.forge()
+        .args(["init", "--local", "--uninstall", "--project"])
+        .arg(&wt)
+        .assert()
+        .success();
+    // The worktree's git folder keeps its own files (index, HEAD): compare the rest.
+    let strip = |v: Vec<String>| -> Vec<String> {
+        v.into_iter()
+            .filter(|l| !l.starts_with(".git/worktrees/") && !l.starts_with(".git/index"))
+            .collect()
+    };
+    assert_eq!(strip(tree_digest(&p.root)), strip(before));
+    assert_eq!(tree_digest(&wt), before_wt);
+
+    // A `.git` file that names another repository's git folder.
+    let other = TestProject::new();
+    let stray = p.dir.path().join("stray");
+    std::fs::create_dir_all(&stray).unwrap();
+    std::fs::write(
+        stray.join(".git"),
+        format!("gitdir: {}\n", other.root.join(".git").display()),
+    )
+    .unwrap();
+    let other_before = tree_digest(&other.root);
+    let out = p
+        .forge()
+        .args(["init", "--local", "--project"])
+        .arg(&stray)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("is not in the work tree") && err.contains("forge init wrote nothing"),
+        "{err}"
+    );
+    assert_eq!(tree_digest(&other.root), other_before);
+    assert!(!stray.join(".claude").exists() && !stray.join(".forge").exists());
+}
+
+/// `.git/info` a link out of the repository: `--local` refuses, naming it, and
+/// writes nothing (the excludes file is checked like every path `forge init`
+/// writes).
+#[cfg(unix)]
+#[test]
+fn init_local_follows_no_link_in_the_git_folder() {
+    let p = TestProject::new();
+    let elsewhere = p.dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("exclude"), "# outside\n").unwrap();
+    std::fs::remove_dir_all(p.root.join(".git/info")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, p.root.join(".git/info")).unwrap();
+    let out = p.forge().args(["init", "--local"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(".git/info")
+            && err.contains("symbolic link")
+            && err.contains("forge init wrote nothing"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(elsewhere.join("exclude")).unwrap(),
+        "# outside\n"
+    );
+    assert!(!p.root.join(".claude").exists());
 }
 
 /// Hand-formatted settings files, none holding anything forge would remove.
@@ -1056,7 +1488,9 @@ fn doctor_warns_when_forge_runs_twice_and_not_when_claude_code_merges_it() {
     let user = p.home.join(".claude/settings.json").display().to_string();
     assert!(
         text.contains(&format!(
-            "Stop: `{exe} hook Stop` (.claude/settings.json) and `forge hook Stop` ({user})"
+            "Stop: `{}` (.claude/settings.json) and `{}` ({user})",
+            guarded_hook(&exe, "Stop"),
+            guarded_hook("forge", "Stop")
         )),
         "{text}"
     );
@@ -1231,6 +1665,72 @@ fn config_errors_name_key_and_file() {
         .assert()
         .success()
         .stdout(contains("not found"));
+}
+
+/// A config error says what is wrong, and lists valid keys only where a key is
+/// unknown: that section's keys (an `[agents.<name>.<section>]` section's too), never
+/// every key under an error they have nothing to do with or contradict.
+#[test]
+fn config_errors_list_the_valid_keys_only_for_an_unknown_key_of_that_section() {
+    let p = TestProject::new();
+    let user = p.xdg.join("forge/config.toml");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    let u = user.display().to_string();
+    let hint = "Fix that file; `forge config path` lists the config files.";
+    for (text, error) in [
+        (
+            "[[on_session_start]]\ncommand = \"true\"\nthreshold = 50\n",
+            "`threshold` and `replace_handoff` belong to [[on_threshold]], not [[on_session_start]]".to_owned(),
+        ),
+        (
+            "[context]\nwarn = \"x\"\n",
+            "`context.warn` must be a number, found the text \"x\"".to_owned(),
+        ),
+        (
+            "[context]\nwarm = 1\n",
+            "unknown key `context.warm` (valid keys in [context]: warn, critical, emergency, handoff_threshold)".to_owned(),
+        ),
+        (
+            "[agents.builder.context]\nwarm = 1\n",
+            "unknown key `agents.builder.context.warm` (valid keys in [context]: warn, critical, emergency, handoff_threshold)".to_owned(),
+        ),
+        (
+            "[[on_session_start]]\ncommand = \"true\"\ncolour = 1\n",
+            "unknown key `on_session_start.colour` (valid keys in [[on_session_start]]: command, timeout_secs)".to_owned(),
+        ),
+        (
+            "[[on_threshold]]\ncommand = \"true\"\ncolour = 1\n",
+            "unknown key `on_threshold.colour` (valid keys in [[on_threshold]]: command, timeout_secs, threshold, replace_handoff)".to_owned(),
+        ),
+        (
+            "colour = 1\n",
+            "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [[on_threshold]], [[on_session_start]], [agents.<name>.<section>])".to_owned(),
+        ),
+        (
+            "[agents.builder.colour]\nx = 1\n",
+            "unknown key `agents.builder.colour` (valid sections in [agents.builder]: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [[on_threshold]], [[on_session_start]])".to_owned(),
+        ),
+    ] {
+        std::fs::write(&user, text).unwrap();
+        let out = p.forge().args(["config", "validate"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("forge: config is invalid: {u}: {error}\n{hint}\n"),
+            "{text}"
+        );
+        // doctor says the same, with the same hint.
+        let out = p.forge().args(["doctor", "--json"]).output().unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let check = v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "config")
+            .unwrap();
+        assert_eq!(check["summary"], format!("{u}: {error}"), "{text}");
+        assert_eq!(check["details"], serde_json::json!([hint]), "{text}");
+    }
 }
 
 // ----- signal -------------------------------------------------------------------

@@ -671,8 +671,10 @@ fn zero_usage_after_compaction_is_unknown_not_zero_percent() {
         .as_str()
         .unwrap()
         .to_owned();
-    settings["statusLine"]["command"] =
-        json!(format!("tee -a '{}' | {forge_cmd}", payloads.display()));
+    settings["statusLine"]["command"] = json!(format!(
+        "tee -a '{}' | {{ {forge_cmd}; }}",
+        payloads.display()
+    ));
     std::fs::write(&settings_path, settings.to_string()).unwrap();
 
     w.api.set_context(60_000);
@@ -2217,5 +2219,290 @@ fn an_agent_blocks_through_the_plugins_tool_and_the_next_session_resolves_it() {
     assert!(
         !first.contains("Should the pool size come from config.toml"),
         "{first}"
+    );
+}
+
+// ----- a teammate's clone without forge -------------------------------------------------------
+
+/// Every transcript the client wrote under the test's HOME, as one text.
+fn all_transcripts(w: &World) -> String {
+    let mut out = String::new();
+    for project in std::fs::read_dir(w.home.join(".claude/projects"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        for f in std::fs::read_dir(project.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if f.path().extension().is_some_and(|e| e == "jsonl") {
+                out.push_str(&std::fs::read_to_string(f.path()).unwrap_or_default());
+            }
+        }
+    }
+    out
+}
+
+/// A project wired by `forge init` (with forge installed, so the entries name the bare
+/// `forge`) and committed, then cloned where forge is not installed: the client shows
+/// one line at SessionStart on how to install forge, and nothing on a tool call or at
+/// Stop — on the screen, in the debug log and in the transcript.
+#[test]
+fn a_clone_of_a_wired_project_without_forge_says_one_line_and_no_hook_fails() {
+    let Some(mut w) = World::new_unwired(
+        "a_clone_of_a_wired_project_without_forge_says_one_line_and_no_hook_fails",
+    ) else {
+        return;
+    };
+    w.forge_on_path();
+    let out = w.forge(&["init"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("For a teammate without forge these committed entries do nothing"),
+        "{said}"
+    );
+    let shared = std::fs::read_to_string(w.root.join(".claude/settings.json")).unwrap();
+    assert!(
+        shared.contains("command -v forge >/dev/null 2>&1 && exec forge hook Stop || true"),
+        "{shared}"
+    );
+    w.commit_all();
+    // The teammate's clone: what was committed, nothing of .forge/.
+    let origin = w.root.with_file_name("origin");
+    std::fs::rename(&w.root, &origin).unwrap();
+    let cloned = std::process::Command::new("git")
+        .args(["clone", "-q"])
+        .arg(&origin)
+        .arg(&w.root)
+        .output()
+        .unwrap();
+    assert!(cloned.status.success(), "{cloned:?}");
+    assert!(!w.root.join(".forge").exists());
+    w.forge_not_on_path();
+
+    w.api.on(
+        "LIST-FILES",
+        Reply::say_then_tool(
+            "I will list the files.",
+            "Bash",
+            json!({"command": "ls", "description": "List files"}),
+        ),
+    );
+    w.api
+        .on_tool_result("README.md", Reply::text("LISTED-THEM"));
+    // Print mode: every hook ran and exited 0.
+    let out = w.print_with(&["--allowedTools", "Bash", "--"], "please LIST-FILES");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = w.debug_log();
+    let ran: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("exec forge hook") && l.contains("with status"))
+        .collect();
+    for event in ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop"] {
+        assert!(
+            ran.iter().any(|l| l.contains(&format!("hook {event}"))),
+            "{event}: {ran:#?}"
+        );
+    }
+    for l in &ran {
+        assert!(l.contains("status 0"), "{l}");
+    }
+    let lower = log.to_lowercase();
+    assert!(
+        !lower.contains("hook failed") && !lower.contains("hook error"),
+        "{log}"
+    );
+
+    // Interactive: the first screen has the one line, a tool call and the end of the
+    // turn add nothing, and there is no status line.
+    w.start_without_status_line(&["--allowedTools", "Bash"]);
+    w.wait_screen("SessionStart's one line", |s| {
+        s.contains("SessionStart:startup says: forge: the Claude Code settings of this project")
+    });
+    w.type_line("please LIST-FILES");
+    let screen = w.wait_screen("the reply after the tool call", |s| {
+        s.contains("LISTED-THEM")
+    });
+    // Stop runs after the reply is drawn: give it time to say anything it would.
+    std::thread::sleep(Duration::from_secs(3));
+    let screen = format!("{screen}\n{}", w.screen());
+    let flat = w.screen().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("cargo install --locked"), "{screen}");
+    assert_eq!(
+        w.screen().matches(" says: ").count(),
+        1,
+        "one line from the hooks, at SessionStart: {screen}"
+    );
+    let lower = screen.to_lowercase();
+    for bad in [
+        "hook failed",
+        "hook error",
+        "failed",
+        "not found",
+        "exit 127",
+    ] {
+        assert!(!lower.contains(bad), "{bad}: {screen}");
+    }
+    assert!(status_line(&w.screen()).is_none(), "{screen}");
+    // The transcripts hold no failed or erroring hook either.
+    let transcripts = all_transcripts(&w).to_lowercase();
+    assert!(transcripts.contains("listed-them"), "no transcript read");
+    for bad in [
+        "hook failed",
+        "hook error",
+        "hook_error",
+        "exit 127",
+        "not found",
+    ] {
+        assert!(!transcripts.contains(bad), "{bad} in a transcript");
+    }
+    // forge never ran: nothing recorded.
+    assert!(!w.root.join(".forge").exists());
+}
+
+// ----- the status line follows forge's files while the session idles --------------------------
+
+/// Claude Code re-runs the status line only on its own events, unless
+/// `statusLine.refreshInterval` is set (docs/client-reference.md §5.3); `forge init`
+/// sets it, so a Signal resolved in another terminal leaves the line within that
+/// interval while the session sits idle.
+#[test]
+fn a_resolved_signal_leaves_the_idle_status_line_within_the_refresh_interval() {
+    let Some(mut w) =
+        World::new("a_resolved_signal_leaves_the_idle_status_line_within_the_refresh_interval")
+    else {
+        return;
+    };
+    let settings: Value = serde_json::from_str(
+        &std::fs::read_to_string(w.root.join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    let every = settings["statusLine"]["refreshInterval"]
+        .as_u64()
+        .unwrap_or(0);
+    assert_eq!(every, 5, "{settings}");
+    let out = w.forge(&[
+        "signal",
+        "--from",
+        "builder",
+        "--to",
+        "lead",
+        "--task",
+        "T-7",
+        "--status",
+        "blocked",
+        "--question",
+        "Which pool size?",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    w.start(&[]);
+    w.turn("hello there");
+    w.wait_screen("⚑1 blocked in the status line", |s| {
+        status_line(s).is_some_and(|l| l.contains("⚑1 blocked"))
+    });
+    // From here the session idles: nothing the client tracks changes.
+    std::thread::sleep(Duration::from_secs(2));
+    let out = w.forge(&["signal", "resolve", "T-7", "--answer", "Use 16."]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let resolved = std::time::Instant::now();
+    let gone = poll(Duration::from_secs(every * 3), || {
+        status_line(&w.screen())
+            .filter(|l| !l.contains("blocked"))
+            .map(|_| resolved.elapsed())
+    });
+    let took = gone.unwrap_or_else(|| {
+        panic!(
+            "the resolved Signal stayed on the status line for {} s: {:?}",
+            every * 3,
+            status_line(&w.screen())
+        )
+    });
+    // One interval, and a second for the tick and the redraw.
+    assert!(
+        took <= Duration::from_secs(every + 1),
+        "the status line changed after {took:?}"
+    );
+}
+
+// ----- composition mode: keep the status line you have -----------------------------------------
+
+/// Someone's own status line (here a command that reads the client's JSON, as
+/// ccstatusline does) wrapped by `forge init --wrap-statusline`: the real client
+/// shows its output and forge's `⚠ CTX` at the threshold, and forge's threshold
+/// handoff is written.
+#[test]
+fn a_wrapped_status_line_shows_the_other_output_and_forge_at_the_threshold() {
+    let Some(mut w) =
+        World::new("a_wrapped_status_line_shows_the_other_output_and_forge_at_the_threshold")
+    else {
+        return;
+    };
+    let path = w.root.join(".claude/settings.json");
+    let mut settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let theirs = r#"grep -o '"session_id":"[^"]*"' | head -n 1 | sed 's/^/CCLINE /'"#;
+    settings["statusLine"] = json!({"type": "command", "command": theirs});
+    std::fs::write(&path, serde_json::to_string_pretty(&settings).unwrap()).unwrap();
+    let out = w.forge(&["init", "--wrap-statusline"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("wrapped the statusLine"), "{said}");
+    w.commit_all();
+
+    w.api.set_context(150_000);
+    w.start(&[]);
+    w.turn("hello there");
+    let sid = w.session_of("SessionStart:startup");
+    let screen = w.wait_screen("the other line with ⚠ CTX 75%", |s| {
+        status_line(s).is_some_and(|l| l.contains("CCLINE") && l.contains("⚠ CTX 75%"))
+    });
+    let line = status_line(&screen).unwrap();
+    // The other command read the same JSON the client sent forge.
+    assert!(
+        line.contains(&format!("CCLINE \"session_id\":\"{sid}\"")),
+        "{line}"
+    );
+    assert!(
+        line.find("CCLINE").unwrap() < line.find("⚠ CTX").unwrap(),
+        "{line}"
+    );
+    let handoffs = poll(harness::WAIT, || {
+        let h = session_handoffs(&w);
+        (!h.is_empty()).then_some(h)
+    })
+    .expect("the threshold handoff");
+    assert_eq!(handoffs.len(), 1, "{handoffs:?}");
+    let doc = std::fs::read_to_string(w.root.join(".forge/handoffs").join(&handoffs[0])).unwrap();
+    assert!(doc.contains("trigger: context-threshold"), "{doc}");
+    // Uninstall gives the file its own status line back.
+    let out = w.forge(&["init", "--uninstall"]);
+    assert!(out.status.success());
+    let back: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        back["statusLine"],
+        json!({"type": "command", "command": theirs})
     );
 }

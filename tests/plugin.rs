@@ -12,6 +12,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{TestProject, ok_stdout};
+use forge::model::setup::settings::{forge_statusline, guarded_statusline};
 use serde_json::{Value, json};
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -107,10 +108,7 @@ fn a_plugin_install_with_the_status_line_is_wired_and_not_a_false_alarm() {
     );
     assert!(!out.contains("not installed for this project"), "{out}");
     let settings = read_json(&p.root.join(".claude/settings.json"));
-    assert_eq!(
-        settings,
-        json!({"statusLine": {"type": "command", "command": "forge statusline", "padding": 0}})
-    );
+    assert_eq!(settings, json!({"statusLine": forge_statusline("forge")}));
     let (ok, v) = doctor(&p);
     assert!(ok, "{v:#}");
     let hooks = check(&v, "hooks");
@@ -209,7 +207,7 @@ fn settings_entries_beside_the_plugin_are_wired_twice_and_init_plugin_fixes_it()
         out.contains("Took forge's hook entries from .claude/settings.json"),
         "{out}"
     );
-    assert!(out.contains("Stop: command -v forge"), "{out}");
+    assert!(out.contains("Stop: forge hook Stop (guarded)"), "{out}");
     let (ok, v) = doctor(&p);
     assert!(ok, "{v:#}");
     assert_eq!(check(&v, "plugin")["status"], "ok", "{v:#}");
@@ -270,7 +268,7 @@ fn init_plugin_refuses_what_the_plugin_carries_and_says_when_the_plugin_is_missi
     );
     let local = read_json(&p.root.join(".claude/settings.local.json"));
     assert!(local.get("hooks").is_none(), "{local}");
-    assert_eq!(local["statusLine"]["command"], "forge statusline");
+    assert_eq!(local["statusLine"]["command"], guarded_statusline("forge"));
 }
 
 /// `forge init --plugin` also reads the project's other settings file (does it still

@@ -412,3 +412,118 @@ fn optional_segments_come_from_the_config_and_the_payload() {
         "{narrow}"
     );
 }
+
+// ----- composition mode: `forge statusline --wrap '<cmd>'` -----------------------------------
+
+fn wrapped(p: &TestProject, command: &str, payload: &str) -> String {
+    common::ok_stdout(
+        p.forge()
+            .args(["statusline", "--wrap", command])
+            .env("COLUMNS", "120")
+            .write_stdin(payload.to_owned()),
+    )
+}
+
+/// The other command gets the same stdin, its output comes first and forge's
+/// segments follow it; at the threshold forge still says `⚠ CTX` and writes the
+/// handoff.
+#[test]
+fn a_wrapped_status_line_shows_the_other_output_and_forge_still_fires_the_handoff() {
+    let p = TestProject::new();
+    let payload = p.payload("statusline/used-74.json");
+    // The other command reads the payload (it echoes the session id back).
+    let other = "sid=$(sed -n 's/.*\"session_id\": *\"\\([^\"]*\\)\".*/\\1/p' | head -n1); printf 'OTHER %s\\n' \"$sid\"";
+    let out = wrapped(&p, other, &payload);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 1, "{out}");
+    assert!(lines[0].starts_with(&format!("OTHER {S74} │ ")), "{out}");
+    assert!(lines[0].contains("⚠ CTX 74% L1"), "{out}");
+    // Only forge's own segments by default: no second model or branch.
+    assert!(
+        !lines[0].contains("Opus") && !lines[0].contains("⎇"),
+        "{out}"
+    );
+    wait_for("the threshold handoff", || !p.session_handoffs().is_empty());
+    // The forge-only flags (--plain) combine with --wrap, in either order.
+    let out = common::ok_stdout(
+        p.forge()
+            .args(["statusline", "--wrap=echo X", "--plain"])
+            .write_stdin(payload.clone()),
+    );
+    assert!(out.starts_with("X │ "), "{out}");
+}
+
+/// What the other command prints is data: colour stays, every other escape and
+/// control character goes; a failing command shows nothing of its own (as Claude
+/// Code would), forge's part stays; positions from the config.
+#[test]
+fn the_other_output_is_cleaned_and_forge_goes_where_the_config_says() {
+    let p = TestProject::new();
+    let payload = p.payload("statusline/used-42.json");
+    let out = common::ok_stdout(
+        p.forge()
+            .args([
+                "statusline",
+                "--wrap",
+                "printf '\\033[32mgreen\\033[0m \\033]0;title\\007\\033[2Jdone\\n\\n  second  \\n'",
+            ])
+            .env_remove("NO_COLOR")
+            .env("COLUMNS", "120")
+            .write_stdin(payload.clone()),
+    );
+    let first = out.lines().next().unwrap();
+    assert!(
+        first.starts_with("\x1b[32mgreen\x1b[0m done\x1b[0m"),
+        "{out:?}"
+    );
+    assert!(
+        !out.contains("title") && !out.contains("\x1b[2J"),
+        "{out:?}"
+    );
+    assert_eq!(out.lines().nth(1), Some("second"), "{out:?}");
+    let out = wrapped(&p, "echo partial; exit 1", &payload);
+    assert!(!out.contains("partial"), "{out}");
+    assert!(out.contains("42%"), "{out}");
+    p.write(
+        ".forge/config.toml",
+        "[statusline]\nwrap_position = \"line\"\nwrap_segments = [\"context\", \"git\"]\n",
+    );
+    let out = wrapped(&p, "echo OTHER", &payload);
+    assert_eq!(out.lines().next(), Some("OTHER"), "{out}");
+    let second = out.lines().nth(1).unwrap();
+    assert!(second.contains("42%") && second.contains("⎇ main"), "{out}");
+    p.write(
+        ".forge/config.toml",
+        "[statusline]\nwrap_position = \"before\"\n",
+    );
+    let out = wrapped(&p, "echo OTHER", &payload);
+    assert!(out.trim_end().ends_with(" │ OTHER"), "{out}");
+    assert!(out.contains("42%"), "{out}");
+}
+
+/// The other command's time is bounded: at the deadline its whole process group is
+/// killed (a child it left in the background too) and forge's part is printed.
+#[test]
+fn a_slow_wrapped_command_is_killed_with_its_group_at_the_deadline() {
+    let p = TestProject::new();
+    let late = p.dir.path().join("late");
+    let cmd = format!(
+        "(sleep 3; touch '{}') & echo early; sleep 30",
+        late.display()
+    );
+    let started = Instant::now();
+    let out = wrapped(&p, &cmd, &p.payload("statusline/used-42.json"));
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(4), "{took:?}");
+    assert!(took >= Duration::from_secs(2), "{took:?}");
+    assert!(
+        !out.contains("early"),
+        "a timed-out command shows nothing: {out}"
+    );
+    assert!(out.contains("42%"), "{out}");
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        !late.exists(),
+        "the command's background child outlived the deadline"
+    );
+}

@@ -967,3 +967,117 @@ fn the_fleet_list_takes_the_tmux_client_to_a_sessions_pane_or_says_how_to_attach
     let _ = client.wait();
     assert!(moved, "the client is not on `work`: {}", tmux.screen());
 }
+
+/// The clock ticks (user + system) process `pid` has used, and how many times its
+/// main thread — the dashboard's loop — has gone to sleep and woken up since it
+/// started (`voluntary_ctxt_switches`).
+fn cpu_and_wakeups(pid: u32) -> (u64, u64) {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command name: state is field 3, utime 14, stime 15.
+    let rest: Vec<&str> = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .collect();
+    let ticks = rest[11].parse::<u64>().unwrap() + rest[12].parse::<u64>().unwrap();
+    let status = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/status")).unwrap();
+    let woke = status
+        .lines()
+        .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    (ticks, woke)
+}
+
+#[test]
+fn the_fleet_list_sleeps_until_a_registration_arrives_in_a_real_terminal() {
+    if !tmux_here() {
+        return;
+    }
+    let api = TestProject::named("api");
+    let web = TestProject::named("web");
+    fleet_hook(&api, &api, "Stop", "a1", "");
+    // `exec`: the pane's process is forge itself.
+    let command = format!(
+        "cd {home} && exec env -u CLAUDE_PROJECT_DIR -u CLAUDE_CONFIG_DIR HOME={home} \
+         XDG_CONFIG_HOME={xdg} XDG_STATE_HOME={state} NO_COLOR=1 {bin} tui --all",
+        home = sh_quote(&api.home),
+        xdg = sh_quote(&api.xdg),
+        state = sh_quote(&api.state()),
+        bin = sh_quote(Path::new(env!("CARGO_BIN_EXE_forge"))),
+    );
+    let tmux = Tmux::start(100, 24, &command);
+    tmux.wait_for("▶ input      api");
+    let pid: u32 = tmux
+        .run(&["display-message", "-p", "-t", "t", "#{pane_pid}"])
+        .trim()
+        .parse()
+        .unwrap();
+
+    // Idle: the loop sleeps on its channel (no polling) until the 30 s tick, and
+    // the whole process uses next to no CPU. (The bound leaves room for a debug
+    // build on a busy machine, where the input and debouncer threads' short
+    // wake-ups can be charged a tick or two; a loop that polled would use hundreds.
+    // scripts/bench-tui.sh measures the release build.)
+    std::thread::sleep(Duration::from_millis(500));
+    let (cpu0, woke0) = cpu_and_wakeups(pid);
+    std::thread::sleep(Duration::from_secs(5));
+    let (cpu1, woke1) = cpu_and_wakeups(pid);
+    assert_eq!(woke1 - woke0, 0, "the loop woke up while nothing happened");
+    assert!(
+        cpu1 - cpu0 <= 5,
+        "{} clock ticks of CPU in 5 s idle",
+        cpu1 - cpu0
+    );
+
+    // A hook in another project registers while the registry's lock is busy: its
+    // registration waits aside in projects.pending/, and the list shows it at once
+    // (the registry file itself did not change).
+    let lock = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(api.state().join("forge/projects.lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    fleet_hook(&web, &api, "Stop", "w1", "");
+    let t0 = Instant::now();
+    let pending = api.state().join("forge/projects.pending");
+    assert_eq!(std::fs::read_dir(&pending).unwrap().count(), 1);
+    tmux.wait_for("  input      web");
+    let took = t0.elapsed();
+    assert!(took < Duration::from_secs(3), "shown after {took:?}");
+    drop(lock);
+    tmux.keys(&["q"]);
+}
+
+#[test]
+fn the_fleet_once_frame_has_the_same_size_cap() {
+    let api = TestProject::named("api");
+    let out = api
+        .forge()
+        .env("XDG_STATE_HOME", api.state())
+        .args([
+            "tui", "--all", "--once", "--width", "65535", "--height", "30",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--once draws at most 2000×2000 cells"),
+        "{err}"
+    );
+    // Within the cap, $COLUMNS and $LINES size it, as for one project.
+    let out = common::ok_stdout(
+        api.forge()
+            .env("XDG_STATE_HOME", api.state())
+            .env("COLUMNS", "70")
+            .env("LINES", "7")
+            .args(["tui", "--all", "--once"]),
+    );
+    assert_eq!(out.lines().count(), 7, "{out}");
+}

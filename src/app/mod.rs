@@ -19,3 +19,4 @@ pub mod session_handoff;
 pub mod signal;
 pub mod snapshot;
 pub mod user_hooks;
+pub mod wrapped;

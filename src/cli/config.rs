@@ -185,12 +185,12 @@ fn load(paths: &Paths, env: &Env) -> anyhow::Result<Loaded> {
 }
 
 /// What to do about a config error; self-contained (it does not send you to a
-/// command that needs the config to load).
+/// command that needs the config to load). The keys a section takes are in the
+/// error itself where a key is unknown, for that section only: a list of every key
+/// here would stand under errors it has nothing to do with (a wrong type, a level
+/// order) and could contradict them.
 pub fn fix_hint() -> String {
-    format!(
-        "Fix that file. Valid keys: {}. `forge config path` lists the config files.",
-        config::valid_keys_text()
-    )
+    "Fix that file; `forge config path` lists the config files.".to_owned()
 }
 
 /// The user and project config paths, in precedence order (lowest first).

@@ -62,7 +62,9 @@ pub fn model_problem(value: &str) -> Option<String> {
 /// Check forge's setup and explain what to fix
 ///
 /// Checks: forge wired into the settings (pointing at a binary that exists, or at
-/// `forge` found on PATH), forge's hooks wired twice with different commands (so
+/// `forge` found on PATH), how the shared .claude/settings.json behaves for a
+/// teammate without forge (guarded entries do nothing there; plain `forge hook …`
+/// ones fail on every event), forge's hooks wired twice with different commands (so
 /// each event runs twice), the forge binary the slash commands run, the
 /// statusLine, forge's Claude Code plugin (installed for this project, and not
 /// wired twice with settings entries), `.forge/` git-ignored, hook commands whose
@@ -186,6 +188,7 @@ pub fn run_checks(paths: &Paths, env: &Env) -> Vec<Check> {
         check_state_folders(paths),
         with_plugin_hooks(check_hooks(&files, paths), plugin, &files, paths),
         with_plugin_binary(check_binary(&files, paths, expand, env), plugin, env),
+        check_teammates(&files, paths),
         check_twice(&files, paths),
         check_plugin(plugin, &files, paths),
         with_plugin_commands(check_commands(paths, env, expand), plugin),
@@ -727,6 +730,8 @@ fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>, env: 
     let mut programs: Vec<(String, String)> = Vec::new();
     // Entries naming forge by a path in a file git shares with others.
     let mut tracked = Vec::new();
+    // Whether every forge entry is guarded (does nothing where forge is missing).
+    let mut all_guarded = true;
     for f in files {
         let Ok(v) = &f.value else { continue };
         let mut words_list: Vec<Vec<String>> = settings::command_hooks(v)
@@ -740,7 +745,8 @@ fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>, env: 
             if settings::forge_role(&words).is_none() {
                 continue;
             }
-            if let Some(program) = words.first() {
+            all_guarded &= settings::is_guarded(&words);
+            if let Some(program) = settings::forge_program(&words).map(str::to_owned) {
                 let entry = (shown(&f.path, paths), program.clone());
                 if !programs.contains(&entry) {
                     if program.contains('/') && crate::git::is_tracked(&f.path) == Some(true) {
@@ -794,7 +800,12 @@ fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>, env: 
             "binary",
             Status::Fail,
             format!(
-                "forge's hooks run `forge` from PATH, but there is no forge on PATH here, so every hook fails: install forge on PATH (`cargo install --path .` in forge's clone), or run `forge init` to name this binary ({here}) by its path"
+                "forge's hooks run `forge` from PATH, but there is no forge on PATH here, so {}: install forge on PATH (`cargo install --path .` in forge's clone), or run `forge init` to name this binary ({here}) by its path",
+                if all_guarded {
+                    "they do nothing (silently: SessionStart only says forge is missing)"
+                } else {
+                    "every hook fails"
+                }
             ),
         )
         .with(not_found);
@@ -815,7 +826,14 @@ fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>, env: 
         return Check::new(
             "binary",
             Status::Warn,
-            "forge's entries in a file git tracks run forge by this machine's path, so a teammate without that file gets an error from every hook: install forge on PATH (`cargo install --path .` in forge's clone) and run `forge init` again to write the portable `forge hook …`",
+            format!(
+                "forge's entries in a file git tracks run forge by this machine's path, so for a teammate without that file {}: install forge on PATH (`cargo install --path .` in forge's clone) and run `forge init` again to write the portable `forge hook …`",
+                if all_guarded {
+                    "they do nothing even where forge is installed"
+                } else {
+                    "every hook fails"
+                }
+            ),
         )
         .with(tracked);
     }
@@ -830,6 +848,67 @@ fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>, env: 
         ),
     )
     .with(on_path)
+}
+
+/// How forge's entries in the shared `.claude/settings.json` (committed, so every
+/// clone runs them) behave for a teammate who has not installed forge: the guarded
+/// ones `forge init` writes do nothing there (one line at SessionStart says how to
+/// install forge, the status line stays empty); plain `forge hook <Event>` entries,
+/// as older versions wrote them, fail on every event and tool call.
+fn check_teammates(files: &[SettingsFile], paths: &Paths) -> Check {
+    let shared = paths.root.join(".claude/settings.json");
+    let mut entries: Vec<(String, String, bool)> = Vec::new();
+    if let Some(v) = files
+        .iter()
+        .find(|f| f.path == shared)
+        .and_then(|f| f.value.as_ref().ok())
+    {
+        for h in settings::command_hooks(v) {
+            if settings::forge_role(&h.words).is_some() {
+                entries.push((h.event, h.command, settings::is_guarded(&h.words)));
+            }
+        }
+        if let Some(cmd) = settings::statusline_command(v) {
+            let words = settings::split_words(cmd);
+            if settings::forge_role(&words).is_some() {
+                entries.push((
+                    "statusLine".into(),
+                    cmd.to_owned(),
+                    settings::is_guarded(&words),
+                ));
+            }
+        }
+    }
+    if entries.is_empty() {
+        return Check::new(
+            "teammates",
+            Status::Ok,
+            "the shared .claude/settings.json runs no forge entry, so a teammate without forge is not affected",
+        );
+    }
+    let plain: Vec<String> = entries
+        .iter()
+        .filter(|(.., guarded)| !guarded)
+        .map(|(event, command, _)| format!(".claude/settings.json: {event}: `{command}`"))
+        .collect();
+    if plain.is_empty() {
+        return Check::new(
+            "teammates",
+            Status::Ok,
+            "for a teammate without forge, forge's entries in the shared .claude/settings.json do nothing: no failed hook, an empty status line, and one line at SessionStart saying how to install forge",
+        );
+    }
+    Check::new(
+        "teammates",
+        Status::Warn,
+        format!(
+            "{} in the shared .claude/settings.json {} forge unguarded, so a teammate without forge gets a failed hook on every event and tool call: run `forge init` to rewrite {} in place (then they do nothing where forge is missing, and SessionStart says once how to install it)",
+            super::count(plain.len(), "of forge's entries", "of forge's entries"),
+            if plain.len() == 1 { "runs" } else { "run" },
+            if plain.len() == 1 { "it" } else { "them" },
+        ),
+    )
+    .with(plain)
 }
 
 /// Where a program named in a forge command is.
@@ -872,16 +951,28 @@ fn check_statusline(files: &[SettingsFile], paths: &Paths) -> Check {
             Status::Fail,
             "no statusLine is set, so context use is not shown and the automatic handoff never fires: run `forge init`",
         ),
-        Some((f, cmd)) if settings::is_forge_command(&cmd) => Check::new(
-            "statusline",
-            Status::Ok,
-            format!("statusLine runs forge ({})", shown(&f.path, paths)),
-        ),
+        Some((f, cmd)) if settings::is_forge_command(&cmd) => {
+            match settings::wrapped_statusline(&cmd) {
+                Some(other) => Check::new(
+                    "statusline",
+                    Status::Ok,
+                    format!(
+                        "statusLine runs forge around your own `{other}` ({}): its output with forge's segments",
+                        shown(&f.path, paths)
+                    ),
+                ),
+                None => Check::new(
+                    "statusline",
+                    Status::Ok,
+                    format!("statusLine runs forge ({})", shown(&f.path, paths)),
+                ),
+            }
+        }
         Some((f, cmd)) => Check::new(
             "statusline",
             Status::Warn,
             format!(
-                "statusLine runs `{cmd}` ({}), not forge: the context gauge and the automatic handoff need forge's; run `forge init --replace-statusline`",
+                "statusLine runs `{cmd}` ({}), not forge: the context gauge and the automatic handoff need forge's; `forge init --wrap-statusline` keeps yours and adds forge's segments, `forge init --replace-statusline` shows forge's instead",
                 shown(&f.path, paths)
             ),
         ),

@@ -142,8 +142,11 @@ const LOCAL_SETTINGS: &str = ".claude/settings.local.json";
 /// listed (in the shared .claude/settings.json only those inside the project, unless
 /// --prune-dead). The old file is kept in .forge/backups/ (git-ignored; with --user,
 /// next to it as settings.json.forge-bak-<time>). It also creates .forge/logs and
-/// .forge/handoffs and adds `.forge/` (and with --local, the local settings file) to
-/// .gitignore. Running it twice changes nothing the second time.
+/// .forge/handoffs and adds `.forge/` to .gitignore (with --local, nothing goes into
+/// the shared .gitignore: the local settings file goes into the repository's own
+/// .git/info/exclude). Every entry is guarded (`command -v forge … && exec forge
+/// hook <Event> || true`), so a teammate without forge gets no failed hook. Running
+/// it twice changes nothing the second time.
 #[derive(clap::Args, Debug)]
 #[command(
     verbatim_doc_comment,
@@ -155,6 +158,7 @@ const LOCAL_SETTINGS: &str = ".claude/settings.local.json";
         "  forge init --user --commands\n",
         "  forge init --prune-dead     # also drop dead hooks from the shared file\n",
         "  forge init --plugin         # with the forge plugin: only the status line\n",
+        "  forge init --wrap-statusline  # keep your ccstatusline/ccusage line, add forge's segments\n",
         "  forge init --uninstall      # remove forge's entries, nothing else"
     )
 )]
@@ -170,7 +174,10 @@ pub struct InitArgs {
     pub user: bool,
     /// Edit the project's .claude/settings.local.json (your own settings for this
     /// project, which are not committed) instead of the shared .claude/settings.json;
-    /// it is added to .gitignore when git does not ignore it yet.
+    /// when git does not ignore it yet it is added to .git/info/exclude (this clone's
+    /// own excludes), never to the shared .gitignore. `--uninstall --local` takes
+    /// away what it added: the file when forge created it, its exclude lines, a
+    /// .forge/ that holds nothing.
     #[arg(long)]
     pub local: bool,
     /// Print what would change (a diff) and write nothing.
@@ -186,6 +193,12 @@ pub struct InitArgs {
     /// Replace a statusLine that belongs to another tool with forge's.
     #[arg(long, conflicts_with = "uninstall")]
     pub replace_statusline: bool,
+    /// Keep a statusLine that belongs to another tool (ccstatusline, ccusage,
+    /// CCometixLine…) and add forge's segments to it: its command becomes `forge
+    /// statusline --wrap '<its command>'` in the same file (which still runs it
+    /// where forge is missing). `--uninstall` gives it back as it was.
+    #[arg(long, conflicts_with_all = ["uninstall", "replace_statusline"])]
+    pub wrap_statusline: bool,
     /// For a project that gets forge's hooks, slash commands and MCP server from
     /// the forge plugin (`claude plugin install forge`): write only what a plugin
     /// cannot carry, forge's statusLine, and take forge's hook entries out of the
@@ -279,8 +292,12 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
             };
             let kept = settings::uninstall(&old_value, Emptied::KeepAsIn(&before_value))
                 .map_err(shape_error)?;
-            if !json_edit::same(&kept.settings, &outcome.settings) && edit(&kept.settings) == before
-            {
+            // A wrapped status line given back: with or without the refresh
+            // interval it has now (the person's own, or forge's).
+            let with_interval = settings::with_refresh_interval_of(&kept.settings, &old_value);
+            if [&kept.settings, &with_interval].iter().any(|candidate| {
+                !json_edit::same(candidate, &outcome.settings) && edit(candidate) == before
+            }) {
                 new_text = before;
                 break;
             }
@@ -297,6 +314,7 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
             &InstallOptions {
                 program: program_text,
                 replace_statusline: args.replace_statusline,
+                wrap_statusline: args.wrap_statusline,
                 expand: Expand {
                     home: home.as_deref(),
                     // A user-level hook under $CLAUDE_PROJECT_DIR may exist in other
@@ -322,7 +340,21 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
         old_text.as_deref() != Some(new_text.as_str())
     };
     let wires_forge = settings_changes && !args.uninstall;
-    if settings_changes {
+    // `--uninstall --local` takes away the personal file forge created, rather than
+    // leave an empty `{}` behind.
+    let remove_local = args.uninstall
+        && args.local
+        && old_text.is_some()
+        && is_empty_object(&new_text)
+        && local_created_by_forge(&settings_path, &paths);
+    if remove_local {
+        changes.push(FileChange {
+            path: settings_path.clone(),
+            old: old_text.clone(),
+            new: None,
+            backup: false,
+        });
+    } else if settings_changes {
         changes.push(FileChange {
             path: settings_path.clone(),
             old: old_text.clone(),
@@ -340,12 +372,61 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
         if !args.plugin {
             let _ = writeln!(
                 report,
-                "  forge hooks: `{program_text} hook <Event>` for {}",
+                "  forge hooks: `{program_text} hook <Event>` for {}, each behind `command -v {program_text}`",
                 settings::FORGE_EVENTS.join(", ")
             );
         }
-        if settings::statusline_command(&outcome.settings).is_some_and(settings::is_forge_command) {
-            let _ = writeln!(report, "  statusLine: `{program_text} statusline`");
+        let forge_statusline =
+            settings::statusline_command(&outcome.settings).is_some_and(settings::is_forge_command);
+        if forge_statusline {
+            let every = outcome
+                .settings
+                .get("statusLine")
+                .and_then(|s| s.get("refreshInterval"))
+                .map_or_else(
+                    || "only on its own events".to_owned(),
+                    |n| format!("every {n} s (refreshInterval) and on its own events"),
+                );
+            let wraps = settings::statusline_command(&outcome.settings)
+                .and_then(settings::wrapped_statusline)
+                .map(|w| format!(" --wrap {}", settings::shell_quote(&w)))
+                .unwrap_or_default();
+            let _ = writeln!(
+                report,
+                "  statusLine: `{program_text} statusline{wraps}`, behind the same guard; Claude Code runs it {every}"
+            );
+        }
+        // Those not taken out (as duplicates, or for the plugin) are upgraded.
+        let taken = outcome
+            .removed_forge
+            .iter()
+            .filter(|r| is_unguarded(&settings::split_words(&r.command)))
+            .count();
+        let upgraded = unguarded_entries(&old_value).saturating_sub(taken);
+        if upgraded > 0 {
+            let _ = writeln!(
+                report,
+                "  Upgraded {} in place: {} now {} nothing where forge is missing.",
+                super::count(upgraded, "unguarded forge entry", "unguarded forge entries"),
+                if upgraded == 1 { "it" } else { "they" },
+                if upgraded == 1 { "does" } else { "do" },
+            );
+        }
+        if shared && args.plugin {
+            let _ = writeln!(
+                report,
+                "  For a teammate without forge the committed status line prints nothing; the plugin's hooks do nothing there either, and say once at SessionStart how to install forge."
+            );
+        } else if shared {
+            let _ = writeln!(
+                report,
+                "  For a teammate without forge these committed entries do nothing: no failed hook, {}and one line at SessionStart saying how to install forge.",
+                if forge_statusline {
+                    "an empty status line, "
+                } else {
+                    ""
+                }
+            );
         }
     }
     if wires_forge || (args.commands && !args.uninstall) {
@@ -364,37 +445,20 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
         );
     }
     describe_outcome(&mut report, &outcome, &settings_path, &paths, args);
+    if !args.user && !args.uninstall {
+        users_own_statusline_note(&mut report, &outcome, env);
+    }
 
-    // .forge/ folders and .gitignore (project installs only).
+    // .forge/ folders and .gitignore (project installs only); with --local, the
+    // repository's own excludes instead of the shared .gitignore.
     let mut make_dirs = false;
     if !args.user && !args.uninstall {
         make_dirs = !paths.logs().is_dir() || !paths.handoffs().is_dir();
+    }
+    if !args.user && !args.uninstall && !args.local {
         let ignore_path = paths.root.join(".gitignore");
         let ignore_old = read_optional(&ignore_path)?;
-        let mut ignore_new = with_ignore_line(ignore_old.as_deref());
-        if args.local {
-            // Claude Code itself lists settings.local.json in the *global* git
-            // excludes file when it writes the file, and only then; forge writes it
-            // first, so it makes sure this repository ignores it.
-            let local = settings_path.as_path();
-            match (
-                crate::git::is_tracked(local),
-                crate::git::is_ignored(&paths.root, LOCAL_SETTINGS),
-            ) {
-                (Some(true), _) => {
-                    let _ = writeln!(
-                        report,
-                        "  Warning: {LOCAL_SETTINGS} is tracked by git, so it is shared after all: run `git rm --cached {LOCAL_SETTINGS}` and commit that to keep it personal."
-                    );
-                }
-                (_, Some(false)) => {
-                    let base = ignore_new.as_deref().or(ignore_old.as_deref());
-                    ignore_new = Some(with_line(base, LOCAL_SETTINGS));
-                }
-                _ => {}
-            }
-        }
-        if let Some(new) = ignore_new {
+        if let Some(new) = with_ignore_line(ignore_old.as_deref()) {
             changes.push(FileChange {
                 path: ignore_path,
                 old: ignore_old,
@@ -403,6 +467,14 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
             });
         }
     }
+    if args.local
+        && let Some(change) = local_excludes(args, &paths, &settings_path, &mut report)?
+    {
+        changes.push(change);
+    }
+    // `--uninstall --local` also takes away a `.forge/` that holds nothing but the
+    // empty folders `forge init` made (session state there is kept).
+    let drop_forge_dir = args.local && args.uninstall && forge_dir_is_pristine(&paths);
 
     // Slash commands.
     if args.commands {
@@ -462,7 +534,7 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
         if !tracked.is_empty() {
             let _ = writeln!(
                 report,
-                "  Warning: {} {} tracked by git, so forge's commands there run {exe} on every machine that checks {} out, and a teammate without {exe} gets an error from every hook. Install forge on PATH (see the README: `cargo install --path .`) and run `forge init` again to write the portable `forge …`, or keep forge out of shared files: `forge init --uninstall`, then `forge init --local`.",
+                "  Warning: {} {} tracked by git, so forge's commands there run {exe} on every machine that checks {} out, and do nothing for a teammate whose forge is elsewhere. Install forge on PATH (see the README: `cargo install --path .`) and run `forge init` again to write the portable `forge …`, or keep forge out of shared files: `forge init --uninstall`, then `forge init --local`.",
                 tracked.join(", "),
                 if tracked.len() == 1 { "is" } else { "are" },
                 if tracked.len() == 1 { "it" } else { "them" },
@@ -488,7 +560,7 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
             }
         )
     };
-    if changes.is_empty() && !make_dirs {
+    if changes.is_empty() && !make_dirs && !drop_forge_dir {
         report.push_str(&if args.uninstall {
             format!("forge is not wired into {target}; nothing changed.\n")
         } else {
@@ -524,6 +596,9 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
         }
         if make_dirs {
             out.push_str("Would create .forge/logs and .forge/handoffs\n");
+        }
+        if drop_forge_dir {
+            out.push_str(FORGE_DIR_GONE_DRY);
         }
         out.push_str(&report);
         super::print_out(&out);
@@ -572,6 +647,9 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
                 let _ = writeln!(done, "Removed {name}");
             }
         }
+    }
+    if args.local && args.uninstall {
+        tidy_after_local_uninstall(&mut done, &changes, &paths, &settings_path, drop_forge_dir)?;
     }
     done.push_str(&report);
     if !backups.is_empty() && !args.user {
@@ -656,7 +734,12 @@ fn plugin_notes(
             if args.dry_run { "Would take" } else { "Took" }
         );
         for r in &o.removed_forge {
-            let _ = writeln!(out, "    {}: {}", r.event, r.command);
+            let _ = writeln!(
+                out,
+                "    {}: {}",
+                r.event,
+                settings::short_display(&r.command)
+            );
         }
     }
     // The project's own files are never read through a link (a project install
@@ -725,6 +808,35 @@ fn plugin_notes(
     }
 }
 
+/// A status line of your own in your user settings gives way, in this project, to
+/// the one a project install sets (Claude Code takes the most precise file's): say
+/// so, and how to keep it here with forge's segments.
+fn users_own_statusline_note(out: &mut String, o: &Outcome, env: &Env) {
+    let sets_forge = settings::statusline_command(&o.settings).is_some_and(|c| {
+        settings::is_forge_command(c) && settings::wrapped_statusline(c).is_none()
+    });
+    let Some(user) = env.claude_dir().map(|d| d.join("settings.json")) else {
+        return;
+    };
+    if !sets_forge {
+        return;
+    }
+    let theirs =
+        store::safe::read_to_string_whole(&user, 16 * 1024 * 1024, store::safe::Follow::Yes)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .and_then(|v| settings::statusline_command(&v).map(str::to_owned))
+            .filter(|c| !settings::is_forge_command(c));
+    if let Some(theirs) = theirs {
+        let _ = writeln!(
+            out,
+            "  Note: your own status line `{theirs}` ({}) is not shown in this project while a project settings file sets one (Claude Code takes the project's). To keep it here with forge's segments, make the statusLine command of .claude/settings.local.json (yours alone) `forge statusline --wrap {}`.",
+            user.display(),
+            settings::shell_quote(&theirs)
+        );
+    }
+}
+
 /// What the settings transform did, in words: what was removed, and what was only
 /// warned about.
 fn describe_outcome(out: &mut String, o: &Outcome, path: &Path, paths: &Paths, args: &InitArgs) {
@@ -740,7 +852,12 @@ fn describe_outcome(out: &mut String, o: &Outcome, path: &Path, paths: &Paths, a
         }
         let _ = writeln!(out, "  {title}:");
         for r in items {
-            let _ = writeln!(out, "    {}: {}", r.event, r.command);
+            let _ = writeln!(
+                out,
+                "    {}: {}",
+                r.event,
+                settings::short_display(&r.command)
+            );
         }
     };
     if args.uninstall {
@@ -780,6 +897,23 @@ fn describe_outcome(out: &mut String, o: &Outcome, path: &Path, paths: &Paths, a
     }
 }
 
+/// How many of forge's entries in `settings` (hooks and statusLine) are not
+/// guarded: an older forge wrote them plain, and `forge init` upgrades them.
+fn unguarded_entries(settings: &Value) -> usize {
+    let hooks = settings::command_hooks(settings)
+        .iter()
+        .filter(|h| is_unguarded(&h.words))
+        .count();
+    let status = settings::statusline_command(settings)
+        .is_some_and(|c| is_unguarded(&settings::split_words(c)));
+    hooks + usize::from(status)
+}
+
+/// Whether the words run forge without the guard.
+fn is_unguarded(words: &[String]) -> bool {
+    settings::forge_role(words).is_some() && !settings::is_guarded(words)
+}
+
 /// The `.gitignore` text with `.forge/` added, or `None` when it is already ignored.
 pub fn with_ignore_line(old: Option<&str>) -> Option<String> {
     let listed = old.is_some_and(|t| {
@@ -802,15 +936,295 @@ pub fn with_ignore_line(old: Option<&str>) -> Option<String> {
     Some(text)
 }
 
-/// `old` (a `.gitignore`) with `line` added at the end.
-fn with_line(old: Option<&str>, line: &str) -> String {
-    let mut text = old.unwrap_or("").to_owned();
-    if !text.is_empty() && !text.ends_with('\n') {
-        text.push('\n');
+/// The start of the line `forge init --local` writes above its entries in the
+/// repository's excludes; the line ends with `)`, or says what else forge will
+/// take away with them (see [`with_exclude_block`]).
+const EXCLUDE_MARK: &str =
+    "# forge init --local: your own entries (forge init --uninstall --local removes them";
+/// The ending of [`EXCLUDE_MARK`] when forge created the file.
+const MARK_FILE: &str = " and this file)";
+/// The ending when forge added a line break to the file's last line.
+const MARK_BREAK: &str = " and the line break before them)";
+
+/// The excludes file `old` (`None`: there is none) with forge's block of `lines`
+/// added at its end. The block's first line says what `--uninstall --local` takes
+/// away, so that gives back the file byte for byte: the block, the file itself when
+/// forge created it, the line break forge added after a last line that had none.
+pub fn with_exclude_block(old: Option<&str>, lines: &[String]) -> String {
+    let text = old.unwrap_or("");
+    let no_break = !text.is_empty() && !text.ends_with('\n');
+    let ending = if old.is_none() {
+        MARK_FILE
+    } else if no_break {
+        MARK_BREAK
+    } else {
+        ")"
+    };
+    let mut out = text.to_owned();
+    if no_break {
+        out.push('\n');
     }
-    text.push_str(line);
-    text.push('\n');
-    text
+    out.push_str(EXCLUDE_MARK);
+    out.push_str(ending);
+    out.push('\n');
+    for l in lines {
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
+/// Whether `line` is one of the patterns `forge init --local` writes: an anchored
+/// `…/.claude/settings.local.json` or `…/.forge/`.
+fn is_forge_exclude_line(line: &str) -> bool {
+    line.starts_with('/')
+        && (line.ends_with(&format!("/{LOCAL_SETTINGS}")) || line.ends_with("/.forge/"))
+}
+
+/// The excludes file `text` without forge's block: `None` when it has none,
+/// `Some(None)` when the file should go (forge created it and nothing else was
+/// added since), else the text as it was before the block.
+pub fn without_exclude_block(text: &str) -> Option<Option<String>> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let bare = |l: &str| l.trim_end_matches(['\n', '\r']).to_owned();
+    let at = lines
+        .iter()
+        .position(|l| bare(l).starts_with(EXCLUDE_MARK))?;
+    let mark = bare(lines.get(at)?);
+    let mut end = at + 1;
+    while lines
+        .get(end)
+        .is_some_and(|l| is_forge_exclude_line(&bare(l)))
+    {
+        end += 1;
+    }
+    let mut before: String = lines.get(..at)?.concat();
+    let after: String = lines.get(end..)?.concat();
+    if mark.ends_with(MARK_BREAK) && after.is_empty() && before.ends_with('\n') {
+        before.pop();
+    }
+    if mark.ends_with(MARK_FILE) && before.is_empty() && after.is_empty() {
+        return Some(None);
+    }
+    Some(Some(before + &after))
+}
+
+/// `--local`'s excludes: the personal settings file (and `.forge/` when it exists
+/// and nothing ignores it) go into the repository's own `info/exclude`, never the
+/// shared `.gitignore`; `--uninstall --local` takes forge's block out again.
+/// Returns the change to make.
+fn local_excludes(
+    args: &InitArgs,
+    paths: &Paths,
+    settings_path: &Path,
+    report: &mut String,
+) -> anyhow::Result<Option<FileChange>> {
+    use crate::git;
+    let shown_exclude = |x: &git::ExcludeFile| {
+        format!(
+            "{}{}",
+            shown(&x.path, paths),
+            if x.linked {
+                " (the main repository's, which every worktree of it reads)"
+            } else {
+                ""
+            }
+        )
+    };
+    if args.uninstall {
+        let x = match git::exclude_file(&paths.root) {
+            Ok(Some(x)) => x,
+            Ok(None) => return Ok(None),
+            Err(why) => {
+                let _ = writeln!(
+                    report,
+                    "  Note: forge's lines in this repository's excludes, if any, are left: {why}"
+                );
+                return Ok(None);
+            }
+        };
+        let Some(old) = read_optional(&x.path, store::safe::Follow::No)? else {
+            return Ok(None);
+        };
+        let Some(new) = without_exclude_block(&old) else {
+            return Ok(None);
+        };
+        return Ok(Some(FileChange {
+            path: x.path,
+            old: Some(old),
+            new,
+            backup: false,
+        }));
+    }
+    // Claude Code itself lists settings.local.json in the *global* git excludes
+    // file when it writes the file, and only then; forge writes it first, so it
+    // makes sure this repository ignores it.
+    let tracked = git::is_tracked(settings_path) == Some(true);
+    if tracked {
+        let _ = writeln!(
+            report,
+            "  Warning: {LOCAL_SETTINGS} is tracked by git, so it is shared after all: run `git rm --cached {LOCAL_SETTINGS}` and commit that to keep it yours alone."
+        );
+    }
+    let want_local = !tracked && git::is_ignored(&paths.root, LOCAL_SETTINGS) == Some(false);
+    let want_forge = store::safe::is_real_dir(&paths.forge_dir())
+        && git::is_ignored(&paths.root, ".forge/handoffs/x.md") == Some(false);
+    if !want_local && !want_forge {
+        if !tracked {
+            let _ = writeln!(
+                report,
+                "  Only for you: Claude Code reads {LOCAL_SETTINGS} for you alone, and git already ignores it."
+            );
+        }
+        return Ok(None);
+    }
+    let x = match git::exclude_file(&paths.root) {
+        Ok(Some(x)) => x,
+        Ok(None) => return Ok(None),
+        Err(why) => {
+            return Err(anyhow!(
+                "cannot keep {LOCAL_SETTINGS} out of git through this repository's excludes: {why}
+forge init wrote nothing. Keep it out of git yourself (your global excludes file, `git config core.excludesFile`), then run `forge init --local` again; or wire forge for everyone with `forge init`."
+            ));
+        }
+    };
+    let rel = paths
+        .root
+        .strip_prefix(&x.work_tree)
+        .unwrap_or(Path::new(""));
+    let anchored = |name: &str| format!("/{}", rel.join(name).display());
+    let mut lines = Vec::new();
+    if want_local {
+        lines.push(anchored(LOCAL_SETTINGS));
+    }
+    if want_forge {
+        lines.push(format!("{}/", anchored(".forge")));
+    }
+    let old = read_optional(&x.path, store::safe::Follow::No)?;
+    let new = with_exclude_block(old.as_deref(), &lines);
+    let _ = writeln!(
+        report,
+        "  Only for you: Claude Code reads {LOCAL_SETTINGS} for you alone, and git ignores it through {}, this clone's own excludes, which are never committed (.gitignore is left alone).",
+        shown_exclude(&x)
+    );
+    Ok(Some(FileChange {
+        path: x.path,
+        old,
+        new: Some(new),
+        backup: false,
+    }))
+}
+
+/// Whether `text` (a settings file's new text) is an empty JSON object.
+fn is_empty_object(text: &str) -> bool {
+    serde_json::from_str::<Value>(text)
+        .ok()
+        .and_then(|v| v.as_object().map(serde_json::Map::is_empty))
+        .unwrap_or(false)
+}
+
+/// Whether forge created the personal settings file at `file`: it kept no backup of
+/// it (`forge init` backs up a file it finds before it first writes it), or the
+/// oldest backup held nothing but forge's entries.
+fn local_created_by_forge(file: &Path, paths: &Paths) -> bool {
+    let texts = backup_texts(file, Some(paths));
+    let Some(oldest) = texts.last() else {
+        return true;
+    };
+    serde_json::from_str::<Value>(oldest)
+        .ok()
+        .and_then(|v| settings::uninstall(&v, Emptied::Remove).ok())
+        .is_some_and(|o| {
+            o.settings
+                .as_object()
+                .is_some_and(serde_json::Map::is_empty)
+        })
+}
+
+/// What a dry run of `--uninstall --local` says of a `.forge/` it would remove.
+const FORGE_DIR_GONE_DRY: &str =
+    "Would remove .forge/ (forge init made it, and it holds nothing else)\n";
+
+/// After `--uninstall --local` has made its file changes: removes a `.forge/` that
+/// held nothing and the `.claude/` folder the removed settings file leaves empty
+/// (git's own `info/` folder stays: every repository has one), and says what it did
+/// (and what it kept).
+fn tidy_after_local_uninstall(
+    done: &mut String,
+    changes: &[FileChange],
+    paths: &Paths,
+    settings_path: &Path,
+    drop_forge_dir: bool,
+) -> anyhow::Result<()> {
+    for c in changes.iter().filter(|c| c.new.is_none()) {
+        // Only an empty folder is removed (remove_dir refuses any other).
+        if let Some(dir) = c.path.parent()
+            && c.path == settings_path
+            && std::fs::remove_dir(dir).is_ok()
+        {
+            let _ = writeln!(done, "Removed {}/ (empty)", shown(dir, paths));
+        }
+    }
+    if drop_forge_dir {
+        remove_pristine_forge_dir(paths)
+            .with_context(|| format!("removing {}", paths.forge_dir().display()))?;
+        done.push_str("Removed .forge/ (forge init made it, and it held nothing else)\n");
+    } else if store::safe::is_real_dir(&paths.forge_dir()) {
+        done.push_str(
+            "Kept .forge/: it holds this project's session state (logs, handoffs, backups); remove it by hand if you want it gone.\n",
+        );
+    }
+    Ok(())
+}
+
+/// Whether `.forge/` holds nothing but what `forge init` made there: its
+/// `.gitignore` as forge wrote it, and `logs/` and `handoffs/` empty. Nothing is
+/// followed: a link, or anything else, means no.
+fn forge_dir_is_pristine(paths: &Paths) -> bool {
+    use std::fs::symlink_metadata;
+    let dir = paths.forge_dir();
+    if !store::safe::is_real_dir(&dir) {
+        return false;
+    }
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return false;
+    };
+    for e in entries {
+        let Ok(e) = e else { return false };
+        let path = e.path();
+        let Ok(meta) = symlink_metadata(&path) else {
+            return false;
+        };
+        let fine = match e.file_name().to_str() {
+            Some("logs" | "handoffs") if meta.is_dir() => std::fs::read_dir(&path)
+                .map(|mut r| r.next().is_none())
+                .unwrap_or(false),
+            Some(".gitignore") if meta.is_file() => {
+                store::safe::read_to_string_whole(&path, 4096, store::safe::Follow::No)
+                    .ok()
+                    .as_deref()
+                    == Some(store::paths::FORGE_GITIGNORE)
+            }
+            _ => false,
+        };
+        if !fine {
+            return false;
+        }
+    }
+    true
+}
+
+/// Removes a `.forge/` that [`forge_dir_is_pristine`] found holding nothing.
+fn remove_pristine_forge_dir(paths: &Paths) -> std::io::Result<()> {
+    let dir = paths.forge_dir();
+    store::remove_if_exists(&dir.join(".gitignore"))?;
+    for d in ["logs", "handoffs"] {
+        match std::fs::remove_dir(dir.join(d)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    std::fs::remove_dir(&dir)
 }
 
 /// The texts of forge's backups of `file` (newest first, at most 50): in
@@ -863,7 +1277,7 @@ fn project_paths_touched(
         (settings_path.to_path_buf(), Want::File),
         (paths.forge_dir().join("backups"), Want::Dir),
     ];
-    if !args.uninstall {
+    if !args.uninstall && !args.local {
         v.push((paths.root.join(".gitignore"), Want::File));
     }
     if args.plugin {
@@ -914,6 +1328,54 @@ mod tests {
         assert_eq!(with_ignore_line(Some("target\n/.forge\n")), None);
         let once = with_ignore_line(Some("a\n")).unwrap();
         assert_eq!(with_ignore_line(Some(&once)), None);
+    }
+
+    #[test]
+    fn the_exclude_block_comes_off_byte_for_byte() {
+        let lines = vec![
+            "/.claude/settings.local.json".to_owned(),
+            "/.forge/".to_owned(),
+        ];
+        for old in [
+            None,
+            Some(""),
+            Some("# git's\n"),
+            Some("# mine\n*.tmp"),
+            Some("a\r\nb\r\n"),
+        ] {
+            let with = with_exclude_block(old, &lines);
+            assert!(
+                with.ends_with("/.claude/settings.local.json\n/.forge/\n"),
+                "{with:?}"
+            );
+            let back = without_exclude_block(&with).unwrap();
+            assert_eq!(back.as_deref(), old, "{old:?} → {with:?}");
+            // Twice: no second block (the caller adds one only when git does not
+            // ignore the file yet), and no block means nothing to take away.
+            if let Some(o) = old {
+                assert_eq!(without_exclude_block(o), None);
+            }
+        }
+        // Lines the person added after forge's stay, and so does the line break
+        // forge added before its block (it now ends a line of theirs).
+        let with = with_exclude_block(Some("# mine\n*.tmp"), &lines[..1]);
+        let later = format!("{with}*.bak\n");
+        assert_eq!(
+            without_exclude_block(&later),
+            Some(Some("# mine\n*.tmp\n*.bak\n".to_owned()))
+        );
+        // A file forge created keeps what was added to it since.
+        let created = with_exclude_block(None, &lines[..1]);
+        assert_eq!(
+            without_exclude_block(&format!("{created}*.bak\n")),
+            Some(Some("*.bak\n".to_owned()))
+        );
+        // Only forge's own patterns go with the block.
+        let odd = format!("{}/src/\n", with_exclude_block(Some(""), &lines[..1]));
+        assert_eq!(
+            without_exclude_block(&odd),
+            Some(Some("/src/\n".to_owned()))
+        );
     }
 
     #[test]

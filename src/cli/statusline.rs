@@ -1,7 +1,9 @@
 //! `forge statusline`: Claude Code's status line. Runs every ~300 ms while a session
 //! is busy, so it stays cheap: it reads stdin, a few small state files and
-//! `.git/HEAD`; no subprocess (except the one-time detached handoff), no directory
-//! walk of the repository, no git library, no full transcript read, no threads.
+//! `.git/HEAD`; no subprocess (except the one-time detached handoff, and with
+//! `--wrap` the person's own status-line command: [`crate::app::wrapped`]), no
+//! directory walk of the repository, no git library, no full transcript read, no
+//! threads.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -30,41 +32,67 @@ const FALLBACK: &str = "forge ?%";
 /// registry).
 /// The first time a session reaches the threshold it starts `forge handoff --auto` in
 /// the background. Respects NO_COLOR and COLUMNS; always prints one line and exits 0.
+///
+/// With --wrap, forge keeps the status line you have (ccstatusline, ccusage,
+/// CCometixLine…): it runs that command with the same stdin (sh -c, at most 2 s,
+/// then its process group is killed; its output capped and stripped of every
+/// control character but colour), prints its output with forge's segments
+/// ([statusline] wrap_segments) after its first line, before it, or on a line of
+/// their own ([statusline] wrap_position), and still fires the threshold handoff.
+/// `forge init --wrap-statusline` writes it around the statusLine a settings file
+/// has; `forge init --uninstall` gives that back as it was.
 #[derive(clap::Args, Debug, Default)]
 #[command(
     verbatim_doc_comment,
-    after_help = "Example ~/.claude/settings.json entry:\n  \"statusLine\": {\"type\": \"command\", \"command\": \"forge statusline\"}"
+    after_help = "Example ~/.claude/settings.json entries:\n  \"statusLine\": {\"type\": \"command\", \"command\": \"forge statusline\", \"refreshInterval\": 5}\n  \"statusLine\": {\"type\": \"command\", \"command\": \"forge statusline --wrap 'npx -y ccstatusline@latest'\"}"
 )]
 pub struct StatuslineArgs {
     /// Render without colours (as NO_COLOR does).
     #[arg(long)]
     pub plain: bool,
+    /// Keep another status-line command: run it (sh -c) with the same stdin and
+    /// print its output with forge's segments added.
+    #[arg(long, value_name = "COMMAND")]
+    pub wrap: Option<String>,
 }
 
 /// Runs `forge statusline` without building clap's command tree (a third of a
-/// millisecond, and this runs every ~300 ms while a session is busy). Its only flag is
-/// `--plain`; any other command line returns `None` and goes through clap.
+/// millisecond, and this runs every ~300 ms while a session is busy). Its flags are
+/// `--plain` and `--wrap COMMAND` (or `--wrap=COMMAND`); any other command line
+/// returns `None` and goes through clap.
 pub fn fast_path(env: &Env) -> Option<ExitCode> {
     let mut args = std::env::args_os().skip(1);
     if args.next()? != "statusline" {
         return None;
     }
-    let rest: Vec<_> = args.collect();
-    let plain = match rest.as_slice() {
-        [] => false,
-        [flag] if flag == "--plain" => true,
-        _ => return None,
-    };
-    Some(run(&StatuslineArgs { plain }, env))
+    let mut parsed = StatuslineArgs::default();
+    while let Some(a) = args.next() {
+        let a = a.into_string().ok()?;
+        if a == "--plain" && !parsed.plain {
+            parsed.plain = true;
+        } else if a == "--wrap" && parsed.wrap.is_none() {
+            parsed.wrap = Some(args.next()?.into_string().ok()?);
+        } else if let Some(cmd) = a.strip_prefix("--wrap=")
+            && parsed.wrap.is_none()
+        {
+            parsed.wrap = Some(cmd.to_owned());
+        } else {
+            return None;
+        }
+    }
+    Some(run(&parsed, env))
 }
 
 /// Runs one statusline tick. Always prints a non-empty line and exits 0.
 pub fn run(args: &StatuslineArgs, env: &Env) -> ExitCode {
     let input = super::read_stdin_capped(crate::hooks::MAX_STDIN);
-    let line = std::panic::catch_unwind(|| tick(args, env, &input))
-        .ok()
-        .filter(|l| !l.trim().is_empty())
-        .unwrap_or_else(|| FALLBACK.to_owned());
+    let line = std::panic::catch_unwind(|| match args.wrap.as_deref() {
+        Some(command) => tick_wrapped(args, env, &input, command),
+        None => tick(args, env, &input),
+    })
+    .ok()
+    .filter(|l| !l.trim().is_empty())
+    .unwrap_or_else(|| FALLBACK.to_owned());
     // Raw: every outside part of the line went through `text::single_line` when it
     // was rendered, and the rest is forge's own colour codes (which `print_out`
     // would remove).
@@ -75,82 +103,149 @@ pub fn run(args: &StatuslineArgs, env: &Env) -> ExitCode {
 /// Renders the line for `input` and carries out the tick's effects (bridge update,
 /// threshold handoff).
 pub fn tick(args: &StatuslineArgs, env: &Env, input: &[u8]) -> String {
-    let payload = Payload::parse(input);
-    let cwd = payload
-        .cwd
-        .as_deref()
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute() && p.is_dir())
-        .unwrap_or_else(|| env.cwd.clone());
-    let paths = Paths::new(store::resolve_root(env.claude_project_dir.as_deref(), &cwd));
-    // A refused `.forge/` (a link, someone else's, writable by others: see
-    // `Paths::check`) is neither read nor written: the line shows what the payload and
-    // `.git/HEAD` say, and nothing fires. `forge doctor` says why.
-    let trusted = paths.check().is_ok();
-    // Most projects have no config file: skip the layered merge then (two `stat`s).
-    let has_config = paths.config().exists() || config::user_path(env).is_some_and(|p| p.exists());
-    let cfg = if has_config && trusted && paths.logs().is_dir() {
-        let (cfg, notice) = config::load_noting(&paths, env);
-        // An untrusted project file's acting keys were left out: said once per
-        // content of the file, in the event log (`forge log`).
-        if let Some(notice) = notice {
-            let _ = files::append_event(
-                &paths,
-                &crate::model::session::state::EventLine {
-                    time: crate::model::time::iso(env.now),
-                    event: "statusline".to_owned(),
-                    session: payload.session_id.clone(),
-                    facts: serde_json::Map::new(),
-                    outcomes: vec![notice],
-                },
-            );
-        }
-        cfg
-    } else if has_config && trusted {
-        config::load_or_default(&paths, env)
-    } else {
-        Config::default()
-    };
-    let state = if trusted {
-        gather(&paths, &payload, env.now)
-    } else {
-        SessionState {
-            project: project_name(&paths),
-            branch: crate::git::branch_from_head_file(&paths.root),
-            ..SessionState::default()
-        }
-    };
-    let mut state = state;
-    if cfg.statusline.segments.iter().any(|s| s == "elsewhere") {
-        state.waiting_elsewhere = waiting_elsewhere(env, &paths);
-    }
-    let term = Term {
-        color: !(env.no_color || args.plain),
-        width: env.columns,
-    };
-    let line = render_statusline(&payload, &state, &cfg, &term, env.now);
-    if !trusted {
-        return line;
-    }
-    // When neither the payload's folders nor CLAUDE_PROJECT_DIR exist (the project
-    // was deleted under a running client, which then runs this elsewhere), there is
-    // no safe place to record anything.
-    let exists = |d: Option<&str>| d.is_some_and(|d| Path::new(d).is_dir());
-    let lost = payload.cwd.is_some()
-        && !exists(payload.cwd.as_deref())
-        && !exists(payload.project_dir.as_deref())
-        && !env.claude_project_dir.as_deref().is_some_and(Path::is_dir);
-    if let Some(sid) = payload.session_id.as_deref().filter(|_| !lost) {
-        let ctx = resolve_context(&payload, state.tail.as_ref());
-        // A busy bridge lock is not an error: the next tick writes.
-        if let Err(e) = record(&paths, env, &cfg, &payload, &ctx, sid)
-            && e.kind() != std::io::ErrorKind::WouldBlock
-            && paths.logs().is_dir()
-        {
-            store::log_error(&paths, "statusline", &e.to_string());
-        }
-    }
+    let t = Tick::prepare(args, env, input, false);
+    let line = t.render(env, &t.cfg, env.columns);
+    t.record(env);
     line
+}
+
+/// [`tick`] in composition mode: `command` (the person's own status line) starts
+/// first and runs while forge does its own work (the threshold handoff fires
+/// whatever it does); then its output, cleaned, is printed with forge's
+/// `[statusline] wrap_segments` where `wrap_position` says.
+pub fn tick_wrapped(args: &StatuslineArgs, env: &Env, input: &[u8], command: &str) -> String {
+    use crate::app::wrapped::{Ended, Wrapped, stop_on_signals};
+    use crate::statusline::compose;
+    let running = Wrapped::start(env, command, input, stop_on_signals());
+    let t = Tick::prepare(args, env, input, true);
+    t.record(env);
+    let other = match running.map(Wrapped::finish) {
+        Ok(Ended::Printed(out)) => compose::clean_output(&out),
+        _ => Vec::new(),
+    };
+    let mut cfg = t.cfg.clone();
+    cfg.statusline.segments = cfg.statusline.wrap_segments.clone();
+    compose::compose(
+        &other,
+        &|width| t.render(env, &cfg, width),
+        compose::Position::from_config(&cfg.statusline.wrap_position),
+        env.columns,
+        !(env.no_color || args.plain),
+    )
+}
+
+/// What one tick read: the payload, the project, its config and state.
+struct Tick {
+    payload: Payload,
+    paths: Paths,
+    trusted: bool,
+    cfg: Config,
+    state: SessionState,
+    color: bool,
+}
+
+impl Tick {
+    /// Reads the payload, the config and the small state files. `wrapped`: the
+    /// segments shown are `wrap_segments`.
+    fn prepare(args: &StatuslineArgs, env: &Env, input: &[u8], wrapped: bool) -> Self {
+        let payload = Payload::parse(input);
+        let cwd = payload
+            .cwd
+            .as_deref()
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute() && p.is_dir())
+            .unwrap_or_else(|| env.cwd.clone());
+        let paths = Paths::new(store::resolve_root(env.claude_project_dir.as_deref(), &cwd));
+        // A refused `.forge/` (a link, someone else's, writable by others: see
+        // `Paths::check`) is neither read nor written: the line shows what the payload
+        // and `.git/HEAD` say, and nothing fires. `forge doctor` says why.
+        let trusted = paths.check().is_ok();
+        // Most projects have no config file: skip the layered merge then (two `stat`s).
+        let has_config =
+            paths.config().exists() || config::user_path(env).is_some_and(|p| p.exists());
+        let cfg = if has_config && trusted && paths.logs().is_dir() {
+            let (cfg, notice) = config::load_noting(&paths, env);
+            // An untrusted project file's acting keys were left out: said once per
+            // content of the file, in the event log (`forge log`).
+            if let Some(notice) = notice {
+                let _ = files::append_event(
+                    &paths,
+                    &crate::model::session::state::EventLine {
+                        time: crate::model::time::iso(env.now),
+                        event: "statusline".to_owned(),
+                        session: payload.session_id.clone(),
+                        facts: serde_json::Map::new(),
+                        outcomes: vec![notice],
+                    },
+                );
+            }
+            cfg
+        } else if has_config && trusted {
+            config::load_or_default(&paths, env)
+        } else {
+            Config::default()
+        };
+        let mut state = if trusted {
+            gather(&paths, &payload, env.now)
+        } else {
+            SessionState {
+                project: project_name(&paths),
+                branch: crate::git::branch_from_head_file(&paths.root),
+                ..SessionState::default()
+            }
+        };
+        let shown = if wrapped {
+            &cfg.statusline.wrap_segments
+        } else {
+            &cfg.statusline.segments
+        };
+        if shown.iter().any(|s| s == "elsewhere") {
+            state.waiting_elsewhere = waiting_elsewhere(env, &paths);
+        }
+        Self {
+            payload,
+            paths,
+            trusted,
+            cfg,
+            state,
+            color: !(env.no_color || args.plain),
+        }
+    }
+
+    /// The line for `width` columns, with `cfg`'s segments.
+    fn render(&self, env: &Env, cfg: &Config, width: Option<u16>) -> String {
+        let term = Term {
+            color: self.color,
+            width,
+        };
+        render_statusline(&self.payload, &self.state, cfg, &term, env.now)
+    }
+
+    /// The tick's effects: the session bridge, the threshold handoff, the ladder.
+    fn record(&self, env: &Env) {
+        let (paths, payload) = (&self.paths, &self.payload);
+        if !self.trusted {
+            return;
+        }
+        // When neither the payload's folders nor CLAUDE_PROJECT_DIR exist (the project
+        // was deleted under a running client, which then runs this elsewhere), there
+        // is no safe place to record anything.
+        let exists = |d: Option<&str>| d.is_some_and(|d| Path::new(d).is_dir());
+        let lost = payload.cwd.is_some()
+            && !exists(payload.cwd.as_deref())
+            && !exists(payload.project_dir.as_deref())
+            && !env.claude_project_dir.as_deref().is_some_and(Path::is_dir);
+        if let Some(sid) = payload.session_id.as_deref().filter(|_| !lost) {
+            let ctx = resolve_context(payload, self.state.tail.as_ref());
+            // A busy bridge lock is not an error: the next tick writes.
+            if let Err(e) = record(paths, env, &self.cfg, payload, &ctx, sid)
+                && e.kind() != std::io::ErrorKind::WouldBlock
+                && paths.logs().is_dir()
+            {
+                store::log_error(paths, "statusline", &e.to_string());
+            }
+        }
+    }
 }
 
 /// Reads what the line shows from the small state files (and `.git/HEAD`).

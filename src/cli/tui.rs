@@ -59,25 +59,44 @@ pub struct TuiArgs {
 /// The largest frame `--once` draws, each way.
 const ONCE_MAX: u16 = 2000;
 
+/// The size of the `--once` frame: `--width`/`--height`, else `$COLUMNS`/`$LINES`,
+/// else 100×30. A frame is a buffer of width × height cells: a size no terminal has
+/// would only exhaust memory, so it is refused (before anything is read).
+fn once_size(args: &TuiArgs, env: &Env) -> anyhow::Result<(u16, u16)> {
+    let (width, height) = (
+        args.width.or(env.columns).unwrap_or(100),
+        args.height.or(env.lines).unwrap_or(30),
+    );
+    if width > ONCE_MAX || height > ONCE_MAX {
+        bail!("--once draws at most {ONCE_MAX}×{ONCE_MAX} cells; asked for {width}×{height}");
+    }
+    Ok((width, height))
+}
+
+/// The live dashboards need a terminal.
+fn need_terminal() -> anyhow::Result<()> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        bail!("forge tui needs a terminal; use --once to print one frame instead");
+    }
+    Ok(())
+}
+
+/// The exit status of a dashboard: 0 after q, 128 + the signal that ended it.
+fn exit_status(ended_by: Option<i32>) -> ExitCode {
+    match ended_by {
+        Some(sig) => ExitCode::from(u8::try_from(128 + sig).unwrap_or(1)),
+        None => ExitCode::SUCCESS,
+    }
+}
+
 /// Runs `forge tui`.
 pub fn run(args: &TuiArgs, env: &Env) -> anyhow::Result<ExitCode> {
     if args.all {
         return run_all(args, env);
     }
     let mut env = env.clone();
-    // A frame is a buffer of width × height cells: a size no terminal has would only
-    // exhaust memory. Said before anything is read.
-    let once_size = (
-        args.width.or(env.columns).unwrap_or(100),
-        args.height.or(env.lines).unwrap_or(30),
-    );
-    if args.once && (once_size.0 > ONCE_MAX || once_size.1 > ONCE_MAX) {
-        bail!(
-            "--once draws at most {ONCE_MAX}×{ONCE_MAX} cells; asked for {}×{}",
-            once_size.0,
-            once_size.1
-        );
-    }
+    let once = args.once.then(|| once_size(args, &env)).transpose()?;
     // Kept alive until the dashboard closes; removed afterwards.
     let mut _demo_dir = None;
     let (paths, git) = if args.demo {
@@ -107,23 +126,16 @@ pub fn run(args: &TuiArgs, env: &Env) -> anyhow::Result<ExitCode> {
         trace: args.trace_draws.clone(),
         poll_git: git == GitSource::Live,
     };
-    if args.once {
-        let (width, height) = once_size;
+    if let Some((width, height)) = once {
         let start = model.start();
         tui::run_effects(&mut model, &session, start);
         super::print_out(&tui::render_text(&model, width, height));
         return Ok(ExitCode::SUCCESS);
     }
-    use std::io::IsTerminal;
-    if !std::io::stdout().is_terminal() {
-        bail!("forge tui needs a terminal; use --once to print one frame instead");
-    }
+    need_terminal()?;
     // Ended by a signal: the terminal is restored and, on the way out of this
     // function, the demo's folder removed; the exit status says which signal.
-    match tui::run(model, session)? {
-        Some(sig) => Ok(ExitCode::from(u8::try_from(128 + sig).unwrap_or(1))),
-        None => Ok(ExitCode::SUCCESS),
-    }
+    Ok(exit_status(tui::run(model, session)?))
 }
 
 /// `forge tui --all`: the fleet list, and the dashboards it opens.
@@ -142,22 +154,21 @@ fn run_all(args: &TuiArgs, env: &Env) -> anyhow::Result<ExitCode> {
             .and_then(|p| p.to_str().map(str::to_owned))
     });
     if args.once {
-        let width = args.width.or(env.columns).unwrap_or(100);
-        let height = args.height.or(env.lines).unwrap_or(30);
-        super::print_out(&tui::fleet::render_text(&model, width, height));
+        let (width, height) = once_size(args, env)?;
+        let view = crate::ui::fleet::FleetView::new(&model);
+        super::print_out(&crate::ui::frame_text(view, width, height));
         return Ok(ExitCode::SUCCESS);
     }
-    use std::io::IsTerminal;
-    if !std::io::stdout().is_terminal() {
-        bail!("forge tui needs a terminal; use --once to print one frame instead");
-    }
+    need_terminal()?;
     let open = |root: &Path| open_project(root, env);
     let switch =
         |pane: &str, socket: Option<&str>| crate::app::fleet::switch_to_pane(env, pane, socket);
-    match tui::fleet::run(model, env.no_color, &open, &switch)? {
-        Some(sig) => Ok(ExitCode::from(u8::try_from(128 + sig).unwrap_or(1))),
-        None => Ok(ExitCode::SUCCESS),
-    }
+    Ok(exit_status(tui::fleet::run(
+        model,
+        env.no_color,
+        &open,
+        &switch,
+    )?))
 }
 
 /// The dashboard of the project at `root` (a registered project's root), or why it

@@ -709,5 +709,7 @@ pub fn render_statusline(
     paint(&segs, term.color, None)
 }
 
+pub mod compose;
+
 #[cfg(test)]
 mod tests;

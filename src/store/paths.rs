@@ -166,7 +166,7 @@ impl Paths {
         safe::create_dir_all(&self.handoffs())?;
         let ignore = self.forge_dir().join(".gitignore");
         if fresh && std::fs::symlink_metadata(&ignore).is_err() {
-            super::write_atomic(&ignore, b"# forge state: local to this machine\n*\n")?;
+            super::write_atomic(&ignore, FORGE_GITIGNORE.as_bytes())?;
         }
         Ok(())
     }
@@ -188,6 +188,9 @@ impl Paths {
         Ok(())
     }
 }
+
+/// The `.forge/.gitignore` that [`Paths::ensure_dirs`] writes into a new `.forge/`.
+pub const FORGE_GITIGNORE: &str = "# forge state: local to this machine\n*\n";
 
 /// Why a folder is not a project (see [`Paths::is_project`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,180 +1,320 @@
-//! `forge tui --all`: the fleet list's loop, and the project dashboards it opens on
-//! the same screen.
+//! `forge tui --all`: the fleet list as an [`App`] of the one loop
+//! ([`Screen::run_app`]), and the project dashboards it opens on the same screen.
 //!
-//! The list reads the fleet registry (one small file) and polls its stamp once a
-//! second, re-reading it only when it changed; ages are redrawn on the slow tick.
-//! Enter hands the screen to the selected project's own dashboard
-//! ([`Screen::project`]), with its watcher and git poller; q or Esc there returns
-//! here, with the registry read again.
+//! The list reads the fleet registry (one small file, plus the registrations kept
+//! aside in `projects.pending/`). A watcher on the registry's folder wakes it when a
+//! hook changed either ([`crate::watch::registry_changed`]); nothing is polled. The
+//! slow tick redraws ages and reads the registry again (a killed client writes
+//! nothing: its session leaves the list when its process is found gone). Enter hands
+//! the screen to the selected project's own dashboard ([`Screen::project`]), with its
+//! watcher and git poller; q or Esc there returns here, with the registry read again.
 
-use std::path::{Path, PathBuf};
-use std::sync::mpsc::RecvTimeoutError;
-use std::time::{Duration, Instant};
+use std::path::Path;
 
 use anyhow::Context;
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use crossterm::event::{self as ct, KeyEventKind};
 
-use super::{LoopEvent, Screen, Session, TICK, key_of, sleep_for, suspend_self};
+use super::{App, Flow, LoopEvent, Screen, Session, forward, key_of, suspend_self};
 use crate::model::dashboard::fleet::{FleetEffect, FleetEvent, FleetModel, update};
 use crate::model::dashboard::{Model, action_for};
 use crate::store::registry;
-use crate::ui::fleet::{FleetView, list_rows};
-
-/// How often the registry's stamp is looked at.
-const POLL: Duration = Duration::from_secs(1);
+use crate::ui::fleet::{FleetView, Plan, plan};
+use crate::watch::{Watcher, registry_changed};
 
 /// Opens a project's dashboard from its root: the model and session, or why not
 /// (the folder is gone, is refused, is no longer set up).
 pub type Opener<'a> = dyn Fn(&Path) -> Result<(Model, Session), String> + 'a;
+
+/// Takes the tmux client to a session's pane (`%N`, on the server of that socket):
+/// its `session:window.pane`, or why not.
+pub type Switcher<'a> = dyn Fn(&str, Option<&str>) -> Result<String, String> + 'a;
 
 /// Reads the registry for the list: its contents, or why they cannot be read.
 pub fn read(file: &Path) -> Result<crate::model::agents::fleet::Registry, String> {
     registry::read_for_views(file).map_err(|e| e.to_string())
 }
 
-/// The registry file's identity and size and time: when they move, it is re-read.
-fn stamp(file: &Path) -> Option<(u64, u64, std::time::SystemTime)> {
-    use std::os::unix::fs::MetadataExt;
-    let m = std::fs::symlink_metadata(file).ok()?;
-    Some((m.ino(), m.len(), m.modified().ok()?))
-}
-
-/// Renders one frame of the fleet list at `width`×`height` as plain text (`--once`).
-pub fn render_text(model: &FleetModel, width: u16, height: u16) -> String {
-    let area = ratatui::layout::Rect::new(0, 0, width, height);
-    let mut buf = ratatui::buffer::Buffer::empty(area);
-    ratatui::widgets::Widget::render(FleetView::new(model), area, &mut buf);
-    crate::ui::buffer_text(&buf)
-}
-
 /// Runs the fleet list until q (`Ok(None)`) or a termination signal. Restores the
 /// terminal on every path out.
 pub fn run(
-    mut model: FleetModel,
+    model: FleetModel,
     no_color: bool,
     open: &Opener<'_>,
     switch: &Switcher<'_>,
 ) -> anyhow::Result<Option<i32>> {
-    Screen::run(|screen| fleet_loop(screen, &mut model, no_color, open, switch))
+    Screen::run(|screen| {
+        let mut app = FleetApp::open(model, no_color, open, switch, &screen.tx)?;
+        screen.run_app(&mut app)
+    })
 }
 
-/// Takes the tmux client to a session's pane (`%N`, on the server of that socket):
-/// its `session:window.pane`, or why not.
-pub type Switcher<'a> = dyn Fn(&str, Option<&str>) -> Result<String, String> + 'a;
-
-fn fleet_loop(
-    screen: &mut Screen,
-    model: &mut FleetModel,
+/// The fleet list: its model, how it opens a project and reaches a tmux pane, and the
+/// watcher of the registry's folder (it stops when the list is dropped).
+pub struct FleetApp<'a> {
+    model: FleetModel,
     no_color: bool,
-    open: &Opener<'_>,
-    switch: &Switcher<'_>,
-) -> anyhow::Result<Option<i32>> {
-    let file: PathBuf = model.registry_path.clone();
-    let mut seen = stamp(&file);
-    let mut dirty = true;
-    let mut next_tick = Instant::now() + TICK;
-    loop {
-        if dirty {
-            let size = screen
-                .terminal
-                .size()
-                .context("reading the terminal size")?;
-            let area = ratatui::layout::Rect::new(0, 0, size.width, size.height);
-            let rows = list_rows(area);
-            if rows != model.list_rows {
-                update(model, FleetEvent::Viewport(rows));
-            }
-            screen
-                .terminal
-                .draw(|f| f.render_widget(FleetView::new(model).no_color(no_color), f.area()))
-                .context("drawing")?;
-            dirty = false;
+    open: &'a Opener<'a>,
+    switch: &'a Switcher<'a>,
+    watcher: Watcher,
+    /// A batch of this round touched the registry: read it again.
+    reread: bool,
+    /// The effects of this round's events, carried out once they are all in.
+    effects: Vec<FleetEffect>,
+}
+
+impl<'a> FleetApp<'a> {
+    /// Starts watching the registry's folder (which may not exist yet), feeding `tx`.
+    pub fn open(
+        model: FleetModel,
+        no_color: bool,
+        open: &'a Opener<'a>,
+        switch: &'a Switcher<'a>,
+        tx: &std::sync::mpsc::Sender<LoopEvent>,
+    ) -> anyhow::Result<Self> {
+        let dir = model
+            .registry_path
+            .parent()
+            .context("the fleet registry has no folder")?
+            .to_path_buf();
+        let watcher = Watcher::folder(&dir, forward(tx, LoopEvent::Registry))
+            .with_context(|| format!("watching {}", dir.display()))?;
+        Ok(Self {
+            model,
+            no_color,
+            open,
+            switch,
+            watcher,
+            reread: false,
+            effects: Vec::new(),
+        })
+    }
+
+    /// The model (for tests).
+    pub fn model(&self) -> &FleetModel {
+        &self.model
+    }
+
+    /// Reads the registry again into the model.
+    fn load(&mut self) {
+        let registry = read(&self.model.registry_path);
+        update(&mut self.model, FleetEvent::Loaded(registry));
+    }
+
+    /// Reads the registry again when this round's file events touched it (and starts
+    /// watching its folder once that exists); returns whether it did.
+    pub fn reread(&mut self) -> bool {
+        if !std::mem::take(&mut self.reread) {
+            return false;
         }
-        let wait = sleep_for(
-            POLL.min(next_tick.saturating_duration_since(Instant::now())),
-            model.notice_expires(),
-            Utc::now(),
-        );
-        let first = match screen.rx.recv_timeout(wait) {
-            Ok(ev) => Some(ev),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => return Ok(None),
+        let _ = self.watcher.sync();
+        self.load();
+        true
+    }
+
+    /// Opens the project at `root` on `screen` until q or Esc there: `Some` when a
+    /// termination signal ended it.
+    fn open_project(&mut self, screen: &mut Screen, root: &Path) -> Option<i32> {
+        let (mut project, session) = match (self.open)(root) {
+            Ok(opened) => opened,
+            Err(why) => {
+                update(&mut self.model, FleetEvent::OpenFailed(why));
+                return None;
+            }
         };
-        let had_notice = model.notice.is_some();
-        update(model, FleetEvent::Tick(Utc::now()));
-        dirty |= had_notice && model.notice.is_none();
-        let ticked = Instant::now() >= next_tick;
-        if ticked {
-            next_tick = Instant::now() + TICK;
-            dirty = true;
-        }
-        let now_stamp = stamp(&file);
-        // Read again when the file moved, and at every tick: a killed client writes
-        // nothing, and its session leaves the list when its process is found gone.
-        if now_stamp != seen || ticked {
-            seen = now_stamp;
-            update(model, FleetEvent::Loaded(read(&file)));
-            dirty = true;
-        }
-        let mut effects = Vec::new();
-        for ev in first.into_iter().chain(screen.rx.try_iter()) {
-            match ev {
-                LoopEvent::Signal(sig) => return Ok(Some(sig)),
-                LoopEvent::Input(ct::Event::Key(k)) if k.kind == KeyEventKind::Press => {
-                    if let Some(action) = key_of(k.code, k.modifiers)
-                        .and_then(|key| action_for(model.mode, None, key))
-                    {
-                        effects.extend(update(model, FleetEvent::Action(action)));
-                        dirty = true;
-                    }
-                }
-                LoopEvent::Input(ct::Event::Resize(..)) => dirty = true,
-                // A closed dashboard's file and git news, mouse events: not for the list.
-                LoopEvent::Input(_)
-                | LoopEvent::Fs(_)
-                | LoopEvent::Git(_)
-                | LoopEvent::BodyHits(..) => {}
+        project.from_fleet = true;
+        match screen.project(project, &session) {
+            Ok(Some(sig)) => return Some(sig),
+            Ok(None) => {}
+            Err(e) => {
+                update(&mut self.model, FleetEvent::OpenFailed(format!("{e:#}")));
             }
         }
-        for fx in effects {
+        // What was queued meanwhile (the project's file news, the registry's) is
+        // dropped: the registry is read again below.
+        if let Some(sig) = screen.drain() {
+            return Some(sig);
+        }
+        let _ = screen.terminal.clear();
+        update(&mut self.model, FleetEvent::Tick(Utc::now()));
+        self.load();
+        None
+    }
+}
+
+impl App for FleetApp<'_> {
+    type Layout = Plan;
+
+    fn layout(&mut self, area: ratatui::layout::Rect) -> Plan {
+        let plan = plan(area);
+        let rows = plan.list_rows();
+        if rows != self.model.list_rows {
+            update(&mut self.model, FleetEvent::Viewport(rows));
+        }
+        plan
+    }
+
+    fn view(&self, plan: &Plan, frame: &mut ratatui::Frame) {
+        frame.render_widget(
+            FleetView::new(&self.model)
+                .plan(*plan)
+                .no_color(self.no_color),
+            frame.area(),
+        );
+    }
+
+    fn notice_expires(&self) -> Option<DateTime<Utc>> {
+        self.model.notice_expires()
+    }
+
+    fn tick(&mut self, now: DateTime<Utc>, slow: bool) -> bool {
+        let had_notice = self.model.notice.is_some();
+        update(&mut self.model, FleetEvent::Tick(now));
+        if slow {
+            // A killed client writes nothing: its session leaves the list when its
+            // process is found gone, at the tick.
+            self.load();
+        }
+        slow || (had_notice && self.model.notice.is_none())
+    }
+
+    fn event(&mut self, event: LoopEvent, _shown: &Plan) -> bool {
+        match event {
+            LoopEvent::Registry(res) => {
+                self.reread |= registry_changed(&res, &self.model.registry_path);
+                false
+            }
+            LoopEvent::Input(ct::Event::Key(k)) if k.kind == KeyEventKind::Press => {
+                let Some(action) = key_of(k.code, k.modifiers)
+                    .and_then(|key| action_for(self.model.mode, None, key))
+                else {
+                    return false;
+                };
+                let fx = update(&mut self.model, FleetEvent::Action(action));
+                self.effects.extend(fx);
+                true
+            }
+            LoopEvent::Input(ct::Event::Resize(..)) => true,
+            // Mouse events; a closed dashboard's file and git news: not for the list.
+            LoopEvent::Input(_)
+            | LoopEvent::Fs(_)
+            | LoopEvent::Git(_)
+            | LoopEvent::BodyHits(..)
+            | LoopEvent::Signal(_) => false,
+        }
+    }
+
+    fn settle(&mut self, screen: &mut Screen) -> anyhow::Result<Flow> {
+        let mut redraw = self.reread();
+        for fx in std::mem::take(&mut self.effects) {
             match fx {
-                FleetEffect::Quit => return Ok(None),
-                FleetEffect::Suspend => {
-                    suspend_self(&mut screen.terminal, &screen.input);
-                    dirty = true;
-                }
+                FleetEffect::Quit => return Ok(Flow::Quit),
+                FleetEffect::Suspend => suspend_self(&mut screen.terminal, &screen.input),
                 FleetEffect::SwitchToPane { pane, socket } => {
-                    let result = switch(&pane, socket.as_deref());
-                    update(model, FleetEvent::Switched(result));
-                    dirty = true;
+                    let result = (self.switch)(&pane, socket.as_deref());
+                    update(&mut self.model, FleetEvent::Switched(result));
                 }
                 FleetEffect::Open(root) => {
-                    match open(&root) {
-                        Ok((mut project, session)) => {
-                            project.from_fleet = true;
-                            match screen.project(project, &session) {
-                                Ok(Some(sig)) => return Ok(Some(sig)),
-                                Ok(None) => {}
-                                Err(e) => {
-                                    update(model, FleetEvent::OpenFailed(format!("{e:#}")));
-                                }
-                            }
-                            if let Some(sig) = screen.drain() {
-                                return Ok(Some(sig));
-                            }
-                            let _ = screen.terminal.clear();
-                            seen = stamp(&file);
-                            update(model, FleetEvent::Tick(Utc::now()));
-                            update(model, FleetEvent::Loaded(read(&file)));
-                        }
-                        Err(why) => {
-                            update(model, FleetEvent::OpenFailed(why));
-                        }
+                    if let Some(sig) = self.open_project(screen, &root) {
+                        return Ok(Flow::Signal(sig));
                     }
-                    dirty = true;
+                }
+            }
+            redraw = true;
+        }
+        Ok(Flow::Stay { redraw })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::model::agents::fleet::{Pending, ProjectFacts, SessionRow};
+
+    fn registration(root: &str) -> Pending {
+        let now = Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        Pending {
+            facts: ProjectFacts::new(root, Some("main"), 0, chrono::Duration::minutes(30)).unwrap(),
+            row: SessionRow {
+                id: "s1".into(),
+                attention: Some(crate::model::session::state::Attention::WaitingInput),
+                last_event: Some("Stop".into()),
+                last_event_at: Some(now.clone()),
+                ..Default::default()
+            },
+            at: now,
+        }
+    }
+
+    /// Hands the loop's events to `app` until a round touched the registry (and the
+    /// list read it again); false after 5 s.
+    fn until_reread(app: &mut FleetApp<'_>, rx: &mpsc::Receiver<LoopEvent>) -> bool {
+        let shown = plan(ratatui::layout::Rect::new(0, 0, 100, 30));
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(ev) = rx.recv_timeout(Duration::from_millis(100)) {
+                app.event(ev, &shown);
+                if app.reread() {
+                    return true;
                 }
             }
         }
+        false
+    }
+
+    fn roots(app: &FleetApp<'_>) -> Vec<String> {
+        app.model()
+            .rows()
+            .iter()
+            .map(|r| r.project.root.clone())
+            .collect()
+    }
+
+    #[test]
+    fn a_registration_reaches_the_list_through_the_watcher_not_a_poll() {
+        let t = tempfile::tempdir().unwrap();
+        // Neither the state folder nor the registry exists yet.
+        let file = t
+            .path()
+            .canonicalize()
+            .unwrap()
+            .join("state/forge")
+            .join(registry::FILE);
+        let model = FleetModel::new(read(&file), file.clone(), Utc::now());
+        let open = |_: &Path| Err("not in this test".to_owned());
+        let switch = |_: &str, _: Option<&str>| Err("not in this test".to_owned());
+        let (tx, rx) = mpsc::channel();
+        let mut app = FleetApp::open(model, true, &open, &switch, &tx).unwrap();
+        assert!(roots(&app).is_empty());
+        // Nothing happens: no event, nothing read.
+        assert!(rx.recv_timeout(Duration::from_millis(400)).is_err());
+        assert!(!app.reread());
+
+        // A hook registers a project: the folder and the file appear.
+        registry::register(&file, Duration::from_millis(50), registration("/p/api")).unwrap();
+        assert!(
+            until_reread(&mut app, &rx),
+            "the registry written was not seen"
+        );
+        assert_eq!(roots(&app), ["/p/api"]);
+
+        // The lock is busy: the next registration waits aside in projects.pending/,
+        // and the list shows it as soon as it is written there.
+        let _held =
+            crate::store::FileLock::acquire(&file.with_file_name("projects.lock"), Duration::ZERO)
+                .unwrap();
+        registry::register(&file, Duration::from_millis(10), registration("/p/web")).unwrap();
+        let pending = file.with_file_name(registry::PENDING);
+        assert_eq!(std::fs::read_dir(&pending).unwrap().count(), 1);
+        assert!(
+            until_reread(&mut app, &rx),
+            "the pending registration was not seen"
+        );
+        let mut shown = roots(&app);
+        shown.sort();
+        assert_eq!(shown, ["/p/api", "/p/web"]);
     }
 }

@@ -1,11 +1,21 @@
-//! The terminal side of the dashboard: setup and restore, the input thread, the
-//! event loop and the effects (`model::dashboard::Effect`) it carries out.
+//! The terminal side of the dashboards: setup and restore, the input thread, the
+//! one event loop ([`Screen::run_app`]) both dashboards run in, and the effects
+//! (`model::dashboard::Effect`) that need the disk or the terminal.
 //!
-//! One channel, many producers: the input thread sends terminal events, the
-//! debouncer's thread sends file-system batches, the git poller ([`git_poll`]) sends
-//! git facts when a checkout, commit or edit changed them, and the loop itself wakes
-//! for the slow tick. The loop blocks on the channel (no busy polling), drains whatever else
-//! is queued, applies it all to the model, and draws only when something changed.
+//! Two apps share the loop through the [`App`] trait (The Elm Architecture: a model,
+//! how each event updates it, how it is drawn): one project's dashboard
+//! ([`project::ProjectApp`], `forge tui`) and the fleet list ([`fleet::FleetApp`],
+//! `forge tui --all`, which opens a project's dashboard on the same screen).
+//!
+//! One channel, many producers: the input thread sends terminal events, the signal
+//! thread termination signals, the debouncer's thread file-system batches (the
+//! project's `.forge/`, or the fleet registry's folder), the git poller ([`git_poll`])
+//! git facts when a checkout, commit or edit changed them, and the search thread the
+//! handoffs whose text matches. The loop blocks on the channel (no polling; it wakes
+//! by itself only for the slow tick that redraws ages, or when a notice is due to
+//! go), drains whatever else is queued, applies it all to the model, and draws only
+//! when something changed. A frame is laid out once ([`App::layout`]); that layout
+//! draws it, sizes the model's pages and, until the next frame, hit-tests clicks.
 //!
 //! SIGTERM, SIGHUP, SIGINT and SIGQUIT end the loop like `q` does, so the terminal
 //! is restored (alternate screen, raw mode, mouse reporting) and the caller's
@@ -15,33 +25,36 @@
 pub mod demo;
 pub mod fleet;
 pub mod git_poll;
+pub mod project;
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use crossterm::event::{
-    self as ct, DisableMouseCapture, EnableMouseCapture, KeyCode, KeyEventKind, KeyModifiers,
-    MouseEventKind,
+    self as ct, DisableMouseCapture, EnableMouseCapture, KeyCode, KeyModifiers,
 };
 use crossterm::execute;
 use notify_debouncer_full::DebounceEventResult;
 use ratatui::DefaultTerminal;
+use ratatui::layout::Rect;
 
 use crate::app::snapshot::{self, GitSource};
 use crate::env::Env;
-use crate::model::dashboard::{self, Action, Effect, Event, Key, Model, Pane};
+#[cfg(test)]
+use crate::model::dashboard::Action;
+use crate::model::dashboard::{self, Effect, Event, Key, Model};
 use crate::model::handoff::entry::HandoffEntry;
 use crate::model::session::state::GitCache;
 use crate::store::{self, Paths};
 use crate::ui;
-use crate::watch::{Pending, Watcher};
+use crate::watch::Pending;
 
 /// How often ages are redrawn when nothing else happens.
 pub const TICK: Duration = Duration::from_secs(30);
@@ -56,8 +69,10 @@ const PREVIEW_CAP: u64 = 1024 * 1024;
 pub enum LoopEvent {
     /// A terminal event from the input thread.
     Input(ct::Event),
-    /// A debounced batch of file-system events.
+    /// A debounced batch of file-system events under the project's `.forge/`.
     Fs(DebounceEventResult),
+    /// A debounced batch of file-system events in the fleet registry's folder.
+    Registry(DebounceEventResult),
     /// Git facts that differ from the last sent (from the git poller's thread).
     Git(Box<GitCache>),
     /// A termination signal (SIGTERM, SIGHUP, SIGINT, SIGQUIT).
@@ -66,26 +81,17 @@ pub enum LoopEvent {
     BodyHits(String, std::collections::HashSet<PathBuf>),
 }
 
-/// Searches handoff bodies off the UI thread: each search supersedes the one before
-/// (which stops at its next file), so typing never waits for the disk.
-struct Searcher {
-    tx: mpsc::Sender<LoopEvent>,
-    generation: Arc<std::sync::atomic::AtomicU64>,
-}
-
-impl Searcher {
-    fn search(&self, needle: String, paths: Vec<PathBuf>) {
-        let mine = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
-        let generation = Arc::clone(&self.generation);
-        let tx = self.tx.clone();
-        std::thread::spawn(move || {
-            let hits = crate::app::search::bodies_of(&paths, &needle, || {
-                generation.load(Ordering::SeqCst) != mine
-            });
-            if let Some(hits) = hits {
-                let _ = tx.send(LoopEvent::BodyHits(needle, hits));
-            }
-        });
+/// A debouncer handler that hands each batch to the loop as `wrap(batch)` (a project's
+/// `.forge/` news, or the fleet registry's).
+fn forward(
+    tx: &Sender<LoopEvent>,
+    wrap: fn(DebounceEventResult) -> LoopEvent,
+) -> impl notify_debouncer_full::DebounceEventHandler {
+    let tx = std::sync::Mutex::new(tx.clone());
+    move |res: DebounceEventResult| {
+        if let Ok(tx) = tx.lock() {
+            let _ = tx.send(wrap(res));
+        }
     }
 }
 
@@ -303,10 +309,69 @@ pub fn run_effects(model: &mut Model, s: &Session, effects: Vec<Effect>) -> Vec<
 
 /// Renders one frame of `model` at `width`×`height` as plain text (for `--once`).
 pub fn render_text(model: &Model, width: u16, height: u16) -> String {
-    let area = ratatui::layout::Rect::new(0, 0, width, height);
-    let mut buf = ratatui::buffer::Buffer::empty(area);
-    ratatui::widgets::Widget::render(ui::Dashboard::new(model), area, &mut buf);
-    ui::buffer_text(&buf)
+    ui::frame_text(ui::Dashboard::new(model), width, height)
+}
+
+/// A screen the one loop runs ([`Screen::run_app`]), in The Elm Architecture: its
+/// model (the implementor), how each event updates it, and how it is drawn. The
+/// decisions are the models' (`crate::model::dashboard`); an app carries out their
+/// effects.
+pub trait App {
+    /// Where everything goes in one frame: laid out once per frame, from the frame's
+    /// own area, then used to draw it and, until the next frame, to hit-test clicks.
+    type Layout;
+    /// Lays out a frame of `area`, telling the model the sizes it pages and scrolls
+    /// by.
+    fn layout(&mut self, area: Rect) -> Self::Layout;
+    /// Draws the frame `layout` laid out.
+    fn view(&self, layout: &Self::Layout, frame: &mut ratatui::Frame);
+    /// A frame was drawn.
+    fn drawn(&self) {}
+    /// When the notice on screen goes, if nothing happens first (the loop wakes then).
+    fn notice_expires(&self) -> Option<DateTime<Utc>>;
+    /// The clock moved, at every wake before its events; `slow` at the slow tick
+    /// ([`TICK`]). Returns whether the frame changed.
+    fn tick(&mut self, now: DateTime<Utc>, slow: bool) -> bool;
+    /// One event from the channel (never a termination signal: the loop ends on
+    /// those), with the layout of the frame on screen. Returns whether the frame
+    /// changed.
+    fn event(&mut self, event: LoopEvent, shown: &Self::Layout) -> bool;
+    /// Once the queued events are all in: reads again what they said changed and
+    /// carries out their effects, with the screen for those that need the terminal
+    /// (an editor, Ctrl-Z, a dashboard opened from the fleet list).
+    fn settle(&mut self, screen: &mut Screen) -> anyhow::Result<Flow>;
+}
+
+/// What the loop does after [`App::settle`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on, drawing a frame first when `redraw`.
+    Stay {
+        /// The frame changed.
+        redraw: bool,
+    },
+    /// The app is done (q, or Esc in a dashboard opened from the fleet list).
+    Quit,
+    /// A termination signal ended a screen the app ran (a dashboard it opened).
+    Signal(i32),
+}
+
+/// Lays out and draws one frame of `app`: the layout is made from the frame's own
+/// area, inside the draw, so it is the one drawn; it is returned for the clicks.
+pub fn draw_frame<B: ratatui::backend::Backend, A: App>(
+    terminal: &mut ratatui::Terminal<B>,
+    app: &mut A,
+) -> anyhow::Result<A::Layout> {
+    let mut laid = None;
+    terminal
+        .draw(|frame| {
+            let layout = app.layout(frame.area());
+            app.view(&layout, frame);
+            laid = Some(layout);
+        })
+        .map_err(|e| anyhow::anyhow!("drawing: {e}"))?;
+    app.drawn();
+    laid.context("drawing: no frame was laid out")
 }
 
 /// Runs the dashboard until the user quits or a termination signal arrives. Restores
@@ -316,9 +381,9 @@ pub fn run(model: Model, session: Session) -> anyhow::Result<Option<i32>> {
 }
 
 /// The terminal while forge owns it, and the one channel every producer feeds: the
-/// input thread, the signal watcher, and (while a project's dashboard is open) its
-/// file watcher and git poller. `forge tui --all` keeps one screen across the fleet
-/// list and the dashboards it opens.
+/// input thread, the signal watcher, and the apps' own (a project's file watcher,
+/// git poller and search thread; the fleet list's registry watcher). `forge tui
+/// --all` keeps one screen across the fleet list and the dashboards it opens.
 pub struct Screen {
     terminal: DefaultTerminal,
     tx: Sender<LoopEvent>,
@@ -364,213 +429,52 @@ impl Screen {
     /// Runs one project's dashboard on this screen until q or Esc (`Ok(None)`) or a
     /// termination signal (`Ok(Some(sig))`). Its watcher and git poller stop when it
     /// returns.
-    pub fn project(&mut self, mut model: Model, session: &Session) -> anyhow::Result<Option<i32>> {
+    pub fn project(&mut self, model: Model, session: &Session) -> anyhow::Result<Option<i32>> {
         if let Some(sig) = self.drain() {
             return Ok(Some(sig));
         }
-        let fs_tx = Mutex::new(self.tx.clone());
-        let watcher = Watcher::start(&session.paths, move |res: DebounceEventResult| {
-            if let Ok(tx) = fs_tx.lock() {
-                let _ = tx.send(LoopEvent::Fs(res));
-            }
-        })
-        .with_context(|| format!("watching {}", session.paths.root.display()))?;
-        let git_tx = self.tx.clone();
-        let git_poll = session
-            .poll_git
-            .then(|| {
-                git_poll::GitPoll::spawn(session.paths.clone(), model.snapshot.git.clone(), {
-                    move |git| git_tx.send(LoopEvent::Git(Box::new(git))).is_ok()
-                })
-            })
-            .transpose()
-            .context("starting the git poller")?;
-        let searcher = Searcher {
-            tx: self.tx.clone(),
-            generation: Arc::new(std::sync::atomic::AtomicU64::new(0)),
-        };
-        let result = event_loop(
-            &mut self.terminal,
-            &mut model,
-            session,
-            watcher,
-            (&self.rx, &self.input, &searcher),
-        );
-        drop(git_poll);
-        result
+        let mut app = project::ProjectApp::open(model, session, &self.tx)?;
+        self.run_app(&mut app)
     }
-}
 
-fn event_loop(
-    terminal: &mut DefaultTerminal,
-    model: &mut Model,
-    s: &Session,
-    mut watcher: Watcher,
-    (rx, input, searcher): (&Receiver<LoopEvent>, &Input, &Searcher),
-) -> anyhow::Result<Option<i32>> {
-    let start = model.start();
-    run_effects(model, s, start);
-    let mut dirty = true;
-    let mut next_tick = Instant::now() + TICK;
-    loop {
-        if dirty {
-            let size = terminal.size().context("reading the terminal size")?;
-            let area = ratatui::layout::Rect::new(0, 0, size.width, size.height);
-            let (inbox_rows, preview_rows, preview_len) = ui::viewport(model, area);
-            let (shown, sessions_rows) = ui::shown(model, area);
-            if (inbox_rows, preview_rows, preview_len)
-                != (model.inbox_rows, model.preview_rows, model.preview_len)
-                || model.shown.as_ref() != Some(&shown)
-                || model.sessions_rows != sessions_rows
-            {
-                dashboard::update(
-                    model,
-                    Event::Viewport {
-                        shown,
-                        sessions_rows,
-                        inbox_rows,
-                        preview_rows,
-                        preview_len,
-                    },
-                );
-            }
-            if model.seek_match {
-                dashboard::update(model, Event::MatchAt(ui::first_match(model, area)));
-            }
-            terminal
-                .draw(|f| {
-                    f.render_widget(ui::Dashboard::new(model).no_color(s.no_color), f.area());
-                })
-                .context("drawing")?;
-            if let Some(t) = &s.trace {
-                trace_draw(t, model);
-            }
-            dirty = false;
-        }
-        let wait = sleep_for(
-            next_tick.saturating_duration_since(Instant::now()),
-            model.notice_expires(),
-            Utc::now(),
-        );
-        let first = match rx.recv_timeout(wait) {
-            Ok(ev) => Some(ev),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => return Ok(None),
-        };
-        let Some(first) = first else {
-            dashboard::update(model, Event::Tick(Utc::now()));
-            if Instant::now() >= next_tick {
+    /// The one loop: draws `app`, then blocks on the channel until something happens
+    /// (or the slow tick, or a notice due to go), drains what else is queued, hands it
+    /// all to the app, lets the app carry out the effects, and draws again only when
+    /// the frame changed. Ends on the app's quit (`Ok(None)`) or a termination signal
+    /// (`Ok(Some(sig))`).
+    pub fn run_app<A: App>(&mut self, app: &mut A) -> anyhow::Result<Option<i32>> {
+        let mut next_tick = Instant::now() + TICK;
+        let mut shown = draw_frame(&mut self.terminal, app)?;
+        loop {
+            let wait = sleep_for(
+                next_tick.saturating_duration_since(Instant::now()),
+                app.notice_expires(),
+                Utc::now(),
+            );
+            let first = match self.rx.recv_timeout(wait) {
+                Ok(ev) => Some(ev),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => return Ok(None),
+            };
+            let slow = Instant::now() >= next_tick;
+            if slow {
                 next_tick = Instant::now() + TICK;
-                // A killed client writes nothing the watcher could see: its session
-                // ends in the view when its process is found gone, at the tick.
-                for b in &mut model.snapshot.sessions {
-                    b.end_if_client_gone(crate::store::process::is_gone);
-                }
             }
-            dirty = true;
-            continue;
-        };
-        // The clock first, so a notice made now says when it was made.
-        let had_notice = model.notice.is_some();
-        dashboard::update(model, Event::Tick(Utc::now()));
-        dirty |= had_notice && model.notice.is_none();
-        let mut pending = Pending::default();
-        let mut effects = Vec::new();
-        for ev in std::iter::once(first).chain(rx.try_iter()) {
-            match ev {
-                LoopEvent::Signal(sig) => return Ok(Some(sig)),
-                LoopEvent::Fs(res) => pending.add_result(&res, watcher.forge_dir()),
-                LoopEvent::BodyHits(needle, paths) => {
-                    effects.extend(dashboard::update(model, Event::BodyHits { needle, paths }));
-                    dirty = true;
+            let mut redraw = app.tick(Utc::now(), slow);
+            for ev in first.into_iter().chain(self.rx.try_iter()) {
+                if let LoopEvent::Signal(sig) = ev {
+                    return Ok(Some(sig));
                 }
-                LoopEvent::Git(git) => {
-                    // Redraw only for news: a hook may have shown these already.
-                    if model.git_differs(&git) {
-                        dashboard::update(model, Event::GitLoaded(*git));
-                        dirty = true;
-                    }
-                }
-                LoopEvent::Input(ev) => {
-                    if let Some(action) = action_of(&ev, model, terminal) {
-                        effects.extend(dashboard::update(model, Event::Action(action)));
-                        dirty = true;
-                    } else if matches!(ev, ct::Event::Resize(..)) {
-                        dirty = true;
-                    }
-                }
+                redraw |= app.event(ev, &shown);
             }
-        }
-        if !pending.is_empty() {
-            let _ = watcher.sync();
-            effects.extend(reload(model, &s.paths, &pending));
-            dirty = true;
-        }
-        let mut search_now = false;
-        for fx in run_effects(model, s, effects) {
-            match fx {
-                Effect::Quit => return Ok(None),
-                Effect::OpenEditor(path) => {
-                    let result =
-                        suspend_for_editor(terminal, input, &s.env, s.env.editor.as_deref(), &path);
-                    let more = dashboard::update(model, Event::EditorClosed(result));
-                    run_effects(model, s, more);
-                    dirty = true;
-                }
-                Effect::OpenTranscript(path) => {
-                    // The conversation, readable (never the raw .jsonl), in a private
-                    // temporary file the pager opens; it is removed when the pager
-                    // returns.
-                    let result = transcript_to_show(&s.env, &path)
-                        .and_then(|file| conversation_file(&file, model.zone))
-                        .and_then(|file| {
-                            let program = s
-                                .env
-                                .pager
-                                .clone()
-                                .or_else(|| s.env.editor.clone())
-                                .or_else(|| s.env.find_program("less").map(|_| "less".to_owned()));
-                            suspend_for_editor(
-                                terminal,
-                                input,
-                                &s.env,
-                                program.as_deref(),
-                                file.path(),
-                            )
-                        });
-                    let more = dashboard::update(model, Event::EditorClosed(result));
-                    run_effects(model, s, more);
-                    dirty = true;
-                }
-                // Keys typed together ask for several searches (and effects run last
-                // first): one search, for the text as it is now, once they are all in.
-                Effect::SearchBodies(_) => search_now = true,
-                Effect::Suspend => {
-                    suspend_self(terminal, input);
-                    dirty = true;
-                }
-                Effect::Copy(text) => {
-                    // The notice names what reached the clipboard: the clean text.
-                    let result = osc52_copy(&text).map_err(|e| e.to_string());
-                    dashboard::update(model, Event::Copied(result));
-                    dirty = true;
-                }
-                Effect::LoadPreview(_)
-                | Effect::WritePendingResume(_)
-                | Effect::ResolveSignal { .. } => {}
+            match app.settle(self)? {
+                Flow::Quit => return Ok(None),
+                Flow::Signal(sig) => return Ok(Some(sig)),
+                Flow::Stay { redraw: changed } => redraw |= changed,
             }
-        }
-        if search_now && let Some(needle) = model.filter.needle() {
-            let paths = model
-                .snapshot
-                .handoffs
-                .iter()
-                .map(|h| h.path.clone())
-                .collect();
-            searcher.search(needle, paths);
-        }
-        if model.quit {
-            return Ok(None);
+            if redraw {
+                shown = draw_frame(&mut self.terminal, app)?;
+            }
         }
     }
 }
@@ -628,54 +532,6 @@ pub fn reload(model: &mut Model, paths: &Paths, pending: &Pending) -> Vec<Effect
         fx.extend(dashboard::update(model, Event::HandoffsChanged(changes)));
     }
     fx
-}
-
-fn action_of(ev: &ct::Event, model: &Model, terminal: &DefaultTerminal) -> Option<Action> {
-    match ev {
-        ct::Event::Key(k) if k.kind == KeyEventKind::Press => {
-            dashboard::action_for(model.mode, Some(model.focus), key_of(k.code, k.modifiers)?)
-        }
-        ct::Event::Mouse(m) => {
-            let size = terminal.size().ok()?;
-            let plan = ui::plan_of(
-                model,
-                ratatui::layout::Rect::new(0, 0, size.width, size.height),
-            );
-            let pane = plan.pane_at(m.column, m.row)?;
-            // The activity view is drawn where the inbox and preview are.
-            let pane = match pane {
-                Pane::Inbox | Pane::Preview if model.activity => Pane::Activity,
-                p => p,
-            };
-            match m.kind {
-                MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
-                    let delta = if m.kind == MouseEventKind::ScrollUp {
-                        -1
-                    } else {
-                        1
-                    };
-                    let lines = if pane == Pane::Preview { 3 } else { 1 };
-                    Some(Action::Scroll(pane, delta * lines))
-                }
-                // The tiny layout draws a summary, not the panes' rows: no clicks there.
-                MouseEventKind::Down(crossterm::event::MouseButton::Left)
-                    if model.mode == dashboard::Mode::Normal && !plan.tiny =>
-                {
-                    let top = match pane {
-                        Pane::Activity => plan.list_area(),
-                        Pane::Inbox => plan.inbox,
-                        Pane::Preview => plan.preview,
-                        Pane::Sessions => plan.attention,
-                    }?
-                    .y;
-                    // Row 0 is the pane's title.
-                    Some(Action::Click(pane, m.row.checked_sub(top + 1)))
-                }
-                _ => None,
-            }
-        }
-        _ => None,
-    }
 }
 
 /// Ctrl-Z: gives the terminal back, stops like any terminal program (SIGTSTP, which

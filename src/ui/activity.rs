@@ -6,11 +6,11 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::{DIM, TITLE, indent, rows, text, title};
+use super::{DIM, TITLE, cursor_style, indent, pane_body, rows, text, title};
 use crate::model::activity::{Row, Tone, short_session};
 use crate::model::dashboard::{Model, Pane};
 use crate::model::text::sanitize::single_line;
@@ -31,16 +31,7 @@ fn detail_of(m: &Model, list: &[Row], body: Rect) -> Vec<Line<'static>> {
 /// The rows of the list itself in `area` (the view's whole area, title included):
 /// what the model pages and clicks by, as [`render`] draws it.
 pub fn list_height(m: &Model, area: Rect) -> u16 {
-    let body = Rect {
-        y: area.y + area.height.min(1),
-        height: area.height.saturating_sub(1),
-        ..area
-    };
-    let body = Rect {
-        x: body.x + 2.min(body.width),
-        width: body.width.saturating_sub(2),
-        ..body
-    };
+    let body = pane_body(area);
     let list = m.activity_rows();
     let detail_h = (detail_of(m, &list, body).len() as u16).min(DETAIL_MAX);
     body.height.saturating_sub(detail_h).max(1)
@@ -96,11 +87,7 @@ pub fn render(m: &Model, area: Rect, buf: &mut Buffer) {
         spans.push(Span::styled(single_line(&row.text).into_owned(), style));
         let mut line = Line::from(text::fit_spans(spans, usize::from(r.width)));
         if first + i == selected {
-            line = line.style(if focused {
-                Style::new().add_modifier(Modifier::REVERSED)
-            } else {
-                Style::new().add_modifier(Modifier::BOLD)
-            });
+            line = line.style(cursor_style(focused));
         }
         Paragraph::new(line).render(r, buf);
     }

@@ -15,12 +15,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
 use super::{
-    DIM, TITLE, WARN, attention_style, help_box, level_color, notice_line, push_hints, rows, short,
-    text,
+    DIM, TITLE, WARN, attention_style, help_box, help_keys, help_words, level_color, notice_line,
+    push_hints, rows, short, text,
 };
 use crate::model::agents::fleet::FleetRow;
+use crate::model::dashboard::Mode;
 use crate::model::dashboard::fleet::FleetModel;
-use crate::model::dashboard::{Mode, bindings};
 use crate::model::text::sanitize::single_line;
 use crate::model::time::age;
 
@@ -28,6 +28,7 @@ use crate::model::time::age;
 pub struct FleetView<'a> {
     model: &'a FleetModel,
     no_color: bool,
+    plan: Option<Plan>,
 }
 
 impl<'a> FleetView<'a> {
@@ -36,6 +37,7 @@ impl<'a> FleetView<'a> {
         Self {
             model,
             no_color: false,
+            plan: None,
         }
     }
 
@@ -44,11 +46,19 @@ impl<'a> FleetView<'a> {
         self.no_color = yes;
         self
     }
+
+    /// Draws the frame `plan` laid out (the loop's, computed once for the frame)
+    /// instead of laying it out again; a plan made for another area is not used.
+    pub fn plan(mut self, plan: Plan) -> Self {
+        self.plan = Some(plan);
+        self
+    }
 }
 
-/// Where the parts of the fleet screen go.
+/// Where the parts of the fleet screen go: computed once per frame ([`plan`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Plan {
+pub struct Plan {
+    area: Rect,
     header: Rect,
     columns: Option<Rect>,
     list: Option<Rect>,
@@ -56,7 +66,15 @@ struct Plan {
     footer: Option<Rect>,
 }
 
-fn plan(area: Rect) -> Plan {
+impl Plan {
+    /// Rows of the list (for paging).
+    pub fn list_rows(&self) -> u16 {
+        self.list.map_or(1, |r| r.height.max(1))
+    }
+}
+
+/// Lays out a frame of `area`.
+pub fn plan(area: Rect) -> Plan {
     let row = |i: u16| Rect {
         y: area.y + i,
         height: 1,
@@ -66,6 +84,7 @@ fn plan(area: Rect) -> Plan {
     let header = row(0);
     if h < 3 {
         return Plan {
+            area,
             header,
             columns: None,
             list: None,
@@ -77,6 +96,7 @@ fn plan(area: Rect) -> Plan {
     let detail = (h >= 7).then(|| row(h - 2));
     let list_end = if detail.is_some() { h - 2 } else { h - 1 };
     Plan {
+        area,
         header,
         columns: (h >= 4).then(|| row(1)),
         list: Some(Rect {
@@ -91,7 +111,7 @@ fn plan(area: Rect) -> Plan {
 
 /// Rows of the list for a frame of `area` (for paging).
 pub fn list_rows(area: Rect) -> u16 {
-    plan(area).list.map_or(1, |r| r.height.max(1))
+    plan(area).list_rows()
 }
 
 /// The column widths for a width — 0 leaves a column out.
@@ -135,7 +155,10 @@ impl Widget for FleetView<'_> {
             return;
         }
         let m = self.model;
-        let p = plan(area);
+        let p = self
+            .plan
+            .filter(|p| p.area == area)
+            .unwrap_or_else(|| plan(area));
         header(m, p.header.width).render(p.header, buf);
         if let Some(r) = p.columns.filter(|_| !m.rows().is_empty()) {
             columns(r.width).render(r, buf);
@@ -379,16 +402,8 @@ fn footer(m: &FleetModel, width: u16) -> Paragraph<'static> {
 
 /// The `?` help of the fleet list: its keys (from the table) and its words.
 fn render_help(m: &FleetModel, area: Rect, buf: &mut Buffer) {
-    let mut lines = vec![Line::styled("Keys", TITLE)];
-    for b in bindings(Mode::Fleet) {
-        lines.push(Line::from(vec![
-            Span::styled(format!("{:<6} ", b.label), Style::new().fg(Color::Cyan)),
-            Span::raw(b.desc),
-        ]));
-    }
-    lines.push(Line::raw(""));
-    lines.push(Line::styled("Words", TITLE));
-    for (word, what) in [
+    let mut lines = help_keys(Mode::Fleet, |b| b.desc);
+    lines.extend(help_words(&[
         ("permission", "a permission prompt is open"),
         ("input", "the turn is over: it waits for you"),
         ("busy", "working"),
@@ -401,12 +416,7 @@ fn render_help(m: &FleetModel, area: Rect, buf: &mut Buffer) {
             "L0–L3",
             "context level: L1 ≥70%, L2 ≥85%, L3 ≥95% (default)",
         ),
-    ] {
-        lines.push(Line::from(vec![
-            Span::styled(format!("{word:<10} "), Style::new().fg(Color::Cyan)),
-            Span::raw(what),
-        ]));
-    }
+    ]));
     lines.push(Line::raw(""));
     lines.push(Line::styled(
         "Kept by each project's hooks (up to a minute behind), in",

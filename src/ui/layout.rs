@@ -1,7 +1,8 @@
 //! Where each pane goes for a given terminal size.
 //!
-//! A pure function of the area and of what the panes hold ([`Needs`]), shared by the
-//! renderer, by the loop (mouse hit-testing, page sizes) and by tests. Space is handed
+//! A pure function of the area and of what the panes hold ([`Needs`]), computed once
+//! per frame ([`super::FrameLayout`]) and shared by the renderer, by the loop (mouse
+//! hit-testing, page sizes) and by tests. Space is handed
 //! out by priority — the header, the footer and the inbox first — so a tiny side pane
 //! shows what matters most instead of squeezing everything to nothing.
 //!
@@ -125,8 +126,16 @@ impl Plan {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many plans this thread has computed: a frame computes one.
+    pub static PLANS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Lays out `area` for panes that hold `needs`.
 pub fn plan(area: Rect, needs: &Needs) -> Plan {
+    #[cfg(test)]
+    PLANS.with(|n| n.set(n.get() + 1));
     let (attention, waiting) = (needs.attention, needs.waiting);
     if area.width < 16 || area.height < 6 {
         return tiny(area);

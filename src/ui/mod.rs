@@ -60,6 +60,7 @@ const MATCH: Style = Style::new()
 pub struct Dashboard<'a> {
     model: &'a Model,
     no_color: bool,
+    layout: Option<&'a FrameLayout>,
 }
 
 impl<'a> Dashboard<'a> {
@@ -68,11 +69,18 @@ impl<'a> Dashboard<'a> {
         Self {
             model,
             no_color: false,
+            layout: None,
         }
     }
     /// Draws without colours (`NO_COLOR`); bold, reverse and underline stay.
     pub fn no_color(mut self, yes: bool) -> Self {
         self.no_color = yes;
+        self
+    }
+    /// Draws the frame `layout` laid out (the loop's, computed once for the frame)
+    /// instead of laying it out again; a layout made for another area is not used.
+    pub fn layout(mut self, layout: &'a FrameLayout) -> Self {
+        self.layout = Some(layout);
         self
     }
 }
@@ -84,9 +92,17 @@ impl Widget for Dashboard<'_> {
             return;
         }
         let m = self.model;
-        let plan = plan_of(m, area);
+        let own;
+        let laid = match self.layout.filter(|l| l.area == area) {
+            Some(l) => l,
+            None => {
+                own = FrameLayout::of(m, area);
+                &own
+            }
+        };
+        let plan = &laid.plan;
         if plan.tiny {
-            render_tiny(m, &plan, buf);
+            render_tiny(m, plan, buf);
         } else {
             if let Some(r) = plan.header {
                 header(m, r.width).render(r, buf);
@@ -109,7 +125,7 @@ impl Widget for Dashboard<'_> {
                     render_inbox(m, r, buf);
                 }
                 if let Some(r) = plan.preview {
-                    render_preview(m, r, buf);
+                    render_preview(m, r, laid, buf);
                 }
             }
             if let Some(r) = plan.footer {
@@ -758,33 +774,120 @@ fn render_inbox(m: &Model, area: Rect, buf: &mut Buffer) {
             line = text::highlight(line, &n, MATCH);
         }
         if selected {
-            line = line.style(if focused {
-                Style::new().add_modifier(Modifier::REVERSED)
-            } else {
-                Style::new().add_modifier(Modifier::BOLD)
-            });
+            line = line.style(cursor_style(focused));
         }
         Paragraph::new(line).render(r, buf);
     }
 }
 
-/// The panes a frame of `area` shows, and the rows of the sessions pane's list.
+/// The row under a list's cursor: reversed in the focused pane, bold in the others.
+fn cursor_style(focused: bool) -> Style {
+    if focused {
+        Style::new().add_modifier(Modifier::REVERSED)
+    } else {
+        Style::new().add_modifier(Modifier::BOLD)
+    }
+}
+
+/// One frame of the dashboard, laid out: where each pane goes ([`layout::Plan`]) and
+/// the preview's text wrapped to its pane. The loop computes it once per frame and
+/// uses it to tell the model its page sizes ([`FrameLayout::viewport`],
+/// [`FrameLayout::shown`], [`FrameLayout::first_match`]), to draw the frame
+/// ([`Dashboard::layout`]) and, until the next frame, to hit-test clicks: what was
+/// clicked is what is on the screen.
+#[derive(Debug, Clone)]
+pub struct FrameLayout {
+    /// The frame's area.
+    pub area: Rect,
+    /// Where each pane goes.
+    pub plan: layout::Plan,
+    /// The preview's warnings and text, wrapped to its pane (when the frame shows
+    /// it, or looks for the filter's text in it).
+    preview: Option<PreviewLines>,
+}
+
+/// The preview's pinned warnings and its (scrolled) text, wrapped.
+type PreviewLines = (Vec<Line<'static>>, Vec<Line<'static>>);
+
+impl FrameLayout {
+    /// Lays out a frame of `area` for `m`.
+    pub fn of(m: &Model, area: Rect) -> Self {
+        let plan = plan_of(m, area);
+        let preview = plan
+            .preview
+            .filter(|_| !m.activity || m.seek_match)
+            .map(|r| preview_parts(m, pane_body(r).width));
+        Self {
+            area,
+            plan,
+            preview,
+        }
+    }
+
+    /// The preview's lines for a body `width` wide: the ones laid out, else made now.
+    fn preview_lines(&self, m: &Model, width: u16) -> std::borrow::Cow<'_, PreviewLines> {
+        match &self.preview {
+            Some(p) => std::borrow::Cow::Borrowed(p),
+            None => std::borrow::Cow::Owned(preview_parts(m, width)),
+        }
+    }
+
+    /// The panes the frame shows, and the rows of the sessions pane's list.
+    pub fn shown(&self) -> (Vec<Pane>, u16) {
+        let plan = &self.plan;
+        let mut panes = Vec::new();
+        if plan.inbox.is_some() {
+            panes.push(Pane::Inbox);
+        }
+        if plan.preview.is_some() {
+            panes.push(Pane::Preview);
+        }
+        if plan.attention.is_some() {
+            panes.push(Pane::Sessions);
+        }
+        let rows = plan
+            .attention
+            .map_or(1, |r| r.height.saturating_sub(1).max(1));
+        (panes, rows)
+    }
+
+    /// The sizes the model pages and scrolls by: rows of the inbox list, rows of the
+    /// preview text (below its pinned warnings) and the rows the preview text takes
+    /// once wrapped to the pane.
+    pub fn viewport(&self, m: &Model) -> (u16, u16, usize) {
+        let plan = &self.plan;
+        if m.activity {
+            // The activity view takes the inbox's and the preview's room: it pages (and
+            // clicks) by the rows of its list, as drawn.
+            let rows = plan.list_area().map_or(1, |r| activity::list_height(m, r));
+            return (rows, plan.preview_rows(), 0);
+        }
+        let Some(body) = plan.preview.map(pane_body) else {
+            return (plan.inbox_rows(), plan.preview_rows(), 0);
+        };
+        let lines = self.preview_lines(m, body.width);
+        let (pinned, text) = lines.as_ref();
+        let rows = body.height.saturating_sub(pinned.len() as u16).max(1);
+        (plan.inbox_rows(), rows, text.len())
+    }
+
+    /// The row of the preview text, wrapped as the frame shows it, where the filter's
+    /// text first appears (for [`Model::seek_match`]).
+    pub fn first_match(&self, m: &Model) -> Option<usize> {
+        let needle = m.filter.needle()?;
+        let body = self.plan.preview.map(pane_body)?;
+        let lines = self.preview_lines(m, body.width);
+        lines
+            .1
+            .iter()
+            .position(|l| l.to_string().to_lowercase().contains(&needle))
+    }
+}
+
+/// The panes a frame of `area` shows, and the rows of the sessions pane's list
+/// ([`FrameLayout::shown`]).
 pub fn shown(m: &Model, area: Rect) -> (Vec<Pane>, u16) {
-    let plan = plan_of(m, area);
-    let mut panes = Vec::new();
-    if plan.inbox.is_some() {
-        panes.push(Pane::Inbox);
-    }
-    if plan.preview.is_some() {
-        panes.push(Pane::Preview);
-    }
-    if plan.attention.is_some() {
-        panes.push(Pane::Sessions);
-    }
-    let rows = plan
-        .attention
-        .map_or(1, |r| r.height.saturating_sub(1).max(1));
-    (panes, rows)
+    FrameLayout::of(m, area).shown()
 }
 
 /// The layout of a frame of `area` for `m`.
@@ -807,37 +910,20 @@ pub fn plan_of(m: &Model, area: Rect) -> layout::Plan {
     )
 }
 
-/// The sizes the model pages and scrolls by, for a frame of `area`: rows of the inbox
-/// list, rows of the preview text (below its pinned warnings) and the rows the
-/// preview text takes once wrapped to the pane.
+/// The sizes the model pages and scrolls by, for a frame of `area`
+/// ([`FrameLayout::viewport`]).
 pub fn viewport(m: &Model, area: Rect) -> (u16, u16, usize) {
-    let plan = plan_of(m, area);
-    if m.activity {
-        // The activity view takes the inbox's and the preview's room: it pages (and
-        // clicks) by the rows of its list, as drawn.
-        let rows = plan.list_area().map_or(1, |r| activity::list_height(m, r));
-        return (rows, plan.preview_rows(), 0);
-    }
-    let Some(body) = plan.preview.map(preview_body) else {
-        return (plan.inbox_rows(), plan.preview_rows(), 0);
-    };
-    let (pinned, text) = preview_parts(m, body.width);
-    let rows = body.height.saturating_sub(pinned.len() as u16).max(1);
-    (plan.inbox_rows(), rows, text.len())
+    FrameLayout::of(m, area).viewport(m)
 }
 
 /// The row of the preview text, wrapped as a frame of `area` shows it, where the
-/// filter's text first appears (for [`Model::seek_match`]).
+/// filter's text first appears ([`FrameLayout::first_match`]).
 pub fn first_match(m: &Model, area: Rect) -> Option<usize> {
-    let needle = m.filter.needle()?;
-    let body = plan_of(m, area).preview.map(preview_body)?;
-    let (_, text) = preview_parts(m, body.width);
-    text.iter()
-        .position(|l| l.to_string().to_lowercase().contains(&needle))
+    FrameLayout::of(m, area).first_match(m)
 }
 
-/// The preview pane without its title row and margin.
-fn preview_body(area: Rect) -> Rect {
+/// A pane without its title row and margin (the preview's text, the activity list).
+fn pane_body(area: Rect) -> Rect {
     indent(
         Rect {
             y: area.y + area.height.min(1),
@@ -990,7 +1076,7 @@ fn chain_lines(m: &Model, h: &HandoffEntry) -> Vec<Line<'static>> {
     lines
 }
 
-fn render_preview(m: &Model, area: Rect, buf: &mut Buffer) {
+fn render_preview(m: &Model, area: Rect, laid: &FrameLayout, buf: &mut Buffer) {
     let focused = m.focus == Pane::Preview;
     let entry = m.selected_entry();
     let extra = entry
@@ -1001,14 +1087,17 @@ fn render_preview(m: &Model, area: Rect, buf: &mut Buffer) {
         Paragraph::new(Line::styled("select a handoff to read it here", DIM)).render(body, buf);
         return;
     }
-    let (mut lines, text) = preview_parts(m, body.width);
+    let parts = laid.preview_lines(m, body.width);
+    let (pinned, text) = parts.as_ref();
     // Never past the last page, even before the model has heard the pane's size.
-    let rows = usize::from(body.height).saturating_sub(lines.len());
+    let rows = usize::from(body.height).saturating_sub(pinned.len());
     let skip = usize::from(m.preview.scroll).min(text.len().saturating_sub(rows.max(1)));
     let needle = m.filter.needle();
-    lines.extend(text.into_iter().skip(skip).map(|l| match &needle {
-        Some(n) => text::highlight(l, n, MATCH),
-        None => l,
+    // Only the rows that fit are drawn: only they are copied.
+    let mut lines = pinned.clone();
+    lines.extend(text.iter().skip(skip).take(rows).map(|l| match &needle {
+        Some(n) => text::highlight(l.clone(), n, MATCH),
+        None => l.clone(),
     }));
     Paragraph::new(lines).render(body, buf);
 }
@@ -1114,18 +1203,13 @@ fn hint(b: &Binding) -> [Span<'static>; 2] {
 
 /// The `?` help: every binding of [`dashboard::KEYMAP`], and what the marks mean.
 fn render_help(m: &Model, area: Rect, buf: &mut Buffer) {
-    let mut lines = vec![Line::styled("Keys", TITLE)];
-    for b in bindings(Mode::Normal) {
-        let desc = if m.from_fleet && b.action == dashboard::Action::Quit {
+    let mut lines = help_keys(Mode::Normal, |b| {
+        if m.from_fleet && b.action == dashboard::Action::Quit {
             "back to the fleet list (forge tui --all)"
         } else {
             b.desc
-        };
-        lines.push(Line::from(vec![
-            Span::styled(format!("{:<6} ", b.label), Style::new().fg(Color::Cyan)),
-            Span::raw(desc),
-        ]));
-    }
+        }
+    });
     // The keys of a prompt take one line each, so the help fits a side pane.
     for (mode, name) in [(Mode::Filter, "in /"), (Mode::Answer, "in r")] {
         let mut spans = vec![Span::styled(
@@ -1153,9 +1237,7 @@ fn render_help(m: &Model, area: Rect, buf: &mut Buffer) {
             Span::raw(what),
         ]));
     }
-    lines.push(Line::raw(""));
-    lines.push(Line::styled("Words", TITLE));
-    for (word, what) in [
+    lines.extend(help_words(&[
         (
             "L0–L3",
             "context level: L1 ≥70%, L2 ≥85%, L3 ≥95% (default)",
@@ -1173,13 +1255,33 @@ fn render_help(m: &Model, area: Rect, buf: &mut Buffer) {
         ("live", "not ended, heard from within stale_after"),
         ("drift", "what changed since the handoff: ⎇ ± ◷"),
         ("Signal", "an agent's status block; blocked ones wait"),
-    ] {
+    ]));
+    help_box(lines, m.help_scroll, area, buf);
+}
+
+/// The help's "Keys" section: every binding of `mode` from [`dashboard::KEYMAP`],
+/// its keys then what it does (`desc` may say it for this screen).
+fn help_keys(mode: Mode, desc: impl Fn(&Binding) -> &'static str) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::styled("Keys", TITLE)];
+    for b in bindings(mode) {
         lines.push(Line::from(vec![
-            Span::styled(format!("{word:<10} "), Style::new().fg(Color::Cyan)),
-            Span::raw(what),
+            Span::styled(format!("{:<6} ", b.label), Style::new().fg(Color::Cyan)),
+            Span::raw(desc(b)),
         ]));
     }
-    help_box(lines, m.help_scroll, area, buf);
+    lines
+}
+
+/// The help's "Words" section, after a blank line: each word, then what it means.
+fn help_words(words: &[(&'static str, &'static str)]) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::raw(""), Line::styled("Words", TITLE)];
+    for (word, what) in words {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{word:<10} "), Style::new().fg(Color::Cyan)),
+            Span::raw(*what),
+        ]));
+    }
+    lines
 }
 
 /// Draws `lines` as the `?` help: a bordered box in the middle of `area` that
@@ -1303,6 +1405,14 @@ fn tiny_summary(m: &Model, width: usize) -> Vec<Span<'static>> {
         }
     }
     text::fit_spans(line(1, true), width)
+}
+
+/// One frame of `widget` at `width`×`height` as plain text (for `--once`).
+pub fn frame_text(widget: impl Widget, width: u16, height: u16) -> String {
+    let area = Rect::new(0, 0, width, height);
+    let mut buf = Buffer::empty(area);
+    widget.render(area, &mut buf);
+    buffer_text(&buf)
 }
 
 /// The text of a buffer, one line per row, trailing spaces trimmed (for `--once`).

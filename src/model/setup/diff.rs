@@ -5,10 +5,14 @@
 
 use std::fmt::Write as _;
 
+/// One step of an edit script ([`edit_script`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Op {
+pub enum Op {
+    /// The element is in both.
     Same,
+    /// The old element was removed.
     Del,
+    /// The new element was added.
     Add,
 }
 
@@ -23,7 +27,7 @@ pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
     }
     let a: Vec<&str> = old.lines().collect();
     let b: Vec<&str> = new.lines().collect();
-    let ops = edit_script(&a, &b);
+    let ops = edit_script(a.len(), b.len(), |i, j| a.get(i) == b.get(j));
     let mut out = format!("--- {old_name}\n+++ {new_name}\n");
     // Positions (index into ops) of changes, grouped into hunks.
     let changed: Vec<usize> = ops
@@ -70,16 +74,23 @@ pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
     out
 }
 
-/// The edit script as (op, index in a, index in b); for `Add` the `a` index is where
-/// the line goes, for `Del` the `b` index likewise.
-fn edit_script(a: &[&str], b: &[&str]) -> Vec<(Op, usize, usize)> {
-    let (n, m) = (a.len(), b.len());
-    // lcs[i][j] = LCS length of a[i..] and b[j..], stored flat.
+/// The edit script from a sequence of `n` elements to one of `m`, where `eq(i, j)`
+/// says whether old element `i` equals new element `j`: (op, index in the old, index
+/// in the new), in order. For `Add` the old index is where the element goes, for
+/// `Del` the new index likewise. Equal elements are matched by a longest common
+/// subsequence; where removing and adding come out even, the removal comes first.
+/// The one table behind the line diff and `json_edit`'s alignment of array elements.
+pub fn edit_script(
+    n: usize,
+    m: usize,
+    eq: impl Fn(usize, usize) -> bool,
+) -> Vec<(Op, usize, usize)> {
+    // lcs[i][j] = LCS length of old[i..] and new[j..], stored flat.
     let w = m + 1;
     let mut lcs = vec![0u32; (n + 1) * w];
     for i in (0..n).rev() {
         for j in (0..m).rev() {
-            let v = if a.get(i) == b.get(j) {
+            let v = if eq(i, j) {
                 lcs.get((i + 1) * w + j + 1).copied().unwrap_or(0) + 1
             } else {
                 let down = lcs.get((i + 1) * w + j).copied().unwrap_or(0);
@@ -95,7 +106,7 @@ fn edit_script(a: &[&str], b: &[&str]) -> Vec<(Op, usize, usize)> {
     let (mut i, mut j) = (0, 0);
     let mut ops = Vec::with_capacity(n + m);
     while i < n || j < m {
-        if i < n && j < m && a.get(i) == b.get(j) {
+        if i < n && j < m && eq(i, j) {
             ops.push((Op::Same, i, j));
             i += 1;
             j += 1;
@@ -113,6 +124,35 @@ fn edit_script(a: &[&str], b: &[&str]) -> Vec<(Op, usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_edit_script_replays_old_into_new_keeping_a_longest_common_subsequence() {
+        let cases: [(&[u8], &[u8], usize); 5] = [
+            (b"abcabba", b"cbabac", 4),
+            (b"", b"xy", 0),
+            (b"xy", b"", 0),
+            (b"same", b"same", 4),
+            (b"aaa", b"aa", 2),
+        ];
+        for (a, b, lcs) in cases {
+            let ops = edit_script(a.len(), b.len(), |i, j| a.get(i) == b.get(j));
+            let kept = ops.iter().filter(|(op, _, _)| *op == Op::Same).count();
+            assert_eq!(kept, lcs, "{a:?} → {b:?}");
+            let mut replay = Vec::new();
+            for (op, i, j) in &ops {
+                match op {
+                    Op::Same => {
+                        assert_eq!(a[*i], b[*j]);
+                        replay.push(a[*i]);
+                    }
+                    Op::Add => replay.push(b[*j]),
+                    Op::Del => {}
+                }
+            }
+            assert_eq!(replay, b, "{ops:?}");
+            assert_eq!(ops.len(), a.len() + b.len() - lcs);
+        }
+    }
 
     #[test]
     fn equal_texts_have_no_diff() {

@@ -803,30 +803,12 @@ fn quote(s: &str) -> String {
 /// the old and new elements left over are paired in order (a changed element), and
 /// what remains was removed or added.
 fn align(olds: &[Option<Value>], news: &[Value]) -> Vec<Option<usize>> {
-    let (n, m) = (olds.len(), news.len());
+    use super::diff::{Op, edit_script};
     let eq = |i: usize, j: usize| match (olds.get(i), news.get(j)) {
         (Some(Some(a)), Some(b)) => same(a, b),
         _ => false,
     };
-    let w = m + 1;
-    let mut lcs = vec![0u32; (n + 1) * w];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            let v = if eq(i, j) {
-                lcs.get((i + 1) * w + j + 1).copied().unwrap_or(0) + 1
-            } else {
-                let down = lcs.get((i + 1) * w + j).copied().unwrap_or(0);
-                let right = lcs.get(i * w + j + 1).copied().unwrap_or(0);
-                down.max(right)
-            };
-            if let Some(slot) = lcs.get_mut(i * w + j) {
-                *slot = v;
-            }
-        }
-    }
-    let at = |i: usize, j: usize| lcs.get(i * w + j).copied().unwrap_or(0);
-    let mut out = vec![None; m];
-    let (mut i, mut j) = (0, 0);
+    let mut out = vec![None; news.len()];
     let (mut run_old, mut run_new) = (Vec::new(), Vec::new());
     let flush = |run_old: &mut Vec<usize>, run_new: &mut Vec<usize>, out: &mut Vec<_>| {
         for (o, nw) in run_old.iter().zip(run_new.iter()) {
@@ -837,20 +819,16 @@ fn align(olds: &[Option<Value>], news: &[Value]) -> Vec<Option<usize>> {
         run_old.clear();
         run_new.clear();
     };
-    while i < n || j < m {
-        if i < n && j < m && eq(i, j) && at(i, j) == at(i + 1, j + 1) + 1 {
-            flush(&mut run_old, &mut run_new, &mut out);
-            if let Some(slot) = out.get_mut(j) {
-                *slot = Some(i);
+    for (op, i, j) in edit_script(olds.len(), news.len(), eq) {
+        match op {
+            Op::Same => {
+                flush(&mut run_old, &mut run_new, &mut out);
+                if let Some(slot) = out.get_mut(j) {
+                    *slot = Some(i);
+                }
             }
-            i += 1;
-            j += 1;
-        } else if i < n && (j == m || at(i + 1, j) >= at(i, j + 1)) {
-            run_old.push(i);
-            i += 1;
-        } else {
-            run_new.push(j);
-            j += 1;
+            Op::Del => run_old.push(i),
+            Op::Add => run_new.push(j),
         }
     }
     flush(&mut run_old, &mut run_new, &mut out);

@@ -33,11 +33,12 @@ pub const MARKETPLACE: &str = "forge";
 
 /// The hook command for `event` that does nothing, silently and successfully, where
 /// forge is not installed: `command -v forge >/dev/null 2>&1 && exec forge hook
-/// <Event> || true`. (A missing program would otherwise be a failing hook on every
-/// event, shown to the person.) SessionStart says once that forge is missing instead
-/// (see [`session_start_command`]).
+/// <Event> || true` ([`settings::guarded_hook`], the form `forge init` writes too).
+/// (A missing program would otherwise be a failing hook on every event, shown to
+/// the person.) SessionStart says once that forge is missing instead (see
+/// [`session_start_command`]).
 pub fn guarded_hook_command(event: &str) -> String {
-    format!("command -v forge >/dev/null 2>&1 && exec forge hook {event} || true")
+    settings::guarded_hook("forge", event)
 }
 
 /// What the person is told (Claude Code shows a hook's `systemMessage` under the
@@ -55,17 +56,10 @@ If the user asks: it installs with cargo install --locked --path <a clone of the
 /// SessionStart's command: `forge hook SessionStart` where forge is installed; else
 /// one line of hook JSON that tells the person ([`MISSING_FOR_PERSON`], as a
 /// `systemMessage`) and the model ([`MISSING_FOR_MODEL`], as `additionalContext`),
-/// and exits 0.
+/// and exits 0 ([`settings::guarded_session_start`]; `forge init`'s entry differs
+/// only in what it says).
 pub fn session_start_command() -> String {
-    let said = json!({
-        "systemMessage": MISSING_FOR_PERSON,
-        "hookSpecificOutput": {
-            "hookEventName": "SessionStart",
-            "additionalContext": MISSING_FOR_MODEL,
-        },
-    });
-    // The texts hold no single quote, so single quotes keep the JSON as it is.
-    format!("command -v forge >/dev/null 2>&1 && exec forge hook SessionStart || echo '{said}'")
+    settings::guarded_session_start("forge", MISSING_FOR_PERSON, MISSING_FOR_MODEL)
 }
 
 /// The plugin's `hooks/hooks.json`: one command per event forge handles, in
@@ -90,24 +84,16 @@ pub fn hooks_json() -> Value {
 }
 
 /// The event a forge hook command handles: `forge hook <Event>` run directly (any
-/// path to forge) or through the guard of [`guarded_hook_command`] (`… && exec forge
-/// hook <Event> || …`). `None` for anything else.
+/// path to forge) or through the guard of [`guarded_hook_command`] (`command -v forge
+/// … && exec forge hook <Event> || …`). `None` for anything else.
 pub fn hook_event_of(command: &str) -> Option<String> {
     let words = split_words(command);
-    let starts = std::iter::once(0).chain(
-        words
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| *w == "exec")
-            .map(|(i, _)| i + 1),
-    );
-    for start in starts {
-        let rest = words.get(start..)?;
-        if forge_role(rest) == Some("hook") {
-            return rest.get(2).cloned();
-        }
+    let inner = settings::forge_words(&words)?;
+    if forge_role(inner) == Some("hook") {
+        inner.get(2).cloned()
+    } else {
+        None
     }
-    None
 }
 
 /// The events of [`FORGE_EVENTS`] that a `hooks.json` (a plugin's) wires to forge.
@@ -205,37 +191,9 @@ pub fn install_path(installed: &Value, id: &str, root: &Path) -> Option<PathBuf>
 /// `settings` without forge's hook entries, everything else (its statusLine
 /// included) as it was, in its order; `removed` lists the entries taken out.
 fn without_forge_hooks(settings: &Value, emptied: Emptied<'_>) -> Result<Outcome, ShapeError> {
-    // Guarded entries (`command -v forge … && exec forge hook X || true`, the form a
-    // shared file has) are forge's too: name them plainly so uninstall takes them.
-    let mut plain = settings.clone();
-    let mut guarded: Vec<(String, String)> = Vec::new();
-    if let Some(hooks) = plain.get_mut("hooks").and_then(Value::as_object_mut) {
-        for groups in hooks.values_mut() {
-            for group in groups.as_array_mut().into_iter().flatten() {
-                let handlers = group.get_mut("hooks").and_then(Value::as_array_mut);
-                for h in handlers.into_iter().flatten() {
-                    let Some(command) = h.get("command").and_then(Value::as_str) else {
-                        continue;
-                    };
-                    let Some(event) = hook_event_of(command) else {
-                        continue;
-                    };
-                    if forge_role(&split_words(command)) == Some("hook") {
-                        continue;
-                    }
-                    let bare = format!("forge hook {event}");
-                    guarded.push((bare.clone(), command.to_owned()));
-                    h["command"] = Value::String(bare);
-                }
-            }
-        }
-    }
-    let mut out = settings::uninstall(&plain, emptied)?;
-    for r in &mut out.removed_forge {
-        if let Some(i) = guarded.iter().position(|(bare, _)| *bare == r.command) {
-            r.command = guarded.remove(i).1;
-        }
-    }
+    // Guarded entries (`command -v forge … && exec forge hook X || true`) are
+    // forge's too: settings::uninstall takes both forms.
+    let mut out = settings::uninstall(settings, emptied)?;
     // uninstall also takes forge's statusLine: put it back where it was.
     if let (Some(before), Some(after)) = (settings.as_object(), out.settings.as_object()) {
         let mut kept = Map::new();
@@ -283,6 +241,7 @@ mod tests {
         InstallOptions {
             program: "forge",
             replace_statusline: false,
+            wrap_statusline: false,
             expand: settings::Expand::default(),
             exists,
             remove_dead_only_inside: None,
@@ -314,7 +273,7 @@ mod tests {
                     "Stop": [{"hooks": [{"type": "command", "command": "/bin/mine.sh"}]}],
                     "PreToolUse": []
                 },
-                "statusLine": {"type": "command", "command": "forge statusline", "padding": 0},
+                "statusLine": {"type": "command", "command": settings::guarded_statusline("forge"), "padding": 0, "refreshInterval": settings::REFRESH_INTERVAL_SECS},
                 "env": {"A": "1"}
             })
         );
@@ -328,7 +287,7 @@ mod tests {
         let fresh = install_for_plugin(&Value::Null, &opts(&yes)).unwrap();
         assert_eq!(
             fresh.settings,
-            json!({"statusLine": {"type": "command", "command": "forge statusline", "padding": 0}})
+            json!({"statusLine": settings::forge_statusline("forge")})
         );
         // Another tool's status line is kept, and said so.
         let other = json!({"statusLine": {"type": "command", "command": "starship statusline"}});
@@ -436,6 +395,24 @@ mod tests {
                 crate::cli::init::render_command(template, "forge"),
                 "plugin/commands/{name} is stale"
             );
+        }
+    }
+
+    #[test]
+    fn the_plugin_and_forge_init_write_the_same_guarded_commands() {
+        let v = hooks_json();
+        for e in FORGE_EVENTS {
+            let plugin = v["hooks"][e][0]["hooks"][0]["command"].as_str().unwrap();
+            let init = settings::hook_entry("forge", e);
+            if e == "SessionStart" {
+                // The same guard; only the line said where forge is missing differs
+                // (the plugin's speaks of the plugin, init's of the project).
+                let head = |c: &str| c.split_once(" || ").unwrap().0.to_owned();
+                assert_eq!(head(plugin), head(&init));
+                assert_ne!(plugin, init);
+            } else {
+                assert_eq!(plugin, init, "{e}");
+            }
         }
     }
 

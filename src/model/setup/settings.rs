@@ -178,8 +178,14 @@ pub fn handler_display(handler: &Value) -> String {
     }
 }
 
-/// `Some("hook")` or `Some("statusline")` when the words run forge.
+/// `Some("hook")` or `Some("statusline")` when the words run forge: plainly
+/// (`forge hook Stop`, any path to forge) or behind the guard of [`guarded`].
 pub fn forge_role(words: &[String]) -> Option<&'static str> {
+    plain_role(forge_words(words)?)
+}
+
+/// The role of words that run forge plainly: `<…/forge> hook|statusline …`.
+fn plain_role(words: &[String]) -> Option<&'static str> {
     let program = words.first()?;
     let name = Path::new(program).file_name()?.to_str()?;
     if name != "forge" && name != "forge.exe" {
@@ -192,9 +198,172 @@ pub fn forge_role(words: &[String]) -> Option<&'static str> {
     }
 }
 
-/// Whether a command string runs forge (`forge hook …` / `forge statusline`).
+/// The words that run forge (`forge hook Stop`, `/opt/forge statusline --wrap X`):
+/// all of them for a plain command, the part after `exec` for a guarded one
+/// ([`guarded`]); `None` when the words do not run forge.
+pub fn forge_words(words: &[String]) -> Option<&[String]> {
+    let inner = unguard(words).unwrap_or(words);
+    plain_role(inner).map(|_| inner)
+}
+
+/// The forge program the words run (as written: `forge`, `/opt/bin/forge`).
+pub fn forge_program(words: &[String]) -> Option<&str> {
+    forge_words(words)?.first().map(String::as_str)
+}
+
+/// Whether a command string runs forge (`forge hook …` / `forge statusline`), plainly
+/// or guarded.
 pub fn is_forge_command(command: &str) -> bool {
     forge_role(&split_words(command)).is_some()
+}
+
+/// A command as a list of what was removed shows it: a guarded forge command as the
+/// forge part and `(guarded)` (its fallback can be a long line of JSON), any other
+/// as it is.
+pub fn short_display(command: &str) -> String {
+    let words = split_words(command);
+    match unguard(&words) {
+        Some(inner) if plain_role(inner).is_some() => {
+            let shown: Vec<String> = inner.iter().map(|w| shell_quote(w)).collect();
+            format!("{} (guarded)", shown.join(" "))
+        }
+        _ => command.to_owned(),
+    }
+}
+
+/// Whether the words are forge's guarded form ([`guarded`]).
+pub fn is_guarded(words: &[String]) -> bool {
+    unguard(words).is_some_and(|inner| plain_role(inner).is_some())
+}
+
+/// The guard around every command forge writes into a settings file:
+/// `command -v P >/dev/null 2>&1 && exec P RUN || FALLBACK`. Where forge is
+/// installed, the shell Claude Code already starts for the hook finds it and
+/// `exec`s it (no process more than the bare `P RUN`); where it is not, the command
+/// runs `FALLBACK` and exits 0, so a teammate who has not installed forge gets no
+/// failed hook on every event and tool call. This is the one place the form is
+/// written: the plugin's `hooks/hooks.json` and `forge init` both build it here, and
+/// [`unguard`] reads it back.
+pub fn guarded(program: &str, run: &str, fallback: &str) -> String {
+    format!("command -v {program} >/dev/null 2>&1 && exec {program} {run} || {fallback}")
+}
+
+/// `forge hook <event>` behind the guard, doing nothing where forge is missing.
+pub fn guarded_hook(program: &str, event: &str) -> String {
+    guarded(program, &format!("hook {event}"), "true")
+}
+
+/// `forge hook SessionStart` behind the guard; where forge is missing it prints
+/// one line of hook JSON that tells the person `for_person` (as a
+/// `systemMessage`, shown once under the prompt) and the model `for_model` (as
+/// `additionalContext`), and exits 0. The texts must hold no single quote (they are
+/// echoed between single quotes).
+pub fn guarded_session_start(program: &str, for_person: &str, for_model: &str) -> String {
+    let said = json!({
+        "systemMessage": for_person,
+        "hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": for_model,
+        },
+    });
+    guarded(program, "hook SessionStart", &format!("echo '{said}'"))
+}
+
+/// What the person is told at SessionStart where a project's settings run forge's
+/// hooks and forge is not installed (see [`guarded_session_start`]).
+pub const MISSING_FOR_PERSON: &str = "forge: the Claude Code settings of this project use forge \
+(session handoffs, context levels, agent Signals), but the forge program is not on PATH here, \
+so it records nothing and nothing else changes. To use it: install forge with cargo install \
+--locked --path <a clone of its repository> (or --git <its URL>), put ~/.cargo/bin on PATH and \
+restart Claude Code.";
+
+/// What the model is told in the same case.
+pub const MISSING_FOR_MODEL: &str = "The settings of this project run forge (session handoffs, \
+context levels, agent Signals), which is not installed on this machine, so its hooks do nothing \
+in this session. If the user asks: it installs with cargo install --locked --path <a clone of \
+the forge repository>.";
+
+/// The command of the SessionStart entry `forge init` writes.
+pub fn session_start_entry(program: &str) -> String {
+    guarded_session_start(program, MISSING_FOR_PERSON, MISSING_FOR_MODEL)
+}
+
+/// The hook entry `forge init` writes for `event`.
+pub fn hook_entry(program: &str, event: &str) -> String {
+    if event == "SessionStart" {
+        session_start_entry(program)
+    } else {
+        guarded_hook(program, event)
+    }
+}
+
+/// `forge statusline` behind the guard: where forge is missing it prints nothing
+/// (an empty status line, not an error).
+pub fn guarded_statusline(program: &str) -> String {
+    guarded(program, "statusline", "true")
+}
+
+/// `forge statusline --wrap '<command>'` behind the guard (composition mode: forge
+/// runs the person's own status line and adds its segments). Where forge is
+/// missing the shell runs `command` itself (`eval`), so the status line is the one
+/// the file had before forge wrapped it.
+pub fn guarded_wrapped_statusline(program: &str, command: &str) -> String {
+    let quoted = shell_quote(command);
+    guarded(
+        program,
+        &format!("statusline --wrap {quoted}"),
+        &format!("eval {quoted}"),
+    )
+}
+
+/// The command a forge status line wraps (`forge statusline --wrap '<command>'`,
+/// plain or guarded), when it wraps one.
+pub fn wrapped_statusline(command: &str) -> Option<String> {
+    let words = split_words(command);
+    let inner = forge_words(&words)?;
+    if plain_role(inner) != Some("statusline") {
+        return None;
+    }
+    let mut rest = inner.iter().skip(2);
+    while let Some(w) = rest.next() {
+        if w == "--wrap" {
+            return rest.next().cloned();
+        }
+        if let Some(c) = w.strip_prefix("--wrap=") {
+            return Some(c.to_owned());
+        }
+    }
+    None
+}
+
+/// The part of [`guarded`]'s form that runs the program (`P RUN`), when `words` are
+/// that form with one of the fallbacks forge writes (`true`, or `echo` or `eval` of
+/// one word); `None` for anything else, so a wrapper of the person's own is never
+/// taken for forge's.
+pub fn unguard(words: &[String]) -> Option<&[String]> {
+    let w = |i: usize| words.get(i).map(String::as_str);
+    let program = w(2)?;
+    let head = [
+        Some("command"),
+        Some("-v"),
+        Some(program),
+        Some(">/dev/null"),
+        Some("2>&1"),
+        Some("&&"),
+        Some("exec"),
+        Some(program),
+    ];
+    if (0..head.len()).any(|i| w(i) != head[i]) {
+        return None;
+    }
+    let or = (8..words.len()).find(|i| w(*i) == Some("||"))?;
+    let fallback = words.get(or + 1..)?;
+    let known = match fallback {
+        [t] => t == "true",
+        [verb, _] => verb == "echo" || verb == "eval",
+        _ => false,
+    };
+    known.then(|| words.get(7..or)).flatten()
 }
 
 /// Expands `~`, `$HOME` and `$CLAUDE_PROJECT_DIR` at the start of a word into a path;
@@ -387,6 +556,9 @@ pub struct InstallOptions<'a> {
     pub program: &'a str,
     /// Replace a statusLine that belongs to another tool.
     pub replace_statusline: bool,
+    /// Keep a statusLine that belongs to another tool, with forge's segments added
+    /// (`forge statusline --wrap '<its command>'`).
+    pub wrap_statusline: bool,
     /// How to expand script paths.
     pub expand: Expand<'a>,
     /// Whether a path exists.
@@ -406,9 +578,23 @@ impl InstallOptions<'_> {
     }
 }
 
+/// `statusLine.refreshInterval` (seconds) in the status line forge writes. Claude
+/// Code re-runs the status line only when something it tracks changes (tokens, the
+/// model, the mode, the terminal size, a new reply: docs/client-reference.md §5.3),
+/// so what forge shows from its own files (a Signal resolved in another terminal, a
+/// handoff written, the learn flag) would stay stale while a session idles. A tick costs
+/// about a millisecond, so one every 5 s costs nothing measurable, and a change
+/// shows within 5 s. A person's own value is kept.
+pub const REFRESH_INTERVAL_SECS: u64 = 5;
+
 /// The statusLine forge installs.
 pub fn forge_statusline(program: &str) -> Value {
-    json!({"type": "command", "command": format!("{program} statusline"), "padding": 0})
+    json!({
+        "type": "command",
+        "command": guarded_statusline(program),
+        "padding": 0,
+        "refreshInterval": REFRESH_INTERVAL_SECS,
+    })
 }
 
 /// Wires forge into `settings`: one `forge hook <Event>` per event in
@@ -432,7 +618,8 @@ pub fn install(settings: &Value, opts: &InstallOptions<'_>) -> Result<Outcome, S
             if all && !kept.iter().any(|k| k == event) {
                 kept.push(event.to_owned());
                 if let Some(obj) = h.as_object_mut() {
-                    let canonical = format!("{} hook {event}", opts.program);
+                    // An older, unguarded entry is upgraded here, in place.
+                    let canonical = hook_entry(opts.program, event);
                     if obj.get("command").and_then(Value::as_str) != Some(&canonical) {
                         obj.insert("command".into(), Value::String(canonical));
                     }
@@ -472,7 +659,8 @@ pub fn install(settings: &Value, opts: &InstallOptions<'_>) -> Result<Outcome, S
             if kept.iter().any(|k| k == event) {
                 continue;
             }
-            let group = json!({"hooks": [{"type": "command", "command": format!("{} hook {event}", opts.program)}]});
+            let group =
+                json!({"hooks": [{"type": "command", "command": hook_entry(opts.program, event)}]});
             match hooks.get_mut(event) {
                 Some(Value::Array(groups)) => groups.push(group),
                 _ => {
@@ -499,14 +687,22 @@ pub fn install(settings: &Value, opts: &InstallOptions<'_>) -> Result<Outcome, S
                 .as_deref()
                 .and_then(|w| dead_script(w, opts.expand, opts.exists));
             if is_forge {
+                // A wrapped status line stays wrapped (unless asked to replace it),
+                // and its object keeps the keys it had (uninstall gives it back).
+                let wraps = statusline_command_of(current);
+                let wraps = wrapped_statusline(&wraps).filter(|_| !opts.replace_statusline);
                 if let Value::Object(obj) = current {
                     obj.insert("type".into(), json!("command"));
-                    obj.insert(
-                        "command".into(),
-                        json!(format!("{} statusline", opts.program)),
-                    );
-                    if !obj.contains_key("padding") {
+                    let command = match wraps.as_deref() {
+                        Some(other) => guarded_wrapped_statusline(opts.program, other),
+                        None => guarded_statusline(opts.program),
+                    };
+                    obj.insert("command".into(), json!(command));
+                    if wraps.is_none() && !obj.contains_key("padding") {
                         obj.insert("padding".into(), json!(0));
+                    }
+                    if !obj.contains_key("refreshInterval") {
+                        obj.insert("refreshInterval".into(), json!(REFRESH_INTERVAL_SECS));
                     }
                 }
             } else if dead.as_deref().is_some_and(|d| !opts.removes(d)) && !opts.replace_statusline
@@ -526,9 +722,23 @@ pub fn install(settings: &Value, opts: &InstallOptions<'_>) -> Result<Outcome, S
                     notes.push(format!("replaced the statusLine `{command}` with forge's"));
                 }
                 *current = wanted;
+            } else if opts.wrap_statusline {
+                let other = statusline_command_of(current);
+                if let Value::Object(obj) = current {
+                    obj.insert(
+                        "command".into(),
+                        json!(guarded_wrapped_statusline(opts.program, &other)),
+                    );
+                    if !obj.contains_key("refreshInterval") {
+                        obj.insert("refreshInterval".into(), json!(REFRESH_INTERVAL_SECS));
+                    }
+                }
+                notes.push(format!(
+                    "wrapped the statusLine `{other}`: forge runs it and adds its segments (`forge statusline --wrap`); `forge init --uninstall` gives it back as it was"
+                ));
             } else {
                 notes.push(format!(
-                    "kept the statusLine `{}` (another tool's); run `forge init --replace-statusline` to show forge's instead",
+                    "kept the statusLine `{}` (another tool's): `forge init --wrap-statusline` keeps it and adds forge's segments, `forge init --replace-statusline` shows forge's instead",
                     statusline_command_of(current)
                 ));
             }
@@ -611,21 +821,55 @@ pub fn uninstall(settings: &Value, emptied: Emptied<'_>) -> Result<Outcome, Shap
     {
         root.shift_remove("hooks");
     }
-    if statusline_command(&Value::Object(root.clone())).is_some_and(is_forge_command)
-        && let Some(v) = root.shift_remove("statusLine")
-    {
+    let mut notes = Vec::new();
+    let status = statusline_command(&Value::Object(root.clone())).map(str::to_owned);
+    if let Some(command) = status.filter(|c| is_forge_command(c)) {
         removed_forge.push(Removal {
             event: "statusLine".into(),
-            command: statusline_command_of(&v),
+            command: command.clone(),
         });
+        match wrapped_statusline(&command) {
+            // Composition mode: the status line it wraps comes back, and the
+            // refresh interval forge added goes (one of the person's own is kept:
+            // forge adds none where one is set; a backup settles the rest).
+            Some(other) => {
+                if let Some(Value::Object(obj)) = root.get_mut("statusLine") {
+                    obj.insert("command".into(), json!(other));
+                    if obj.get("refreshInterval") == Some(&json!(REFRESH_INTERVAL_SECS)) {
+                        obj.shift_remove("refreshInterval");
+                    }
+                }
+                notes.push(format!("gave back the statusLine `{other}`"));
+            }
+            None => {
+                root.shift_remove("statusLine");
+            }
+        }
     }
     Ok(Outcome {
         settings: Value::Object(root),
         removed_dead: Vec::new(),
         kept_dead: Vec::new(),
         removed_forge,
-        notes: Vec::new(),
+        notes,
     })
+}
+
+/// `after` (an uninstall's result) with the `statusLine.refreshInterval` that
+/// `before` had put back, when both have a statusLine: the other reading of an
+/// uninstall that gave back a wrapped status line, for when the person had that
+/// interval themselves (a backup of the file says which).
+pub fn with_refresh_interval_of(after: &Value, before: &Value) -> Value {
+    let mut out = after.clone();
+    let interval = before
+        .get("statusLine")
+        .and_then(|s| s.get("refreshInterval"));
+    if let (Some(Value::Object(obj)), Some(n)) = (out.get_mut("statusLine"), interval)
+        && !obj.contains_key("refreshInterval")
+    {
+        obj.insert("refreshInterval".into(), n.clone());
+    }
+    out
 }
 
 /// Pretty JSON with a trailing newline, the way forge writes settings files.
@@ -643,6 +887,7 @@ mod tests {
         InstallOptions {
             program: "/opt/bin/forge",
             replace_statusline: false,
+            wrap_statusline: false,
             expand: Expand {
                 home: Some(Path::new("/home/u")),
                 project: Some(Path::new("/p")),
@@ -761,7 +1006,7 @@ mod tests {
         for e in FORGE_EVENTS {
             let n = hooks
                 .iter()
-                .filter(|h| h.event == e && h.command == format!("/opt/bin/forge hook {e}"))
+                .filter(|h| h.event == e && h.command == hook_entry("/opt/bin/forge", e))
                 .count();
             assert_eq!(n, 1, "{e}");
         }
@@ -785,12 +1030,15 @@ mod tests {
         let out = install(&old, &opts(&exists)).unwrap();
         let stop = &out.settings["hooks"]["Stop"];
         assert_eq!(stop.as_array().unwrap().len(), 1);
-        assert_eq!(stop[0]["hooks"][0]["command"], "/opt/bin/forge hook Stop");
+        assert_eq!(
+            stop[0]["hooks"][0]["command"],
+            guarded_hook("/opt/bin/forge", "Stop")
+        );
         assert_eq!(stop[0]["hooks"][0]["timeout"], 5);
         assert_eq!(out.removed_forge.len(), 1);
         assert_eq!(
             out.settings["statusLine"],
-            json!({"type":"command","command":"/opt/bin/forge statusline","refreshInterval":5,"padding":0})
+            json!({"type":"command","command":guarded_statusline("/opt/bin/forge"),"refreshInterval":5,"padding":0})
         );
     }
 
@@ -863,7 +1111,7 @@ mod tests {
         let h = &out["hooks"]["Stop"][0]["hooks"][0];
         let keys: Vec<_> = h.as_object().unwrap().keys().cloned().collect();
         assert_eq!(keys, ["type", "command", "timeout"]);
-        assert_eq!(h["command"], "/opt/bin/forge hook Stop");
+        assert_eq!(h["command"], guarded_hook("/opt/bin/forge", "Stop"));
     }
 
     #[test]
@@ -941,6 +1189,199 @@ mod tests {
         let out = install(&s, &opts(&exists)).unwrap();
         assert_eq!(out.removed_dead.len(), 6);
         assert!(out.kept_dead.is_empty());
+    }
+
+    #[test]
+    fn guarded_commands_are_forges_and_wrappers_of_ones_own_are_not() {
+        let w = |s: &str| split_words(s);
+        for program in ["forge", "/opt/bin/forge", "'/opt/my tools/forge'"] {
+            for e in FORGE_EVENTS {
+                let words = w(&hook_entry(program, e));
+                assert!(is_guarded(&words), "{program} {e}");
+                assert_eq!(forge_role(&words), Some("hook"));
+                assert_eq!(forge_words(&words).unwrap()[2], e);
+                assert_eq!(
+                    forge_program(&words),
+                    split_words(program).first().map(String::as_str)
+                );
+            }
+            let words = w(&guarded_statusline(program));
+            assert_eq!(forge_role(&words), Some("statusline"));
+            assert!(is_forge_command(&guarded_statusline(program)));
+        }
+        assert_eq!(
+            guarded_hook("forge", "Stop"),
+            "command -v forge >/dev/null 2>&1 && exec forge hook Stop || true"
+        );
+        assert_eq!(forge_program(&w("/x/forge hook Stop")), Some("/x/forge"));
+        assert!(!is_guarded(&w("/x/forge hook Stop")));
+        for not in [
+            // Someone's own wrapper: another fallback, another program, no guard.
+            "command -v forge >/dev/null 2>&1 && exec forge hook Stop || notify-send x",
+            "command -v forge >/dev/null 2>&1 && exec other hook Stop || true",
+            "command -v other >/dev/null 2>&1 && exec forge hook Stop || true",
+            "cd /x && exec forge hook Stop",
+            "echo forge hook Stop",
+            "command -v forge >/dev/null 2>&1 && exec forge status || true",
+        ] {
+            assert_eq!(forge_role(&w(not)), None, "{not}");
+        }
+        // The texts are echoed between single quotes.
+        for text in [MISSING_FOR_PERSON, MISSING_FOR_MODEL] {
+            assert!(!text.contains('\''), "{text}");
+        }
+        let start = session_start_entry("forge");
+        let json = start.split_once("|| echo '").unwrap().1;
+        let v: Value = serde_json::from_str(json.strip_suffix('\'').unwrap()).unwrap();
+        assert_eq!(v["systemMessage"], MISSING_FOR_PERSON);
+        assert_eq!(
+            v["hookSpecificOutput"]["additionalContext"],
+            MISSING_FOR_MODEL
+        );
+        assert_eq!(forge_role(&w(&start)), Some("hook"));
+    }
+
+    #[test]
+    fn old_unguarded_entries_are_upgraded_in_place_and_uninstall_takes_both_forms() {
+        let old = json!({"hooks": {
+            "Stop": [{"hooks": [
+                {"type": "command", "command": "/bin/mine.sh"},
+                {"type": "command", "command": "forge hook Stop", "timeout": 9}
+            ]}],
+            "SessionStart": [{"hooks": [{"type": "command", "command": "forge hook SessionStart"}]}]
+        }, "statusLine": {"type": "command", "command": "forge statusline", "padding": 0}});
+        let exists = |_: &Path| true;
+        let mut o = opts(&exists);
+        o.program = "forge";
+        let out = install(&old, &o).unwrap();
+        let stop = &out.settings["hooks"]["Stop"][0]["hooks"];
+        assert_eq!(stop[0]["command"], "/bin/mine.sh");
+        assert_eq!(stop[1]["command"], guarded_hook("forge", "Stop"));
+        assert_eq!(stop[1]["timeout"], 9);
+        assert_eq!(
+            out.settings["hooks"]["SessionStart"][0]["hooks"][0]["command"],
+            session_start_entry("forge")
+        );
+        assert_eq!(
+            out.settings["statusLine"]["command"],
+            guarded_statusline("forge")
+        );
+        assert!(out.removed_forge.is_empty(), "{:?}", out.removed_forge);
+        // Twice changes nothing.
+        assert_eq!(install(&out.settings, &o).unwrap().settings, out.settings);
+        // Uninstall takes the guarded entries and leaves the rest.
+        let gone = uninstall(&out.settings, Emptied::Remove).unwrap();
+        assert_eq!(
+            gone.settings,
+            json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/bin/mine.sh"}]}]}})
+        );
+        assert_eq!(gone.removed_forge.len(), FORGE_EVENTS.len() + 1);
+    }
+
+    #[test]
+    fn the_status_line_is_refreshed_every_few_seconds_unless_the_person_chose() {
+        let exists = |_: &Path| true;
+        let fresh = install(&Value::Null, &opts(&exists)).unwrap().settings;
+        assert_eq!(
+            fresh["statusLine"]["refreshInterval"],
+            REFRESH_INTERVAL_SECS
+        );
+        // An earlier forge's status line gets it; a person's own value stays.
+        let old =
+            json!({"statusLine": {"type": "command", "command": "forge statusline", "padding": 0}});
+        let out = install(&old, &opts(&exists)).unwrap().settings;
+        assert_eq!(out["statusLine"]["refreshInterval"], REFRESH_INTERVAL_SECS);
+        let keys: Vec<&String> = out["statusLine"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["type", "command", "padding", "refreshInterval"]);
+        let own = json!({"statusLine": {"type": "command", "command": "forge statusline", "refreshInterval": 30}});
+        let out = install(&own, &opts(&exists)).unwrap().settings;
+        assert_eq!(out["statusLine"]["refreshInterval"], 30);
+        // Another tool's status line is not forge's to change.
+        let other = json!({"statusLine": {"type": "command", "command": "ccstatusline"}});
+        let out = install(&other, &opts(&exists)).unwrap().settings;
+        assert!(out["statusLine"].get("refreshInterval").is_none());
+    }
+
+    #[test]
+    fn another_status_line_is_wrapped_on_request_and_given_back() {
+        let exists = |_: &Path| true;
+        let theirs = json!({"statusLine": {"type": "command", "command": "npx -y ccstatusline@latest", "padding": 1}});
+        // Not asked: kept, and the note offers both ways.
+        let kept = install(&theirs, &opts(&exists)).unwrap();
+        assert_eq!(kept.settings["statusLine"], theirs["statusLine"]);
+        assert!(
+            kept.notes[0].contains("--wrap-statusline"),
+            "{:?}",
+            kept.notes
+        );
+        assert!(
+            kept.notes[0].contains("--replace-statusline"),
+            "{:?}",
+            kept.notes
+        );
+        let mut o = opts(&exists);
+        o.wrap_statusline = true;
+        o.program = "forge";
+        let out = install(&theirs, &o).unwrap();
+        let line = &out.settings["statusLine"];
+        assert_eq!(
+            line["command"],
+            "command -v forge >/dev/null 2>&1 && exec forge statusline --wrap 'npx -y ccstatusline@latest' || eval 'npx -y ccstatusline@latest'"
+        );
+        assert_eq!(line["padding"], 1);
+        assert_eq!(line["refreshInterval"], REFRESH_INTERVAL_SECS);
+        let cmd = line["command"].as_str().unwrap();
+        assert_eq!(forge_role(&split_words(cmd)), Some("statusline"));
+        assert_eq!(
+            wrapped_statusline(cmd).as_deref(),
+            Some("npx -y ccstatusline@latest")
+        );
+        assert!(
+            out.notes[0].starts_with("wrapped the statusLine"),
+            "{:?}",
+            out.notes
+        );
+        // Again: stays wrapped, unchanged (also without the flag).
+        assert_eq!(install(&out.settings, &o).unwrap().settings, out.settings);
+        assert_eq!(
+            install(&out.settings, &opts(&exists)).unwrap().settings["statusLine"]["command"],
+            guarded_wrapped_statusline("/opt/bin/forge", "npx -y ccstatusline@latest")
+        );
+        // Uninstall gives back the object as it was.
+        let back = uninstall(&out.settings, Emptied::Remove).unwrap();
+        assert_eq!(back.settings, theirs);
+        assert!(back.notes[0].contains("gave back"), "{:?}", back.notes);
+        // A refresh interval of the person's own is kept through both.
+        let own = json!({"statusLine": {"type": "command", "command": "ccusage statusline", "refreshInterval": 10}});
+        let out = install(&own, &o).unwrap();
+        assert_eq!(out.settings["statusLine"]["refreshInterval"], 10);
+        assert_eq!(
+            uninstall(&out.settings, Emptied::Remove).unwrap().settings,
+            own
+        );
+        // Replacing a wrapped one: forge's alone.
+        let mut r = opts(&exists);
+        r.replace_statusline = true;
+        let wrapped = install(&theirs, &o).unwrap().settings;
+        assert_eq!(
+            install(&wrapped, &r).unwrap().settings["statusLine"]["command"],
+            guarded_statusline("/opt/bin/forge")
+        );
+        // Quotes in the wrapped command survive the round trip.
+        let odd =
+            json!({"statusLine": {"type": "command", "command": "printf '%s' \"it's\" | cat"}});
+        let out = install(&odd, &o).unwrap();
+        assert_eq!(
+            uninstall(&out.settings, Emptied::Remove).unwrap().settings,
+            odd
+        );
+        assert_eq!(
+            with_refresh_interval_of(
+                &json!({"statusLine": {"command": "x"}}),
+                &json!({"statusLine": {"refreshInterval": 5}})
+            ),
+            json!({"statusLine": {"command": "x", "refreshInterval": 5}})
+        );
     }
 
     #[test]
