@@ -60,19 +60,26 @@ fn list_dir_with(dir: &Path, keep: impl Fn(HandoffEntry) -> HandoffEntry) -> Vec
     out
 }
 
-/// `logs/signal-cache.txt`: a first line `dir <mtime_ns>` (the handoffs folder's
-/// mtime at the last full check), then one line per agent file, `<state> <len>
-/// <mtime_ns> <created> <task> <name>`, so the statusline parses an agent file only
-/// when it changed: `state` is `b` (the Signal blocks), `v` (valid, not blocking) or
-/// `m` (malformed); `created` the file's time in seconds (`-` when unknown); `task`
-/// the Signal's task id, percent-encoded (`-` when none). Plain text: cheaper to read
-/// on every tick than JSON.
+/// `logs/signal-cache.txt`: a first line `dir <mtime_ns> <built_ns> <blocked>` (the
+/// handoffs folder's mtime when the cache was built, when it was built, and the
+/// answer), then one line per agent file, `<state> <len> <mtime_ns> <created> <task>
+/// <name>`, so a rebuild parses an agent file only when it changed: `state` is `b`
+/// (the Signal blocks), `v` (valid, not blocking) or `m` (malformed); `created` the
+/// file's time in seconds (`-` when unknown); `task` the Signal's task id,
+/// percent-encoded (`-` when none). Plain text: a tick reads only the first line.
 const SIGNAL_CACHE: &str = "signal-cache.txt";
 
-/// Every agent file is `stat`ed again at least this often, to catch a file rewritten
-/// in place (which, unlike a new, removed or renamed file, leaves the folder's mtime
-/// alone).
-const SIGNAL_RECHECK: Duration = Duration::from_secs(5);
+/// How many bytes of the cache a tick reads: its first line and no more.
+const SIGNAL_HEAD_CAP: u64 = 96;
+
+/// How much older than the cache the folder's last change must be for the cache to
+/// answer alone ("racy git": a file added in the same clock tick as the rebuild
+/// leaves the folder's mtime where the rebuild saw it). Coarse file-system clocks
+/// tick at most every 2 s (FAT); until then each tick rebuilds, which stats only.
+const SIGNAL_RACY: Duration = Duration::from_secs(2);
+
+/// The rebuild reads the whole cache, up to this much (one row is ~80 bytes).
+const SIGNAL_CACHE_CAP: u64 = 64 * 1024 * 1024;
 
 fn mtime_ns(meta: &fs::Metadata) -> u128 {
     meta.modified()
@@ -204,13 +211,15 @@ fn open_blocked(mut rows: Vec<CacheRow>) -> usize {
 }
 
 /// Counts the unresolved blocked Signals (agent handoffs whose Signal blocks and that
-/// no newer Signal of their task supersedes). The statusline calls this every tick.
-/// When the handoffs folder has not changed since the last full check and that check
-/// is younger than a few seconds, the answer comes from `logs/signal-cache.txt` alone
-/// (one `stat` and one small read). Otherwise it lists the folder, `stat`s each
-/// `agent-*.md` file and parses only the new or changed ones; the cache is rewritten
-/// when something changed, else only its time is refreshed. Session handoffs are
-/// never opened.
+/// no newer Signal of their task supersedes). The statusline calls this every tick,
+/// so its cost must not grow with the number of handoffs: when the handoffs folder's
+/// mtime is the one the cache was built at (and older than the build by
+/// [`SIGNAL_RACY`]), the answer is the cache's first line — one `stat` and one read
+/// of at most [`SIGNAL_HEAD_CAP`] bytes. Otherwise (a file was added, removed or
+/// renamed, which is how every writer of forge's writes a handoff) it lists the
+/// folder, `stat`s each `agent-*.md` file, parses only the new or changed ones and
+/// rewrites the cache. A file rewritten in place by hand leaves the folder's mtime
+/// alone: it is seen at the folder's next change. Session handoffs are never opened.
 pub fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
     let Ok(dir_meta) = fs::symlink_metadata(paths.handoffs()) else {
         return 0;
@@ -218,24 +227,22 @@ pub fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
     if !dir_meta.is_dir() {
         return 0;
     }
-    let dir_stamp = format!("dir {}\n", mtime_ns(&dir_meta));
+    let dir_mtime = mtime_ns(&dir_meta);
     let cache_path = paths.logs().join(SIGNAL_CACHE);
-    let cache_time = fs::symlink_metadata(&cache_path)
-        .ok()
-        .filter(fs::Metadata::is_file)
-        .and_then(|m| m.modified().ok());
-    let old_text = super::read_text(&cache_path).unwrap_or_default();
-    let old: Vec<CacheRow> = old_text
-        .lines()
-        .filter(|l| !l.starts_with("dir "))
-        .filter_map(CacheRow::parse)
-        .collect();
-    let recent = cache_time.is_some_and(|t| t + SIGNAL_RECHECK > now && t <= now);
-    if recent && old_text.starts_with(&dir_stamp) {
-        return open_blocked(old);
+    if let Some(blocked) = super::read_capped(&cache_path, SIGNAL_HEAD_CAP)
+        .and_then(|head| fresh_answer(&head, dir_mtime))
+    {
+        return blocked;
     }
-    let old: std::collections::HashMap<String, CacheRow> =
-        old.into_iter().map(|r| (r.name.clone(), r)).collect();
+    let old_text = super::read_capped(&cache_path, SIGNAL_CACHE_CAP)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let old: std::collections::HashMap<String, CacheRow> = old_text
+        .lines()
+        .skip(1)
+        .filter_map(CacheRow::parse)
+        .map(|r| (r.name.clone(), r))
+        .collect();
     let Ok(read) = fs::read_dir(paths.handoffs()) else {
         return 0;
     };
@@ -259,19 +266,34 @@ pub fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
         rows.push(row);
     }
     rows.sort_by(|a, b| a.name.cmp(&b.name));
-    let mut text = dir_stamp;
+    let mut body = String::with_capacity(rows.len() * 80);
     for r in &rows {
-        text.push_str(&r.line());
+        body.push_str(&r.line());
     }
+    let blocked = open_blocked(rows);
     if super::safe::is_real_dir(&paths.logs()) {
-        if text == old_text {
-            // Nothing changed: only record that it was checked now.
-            let _ = super::safe::open_rw(&cache_path, false).and_then(|f| f.set_modified(now));
-        } else {
-            let _ = super::write_state(&cache_path, text.as_bytes());
-        }
+        let built = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let text = format!("dir {dir_mtime} {built} {blocked}\n{body}");
+        let _ = super::write_state(&cache_path, text.as_bytes());
     }
-    open_blocked(rows)
+    blocked
+}
+
+/// The cache's answer from its first line, when the folder is as it was built and the
+/// build came [`SIGNAL_RACY`] after the folder's last change.
+fn fresh_answer(head: &[u8], dir_mtime: u128) -> Option<usize> {
+    // A whole first line: a cut one could end in a cut number.
+    let end = head.iter().position(|&b| b == b'\n')?;
+    let line = head.get(..end)?;
+    let mut it = std::str::from_utf8(line).ok()?.split(' ');
+    if it.next()? != "dir" {
+        return None;
+    }
+    let seen: u128 = it.next()?.parse().ok()?;
+    let built: u128 = it.next()?.parse().ok()?;
+    let blocked: usize = it.next()?.parse().ok()?;
+    let fresh = seen == dir_mtime && seen.saturating_add(SIGNAL_RACY.as_nanos()) <= built;
+    (fresh && it.next().is_none()).then_some(blocked)
 }
 
 /// Parses one handoff file: a regular file (never through a link planted in the
@@ -365,25 +387,25 @@ mod tests {
             std::fs::copy(&e.path, paths.handoffs().join(&e.file_name)).unwrap();
         }
         assert_eq!(count_blocked(&paths, now()), 1);
-        // With the cache in place, the answer is the same.
+        // With the cache in place, the answer is the same; once the folder's last
+        // change is SIGNAL_RACY older than the build, it comes from the first line.
         std::fs::create_dir_all(paths.logs()).unwrap();
-        assert_eq!(count_blocked(&paths, now()), 1);
+        let later = || now() + SIGNAL_RACY + Duration::from_secs(1);
+        assert_eq!(count_blocked(&paths, later()), 1);
         let cache = paths.logs().join(SIGNAL_CACHE);
         assert!(std::fs::read_to_string(&cache).unwrap().starts_with("dir "));
-        assert_eq!(count_blocked(&paths, now()), 1);
+        assert_eq!(count_blocked(&paths, later()), 1);
         // A file rewritten in place leaves the folder's mtime alone: it is seen at the
-        // next full check (at most SIGNAL_RECHECK later).
+        // folder's next change.
         let blocked = paths.handoffs().join("agent-T-012-20261121-101502.md");
         let text = std::fs::read_to_string(&blocked)
             .unwrap()
             .replace("\"blocked\"", "\"complete\"")
             .replace("\"blocking\": true", "\"blocking\": false");
         std::fs::write(&blocked, text).unwrap();
-        assert_eq!(count_blocked(&paths, now()), 1, "served from the cache");
-        assert_eq!(
-            count_blocked(&paths, now() + SIGNAL_RECHECK + Duration::from_secs(1)),
-            0
-        );
+        assert_eq!(count_blocked(&paths, later()), 1, "served from the cache");
+        std::fs::write(paths.handoffs().join("handoff-20261121-120000.md"), "# x\n").unwrap();
+        assert_eq!(count_blocked(&paths, now()), 0);
         // A new file changes the folder: seen at once.
         let back = paths.handoffs().join("agent-T-099-20261121-101502.md");
         std::fs::copy(
@@ -395,6 +417,50 @@ mod tests {
         assert_eq!(count_blocked(&paths, now()), 1);
         std::fs::remove_file(&back).unwrap();
         assert_eq!(count_blocked(&paths, now()), 0);
+    }
+
+    #[test]
+    fn an_unchanged_folder_is_answered_from_the_caches_first_line_alone() {
+        let t = tempfile::tempdir().unwrap();
+        let paths = Paths::new(t.path());
+        std::fs::create_dir_all(paths.handoffs()).unwrap();
+        std::fs::create_dir_all(paths.logs()).unwrap();
+        for i in 0..50 {
+            std::fs::write(
+                paths
+                    .handoffs()
+                    .join(format!("agent-T-{i}-20261121-100000.md")),
+                "no signal\n",
+            )
+            .unwrap();
+        }
+        let later = SystemTime::now() + SIGNAL_RACY + Duration::from_secs(1);
+        assert_eq!(count_blocked(&paths, later), 0);
+        let cache = paths.logs().join(SIGNAL_CACHE);
+        let text = std::fs::read_to_string(&cache).unwrap();
+        assert_eq!(text.lines().count(), 51, "{text}");
+        // The answer is the first line's: the folder is not listed, no file is
+        // stat-ed, the rows are not read (a forged answer shows it).
+        let (head, rows) = text.split_once('\n').unwrap();
+        let forged = format!("{} 7\n{rows}", head.rsplit_once(' ').unwrap().0);
+        std::fs::write(&cache, forged).unwrap();
+        assert_eq!(count_blocked(&paths, later), 7);
+        // Built in the same instant as the folder's change: not trusted, rebuilt.
+        let racy = UNIX_EPOCH
+            + Duration::from_nanos(
+                u64::try_from(mtime_ns(&std::fs::metadata(paths.handoffs()).unwrap())).unwrap(),
+            );
+        std::fs::remove_file(&cache).unwrap();
+        assert_eq!(count_blocked(&paths, racy), 0);
+        let text = std::fs::read_to_string(&cache).unwrap();
+        let (head, rows) = text.split_once('\n').unwrap();
+        let forged = format!("{} 7\n{rows}", head.rsplit_once(' ').unwrap().0);
+        std::fs::write(&cache, forged).unwrap();
+        assert_eq!(count_blocked(&paths, later), 0);
+        // A first line cut before its end is no answer.
+        assert_eq!(fresh_answer(b"dir 1 3000000000 7", 1), None);
+        assert_eq!(fresh_answer(b"dir 1 3000000000 7\n", 1), Some(7));
+        assert_eq!(fresh_answer(b"dir 1 3000000000 7\n", 2), None);
     }
 
     #[test]
@@ -419,7 +485,9 @@ mod tests {
         assert_eq!(count_blocked(&paths, now()), 2);
         put("agent-T_1-20261121-110000.md", signal("T 1%", "partial"));
         assert_eq!(count_blocked(&paths, now()), 1, "T 1% is resolved");
-        assert_eq!(count_blocked(&paths, now()), 1, "from the cache too");
+        let later = now() + SIGNAL_RACY + Duration::from_secs(1);
+        assert_eq!(count_blocked(&paths, later), 1, "rebuilt");
+        assert_eq!(count_blocked(&paths, later), 1, "from the cache too");
         let cache = std::fs::read_to_string(paths.logs().join(SIGNAL_CACHE)).unwrap();
         assert!(cache.contains(" T%201%25 "), "{cache}");
         // An older answer does not resolve a newer question.
