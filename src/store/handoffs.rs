@@ -229,14 +229,28 @@ pub fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
     }
     let dir_mtime = mtime_ns(&dir_meta);
     let cache_path = paths.logs().join(SIGNAL_CACHE);
-    if let Some(blocked) = super::read_capped(&cache_path, SIGNAL_HEAD_CAP)
-        .and_then(|head| fresh_answer(&head, dir_mtime))
-    {
-        return blocked;
+    // One open: the first line answers, else the rest is read from the same handle.
+    let cache = super::safe::open_read_meta(&cache_path, super::safe::Follow::No).ok();
+    let mut old_bytes = Vec::new();
+    if let Some((file, meta)) = &cache {
+        old_bytes =
+            super::safe::read_file_capped(file, meta.len(), SIGNAL_HEAD_CAP).unwrap_or_default();
+        if let Some(blocked) = fresh_answer(&old_bytes, dir_mtime) {
+            return blocked;
+        }
+        if old_bytes.len() as u64 == SIGNAL_HEAD_CAP {
+            match super::safe::read_file_capped(
+                file,
+                meta.len(),
+                SIGNAL_CACHE_CAP - SIGNAL_HEAD_CAP,
+            ) {
+                Ok(rest) => old_bytes.extend_from_slice(&rest),
+                Err(_) => old_bytes.clear(),
+            }
+        }
     }
-    let old_text = super::read_capped(&cache_path, SIGNAL_CACHE_CAP)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
+    drop(cache);
+    let old_text = String::from_utf8_lossy(&old_bytes);
     let old: std::collections::HashMap<String, CacheRow> = old_text
         .lines()
         .skip(1)
