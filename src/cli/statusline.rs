@@ -459,21 +459,13 @@ fn spawn_user_hook(paths: &Paths, sid: &str, index: usize) -> std::io::Result<()
 /// stdio, not waited for). Every value is one `--name=value` argument, so a session
 /// id starting with `-` is never read as a flag.
 fn spawn_child(paths: &Paths, args: &[&str]) -> std::io::Result<()> {
-    use std::process::{Command, Stdio};
-    let mut cmd = Command::new(std::env::current_exe()?);
     let mut project = std::ffi::OsString::from("--project=");
     project.push(&paths.root);
-    cmd.args(args)
+    crate::proc::Cmd::new(std::env::current_exe()?)
+        .args(args)
         .arg(project)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
-    cmd.spawn().map(drop)
+        .detach()?;
+    Ok(())
 }
 
 /// How long a tick waits for the session-bridge lock.

@@ -91,9 +91,9 @@ fn wait_for_reply(call: &Call) {
     if head.is_none() && prompt.is_none() {
         return;
     }
-    let deadline = std::time::Instant::now() + REPLY_WAIT;
+    let deadline = crate::env::deadline_after(REPLY_WAIT);
     while !crate::store::transcript::reply_written(std::path::Path::new(path), head, prompt)
-        && std::time::Instant::now() < deadline
+        && !crate::env::time_left(deadline).is_zero()
     {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
