@@ -10,7 +10,6 @@ use crate::config::{self, Config};
 use crate::env::Env;
 use crate::model::hook::Settings;
 use crate::model::outcome::Outcome;
-use crate::model::session::dirty::DirtyWarning;
 use crate::store::{self, Paths};
 
 /// One hook call: the project, the environment, the payload as sent, the config
@@ -87,13 +86,12 @@ impl<'a> Call<'a> {
 /// What the decisions need of the config.
 fn settings(cfg: &Config) -> Settings {
     Settings {
-        dirty_warning: DirtyWarning::parse(&cfg.hooks.dirty_warning),
+        dirty_warning: cfg.hooks.dirty_warning,
         compaction_reread: cfg.hooks.compaction_reread,
         handoff_on_precompact: cfg.hooks.handoff_on_precompact,
         learn_nudge: cfg.learn.nudge,
-        resume_auto: cfg.resume.auto.clone(),
-        resume_max_age: cfg.resume.max_age(),
-        resume_max_age_text: cfg.resume.max_age.clone(),
+        resume_auto: cfg.resume.auto,
+        resume_max_age: cfg.resume.max_age.clone(),
         stale_after: cfg.attention.stale_after(),
         auto_prune: cfg
             .handoffs

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::call::Call;
 use super::event::HookEvent;
-use crate::model::agents::notify::{Facts, NotifyEvent, block_reason, message};
+use crate::model::agents::notify::{Facts, NotifyEvent, NotifyMode, block_reason, message};
 use crate::model::outcome::Outcome;
 use crate::model::session::level::Level;
 
@@ -116,7 +116,7 @@ pub(super) fn send(
     let Some(kind) = notify_event(event) else {
         return out;
     };
-    if !n.events.iter().any(|e| e == kind.as_str()) {
+    if !n.events.contains(&kind) {
         return out;
     }
     let continuing = matches!(
@@ -127,8 +127,10 @@ pub(super) fn send(
     );
     // Forge's own block (the re-read failsafe) goes first: no second one.
     let already_blocks = out.contains("\"decision\"");
-    let wait =
-        n.mode == "bidirectional" && kind == NotifyEvent::Stop && !continuing && !already_blocks;
+    let wait = n.mode == NotifyMode::Bidirectional
+        && kind == NotifyEvent::Stop
+        && !continuing
+        && !already_blocks;
     let (pct, estimate, pct_note) = context(call, event, bridge);
     let (tmux, pane) = crate::app::notify::pane(call.env, n.pane_capture_lines);
     let facts = Facts {
@@ -147,7 +149,7 @@ pub(super) fn send(
     let text = message(kind, &facts);
     let named = |o: Outcome| match o {
         Outcome::Notified { mode, .. } => Outcome::Notified {
-            event: kind.as_str().to_owned(),
+            event: kind.name().to_owned(),
             mode,
         },
         other => other,

@@ -20,7 +20,9 @@
 //! - At the top: [`snapshot`] (the one picture of a project), [`outcome`] (what a
 //!   hook call did), [`activity`] (those outcomes as rows), [`time`] (parsing and
 //!   showing times), [`dashboard`] (the dashboard's model and `update`), [`hook`]
-//!   (what a hook call decides: facts, payload and time in, a plan out).
+//!   (what a hook call decides: facts, payload and time in, a plan out),
+//!   [`segment`] (the status line's segments and their orders) and [`named`] (the
+//!   enums of settings that name one of a few values).
 //!
 //! The rule, checked by a unit test (`src/layers.rs`): no file here names another
 //! room of the crate (`crate::store`, `app`, `git`, `config`, `env`, `hooks`, `cli`,
@@ -33,7 +35,9 @@ pub mod agents;
 pub mod dashboard;
 pub mod handoff;
 pub mod hook;
+pub mod named;
 pub mod outcome;
+pub mod segment;
 pub mod session;
 pub mod setup;
 pub mod snapshot;

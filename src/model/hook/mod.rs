@@ -40,8 +40,9 @@ pub mod wire;
 use crate::model::outcome::Outcome;
 use crate::model::session::dirty::DirtyWarning;
 use crate::model::session::state::{
-    CompactionRecord, GitCache, LastSession, PreCompactState, SessionBridge,
+    CompactionRecord, GitCache, LastSession, PreCompactState, ResumeAuto, SessionBridge,
 };
+use crate::model::time::Span;
 
 pub use bridge::{BridgeEdit, Touch};
 
@@ -185,12 +186,10 @@ pub struct Settings {
     pub handoff_on_precompact: bool,
     /// `[learn] nudge`.
     pub learn_nudge: bool,
-    /// `[resume] auto`, as written (`recent`, `always`, `never`).
-    pub resume_auto: String,
-    /// `[resume] max_age`, as a duration.
-    pub resume_max_age: chrono::Duration,
-    /// `[resume] max_age`, as written (for the outcome that cites it).
-    pub resume_max_age_text: String,
+    /// `[resume] auto`.
+    pub resume_auto: ResumeAuto,
+    /// `[resume] max_age` (its text is what the outcome that cites it says).
+    pub resume_max_age: Span,
     /// `[attention] stale_after`.
     pub stale_after: chrono::Duration,
     /// `[handoffs] auto_prune`: how old, and how many stay (`None`: off).
@@ -198,16 +197,15 @@ pub struct Settings {
 }
 
 impl Default for Settings {
-    /// The config's defaults (`crate::hooks::gather` checks that they agree).
+    /// The config's defaults (a test of `crate::hooks::call` checks that they agree).
     fn default() -> Self {
         Self {
             dirty_warning: DirtyWarning::Grew,
             compaction_reread: true,
             handoff_on_precompact: true,
             learn_nudge: true,
-            resume_auto: "recent".to_owned(),
-            resume_max_age: chrono::Duration::hours(12),
-            resume_max_age_text: "12h".to_owned(),
+            resume_auto: ResumeAuto::Recent,
+            resume_max_age: Span::default_of("12h"),
             stale_after: chrono::Duration::minutes(30),
             auto_prune: None,
         }

@@ -22,8 +22,8 @@ use super::{Effect, LearnFlag, Plan, Session, Settings};
 use crate::model::handoff::entry::{Drift, HandoffEntry};
 use crate::model::outcome::Outcome;
 use crate::model::session::state::{
-    Attention, GitCache, LastSession, PreCompactState, ResumeDecision, ResumeOrigin, SessionBridge,
-    resume_decision,
+    Attention, GitCache, LastSession, PreCompactState, ResumeAuto, ResumeDecision, ResumeOrigin,
+    SessionBridge, resume_decision,
 };
 use crate::model::text::redact::redact;
 use crate::model::text::sanitize::single_line;
@@ -236,7 +236,12 @@ pub fn resume(take: Option<&Take>, settings: &Settings, now: DateTime<Utc>) -> O
     Some(Resume {
         target: target.clone(),
         age,
-        decision: resume_decision(*origin, age, &settings.resume_auto, settings.resume_max_age),
+        decision: resume_decision(
+            *origin,
+            age,
+            settings.resume_auto,
+            settings.resume_max_age.get(),
+        ),
         owner: entry
             .and_then(|h| h.front.get("session_id").map(str::to_owned))
             .filter(|o| !o.trim().is_empty()),
@@ -384,12 +389,12 @@ pub fn compose(
                 out.push_str(&clip_line(&waiting_line(r.age, &name), LINE_MAX));
                 plan.record(Outcome::ResumeSkipped {
                     path,
-                    why: if f.settings.resume_auto == "never" {
+                    why: if f.settings.resume_auto == ResumeAuto::Never {
                         "automatic, and [resume] auto = \"never\": named, not loaded".to_owned()
                     } else {
                         format!(
                             "automatic, and older than [resume] max_age ({}): named, not loaded",
-                            f.settings.resume_max_age_text
+                            f.settings.resume_max_age
                         )
                     },
                 });
