@@ -994,18 +994,56 @@ pub fn finish_refresh_checked(
     now: DateTime<Utc>,
     pending: PendingFacts,
 ) -> (Option<GitCache>, Option<Refusal>) {
-    let f = match pending.wait_checked() {
-        Ok(Some(f)) => f,
-        Ok(None) => return (files::read_git_cache(paths), None),
-        Err(why) => return (None, Some(why)),
-    };
-    let cache = cache_of(f, now);
-    save_cache(
-        paths,
-        &cache,
-        Some(chrono::Duration::seconds(CACHE_REWRITE_SECS)),
-    );
-    (Some(cache), None)
+    let answer = finish_checked(paths, now, pending);
+    if let Some(cache) = &answer.to_save
+        && paths.logs().is_dir()
+    {
+        let _ = files::write_git_cache(paths, cache);
+    }
+    (answer.cache, answer.refused)
+}
+
+/// What [`finish_checked`] found.
+#[derive(Debug, Default)]
+pub struct Finished {
+    /// The facts now, else the stored cache (git took too long, or no work tree).
+    pub cache: Option<GitCache>,
+    /// The facts to store in `logs/git-cache.json`: `None` when the stored ones say
+    /// the same and are younger than a few seconds (or git gave none).
+    pub to_save: Option<GitCache>,
+    /// Why the repository was not opened ([`open_checked`]).
+    pub refused: Option<Refusal>,
+}
+
+/// [`finish_refresh_checked`] without the write: waits for the facts and reads the
+/// stored cache once (to compare, or to fall back on), and says what to store. A
+/// hook writes it with the rest of what it decided.
+pub fn finish_checked(paths: &Paths, now: DateTime<Utc>, pending: PendingFacts) -> Finished {
+    match pending.wait_checked() {
+        Ok(Some(f)) => {
+            let cache = cache_of(f, now);
+            let stored = files::read_git_cache(paths);
+            let to_save = cache
+                .worth_saving(
+                    stored.as_ref(),
+                    Some(chrono::Duration::seconds(CACHE_REWRITE_SECS)),
+                )
+                .then(|| cache.clone());
+            Finished {
+                cache: Some(cache),
+                to_save,
+                refused: None,
+            }
+        }
+        Ok(None) => Finished {
+            cache: files::read_git_cache(paths),
+            ..Finished::default()
+        },
+        Err(why) => Finished {
+            refused: Some(why),
+            ..Finished::default()
+        },
+    }
 }
 
 /// The cache record of `facts` computed at `now`.
@@ -1016,6 +1054,17 @@ pub fn cache_of(facts: GitFacts, now: DateTime<Utc>) -> GitCache {
         uncommitted_changes: facts.uncommitted,
         changed_files: facts.changed,
         head: facts.head,
+    }
+}
+
+/// The facts a cache record of [`cache_of`] holds, back (what a hook that keeps git's
+/// answer as a cache record hands to the handoff writer).
+pub fn facts_of(cache: &GitCache) -> GitFacts {
+    GitFacts {
+        branch: cache.branch.clone().unwrap_or_default(),
+        uncommitted: cache.uncommitted_changes,
+        changed: cache.changed_files.clone(),
+        head: cache.head.clone(),
     }
 }
 
@@ -1030,16 +1079,9 @@ pub fn save_cache(
     if !paths.logs().is_dir() {
         return false;
     }
-    let now = crate::model::time::parse_iso(&cache.updated_at);
-    let fresh_enough = files::read_git_cache(paths).is_some_and(|old| {
-        old.same_facts(cache)
-            && rewrite_after.is_none_or(|max| {
-                crate::model::time::parse_iso(&old.updated_at)
-                    .zip(now)
-                    .is_some_and(|(t, now)| now - t < max)
-            })
-    });
-    !fresh_enough && files::write_git_cache(paths, cache).is_ok()
+    let stored = files::read_git_cache(paths);
+    cache.worth_saving(stored.as_ref(), rewrite_after)
+        && files::write_git_cache(paths, cache).is_ok()
 }
 
 #[cfg(test)]

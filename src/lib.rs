@@ -11,7 +11,7 @@
 //! - [`model`]: pure types and decisions, in wings (setup, text, session, handoff, agents).
 //! - [`git`]: git facts through `git2` (branch, uncommitted count, changed names).
 //! - [`config`]: layered TOML configuration.
-//! - [`hooks`]: `forge hook`: wire types → domain events → state-file effects.
+//! - [`hooks`]: `forge hook`: gather (reads) → decide (`model::hook`, pure) → apply (writes).
 //! - [`mcp`]: `forge mcp`, forge's MCP server (tools and resources for agents).
 //! - [`cli`]: one file per subcommand (`Args` + `run`).
 //! - [`ui`], [`tui`], [`watch`]: the dashboard.

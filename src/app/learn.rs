@@ -9,7 +9,7 @@
 use std::io;
 
 use crate::env::Env;
-use crate::model::session::state::{Attention, GitCache, SessionBridge};
+use crate::model::session::state::Attention;
 use crate::store::{self, Paths, files, memory};
 
 /// Whether a `learned-*.md` of the project's memory folder was written after the
@@ -23,19 +23,9 @@ pub fn learned_after_flag(paths: &Paths, env: &Env) -> bool {
         .is_some_and(|t| t > flag)
 }
 
-/// Learning is done for what a session changed so far: its edits are forgotten, and
-/// a turn that ran commands compares from the tree as it is now.
-pub fn rebase(b: &mut SessionBridge, git: Option<&GitCache>) -> bool {
-    let baseline = b
-        .command_baseline
-        .is_some()
-        .then(|| git.map(GitCache::fingerprint))
-        .flatten();
-    let changed = b.files_edited || b.command_baseline != baseline;
-    b.files_edited = false;
-    b.command_baseline = baseline;
-    changed
-}
+/// Learning is done for what a session changed so far (pure: see
+/// [`crate::model::session::learn::rebase`]).
+pub use crate::model::session::learn::rebase;
 
 /// What `forge learn done` did.
 #[derive(Debug, Default, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use crate::model::handoff::handoff_doc::{self, AgentNotes, HandoffInputs, OpenSi
 use crate::model::handoff::signal::SignalParse;
 use crate::model::outcome::Outcome;
 use crate::model::session::level::Level;
-use crate::model::session::state::ResumeOrigin;
+use crate::model::session::state::{ResumeOrigin, SessionBridge};
 use crate::model::session::transcript::{
     TailScan, TranscriptFacts, infer_window, pct_of, round_pct,
 };
@@ -235,15 +235,57 @@ pub fn write_with_notes(
     req: &Request<'_>,
     notes: &AgentNotes,
 ) -> io::Result<Written> {
+    write_inner(paths, env, cfg, req, notes, Bridge::Read)
+}
+
+/// [`write_detailed`] for a hook that has read the session's bridge already
+/// (`bridge`, for `req.session_id`) and writes it once itself: the bridge is not
+/// read again, and `handoff_written_at` is left for the caller to record (now,
+/// when this returns `Ok`).
+pub fn write_with_bridge(
+    paths: &Paths,
+    env: &Env,
+    cfg: &Config,
+    req: &Request<'_>,
+    bridge: Option<&SessionBridge>,
+) -> io::Result<Written> {
+    write_inner(
+        paths,
+        env,
+        cfg,
+        req,
+        &AgentNotes::default(),
+        Bridge::Known(bridge),
+    )
+}
+
+/// Where the session's bridge comes from, and who records the handoff in it.
+enum Bridge<'a> {
+    /// Read here, and `handoff_written_at` written here.
+    Read,
+    /// The caller's, which records `handoff_written_at` itself.
+    Known(Option<&'a SessionBridge>),
+}
+
+fn write_inner(
+    paths: &Paths,
+    env: &Env,
+    cfg: &Config,
+    req: &Request<'_>,
+    notes: &AgentNotes,
+    source: Bridge<'_>,
+) -> io::Result<Written> {
     if let Err(why) = paths.is_project(env.home.as_deref()) {
         return Err(io::Error::other(why.explain(&paths.root)));
     }
     paths.ensure_dirs()?;
     let now = env.now;
-    let bridge = match req.session_id {
-        Some("") => None,
-        Some(id) => files::read_bridge(paths, id),
-        None => store::sessions::latest_bridge(paths),
+    let records = matches!(source, Bridge::Read);
+    let bridge = match (source, req.session_id) {
+        (Bridge::Known(b), _) => b.cloned(),
+        (Bridge::Read, Some("")) => None,
+        (Bridge::Read, Some(id)) => files::read_bridge(paths, id),
+        (Bridge::Read, None) => store::sessions::latest_bridge(paths),
     };
     let session_id = req
         .session_id
@@ -344,7 +386,7 @@ pub fn write_with_notes(
     let text = handoff_doc::compose(&inputs);
     let path = write_unique(paths, now, &text)?;
     let path = std::path::absolute(&path).unwrap_or(path);
-    if let Some(sid) = &session_id {
+    if let Some(sid) = session_id.as_ref().filter(|_| records) {
         let at = crate::model::time::iso(now);
         // The handoff exists: a bridge that cannot be updated (a busy lock, a full
         // disk) only means PreCompact may write a second one. Logged, not fatal.

@@ -1,25 +1,28 @@
-//! The entry of every hook call: parse the payload, find the project, check its
-//! folders, hand the event to its handler (one module per concern:
-//! [`super::session_start`], [`super::turn`], [`super::compaction`],
-//! [`super::attention`]), and record the call in `events.jsonl`.
+//! The entry of every hook call, readable top to bottom: parse the payload, find the
+//! project, check its folders, read the config once (`super::call::Call`), then for the event
+//! gather → decide → apply ([`run`]: one arm per event), tell the `[notify]`
+//! command and the fleet registry, and record the call in `events.jsonl`.
 //!
-//! Handlers report what they did as [`Outcome`] values; the dispatcher writes them
-//! into the call's one event line, at the end of the call, so the line says what
-//! happened and not only that the hook ran. Writing it last also means a reader
-//! that waits for a `Stop` line finds Stop's files already written. A handler that
-//! fails or panics still leaves its line, with an `error` outcome; only a process
-//! killed from outside (the client's hook timeout) leaves none.
+//! Every step reports what it did as [`Outcome`] values, recorded in the call;
+//! the dispatcher writes them into the call's one event line, at the end of the
+//! call, so the line says what happened and not only that the hook ran. Writing it
+//! last also means a reader that waits for a `Stop` line finds Stop's files already
+//! written. A call that fails or panics still leaves its line, with an `error`
+//! outcome; only a process killed from outside (the client's hook timeout) leaves
+//! none.
 
-use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+use super::apply::{Applied, apply};
+use super::call::Call;
 use super::event::HookEvent;
 use super::wire::WireHookInput;
-use crate::config::{self, Config};
+use super::{fleet, gather, notify, session_start};
 use crate::env::Env;
+use crate::model::hook::{attention, compaction, tool, turn};
 use crate::model::outcome::Outcome;
 use crate::model::session::state::EventLine;
 use crate::store::{self, Paths, files};
@@ -48,35 +51,9 @@ pub fn handle_input(event_arg: Option<&str>, input: &[u8], env: &Env) -> String 
 
 /// [`handle_input`], with the outcomes: what tests assert on.
 pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
-    let mut parsed: Result<Value, String> = if input.iter().all(u8::is_ascii_whitespace) {
-        Err("empty input".to_owned())
-    } else {
-        serde_json::from_slice(input).map_err(|e| format!("invalid JSON: {e}"))
-    };
-    let mut wire = parsed
-        .as_ref()
-        .map(WireHookInput::from_value)
-        .unwrap_or_default();
-    // A payload cut at the cap (a multi-megabyte Write) still names its session and
-    // tool in the part that was read: enough to consume a compaction marker.
-    if parsed.is_err()
-        && input.len() as u64 >= MAX_STDIN
-        && let Some(w) = WireHookInput::from_truncated(input)
-    {
-        wire = w;
-        parsed = Ok(Value::Object(serde_json::Map::new()));
-    }
-    // The payload's cwd wins over the process cwd. A cwd that names no folder here
-    // means the payload is not about this machine (or its project was deleted while
-    // the client ran, and the client then starts hooks in its temp folder): without
-    // an existing CLAUDE_PROJECT_DIR there is no safe place to write, so the call is
-    // a no-op.
-    let cwd = match wire.cwd.as_deref().map(PathBuf::from) {
-        Some(p) if p.is_absolute() && p.is_dir() => p,
-        Some(_) if !env.claude_project_dir.as_deref().is_some_and(Path::is_dir) => {
-            return Handled::default();
-        }
-        _ => env.cwd.clone(),
+    let (parsed, wire) = read_payload(input);
+    let Some(cwd) = call_cwd(&wire, env) else {
+        return Handled::default();
     };
     let paths = Paths::new(store::resolve_root(env.claude_project_dir.as_deref(), &cwd));
     let name = event_arg
@@ -104,7 +81,6 @@ pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
         }
         return Handled::default();
     }
-
     let problem = match (&parsed, &name) {
         (Err(e), _) => Some(e.clone()),
         (Ok(v), _) if !v.is_object() => Some("payload is not a JSON object".to_owned()),
@@ -112,89 +88,182 @@ pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
         _ => None,
     };
     if let Some(problem) = problem {
-        // A logged no-op: only where forge's state folder already exists.
-        if !paths.logs().is_dir() {
-            return Handled::default();
-        }
-        let event = name.clone().unwrap_or_else(|| "unknown".to_owned());
-        store::log_error(&paths, &format!("hook {event}"), &problem);
-        let mut facts = serde_json::Map::new();
-        facts.insert("error".into(), Value::String(problem.clone()));
-        let outcomes = vec![Outcome::Error {
-            what: "input".to_owned(),
-            message: problem,
-        }];
-        let _ = files::append_event(
-            &paths,
-            &EventLine {
-                time: crate::model::time::iso(env.now),
-                event,
-                session: wire.session_id.clone(),
-                facts,
-                outcomes: outcomes.clone(),
-            },
-        );
-        return Handled {
-            stdout: String::new(),
-            outcomes,
-        };
+        return bad_input(&paths, env, name.as_deref(), &wire, problem);
     }
     let name = name.unwrap_or_default();
     let event = HookEvent::from_wire(&name, &wire);
-    let ctx = Ctx {
-        paths,
-        env,
-        wire: &wire,
-        outcomes: RefCell::default(),
-        config: std::cell::OnceCell::new(),
-        config_notice: RefCell::default(),
-    };
-    if !ctx.paths.may_create_state(env.home.as_deref()) {
+    if !paths.may_create_state(env.home.as_deref()) {
         // `/` or the home folder itself: not a project, and no place for state.
         return Handled::default();
     }
-    if ctx.paths.ensure_dirs().is_err() {
+    if paths.ensure_dirs().is_err() {
         // Read-only or otherwise unwritable: nothing can be recorded. Stay silent.
         return Handled::default();
     }
-    // A panic in a handler must not escape (the client would see a failed hook),
-    // and must not lose the call's line: it becomes an error outcome.
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let out = ctx.dispatch(&event).map(|out| ctx.notify(&event, out));
-        // The fleet registry hears of the session's new state (after the handler
-        // wrote it), whether or not the handler failed.
-        let registers = ctx.registers(&event, &ctx.outcomes.borrow());
-        if registers {
-            ctx.register();
-        }
-        out
-    }));
-    let stdout = match result {
-        Ok(Ok(out)) => out,
-        Ok(Err(e)) => {
-            ctx.fail(&format!("hook {}", event.name()), &e.to_string());
-            String::new()
-        }
-        Err(panic) => {
-            let message = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_owned());
-            ctx.fail("panic", &format!("panic in hook (ignored): {message}"));
-            String::new()
-        }
-    };
-    let mut outcomes = ctx.outcomes.take();
-    // What loading the config had to say (an untrusted project file's acting keys
-    // left out) comes first: it explains what the call did not do.
-    if let Some(notice) = ctx.config_notice.take() {
-        outcomes.insert(0, notice);
-    }
+    let call = Call::new(paths, env, &wire, event.name());
+    let stdout = run_guarded(&call, &event);
+    let outcomes = call.take_outcomes();
     let mut line = event_line(&event, &wire, env.now);
     line.outcomes.clone_from(&outcomes);
-    let _ = files::append_event(&ctx.paths, &line);
+    let _ = files::append_event(&call.paths, &line);
     Handled { stdout, outcomes }
+}
+
+/// The payload, parsed (or why not), and read leniently into its fields. A payload
+/// cut at the cap (a multi-megabyte Write) still names its session and tool in the
+/// part that was read: enough to consume a compaction marker.
+fn read_payload(input: &[u8]) -> (Result<Value, String>, WireHookInput) {
+    let parsed: Result<Value, String> = if input.iter().all(u8::is_ascii_whitespace) {
+        Err("empty input".to_owned())
+    } else {
+        serde_json::from_slice(input).map_err(|e| format!("invalid JSON: {e}"))
+    };
+    if parsed.is_err()
+        && input.len() as u64 >= MAX_STDIN
+        && let Some(w) = WireHookInput::from_truncated(input)
+    {
+        return (Ok(Value::Object(serde_json::Map::new())), w);
+    }
+    let wire = parsed
+        .as_ref()
+        .map(WireHookInput::from_value)
+        .unwrap_or_default();
+    (parsed, wire)
+}
+
+/// The folder the call is about. The payload's cwd wins over the process cwd. A
+/// cwd that names no folder here means the payload is not about this machine (or
+/// its project was deleted while the client ran, and the client then starts hooks
+/// in its temp folder): without an existing CLAUDE_PROJECT_DIR there is no safe
+/// place to write, so the call is a no-op (`None`).
+fn call_cwd(wire: &WireHookInput, env: &Env) -> Option<PathBuf> {
+    match wire.cwd.as_deref().map(PathBuf::from) {
+        Some(p) if p.is_absolute() && p.is_dir() => Some(p),
+        Some(_) if !env.claude_project_dir.as_deref().is_some_and(Path::is_dir) => None,
+        _ => Some(env.cwd.clone()),
+    }
+}
+
+/// A payload that cannot be handled: a logged no-op, with its event line and an
+/// `error` outcome — only where forge's state folder already exists.
+fn bad_input(
+    paths: &Paths,
+    env: &Env,
+    name: Option<&str>,
+    wire: &WireHookInput,
+    problem: String,
+) -> Handled {
+    if !paths.logs().is_dir() {
+        return Handled::default();
+    }
+    let event = name.unwrap_or("unknown").to_owned();
+    store::log_error(paths, &format!("hook {event}"), &problem);
+    let mut facts = serde_json::Map::new();
+    facts.insert("error".into(), Value::String(problem.clone()));
+    let outcomes = vec![Outcome::Error {
+        what: "input".to_owned(),
+        message: problem,
+    }];
+    let _ = files::append_event(
+        paths,
+        &EventLine {
+            time: crate::model::time::iso(env.now),
+            event,
+            session: wire.session_id.clone(),
+            facts,
+            outcomes: outcomes.clone(),
+        },
+    );
+    Handled {
+        stdout: String::new(),
+        outcomes,
+    }
+}
+
+/// [`run`], then the `[notify]` command hears of the event (not when the call
+/// stopped on an error) and the fleet registry of the session's new state; returns
+/// what to print. A panic in a step must not escape (the client would see a failed
+/// hook), and must not lose the call's line: it becomes an error outcome.
+fn run_guarded(call: &Call, event: &HookEvent) -> String {
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let done = run(call, event);
+        let stdout = if done.completed {
+            notify::send(call, event, done.stdout, done.bridge.as_ref())
+        } else {
+            done.stdout
+        };
+        if fleet::registers(call, event) {
+            fleet::register(call, done.bridge.as_ref(), done.git.as_ref());
+        }
+        stdout
+    }));
+    result.unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_owned());
+        call.fail("panic", &format!("panic in hook (ignored): {message}"));
+        String::new()
+    })
+}
+
+/// One event: gather → decide → apply. Each arm reads what its event needs
+/// (`gather`), asks the event's plain function in `crate::model::hook` for a plan,
+/// and carries it out (`apply`); SessionStart's steps are in `session_start`.
+fn run(call: &Call, event: &HookEvent) -> Applied {
+    let (payload, now) = (call.wire, call.env.now);
+    match event {
+        HookEvent::SessionStart { source } => session_start::run(call, source.as_deref()),
+        HookEvent::Stop { stop_hook_active } => {
+            let facts = gather::turn(call, Some(*stop_hook_active));
+            let plan = turn::stop(&facts, payload, now);
+            apply(call, plan, facts.session.bridge).knowing_git(facts.git)
+        }
+        HookEvent::SessionEnd { .. } => {
+            let facts = gather::turn(call, None);
+            let plan = turn::session_end(&facts, payload, now);
+            apply(call, plan, facts.session.bridge).knowing_git(facts.git)
+        }
+        HookEvent::PreCompact { .. } => {
+            let facts = gather::compact(call);
+            let plan = compaction::pre_compact(&facts, payload, now);
+            apply(call, plan, facts.session.bridge)
+        }
+        HookEvent::PreToolUse => {
+            let facts = gather::tool(call);
+            let plan = tool::pre_tool_use(&facts, payload, now);
+            apply(call, plan, facts.session.bridge)
+        }
+        HookEvent::PostToolUse { .. } => {
+            let session = gather::session(call);
+            apply(call, tool::post_tool_use(payload), session.bridge)
+        }
+        HookEvent::Notification { .. } => {
+            let session = gather::session(call);
+            let plan = attention::notification(&session, payload, now);
+            apply(call, plan, session.bridge)
+        }
+        HookEvent::PermissionRequest { .. } => {
+            let session = gather::session(call);
+            let plan = attention::permission_request(&session, payload, now);
+            apply(call, plan, session.bridge)
+        }
+        HookEvent::UserPromptSubmit => {
+            let session = gather::session(call);
+            let alert = gather::take_alert(call);
+            let plan = attention::user_prompt_submit(&session, alert.as_deref(), payload, now);
+            apply(call, plan, session.bridge)
+        }
+        HookEvent::Other(_name) => {
+            // Only unit tests reach the catch_unwind path on purpose.
+            #[cfg(test)]
+            if _name == super::tests::PANIC_EVENT {
+                std::panic::panic_any("a test asked for it");
+            }
+            Applied::default()
+        }
+    }
 }
 
 /// Whether `forge run` asked this session to stop: its stop file exists, and the
@@ -229,92 +298,5 @@ fn event_line(event: &HookEvent, w: &WireHookInput, now: DateTime<Utc>) -> Event
         session: w.session_id.clone(),
         facts,
         outcomes: Vec::new(),
-    }
-}
-
-/// One hook call: the project, the environment and the payload as sent.
-pub(super) struct Ctx<'a> {
-    pub(super) paths: Paths,
-    pub(super) env: &'a Env,
-    pub(super) wire: &'a WireHookInput,
-    /// What the call did so far, in order (see [`Ctx::record`]).
-    outcomes: RefCell<Vec<Outcome>>,
-    /// The config, read once per call (handlers and the wake message all ask).
-    config: std::cell::OnceCell<Config>,
-    /// What loading it had to say, for the call's event line (see
-    /// [`config::load_noting`]); kept apart from `outcomes`, which may be borrowed
-    /// when the config is first asked for.
-    config_notice: RefCell<Option<Outcome>>,
-}
-
-/// What a handler prints on stdout (often nothing).
-pub(super) type HookResult = std::io::Result<String>;
-
-impl Ctx<'_> {
-    fn dispatch(&self, event: &HookEvent) -> HookResult {
-        match event {
-            HookEvent::SessionStart { source } => self.session_start(source.as_deref()),
-            HookEvent::Stop { stop_hook_active } => self.stop(*stop_hook_active),
-            HookEvent::SessionEnd { reason } => self.session_end(reason.as_deref()),
-            HookEvent::PreCompact { trigger } => self.pre_compact(trigger.as_deref()),
-            HookEvent::PreToolUse => self.pre_tool_use(),
-            HookEvent::PostToolUse { tool_name } => Ok(self.relay_stop(tool_name.as_deref())),
-            HookEvent::Notification { kind, message } => {
-                self.notification(kind.as_deref(), message.as_deref())
-            }
-            HookEvent::PermissionRequest { tool_name } => {
-                self.permission_request(tool_name.as_deref())
-            }
-            HookEvent::UserPromptSubmit => self.user_prompt_submit(),
-            HookEvent::Other(_name) => {
-                // Only unit tests reach the catch_unwind path on purpose.
-                #[cfg(test)]
-                if _name == super::tests::PANIC_EVENT {
-                    std::panic::panic_any("a test asked for it");
-                }
-                Ok(String::new())
-            }
-        }
-    }
-
-    /// `forge run`'s stop (only reached when it was asked: see [`relay_stop_asked`]):
-    /// `continue: false`, so the client ends the session once this reply's tool
-    /// calls have all run and been answered, without interrupting anything.
-    fn relay_stop(&self, tool: Option<&str>) -> String {
-        self.record(Outcome::RelayStopAsked {
-            tool: tool.unwrap_or("tool").to_owned(),
-        });
-        let out = serde_json::json!({
-            "continue": false,
-            "stopReason": "forge run: the context reached the relay threshold; the task goes on in a fresh session",
-        });
-        format!("{out}\n")
-    }
-
-    /// Records what the call did (written into its event line at the end).
-    pub(super) fn record(&self, outcome: Outcome) {
-        self.outcomes.borrow_mut().push(outcome);
-    }
-
-    /// A failure the hook carries on after: logged to `errors.log` as before, and
-    /// recorded as an `error` outcome of the call.
-    pub(super) fn fail(&self, what: &str, message: &str) {
-        store::log_error(&self.paths, what, message);
-        self.record(Outcome::Error {
-            what: what.to_owned(),
-            message: message.to_owned(),
-        });
-    }
-
-    pub(super) fn config(&self) -> &Config {
-        self.config.get_or_init(|| {
-            let (config, notice) = config::load_noting(&self.paths, self.env);
-            *self.config_notice.borrow_mut() = notice;
-            config
-        })
-    }
-
-    pub(super) fn session_id(&self) -> Option<&str> {
-        self.wire.session_id.as_deref()
     }
 }

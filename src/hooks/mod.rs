@@ -1,14 +1,18 @@
 //! `forge hook`: Claude Code runs this on hook events with one JSON object on stdin.
 //!
-//! The flow is wire → event → effects: [`wire`] mirrors the JSON leniently,
-//! [`event`] turns it into a [`event::HookEvent`], and [`dispatch`] hands it to the
-//! handler of its concern, which writes the state files and composes the
-//! (documented) stdout: [`session_start`], [`turn`] (Stop, SessionEnd),
-//! [`compaction`] (PreCompact, PreToolUse, the re-read marker) and [`attention`]
-//! (Notification, PermissionRequest, UserPromptSubmit). [`text`] cuts what they
-//! compose to Claude Code's budgets; [`fleet`] puts the project and the session's
-//! state in the user's fleet registry afterwards. The entry point never fails: every
-//! error is logged to `.forge/logs/errors.log` and the exit status is always 0.
+//! A call has the status line's shape — gather → decide → apply — and
+//! [`dispatch`] reads top to bottom: the payload is read leniently
+//! ([`wire`]) into an [`event`]; [`gather`] reads what that event needs, each file
+//! once (git scans on a helper thread meanwhile); a plain function of
+//! `crate::model::hook` decides from those facts, the payload and the time, and
+//! returns a plan (what to print, the effects in order, the session bridge's
+//! change); [`apply`] carries it out, writing only what changed and the bridge at
+//! most once, under its lock. SessionStart runs the same steps around the two
+//! things only I/O can do in its middle ([`session_start`]). Afterwards the
+//! `[notify]` command hears of the event ([`notify`]) and the fleet registry of the
+//! session ([`fleet`]); the call's one line in `events.jsonl` comes last. The entry
+//! point never fails: every error is logged to `.forge/logs/errors.log` and the
+//! exit status is always 0.
 
 #![deny(
     clippy::unwrap_used,
@@ -17,17 +21,15 @@
     clippy::indexing_slicing
 )]
 
-pub mod attention;
-pub mod compaction;
+mod apply;
+mod call;
 pub mod dispatch;
-pub mod event;
-pub mod fleet;
+mod fleet;
+mod gather;
 mod notify;
-pub mod session_start;
-pub mod text;
-pub mod turn;
-pub mod wire;
+mod session_start;
 
+pub use crate::model::hook::{event, text, wire};
 pub use dispatch::{Handled, MAX_STDIN, handle, handle_input};
 
 #[cfg(test)]

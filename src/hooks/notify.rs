@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::dispatch::Ctx;
+use super::call::Call;
 use super::event::HookEvent;
 use crate::model::agents::notify::{Facts, NotifyEvent, NotifyMode, block_reason, message};
 use crate::model::outcome::Outcome;
@@ -33,147 +33,154 @@ fn notify_event(event: &HookEvent) -> Option<NotifyEvent> {
     }
 }
 
-impl Ctx<'_> {
-    /// The context a wake message states, and whether it is an estimate, with what
-    /// needs saying about it. The transcript's end is the truth as of the last reply
-    /// (at Stop, this turn's figure, which the status line may not have reported
-    /// yet; after a compaction, its estimate), the bridge's reading the fallback.
-    /// PreCompact's figure is the one that led to the compaction; SessionStart after
-    /// a compaction has no reading yet (the client writes the compaction's record
-    /// after that hook), so it says so rather than repeat the old figure.
-    fn notify_context(
-        &self,
-        event: &HookEvent,
-        bridge: Option<&crate::model::session::state::SessionBridge>,
-    ) -> (Option<f64>, bool, Option<&'static str>) {
-        if matches!(event, HookEvent::Stop { .. }) {
-            self.wait_for_reply();
-        }
-        let scanned = self.transcript_context(bridge);
-        let reading = || bridge.and_then(crate::model::session::state::SessionBridge::context_pct);
-        match event {
-            HookEvent::PreCompact { .. } => (
-                scanned.map(|c| c.pct).or_else(reading),
-                false,
-                Some("before the compaction"),
-            ),
-            HookEvent::SessionStart { source } if source.as_deref() == Some("compact") => {
-                match scanned.filter(|c| c.estimate) {
-                    Some(c) => (Some(c.pct), true, Some("estimate after the compaction")),
-                    None => (None, false, Some("just compacted: the next reply tells")),
-                }
-            }
-            _ => match scanned {
-                Some(c) if c.estimate => (Some(c.pct), true, Some("estimate after the compaction")),
-                Some(c) => (Some(c.pct), false, None),
-                None => (reading(), false, None),
-            },
-        }
+/// The context a wake message states, and whether it is an estimate, with what
+/// needs saying about it. The transcript's end is the truth as of the last reply
+/// (at Stop, this turn's figure, which the status line may not have reported
+/// yet; after a compaction, its estimate), the bridge's reading the fallback.
+/// PreCompact's figure is the one that led to the compaction; SessionStart after
+/// a compaction has no reading yet (the client writes the compaction's record
+/// after that hook), so it says so rather than repeat the old figure.
+fn context(
+    call: &Call,
+    event: &HookEvent,
+    bridge: Option<&crate::model::session::state::SessionBridge>,
+) -> (Option<f64>, bool, Option<&'static str>) {
+    if matches!(event, HookEvent::Stop { .. }) {
+        wait_for_reply(call);
     }
-
-    /// At Stop, waits (at most [`REPLY_WAIT`]) until the transcript holds this
-    /// turn's reply: the client writes it asynchronously, and without it the figure
-    /// read would be the turn before's (or none at the first Stop). Only a Stop that
-    /// sends a wake message waits.
-    fn wait_for_reply(&self) {
-        let Some(path) = self.wire.transcript_path.as_deref() else {
-            return;
-        };
-        let (head, prompt) = (
-            self.wire.last_reply_head.as_deref(),
-            self.wire.prompt_id.as_deref(),
-        );
-        if head.is_none() && prompt.is_none() {
-            return;
-        }
-        let deadline = crate::env::deadline_after(REPLY_WAIT);
-        while !crate::store::transcript::reply_written(std::path::Path::new(path), head, prompt)
-            && !crate::env::time_left(deadline).is_zero()
-        {
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-    }
-
-    /// Sends the wake message for `event` when `[notify]` asks for it; returns the
-    /// hook's stdout (for a bidirectional Stop, with the orchestrator's block).
-    pub(super) fn notify(&self, event: &HookEvent, out: String) -> String {
-        let cfg = self.config();
-        let n = &cfg.notify;
-        if n.command.is_empty() {
-            return out;
-        }
-        let Some(kind) = notify_event(event) else {
-            return out;
-        };
-        if !n.events.contains(&kind) {
-            return out;
-        }
-        let continuing = matches!(
-            event,
-            HookEvent::Stop {
-                stop_hook_active: true
+    let scanned = super::gather::transcript_path(call, bridge).and_then(|p| {
+        crate::model::hook::turn::transcript_context(
+            &crate::store::transcript::tail_context(std::path::Path::new(&p)),
+            bridge.and_then(|b| b.context_window_size),
+            call.wire.model.as_deref(),
+        )
+    });
+    let reading = || bridge.and_then(crate::model::session::state::SessionBridge::context_pct);
+    match event {
+        HookEvent::PreCompact { .. } => (
+            scanned.map(|c| c.pct).or_else(reading),
+            false,
+            Some("before the compaction"),
+        ),
+        HookEvent::SessionStart { source } if source.as_deref() == Some("compact") => {
+            match scanned.filter(|c| c.estimate) {
+                Some(c) => (Some(c.pct), true, Some("estimate after the compaction")),
+                None => (None, false, Some("just compacted: the next reply tells")),
             }
-        );
-        // Forge's own block (the re-read failsafe) goes first: no second one.
-        let already_blocks = out.contains("\"decision\"");
-        let wait = n.mode == NotifyMode::Bidirectional
-            && kind == NotifyEvent::Stop
-            && !continuing
-            && !already_blocks;
-        let bridge = self
-            .session_id()
-            .and_then(|s| crate::store::files::read_bridge(&self.paths, s));
-        let (pct, estimate, pct_note) = self.notify_context(event, bridge.as_ref());
-        let (tmux, pane) = crate::app::notify::pane(self.env, n.pane_capture_lines);
-        let facts = Facts {
-            agent: self.env.agent_name(),
-            tmux,
-            session_id: self.session_id().map(str::to_owned),
-            cwd: self.paths.root.display().to_string(),
-            pct,
-            level: pct.map(|p| Level::from_pct(p, &cfg.context.thresholds())),
-            estimate,
-            pct_note,
-            pane,
-            replies: wait,
-            headless: self.env.headless(),
-        };
-        let text = message(kind, &facts);
-        let named = |o: Outcome| match o {
-            Outcome::Notified { mode, .. } => Outcome::Notified {
-                event: kind.name().to_owned(),
-                mode,
-            },
-            other => other,
-        };
-        if !wait {
-            self.record(named(crate::app::notify::send_async(
-                self.env,
-                n,
-                &text,
-                &self.paths.root,
-                facts.agent.as_deref(),
-            )));
-            return out;
         }
-        let (outcome, reply) = crate::app::notify::send_and_wait(
-            self.env,
+        _ => match scanned {
+            Some(c) if c.estimate => (Some(c.pct), true, Some("estimate after the compaction")),
+            Some(c) => (Some(c.pct), false, None),
+            None => (reading(), false, None),
+        },
+    }
+}
+
+/// At Stop, waits (at most [`REPLY_WAIT`]) until the transcript holds this
+/// turn's reply: the client writes it asynchronously, and without it the figure
+/// read would be the turn before's (or none at the first Stop). Only a Stop that
+/// sends a wake message waits.
+fn wait_for_reply(call: &Call) {
+    let Some(path) = call.wire.transcript_path.as_deref() else {
+        return;
+    };
+    let (head, prompt) = (
+        call.wire.last_reply_head.as_deref(),
+        call.wire.prompt_id.as_deref(),
+    );
+    if head.is_none() && prompt.is_none() {
+        return;
+    }
+    let deadline = crate::env::deadline_after(REPLY_WAIT);
+    while !crate::store::transcript::reply_written(std::path::Path::new(path), head, prompt)
+        && !crate::env::time_left(deadline).is_zero()
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Sends the wake message for `event` when `[notify]` asks for it; returns the
+/// hook's stdout (for a bidirectional Stop, with the orchestrator's block).
+/// `bridge` is the session's bridge as this call left it.
+pub(super) fn send(
+    call: &Call,
+    event: &HookEvent,
+    out: String,
+    bridge: Option<&crate::model::session::state::SessionBridge>,
+) -> String {
+    let cfg = &call.config;
+    let n = &cfg.notify;
+    if n.command.is_empty() {
+        return out;
+    }
+    let Some(kind) = notify_event(event) else {
+        return out;
+    };
+    if !n.events.contains(&kind) {
+        return out;
+    }
+    let continuing = matches!(
+        event,
+        HookEvent::Stop {
+            stop_hook_active: true
+        }
+    );
+    // Forge's own block (the re-read failsafe) goes first: no second one.
+    let already_blocks = out.contains("\"decision\"");
+    let wait = n.mode == NotifyMode::Bidirectional
+        && kind == NotifyEvent::Stop
+        && !continuing
+        && !already_blocks;
+    let (pct, estimate, pct_note) = context(call, event, bridge);
+    let (tmux, pane) = crate::app::notify::pane(call.env, n.pane_capture_lines);
+    let facts = Facts {
+        agent: call.env.agent_name(),
+        tmux,
+        session_id: call.session_id().map(str::to_owned),
+        cwd: call.paths.root.display().to_string(),
+        pct,
+        level: pct.map(|p| Level::from_pct(p, &cfg.context.thresholds())),
+        estimate,
+        pct_note,
+        pane,
+        replies: wait,
+        headless: call.env.headless(),
+    };
+    let text = message(kind, &facts);
+    let named = |o: Outcome| match o {
+        Outcome::Notified { mode, .. } => Outcome::Notified {
+            event: kind.name().to_owned(),
+            mode,
+        },
+        other => other,
+    };
+    if !wait {
+        call.record(named(crate::app::notify::send_async(
+            call.env,
             n,
             &text,
-            &self.paths.root,
+            &call.paths.root,
             facts.agent.as_deref(),
-        );
-        self.record(named(outcome));
-        let Some(reason) = reply.as_deref().and_then(block_reason) else {
-            return out;
-        };
-        let mut obj = serde_json::from_str::<Value>(out.trim())
-            .ok()
-            .and_then(|v| v.as_object().cloned())
-            .unwrap_or_default();
-        obj.insert("decision".into(), json!("block"));
-        obj.insert("reason".into(), json!(reason));
-        self.record(Outcome::StopBlocked { reason });
-        format!("{}\n", Value::Object(obj))
+        )));
+        return out;
     }
+    let (outcome, reply) = crate::app::notify::send_and_wait(
+        call.env,
+        n,
+        &text,
+        &call.paths.root,
+        facts.agent.as_deref(),
+    );
+    call.record(named(outcome));
+    let Some(reason) = reply.as_deref().and_then(block_reason) else {
+        return out;
+    };
+    let mut obj = serde_json::from_str::<Value>(out.trim())
+        .ok()
+        .and_then(|v| v.as_object().cloned())
+        .unwrap_or_default();
+    obj.insert("decision".into(), json!("block"));
+    obj.insert("reason".into(), json!(reason));
+    call.record(Outcome::StopBlocked { reason });
+    format!("{}\n", Value::Object(obj))
 }

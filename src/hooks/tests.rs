@@ -534,3 +534,101 @@ fn on_session_start_says_whose_work_a_session_continues() {
     assert_eq!(s["handoff_count"], 2, "{s}");
     assert!(s["previous_session_id"].is_null(), "{s}");
 }
+
+/// What one hook call read and replaced, by file: (reads, writes).
+fn traced(
+    p: &Project,
+    event: &str,
+    extra: Value,
+) -> std::collections::BTreeMap<PathBuf, (usize, usize)> {
+    use crate::store::safe::trace;
+    trace::start();
+    p.hook(event, extra);
+    let mut by_file = std::collections::BTreeMap::new();
+    for (op, path) in trace::take() {
+        let e: &mut (usize, usize) = by_file.entry(path).or_default();
+        match op {
+            trace::Op::Read => e.0 += 1,
+            trace::Op::Write => e.1 += 1,
+        }
+    }
+    by_file
+}
+
+#[test]
+fn each_call_reads_each_file_once_and_writes_the_bridge_at_most_once() {
+    let p = Project::new();
+    git2::Repository::init(&p.root).unwrap();
+    p.write("src/lib.rs", "fn main() {}\n");
+    p.write(
+        ".forge/handoffs/agent-T-012-20261121-101502.md",
+        include_str!("../../tests/fixtures/handoffs/agent-T-012-20261121-101502.md"),
+    );
+    let transcript = p.root.parent().unwrap().join("transcript.jsonl");
+    std::fs::write(
+        &transcript,
+        include_str!("../../tests/fixtures/transcripts/recorded-read-compact-write.jsonl"),
+    )
+    .unwrap();
+    // The Signal count as the status line keeps it between calls.
+    crate::store::handoffs::count_blocked(&p.paths(), std::time::SystemTime::now());
+    let bridge = p.paths().session_bridge(SID);
+    let registry = crate::store::registry::path(&p.env).unwrap();
+    let file = p.root.join("src/lib.rs").display().to_string();
+    let t = json!({"transcript_path": transcript});
+    let with = |extra: Value| {
+        let mut v = t.clone();
+        if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+            o.extend(e.clone());
+        }
+        v
+    };
+    let calls = [
+        ("SessionStart", with(json!({"source": "startup"}))),
+        ("UserPromptSubmit", with(json!({}))),
+        ("PreToolUse", with(json!({"tool_name": "Read"}))),
+        ("PreToolUse", with(json!({"tool_name": "Bash"}))),
+        (
+            "PreToolUse",
+            with(json!({"tool_name": "Edit", "tool_input": {"file_path": file}})),
+        ),
+        ("PermissionRequest", with(json!({"tool_name": "Bash"}))),
+        (
+            "Notification",
+            with(json!({"notification_type": "permission_prompt"})),
+        ),
+        ("PreToolUse", with(json!({"tool_name": "Bash"}))),
+        ("Stop", with(json!({}))),
+        (
+            "Notification",
+            with(json!({"notification_type": "idle_prompt"})),
+        ),
+        ("PreCompact", with(json!({"trigger": "auto"}))),
+        ("SessionStart", with(json!({"source": "compact"}))),
+        ("Stop", with(json!({}))),
+        ("SessionEnd", with(json!({"reason": "exit"}))),
+    ];
+    for (event, extra) in calls {
+        let by_file = traced(&p, event, extra);
+        for (path, (reads, writes)) in &by_file {
+            // The bridge: read when the call starts, and again under its lock when
+            // it is written; so is the fleet registry. A resumed handoff is read
+            // with the inbox, and whole when it is taken.
+            let twice = *path == bridge
+                || *path == registry
+                || (event == "SessionStart" && path.starts_with(p.paths().handoffs()));
+            assert!(
+                *reads <= if twice { 2 } else { 1 },
+                "{event} read {} {reads} times: {by_file:#?}",
+                path.display()
+            );
+            if *path == bridge {
+                assert!(*writes <= 1, "{event} wrote the bridge {writes} times");
+            }
+        }
+    }
+    // The sequence went where it should: the compaction was recorded, and the Stop
+    // after it blocked once.
+    assert!(p.paths().compactions().exists());
+    assert_eq!(p.last_line().event, "SessionEnd");
+}

@@ -20,7 +20,8 @@
 //! - At the top: [`snapshot`] (the one picture of a project), [`outcome`] (what a
 //!   hook call did), [`activity`] (those outcomes as rows), [`time`] (parsing and
 //!   showing times), [`lenient`] (reading payloads and state files leniently),
-//!   [`dashboard`] (the dashboard's model and `update`), [`segment`] (the status
+//!   [`dashboard`] (the dashboard's model and `update`), [`hook`] (what a hook call
+//!   decides: facts, payload and time in, a plan out), [`segment`] (the status
 //!   line's segments and their orders) and [`named`] (the enums of settings that
 //!   name one of a few values).
 //!
@@ -34,6 +35,7 @@ pub mod activity;
 pub mod agents;
 pub mod dashboard;
 pub mod handoff;
+pub mod hook;
 pub mod lenient;
 pub mod named;
 pub mod outcome;

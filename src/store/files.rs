@@ -431,6 +431,19 @@ pub fn rearm_threshold(
     now: DateTime<Utc>,
     wait: Duration,
 ) -> io::Result<()> {
+    rearm_threshold_files(paths, session_id, wait)?;
+    if safe::is_regular(&paths.session_bridge(session_id)) {
+        update_bridge_within(paths, session_id, now, wait, |b| {
+            b.threshold_crossed_at.take().is_some()
+        })?;
+    }
+    Ok(())
+}
+
+/// [`rearm_threshold`] but the bridge: the guard and the flag's line. For a caller
+/// that clears `threshold_crossed_at` in its own write of the bridge (SessionStart
+/// after a compaction).
+pub fn rearm_threshold_files(paths: &Paths, session_id: &str, wait: Duration) -> io::Result<()> {
     paths.guard(session_id, Crossing::Threshold).rearm()?;
     let lock = super::sibling(&paths.threshold_flag(), ".lock");
     if let Some(_lock) = super::FileLock::acquire(&lock, wait) {
@@ -448,11 +461,6 @@ pub fn rearm_threshold(
                 format!("{}\n", after.join("\n")).as_bytes(),
             )?;
         }
-    }
-    if safe::is_regular(&paths.session_bridge(session_id)) {
-        update_bridge_within(paths, session_id, now, wait, |b| {
-            b.threshold_crossed_at.take().is_some()
-        })?;
     }
     Ok(())
 }

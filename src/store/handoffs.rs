@@ -229,14 +229,28 @@ pub fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
     }
     let dir_mtime = mtime_ns(&dir_meta);
     let cache_path = paths.logs().join(SIGNAL_CACHE);
-    if let Some(blocked) = super::read_capped(&cache_path, SIGNAL_HEAD_CAP)
-        .and_then(|head| fresh_answer(&head, dir_mtime))
-    {
-        return blocked;
+    // One open: the first line answers, else the rest is read from the same handle.
+    let cache = super::safe::open_read_meta(&cache_path, super::safe::Follow::No).ok();
+    let mut old_bytes = Vec::new();
+    if let Some((file, meta)) = &cache {
+        old_bytes =
+            super::safe::read_file_capped(file, meta.len(), SIGNAL_HEAD_CAP).unwrap_or_default();
+        if let Some(blocked) = fresh_answer(&old_bytes, dir_mtime) {
+            return blocked;
+        }
+        if old_bytes.len() as u64 == SIGNAL_HEAD_CAP {
+            match super::safe::read_file_capped(
+                file,
+                meta.len(),
+                SIGNAL_CACHE_CAP - SIGNAL_HEAD_CAP,
+            ) {
+                Ok(rest) => old_bytes.extend_from_slice(&rest),
+                Err(_) => old_bytes.clear(),
+            }
+        }
     }
-    let old_text = super::read_capped(&cache_path, SIGNAL_CACHE_CAP)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
+    drop(cache);
+    let old_text = String::from_utf8_lossy(&old_bytes);
     let old: std::collections::HashMap<String, CacheRow> = old_text
         .lines()
         .skip(1)
@@ -302,6 +316,29 @@ pub fn load_one(path: &Path) -> Option<HandoffEntry> {
     load_owned(path.to_path_buf())
 }
 
+/// How much of a handoff [`load_with_text`] reads: what SessionStart may inject is
+/// cut far below it.
+const TEXT_CAP: u64 = 1024 * 1024;
+
+/// [`load_one`] and the file's text (its first [`TEXT_CAP`] bytes, lossy UTF-8), from
+/// one read: the handoff SessionStart resumes. The entry is parsed from the first
+/// [`READ_CAP`] bytes, as [`load_one`] parses it.
+pub fn load_with_text(path: &Path) -> Option<(HandoffEntry, String)> {
+    let (file, meta) = super::safe::open_read_meta(path, super::safe::Follow::No).ok()?;
+    let bytes = super::safe::read_file_capped(&file, meta.len(), TEXT_CAP).ok()?;
+    drop(file);
+    let head = bytes
+        .get(
+            ..bytes
+                .len()
+                .min(usize::try_from(READ_CAP).unwrap_or(usize::MAX)),
+        )
+        .unwrap_or(&bytes);
+    let mtime = meta.modified().ok().map(DateTime::<Utc>::from);
+    let entry = HandoffEntry::parse(path.to_path_buf(), &String::from_utf8_lossy(head), mtime)?;
+    Some((entry, String::from_utf8_lossy(&bytes).into_owned()))
+}
+
 /// [`load_one`], keeping `path` in the entry.
 fn load_owned(path: std::path::PathBuf) -> Option<HandoffEntry> {
     let (file, meta) = super::safe::open_read_meta(&path, super::safe::Follow::No).ok()?;
@@ -315,6 +352,26 @@ fn load_owned(path: std::path::PathBuf) -> Option<HandoffEntry> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_read_gives_the_entry_load_one_gives_and_the_whole_text() {
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("handoff-20261121-101502.md");
+        // Longer than the listing's cap: the entry is parsed from its first part,
+        // the text is whole up to its own cap.
+        let text = format!(
+            "---\nkind: session-handoff\nsession_id: s1\n---\n# Handoff\n{}end\n",
+            "line\n".repeat(60_000)
+        );
+        std::fs::write(&path, &text).unwrap();
+        let (entry, read) = load_with_text(&path).unwrap();
+        let one = load_one(&path).unwrap();
+        assert_eq!(entry.front, one.front);
+        assert_eq!(entry.file_name, one.file_name);
+        assert_eq!(entry.created, one.created);
+        assert_eq!(read, text);
+        assert!(load_with_text(&t.path().join("handoff-20261121-101503.md")).is_none());
+    }
 
     #[test]
     fn lists_fixture_inbox_newest_first_with_signals() {

@@ -104,6 +104,8 @@ fn persist_new_temp(
     no_clobber: bool,
     sync: bool,
 ) -> io::Result<()> {
+    #[cfg(test)]
+    safe::trace::note(safe::trace::Op::Write, path);
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     safe::create_dir_all(dir)?;
     let mut builder = tempfile::Builder::new();

@@ -108,7 +108,49 @@ pub fn open_read_meta(path: &Path, follow: Follow) -> io::Result<(File, fs::Meta
         .open(path)
         .map_err(explain)?;
     let meta = ensure_regular(&file)?;
+    #[cfg(test)]
+    trace::note(trace::Op::Read, path);
     Ok((file, meta))
+}
+
+/// The files this thread read and replaced, recorded only in unit tests (which
+/// assert that a hook call reads each file once: `hooks::tests`). Production
+/// builds compile none of it.
+#[cfg(test)]
+pub(crate) mod trace {
+    use std::cell::RefCell;
+    use std::path::{Path, PathBuf};
+
+    /// What was done to a file.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(crate) enum Op {
+        /// Opened for reading.
+        Read,
+        /// Replaced (or created) whole, atomically.
+        Write,
+    }
+
+    thread_local! {
+        static LOG: RefCell<Option<Vec<(Op, PathBuf)>>> = const { RefCell::new(None) };
+    }
+
+    /// Starts recording on this thread (what was recorded before is dropped).
+    pub(crate) fn start() {
+        LOG.with(|l| *l.borrow_mut() = Some(Vec::new()));
+    }
+
+    /// Stops recording and returns what was recorded, in order.
+    pub(crate) fn take() -> Vec<(Op, PathBuf)> {
+        LOG.with(|l| l.borrow_mut().take().unwrap_or_default())
+    }
+
+    pub(crate) fn note(op: Op, path: &Path) {
+        LOG.with(|l| {
+            if let Some(log) = l.borrow_mut().as_mut() {
+                log.push((op, path.to_path_buf()));
+            }
+        });
+    }
 }
 
 /// Reads at most `cap` bytes of the regular file at `path` (see [`open_read`]).

@@ -35,6 +35,21 @@ pub fn changed_files_why(bridge: Option<&SessionBridge>, git: Option<&GitCache>)
     })
 }
 
+/// Learning is done for what a session changed so far: its edits are forgotten, and
+/// a turn that ran commands compares from the tree as it is now (`git`). Returns
+/// whether the bridge changed.
+pub fn rebase(b: &mut SessionBridge, git: Option<&GitCache>) -> bool {
+    let baseline = b
+        .command_baseline
+        .is_some()
+        .then(|| git.map(GitCache::fingerprint))
+        .flatten();
+    let changed = b.files_edited || b.command_baseline != baseline;
+    b.files_edited = false;
+    b.command_baseline = baseline;
+    changed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -402,6 +402,27 @@ impl GitCache {
             && self.changed_files == other.changed_files
     }
 
+    /// Whether these facts are worth writing over `stored`: it says something else,
+    /// or (with `rewrite_after`) it is that much older than them (an unchanged
+    /// cache's time is then refreshed). Creating a file is the slowest part of a
+    /// hook on some file systems.
+    pub fn worth_saving(
+        &self,
+        stored: Option<&Self>,
+        rewrite_after: Option<chrono::Duration>,
+    ) -> bool {
+        let now = crate::model::time::parse_iso(&self.updated_at);
+        let fresh_enough = stored.is_some_and(|old| {
+            old.same_facts(self)
+                && rewrite_after.is_none_or(|max| {
+                    crate::model::time::parse_iso(&old.updated_at)
+                        .zip(now)
+                        .is_some_and(|(t, now)| now - t < max)
+                })
+        });
+        !fresh_enough
+    }
+
     /// Whether these facts were computed after `other`'s (to the second; an
     /// unreadable time is older than any).
     pub fn is_newer_than(&self, other: &Self) -> bool {

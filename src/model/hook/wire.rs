@@ -70,7 +70,7 @@ impl WireHookInput {
                 .unwrap_or(false),
             notification_type: text(v, "notification_type"),
             // Bounded here, cut to the bridge's 200 characters only after it is
-            // redacted (`Ctx::touch_bridge_and`).
+            // redacted (`crate::model::hook::bridge::Touch::new`).
             message: text(v, "message").map(|m| m.chars().take(4_000).collect()),
             tool_name: text(v, "tool_name"),
             tool_file: v.get("tool_input").and_then(|i| {
@@ -169,7 +169,7 @@ mod tests {
     #[test]
     fn fixture_fields_are_read() {
         let v: Value =
-            serde_json::from_str(include_str!("../../tests/fixtures/hooks/Stop.json")).unwrap();
+            serde_json::from_str(include_str!("../../../tests/fixtures/hooks/Stop.json")).unwrap();
         let w = WireHookInput::from_value(&v);
         assert_eq!(
             w.session_id.as_deref(),
