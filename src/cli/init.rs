@@ -561,11 +561,14 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
         )
     };
     if changes.is_empty() && !make_dirs && !drop_forge_dir {
-        report.push_str(&if args.uninstall {
-            format!("forge is not wired into {target}; nothing changed.\n")
+        let _ = if args.uninstall {
+            writeln!(report, "forge is not wired into {target}; nothing changed.")
         } else {
-            format!("forge is already set up in {target}; nothing changed.\n")
-        });
+            writeln!(
+                report,
+                "forge is already set up in {target}; nothing changed."
+            )
+        };
         super::print_out(&report);
         return Ok(ExitCode::SUCCESS);
     }

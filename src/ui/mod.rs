@@ -10,6 +10,8 @@ pub mod layout;
 pub mod markdown;
 pub mod text;
 
+use std::fmt::Write as _;
+
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -590,7 +592,7 @@ fn attention_count(m: &Model) -> String {
     let (live, dismissed) = m.live_counts();
     let mut count = format!(" {waiting} · {live} live");
     if dismissed > 0 {
-        count.push_str(&format!(" · {dismissed} dismissed"));
+        let _ = write!(count, " · {dismissed} dismissed");
     }
     count
 }
