@@ -196,8 +196,7 @@ pub fn clean(text: &str) -> Cow<'_, str> {
     let mut scanner = Scanner::new(text).peekable();
     while let Some(piece) = scanner.next() {
         match piece {
-            Piece::Keep(c) => out.push(c),
-            Piece::Break(c @ ('\n' | '\t')) => out.push(c),
+            Piece::Keep(c) | Piece::Break(c @ ('\n' | '\t')) => out.push(c),
             Piece::Break('\r') => {
                 // `\r\n` is a line end; a lone `\r` would let the rest of the line
                 // overwrite what came before it.
