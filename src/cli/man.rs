@@ -292,6 +292,10 @@ fn entry(roff: &mut Roff, term: &str, text: &str) {
 
 /// FILES: the state and config files. Project paths come from [`Paths`], so a
 /// renamed file is renamed here too.
+#[allow(
+    clippy::too_many_lines,
+    reason = "one table row per file forge reads or writes: the manual's FILES list, read best whole"
+)]
 fn files_section(roff: &mut Roff) {
     let p = Paths::new("");
     let show = |path: std::path::PathBuf| path.display().to_string();
