@@ -8,7 +8,8 @@
 #           load from elsewhere on a shared machine hits forge and its floor alike
 # Generates a git repo of 20,000 committed files, transcripts of 200 KB and 50 MB,
 # and two payloads per transcript: one with used_percentage (the normal case) and one
-# with nulls (forces the transcript tail read). Prints a markdown table.
+# with nulls (forces the transcript tail read). Prints a markdown table; then a
+# second one: the same tick with 0, 2,000 and 20,000 handoff files (HANDOFF_COUNTS).
 #
 # Usage: scripts/bench-statusline.sh [RUNS]   (default 300 runs per cell)
 set -euo pipefail
@@ -179,6 +180,50 @@ for t in 200k 50m; do
     echo "| $size | $label | ${f_med} ms (${f_min}) | ${fl_med} ms | ${t_med} ms | ${ratio}× | $ok |"
   done
 done
+echo
+echo "sample line: $(sed 's/\x1b\[[0-9;]*m//g' "$WORK/line.txt")"
+
+# The cost must not grow with the number of handoffs: the same tick (200 KB
+# transcript, used_percentage 42) with a handoffs folder of 0, 2,000 and 20,000 files
+# (a quarter of them agent handoffs, one in ten of those a blocked Signal; the rest
+# session handoffs). The folder is left alone SIGNAL_RACY (2 s) before the untimed
+# tick that builds the Signal cache, as a folder written minutes ago would be.
+echo
+echo "| handoff files | forge statusline median (min) | floor median | /bin/true median | forge / floor | ≤ 1.5× floor |"
+echo "|---|---|---|---|---|---|"
+payload "$HOME/.claude/projects/p/200k.jsonl" 42 '{"input_tokens":3,"output_tokens":412,"cache_creation_input_tokens":1201,"cache_read_input_tokens":82796}' > "$WORK/p.json"
+mv .forge/handoffs "$WORK/handoffs-fixtures"
+for n in ${HANDOFF_COUNTS:-0 2000 20000}; do
+  rm -rf .forge/handoffs
+  mkdir -p .forge/handoffs
+  python3 - "$n" .forge/handoffs "$FIXTURES/handoffs/agent-T-012-20261121-101502.md" <<'EOF2'
+import os, sys
+n, out, agent = int(sys.argv[1]), sys.argv[2], open(sys.argv[3]).read()
+for i in range(n):
+    day, sec = 10 + i // 86400 % 18, i % 86400
+    stamp = "202611%02d-%02d%02d%02d" % (day, sec // 3600, sec // 60 % 60, sec % 60)
+    if i % 4 == 0:
+        text = agent.replace("T-012", "T-%d" % i)
+        if i % 40 != 0:
+            text = text.replace('"blocked"', '"complete"').replace('"blocking": true', '"blocking": false')
+        name = "agent-T-%d-%s.md" % (i, stamp)
+    else:
+        text = "# Session handoff — bench %d\n\n## Next steps\n- go on\n" % i
+        name = "handoff-%s.md" % stamp
+    with open(os.path.join(out, name), "w") as fh:
+        fh.write(text)
+EOF2
+  sleep 3
+  "$FORGE" statusline < "$WORK/p.json" > "$WORK/line.txt"
+  { read -r f_med f_min _; read -r fl_med _ _; read -r t_med _ _; } < <(
+    "$WORK/timer" "$RUNS" "$WORK/p.json" "$FORGE" statusline ::: "$WORK/floor" ::: /bin/true)
+  ratio=$(python3 -c "print('%.2f' % ($f_med / $fl_med))")
+  ok=$(python3 -c "print('yes' if $f_med <= 1.5 * $fl_med else 'NO')")
+  [ "$ok" = yes ] || fail=1
+  echo "| $(ls .forge/handoffs | wc -l) | ${f_med} ms (${f_min}) | ${fl_med} ms | ${t_med} ms | ${ratio}× | $ok |"
+done
+rm -rf .forge/handoffs
+mv "$WORK/handoffs-fixtures" .forge/handoffs
 echo
 echo "sample line: $(sed 's/\x1b\[[0-9;]*m//g' "$WORK/line.txt")"
 exit $fail

@@ -5,6 +5,7 @@
 //! never touched.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 
@@ -37,7 +38,9 @@ pub struct Env {
     pub pager: Option<String>,
     /// `$PATH`, where `forge init` looks for `forge` (see [`Env::find_program`]).
     pub path: Option<std::ffi::OsString>,
-    /// `$FORGE_AGENT`: the agent this session runs as (see [`Env::agent_name`]).
+    /// `$FORGE_AGENT`: the agent this session runs as (see `Env::agent_name`, in
+    /// `src/tmux.rs`: when this is unset it asks tmux, through the `proc` room, which
+    /// sits above this one).
     pub forge_agent: Option<String>,
     /// `$TMUX`: set inside a tmux client.
     pub tmux: bool,
@@ -100,6 +103,7 @@ fn absolute(value: Option<std::ffi::OsString>) -> Option<PathBuf> {
 
 impl Env {
     /// Reads the real process environment. Call this once, in `main`.
+    #[allow(clippy::disallowed_methods)] // `now`: the command's own time, read here once.
     pub fn from_process() -> Self {
         let var = |name: &str| non_empty(std::env::var_os(name));
         let parse_u16 = |name: &str| {
@@ -158,6 +162,7 @@ impl Env {
     }
 
     /// An environment rooted in `home`, working in `cwd`, with nothing else set.
+    #[allow(clippy::disallowed_methods)] // `now`, as `from_process` reads it.
     pub fn for_test(home: &Path, cwd: &Path) -> Self {
         Self {
             home: Some(home.to_path_buf()),
@@ -198,44 +203,6 @@ impl Env {
         self.claude_entrypoint
             .as_deref()
             .is_some_and(|e| e.starts_with("sdk"))
-    }
-
-    /// The agent this process runs as, for `[agents.<name>]` settings: `$FORGE_AGENT`,
-    /// else the tmux session's name (inside tmux; one `tmux display-message`, at most
-    /// 500 ms), else none. Only asked when a config file has agent tables.
-    pub fn agent_name(&self) -> Option<String> {
-        if let Some(a) = &self.forge_agent {
-            return Some(a.clone());
-        }
-        if !self.tmux {
-            return None;
-        }
-        let tmux = self.resolve_program("tmux").ok()?;
-        let mut child = std::process::Command::new(tmux)
-            .args(["display-message", "-p", "#S"])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .ok()?;
-        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
-        loop {
-            match child.try_wait() {
-                Ok(Some(st)) if st.success() => break,
-                Ok(None) if std::time::Instant::now() < deadline => {
-                    std::thread::sleep(std::time::Duration::from_millis(5));
-                }
-                _ => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return None;
-                }
-            }
-        }
-        let mut out = String::new();
-        std::io::Read::read_to_string(&mut child.stdout.take()?, &mut out).ok()?;
-        let name = out.trim();
-        (!name.is_empty() && name.len() <= 200).then(|| name.to_owned())
     }
 
     /// The file a shell would run for the command `name`: the first executable
@@ -330,6 +297,36 @@ impl Env {
             })
             .map(|d| d.join("forge"))
     }
+}
+
+// The clock. Outside this file, the `proc` room and the dashboard's loop (`tui/`)
+// nothing reads it (clippy.toml bans the calls; `src/layers.rs` checks the text): a
+// command takes its time from `Env::now`, or is handed an instant. These three are
+// the doors for what cannot: a deadline (a hook's wait for git, a lock's short
+// wait) and the time of something a long-running command does (`forge run`'s
+// events, the shell completion's ages).
+
+/// The moment `after` from now on the monotonic clock: a deadline.
+#[allow(clippy::disallowed_methods)]
+pub fn deadline_after(after: Duration) -> Instant {
+    Instant::now() + after
+}
+
+/// How long until `until` (zero once it has passed).
+#[allow(clippy::disallowed_methods)]
+pub fn time_left(until: Instant) -> Duration {
+    until.saturating_duration_since(Instant::now())
+}
+
+/// The wall clock now: for what happens after [`Env::now`] (the command's start) in
+/// a command that runs on (`forge run` stamps each session's events and ends, the
+/// fleet dashboard opens a project), where no [`Env`] is at hand (a shell
+/// completion), and for the store's few comparisons with the times the kernel
+/// stamps on files (`errors.log` lines, pruning by age, a bridge's time from the
+/// future, the registry's pending names).
+#[allow(clippy::disallowed_methods)]
+pub fn wall_clock() -> DateTime<Utc> {
+    Utc::now()
 }
 
 /// [`Env::find_program`] for a `$PATH` value kept elsewhere (see

@@ -33,16 +33,16 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 use std::collections::BTreeSet;
 use std::ffi::OsString;
-use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use git2::{DiffOptions, ErrorCode, Repository};
 
+use crate::env::{deadline_after, time_left};
 use crate::model::session::state::GitCache;
+use crate::proc::{Cmd, Output};
 use crate::store::{Paths, files};
 
 pub mod guard;
@@ -236,7 +236,7 @@ fn git_program() -> Option<&'static Path> {
 /// module documentation); otherwise libgit2 scans, and on a large tree splits the
 /// scan between two threads by folder.
 pub fn facts(root: &Path) -> Option<GitFacts> {
-    facts_until(root, Instant::now() + GIT_DEADLINE, GitBinary::FromPath)
+    facts_until(root, deadline_after(GIT_DEADLINE), GitBinary::FromPath)
 }
 
 /// Which `git` binary [`facts_until`] may run for a large index.
@@ -386,8 +386,8 @@ enum GitScan {
 /// fails is a "no"; one still running at `until` is killed (`Err(TimedOut)`: libgit2
 /// would be no faster on a machine that slow).
 fn runs_nothing(program: &Path, workdir: &Path, until: Instant) -> Result<bool, Stopped> {
-    let mut cmd = Command::new(program);
-    cmd.arg("-C").arg(workdir).args([
+    let mut cmd = git_command(program, workdir);
+    cmd.args([
         "--no-pager",
         "config",
         "--list",
@@ -395,7 +395,7 @@ fn runs_nothing(program: &Path, workdir: &Path, until: Instant) -> Result<bool, 
         "--show-scope",
         "-z",
     ]);
-    run_capped(cmd, until, CONFIG_OUTPUT_CAP).map(|out| config_runs_nothing(&out))
+    run_capped(&mut cmd, until, CONFIG_OUTPUT_CAP).map(|out| config_runs_nothing(&out))
 }
 
 /// Why [`run_capped`] has no output.
@@ -403,12 +403,12 @@ fn runs_nothing(program: &Path, workdir: &Path, until: Instant) -> Result<bool, 
 enum Stopped {
     /// It could not start, failed, or said too much.
     Failed,
-    /// It was still running at the deadline, and was killed.
+    /// It was still running at the deadline, and was stopped.
     TimedOut,
 }
 
 /// The most output read from `git config --list`.
-const CONFIG_OUTPUT_CAP: u64 = 4 * 1024 * 1024;
+const CONFIG_OUTPUT_CAP: usize = 4 * 1024 * 1024;
 
 /// [`runs_nothing`] on `git config --list --show-scope -z` output: records of
 /// `scope NUL key LF value NUL` (a key without a value has no LF). `false` for
@@ -452,54 +452,36 @@ fn runs_a_program(key: &[u8]) -> bool {
     }
 }
 
-/// Runs `cmd` hardened like [`status_by_git`] (nothing of git's location variables,
-/// no prompt, stdin closed, stderr dropped) and returns its stdout when it exits 0
-/// before `until` with less than `cap` bytes; kills it at `until`.
-fn run_capped(mut cmd: Command, until: Instant, cap: u64) -> Result<Vec<u8>, Stopped> {
-    cmd.env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
+/// `git -C WORKDIR` run by `program`, hardened like [`status_by_git`]: nothing of
+/// git's location variables, no prompt, no optional locks (stdin closed and stderr
+/// dropped, as every [`Cmd`] starts).
+fn git_command(program: &Path, workdir: &Path) -> Cmd {
+    let mut cmd = Cmd::new(program);
+    cmd.arg("-C")
+        .arg(workdir)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_OPTIONAL_LOCKS", "0");
     for var in GIT_LOCATION_VARS {
         cmd.env_remove(var);
     }
-    let mut child = cmd.spawn().map_err(|_| Stopped::Failed)?;
-    let stop = |child: &mut std::process::Child, why: Stopped| {
-        let _ = child.kill();
-        let _ = child.wait();
-        Err(why)
-    };
-    let Some(stdout) = child.stdout.take() else {
-        return stop(&mut child, Stopped::Failed);
-    };
-    let (tx, rx) = std::sync::mpsc::channel();
-    let reader = std::thread::Builder::new()
-        .name("git-config".into())
-        .spawn(move || {
-            let mut out = Vec::new();
-            let read = stdout.take(cap).read_to_end(&mut out);
-            let _ = tx.send(read.map(|_| out));
-        });
-    if reader.is_err() {
-        return stop(&mut child, Stopped::Failed);
-    }
-    match rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
-        Ok(Ok(out)) if (out.len() as u64) < cap => {
-            if child.wait().is_ok_and(|s| s.success()) {
-                Ok(out)
-            } else {
-                Err(Stopped::Failed)
-            }
-        }
-        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => stop(&mut child, Stopped::TimedOut),
-        _ => stop(&mut child, Stopped::Failed),
+    cmd
+}
+
+/// Runs `cmd` and returns its stdout when it exits 0 before `until` with at most
+/// `cap` bytes, its output ended; its process group is stopped at `until`
+/// (`Err(TimedOut)`, also when git had exited but something it left still held its
+/// output).
+fn run_capped(cmd: &mut Cmd, until: Instant, cap: usize) -> Result<Vec<u8>, Stopped> {
+    match cmd.stdout(Output::Capture(cap)).run_until(until) {
+        Ok(done) if done.timed_out() || done.lingered => Err(Stopped::TimedOut),
+        Ok(done) if done.success() && !done.stdout.cut => Ok(done.stdout.bytes),
+        _ => Err(Stopped::Failed),
     }
 }
 
 /// The most output read from `git status` (a tree with millions of changed paths is
 /// left to the cache).
-const GIT_OUTPUT_CAP: u64 = 256 * 1024 * 1024;
+const GIT_OUTPUT_CAP: usize = 256 * 1024 * 1024;
 
 /// Environment variables that would point git at another repository, index or
 /// object store than the work tree libgit2 opened.
@@ -528,70 +510,24 @@ const GIT_LOCATION_VARS: [&str; 8] = [
 /// stdin closed. Untracked files and submodules are set explicitly to what the
 /// libgit2 scan counts (`normal`, submodules ignored), whatever `status.*` says.
 fn status_by_git(program: &Path, workdir: &Path, until: Instant) -> GitScan {
-    let mut cmd = Command::new(program);
-    cmd.arg("-C")
-        .arg(workdir)
-        .args([
-            "--no-pager",
-            "--no-optional-locks",
-            "-c",
-            "core.fsmonitor=",
-            "-c",
-            "core.hooksPath=/dev/null",
-            "status",
-            "--porcelain=v2",
-            "-z",
-            "--untracked-files=normal",
-            "--ignore-submodules=all",
-        ])
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    for var in GIT_LOCATION_VARS {
-        cmd.env_remove(var);
-    }
-    let Ok(mut child) = cmd.spawn() else {
-        return GitScan::Unavailable;
-    };
-    let Some(stdout) = child.stdout.take() else {
-        let _ = child.kill();
-        let _ = child.wait();
-        return GitScan::Unavailable;
-    };
-    let (tx, rx) = std::sync::mpsc::channel();
-    let reader = std::thread::Builder::new()
-        .name("git-status".into())
-        .spawn(move || {
-            let mut out = Vec::new();
-            let read = stdout.take(GIT_OUTPUT_CAP).read_to_end(&mut out);
-            let _ = tx.send(read.map(|_| out));
-        });
-    if reader.is_err() {
-        let _ = child.kill();
-        let _ = child.wait();
-        return GitScan::Unavailable;
-    }
-    let wait = until.saturating_duration_since(Instant::now());
-    match rx.recv_timeout(wait) {
-        Ok(Ok(out)) => {
-            let ok = child.wait().is_ok_and(|s| s.success());
-            match parse_porcelain_v2(&out) {
-                Some(paths) if ok && (out.len() as u64) < GIT_OUTPUT_CAP => GitScan::Paths(paths),
-                _ => GitScan::Unavailable,
-            }
-        }
-        Ok(Err(_)) => {
-            let _ = child.kill();
-            let _ = child.wait();
-            GitScan::Unavailable
-        }
-        Err(_) => {
-            let _ = child.kill();
-            let _ = child.wait();
-            GitScan::TimedOut
-        }
+    let mut cmd = git_command(program, workdir);
+    cmd.args([
+        "--no-pager",
+        "--no-optional-locks",
+        "-c",
+        "core.fsmonitor=",
+        "-c",
+        "core.hooksPath=/dev/null",
+        "status",
+        "--porcelain=v2",
+        "-z",
+        "--untracked-files=normal",
+        "--ignore-submodules=all",
+    ]);
+    match run_capped(&mut cmd, until, GIT_OUTPUT_CAP) {
+        Ok(out) => parse_porcelain_v2(&out).map_or(GitScan::Unavailable, GitScan::Paths),
+        Err(Stopped::TimedOut) => GitScan::TimedOut,
+        Err(Stopped::Failed) => GitScan::Unavailable,
     }
 }
 
@@ -977,8 +913,7 @@ impl PendingFacts {
         let Some(rx) = &self.answer else {
             return Ok(Ok(None));
         };
-        let wait = self.until.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(wait) {
+        match rx.recv_timeout(time_left(self.until)) {
             Ok(answer) => Ok(answer),
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(self),
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Ok(Ok(None)),
@@ -998,7 +933,7 @@ impl PendingFacts {
 /// `deadline` from now.
 pub fn start_facts(root: &Path, deadline: Duration) -> PendingFacts {
     let root = root.to_path_buf();
-    let until = Instant::now() + deadline;
+    let until = deadline_after(deadline);
     start_within(until, move || {
         facts_until_checked(&root, until, GitBinary::FromPath)
     })

@@ -8,6 +8,13 @@
 //! - `store/` names only `env` and `model` (and itself).
 //! - `ui/` is pure: it names only `model` (and itself), and touches no disk, process,
 //!   environment or clock either.
+//! - `env` and `proc` are the ground floor: `env` names nothing of the crate, `proc`
+//!   only `env`.
+//! - Only `proc` spawns: no other file names `std::process::Command` (or
+//!   `CommandExt`) or calls `Command::new`.
+//! - Only `env`, `proc` and the dashboard loop (`tui/`) read the clock
+//!   (`SystemTime::now`, `Utc::now`, `Local::now`, `Instant::now`); the others take
+//!   `Env::now`, a passed-in instant, or go through `env`'s doors.
 //! - No import circle between file modules (a parent and its own child files are
 //!   one unit and may use each other).
 //!
@@ -368,7 +375,7 @@ struct Rule {
     pure: bool,
 }
 
-const RULES: [Rule; 3] = [
+const RULES: [Rule; 5] = [
     Rule {
         room: "model",
         may_name: &[],
@@ -384,17 +391,54 @@ const RULES: [Rule; 3] = [
         may_name: &["model"],
         pure: true,
     },
+    Rule {
+        room: "env",
+        may_name: &[],
+        pure: false,
+    },
+    Rule {
+        room: "proc",
+        may_name: &["env"],
+        pure: false,
+    },
 ];
+
+/// The one room that spawns children.
+const SPAWNS: &str = "proc";
+
+/// The rooms that read the clock.
+const CLOCKS: [&str; 3] = ["env", "proc", "tui"];
+
+/// Whether `path` starts a child process the way only `proc` may.
+fn spawns(path: &[&str]) -> bool {
+    path.windows(2)
+        .any(|w| matches!(w, ["process", "Command" | "CommandExt"]))
+        || matches!(path, ["Command", "new"] | [.., "process", "Command", "new"])
+}
+
+/// Whether `path` reads the clock.
+fn reads_clock(path: &[&str]) -> bool {
+    path.windows(2)
+        .any(|w| matches!(w[0], "SystemTime" | "Utc" | "Local" | "Instant") && w[1] == "now")
+}
 
 /// The breaks of its room's rule in one file's code (tests left out).
 fn breaks(module: &[String], code: &str) -> Vec<String> {
-    let Some(rule) = RULES
-        .iter()
-        .find(|r| module.first().map(String::as_str) == Some(r.room))
-    else {
-        return Vec::new();
-    };
+    let room = module.first().map_or("", String::as_str);
     let mut out = Vec::new();
+    for path in paths(code) {
+        let s: Vec<&str> = path.iter().map(String::as_str).collect();
+        let shown = path.join("::");
+        if room != SPAWNS && spawns(&s) {
+            out.push(format!("spawns outside proc (`{shown}`)"));
+        }
+        if !CLOCKS.contains(&room) && reads_clock(&s) {
+            out.push(format!("reads the clock (`{shown}`)"));
+        }
+    }
+    let Some(rule) = RULES.iter().find(|r| r.room == room) else {
+        return out;
+    };
     for path in paths(code) {
         let shown = path.join("::");
         if let Some(abs) = absolute(module, &path)
@@ -408,11 +452,6 @@ fn breaks(module: &[String], code: &str) -> Vec<String> {
             let s: Vec<&str> = path.iter().map(String::as_str).collect();
             if let ["std", "fs" | "process" | "env" | "net", ..] = s.as_slice() {
                 out.push(format!("touches the world (`{shown}`)"));
-            }
-            if s.windows(2).any(|w| {
-                matches!(w[0], "SystemTime" | "Utc" | "Local" | "Instant") && w[1] == "now"
-            }) {
-                out.push(format!("reads the clock (`{shown}`)"));
             }
         }
     }
@@ -652,6 +691,86 @@ fn each_break_of_a_room_rule_is_found() {
     assert!(!breaks(&ui, "let t = chrono::Utc::now();").is_empty());
     // Other rooms have no rule here.
     assert!(breaks(&module("cli::status"), "use crate::store::Paths;").is_empty());
+}
+
+#[test]
+fn only_proc_spawns_and_only_env_proc_and_the_dashboard_read_the_clock() {
+    let status = module("cli::statusline");
+    let spawning = [
+        "fn f() { std::process::Command::new(\"x\").spawn(); }",
+        "use std::process::{Command, Stdio};",
+        "use std::process::Command;\nfn f() { Command::new(p).status(); }",
+        "use std::os::unix::process::CommandExt;",
+        "fn f() -> std::process::Command { todo!() }",
+    ];
+    for code in spawning {
+        let code = without_tests(&code_only(code)).0;
+        assert!(!breaks(&status, &code).is_empty(), "not caught: {code}");
+        assert!(
+            breaks(&module("store::files"), &code)
+                .iter()
+                .any(|b| b.contains("spawns"))
+        );
+        assert!(breaks(&module("proc"), &code).is_empty(), "{code}");
+    }
+    let fine = [
+        "fn f() { crate::proc::Cmd::new(p).detach(); }",
+        "use std::process::ExitCode;",
+        "fn f(c: &relay::Command) -> &str { &c.program }",
+        "fn f() -> clap::Command { clap::Command::new(\"forge\") }",
+        "// std::process::Command::new is banned\nfn f() {}",
+        "#[cfg(test)]\nmod tests { fn t() { std::process::Command::new(\"git\"); } }",
+    ];
+    for code in fine {
+        let code = without_tests(&code_only(code)).0;
+        assert_eq!(breaks(&status, &code), Vec::<String>::new(), "{code}");
+    }
+    let clocks = [
+        "fn f() { let t = chrono::Utc::now(); }",
+        "use std::time::Instant;\nfn f() { let t = Instant::now(); }",
+        "fn f() { let t = std::time::SystemTime::now(); }",
+        "fn f() { let t = chrono::Local::now(); }",
+    ];
+    for code in clocks {
+        for room in [
+            "cli::status",
+            "store::files",
+            "git",
+            "app::relay",
+            "hooks::notify",
+        ] {
+            assert!(!breaks(&module(room), code).is_empty(), "{room}: {code}");
+        }
+        for room in ["env", "proc", "tui::fleet", "tui"] {
+            assert_eq!(breaks(&module(room), code), Vec::<String>::new(), "{room}");
+        }
+    }
+    let fine = "fn f(env: &Env) -> String { iso(env.now) }\nfn g() { let d = crate::env::deadline_after(d); }";
+    assert_eq!(breaks(&status, fine), Vec::<String>::new());
+    // The ground floor: env names nothing of the crate, proc only env.
+    assert!(!breaks(&module("env"), "use crate::proc::Cmd;").is_empty());
+    assert!(breaks(&module("proc"), "use crate::env::Env;").is_empty());
+    assert!(!breaks(&module("proc"), "use crate::store::Paths;").is_empty());
+}
+
+#[test]
+fn clippy_bans_spawning_and_the_clock_in_the_library_outside_tests() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let toml = std::fs::read_to_string(root.join("clippy.toml")).expect("clippy.toml");
+    for path in [
+        "std::process::Command::new",
+        "std::time::Instant::now",
+        "std::time::SystemTime::now",
+        "chrono::Utc::now",
+        "chrono::Local::now",
+    ] {
+        assert!(
+            toml.contains(&format!("path = \"{path}\"")),
+            "clippy.toml does not ban {path}"
+        );
+    }
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).expect("src/lib.rs");
+    assert!(lib.contains("#![cfg_attr(not(test), deny(clippy::disallowed_methods))]"));
 }
 
 #[test]

@@ -3,7 +3,10 @@
 //! The crate is a library with a thin binary (`src/main.rs`). Module map:
 //!
 //! - [`app`]: composition above the store: the `Snapshot`, session handoffs.
-//! - [`env`]: the process environment, injected so tests never touch the real `~/.claude`.
+//! - [`env`]: the process environment, injected so tests never touch the real `~/.claude`;
+//!   and the clock's only doors outside the dashboard loop.
+//! - [`proc`]: the one way forge runs a child (stdio set, a deadline, capped output,
+//!   the process group stopped); [`tmux`]: the questions forge asks tmux, through it.
 //! - [`store`]: paths, atomic writes, capped logs, typed state-file readers/writers.
 //! - [`model`]: pure types and decisions, in wings (setup, text, session, handoff, agents).
 //! - [`git`]: git facts through `git2` (branch, uncommitted count, changed names).
@@ -14,8 +17,10 @@
 //! - [`ui`], [`tui`], [`watch`]: the dashboard.
 
 #![warn(missing_docs)]
-// Files are opened only through `store::safe` (see clippy.toml); tests build their
-// fixtures with plain std::fs.
+// Files are opened only through `store::safe`, children run only through `proc`,
+// and the clock is read only in `env`, `proc` and the dashboard loop (see
+// clippy.toml); tests build their fixtures with plain std::fs, spawn and time
+// freely.
 #![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 
 pub mod app;
@@ -26,8 +31,10 @@ pub mod git;
 pub mod hooks;
 pub mod mcp;
 pub mod model;
+pub mod proc;
 pub mod statusline;
 pub mod store;
+pub mod tmux;
 pub mod tui;
 pub mod ui;
 pub mod watch;

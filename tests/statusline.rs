@@ -413,6 +413,36 @@ fn optional_segments_come_from_the_config_and_the_payload() {
     );
 }
 
+/// A value a key does not take (a segment forge does not know): the status line is
+/// drawn from the defaults and the error, which says what the key takes, goes to
+/// `errors.log`; `forge config validate` says it and fails.
+#[test]
+fn a_segment_forge_does_not_know_leaves_the_defaults_and_says_what_it_knows() {
+    let p = TestProject::new();
+    let payload = p.payload("statusline/used-42.json");
+    let before = tick(&p, &payload);
+    assert!(p.forge_dir().join("logs").is_dir());
+    p.write(
+        ".forge/config.toml",
+        "[statusline]\nsegments = [\"context\", \"price\"]\nbar_width = 20\n",
+    );
+    assert_eq!(
+        tick(&p, &payload),
+        before,
+        "the defaults, bar width included"
+    );
+    let want = "`statusline.segments` has unknown segment \"price\" (known: model, project, \
+                git, context, task, signals, learn, cost, duration, limits, lines, elsewhere)";
+    let errors = p.read(".forge/logs/errors.log");
+    assert!(errors.contains(want), "{errors}");
+    let out = p.forge().args(["config", "validate"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(want),
+        "{out:?}"
+    );
+}
+
 // ----- composition mode: `forge statusline --wrap '<cmd>'` -----------------------------------
 
 fn wrapped(p: &TestProject, command: &str, payload: &str) -> String {

@@ -45,43 +45,11 @@ pub fn refresh_blocked(paths: &Paths, env: &Env) -> io::Result<()> {
 /// absolute folder of `PATH` only. `Ok` names the pane as `session:window.pane`;
 /// `Err` says why not (tmux's own words). At most a second a call.
 pub fn switch_to_pane(env: &Env, pane: &str, socket: Option<&str>) -> Result<String, String> {
-    let program = env.resolve_program("tmux")?;
     let run = |args: &[&str]| -> Result<String, String> {
-        let mut cmd = std::process::Command::new(&program);
-        if let Some(s) = socket {
-            cmd.args(["-S", s]);
-        }
-        let mut child = cmd
-            .args(args)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot run tmux: {e}"))?;
-        let deadline = std::time::Instant::now() + Duration::from_secs(1);
-        loop {
-            match child.try_wait() {
-                Ok(Some(_)) => break,
-                Ok(None) if std::time::Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                _ => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err("tmux did not answer within a second".to_owned());
-                }
-            }
-        }
-        let out = child.wait_with_output().map_err(|e| e.to_string())?;
-        let text = |b: &[u8]| {
-            crate::model::text::sanitize::single_line(String::from_utf8_lossy(b).trim())
-                .into_owned()
-        };
-        if out.status.success() {
-            Ok(text(&out.stdout))
-        } else {
-            Err(format!("tmux: {}", text(&out.stderr)))
-        }
+        let single = |t: &str| crate::model::text::sanitize::single_line(t.trim()).into_owned();
+        crate::tmux::ask(env, socket, args, Duration::from_secs(1))
+            .map(|out| single(&out))
+            .map_err(|why| single(&why))
     };
     let name = run(&["display-message", "-p", "-t", pane, "#{pane_id} #S:#I.#P"])?;
     let Some(name) = name

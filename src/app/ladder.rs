@@ -6,7 +6,9 @@ use std::path::Path;
 
 use crate::config::Config;
 use crate::env::Env;
-use crate::model::agents::ladder::{alert_text, is_protected, looks_like_secret_file, wip_message};
+use crate::model::agents::ladder::{
+    LadderAction, alert_text, is_protected, looks_like_secret_file, wip_message,
+};
 use crate::model::handoff::handoff_doc::Trigger;
 use crate::model::outcome::Outcome;
 use crate::model::session::level::Level;
@@ -23,9 +25,10 @@ pub fn climb(
 ) -> Vec<Outcome> {
     let mut out = Vec::new();
     for action in cfg.ladder.at(level) {
-        match action.as_str() {
+        match action {
             // L1's handoff is the status line's threshold handoff.
-            "handoff" if level != Level::L1 => {
+            LadderAction::Handoff if level == Level::L1 => {}
+            LadderAction::Handoff => {
                 let req = super::session_handoff::Request {
                     trigger: Trigger::ContextThreshold,
                     session_id: Some(session_id),
@@ -42,7 +45,7 @@ pub fn climb(
                     }),
                 }
             }
-            "alert" => {
+            LadderAction::Alert => {
                 let text = alert_text(level, pct);
                 match store::write_state(&paths.alert(session_id), text.as_bytes()) {
                     Ok(()) => out.push(Outcome::FlagSet {
@@ -55,7 +58,7 @@ pub fn climb(
                     }),
                 }
             }
-            "wip_commit" => {
+            LadderAction::WipCommit => {
                 let task = files::read_workflow(paths).task;
                 let message = wip_message(task.as_deref(), level, pct);
                 match wip_commit(&paths.root, &message, &cfg.ladder.protected_branches) {
@@ -72,7 +75,6 @@ pub fn climb(
                     }
                 }
             }
-            _ => {}
         }
     }
     out

@@ -4,25 +4,21 @@
 //! pane's last lines, when inside tmux.
 
 use std::io::{Seek, Write};
-use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use crate::config::{NotifyConfig, UserHook};
 use crate::env::Env;
 use crate::model::outcome::Outcome;
+use crate::proc::{Cmd, Input};
 
 /// The command with the message (as its last argument, unless it goes on stdin), its
 /// program found through the absolute folders of `$PATH` only.
-fn command(env: &Env, cfg: &NotifyConfig, message: &str) -> Result<Command, String> {
+fn command(env: &Env, cfg: &NotifyConfig, message: &str) -> Result<Cmd, String> {
     let (program, args) = cfg
         .command
         .split_first()
         .ok_or_else(|| "no [notify] command".to_owned())?;
-    let mut cmd = Command::new(env.resolve_program(program)?);
-    if let Some(path) = env.absolute_path_var() {
-        cmd.env("PATH", path);
-    }
-    cmd.args(args);
+    let mut cmd = Cmd::resolve(env, program).map_err(|e| e.to_string())?;
+    cmd.absolute_path(env).args(args);
     if !cfg.stdin {
         cmd.arg(message);
     }
@@ -50,25 +46,17 @@ pub fn send_async(
             f.rewind()?;
             Ok(f)
         }) {
-            Ok(f) => Stdio::from(f),
+            Ok(f) => Input::File(f),
             Err(e) => return failed(&label, format!("could not stage the message: {e}")),
         }
     } else {
-        Stdio::null()
+        Input::Null
     };
-    cmd.current_dir(cwd)
-        .stdin(stdin)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+    cmd.current_dir(cwd).stdin(stdin);
     if let Some(a) = agent {
         cmd.env("FORGE_AGENT", a);
     }
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
-    match cmd.spawn() {
+    match cmd.detach() {
         Ok(_) => Outcome::Notified {
             event: String::new(),
             mode: "async".to_owned(),
@@ -190,6 +178,11 @@ pub fn pane(env: &crate::env::Env, lines: usize) -> (Option<String>, Vec<String>
     (Some(name), rows.split_off(skip))
 }
 
+/// tmux's answer to `args`, within [`crate::tmux::WAIT`].
+fn tmux(env: &Env, args: &[&str]) -> Option<String> {
+    crate::tmux::ask(env, None, args, crate::tmux::WAIT).ok()
+}
+
 /// The `session:window.pane` of tmux's answer `<pane id> <session>:<window>.<pane>`,
 /// when it is about `pane` (`%N`) and names all three parts.
 fn pane_name(pane: &str, answer: &str) -> Option<String> {
@@ -200,42 +193,36 @@ fn pane_name(pane: &str, answer: &str) -> Option<String> {
     (id == pane && !session.is_empty() && digits(window) && digits(index)).then(|| name.to_owned())
 }
 
-/// Runs the `tmux` found in an absolute folder of `$PATH` (never a `./tmux` of the
-/// project) with `args`, for at most 500 ms.
-fn tmux(env: &Env, args: &[&str]) -> Option<String> {
-    let mut child = Command::new(env.resolve_program("tmux").ok()?)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let deadline = std::time::Instant::now() + Duration::from_millis(500);
-    loop {
-        match child.try_wait() {
-            Ok(Some(st)) if st.success() => break,
-            Ok(None) if std::time::Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
-    }
-    let mut out = Vec::new();
-    std::io::Read::read_to_end(
-        &mut std::io::Read::take(child.stdout.take()?, 256 * 1024),
-        &mut out,
-    )
-    .ok()?;
-    Some(String::from_utf8_lossy(&out).into_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_pane_capture_is_read_whole_never_left_on_a_full_pipe() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let bin = t.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        // About 230 KB of capture: more than a pipe holds (64 KiB), so a tmux
+        // whose output is read only after it exits never exits.
+        std::fs::write(
+            bin.join("tmux"),
+            "#!/bin/sh\ncase \"$*\" in\n*display-message*) echo '%3 work:1.0' ;;\n\
+             *capture-pane*) i=0; while [ $i -lt 3000 ]; do \
+             echo \"line $i ..........................................................\"; \
+             i=$((i+1)); done ;;\nesac\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(bin.join("tmux"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut env = Env::for_test(t.path(), t.path());
+        env.tmux = true;
+        env.tmux_pane = Some("%3".into());
+        env.path = Some(std::env::join_paths([bin.to_str().unwrap(), "/usr/bin", "/bin"]).unwrap());
+        let (name, rows) = pane(&env, 3);
+        assert_eq!(name.as_deref(), Some("work:1.0"));
+        assert_eq!(rows.len(), 3, "{rows:?}");
+        assert!(rows[2].starts_with("line 2999 "), "{rows:?}");
+    }
 
     #[test]
     fn a_pane_name_counts_only_for_the_pane_asked_about() {

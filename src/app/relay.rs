@@ -10,15 +10,14 @@
 //! session with a continuation prompt. The chain is recorded in
 //! `.forge/logs/chains/<first-session-id>.json` at every change.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::time::{Duration, Instant};
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::Duration;
 
-use chrono::{SecondsFormat, Utc};
+use chrono::SecondsFormat;
 
 use crate::app::session_handoff::{self, GitInput, Request};
 use crate::config::Config;
@@ -29,6 +28,7 @@ use crate::model::agents::relay::{
 use crate::model::handoff::handoff_doc::Trigger;
 use crate::model::outcome::Outcome;
 use crate::model::session::state::EventLine;
+use crate::proc::{self, Cmd, Running, Signal};
 use crate::store::{self, Paths, chains, files};
 
 /// The event name of `forge run`'s lines in `events.jsonl`.
@@ -60,8 +60,9 @@ pub trait Output {
     fn note(&mut self, text: &str);
 }
 
+/// The time now: a chain runs for hours, long past [`Env::now`].
 fn now_iso() -> String {
-    Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true)
+    crate::env::wall_clock().to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
 /// What one session did.
@@ -101,62 +102,13 @@ pub fn own_settings(arg: &str) -> Result<serde_json::Value, String> {
     serde_json::from_str(&text).map_err(|e| format!("--settings {arg}: not JSON: {e}"))
 }
 
-fn send_signal(child: &Child, sig: rustix::process::Signal) {
-    if let Ok(pid) = i32::try_from(child.id())
-        && let Some(pid) = rustix::process::Pid::from_raw(pid)
-    {
-        let _ = rustix::process::kill_process(pid, sig);
-    }
-}
-
 /// Ends `child` cleanly: SIGINT, SIGTERM after `grace`, SIGKILL 5 s after that.
-fn stop(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
-    use rustix::process::Signal;
-    for (sig, wait) in [
+fn stop(child: &mut Running, grace: Duration) -> Option<ExitStatus> {
+    child.stop(&[
         (Signal::INT, grace),
         (Signal::TERM, Duration::from_secs(5)),
         (Signal::KILL, Duration::from_secs(5)),
-    ] {
-        if let Ok(Some(st)) = child.try_wait() {
-            return Some(st);
-        }
-        send_signal(child, sig);
-        let deadline = Instant::now() + wait;
-        while Instant::now() < deadline {
-            if let Ok(Some(st)) = child.try_wait() {
-                return Some(st);
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-    child.wait().ok()
-}
-
-/// The lines of `child`'s stdout on a channel (`None` at the end).
-fn read_lines(child: &mut Child) -> Receiver<Option<String>> {
-    let (tx, rx) = mpsc::channel();
-    if let Some(out) = child.stdout.take() {
-        std::thread::spawn(move || {
-            let mut r = BufReader::new(out);
-            let mut buf = Vec::new();
-            loop {
-                buf.clear();
-                match r.read_until(b'\n', &mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let line = String::from_utf8_lossy(&buf).trim_end().to_owned();
-                        if tx.send(Some(line)).is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
-            let _ = tx.send(None);
-        });
-    } else {
-        let _ = tx.send(None);
-    }
-    rx
+    ])
 }
 
 /// The transcript Claude Code writes for `session_id` when it runs in `cwd`
@@ -179,7 +131,7 @@ fn record(
     outcomes: Vec<Outcome>,
 ) {
     let line = EventLine {
-        time: crate::model::time::iso(Utc::now()),
+        time: crate::model::time::iso(crate::env::wall_clock()),
         event: EVENT.to_owned(),
         session: session.map(str::to_owned),
         facts,
@@ -227,25 +179,18 @@ impl Relay<'_> {
         chain: &mut Chain,
         out: &mut dyn Output,
     ) -> std::io::Result<Ran> {
-        let mut c = Command::new(&cmd.program);
+        let mut c = Cmd::new(&cmd.program);
         c.args(relay::session_args(prompt, &cmd.extra, &self.opts.settings))
             .current_dir(&self.env.cwd)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(proc::Output::Inherit)
             .env("FORGE_RELAY_STOP", stop_file)
             .envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         if let Some(a) = &self.opts.agent {
             c.env("FORGE_AGENT", a);
         }
-        #[cfg(unix)]
-        {
-            // Its own process group: Ctrl-C reaches forge, which ends it cleanly.
-            use std::os::unix::process::CommandExt;
-            c.process_group(0);
-        }
-        let mut child = c.spawn()?;
-        let rx = read_lines(&mut child);
+        // Its own process group: Ctrl-C reaches forge, which ends it cleanly.
+        let mut child = c.start()?;
+        let rx = child.lines();
         let mut t = Tracker::default();
         let left = self.opts.max_handoffs.saturating_sub(handoffs);
         let mut relayed = false;
@@ -262,7 +207,7 @@ impl Relay<'_> {
                 status = stop(&mut child, self.opts.grace);
             }
             let line = match rx.recv_timeout(Duration::from_millis(100)) {
-                Ok(Some(l)) => l,
+                Ok(Some(l)) => l.trim_end().to_owned(),
                 Ok(None) | Err(RecvTimeoutError::Disconnected) => break,
                 Err(RecvTimeoutError::Timeout) => continue,
             };
@@ -373,7 +318,7 @@ impl Relay<'_> {
             }
         }
         if status.is_none() {
-            status = child.wait().ok();
+            status = child.wait();
         }
         let _ = store::remove_if_exists(stop_file);
         // Stopped by its hook: every tool call ran and has its result.

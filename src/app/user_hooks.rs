@@ -3,15 +3,13 @@
 //! at the timeout. A command that cannot start, fails or is slow is an outcome in
 //! the event log; it never breaks a session.
 
-use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::config::UserHook;
 use crate::model::agents::user_hooks::command_label;
 use crate::model::outcome::Outcome;
+use crate::proc::{Cmd, Input, Output};
 
 /// How much of a command's stdout is kept.
 pub const STDOUT_CAP: usize = 64 * 1024;
@@ -54,7 +52,6 @@ pub fn run_with(
     vars: &[(&str, &str)],
     cwd: &Path,
 ) -> Ran {
-    let started = Instant::now();
     let label = command_label(&hook.command);
     let failed = |why: String| Ran {
         outcome: Outcome::UserHookFailed {
@@ -64,93 +61,32 @@ pub fn run_with(
         },
         stdout: None,
     };
-    let sh = match env.resolve_program("sh") {
-        Ok(p) => p,
+    // The shell looks the command's words up in PATH: never in a relative folder.
+    let mut cmd = match Cmd::shell(env, &hook.command) {
+        Ok(c) => c,
         Err(why) => return failed(format!("could not start sh: {why}")),
     };
-    let mut cmd = Command::new(sh);
-    // The shell looks the command's words up in PATH: never in a relative folder.
-    if let Some(path) = env.absolute_path_var() {
-        cmd.env("PATH", path);
-    }
-    cmd.arg("-c")
-        .arg(&hook.command)
+    // Its own process group, killed whole at the timeout; a background process it
+    // left holding stdout gets what is left of the timeout.
+    let ran = cmd
         .current_dir(cwd)
         .env("FORGE_HOOK", name)
         .envs(vars.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
+        .stdin(Input::Bytes(stdin.as_bytes().to_vec()))
+        .stdout(Output::Capture(STDOUT_CAP))
+        .run_for(Duration::from_secs(hook.timeout_secs));
+    let done = match ran {
+        Ok(done) => done,
+        Err(e @ crate::proc::Error::Wait { .. }) => return failed(e.to_string()),
         Err(e) => return failed(format!("could not start sh: {e}")),
     };
-    let pid = child.id();
-    // Stdin and stdout on their own threads: a command that reads nothing, or
-    // writes a lot, never blocks forge.
-    if let Some(mut pipe) = child.stdin.take() {
-        let body = stdin.to_owned();
-        std::thread::spawn(move || {
-            let _ = pipe.write_all(body.as_bytes());
-        });
-    }
-    let (tx, rx) = mpsc::channel();
-    if let Some(mut out) = child.stdout.take() {
-        std::thread::spawn(move || {
-            let mut kept = Vec::new();
-            let mut buf = [0u8; 8192];
-            loop {
-                match out.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        let room = STDOUT_CAP.saturating_sub(kept.len());
-                        kept.extend_from_slice(&buf[..n.min(room)]);
-                    }
-                }
-            }
-            let _ = tx.send(kept);
-        });
-    }
-    let deadline = started + Duration::from_secs(hook.timeout_secs);
-    let kill_group = || {
-        if let Ok(pid) = i32::try_from(pid)
-            && let Some(pid) = rustix::process::Pid::from_raw(pid)
-        {
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        }
+    let Some(status) = done.status() else {
+        return failed(format!(
+            "still running after {} s ([[{name}]] timeout_secs): stopped",
+            hook.timeout_secs
+        ));
     };
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(st)) => break st,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
-            Ok(None) => {
-                kill_group();
-                let _ = child.wait();
-                return failed(format!(
-                    "still running after {} s ([[{name}]] timeout_secs): stopped",
-                    hook.timeout_secs
-                ));
-            }
-            Err(e) => return failed(format!("waiting for it: {e}")),
-        }
-    };
-    // Its output ends when every process holding the pipe is gone; a background
-    // process it left gets what is left of the timeout.
-    let remaining = deadline.saturating_duration_since(Instant::now());
-    let stdout = match rx.recv_timeout(remaining.max(Duration::from_millis(50))) {
-        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-        Err(_) => {
-            kill_group();
-            String::new()
-        }
-    };
-    let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let ok = status.success();
+    let ms = u64::try_from(done.elapsed.as_millis()).unwrap_or(u64::MAX);
     Ran {
         outcome: Outcome::UserHookRan {
             hook: name.to_owned(),
@@ -158,7 +94,7 @@ pub fn run_with(
             exit: status.code(),
             ms,
         },
-        stdout: ok.then_some(stdout),
+        stdout: status.success().then(|| done.stdout.text()),
     }
 }
 
@@ -229,6 +165,7 @@ pub fn at_handoff_threshold(cfg: &crate::config::Config) -> (Vec<usize>, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     /// An environment with this process's PATH (where the tests find `sh`).
     fn env(dir: &Path) -> crate::env::Env {

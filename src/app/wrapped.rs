@@ -8,30 +8,25 @@
 //! nothing that file could not run on its own (docs/security.md). It is never read
 //! from `.forge/config.toml`.
 //!
-//! [`Wrapped::start`] spawns it before forge does its own tick, so the two overlap;
+//! It runs through [`crate::proc`], like every child of forge: [`Wrapped::start`]
+//! begins it ([`Cmd::begin`]) before forge does its own tick, so the two overlap;
 //! [`Wrapped::finish`] then collects its output until it exits or the deadline
-//! passes. No thread: the pipes are non-blocking and one `poll` waits on both. At
-//! the deadline the command's whole process group is killed (it runs in one of its
-//! own), and a signal that ends forge (Claude Code aborting this run) ends it too.
+//! passes ([`Pending::finish_within`]: no thread, one `poll` on its pipes and a
+//! pidfd). At the deadline the command's whole process group is killed (it runs in
+//! one of its own; no SIGTERM first: a late status line is worth nothing), and a
+//! signal that ends forge (Claude Code aborting this run) ends it too.
 
-use std::io::{Read, Write};
-use std::os::fd::AsFd;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use rustix::event::{PollFd, PollFlags, poll};
-
 use crate::env::Env;
+use crate::proc::{Cmd, End, Input, Output, Pending};
 
 /// How long the other command may take. Claude Code has no timeout of its own for
 /// a status line (a new run aborts the running one), and tools like ccusage read
 /// every transcript; past this the line shows forge's segments alone.
 pub const DEADLINE: Duration = Duration::from_secs(2);
-
-/// The longest single wait before the stop flag is looked at again.
-const STOP_CHECK: Duration = Duration::from_millis(50);
 
 /// At most this much of its stdout is kept (the rest is read and dropped, so the
 /// command never blocks on a full pipe).
@@ -56,13 +51,9 @@ pub fn stop_on_signals() -> Arc<AtomicBool> {
 
 /// The other command, running.
 pub struct Wrapped {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: Option<ChildStdout>,
-    input: Vec<u8>,
-    written: usize,
-    output: Vec<u8>,
-    started: Instant,
+    /// The command, begun (dropped unfinished, its group is killed).
+    child: Pending,
+    /// The flag that stops the wait (also given to the run).
     stop: Arc<AtomicBool>,
 }
 
@@ -73,7 +64,8 @@ pub enum Ended {
     Printed(Vec<u8>),
     /// It exited otherwise (Claude Code shows nothing then either).
     Failed(Option<i32>),
-    /// Still running at the deadline: its process group was killed.
+    /// Still running at the deadline (or its output still held open by a process
+    /// it left): its process group was killed.
     TimedOut,
     /// forge was asked to stop (a signal): its process group was killed.
     Stopped,
@@ -91,209 +83,51 @@ impl Wrapped {
         input: &[u8],
         stop: Arc<AtomicBool>,
     ) -> Result<Self, String> {
-        let sh = env.resolve_program("sh")?;
-        let mut cmd = Command::new(sh);
-        if let Some(path) = env.absolute_path_var() {
-            cmd.env("PATH", path);
-        }
-        cmd.arg("-c")
-            .arg(command)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt;
-            cmd.process_group(0);
-        }
-        let mut child = cmd
-            .spawn()
+        let mut cmd = Cmd::shell(env, command).map_err(|e| e.to_string())?;
+        let child = cmd
+            .stdin(Input::Bytes(input.to_vec()))
+            .stdout(Output::Capture(OUTPUT_CAP))
+            .stderr(Output::Null)
+            .grace(Duration::ZERO)
+            .stop_on(Arc::clone(&stop))
+            .begin()
             .map_err(|e| format!("could not start sh: {e}"))?;
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take();
-        let nonblocking = |fd: std::os::fd::BorrowedFd<'_>| {
-            let flags = rustix::fs::fcntl_getfl(fd)?;
-            rustix::fs::fcntl_setfl(fd, flags | rustix::fs::OFlags::NONBLOCK)
-        };
-        for fd in [
-            stdin.as_ref().map(AsFd::as_fd),
-            stdout.as_ref().map(AsFd::as_fd),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            nonblocking(fd).map_err(|e| format!("could not set up its pipes: {e}"))?;
-        }
-        let mut run = Self {
-            child,
-            stdin,
-            stdout,
-            input: input.to_vec(),
-            written: 0,
-            output: Vec::new(),
-            started: Instant::now(),
-            stop,
-        };
-        // A payload of a few KiB fits the pipe at once: then stdin is closed now.
-        run.feed();
-        Ok(run)
-    }
-
-    /// Writes what the pipe takes of the rest of the input; closes stdin when all
-    /// is written or the command no longer reads.
-    fn feed(&mut self) {
-        let Some(pipe) = self.stdin.as_mut() else {
-            return;
-        };
-        while self.written < self.input.len() {
-            match pipe.write(self.input.get(self.written..).unwrap_or_default()) {
-                Ok(0) => break,
-                Ok(n) => self.written += n,
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => break,
-            }
-        }
-        self.stdin = None;
-    }
-
-    /// Reads what is there of its stdout; `true` at the end of it.
-    fn drain(&mut self) -> bool {
-        let Some(pipe) = self.stdout.as_mut() else {
-            return true;
-        };
-        let mut buf = [0u8; 8192];
-        loop {
-            match pipe.read(&mut buf) {
-                Ok(0) => {
-                    self.stdout = None;
-                    return true;
-                }
-                Ok(n) => {
-                    let room = OUTPUT_CAP.saturating_sub(self.output.len());
-                    self.output
-                        .extend_from_slice(buf.get(..n.min(room)).unwrap_or_default());
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return false,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => {
-                    self.stdout = None;
-                    return true;
-                }
-            }
-        }
-    }
-
-    /// Kills the command's process group and reaps it.
-    fn kill(&mut self) {
-        if let Ok(pid) = i32::try_from(self.child.id())
-            && let Some(pid) = rustix::process::Pid::from_raw(pid)
-        {
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        }
-        let _ = self.child.wait();
+        Ok(Self { child, stop })
     }
 
     /// Waits for the command until it exits or [`DEADLINE`] after its start, and
     /// says how it ended.
     pub fn finish(self) -> Ended {
-        let deadline = self.started + DEADLINE;
-        self.finish_by(deadline)
+        let Self { child, stop } = self;
+        Self::ended(child.finish_within(DEADLINE), &stop)
     }
 
     /// [`Self::finish`] with a deadline of the caller's.
-    pub fn finish_by(mut self, deadline: Instant) -> Ended {
-        loop {
-            if self.stop.load(Ordering::Relaxed) {
-                self.kill();
-                return Ended::Stopped;
-            }
-            let done = self.drain();
-            self.feed();
-            if done {
-                break;
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                self.kill();
-                return Ended::TimedOut;
-            }
-            let mut fds = Vec::with_capacity(2);
-            if let Some(out) = self.stdout.as_ref() {
-                fds.push(PollFd::new(out, PollFlags::IN));
-            }
-            if let Some(inp) = self.stdin.as_ref() {
-                fds.push(PollFd::new(inp, PollFlags::OUT));
-            }
-            // A signal ends the poll early (EINTR) and the loop sees `stop`; the
-            // slice bounds the wait for a flag set any other way.
-            let _ = poll(&mut fds, Some(&timespec(left.min(STOP_CHECK))));
-        }
-        // Its stdout is closed: it has exited, or is about to (a process closes its
-        // files a moment before it can be reaped), or left a process behind that
-        // holds no pipe of ours. Wait for it until the deadline: on a pidfd, which
-        // `poll` reports the moment it exits (a sleep would round up to the timer
-        // slack); where there is none (Linux before 5.3), looking again after 20 µs,
-        // then twice as long each time up to a millisecond.
-        self.stdin = None;
-        let pidfd = i32::try_from(self.child.id())
-            .ok()
-            .and_then(rustix::process::Pid::from_raw)
-            .and_then(|pid| {
-                rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
-            });
-        let mut nap = Duration::from_micros(20);
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => {
-                    return if status.success() {
-                        Ended::Printed(std::mem::take(&mut self.output))
-                    } else {
-                        Ended::Failed(status.code())
-                    };
-                }
-                Ok(None) if Instant::now() < deadline && !self.stop.load(Ordering::Relaxed) => {
-                    match pidfd.as_ref() {
-                        Some(fd) => {
-                            let left = deadline.saturating_duration_since(Instant::now());
-                            let timeout = timespec(left.min(STOP_CHECK));
-                            let _ = poll(&mut [PollFd::new(fd, PollFlags::IN)], Some(&timeout));
-                        }
-                        None => {
-                            std::thread::sleep(nap);
-                            nap = (nap * 2).min(Duration::from_millis(1));
-                        }
-                    }
-                }
-                Ok(None) => {
-                    let stopped = self.stop.load(Ordering::Relaxed);
-                    self.kill();
-                    return if stopped {
-                        Ended::Stopped
-                    } else {
-                        Ended::TimedOut
-                    };
-                }
-                Err(_) => return Ended::Failed(None),
-            }
-        }
+    pub fn finish_by(self, deadline: Instant) -> Ended {
+        let Self { child, stop } = self;
+        Self::ended(child.finish_by(deadline), &stop)
     }
-}
 
-/// `d` as `poll`'s timeout.
-fn timespec(d: Duration) -> rustix::event::Timespec {
-    rustix::event::Timespec {
-        tv_sec: i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
-        tv_nsec: i64::from(d.subsec_nanos()),
-    }
-}
-
-impl Drop for Wrapped {
-    /// A run dropped before it ended (forge panicked on the way) takes the command
-    /// with it; one that ended was reaped, and is left alone.
-    fn drop(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            self.kill();
+    /// What a run's end means for the status line: its output only when it exited
+    /// 0 with its stdout closed before the deadline.
+    fn ended(run: Result<crate::proc::Finished, crate::proc::Error>, stop: &AtomicBool) -> Ended {
+        let Ok(run) = run else {
+            return Ended::Failed(None);
+        };
+        match run.end {
+            End::Stopped => Ended::Stopped,
+            End::TimedOut => Ended::TimedOut,
+            // It exited, but a process it left kept its stdout open until the
+            // deadline (or the stop): its group was killed, as for a slow one.
+            End::Exited(_) if run.lingered => {
+                if stop.load(Ordering::Relaxed) {
+                    Ended::Stopped
+                } else {
+                    Ended::TimedOut
+                }
+            }
+            End::Exited(status) if status.success() => Ended::Printed(run.stdout.bytes),
+            End::Exited(status) => Ended::Failed(status.code()),
         }
     }
 }
@@ -378,5 +212,30 @@ mod tests {
         let big = vec![b'a'; 300 * 1024];
         let run = Wrapped::start(&env(), "echo ignored-stdin", &big, flag()).unwrap();
         assert_eq!(run.finish(), Ended::Printed(b"ignored-stdin\n".to_vec()));
+    }
+
+    #[test]
+    fn output_held_open_by_a_process_it_left_is_a_timeout_and_the_process_goes() {
+        let marker = tempfile::tempdir().unwrap();
+        let pid_file = marker.path().join("pid");
+        // sh exits 0 at once; the sleep it leaves holds its stdout.
+        let cmd = format!("sleep 30 & echo $! > '{}'; echo early", pid_file.display());
+        let run = Wrapped::start(&env(), &cmd, b"", flag()).unwrap();
+        let t = Instant::now();
+        assert_eq!(
+            run.finish_by(Instant::now() + Duration::from_millis(300)),
+            Ended::TimedOut
+        );
+        assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        let gone = || {
+            std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()))
+                .map_or(true, |s| s.contains(") Z "))
+        };
+        let until = Instant::now() + Duration::from_secs(5);
+        while !gone() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(gone(), "the process it left outlived the deadline");
     }
 }

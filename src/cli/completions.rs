@@ -172,7 +172,7 @@ fn agent_task(name: &str) -> Option<&str> {
 /// recently updated first (at most 50 small files read), each with its model,
 /// state and age as help.
 pub fn complete_session() -> Vec<CompletionCandidate> {
-    let now = Utc::now();
+    let now = crate::env::wall_clock();
     store::sessions::load_sessions(&project())
         .into_iter()
         .map(|b| {

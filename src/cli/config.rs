@@ -11,6 +11,7 @@ use serde_json::json;
 use super::project::project_paths;
 use crate::config::{self, Loaded, Source};
 use crate::env::Env;
+use crate::model::segment::Segment;
 use crate::store::Paths;
 
 /// Show, check or locate forge's configuration
@@ -282,17 +283,22 @@ const SEGMENTS_KEY: &str = "statusline.segments";
 
 /// The comment under `statusline.segments`: every segment name, and the ones the
 /// line does not show now, so a user can find `cost`, `limits` and the rest.
-fn segments_note(shown: &[String]) -> String {
-    let hidden: Vec<&str> = config::SEGMENTS
+fn segments_note(shown: &[Segment]) -> String {
+    let hidden: Vec<&str> = Segment::ALL
         .iter()
-        .copied()
-        .filter(|s| !shown.iter().any(|x| x == s))
+        .filter(|s| !shown.contains(s))
+        .map(|s| s.name())
         .collect();
-    let mut note = format!("#   available: {}\n", config::SEGMENTS.join(", "));
+    let mut note = format!("#   available: {}\n", segment_names().join(", "));
     if !hidden.is_empty() {
         let _ = writeln!(note, "#   not shown now: {}", hidden.join(", "));
     }
     note
+}
+
+/// Every segment's name, in the order they are declared.
+fn segment_names() -> Vec<&'static str> {
+    Segment::ALL.iter().map(|s| s.name()).collect()
 }
 
 fn show_json(loaded: &Loaded) -> anyhow::Result<serde_json::Value> {
@@ -311,7 +317,7 @@ fn show_json(loaded: &Loaded) -> anyhow::Result<serde_json::Value> {
         if key == SEGMENTS_KEY
             && let Some(obj) = row.as_object_mut()
         {
-            obj.insert("available".into(), json!(config::SEGMENTS));
+            obj.insert("available".into(), json!(segment_names()));
         }
         out.push(row);
     }

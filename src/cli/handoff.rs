@@ -128,7 +128,7 @@ fn prune(args: &PruneArgs, project: Option<&PathBuf>, env: &Env) -> anyhow::Resu
     let age_text = args
         .older_than
         .clone()
-        .unwrap_or_else(|| cfg.handoffs.older_than.clone());
+        .unwrap_or_else(|| cfg.handoffs.older_than.to_string());
     if result.removed.is_empty() {
         let _ = writeln!(
             out,
@@ -201,7 +201,10 @@ pub fn run(args: &HandoffArgs, env: &Env) -> ExitCode {
             .map(|paths| {
                 let cfg = config::load_or_default(&paths, env);
                 let (at, replace) = crate::app::user_hooks::at_handoff_threshold(&cfg);
-                let no_l1 = !cfg.ladder.l1.iter().any(|a| a == "handoff");
+                let no_l1 = !cfg
+                    .ladder
+                    .l1
+                    .contains(&crate::model::agents::ladder::LadderAction::Handoff);
                 (paths, cfg, at, replace, no_l1)
             });
         if let (Some((paths, cfg, at, replace, no_l1)), Some(sid)) =

@@ -12,6 +12,8 @@ use chrono::{DateTime, Utc};
 
 use crate::config::{self, Config};
 use crate::env::Env;
+use crate::model::agents::ladder::LadderAction;
+use crate::model::segment::Segment;
 use crate::model::session::state::{Reading, SessionBridge};
 use crate::statusline::{
     ContextInfo, Payload, SessionState, Term, render_statusline, resolve_context,
@@ -128,7 +130,7 @@ pub fn tick_wrapped(args: &StatuslineArgs, env: &Env, input: &[u8], command: &st
     compose::compose(
         &other,
         &|width| t.render(env, &cfg, width),
-        compose::Position::from_config(&cfg.statusline.wrap_position),
+        cfg.statusline.wrap_position,
         env.columns,
         !(env.no_color || args.plain),
     )
@@ -199,7 +201,7 @@ impl Tick {
         } else {
             &cfg.statusline.segments
         };
-        if shown.iter().any(|s| s == "elsewhere") {
+        if shown.contains(&Segment::Elsewhere) {
             state.waiting_elsewhere = waiting_elsewhere(env, &paths);
         }
         Self {
@@ -401,10 +403,9 @@ fn record(
             (crate::model::session::level::Level::L3, t.emergency),
         ] {
             let acts = cfg.ladder.at(level);
-            if !acts
-                .iter()
-                .any(|a| !(level == crate::model::session::level::Level::L1 && a == "handoff"))
-            {
+            if !acts.iter().any(|a| {
+                !(level == crate::model::session::level::Level::L1 && *a == LadderAction::Handoff)
+            }) {
                 continue;
             }
             let guard = paths.level_guard(sid, level.as_str());
@@ -459,21 +460,13 @@ fn spawn_user_hook(paths: &Paths, sid: &str, index: usize) -> std::io::Result<()
 /// stdio, not waited for). Every value is one `--name=value` argument, so a session
 /// id starting with `-` is never read as a flag.
 fn spawn_child(paths: &Paths, args: &[&str]) -> std::io::Result<()> {
-    use std::process::{Command, Stdio};
-    let mut cmd = Command::new(std::env::current_exe()?);
     let mut project = std::ffi::OsString::from("--project=");
     project.push(&paths.root);
-    cmd.args(args)
+    crate::proc::Cmd::new(std::env::current_exe()?)
+        .args(args)
         .arg(project)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
-    cmd.spawn().map(drop)
+        .detach()?;
+    Ok(())
 }
 
 /// How long a tick waits for the session-bridge lock.

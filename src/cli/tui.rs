@@ -181,7 +181,7 @@ fn open_project(root: &Path, env: &Env) -> Result<(Model, Session), String> {
         ));
     }
     let mut env = env.clone();
-    env.now = chrono::Utc::now();
+    env.now = crate::env::wall_clock();
     let paths = super::project::project_paths(Some(&root.to_path_buf()), &env)
         .map_err(|e| format!("{e:#}"))?;
     if !super::project::is_set_up(&paths, &env) {

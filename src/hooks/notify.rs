@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::dispatch::Ctx;
 use super::event::HookEvent;
-use crate::model::agents::notify::{Facts, NotifyEvent, block_reason, message};
+use crate::model::agents::notify::{Facts, NotifyEvent, NotifyMode, block_reason, message};
 use crate::model::outcome::Outcome;
 use crate::model::session::level::Level;
 
@@ -86,9 +86,9 @@ impl Ctx<'_> {
         if head.is_none() && prompt.is_none() {
             return;
         }
-        let deadline = std::time::Instant::now() + REPLY_WAIT;
+        let deadline = crate::env::deadline_after(REPLY_WAIT);
         while !crate::store::transcript::reply_written(std::path::Path::new(path), head, prompt)
-            && std::time::Instant::now() < deadline
+            && !crate::env::time_left(deadline).is_zero()
         {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
@@ -105,7 +105,7 @@ impl Ctx<'_> {
         let Some(kind) = notify_event(event) else {
             return out;
         };
-        if !n.events.iter().any(|e| e == kind.as_str()) {
+        if !n.events.contains(&kind) {
             return out;
         }
         let continuing = matches!(
@@ -116,7 +116,7 @@ impl Ctx<'_> {
         );
         // Forge's own block (the re-read failsafe) goes first: no second one.
         let already_blocks = out.contains("\"decision\"");
-        let wait = n.mode == "bidirectional"
+        let wait = n.mode == NotifyMode::Bidirectional
             && kind == NotifyEvent::Stop
             && !continuing
             && !already_blocks;
@@ -141,7 +141,7 @@ impl Ctx<'_> {
         let text = message(kind, &facts);
         let named = |o: Outcome| match o {
             Outcome::Notified { mode, .. } => Outcome::Notified {
-                event: kind.as_str().to_owned(),
+                event: kind.name().to_owned(),
                 mode,
             },
             other => other,

@@ -181,8 +181,7 @@ impl Ctx<'_> {
                     .as_ref()
                     .and_then(|h| h.created)
                     .map(|c| self.env.now - c);
-                let decision =
-                    resume_decision(*origin, age, &cfg.resume.auto, cfg.resume.max_age());
+                let decision = resume_decision(*origin, age, cfg.resume.auto, cfg.resume.max_age());
                 let owner = entry
                     .as_ref()
                     .and_then(|h| h.front.get("session_id").map(str::to_owned))
@@ -226,7 +225,7 @@ impl Ctx<'_> {
                     out.push_str(&clip_line(&line, LINE_MAX));
                     self.record(Outcome::ResumeSkipped {
                         path,
-                        why: if cfg.resume.auto == "never" {
+                        why: if cfg.resume.auto == crate::model::session::state::ResumeAuto::Never {
                             "automatic, and [resume] auto = \"never\": named, not loaded".to_owned()
                         } else {
                             format!(

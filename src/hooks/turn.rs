@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::dispatch::{Ctx, HookResult};
 use crate::model::outcome::Outcome;
-use crate::model::session::dirty::{self, DirtyWarning};
+use crate::model::session::dirty;
 use crate::model::session::state::{Attention, LastSession};
 use crate::store::{self, files};
 
@@ -173,7 +173,7 @@ impl Ctx<'_> {
         // docs/client-reference.md §9.1 #8), and only as `[hooks] dirty_warning` says: by default
         // when the count grew past what the session started with (or was last warned
         // about). Without a bridge there is nothing to compare with.
-        let mode = DirtyWarning::parse(&self.config().hooks.dirty_warning);
+        let mode = self.config().hooks.dirty_warning;
         let mut warn = git.is_some() && dirty::decide(mode, dirty, None, None).warn;
         self.touch_bridge_and("Stop", Some(Attention::WaitingInput), None, |b| {
             if git.is_some() {

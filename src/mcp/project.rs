@@ -14,7 +14,6 @@ use std::cell::OnceCell;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use chrono::Utc;
 use serde_json::{Map, Value, json};
 
 use super::protocol::{Backend, ToolResult};
@@ -432,7 +431,7 @@ impl Backend for Project {
 
     fn call_tool(&mut self, name: &str, args: &Map<String, Value>) -> Option<ToolResult> {
         let mut env = self.env.clone();
-        env.now = Utc::now();
+        env.now = crate::env::wall_clock();
         let size = serde_json::to_string(args).map_or(usize::MAX, |s| s.len());
         let checked = if size > ARGS_MAX {
             Err(format!(
@@ -506,7 +505,7 @@ impl Backend for Project {
 
     fn read_resource(&mut self, uri: &str) -> Result<Vec<Value>, String> {
         let mut env = self.env.clone();
-        env.now = Utc::now();
+        env.now = crate::env::wall_clock();
         let read = self.read_handoff(uri);
         let outcome = match &read {
             Ok((name, _)) => Outcome::ToolAnswered {

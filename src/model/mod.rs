@@ -19,7 +19,9 @@
 //!   relay, wake messages, the escalation ladder, the user's own hooks.
 //! - At the top: [`snapshot`] (the one picture of a project), [`outcome`] (what a
 //!   hook call did), [`activity`] (those outcomes as rows), [`time`] (parsing and
-//!   showing times), [`dashboard`] (the dashboard's model and `update`).
+//!   showing times), [`dashboard`] (the dashboard's model and `update`),
+//!   [`segment`] (the status line's segments and their orders) and [`named`] (the
+//!   enums of settings that name one of a few values).
 //!
 //! The rule, checked by a unit test (`src/layers.rs`): no file here names another
 //! room of the crate (`crate::store`, `app`, `git`, `config`, `env`, `hooks`, `cli`,
@@ -31,7 +33,9 @@ pub mod activity;
 pub mod agents;
 pub mod dashboard;
 pub mod handoff;
+pub mod named;
 pub mod outcome;
+pub mod segment;
 pub mod session;
 pub mod setup;
 pub mod snapshot;

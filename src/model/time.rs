@@ -109,6 +109,78 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
     n.checked_mul(secs).and_then(Duration::try_seconds)
 }
 
+/// A length of time in a config file (`stale_after = "30m"`), read once when the
+/// file is: the text as written (what `forge config show` prints back) and the
+/// duration it means ([`parse_duration`]). Any other text is refused with the key
+/// and an example of what is allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    text: String,
+    value: Duration,
+}
+
+impl Span {
+    /// The span `text` writes, if it is one ([`parse_duration`]).
+    pub fn parse(text: &str) -> Option<Self> {
+        parse_duration(text).map(|value| Self {
+            text: text.to_owned(),
+            value,
+        })
+    }
+
+    /// A built-in default: `text` must be a duration (a unit test loads every
+    /// default back from its text, so one that is not fails there; here it would
+    /// mean zero).
+    pub fn default_of(text: &'static str) -> Self {
+        Self {
+            text: text.to_owned(),
+            value: parse_duration(text).unwrap_or_else(Duration::zero),
+        }
+    }
+
+    /// The duration.
+    pub fn get(&self) -> Duration {
+        self.value
+    }
+
+    /// The text as written.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+impl std::fmt::Display for Span {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl serde::Serialize for Span {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Span {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Text;
+        impl serde::de::Visitor<'_> for Text {
+            type Value = Span;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Span, E> {
+                Span::parse(v).ok_or_else(|| {
+                    E::custom(format!(
+                        "must be a duration like \"30m\", \"12h\" or \"2d\", found \"{v}\""
+                    ))
+                })
+            }
+        }
+        d.deserialize_str(Text)
+    }
+}
+
 /// The start of a `--since` window: a duration back from `now` (see
 /// [`parse_duration`]), an RFC 3339 time (`2026-11-21T10:00:00Z`, with any
 /// offset), or a date and time without an offset in the time zone `tz` (`2026-11-21`,

@@ -14,6 +14,8 @@ use std::fmt::Write as _;
 
 use unicode_width::UnicodeWidthChar;
 
+use crate::model::segment::WrapPosition;
+
 /// At most this many lines of the other command's output are kept.
 pub const MAX_LINES: usize = 8;
 /// At most this many characters of one line are kept.
@@ -23,29 +25,6 @@ pub const MAX_LINE_CHARS: usize = 1000;
 pub const MIN_BESIDE: usize = 16;
 
 const SEP: &str = " │ ";
-
-/// Where forge's segments go ([`crate::config::WRAP_POSITIONS`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Position {
-    /// At the end of the other tool's first line.
-    After,
-    /// At the start of its first line.
-    Before,
-    /// On a line of their own, under its output.
-    Line,
-}
-
-impl Position {
-    /// The position a config value names (`after` for anything else: the config
-    /// check has refused other values already).
-    pub fn from_config(value: &str) -> Self {
-        match value {
-            "before" => Self::Before,
-            "line" => Self::Line,
-            _ => Self::After,
-        }
-    }
-}
 
 /// Whether `c` is a character that moves, hides or reorders text: C0 and C1
 /// controls, DEL, and the bidi embedding, override and isolate marks.
@@ -172,7 +151,7 @@ pub fn visible_width(line: &str) -> usize {
 pub fn compose(
     other: &[String],
     forge: &dyn Fn(Option<u16>) -> String,
-    position: Position,
+    position: WrapPosition,
     columns: Option<u16>,
     color: bool,
 ) -> String {
@@ -190,7 +169,7 @@ pub fn compose(
         out.push_str(&forge(columns));
         out
     };
-    if position == Position::Line {
+    if position == WrapPosition::Line {
         return own_line(other);
     }
     let room =
@@ -199,7 +178,7 @@ pub fn compose(
         return own_line(other);
     }
     let ours = forge(room.map(|r| u16::try_from(r).unwrap_or(u16::MAX)));
-    let mut out = if position == Position::Before {
+    let mut out = if position == WrapPosition::Before {
         format!("{ours}{sep}{first}")
     } else {
         format!("{first}{sep}{ours}")
@@ -245,37 +224,34 @@ mod tests {
         let forge = |w: Option<u16>| format!("F{}", w.map_or("∞".to_owned(), |w| w.to_string()));
         let other = vec!["ccline".to_owned(), "second".to_owned()];
         assert_eq!(
-            compose(&other, &forge, Position::After, Some(80), false),
+            compose(&other, &forge, WrapPosition::After, Some(80), false),
             "ccline │ F71\nsecond"
         );
         assert_eq!(
-            compose(&other, &forge, Position::Before, Some(80), false),
+            compose(&other, &forge, WrapPosition::Before, Some(80), false),
             "F71 │ ccline\nsecond"
         );
         assert_eq!(
-            compose(&other, &forge, Position::Line, Some(80), false),
+            compose(&other, &forge, WrapPosition::Line, Some(80), false),
             "ccline\nsecond\nF80"
         );
         assert_eq!(
-            compose(&other, &forge, Position::After, None, false),
+            compose(&other, &forge, WrapPosition::After, None, false),
             "ccline │ F∞\nsecond"
         );
         // Too little room beside a long first line: a line of its own.
         let long = vec!["x".repeat(70)];
         assert_eq!(
-            compose(&long, &forge, Position::After, Some(80), false),
+            compose(&long, &forge, WrapPosition::After, Some(80), false),
             format!("{}\nF80", "x".repeat(70))
         );
         // Nothing from the other command: forge's line alone.
         assert_eq!(
-            compose(&[], &forge, Position::After, Some(80), false),
+            compose(&[], &forge, WrapPosition::After, Some(80), false),
             "F80"
         );
         // With colour the other tool's colour is reset before forge's part.
-        let coloured = compose(&other[..1], &forge, Position::After, Some(80), true);
+        let coloured = compose(&other[..1], &forge, WrapPosition::After, Some(80), true);
         assert_eq!(coloured, "ccline\u{1b}[0m\u{1b}[90m │ \u{1b}[0mF71");
-        assert_eq!(Position::from_config("line"), Position::Line);
-        assert_eq!(Position::from_config("before"), Position::Before);
-        assert_eq!(Position::from_config("after"), Position::After);
     }
 }

@@ -22,6 +22,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::config::Config;
+use crate::model::segment::{DROP_ORDER, Segment};
 use crate::model::session::level::Level;
 use crate::model::session::state::WorkflowState;
 use crate::model::session::transcript::{self, TailScan, Usage, as_u64, pct_of, round_pct};
@@ -340,12 +341,13 @@ pub struct Term {
 /// One piece of text with an SGR colour code (`""` = none).
 type Part = (String, &'static str);
 
-struct Segment {
-    key: &'static str,
+/// A segment as drawn: which one, and its text in coloured parts.
+struct Shown {
+    key: Segment,
     parts: Vec<Part>,
 }
 
-impl Segment {
+impl Shown {
     fn width(&self) -> usize {
         self.parts.iter().map(|(t, _)| t.chars().count()).sum()
     }
@@ -366,24 +368,6 @@ impl Segment {
 }
 
 const SEP: &str = " │ ";
-/// Segments dropped first when the line is too wide (the context is never dropped).
-/// Before each drop the task is shortened instead when that is enough; before any
-/// drop the limits lose their reset times. The optional payload segments go early
-/// (they are nice to know, not forge's job), except the rate limits, which stop
-/// work when they run out and so outlast the model and project names.
-const DROP_ORDER: [&str; 11] = [
-    "duration",
-    "lines",
-    "learn",
-    "cost",
-    "elsewhere",
-    "task",
-    "project",
-    "model",
-    "limits",
-    "git",
-    "signals",
-];
 /// The task is never shortened below this many characters (`…` included).
 const TASK_MIN: usize = 8;
 
@@ -396,7 +380,7 @@ fn level_color(level: Level) -> &'static str {
     }
 }
 
-fn context_segment(ctx: &ContextInfo, cfg: &Config, with_bar: bool) -> Segment {
+fn context_segment(ctx: &ContextInfo, cfg: &Config, with_bar: bool) -> Shown {
     let width = usize::from(cfg.statusline.bar_width);
     let mut parts: Vec<Part> = Vec::new();
     let Some(pct) = ctx.pct else {
@@ -406,8 +390,8 @@ fn context_segment(ctx: &ContextInfo, cfg: &Config, with_bar: bool) -> Segment {
         }
         let text = if ctx.compacted { "?% compacted" } else { "?%" };
         parts.push((text.to_owned(), "90"));
-        return Segment {
-            key: "context",
+        return Shown {
+            key: Segment::Context,
             parts,
         };
     };
@@ -437,28 +421,28 @@ fn context_segment(ctx: &ContextInfo, cfg: &Config, with_bar: bool) -> Segment {
     if level > Level::L0 {
         parts.push((format!(" {level}"), color));
     }
-    Segment {
-        key: "context",
+    Shown {
+        key: Segment::Context,
         parts,
     }
 }
 
 fn build_segment(
-    key: &str,
+    key: Segment,
     p: &Payload,
     s: &SessionState,
     ctx: &ContextInfo,
     cfg: &Config,
     now: DateTime<Utc>,
-) -> Option<Segment> {
-    let seg = |key: &'static str, parts: Vec<Part>| Some(Segment { key, parts });
+) -> Option<Shown> {
+    let seg = |parts: Vec<Part>| Some(Shown { key, parts });
     match key {
-        "model" => {
+        Segment::Model => {
             let name = p.model_name.clone().or_else(|| p.model_id.clone())?;
-            seg("model", vec![(name, "36")])
+            seg(vec![(name, "36")])
         }
-        "project" => seg("project", vec![(s.project.clone()?, "1;37")]),
-        "git" => {
+        Segment::Project => seg(vec![(s.project.clone()?, "1;37")]),
+        Segment::Git => {
             let branch = s.branch.clone()?;
             let mut parts = vec![(format!("⎇ {branch}"), "35")];
             let stale = s.git_cached_at.is_none_or(|t| {
@@ -474,35 +458,32 @@ fn build_segment(
                 Some(_) if stale => parts.push((" ?".to_owned(), "90")),
                 _ => {}
             }
-            seg("git", parts)
+            seg(parts)
         }
-        "context" => Some(context_segment(ctx, cfg, true)),
-        "task" => {
+        Segment::Context => Some(context_segment(ctx, cfg, true)),
+        Segment::Task => {
             let text = match (&s.workflow.phase, &s.workflow.task) {
                 (Some(ph), Some(t)) => format!("{ph} {t}"),
                 (Some(x), None) | (None, Some(x)) => x.clone(),
                 (None, None) => return None,
             };
-            seg("task", vec![(text, "34")])
+            seg(vec![(text, "34")])
         }
-        "signals" => (s.blocked_signals > 0).then(|| Segment {
-            key: "signals",
-            parts: vec![(format!("⚑{} blocked", s.blocked_signals), "1;31")],
-        }),
-        "elsewhere" => (s.waiting_elsewhere > 0).then(|| Segment {
-            key: "elsewhere",
-            parts: vec![(format!("⚑{} waiting elsewhere", s.waiting_elsewhere), "33")],
-        }),
-        "learn" => s.learn_pending.then(|| Segment {
-            key: "learn",
-            parts: vec![("✎ learn".to_owned(), "35")],
-        }),
-        "cost" => seg("cost", vec![(usd(p.spend.usd?), "33")]),
-        "duration" => seg(
-            "duration",
-            vec![(format!("⏱ {}", span(p.spend.duration_ms? / 1000)), "36")],
-        ),
-        "lines" => {
+        Segment::Signals if s.blocked_signals > 0 => {
+            seg(vec![(format!("⚑{} blocked", s.blocked_signals), "1;31")])
+        }
+        Segment::Elsewhere if s.waiting_elsewhere > 0 => seg(vec![(
+            format!("⚑{} waiting elsewhere", s.waiting_elsewhere),
+            "33",
+        )]),
+        Segment::Learn if s.learn_pending => seg(vec![("✎ learn".to_owned(), "35")]),
+        Segment::Signals | Segment::Elsewhere | Segment::Learn => None,
+        Segment::Cost => seg(vec![(usd(p.spend.usd?), "33")]),
+        Segment::Duration => seg(vec![(
+            format!("⏱ {}", span(p.spend.duration_ms? / 1000)),
+            "36",
+        )]),
+        Segment::Lines => {
             let (added, removed) = (p.spend.lines_added, p.spend.lines_removed);
             if added.unwrap_or(0) == 0 && removed.unwrap_or(0) == 0 {
                 return None;
@@ -517,10 +498,9 @@ fn build_segment(
                 }
                 parts.push((format!("−{n}"), "31"));
             }
-            seg("lines", parts)
+            seg(parts)
         }
-        "limits" => limits_segment(&p.limits, now, true),
-        _ => None,
+        Segment::Limits => limits_segment(&p.limits, now, true),
     }
 }
 
@@ -552,7 +532,7 @@ const LIMIT_RESET_FROM: u8 = 80;
 /// `↻` is the time until the window resets (the 5-hour window's, and any window's
 /// at or above [`LIMIT_RESET_FROM`]), left out when `with_resets` is false or the
 /// reset is not in the future. `None` without `rate_limits`.
-fn limits_segment(l: &RateLimits, now: DateTime<Utc>, with_resets: bool) -> Option<Segment> {
+fn limits_segment(l: &RateLimits, now: DateTime<Utc>, with_resets: bool) -> Option<Shown> {
     let mut parts: Vec<Part> = Vec::new();
     for (label, window) in [("5h", l.five_hour), ("7d", l.seven_day)] {
         let Some(w) = window else { continue };
@@ -574,21 +554,21 @@ fn limits_segment(l: &RateLimits, now: DateTime<Utc>, with_resets: bool) -> Opti
             }
         }
     }
-    (!parts.is_empty()).then_some(Segment {
-        key: "limits",
+    (!parts.is_empty()).then_some(Shown {
+        key: Segment::Limits,
         parts,
     })
 }
 
-fn joiner(prev: &str, next: &str) -> &'static str {
-    if prev == "project" && next == "git" {
+fn joiner(prev: Segment, next: Segment) -> &'static str {
+    if prev == Segment::Project && next == Segment::Git {
         " "
     } else {
         SEP
     }
 }
 
-fn line_width(segs: &[Segment]) -> usize {
+fn line_width(segs: &[Shown]) -> usize {
     let mut w = 0;
     for (i, s) in segs.iter().enumerate() {
         if i > 0 {
@@ -601,7 +581,7 @@ fn line_width(segs: &[Segment]) -> usize {
 
 /// Writes the segments, with colours when `color`. A line wider than `max` is cut
 /// so that it ends with `…` at exactly `max` columns.
-fn paint(segs: &[Segment], color: bool, max: Option<usize>) -> String {
+fn paint(segs: &[Shown], color: bool, max: Option<usize>) -> String {
     let mut out = String::new();
     // Room for the text before the `…`, when there is cutting to do.
     let mut left = match max {
@@ -640,9 +620,9 @@ fn paint(segs: &[Segment], color: bool, max: Option<usize>) -> String {
 /// Shortens the task segment (ending it with `…`, keeping at least [`TASK_MIN`]
 /// characters) so the line fits `max`; returns whether it now fits. Leaves the
 /// segments alone when shortening the task is not enough.
-fn shorten_task(segs: &mut [Segment], max: usize) -> bool {
+fn shorten_task(segs: &mut [Shown], max: usize) -> bool {
     let over = line_width(segs).saturating_sub(max);
-    let Some(task) = segs.iter_mut().find(|s| s.key == "task") else {
+    let Some(task) = segs.iter_mut().find(|s| s.key == Segment::Task) else {
         return false;
     };
     let [(text, _)] = task.parts.as_mut_slice() else {
@@ -669,12 +649,12 @@ pub fn render_statusline(
     now: DateTime<Utc>,
 ) -> String {
     let ctx = resolve_context(payload, state.tail.as_ref());
-    let mut segs: Vec<Segment> = cfg
+    let mut segs: Vec<Shown> = cfg
         .statusline
         .segments
         .iter()
-        .filter_map(|k| build_segment(k, payload, state, &ctx, cfg, now))
-        .filter_map(Segment::sanitized)
+        .filter_map(|k| build_segment(*k, payload, state, &ctx, cfg, now))
+        .filter_map(Shown::sanitized)
         .collect();
     if segs.is_empty() {
         segs.push(context_segment(&ctx, cfg, true));
@@ -682,7 +662,7 @@ pub fn render_statusline(
     if let Some(max) = term.width.map(usize::from) {
         if line_width(&segs) > max {
             for s in &mut segs {
-                if s.key == "limits"
+                if s.key == Segment::Limits
                     && let Some(short) = limits_segment(&payload.limits, now, false)
                 {
                     *s = short;
@@ -699,7 +679,7 @@ pub fn render_statusline(
         }
         if line_width(&segs) > max {
             for s in &mut segs {
-                if s.key == "context" {
+                if s.key == Segment::Context {
                     *s = context_segment(&ctx, cfg, false);
                 }
             }

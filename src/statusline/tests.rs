@@ -196,7 +196,7 @@ fn levels_and_threshold_follow_the_config() {
 #[test]
 fn segments_follow_the_config_order() {
     let mut cfg = Config::default();
-    cfg.statusline.segments = vec!["context".into(), "learn".into(), "model".into()];
+    cfg.statusline.segments = vec![Segment::Context, Segment::Learn, Segment::Model];
     let mut s = state();
     s.learn_pending = true;
     let line = render_statusline(&fixture("used-42.json"), &s, &cfg, &PLAIN, now());
@@ -432,7 +432,10 @@ fn a_long_task_is_shortened_before_segments_are_dropped() {
 /// A config showing `segments`, in that order.
 fn with_segments(segments: &[&str]) -> Config {
     let mut cfg = Config::default();
-    cfg.statusline.segments = segments.iter().map(|s| (*s).to_owned()).collect();
+    cfg.statusline.segments = segments
+        .iter()
+        .map(|s| Segment::from_name(s).unwrap())
+        .collect();
     cfg
 }
 
@@ -489,14 +492,8 @@ fn optional_segments_are_off_by_default() {
         assert!(!line.contains(absent), "{absent}: {line}");
     }
     for name in ["cost", "duration", "limits", "lines", "elsewhere"] {
-        assert!(crate::config::SEGMENTS.contains(&name));
-        assert!(
-            !Config::default()
-                .statusline
-                .segments
-                .iter()
-                .any(|s| s == name)
-        );
+        let seg = Segment::from_name(name).unwrap();
+        assert!(!Config::default().statusline.segments.contains(&seg));
     }
 }
 
@@ -509,9 +506,9 @@ fn every_known_segment_renders_from_a_full_payload() {
     s.waiting_elsewhere = 1;
     let cfg = Config::default();
     let ctx = resolve_context(&p, None);
-    for name in crate::config::SEGMENTS {
-        let seg = build_segment(name, &p, &s, &ctx, &cfg, before_5h_reset());
-        assert_eq!(seg.map(|s| s.key), Some(name), "{name}");
+    for name in Segment::ALL {
+        let seg = build_segment(*name, &p, &s, &ctx, &cfg, before_5h_reset());
+        assert_eq!(seg.map(|s| s.key), Some(*name), "{name}");
     }
 }
 
@@ -710,7 +707,7 @@ fn elsewhere_counts_sessions_waiting_in_other_projects_and_is_off_by_default() {
     let line = render(&fixture("used-42.json"), &s);
     assert!(!line.contains("elsewhere"), "{line}");
     let mut cfg = Config::default();
-    cfg.statusline.segments.push("elsewhere".into());
+    cfg.statusline.segments.push(Segment::Elsewhere);
     let line = render_statusline(&fixture("used-42.json"), &s, &cfg, &PLAIN, now());
     assert!(line.ends_with(" │ ⚑2 waiting elsewhere"), "{line}");
     // Nothing waiting: nothing shown.

@@ -365,7 +365,7 @@ pub fn rearm_hook(paths: &Paths, session_id: &str, index: usize) -> io::Result<b
 /// than an hour ago in `.forge/` and its folders. Returns how many files were
 /// removed.
 pub fn prune_sessions(paths: &Paths, max_age: Duration, keep: Option<&str>) -> usize {
-    let now = std::time::SystemTime::now();
+    let now = std::time::SystemTime::from(crate::env::wall_clock());
     let keep = keep.map(super::sanitize_id);
     let mut removed = prune_temp_files(&paths.forge_dir());
     for dir in [paths.sessions(), paths.logs(), paths.handoffs()] {
@@ -444,7 +444,7 @@ fn is_stale_temp(name: &str, path: &Path, now: std::time::SystemTime) -> bool {
 /// behind (in `.forge/`, or in `~/.claude/` for the global pending-resume marker).
 /// Nothing else in `dir` is touched. Returns how many were removed.
 pub fn prune_temp_files(dir: &Path) -> usize {
-    let now = std::time::SystemTime::now();
+    let now = std::time::SystemTime::from(crate::env::wall_clock());
     let Ok(read) = std::fs::read_dir(dir) else {
         return 0;
     };

@@ -32,7 +32,7 @@ use std::fs;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub use paths::{NotAProject, Paths, resolve_root, sanitize_id};
 
@@ -231,7 +231,7 @@ impl FileLock {
     /// Tries to take the lock at `path` (creating the lock file when missing) until
     /// `deadline` has passed.
     pub fn acquire(path: &Path, deadline: Duration) -> Option<Self> {
-        let start = Instant::now();
+        let until = crate::env::deadline_after(deadline);
         let open = || safe::open_rw(path, true);
         let file = match open() {
             Ok(f) => f,
@@ -251,7 +251,7 @@ impl FileLock {
                 }
                 Err(fs::TryLockError::Error(_)) => return None,
             }
-            if start.elapsed() >= deadline {
+            if crate::env::time_left(until).is_zero() {
                 return None;
             }
             thread::sleep(Duration::from_millis(2));
@@ -388,7 +388,7 @@ pub fn log_error(paths: &Paths, context: &str, message: &str) {
     if safe::check_dir(&paths.forge_dir()).is_err() || safe::check_dir(&paths.logs()).is_err() {
         return;
     }
-    let now = crate::model::time::iso(chrono::Utc::now());
+    let now = crate::model::time::iso(crate::env::wall_clock());
     let flat: String = message
         .chars()
         .map(|c| if c == '\n' { ' ' } else { c })

@@ -173,9 +173,10 @@ fn keep_pending(file: &Path, pending: &Pending) -> io::Result<()> {
     if !safe::is_real_dir(&dir) {
         safe::create_private_dir_all(&dir)?;
     }
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
+    let nanos = crate::env::wall_clock()
+        .timestamp_nanos_opt()
+        .and_then(|n| u128::try_from(n).ok())
+        .unwrap_or(0);
     let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let name = format!("{nanos:020}-{}-{seq}.json", std::process::id());
     let bytes = serde_json::to_vec(pending).map_err(io::Error::other)?;

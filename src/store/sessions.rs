@@ -31,7 +31,8 @@ pub fn load_sessions(paths: &Paths) -> Vec<SessionBridge> {
         .collect();
     // A file time in the future (a shipped file, a wrong clock) sorts as the oldest:
     // it must not push the sessions that are really running out of the 50.
-    let soon = std::time::SystemTime::now() + std::time::Duration::from_secs(120);
+    let soon =
+        std::time::SystemTime::from(crate::env::wall_clock()) + std::time::Duration::from_secs(120);
     files.sort_by_key(|f| {
         std::cmp::Reverse(if f.0 > soon {
             std::time::SystemTime::UNIX_EPOCH

@@ -109,6 +109,7 @@ fn closed(stopped: &Receiver<()>) -> bool {
     !matches!(stopped.try_recv(), Err(TryRecvError::Empty))
 }
 
+#[allow(clippy::disallowed_methods)] // the dashboard loop reads the clock (clippy.toml)
 fn poll(
     paths: &Paths,
     mut sent: Option<GitCache>,

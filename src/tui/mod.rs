@@ -254,6 +254,7 @@ pub fn initial_model(paths: &Paths, env: &Env, git: GitSource) -> Model {
 
 /// Carries out the effects that need no terminal (preview reads, marker writes),
 /// feeding the results back into the model. Returns the rest (editor, quit).
+#[allow(clippy::disallowed_methods)] // the dashboard loop reads the clock (clippy.toml)
 pub fn run_effects(model: &mut Model, s: &Session, effects: Vec<Effect>) -> Vec<Effect> {
     let mut queue = effects;
     let mut rest = Vec::new();
@@ -442,6 +443,7 @@ impl Screen {
     /// all to the app, lets the app carry out the effects, and draws again only when
     /// the frame changed. Ends on the app's quit (`Ok(None)`) or a termination signal
     /// (`Ok(Some(sig))`).
+    #[allow(clippy::disallowed_methods)] // the dashboard loop reads the clock (clippy.toml)
     pub fn run_app<A: App>(&mut self, app: &mut A) -> anyhow::Result<Option<i32>> {
         let mut next_tick = Instant::now() + TICK;
         let mut shown = draw_frame(&mut self.terminal, app)?;
@@ -493,6 +495,7 @@ fn sleep_for(
 }
 
 /// Re-reads what `pending` says changed and returns the model's effects.
+#[allow(clippy::disallowed_methods)] // the dashboard loop reads the clock (clippy.toml)
 pub fn reload(model: &mut Model, paths: &Paths, pending: &Pending) -> Vec<Effect> {
     let now = Utc::now();
     let keep_git = |snap: &mut crate::model::snapshot::Snapshot, model: &Model| {
@@ -585,18 +588,10 @@ fn suspend_for_editor(
     // passed as "$1", never spliced into the command text.
     // `sh` from an absolute folder of PATH, and the editor's name looked up only in
     // those: never a `./sh` or `./vim` of the project.
-    let sh = env.resolve_program("sh")?;
-    let status = away_from_terminal(terminal, input, || {
-        let mut cmd = std::process::Command::new(&sh);
-        if let Some(p) = env.absolute_path_var() {
-            cmd.env("PATH", p);
-        }
-        cmd.arg("-c")
-            .arg(format!("{editor} \"$1\""))
-            .arg("forge-editor")
-            .arg(path)
-            .status()
-    });
+    let mut cmd =
+        crate::proc::Cmd::shell(env, &format!("{editor} \"$1\"")).map_err(|e| e.to_string())?;
+    cmd.arg("forge-editor").arg(path);
+    let status = away_from_terminal(terminal, input, || cmd.interactive());
     match status {
         Ok(st) if st.success() => Ok(()),
         Ok(st) => Err(format!("{editor} exited with {st}")),
@@ -693,6 +688,7 @@ fn base64(bytes: &[u8]) -> String {
 
 /// `--trace-draws <file>`: after each frame, appends the wall-clock time and the
 /// handoff count, so the benchmark can measure how fast a change reaches the screen.
+#[allow(clippy::disallowed_methods)] // the dashboard loop reads the clock (clippy.toml)
 fn trace_draw(path: &Path, model: &Model) {
     let line = format!(
         "{} handoffs={}",

@@ -1,7 +1,20 @@
 //! The escalation ladder (after anvil's context checkpoints): the words of an alert,
 //! the WIP commit's message, and the rules that keep a WIP commit safe.
 
+use crate::model::named::named;
 use crate::model::session::level::Level;
+
+named! {
+    /// What the ladder can do at a level (`[ladder] L1`, `L2`, `L3`).
+    pub enum LadderAction in lists as "action" {
+        /// A handoff (at L1: the status line's threshold handoff).
+        Handoff = "handoff",
+        /// A note for the model's next prompt.
+        Alert = "alert",
+        /// A WIP commit of the tracked changes (never on a protected branch).
+        WipCommit = "wip_commit",
+    }
+}
 
 /// The note the model gets at its next prompt once a session reaches `level`.
 pub fn alert_text(level: Level, pct: f64) -> String {

@@ -4,39 +4,40 @@
 
 use std::fmt::Write as _;
 
+use crate::model::named::named;
 use crate::model::session::level::Level;
 
-/// A hook event a message can be sent for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NotifyEvent {
-    /// A turn ended (Stop).
-    Stop,
-    /// The session waits for input (Notification `idle_prompt`).
-    Idle,
-    /// The session waits for a permission (Notification `permission_prompt`,
-    /// PermissionRequest).
-    Permission,
-    /// The session ended.
-    SessionEnd,
-    /// A compaction is about to happen.
-    PreCompact,
-    /// A session started.
-    SessionStart,
+named! {
+    /// A hook event a message can be sent for (its name is the one in `[notify]
+    /// events`).
+    pub enum NotifyEvent in lists as "event" {
+        /// A turn ended (Stop).
+        Stop = "stop",
+        /// The session waits for input (Notification `idle_prompt`).
+        Idle = "idle",
+        /// The session waits for a permission (Notification `permission_prompt`,
+        /// PermissionRequest).
+        Permission = "permission",
+        /// The session ended.
+        SessionEnd = "session_end",
+        /// A compaction is about to happen.
+        PreCompact = "pre_compact",
+        /// A session started.
+        SessionStart = "session_start",
+    }
+}
+
+named! {
+    /// `[notify] mode`: how a wake message is sent.
+    pub enum NotifyMode {
+        /// Started detached; the hook returns at once.
+        Async = "async",
+        /// Stop waits for a reply that can keep the session working.
+        Bidirectional = "bidirectional",
+    }
 }
 
 impl NotifyEvent {
-    /// The name in `[notify] events`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Stop => "stop",
-            Self::Idle => "idle",
-            Self::Permission => "permission",
-            Self::SessionEnd => "session_end",
-            Self::PreCompact => "pre_compact",
-            Self::SessionStart => "session_start",
-        }
-    }
-
     /// The `trigger:` line.
     pub fn trigger(self) -> &'static str {
         match self {

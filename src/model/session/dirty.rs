@@ -9,30 +9,18 @@
 //! each count warned about, and lowered whenever the tree gets cleaner (a commit, a
 //! stash) — from there, new changes warn again.
 
-/// The values of `[hooks] dirty_warning`, in the order the error message lists them.
-pub const MODES: [&str; 3] = ["grew", "changed", "off"];
+use crate::model::named::named;
 
-/// `[hooks] dirty_warning`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DirtyWarning {
-    /// Only when the count grew past the floor (the default).
-    Grew,
-    /// Whenever the count differs from the last one warned about (the rule before
-    /// this key existed).
-    Changed,
-    /// Never.
-    Off,
-}
-
-impl DirtyWarning {
-    /// The mode a config value names; an unknown value (refused when the config is
-    /// validated) is the default.
-    pub fn parse(value: &str) -> Self {
-        match value {
-            "changed" => Self::Changed,
-            "off" => Self::Off,
-            _ => Self::Grew,
-        }
+named! {
+    /// `[hooks] dirty_warning`.
+    pub enum DirtyWarning {
+        /// Only when the count grew past the floor (the default).
+        Grew = "grew",
+        /// Whenever the count differs from the last one warned about (the rule before
+        /// this key existed).
+        Changed = "changed",
+        /// Never.
+        Off = "off",
     }
 }
 
@@ -129,9 +117,14 @@ mod tests {
             [2, 3, 1, 1]
         );
         assert!(warned_turns(DirtyWarning::Off, Some(0), &[1, 2, 3]).is_empty());
-        assert_eq!(DirtyWarning::parse("grew"), DirtyWarning::Grew);
-        assert_eq!(DirtyWarning::parse("changed"), DirtyWarning::Changed);
-        assert_eq!(DirtyWarning::parse("off"), DirtyWarning::Off);
-        assert_eq!(DirtyWarning::parse("bogus"), DirtyWarning::Grew);
+        assert_eq!(DirtyWarning::from_name("grew"), Some(DirtyWarning::Grew));
+        assert_eq!(
+            DirtyWarning::from_name("changed"),
+            Some(DirtyWarning::Changed)
+        );
+        assert_eq!(DirtyWarning::from_name("off"), Some(DirtyWarning::Off));
+        // Another value is refused when the config is read (the hooks then run on
+        // the defaults, `grew` among them): there is no value to fall back from.
+        assert_eq!(DirtyWarning::from_name("bogus"), None);
     }
 }

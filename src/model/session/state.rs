@@ -6,6 +6,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::model::named::named;
+
 /// `logs/last-session.json`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -201,19 +203,31 @@ pub enum ResumeDecision {
     Name,
 }
 
+named! {
+    /// `[resume] auto`: which automatic handoffs SessionStart injects.
+    pub enum ResumeAuto {
+        /// Those younger than `[resume] max_age` (the default).
+        Recent = "recent",
+        /// Every one.
+        Always = "always",
+        /// None: they are only named.
+        Never = "never",
+    }
+}
+
 /// The resume policy: a chosen handoff is always injected; an automatic one as
 /// `auto` says — `always`, `never`, or `recent` (younger than `max_age`; a handoff
 /// of unknown age is not recent).
 pub fn resume_decision(
     origin: ResumeOrigin,
     age: Option<chrono::Duration>,
-    auto: &str,
+    auto: ResumeAuto,
     max_age: chrono::Duration,
 ) -> ResumeDecision {
     let inject = match (origin, auto) {
-        (ResumeOrigin::Chosen, _) | (ResumeOrigin::Auto, "always") => true,
-        (ResumeOrigin::Auto, "never") => false,
-        (ResumeOrigin::Auto, _) => age.is_some_and(|a| a < max_age),
+        (ResumeOrigin::Chosen, _) | (ResumeOrigin::Auto, ResumeAuto::Always) => true,
+        (ResumeOrigin::Auto, ResumeAuto::Never) => false,
+        (ResumeOrigin::Auto, ResumeAuto::Recent) => age.is_some_and(|a| a < max_age),
     };
     if inject {
         ResumeDecision::Inject
@@ -459,7 +473,7 @@ mod tests {
         use ResumeOrigin::{Auto, Chosen};
         let h = chrono::Duration::hours;
         let max = h(12);
-        let d = |o, age, auto| resume_decision(o, age, auto, max);
+        let d = |o, age, auto| resume_decision(o, age, ResumeAuto::from_name(auto).unwrap(), max);
         assert_eq!(d(Chosen, Some(h(72)), "recent"), Inject);
         assert_eq!(d(Chosen, None, "never"), Inject);
         assert_eq!(d(Auto, Some(h(1)), "recent"), Inject);

@@ -1,0 +1,676 @@
+//! Layered configuration: `.forge/config.toml` over `~/.config/forge/config.toml`
+//! (`$XDG_CONFIG_HOME` respected) over built-in defaults, merged field by field.
+//!
+//! Unknown keys, wrong types and values a key does not take are errors that name
+//! the key and the file, found when the file is read: the settings are typed
+//! ([`sections`]), so what uses them never parses a string or falls back on its own.
+//! The hooks and the statusline must never fail on a bad config: they call
+//! [`load_or_default`], which logs the error and falls back to the defaults.
+//!
+//! The rooms: [`sections`] (the typed settings and their defaults), [`keys`] (which
+//! keys there are, read from serde's field lists, and the side each is on), `words`
+//! (errors in plain words), and here the layering, the trust of a project's file and
+//! the checks types alone cannot make.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::env::Env;
+use crate::model::outcome::Outcome;
+use crate::model::setup::trust::Trust;
+use crate::store::Paths;
+
+pub mod keys;
+pub mod sections;
+mod words;
+
+pub use keys::{
+    AGENTS, KeySide, SIDES, Schema, Side, TableKeys, hook_list_keys, hook_lists, key_side, schema,
+    side_of, take_acting,
+};
+pub use sections::*;
+
+use keys::{THRESHOLD_ONLY, commands_in, split_agents, unknown_keys};
+use words::{humanize_de_error, join_lines};
+
+/// Where a value came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "path", rename_all = "lowercase")]
+pub enum Source {
+    /// Built in.
+    Default,
+    /// `~/.config/forge/config.toml`.
+    User(PathBuf),
+    /// `.forge/config.toml`.
+    Project(PathBuf),
+    /// An `[agents.<name>]` table (the name, then the file that holds it).
+    Agent(String, PathBuf),
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Default => f.write_str("default"),
+            Self::User(p) => write!(f, "user ({})", p.display()),
+            Self::Project(p) => write!(f, "project ({})", p.display()),
+            Self::Agent(name, p) => write!(f, "agent {name} ({})", p.display()),
+        }
+    }
+}
+
+/// A config error that names the file and, where it can, the key.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file is not valid TOML, or a key is unknown or has the wrong type.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong (names the key).
+        message: String,
+    },
+    /// The file exists but cannot be read.
+    #[error("{path}: cannot read: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+impl ConfigError {
+    /// The file the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            Self::Invalid { path, .. } | Self::Read { path, .. } => path,
+        }
+    }
+}
+
+/// The effective config, with where each value came from.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The merged values.
+    pub config: Config,
+    /// `section.key` → source, for every leaf.
+    pub sources: BTreeMap<String, Source>,
+    /// The files that were looked for, in order (user, project), and whether each exists.
+    pub files: Vec<(Source, bool)>,
+    /// The agent whose `[agents.<name>]` tables were looked for (`None`: no agent
+    /// named, or no file has agent tables).
+    pub agent: Option<String>,
+    /// The agent names the files define.
+    pub agents: Vec<String>,
+    /// Where the project file stands: absent, nothing in it acts, trusted, or not
+    /// (then its acting keys are in [`Loaded::ignored`]).
+    pub trust: Trust,
+    /// The project file's keys that act and were left out because it is not
+    /// trusted (see [`Side::Acts`]); `trust.why_ignored()` says why.
+    pub ignored: Vec<Ignored>,
+}
+
+/// A key of the project file left out because the file is not trusted.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ignored {
+    /// As named in messages: `ladder.L1`, `agents.builder.notify.mode`.
+    pub key: String,
+    /// Its value in the file.
+    pub value: toml::Value,
+}
+
+impl Loaded {
+    /// The defaults alone.
+    fn defaults() -> Self {
+        Self {
+            config: Config::default(),
+            sources: BTreeMap::new(),
+            files: Vec::new(),
+            agent: None,
+            agents: Vec::new(),
+            trust: Trust::Absent,
+            ignored: Vec::new(),
+        }
+    }
+
+    /// One line for the event log, doctor and `config show`: which keys were left
+    /// out, why, and what to run.
+    pub fn ignored_summary(&self, project: &Path) -> Option<String> {
+        if self.ignored.is_empty() {
+            return None;
+        }
+        let keys: Vec<&str> = self.ignored.iter().map(|i| i.key.as_str()).collect();
+        Some(format!(
+            "ignored {} of {} ({}): {}; `forge trust --project {}` shows what they do and trusts the file",
+            if keys.len() == 1 {
+                "the acting key"
+            } else {
+                "the acting keys"
+            },
+            project.join(".forge/config.toml").display(),
+            self.trust.why_ignored(),
+            keys.join(", "),
+            crate::model::setup::settings::shell_quote(&project.to_string_lossy())
+        ))
+    }
+}
+
+/// The user config file: `$XDG_CONFIG_HOME/forge/config.toml` or `~/.config/forge/config.toml`.
+pub fn user_path(env: &Env) -> Option<PathBuf> {
+    env.user_config_dir().map(|d| d.join("config.toml"))
+}
+
+/// The largest config file read (a larger one is an error, never cut).
+pub const CONFIG_MAX: u64 = 1024 * 1024;
+
+/// Reads one config file and checks its keys (types are checked by [`check_types`],
+/// once the keys that will not apply are left out). The project's (under `.forge/`)
+/// is opened without following a link; the user's may be a dotfiles manager's link.
+/// Returns the text (for its hash) and the table.
+fn parse_file(
+    path: &Path,
+    follow: crate::store::safe::Follow,
+) -> Result<Option<(String, toml::Table)>, ConfigError> {
+    let text = match crate::store::safe::read_to_string_whole(path, CONFIG_MAX, follow) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let invalid = |message: String| ConfigError::Invalid {
+        path: path.to_path_buf(),
+        message,
+    };
+    let table: toml::Table =
+        toml::from_str(&text).map_err(|e| invalid(join_lines(&e.to_string())))?;
+    // Check this file alone, so the error names this file: every unknown key at
+    // once, then the first wrong type.
+    let problems = unknown_keys(&table);
+    if !problems.is_empty() {
+        return Err(invalid(problems.join("; ")));
+    }
+    Ok(Some((text, table)))
+}
+
+/// Checks the types of a file's values (its own sections and every agent table,
+/// whichever agent runs); the error names the file and the key.
+fn check_types(path: &Path, table: &toml::Table) -> Result<(), ConfigError> {
+    let invalid = |message: String| ConfigError::Invalid {
+        path: path.to_path_buf(),
+        message,
+    };
+    let (own, agents) = split_agents(table);
+    Config::deserialize(toml::Value::Table(own))
+        .map_err(|e| invalid(humanize_de_error(&e.to_string())))?;
+    for (name, t) in &agents {
+        Config::deserialize(toml::Value::Table(t.clone())).map_err(|e| {
+            invalid(format!(
+                "in [agents.{name}]: {}",
+                humanize_de_error(&e.to_string())
+            ))
+        })?;
+    }
+    Ok(())
+}
+
+fn merge(
+    into: &mut toml::Table,
+    from: &toml::Table,
+    source: &Source,
+    prefix: &str,
+    sources: &mut BTreeMap<String, Source>,
+) {
+    for (k, v) in from {
+        let key = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        match (into.get_mut(k), v) {
+            (Some(toml::Value::Table(dst)), toml::Value::Table(src)) => {
+                merge(dst, src, source, &key, sources);
+            }
+            _ => {
+                if let toml::Value::Table(t) = v {
+                    let mut fresh = toml::Table::new();
+                    merge(&mut fresh, t, source, &key, sources);
+                    into.insert(k.clone(), toml::Value::Table(fresh));
+                } else {
+                    into.insert(k.clone(), v.clone());
+                    sources.insert(key, source.clone());
+                }
+            }
+        }
+    }
+}
+
+fn leaves(prefix: &str, v: &toml::Value, out: &mut Vec<String>) {
+    match v {
+        toml::Value::Table(t) => {
+            for (k, v) in t {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                leaves(&key, v, out);
+            }
+        }
+        _ => out.push(prefix.to_owned()),
+    }
+}
+
+/// Loads the layered config for a project. Errors name the file and the key.
+/// The agent is named by `$FORGE_AGENT`, else the tmux session (see
+/// [`Env::agent_name`]); its `[agents.<name>]` tables win over both files.
+pub fn load(paths: &Paths, env: &Env) -> Result<Loaded, ConfigError> {
+    load_skipping(paths, env, &[], None)
+}
+
+/// [`load`] as agent `agent` (`forge config show --agent NAME`).
+pub fn load_as(paths: &Paths, env: &Env, agent: &str) -> Result<Loaded, ConfigError> {
+    load_skipping(paths, env, &[], Some(agent))
+}
+
+/// The config with every broken file left out (defaults and the layers that load),
+/// plus the errors of the files that were left out. For `forge config show`, which
+/// still shows the effective values when one file is broken.
+pub fn load_lenient(paths: &Paths, env: &Env) -> (Loaded, Vec<ConfigError>) {
+    let mut skip: Vec<PathBuf> = Vec::new();
+    let mut errors = Vec::new();
+    // At most one retry per layer (user, project), then the defaults alone.
+    for _ in 0..3 {
+        match load_skipping(paths, env, &skip, None) {
+            Ok(l) => return (l, errors),
+            Err(e) => {
+                let path = e.path().to_path_buf();
+                errors.push(e);
+                if skip.contains(&path) {
+                    break;
+                }
+                skip.push(path);
+            }
+        }
+    }
+    let both = [user_path(env), Some(paths.config())];
+    skip.extend(both.into_iter().flatten());
+    let loaded = load_skipping(paths, env, &skip, None).unwrap_or_else(|_| Loaded::defaults());
+    (loaded, errors)
+}
+
+/// [`load`], leaving out the files in `skip` (they are listed as not loaded).
+fn load_skipping(
+    paths: &Paths,
+    env: &Env,
+    skip: &[PathBuf],
+    agent: Option<&str>,
+) -> Result<Loaded, ConfigError> {
+    load_with(paths, env, skip, agent, None)
+}
+
+/// [`load`] as if the project file's content hashing to `trust_as` were trusted (for
+/// `forge trust`, which checks every value of the file before it trusts it).
+pub fn load_trusting(paths: &Paths, env: &Env, trust_as: &str) -> Result<Loaded, ConfigError> {
+    load_with(paths, env, &[], None, Some(trust_as))
+}
+
+/// The trust record of the project at `paths` (one small read in your state
+/// folder), judged against the content hash `sha256`.
+fn judge_trust(paths: &Paths, env: &Env, sha256: &str, trust_as: Option<&str>) -> Trust {
+    if trust_as == Some(sha256) {
+        return Trust::Trusted {
+            sha256: sha256.to_owned(),
+            trusted_at: String::new(),
+        };
+    }
+    let record = crate::store::registry::root_key(&paths.root)
+        .and_then(|root| crate::store::trust::read(env, &root));
+    Trust::judge(sha256, record.as_ref())
+}
+
+/// [`load_skipping`], with the content hash of a project file to take as trusted.
+fn load_with(
+    paths: &Paths,
+    env: &Env,
+    skip: &[PathBuf],
+    agent: Option<&str>,
+    trust_as: Option<&str>,
+) -> Result<Loaded, ConfigError> {
+    let defaults = toml::Value::try_from(Config::default()).map_err(|e| ConfigError::Invalid {
+        path: PathBuf::from("<defaults>"),
+        message: e.to_string(),
+    })?;
+    let mut sources = BTreeMap::new();
+    let mut keys = Vec::new();
+    leaves("", &defaults, &mut keys);
+    for k in keys {
+        sources.insert(k, Source::Default);
+    }
+    let mut merged = match defaults {
+        toml::Value::Table(t) => t,
+        _ => toml::Table::new(),
+    };
+    let mut files = Vec::new();
+    let mut trust = Trust::Absent;
+    let mut ignored = Vec::new();
+    let mut layer_agents: Vec<(PathBuf, BTreeMap<String, toml::Table>)> = Vec::new();
+    let layers = [
+        user_path(env).map(Source::User),
+        Some(Source::Project(paths.config())),
+    ];
+    for source in layers.into_iter().flatten() {
+        let path = match &source {
+            Source::User(p) | Source::Project(p) => p.clone(),
+            Source::Default | Source::Agent(..) => continue,
+        };
+        if skip.contains(&path) {
+            files.push((source.clone(), false));
+            continue;
+        }
+        let follow = match source {
+            Source::Project(_) => crate::store::safe::Follow::No,
+            _ => crate::store::safe::Follow::Yes,
+        };
+        let parsed = parse_file(&path, follow)?;
+        if let (Source::Project(_), Some((_, t))) = (&source, &parsed)
+            && let Some(key) = commands_in(t)
+        {
+            return Err(ConfigError::Invalid {
+                path: path.clone(),
+                message: format!(
+                    "`{key}` runs commands, so forge takes it only from your own config ({}), never from a project's .forge/config.toml, which a repository can ship: move it there",
+                    user_path(env).map_or_else(
+                        || "~/.config/forge/config.toml".to_owned(),
+                        |p| p.display().to_string()
+                    )
+                ),
+            });
+        }
+        files.push((source.clone(), parsed.is_some()));
+        if let Some((text, mut table)) = parsed {
+            if let Source::Project(_) = source {
+                // The keys that act apply only from a file you trusted (this exact
+                // content); the rest applies as it is.
+                let mut rest = table.clone();
+                let acting = take_acting(&mut rest);
+                trust = if acting.is_empty() {
+                    Trust::Inert
+                } else {
+                    judge_trust(
+                        paths,
+                        env,
+                        &crate::model::setup::trust::content_hash(text.as_bytes()),
+                        trust_as,
+                    )
+                };
+                if !trust.applies() {
+                    table = rest;
+                    ignored = acting
+                        .into_iter()
+                        .map(|(key, value)| Ignored { key, value })
+                        .collect();
+                }
+            }
+            check_types(&path, &table)?;
+            let (own, agents) = split_agents(&table);
+            merge(&mut merged, &own, &source, "", &mut sources);
+            layer_agents.push((path.clone(), agents));
+        }
+    }
+    // Agent tables last (agent > project > user > defaults), the user file's then
+    // the project's. The agent is only asked for when some file has agent tables.
+    let mut defined: Vec<String> = layer_agents
+        .iter()
+        .flat_map(|(_, a)| a.keys().cloned())
+        .collect();
+    defined.sort();
+    defined.dedup();
+    let agent = if defined.is_empty() && agent.is_none() {
+        None
+    } else {
+        agent.map(str::to_owned).or_else(|| env.agent_name())
+    };
+    if let Some(name) = &agent {
+        for (path, agents) in &layer_agents {
+            if let Some(t) = agents.get(name) {
+                let source = Source::Agent(name.clone(), path.clone());
+                merge(&mut merged, t, &source, "", &mut sources);
+            }
+        }
+    }
+    let config =
+        Config::deserialize(toml::Value::Table(merged)).map_err(|e| ConfigError::Invalid {
+            path: paths.config(),
+            message: humanize_de_error(&e.to_string()),
+        })?;
+    validate(&config).map_err(|message| {
+        // Name the file that set the offending value.
+        let path = message
+            .0
+            .iter()
+            .filter_map(|k| match sources.get(*k) {
+                Some(Source::User(p) | Source::Project(p) | Source::Agent(_, p)) => Some(p.clone()),
+                _ => None,
+            })
+            .next_back()
+            .unwrap_or_else(|| PathBuf::from("<defaults>"));
+        ConfigError::Invalid {
+            path,
+            message: message.1,
+        }
+    })?;
+    Ok(Loaded {
+        config,
+        sources,
+        files,
+        agent,
+        agents: defined,
+        trust,
+        ignored,
+    })
+}
+
+type Invalid = (Vec<&'static str>, String);
+
+/// `Ok` when `ok`, else the error for `key`: "`name` must be `allowed`, found
+/// `found`" (`name` is the key as the message shows it, usually `key` itself).
+fn require(
+    ok: bool,
+    key: &'static str,
+    name: &str,
+    allowed: &str,
+    found: impl std::fmt::Display,
+) -> Result<(), Invalid> {
+    if ok {
+        Ok(())
+    } else {
+        Err((
+            vec![key],
+            format!("`{name}` must be {allowed}, found {found}"),
+        ))
+    }
+}
+
+/// Checks values that types alone cannot: ordered levels, ranges, a command to run.
+/// (A value that is not one of a key's names, or not a duration, is refused by its
+/// type when the file is read: see [`sections`].)
+fn validate(c: &Config) -> Result<(), Invalid> {
+    let x = &c.context;
+    for (key, v) in [
+        ("context.warn", x.warn),
+        ("context.critical", x.critical),
+        ("context.emergency", x.emergency),
+        ("context.handoff_threshold", x.handoff_threshold),
+    ] {
+        require((0.0..=100.0).contains(&v), key, key, "between 0 and 100", v)?;
+    }
+    let mut broken = Vec::new();
+    let mut keys = Vec::new();
+    if x.warn >= x.critical {
+        broken.push(format!(
+            "warn ({}) must be below critical ({})",
+            x.warn, x.critical
+        ));
+        keys.extend(["context.warn", "context.critical"]);
+    }
+    if x.critical >= x.emergency {
+        broken.push(format!(
+            "critical ({}) must be below emergency ({})",
+            x.critical, x.emergency
+        ));
+        keys.extend(["context.critical", "context.emergency"]);
+    }
+    if !broken.is_empty() {
+        return Err((
+            keys,
+            format!("context levels must rise: {}", broken.join(", and ")),
+        ));
+    }
+    let key = "statusline.bar_width";
+    let width = c.statusline.bar_width;
+    require((1..=100).contains(&width), key, key, "1 to 100", width)?;
+    let r = &c.relay;
+    let key = "relay.threshold";
+    require(
+        (1.0..=100.0).contains(&r.threshold),
+        key,
+        key,
+        "between 1 and 100",
+        r.threshold,
+    )?;
+    let key = "relay.max_handoffs";
+    require(r.max_handoffs <= 20, key, key, "0 to 20", r.max_handoffs)?;
+    let key = "relay.grace_secs";
+    require(
+        (1..=120).contains(&r.grace_secs),
+        key,
+        key,
+        "1 to 120",
+        r.grace_secs,
+    )?;
+    let n = &c.notify;
+    let key = "notify.timeout_secs";
+    require(
+        (1..=600).contains(&n.timeout_secs),
+        key,
+        key,
+        "1 to 600",
+        n.timeout_secs,
+    )?;
+    let key = "notify.pane_capture_lines";
+    require(
+        n.pane_capture_lines <= 500,
+        key,
+        key,
+        "0 to 500",
+        n.pane_capture_lines,
+    )?;
+    if n.command.first().is_some_and(|p| p.trim().is_empty()) {
+        return Err((
+            vec!["notify.command"],
+            "`notify.command` must start with a program".to_owned(),
+        ));
+    }
+    for (list, hooks) in [
+        ("on_threshold", &c.on_threshold),
+        ("on_session_start", &c.on_session_start),
+    ] {
+        for h in hooks {
+            let key: &'static str = if list == "on_threshold" {
+                "on_threshold"
+            } else {
+                "on_session_start"
+            };
+            if h.command.trim().is_empty() {
+                return Err((vec![key], format!("`{list}.command` must name a command")));
+            }
+            require(
+                (1..=600).contains(&h.timeout_secs),
+                key,
+                &format!("{list}.timeout_secs"),
+                "1 to 600",
+                h.timeout_secs,
+            )?;
+            if list == "on_session_start" && (h.threshold.is_some() || h.replace_handoff) {
+                return Err((
+                    vec![key],
+                    format!(
+                        "{} belong to [[on_threshold]], not [[on_session_start]]",
+                        THRESHOLD_ONLY.map(|k| format!("`{k}`")).join(" and ")
+                    ),
+                ));
+            }
+            if let Some(t) = h.threshold {
+                require(
+                    (1.0..=100.0).contains(&t),
+                    key,
+                    &format!("{list}.threshold"),
+                    "between 1 and 100",
+                    t,
+                )?;
+            }
+        }
+    }
+    let key = "learn.memory_max_lines";
+    let lines = c.learn.memory_max_lines;
+    require(lines >= 10, key, key, "10 or more", lines)?;
+    Ok(())
+}
+
+/// For hooks and the statusline: the config, or the defaults when it is broken (the
+/// error is logged to `.forge/logs/errors.log`, never shown in the session).
+pub fn load_or_default(paths: &Paths, env: &Env) -> Config {
+    match load(paths, env) {
+        Ok(l) => l.config,
+        Err(e) => {
+            if paths.logs().is_dir() {
+                crate::store::log_error(paths, "config", &e.to_string());
+            }
+            Config::default()
+        }
+    }
+}
+
+/// [`load_or_default`] for the hooks and the status line, which also say — once per
+/// content of the project file, not on every call — that its acting keys were left
+/// out because you have not trusted it: the outcome for the call's event line (`None`
+/// when there is nothing new to say). The "said" mark is kept in your state folder
+/// beside the trust records (one small read per call, and only for a project file
+/// that has acting keys).
+pub fn load_noting(paths: &Paths, env: &Env) -> (Config, Option<Outcome>) {
+    match load(paths, env) {
+        Ok(l) => {
+            let notice = notice_ignored(paths, env, &l);
+            (l.config, notice)
+        }
+        Err(_) => (load_or_default(paths, env), None),
+    }
+}
+
+/// The [`Outcome::ConfigIgnored`] of `l`, when it is news (see [`load_noting`]).
+fn notice_ignored(paths: &Paths, env: &Env, l: &Loaded) -> Option<Outcome> {
+    let Trust::Untrusted { sha256, .. } = &l.trust else {
+        return None;
+    };
+    let root = crate::store::registry::root_key(&paths.root)?;
+    if crate::store::trust::noticed(env, &root, sha256) {
+        return None;
+    }
+    // Said only when the mark is kept: else every status-line tick would say it.
+    crate::store::trust::mark_noticed(env, &root, sha256).ok()?;
+    Some(Outcome::ConfigIgnored {
+        file: paths.config().display().to_string(),
+        keys: l.ignored.iter().map(|i| i.key.clone()).collect(),
+        why: l.trust.why_ignored().to_owned(),
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,140 @@
+//! Asking the tmux server, through the `proc` room: one runner for every question
+//! forge asks it (the agent's name, a pane's name and last lines, switching the
+//! client to a pane). `tmux` is found in an absolute folder of `$PATH` only, never
+//! as a `./tmux` of the project.
+
+use std::time::Duration;
+
+use crate::env::Env;
+use crate::proc::{Cmd, Error, Output};
+
+/// The most of tmux's answer that is read.
+const ANSWER_CAP: usize = 256 * 1024;
+
+/// How long forge waits for tmux when asking about its own pane.
+pub const WAIT: Duration = Duration::from_millis(500);
+
+/// Runs `tmux [-S SOCKET] ARGS` for at most `timeout`: `Ok` with its stdout (lossy
+/// UTF-8, at most 256 KiB) when it exits 0, else `Err` saying why (tmux's own
+/// words on stderr when it failed).
+pub fn ask(
+    env: &Env,
+    socket: Option<&str>,
+    args: &[&str],
+    timeout: Duration,
+) -> Result<String, String> {
+    let mut cmd = Cmd::resolve(env, "tmux").map_err(|e| e.to_string())?;
+    if let Some(s) = socket {
+        cmd.args(["-S", s]);
+    }
+    let done = cmd
+        .args(args)
+        .stdout(Output::Capture(ANSWER_CAP))
+        .stderr(Output::Capture(4096))
+        .run_for(timeout)
+        .map_err(|e| match e {
+            Error::Wait { .. } => e.to_string(),
+            _ => format!("cannot run tmux: {e}"),
+        })?;
+    if done.timed_out() {
+        return Err(format!(
+            "tmux did not answer within {}",
+            match timeout.as_millis() {
+                1000 => "a second".to_owned(),
+                ms => format!("{ms} ms"),
+            }
+        ));
+    }
+    if done.success() {
+        Ok(done.stdout.text())
+    } else {
+        Err(format!("tmux: {}", done.stderr.text().trim()))
+    }
+}
+
+impl Env {
+    /// The agent this process runs as, for `[agents.<name>]` settings: `$FORGE_AGENT`,
+    /// else the tmux session's name (inside tmux; one `tmux display-message`, at most
+    /// 500 ms), else none. Only asked when a config file has agent tables.
+    ///
+    /// (A method of [`Env`] kept here, above `proc`: `env` is the floor `proc` stands
+    /// on, so it runs no child itself.)
+    pub fn agent_name(&self) -> Option<String> {
+        if let Some(a) = &self.forge_agent {
+            return Some(a.clone());
+        }
+        if !self.tmux {
+            return None;
+        }
+        let out = ask(self, None, &["display-message", "-p", "#S"], WAIT).ok()?;
+        let name = out.trim();
+        (!name.is_empty() && name.len() <= 200).then(|| name.to_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// An environment inside tmux whose `tmux` is the script `body` (PATH: the fake
+    /// first, then the system's folders for `sh` and friends).
+    fn fake_tmux(dir: &Path, body: &str) -> Env {
+        use std::os::unix::fs::PermissionsExt;
+        let bin = dir.join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let tmux = bin.join("tmux");
+        std::fs::write(&tmux, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&tmux, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut env = Env::for_test(dir, dir);
+        env.tmux = true;
+        env.path = Some(
+            std::env::join_paths([bin.as_path(), Path::new("/usr/bin"), Path::new("/bin")])
+                .unwrap(),
+        );
+        env
+    }
+
+    #[test]
+    fn the_agent_is_forge_agent_else_the_tmux_sessions_name() {
+        let t = tempfile::tempdir().unwrap();
+        let mut env = fake_tmux(
+            t.path(),
+            r#"[ "$*" = "display-message -p #S" ] && echo builder"#,
+        );
+        assert_eq!(env.agent_name().as_deref(), Some("builder"));
+        env.forge_agent = Some("reviewer".into());
+        assert_eq!(env.agent_name().as_deref(), Some("reviewer"));
+        env.forge_agent = None;
+        env.tmux = false;
+        assert_eq!(env.agent_name(), None, "outside tmux nothing is asked");
+    }
+
+    #[test]
+    fn a_failing_or_silent_tmux_is_an_answer_in_words_within_the_wait() {
+        let t = tempfile::tempdir().unwrap();
+        let env = fake_tmux(t.path(), "echo 'no server running' >&2; exit 1");
+        assert_eq!(
+            ask(&env, None, &["list-sessions"], WAIT),
+            Err("tmux: no server running".to_owned())
+        );
+        assert_eq!(env.agent_name(), None);
+        let env = fake_tmux(t.path(), "exec sleep 30");
+        let started = std::time::Instant::now();
+        assert_eq!(
+            ask(&env, None, &["x"], Duration::from_secs(1)),
+            Err("tmux did not answer within a second".to_owned())
+        );
+        assert_eq!(env.agent_name(), None);
+        assert!(started.elapsed() < Duration::from_secs(5));
+        // The socket goes first; tmux is never taken from a relative PATH entry.
+        let mut env = fake_tmux(t.path(), r#"echo "$*""#);
+        assert_eq!(
+            ask(&env, Some("/tmp/s"), &["a", "b"], WAIT).as_deref(),
+            Ok("-S /tmp/s a b\n")
+        );
+        env.path = Some("bin".into());
+        let why = ask(&env, None, &["a"], WAIT).unwrap_err();
+        assert!(why.contains("absolute folder"), "{why}");
+    }
+}
