@@ -9,6 +9,11 @@
 //! `cargo test --test e2e`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::too_many_lines,
+    clippy::cognitive_complexity,
+    reason = "scenario tests: each tells one story, setup to last check, read top to bottom; splitting it would scatter the story"
+)]
 
 #[path = "e2e/harness.rs"]
 mod harness;

@@ -5,6 +5,10 @@
 //! terminal, and a registry that is a link or a FIFO is refused without hanging.
 
 #![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::too_many_lines,
+    reason = "scenario tests: each tells one story, setup to last check, read top to bottom; splitting it would scatter the story"
+)]
 
 mod common;
 

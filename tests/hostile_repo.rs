@@ -10,6 +10,7 @@
 
 mod common;
 
+use std::fmt::Write as _;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -327,10 +328,11 @@ fn row2_a_filter_behind_a_hasconfig_include_never_runs() {
     .unwrap();
     let config = p.root.join(".git/config");
     let mut text = std::fs::read_to_string(&config).unwrap();
-    text.push_str(&format!(
-        "[includeIf \"hasconfig:remote.*.url:https://example.com/**\"]\n\tpath = {}\n",
+    let _ = writeln!(
+        text,
+        "[includeIf \"hasconfig:remote.*.url:https://example.com/**\"]\n\tpath = {}",
         included.display()
-    ));
+    );
     std::fs::write(&config, text).unwrap();
     // Edited to the same size: git must hash them, through the filter.
     for i in [0, 1, 2] {

@@ -4,6 +4,11 @@
 //! message at a time, reading each answer before the next is sent.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::too_many_lines,
+    clippy::cognitive_complexity,
+    reason = "scenario tests: each tells one story, setup to last check, read top to bottom; splitting it would scatter the story"
+)]
 
 mod common;
 

@@ -4,8 +4,14 @@
 //! corpus (tests/fixtures/secrets/) through every path text leaves forge by.
 
 #![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::too_many_lines,
+    reason = "scenario tests: each tells one story, setup to last check, read top to bottom; splitting it would scatter the story"
+)]
 
 mod common;
+
+use std::fmt::Write as _;
 
 use common::{TestProject, git};
 use serde_json::{Value, json};
@@ -692,7 +698,7 @@ fn project_holding(entries: &[Entry]) -> TestProject {
             {"kind": "stop_blocked", "reason": e.text},
             {"kind": "user_hook_failed", "hook": "on_threshold", "command": e.text, "why": e.text}
         ]});
-        events.push_str(&format!("{line}\n"));
+        let _ = writeln!(events, "{line}");
     }
     std::fs::write(forge_dir.join("logs/events.jsonl"), events).unwrap();
     p
@@ -909,7 +915,7 @@ fn wip_commits_scan_every_byte_and_say_what_they_left_out() {
     };
     // Past the first MiB (before: only the first MiB was read).
     let mut big = "log line\n".repeat(300_000);
-    big.push_str(&format!("token={key}\n"));
+    let _ = writeln!(big, "token={key}");
     std::fs::write(p.root.join("big.log"), big).unwrap();
     refuse("a key after 2.7 MB");
     // UTF-16 with a mark.

@@ -3,6 +3,11 @@
 //! file, the limit, compaction, Ctrl-C and the exit status.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::too_many_lines,
+    clippy::cognitive_complexity,
+    reason = "scenario tests: each tells one story, setup to last check, read top to bottom; splitting it would scatter the story"
+)]
 
 mod common;
 

@@ -2,6 +2,10 @@
 //! dashboard driven in a real terminal through tmux (send-keys, capture-pane).
 
 #![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::too_many_lines,
+    reason = "scenario tests: each tells one story, setup to last check, read top to bottom; splitting it would scatter the story"
+)]
 
 mod common;
 

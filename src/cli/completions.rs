@@ -10,6 +10,7 @@
 //! candidates, and print nothing, where there is no `.forge/`.
 
 use std::ffi::OsStr;
+use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -150,10 +151,10 @@ pub fn handoff_candidates(names: Vec<String>, typed: &str) -> Vec<CompletionCand
             if kind == HandoffKind::Agent
                 && let Some(task) = agent_task(&name)
             {
-                help.push_str(&format!(" for {task}"));
+                let _ = write!(help, " for {task}");
             }
             if let Some(t) = stamp {
-                help.push_str(&format!(", {}", crate::model::time::Zone::Local.clock(t)));
+                let _ = write!(help, ", {}", crate::model::time::Zone::Local.clock(t));
             }
             CompletionCandidate::new(name).help(Some(help.into()))
         })

@@ -1,5 +1,6 @@
 //! `forge context`: the context size of a session from its transcript.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -235,7 +236,7 @@ fn render(r: &serde_json::Value) -> String {
         r["transcript"].as_str().unwrap_or("(none recorded)")
     );
     if let Some(note) = r["note"].as_str() {
-        out.push_str(&format!("note         {note}\n"));
+        let _ = writeln!(out, "note         {note}");
     }
     let tokens = num("tokens").map_or_else(|| "unknown".to_owned(), |t| t.to_string());
     let note = if r["estimate"] == true {
@@ -245,24 +246,27 @@ fn render(r: &serde_json::Value) -> String {
     } else {
         ""
     };
-    out.push_str(&format!("tokens       {tokens}{note}\n"));
+    let _ = writeln!(out, "tokens       {tokens}{note}");
     let window_note = match r["window_source"].as_str().unwrap_or("default") {
         "default" => "(default)".to_owned(),
         "tokens" => "(inferred: more than 200000 tokens in context)".to_owned(),
         other => format!("(from {other})"),
     };
-    out.push_str(&format!(
-        "window       {} {window_note}\n",
+    let _ = writeln!(
+        out,
+        "window       {} {window_note}",
         num("window").unwrap_or(0),
-    ));
+    );
     let pct = num("used_percentage").map_or_else(|| "unknown".to_owned(), |p| format!("{p}%"));
-    out.push_str(&format!("used         {pct}\n"));
-    out.push_str(&format!(
-        "level        {}\n",
+    let _ = writeln!(out, "used         {pct}");
+    let _ = writeln!(
+        out,
+        "level        {}",
         r["level"].as_str().unwrap_or("unknown")
-    ));
-    out.push_str(&format!(
-        "compactions  {}{}\n",
+    );
+    let _ = writeln!(
+        out,
+        "compactions  {}{}",
         num("compactions").map_or_else(|| "unknown".to_owned(), |n| n.to_string()),
         if r["compactions_capped"] == true {
             " (counted in the first 1 GiB only)"
@@ -271,6 +275,6 @@ fn render(r: &serde_json::Value) -> String {
         } else {
             ""
         }
-    ));
+    );
     out
 }

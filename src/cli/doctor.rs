@@ -726,11 +726,21 @@ fn check_hooks(files: &[SettingsFile], paths: &Paths) -> Check {
     )
 }
 
-fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>, env: &Env) -> Check {
+/// forge's entries in the settings files, for the `binary` check.
+struct ForgeEntries {
+    /// Each (file shown, program as written) once.
+    programs: Vec<(String, String)>,
+    /// Entries naming forge by a path in a file git shares with others.
+    tracked: Vec<String>,
+    /// Whether every forge entry is guarded (does nothing where forge is missing).
+    all_guarded: bool,
+}
+
+/// Every forge hook and status line entry of the settings files, by the program it
+/// runs.
+fn forge_entries(files: &[SettingsFile], paths: &Paths) -> ForgeEntries {
     let mut programs: Vec<(String, String)> = Vec::new();
-    // Entries naming forge by a path in a file git shares with others.
     let mut tracked = Vec::new();
-    // Whether every forge entry is guarded (does nothing where forge is missing).
     let mut all_guarded = true;
     for f in files {
         let Ok(v) = &f.value else { continue };
@@ -757,6 +767,21 @@ fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>, env: 
             }
         }
     }
+    ForgeEntries {
+        programs,
+        tracked,
+        all_guarded,
+    }
+}
+
+/// Whether the program forge's entries run exists here (on PATH, or at the path
+/// they name), and whether a path in a shared file breaks them for a teammate.
+fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>, env: &Env) -> Check {
+    let ForgeEntries {
+        programs,
+        tracked,
+        all_guarded,
+    } = forge_entries(files, paths);
     if programs.is_empty() {
         return Check::new(
             "binary",
@@ -769,7 +794,6 @@ fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>, env: 
     let mut on_path = Vec::new();
     for (file, program) in &programs {
         match program_file(program, expand, env) {
-            ProgramFile::Found => {}
             ProgramFile::Missing(p) => {
                 missing.push(format!("{file}: {} does not exist", p.display()));
             }
@@ -779,7 +803,7 @@ fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>, env: 
             ProgramFile::OnPath(p) => {
                 on_path.push(format!("`{program}` on PATH is {}", p.display()));
             }
-            ProgramFile::Unknown => {}
+            ProgramFile::Found | ProgramFile::Unknown => {}
         }
     }
     let here = std::env::current_exe()

@@ -1,5 +1,6 @@
 //! `forge handoff`: write a session handoff document and make it the pending resume.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -129,31 +130,35 @@ fn prune(args: &PruneArgs, project: Option<&PathBuf>, env: &Env) -> anyhow::Resu
         .clone()
         .unwrap_or_else(|| cfg.handoffs.older_than.to_string());
     if result.removed.is_empty() {
-        out.push_str(&format!(
-            "Nothing to prune: no handoff is older than {age_text} beyond the newest {keep}.\n"
-        ));
+        let _ = writeln!(
+            out,
+            "Nothing to prune: no handoff is older than {age_text} beyond the newest {keep}."
+        );
     } else {
-        out.push_str(&format!(
-            "{verb} {} older than {age_text} (the newest {keep} stay):\n",
+        let _ = writeln!(
+            out,
+            "{verb} {} older than {age_text} (the newest {keep} stay):",
             super::count(result.removed.len(), "handoff", "handoffs")
-        ));
+        );
         for (path, created) in &result.removed {
-            out.push_str(&format!(
-                "  {}  {}\n",
+            let _ = writeln!(
+                out,
+                "  {}  {}",
                 crate::model::text::sanitize::single_line(&file_name(path)),
                 created.map_or_else(
                     || "?".to_owned(),
                     |c| crate::model::time::age(env.now, Some(c))
                 )
-            ));
+            );
         }
     }
     for (path, why) in &result.kept {
-        out.push_str(&format!(
-            "Kept {}: {}\n",
+        let _ = writeln!(
+            out,
+            "Kept {}: {}",
             crate::model::text::sanitize::single_line(&file_name(path)),
             why.as_str()
-        ));
+        );
     }
     super::print_out(&out);
     if let Some((path, e)) = result.errors.first() {

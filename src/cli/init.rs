@@ -209,245 +209,176 @@ struct FileChange {
     backup: bool,
 }
 
-/// Runs `forge init`.
-pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
-    let paths = project_paths(args.project.as_ref(), env)?;
-    let claude_base = if args.user {
-        env.claude_dir().ok_or_else(|| {
-            anyhow!("HOME is not set: set HOME or CLAUDE_CONFIG_DIR and try again")
-        })?
-    } else {
-        paths.root.join(".claude")
-    };
-    let settings_path = claude_base.join(if args.local {
-        "settings.local.json"
-    } else {
-        "settings.json"
-    });
-    // Nothing inside the project is followed out of it: every path this run may read
-    // or write there is checked before anything is read or written, and one that is
-    // a symbolic link (or not a regular file or real folder of yours) stops the run.
-    // A repository could otherwise ship `.gitignore -> /proc/self/environ` (read
-    // into a tracked file) or `.claude -> ~/elsewhere` (written through).
-    if !args.user {
-        for (path, want) in project_paths_touched(args, &paths, &settings_path) {
-            store::safe::check_inside(&paths.root, &path, want)
-                .map_err(|r| anyhow!("{r}\nforge init wrote nothing."))?;
-        }
-    }
-    // The user's own files (--user) may be a dotfiles manager's links.
-    let follow = if args.user {
-        store::safe::Follow::Yes
-    } else {
-        store::safe::Follow::No
-    };
-    let read_optional = |path: &Path| read_optional(path, follow);
-    let program = Program::find(env)?;
-    let program_text = program.text.as_str();
-    // Only the project's .claude/settings.json is meant to be shared.
-    let shared = !args.user && !args.local;
+/// Where this run installs: the project, the settings file, how files are read and
+/// which forge program the entries name.
+struct Target {
+    paths: Paths,
+    /// The project's `.claude/`, or the user's Claude Code folder (`--user`).
+    claude_base: PathBuf,
+    settings_path: PathBuf,
+    /// The user's own files (--user) may be a dotfiles manager's links.
+    follow: store::safe::Follow,
+    program: Program,
+    /// Only the project's .claude/settings.json is meant to be shared.
+    shared: bool,
+}
 
-    let mut changes = Vec::new();
-    let mut report = String::new();
-
-    // The settings file.
-    let old_text = read_optional(&settings_path)?;
-    let old_value: Value = match old_text.as_deref() {
-        None => Value::Null,
-        Some(t) if t.trim().is_empty() => Value::Null,
-        Some(t) => serde_json::from_str(t).map_err(|e| {
-            anyhow!(
-                "{}: not valid JSON ({e}); fix it or move it away, then run `forge init` again",
-                settings_path.display()
-            )
-        })?,
-    };
-    let home = env.home.clone();
-    let exists = |p: &Path| p.exists();
-    let edit = |value: &Value| json_edit::apply(old_text.as_deref().unwrap_or(""), value);
-    let shape_error = |e: settings::ShapeError| anyhow!("{}: {e}", settings_path.display());
-    let (outcome, new_text): (Outcome, String) = if args.uninstall {
-        let outcome = settings::uninstall(&old_value, Emptied::Remove).map_err(shape_error)?;
-        let mut new_text = edit(&outcome.settings);
-        // An event list or `hooks` object that only forge's entries filled is
-        // removed with them, unless the file had it, empty, before forge filled it:
-        // a backup forge kept of the file then says so, when keeping those gives
-        // back exactly that backup. So an init and an uninstall give back the same
-        // bytes.
-        for before in backup_texts(&settings_path, (!args.user).then_some(&paths)) {
-            let Ok(before_value) = serde_json::from_str::<Value>(&before) else {
-                continue;
-            };
-            let kept = settings::uninstall(&old_value, Emptied::KeepAsIn(&before_value))
-                .map_err(shape_error)?;
-            // A wrapped status line given back: with or without the refresh
-            // interval it has now (the person's own, or forge's).
-            let with_interval = settings::with_refresh_interval_of(&kept.settings, &old_value);
-            if [&kept.settings, &with_interval].iter().any(|candidate| {
-                !json_edit::same(candidate, &outcome.settings) && edit(candidate) == before
-            }) {
-                new_text = before;
-                break;
+impl Target {
+    fn resolve(args: &InitArgs, env: &Env) -> anyhow::Result<Self> {
+        let paths = project_paths(args.project.as_ref(), env)?;
+        let claude_base = if args.user {
+            env.claude_dir().ok_or_else(|| {
+                anyhow!("HOME is not set: set HOME or CLAUDE_CONFIG_DIR and try again")
+            })?
+        } else {
+            paths.root.join(".claude")
+        };
+        let settings_path = claude_base.join(if args.local {
+            "settings.local.json"
+        } else {
+            "settings.json"
+        });
+        // Nothing inside the project is followed out of it: every path this run may
+        // read or write there is checked before anything is read or written, and one
+        // that is a symbolic link (or not a regular file or real folder of yours)
+        // stops the run. A repository could otherwise ship
+        // `.gitignore -> /proc/self/environ` (read into a tracked file) or
+        // `.claude -> ~/elsewhere` (written through).
+        if !args.user {
+            for (path, want) in project_paths_touched(args, &paths, &settings_path) {
+                store::safe::check_inside(&paths.root, &path, want)
+                    .map_err(|r| anyhow!("{r}\nforge init wrote nothing."))?;
             }
         }
-        (outcome, new_text)
-    } else {
-        let install = if args.plugin {
-            crate::model::setup::plugin::install_for_plugin
+        let follow = if args.user {
+            store::safe::Follow::Yes
         } else {
-            settings::install
+            store::safe::Follow::No
         };
-        let outcome = install(
-            &old_value,
-            &InstallOptions {
-                program: program_text,
-                replace_statusline: args.replace_statusline,
-                wrap_statusline: args.wrap_statusline,
-                expand: Expand {
-                    home: home.as_deref(),
-                    // A user-level hook under $CLAUDE_PROJECT_DIR may exist in other
-                    // projects: only check those against this project's files.
-                    project: (!args.user).then_some(paths.root.as_path()),
-                },
-                exists: &exists,
-                // A committed project settings file is shared: a missing `~/…` or
-                // `/opt/…` script may exist on a teammate's machine, so only
-                // missing scripts inside the project are removed there, unless
-                // --prune-dead says to remove them all.
-                remove_dead_only_inside: (shared && !args.prune_dead)
-                    .then_some(paths.root.as_path()),
-            },
-        )
-        .map_err(shape_error)?;
-        let new_text = edit(&outcome.settings);
-        (outcome, new_text)
-    };
-    let settings_changes = if args.uninstall {
-        !old_value.is_null() && old_text.as_deref() != Some(new_text.as_str())
-    } else {
-        old_text.as_deref() != Some(new_text.as_str())
-    };
-    let wires_forge = settings_changes && !args.uninstall;
-    // `--uninstall --local` takes away the personal file forge created, rather than
-    // leave an empty `{}` behind.
-    let remove_local = args.uninstall
-        && args.local
-        && old_text.is_some()
-        && is_empty_object(&new_text)
-        && local_created_by_forge(&settings_path, &paths);
-    if remove_local {
-        changes.push(FileChange {
-            path: settings_path.clone(),
-            old: old_text.clone(),
-            new: None,
-            backup: false,
-        });
-    } else if settings_changes {
-        changes.push(FileChange {
-            path: settings_path.clone(),
-            old: old_text.clone(),
-            new: Some(new_text),
-            backup: old_text.is_some(),
-        });
+        Ok(Self {
+            program: Program::find(env)?,
+            shared: !args.user && !args.local,
+            paths,
+            claude_base,
+            settings_path,
+            follow,
+        })
     }
-    if settings_changes && args.plugin {
-        let _ = writeln!(
-            report,
-            "  forge hooks, slash commands and MCP server: from the forge plugin. A plugin cannot carry the status line, so it is set here."
-        );
+
+    fn read(&self, path: &Path) -> anyhow::Result<Option<String>> {
+        read_optional(path, self.follow)
     }
-    if wires_forge {
-        if !args.plugin {
-            let _ = writeln!(
-                report,
-                "  forge hooks: `{program_text} hook <Event>` for {}, each behind `command -v {program_text}`",
-                settings::FORGE_EVENTS.join(", ")
-            );
-        }
-        let forge_statusline =
-            settings::statusline_command(&outcome.settings).is_some_and(settings::is_forge_command);
-        if forge_statusline {
-            let every = outcome
-                .settings
-                .get("statusLine")
-                .and_then(|s| s.get("refreshInterval"))
-                .map_or_else(
-                    || "only on its own events".to_owned(),
-                    |n| format!("every {n} s (refreshInterval) and on its own events"),
-                );
-            let wraps = settings::statusline_command(&outcome.settings)
-                .and_then(settings::wrapped_statusline)
-                .map(|w| format!(" --wrap {}", settings::shell_quote(&w)))
-                .unwrap_or_default();
-            let _ = writeln!(
-                report,
-                "  statusLine: `{program_text} statusline{wraps}`, behind the same guard; Claude Code runs it {every}"
-            );
-        }
-        // Those not taken out (as duplicates, or for the plugin) are upgraded.
-        let taken = outcome
-            .removed_forge
-            .iter()
-            .filter(|r| is_unguarded(&settings::split_words(&r.command)))
-            .count();
-        let upgraded = unguarded_entries(&old_value).saturating_sub(taken);
-        if upgraded > 0 {
-            let _ = writeln!(
-                report,
-                "  Upgraded {} in place: {} now {} nothing where forge is missing.",
-                super::count(upgraded, "unguarded forge entry", "unguarded forge entries"),
-                if upgraded == 1 { "it" } else { "they" },
-                if upgraded == 1 { "does" } else { "do" },
-            );
-        }
-        if shared && args.plugin {
-            let _ = writeln!(
-                report,
-                "  For a teammate without forge the committed status line prints nothing; the plugin's hooks do nothing there either, and say once at SessionStart how to install forge."
-            );
-        } else if shared {
-            let _ = writeln!(
-                report,
-                "  For a teammate without forge these committed entries do nothing: no failed hook, {}and one line at SessionStart saying how to install forge.",
-                if forge_statusline {
-                    "an empty status line, "
+
+    /// Which project (or which user settings file) this run is about, absolutely.
+    fn describe(&self, args: &InitArgs) -> String {
+        if args.user {
+            format!(
+                "the user settings {} (every project)",
+                self.settings_path.display()
+            )
+        } else {
+            format!(
+                "the project {}{}",
+                self.paths.root.display(),
+                if args.local {
+                    " (your own settings, .claude/settings.local.json)"
                 } else {
                     ""
                 }
-            );
+            )
         }
     }
-    if wires_forge || (args.commands && !args.uninstall) {
-        report.push_str(&program.explain());
-        report.push('\n');
+}
+
+/// The settings file as it is and as this run leaves it.
+struct SettingsPlan {
+    old_text: Option<String>,
+    old_value: Value,
+    outcome: Outcome,
+    new_text: String,
+}
+
+impl SettingsPlan {
+    /// Whether the file's bytes change (an uninstall where there is no file changes
+    /// nothing).
+    fn changes_file(&self, uninstall: bool) -> bool {
+        let differs = self.old_text.as_deref() != Some(self.new_text.as_str());
+        if uninstall {
+            !self.old_value.is_null() && differs
+        } else {
+            differs
+        }
     }
-    if args.plugin {
-        plugin_notes(
-            &mut report,
-            &outcome,
-            &settings_path,
-            &paths,
-            env,
-            &program,
-            args,
-        );
-    }
-    describe_outcome(&mut report, &outcome, &settings_path, &paths, args);
-    if !args.user && !args.uninstall {
-        users_own_statusline_note(&mut report, &outcome, env);
-    }
+}
+
+/// Everything `forge init` will do, planned before anything is written.
+struct Plan {
+    changes: Vec<FileChange>,
+    /// What to say beside the file changes (after the settings file's line).
+    report: String,
+    /// `.forge/logs` and `.forge/handoffs` are to be created.
+    make_dirs: bool,
+    /// `--uninstall --local` also takes away a `.forge/` that holds nothing but the
+    /// empty folders `forge init` made (session state there is kept).
+    drop_forge_dir: bool,
+}
+
+/// Runs `forge init`: plans every change and what to say about it, then shows the
+/// plan (`--dry-run`) or carries it out.
+pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
+    let target = Target::resolve(args, env)?;
+    let plan = plan(args, &target, env)?;
+    let about = target.describe(args);
+    let out = if plan.changes.is_empty() && !plan.make_dirs && !plan.drop_forge_dir {
+        let mut out = plan.report;
+        let _ = if args.uninstall {
+            writeln!(out, "forge is not wired into {about}; nothing changed.")
+        } else {
+            writeln!(out, "forge is already set up in {about}; nothing changed.")
+        };
+        out
+    } else if args.dry_run {
+        dry_run_text(&plan, &target.paths, &about, args)
+    } else {
+        apply(plan, &target, &about, args, env)?
+    };
+    super::print_out(&out);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The file changes and the report, in the order they are printed: the settings
+/// file, `.forge/` and the ignore files, the slash commands, then a warning when
+/// a shared file would name this binary by its path.
+fn plan(args: &InitArgs, target: &Target, env: &Env) -> anyhow::Result<Plan> {
+    let settings = plan_settings(args, target, env)?;
+    let settings_changes = settings.changes_file(args.uninstall);
+    let mut plan = Plan {
+        changes: Vec::new(),
+        report: String::new(),
+        make_dirs: false,
+        drop_forge_dir: false,
+    };
+    plan.changes
+        .extend(settings_change(args, target, &settings, settings_changes));
+    report_settings(
+        &mut plan.report,
+        args,
+        target,
+        &settings,
+        settings_changes,
+        env,
+    );
 
     // .forge/ folders and .gitignore (project installs only); with --local, the
     // repository's own excludes instead of the shared .gitignore.
-    let mut make_dirs = false;
-    if !args.user && !args.uninstall {
-        make_dirs = !paths.logs().is_dir() || !paths.handoffs().is_dir();
-    }
+    let paths = &target.paths;
+    plan.make_dirs =
+        !args.user && !args.uninstall && (!paths.logs().is_dir() || !paths.handoffs().is_dir());
     if !args.user && !args.uninstall && !args.local {
         let ignore_path = paths.root.join(".gitignore");
-        let ignore_old = read_optional(&ignore_path)?;
+        let ignore_old = target.read(&ignore_path)?;
         if let Some(new) = with_ignore_line(ignore_old.as_deref()) {
-            changes.push(FileChange {
+            plan.changes.push(FileChange {
                 path: ignore_path,
                 old: ignore_old,
                 new: Some(new),
@@ -456,165 +387,396 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
         }
     }
     if args.local
-        && let Some(change) = local_excludes(args, &paths, &settings_path, &mut report)?
+        && let Some(change) = local_excludes(args, paths, &target.settings_path, &mut plan.report)?
     {
-        changes.push(change);
+        plan.changes.push(change);
     }
-    // `--uninstall --local` also takes away a `.forge/` that holds nothing but the
-    // empty folders `forge init` made (session state there is kept).
-    let drop_forge_dir = args.local && args.uninstall && forge_dir_is_pristine(&paths);
+    plan.drop_forge_dir = args.local && args.uninstall && forge_dir_is_pristine(paths);
 
-    // Slash commands.
     if args.commands {
-        for (name, template) in COMMANDS {
-            let text = render_command(template, program_text);
-            let text = text.as_str();
-            let path = claude_base.join("commands").join(name);
-            let old = read_optional(&path)?;
-            if args.uninstall {
-                match old.as_deref() {
-                    Some(o) if is_rendered_from(o, template) => changes.push(FileChange {
-                        path,
-                        old,
-                        new: None,
-                        backup: false,
-                    }),
-                    Some(_) => {
-                        let _ = writeln!(
-                            report,
-                            "{} {} (you changed it; remove it by hand if you want)",
-                            if args.dry_run { "Would keep" } else { "Kept" },
-                            shown(&path, &paths)
-                        );
-                    }
-                    None => {}
-                }
-            } else if old.as_deref() != Some(text) {
-                // A copy rendered for another forge path is forge's own: no backup.
-                let backup = old
-                    .as_deref()
-                    .is_some_and(|o| !is_rendered_from(o, template));
-                changes.push(FileChange {
-                    path,
-                    old,
-                    new: Some(text.to_owned()),
-                    backup,
-                });
-            }
-        }
+        plan_commands(args, target, &mut plan)?;
     }
-
-    // An absolute path in a file git shares breaks forge for everyone else.
-    if !args.uninstall && !program.is_bare() {
-        let mut files = vec![settings_path.clone()];
-        if args.commands {
-            files.extend(
-                COMMANDS
-                    .iter()
-                    .map(|(n, _)| claude_base.join("commands").join(n)),
-            );
-        }
-        let tracked: Vec<String> = files
-            .iter()
-            .filter(|f| crate::git::is_tracked(f) == Some(true))
-            .map(|f| shown(f, &paths))
-            .collect();
-        if !tracked.is_empty() {
-            let _ = writeln!(
-                report,
-                "  Warning: {} {} tracked by git, so forge's commands there run {exe} on every machine that checks {} out, and do nothing for a teammate whose forge is elsewhere. Install forge on PATH (see the README: `cargo install --path .`) and run `forge init` again to write the portable `forge …`, or keep forge out of shared files: `forge init --uninstall`, then `forge init --local`.",
-                tracked.join(", "),
-                if tracked.len() == 1 { "is" } else { "are" },
-                if tracked.len() == 1 { "it" } else { "them" },
-                exe = program.exe.display(),
-            );
-        }
+    if !args.uninstall && !target.program.is_bare() {
+        warn_tracked_absolute_path(&mut plan.report, args, target);
     }
+    Ok(plan)
+}
 
-    // Say which project (or which user settings file) this is about, absolutely.
-    let target = if args.user {
-        format!(
-            "the user settings {} (every project)",
-            settings_path.display()
-        )
+/// Reads the settings file and computes what it becomes: forge's entries added
+/// (`--plugin`: only its status line), or taken out (`--uninstall`).
+fn plan_settings(args: &InitArgs, target: &Target, env: &Env) -> anyhow::Result<SettingsPlan> {
+    let path = &target.settings_path;
+    let old_text = target.read(path)?;
+    let old_value: Value = match old_text.as_deref() {
+        None => Value::Null,
+        Some(t) if t.trim().is_empty() => Value::Null,
+        Some(t) => serde_json::from_str(t).map_err(|e| {
+            anyhow!(
+                "{}: not valid JSON ({e}); fix it or move it away, then run `forge init` again",
+                path.display()
+            )
+        })?,
+    };
+    let shape_error = |e: settings::ShapeError| anyhow!("{}: {e}", path.display());
+    let (outcome, new_text) = if args.uninstall {
+        let outcome = settings::uninstall(&old_value, Emptied::Remove).map_err(shape_error)?;
+        let new_text = uninstalled_text(args, target, old_text.as_deref(), &old_value, &outcome)
+            .map_err(shape_error)?;
+        (outcome, new_text)
     } else {
-        format!(
-            "the project {}{}",
-            paths.root.display(),
-            if args.local {
-                " (your own settings, .claude/settings.local.json)"
+        let outcome = install(args, target, env, &old_value).map_err(shape_error)?;
+        let new_text = json_edit::apply(old_text.as_deref().unwrap_or(""), &outcome.settings);
+        (outcome, new_text)
+    };
+    Ok(SettingsPlan {
+        old_text,
+        old_value,
+        outcome,
+        new_text,
+    })
+}
+
+/// forge's entries added to the settings (`--plugin`: the status line only).
+fn install(
+    args: &InitArgs,
+    target: &Target,
+    env: &Env,
+    old_value: &Value,
+) -> Result<Outcome, settings::ShapeError> {
+    let install = if args.plugin {
+        crate::model::setup::plugin::install_for_plugin
+    } else {
+        settings::install
+    };
+    let exists = |p: &Path| p.exists();
+    let root = target.paths.root.as_path();
+    install(
+        old_value,
+        &InstallOptions {
+            program: target.program.text.as_str(),
+            replace_statusline: args.replace_statusline,
+            wrap_statusline: args.wrap_statusline,
+            expand: Expand {
+                home: env.home.as_deref(),
+                // A user-level hook under $CLAUDE_PROJECT_DIR may exist in other
+                // projects: only check those against this project's files.
+                project: (!args.user).then_some(root),
+            },
+            exists: &exists,
+            // A committed project settings file is shared: a missing `~/…` or
+            // `/opt/…` script may exist on a teammate's machine, so only missing
+            // scripts inside the project are removed there, unless --prune-dead says
+            // to remove them all.
+            remove_dead_only_inside: (target.shared && !args.prune_dead).then_some(root),
+        },
+    )
+}
+
+/// The settings text once forge's entries are out (`outcome`).
+///
+/// An event list or `hooks` object that only forge's entries filled is removed
+/// with them, unless the file had it, empty, before forge filled it: a backup forge
+/// kept of the file then says so, when keeping those gives back exactly that
+/// backup. So an init and an uninstall give back the same bytes.
+fn uninstalled_text(
+    args: &InitArgs,
+    target: &Target,
+    old_text: Option<&str>,
+    old_value: &Value,
+    outcome: &Outcome,
+) -> Result<String, settings::ShapeError> {
+    let edit = |value: &Value| json_edit::apply(old_text.unwrap_or(""), value);
+    let project = (!args.user).then_some(&target.paths);
+    for before in backup_texts(&target.settings_path, project) {
+        let Ok(before_value) = serde_json::from_str::<Value>(&before) else {
+            continue;
+        };
+        let kept = settings::uninstall(old_value, Emptied::KeepAsIn(&before_value))?;
+        // A wrapped status line given back: with or without the refresh interval it
+        // has now (the person's own, or forge's).
+        let with_interval = settings::with_refresh_interval_of(&kept.settings, old_value);
+        if [&kept.settings, &with_interval].iter().any(|candidate| {
+            !json_edit::same(candidate, &outcome.settings) && edit(candidate) == before
+        }) {
+            return Ok(before);
+        }
+    }
+    Ok(edit(&outcome.settings))
+}
+
+/// The settings file's change, if it changes: `--uninstall --local` takes away the
+/// personal file forge created, rather than leave an empty `{}` behind.
+fn settings_change(
+    args: &InitArgs,
+    target: &Target,
+    s: &SettingsPlan,
+    settings_changes: bool,
+) -> Option<FileChange> {
+    let path = target.settings_path.clone();
+    let remove_local = args.uninstall
+        && args.local
+        && s.old_text.is_some()
+        && is_empty_object(&s.new_text)
+        && local_created_by_forge(&path, &target.paths);
+    if remove_local {
+        Some(FileChange {
+            path,
+            old: s.old_text.clone(),
+            new: None,
+            backup: false,
+        })
+    } else if settings_changes {
+        Some(FileChange {
+            path,
+            old: s.old_text.clone(),
+            new: Some(s.new_text.clone()),
+            backup: s.old_text.is_some(),
+        })
+    } else {
+        None
+    }
+}
+
+/// What the settings change does, for the report: what forge now runs and from
+/// where, the plugin's part, each entry added, moved or removed, and a status line
+/// of the person's own that hides forge's.
+fn report_settings(
+    report: &mut String,
+    args: &InitArgs,
+    target: &Target,
+    s: &SettingsPlan,
+    settings_changes: bool,
+    env: &Env,
+) {
+    let wires_forge = settings_changes && !args.uninstall;
+    if settings_changes && args.plugin {
+        let _ = writeln!(
+            report,
+            "  forge hooks, slash commands and MCP server: from the forge plugin. A plugin cannot carry the status line, so it is set here."
+        );
+    }
+    if wires_forge {
+        describe_wiring(report, args, target, s);
+    }
+    if wires_forge || (args.commands && !args.uninstall) {
+        report.push_str(&target.program.explain());
+        report.push('\n');
+    }
+    let (paths, path) = (&target.paths, &target.settings_path);
+    if args.plugin {
+        plugin_notes(report, &s.outcome, path, paths, env, &target.program, args);
+    }
+    describe_outcome(report, &s.outcome, path, paths, args);
+    if !args.user && !args.uninstall {
+        users_own_statusline_note(report, &s.outcome, env);
+    }
+}
+
+/// What the wired entries run: the hooks, the status line, unguarded entries
+/// upgraded, and what a teammate without forge sees of a shared file.
+fn describe_wiring(report: &mut String, args: &InitArgs, target: &Target, s: &SettingsPlan) {
+    let program_text = target.program.text.as_str();
+    if !args.plugin {
+        let _ = writeln!(
+            report,
+            "  forge hooks: `{program_text} hook <Event>` for {}, each behind `command -v {program_text}`",
+            settings::FORGE_EVENTS.join(", ")
+        );
+    }
+    let statusline = statusline_line(program_text, &s.outcome.settings);
+    if let Some(line) = &statusline {
+        report.push_str(line);
+    }
+    // Those not taken out (as duplicates, or for the plugin) are upgraded.
+    let taken = s
+        .outcome
+        .removed_forge
+        .iter()
+        .filter(|r| is_unguarded(&settings::split_words(&r.command)))
+        .count();
+    let upgraded = unguarded_entries(&s.old_value).saturating_sub(taken);
+    if upgraded > 0 {
+        let _ = writeln!(
+            report,
+            "  Upgraded {} in place: {} now {} nothing where forge is missing.",
+            super::count(upgraded, "unguarded forge entry", "unguarded forge entries"),
+            if upgraded == 1 { "it" } else { "they" },
+            if upgraded == 1 { "does" } else { "do" },
+        );
+    }
+    if target.shared && args.plugin {
+        let _ = writeln!(
+            report,
+            "  For a teammate without forge the committed status line prints nothing; the plugin's hooks do nothing there either, and say once at SessionStart how to install forge."
+        );
+    } else if target.shared {
+        let _ = writeln!(
+            report,
+            "  For a teammate without forge these committed entries do nothing: no failed hook, {}and one line at SessionStart saying how to install forge.",
+            if statusline.is_some() {
+                "an empty status line, "
             } else {
                 ""
             }
-        )
-    };
-    if changes.is_empty() && !make_dirs && !drop_forge_dir {
-        report.push_str(&if args.uninstall {
-            format!("forge is not wired into {target}; nothing changed.\n")
-        } else {
-            format!("forge is already set up in {target}; nothing changed.\n")
-        });
-        super::print_out(&report);
-        return Ok(ExitCode::SUCCESS);
-    }
-
-    if args.dry_run {
-        let mut out = format!(
-            "Dry run for {target}: nothing was written. forge init{} would make these changes:\n",
-            if args.uninstall { " --uninstall" } else { "" }
         );
-        for c in &changes {
-            let name = shown(&c.path, &paths);
-            let old_label = if c.old.is_some() {
-                name.clone()
-            } else {
-                "/dev/null".to_owned()
-            };
-            let new_label = if c.new.is_some() {
-                format!("{name} (after forge init)")
-            } else {
-                "/dev/null".to_owned()
-            };
-            out.push_str(&diff::unified(
-                c.old.as_deref().unwrap_or(""),
-                c.new.as_deref().unwrap_or(""),
-                &old_label,
-                &new_label,
-            ));
-        }
-        if make_dirs {
-            out.push_str("Would create .forge/logs and .forge/handoffs\n");
-        }
-        if drop_forge_dir {
-            out.push_str(FORGE_DIR_GONE_DRY);
-        }
-        out.push_str(&report);
-        super::print_out(&out);
-        return Ok(ExitCode::SUCCESS);
     }
+}
 
+/// The report's line on forge's status line (with its wrapped command and how
+/// often Claude Code runs it), when the settings run forge's.
+fn statusline_line(program_text: &str, settings: &Value) -> Option<String> {
+    let command = settings::statusline_command(settings)?;
+    if !settings::is_forge_command(command) {
+        return None;
+    }
+    let every = settings
+        .get("statusLine")
+        .and_then(|s| s.get("refreshInterval"))
+        .map_or_else(
+            || "only on its own events".to_owned(),
+            |n| format!("every {n} s (refreshInterval) and on its own events"),
+        );
+    let wraps = settings::wrapped_statusline(command)
+        .map(|w| format!(" --wrap {}", settings::shell_quote(&w)))
+        .unwrap_or_default();
+    Some(format!(
+        "  statusLine: `{program_text} statusline{wraps}`, behind the same guard; Claude Code runs it {every}\n"
+    ))
+}
+
+/// The slash commands' changes (`--commands`): each shipped command written for
+/// this program, or on `--uninstall` removed unless you changed it.
+fn plan_commands(args: &InitArgs, target: &Target, plan: &mut Plan) -> anyhow::Result<()> {
+    for (name, template) in COMMANDS {
+        let text = render_command(template, &target.program.text);
+        let path = target.claude_base.join("commands").join(name);
+        let old = target.read(&path)?;
+        if args.uninstall {
+            match old.as_deref() {
+                Some(o) if is_rendered_from(o, template) => plan.changes.push(FileChange {
+                    path,
+                    old,
+                    new: None,
+                    backup: false,
+                }),
+                Some(_) => {
+                    let _ = writeln!(
+                        plan.report,
+                        "{} {} (you changed it; remove it by hand if you want)",
+                        if args.dry_run { "Would keep" } else { "Kept" },
+                        shown(&path, &target.paths)
+                    );
+                }
+                None => {}
+            }
+        } else if old.as_deref() != Some(text.as_str()) {
+            // A copy rendered for another forge path is forge's own: no backup.
+            let backup = old
+                .as_deref()
+                .is_some_and(|o| !is_rendered_from(o, template));
+            plan.changes.push(FileChange {
+                path,
+                old,
+                new: Some(text),
+                backup,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// An absolute path in a file git shares breaks forge for everyone else: says so
+/// when the settings file (or a slash command) this run writes is tracked.
+fn warn_tracked_absolute_path(report: &mut String, args: &InitArgs, target: &Target) {
+    let mut files = vec![target.settings_path.clone()];
+    if args.commands {
+        let commands = target.claude_base.join("commands");
+        files.extend(COMMANDS.iter().map(|(n, _)| commands.join(n)));
+    }
+    let tracked: Vec<String> = files
+        .iter()
+        .filter(|f| crate::git::is_tracked(f) == Some(true))
+        .map(|f| shown(f, &target.paths))
+        .collect();
+    if !tracked.is_empty() {
+        let _ = writeln!(
+            report,
+            "  Warning: {} {} tracked by git, so forge's commands there run {exe} on every machine that checks {} out, and do nothing for a teammate whose forge is elsewhere. Install forge on PATH (see the README: `cargo install --path .`) and run `forge init` again to write the portable `forge …`, or keep forge out of shared files: `forge init --uninstall`, then `forge init --local`.",
+            tracked.join(", "),
+            if tracked.len() == 1 { "is" } else { "are" },
+            if tracked.len() == 1 { "it" } else { "them" },
+            exe = target.program.exe.display(),
+        );
+    }
+}
+
+/// `--dry-run`: the plan as unified diffs, then the report; nothing is written.
+fn dry_run_text(plan: &Plan, paths: &Paths, about: &str, args: &InitArgs) -> String {
+    let mut out = format!(
+        "Dry run for {about}: nothing was written. forge init{} would make these changes:\n",
+        if args.uninstall { " --uninstall" } else { "" }
+    );
+    for c in &plan.changes {
+        let name = shown(&c.path, paths);
+        let old_label = if c.old.is_some() {
+            name.clone()
+        } else {
+            "/dev/null".to_owned()
+        };
+        let new_label = if c.new.is_some() {
+            format!("{name} (after forge init)")
+        } else {
+            "/dev/null".to_owned()
+        };
+        out.push_str(&diff::unified(
+            c.old.as_deref().unwrap_or(""),
+            c.new.as_deref().unwrap_or(""),
+            &old_label,
+            &new_label,
+        ));
+    }
+    if plan.make_dirs {
+        out.push_str("Would create .forge/logs and .forge/handoffs\n");
+    }
+    if plan.drop_forge_dir {
+        out.push_str(FORGE_DIR_GONE_DRY);
+    }
+    out.push_str(&plan.report);
+    out
+}
+
+/// Carries the plan out (a backup of each file it replaces that was not forge's
+/// own) and says what it did; the report follows the settings file's line.
+fn apply(
+    mut plan: Plan,
+    target: &Target,
+    about: &str,
+    args: &InitArgs,
+    env: &Env,
+) -> anyhow::Result<String> {
+    let paths = &target.paths;
     let mut done = if args.uninstall {
-        format!("Removed forge from {target}\n")
+        format!("Removed forge from {about}\n")
     } else {
-        format!("Wired forge into {target}\n")
+        format!("Wired forge into {about}\n")
     };
     let mut backups: Vec<String> = Vec::new();
-    if make_dirs {
+    if plan.make_dirs {
         paths
             .ensure_dirs()
             .with_context(|| format!("creating {}", paths.forge_dir().display()))?;
         done.push_str("Created .forge/logs and .forge/handoffs\n");
     }
-    for c in &changes {
-        let name = shown(&c.path, &paths);
+    for c in &plan.changes {
+        let name = shown(&c.path, paths);
         match (&c.new, &c.old) {
             (Some(new), old) => {
                 let mut bak = None;
                 if c.backup
                     && let Some(old) = old
                 {
-                    let path = write_backup(&c.path, old, (!args.user).then_some(&paths), env)?;
-                    backups.push(shown(&path, &paths));
+                    let path = write_backup(&c.path, old, (!args.user).then_some(paths), env)?;
+                    backups.push(shown(&path, paths));
                     bak = Some(path);
                 }
                 store::write_atomic(&c.path, new.as_bytes())
@@ -622,11 +784,11 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
                 let verb = if old.is_some() { "Updated" } else { "Created" };
                 let _ = write!(done, "{verb} {name}");
                 if let Some(bak) = bak {
-                    let _ = write!(done, " (the old file is in {})", shown(&bak, &paths));
+                    let _ = write!(done, " (the old file is in {})", shown(&bak, paths));
                 }
                 done.push('\n');
-                if c.path == settings_path {
-                    done.push_str(&std::mem::take(&mut report));
+                if c.path == target.settings_path {
+                    done.push_str(&std::mem::take(&mut plan.report));
                 }
             }
             (None, _) => {
@@ -637,16 +799,21 @@ pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
         }
     }
     if args.local && args.uninstall {
-        tidy_after_local_uninstall(&mut done, &changes, &paths, &settings_path, drop_forge_dir)?;
+        tidy_after_local_uninstall(
+            &mut done,
+            &plan.changes,
+            paths,
+            &target.settings_path,
+            plan.drop_forge_dir,
+        )?;
     }
-    done.push_str(&report);
+    done.push_str(&plan.report);
     if !backups.is_empty() && !args.user {
         done.push_str(
             "Backups are kept in .forge/backups/, which is git-ignored, so they are never committed.\n",
         );
     }
-    super::print_out(&done);
-    Ok(ExitCode::SUCCESS)
+    Ok(done)
 }
 
 /// Where the previous version of `file` is kept before forge rewrites it, and

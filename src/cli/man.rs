@@ -1,5 +1,6 @@
 //! `forge man`: the manual page (roff), generated from the command definitions.
 
+use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use anyhow::{Context, anyhow};
@@ -85,7 +86,7 @@ pub fn synopsis(cmd: &Command) -> String {
             && let Some(names) = arg.get_value_names()
         {
             for n in names {
-                word.push_str(&format!(" <{n}>"));
+                let _ = write!(word, " <{n}>");
             }
         }
         if matches!(arg.get_action(), ArgAction::Append) {
@@ -95,7 +96,7 @@ pub fn synopsis(cmd: &Command) -> String {
         if arg.is_required_set() {
             out.push_str(&word);
         } else {
-            out.push_str(&format!("[{word}]"));
+            let _ = write!(out, "[{word}]");
         }
     }
     for arg in cmd.get_positionals().filter(|a| !a.is_hide_set()) {
@@ -105,9 +106,9 @@ pub fn synopsis(cmd: &Command) -> String {
             .map_or_else(|| arg.get_id().to_string(), ToString::to_string);
         out.push(' ');
         if arg.is_required_set() {
-            out.push_str(&format!("<{name}>"));
+            let _ = write!(out, "<{name}>");
         } else {
-            out.push_str(&format!("[{name}]"));
+            let _ = write!(out, "[{name}]");
         }
     }
     if cmd.has_subcommands() {
@@ -291,6 +292,10 @@ fn entry(roff: &mut Roff, term: &str, text: &str) {
 
 /// FILES: the state and config files. Project paths come from [`Paths`], so a
 /// renamed file is renamed here too.
+#[allow(
+    clippy::too_many_lines,
+    reason = "one table row per file forge reads or writes: the manual's FILES list, read best whole"
+)]
 fn files_section(roff: &mut Roff) {
     let p = Paths::new("");
     let show = |path: std::path::PathBuf| path.display().to_string();

@@ -383,6 +383,16 @@ pub fn render_text(
     zone: crate::model::time::Zone,
 ) -> String {
     let mut out = String::new();
+    project_lines(&mut out, snap);
+    session_lines(&mut out, snap, stale_after, thresholds, zone);
+    flags_line(&mut out, &snap.flags);
+    attention_lines(&mut out, snap, stale_after);
+    handoff_lines(&mut out, snap);
+    out
+}
+
+/// The project, its git state and the workflow's phase and task.
+fn project_lines(out: &mut String, snap: &Snapshot) {
     let _ = writeln!(out, "Project: {}", snap.root.display());
     match &snap.git {
         Some(g) => {
@@ -403,6 +413,16 @@ pub fn render_text(
             redacted_line(snap.workflow.task.as_deref().unwrap_or("-"))
         );
     }
+}
+
+/// The live session's turn or the last session's end, and the context gauge.
+fn session_lines(
+    out: &mut String,
+    snap: &Snapshot,
+    stale_after: chrono::Duration,
+    thresholds: &crate::model::session::level::Thresholds,
+    zone: crate::model::time::Zone,
+) {
     let live = snap.last_session_live(snap.taken_at, stale_after);
     match (&snap.last_session, live) {
         // The record is of a turn of a session still running: said so, never "ended".
@@ -433,7 +453,11 @@ pub fn render_text(
     if let Some(s) = snap.current_session(snap.taken_at, stale_after) {
         let _ = writeln!(out, "Context: {}", context_words(snap, s, thresholds));
     }
-    let f = &snap.flags;
+}
+
+/// The flags the hooks keep (learn pending, threshold fired, pending resume,
+/// compaction re-read), on one line.
+fn flags_line(out: &mut String, f: &crate::model::snapshot::Flags) {
     let mut flags = Vec::new();
     if f.learn_pending {
         flags.push("learn pending".to_owned());
@@ -462,8 +486,11 @@ pub fn render_text(
             flags.join(" · ")
         }
     );
-    // Live sessions waiting for a person, most urgent first (the dashboard's order;
-    // ended and long-silent sessions are history).
+}
+
+/// Live sessions waiting for a person, most urgent first (the dashboard's order;
+/// ended and long-silent sessions are history).
+fn attention_lines(out: &mut String, snap: &Snapshot, stale_after: chrono::Duration) {
     for s in snap.waiting(snap.taken_at, stale_after).into_iter().take(5) {
         let words = match s.attention {
             Some(Attention::WaitingPermission) => "is waiting for permission",
@@ -480,6 +507,11 @@ pub fn render_text(
             short(&s.session_id)
         );
     }
+}
+
+/// The handoff count, then every unresolved blocked Signal (with its open
+/// questions) and the newest of the rest, up to ten lines in all.
+fn handoff_lines(out: &mut String, snap: &Snapshot) {
     let blocked: Vec<_> = snap.blocked().collect();
     let _ = writeln!(
         out,
@@ -528,7 +560,6 @@ pub fn render_text(
             snap.handoffs.len() - shown
         );
     }
-    out
 }
 
 /// The `forge run` chains, newest first (at most five): each with its sessions in

@@ -1,5 +1,6 @@
 //! Listing the handoff inbox: `.forge/handoffs/handoff-*.md` and `agent-*.md`.
 
+use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -165,7 +166,7 @@ fn encode_task(task: &str) -> String {
         if b.is_ascii_alphanumeric() || b == b'.' || b == b'_' {
             out.push(char::from(b));
         } else {
-            out.push_str(&format!("%{b:02X}"));
+            let _ = write!(out, "%{b:02X}");
         }
     }
     out

@@ -288,6 +288,7 @@ pub fn find_for_session(claude_dir: &Path, root: &Path, id: &str) -> Option<std:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fmt::Write as _;
     use std::io::Write;
 
     fn usage_line(cr: u64) -> String {
@@ -419,7 +420,7 @@ mod tests {
         let pad = |n: usize| {
             let mut l = boundary.trim_end_matches('}').to_owned();
             let room = n - l.len() - 1 - ",\"p\":\"\"}".len();
-            l.push_str(&format!(",\"p\":\"{}\"}}", "y".repeat(room)));
+            let _ = write!(l, ",\"p\":\"{}\"}}", "y".repeat(room));
             l.push('\n');
             assert_eq!(l.len(), n);
             l

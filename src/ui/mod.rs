@@ -10,6 +10,8 @@ pub mod layout;
 pub mod markdown;
 pub mod text;
 
+use std::fmt::Write as _;
+
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -590,7 +592,7 @@ fn attention_count(m: &Model) -> String {
     let (live, dismissed) = m.live_counts();
     let mut count = format!(" {waiting} · {live} live");
     if dismissed > 0 {
-        count.push_str(&format!(" · {dismissed} dismissed"));
+        let _ = write!(count, " · {dismissed} dismissed");
     }
     count
 }
@@ -674,6 +676,38 @@ const TASK_W: usize = 8;
 
 fn render_inbox(m: &Model, area: Rect, buf: &mut Buffer) {
     let total = m.snapshot.handoffs.len();
+    let focused = m.focus == Pane::Inbox;
+    let body = title(area, buf, "Handoffs", inbox_title_tail(m, total), focused);
+    if m.rows.is_empty() {
+        if let Some(r) = rows(body).next() {
+            let text = if total == 0 {
+                "  no handoffs yet (.forge/handoffs/ is empty)"
+            } else {
+                "  nothing matches the filter (c clears it)"
+            };
+            Paragraph::new(Line::styled(text, DIM)).render(r, buf);
+        }
+        return;
+    }
+    let height = usize::from(body.height.max(1));
+    // Keep the selection in view.
+    let first = m.selected.saturating_sub(height - 1);
+    for (i, (r, h)) in rows(body).zip(m.visible().skip(first)).enumerate() {
+        let selected = first + i == m.selected;
+        let mut line = inbox_row(m, h, selected, body.width);
+        if let Some(n) = m.filter.needle() {
+            line = text::highlight(line, &n, MATCH);
+        }
+        if selected {
+            line = line.style(cursor_style(focused));
+        }
+        Paragraph::new(line).render(r, buf);
+    }
+}
+
+/// The inbox title's tail: how many handoffs it shows (of how many), and the
+/// filters in force.
+fn inbox_title_tail(m: &Model, total: usize) -> Vec<Span<'static>> {
     let mut extra = vec![Span::styled(
         if m.rows.len() == total {
             format!(" {total}")
@@ -696,88 +730,69 @@ fn render_inbox(m: &Model, area: Rect, buf: &mut Buffer) {
         }
         extra.push(Span::styled(format!(" · {}", parts.join(" · ")), WARN));
     }
-    let focused = m.focus == Pane::Inbox;
-    let body = title(area, buf, "Handoffs", extra, focused);
-    if m.rows.is_empty() {
-        if let Some(r) = rows(body).next() {
-            let text = if total == 0 {
-                "  no handoffs yet (.forge/handoffs/ is empty)"
-            } else {
-                "  nothing matches the filter (c clears it)"
-            };
-            Paragraph::new(Line::styled(text, DIM)).render(r, buf);
-        }
-        return;
-    }
-    let height = usize::from(body.height.max(1));
-    // Keep the selection in view.
-    let first = m.selected.saturating_sub(height - 1);
+    extra
+}
+
+/// One inbox row: cursor, kind, pending-resume mark, age, status, task; from
+/// [`INBOX_WIDE`] cells the route, then the drift mark, the relay hand-over, and a
+/// session handoff's title in what is left.
+fn inbox_row(m: &Model, h: &HandoffEntry, selected: bool, width: u16) -> Line<'static> {
     // The route column from 50 cells (a row with it takes about 50).
-    let wide = body.width >= INBOX_WIDE;
-    for (i, (r, h)) in rows(body).zip(m.visible().skip(first)).enumerate() {
-        let selected = first + i == m.selected;
-        let word = h.status_word();
-        let status = match (&h.signal, h.kind) {
-            (Some(SignalParse::Malformed { .. }), _) => "⚠malformed".to_owned(),
-            (_, HandoffKind::Session) => "session".to_owned(),
-            _ => word.to_owned(),
+    let wide = width >= INBOX_WIDE;
+    let word = h.status_word();
+    let status = match (&h.signal, h.kind) {
+        (Some(SignalParse::Malformed { .. }), _) => "⚠malformed".to_owned(),
+        (_, HandoffKind::Session) => "session".to_owned(),
+        _ => word.to_owned(),
+    };
+    let status_st = match (&h.signal, h.kind) {
+        (Some(_), _) => status_style(word),
+        (None, _) => status_style("session"),
+    };
+    let kind = match h.kind {
+        HandoffKind::Session => "S",
+        HandoffKind::Agent => "A",
+    };
+    let resume = if m.is_pending_resume(h) { "↻" } else { " " };
+    let mut spans = vec![
+        Span::raw(if selected { "▶" } else { " " }),
+        Span::styled(kind, DIM),
+        Span::styled(resume, Style::new().fg(Color::Cyan)),
+        Span::raw(format!(" {:>3} ", age(m.now, h.created))),
+        Span::styled(format!("{status:<10} "), status_st),
+        Span::raw(format!(
+            "{} ",
+            text::column(&single_line(h.task().unwrap_or("-")), TASK_W)
+        )),
+    ];
+    if wide {
+        let route = match h.kind {
+            HandoffKind::Agent => h.route().unwrap_or_default(),
+            HandoffKind::Session => h.status_word().to_owned(),
         };
-        let status_st = match (&h.signal, h.kind) {
-            (Some(_), _) => status_style(word),
-            (None, _) => status_style("session"),
-        };
-        let kind = match h.kind {
-            HandoffKind::Session => "S",
-            HandoffKind::Agent => "A",
-        };
-        let resume = if m.is_pending_resume(h) { "↻" } else { " " };
-        let mut spans = vec![
-            Span::raw(if selected { "▶" } else { " " }),
-            Span::styled(kind, DIM),
-            Span::styled(resume, Style::new().fg(Color::Cyan)),
-            Span::raw(format!(" {:>3} ", age(m.now, h.created))),
-            Span::styled(format!("{status:<10} "), status_st),
-            Span::raw(format!(
-                "{} ",
-                text::column(&single_line(h.task().unwrap_or("-")), TASK_W)
-            )),
-        ];
-        if wide {
-            let route = match h.kind {
-                HandoffKind::Agent => h.route().unwrap_or_default(),
-                HandoffKind::Session => h.status_word().to_owned(),
-            };
-            spans.push(Span::styled(
-                format!("{} ", text::column(&single_line(&route), 18)),
-                DIM,
-            ));
-        }
-        spans.push(Span::styled(drift_mark(m, h), WARN));
-        // A relay handoff: which hand-over of its `forge run` chain it is.
-        if let Some((_, k)) = m.snapshot.chain_of(&h.path) {
-            spans.push(Span::styled(format!("⛓{k}"), Style::new().fg(Color::Cyan)));
-        }
-        // A session handoff's title (what the session was doing) in what is left.
-        if wide
-            && let Some(t) = h
-                .display_title()
-                .filter(|t| !t.is_empty() && Some(*t) != h.task())
-        {
-            let used: usize = spans.iter().map(|s| text::width(&s.content)).sum();
-            let room = usize::from(body.width).saturating_sub(used + 1);
-            if room >= 8 {
-                spans.push(Span::raw(format!(" {}", text::fit(&single_line(t), room))));
-            }
-        }
-        let mut line = Line::from(spans);
-        if let Some(n) = m.filter.needle() {
-            line = text::highlight(line, &n, MATCH);
-        }
-        if selected {
-            line = line.style(cursor_style(focused));
-        }
-        Paragraph::new(line).render(r, buf);
+        spans.push(Span::styled(
+            format!("{} ", text::column(&single_line(&route), 18)),
+            DIM,
+        ));
     }
+    spans.push(Span::styled(drift_mark(m, h), WARN));
+    // A relay handoff: which hand-over of its `forge run` chain it is.
+    if let Some((_, k)) = m.snapshot.chain_of(&h.path) {
+        spans.push(Span::styled(format!("⛓{k}"), Style::new().fg(Color::Cyan)));
+    }
+    // A session handoff's title (what the session was doing) in what is left.
+    if wide
+        && let Some(t) = h
+            .display_title()
+            .filter(|t| !t.is_empty() && Some(*t) != h.task())
+    {
+        let used: usize = spans.iter().map(|s| text::width(&s.content)).sum();
+        let room = usize::from(width).saturating_sub(used + 1);
+        if room >= 8 {
+            spans.push(Span::raw(format!(" {}", text::fit(&single_line(t), room))));
+        }
+    }
+    Line::from(spans)
 }
 
 /// The row under a list's cursor: reversed in the focused pane, bold in the others.

@@ -12,6 +12,7 @@
 //! screen, the requests the mock received, the client's debug log tail and forge's
 //! `.forge/logs`, so a CI failure can be read without a rerun.
 
+use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -572,22 +573,24 @@ impl World {
                 .unwrap_or_default()
         );
         let mut script = String::from("#!/bin/sh\n");
-        script.push_str(&format!(
-            "cd {} || exit 1\n",
+        let _ = writeln!(
+            script,
+            "cd {} || exit 1",
             sh_quote(&self.root.display().to_string())
-        ));
+        );
         script.push_str("exec env -i");
         if in_tmux {
             script.push_str(" TMUX=\"$TMUX\" TMUX_PANE=\"$TMUX_PANE\"");
         }
         for (k, v) in self.client_env() {
-            script.push_str(&format!(" {k}={}", sh_quote(&v)));
+            let _ = write!(script, " {k}={}", sh_quote(&v));
         }
-        script.push_str(&format!(
+        let _ = write!(
+            script,
             " {} --model {MODEL} --debug-file {}",
             sh_quote(&self.client.display().to_string()),
             sh_quote(&self.debug_log.display().to_string())
-        ));
+        );
         for a in extra {
             script.push(' ');
             script.push_str(&sh_quote(a));
@@ -781,14 +784,14 @@ impl World {
                 .into_iter()
                 .rev()
                 .collect();
-            out.push_str(&format!("--- {} ---\n{tail}\n", f.display()));
+            let _ = writeln!(out, "--- {} ---\n{tail}", f.display());
         }
         if let Ok(h) = std::fs::read_dir(self.root.join(".forge/handoffs")) {
             let names: Vec<String> = h
                 .filter_map(Result::ok)
                 .map(|e| e.file_name().to_string_lossy().into_owned())
                 .collect();
-            out.push_str(&format!("--- .forge/handoffs: {names:?}\n"));
+            let _ = writeln!(out, "--- .forge/handoffs: {names:?}");
         }
         let debug = std::fs::read_to_string(&self.debug_log).unwrap_or_default();
         let wanted: Vec<&str> = debug

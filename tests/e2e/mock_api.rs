@@ -18,6 +18,7 @@
 //! ([`MockApi::requests`]) so a test can assert what reached the model. The server
 //! stops when the value is dropped.
 
+use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -316,10 +317,11 @@ impl MockApi {
             } else {
                 "json"
             };
-            out.push_str(&format!(
-                "#{i} {} {} [{kind}] last user text: {:?}\n",
+            let _ = writeln!(
+                out,
+                "#{i} {} {} [{kind}] last user text: {:?}",
                 r.method, r.path, last
-            ));
+            );
         }
         out
     }

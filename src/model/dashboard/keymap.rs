@@ -619,6 +619,10 @@ mod tests {
     }
 
     #[test]
+    #[allow(
+        clippy::cognitive_complexity,
+        reason = "a table of keys and the actions they give, one assert per key"
+    )]
     fn keys_map_to_actions_per_mode_and_pane() {
         let inbox = Some(Pane::Inbox);
         let n = |key| action_for(Mode::Normal, inbox, key);

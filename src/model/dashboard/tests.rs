@@ -398,6 +398,10 @@ fn context_view_from_the_current_session() {
 }
 
 #[test]
+#[allow(
+    clippy::cognitive_complexity,
+    reason = "one scenario, key by key, with a check after each"
+)]
 fn a_shows_what_forge_did_and_tab_and_keys_follow_it() {
     use crate::model::session::state::EventLine;
     let mut m = model();

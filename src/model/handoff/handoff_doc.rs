@@ -14,7 +14,7 @@ use chrono::{DateTime, Utc};
 
 use crate::model::session::level::Level;
 use crate::model::session::state::WorkflowState;
-use crate::model::session::transcript::{TodoStatus, TranscriptFacts};
+use crate::model::session::transcript::{Todo, TodoStatus, TranscriptFacts};
 use crate::model::text::redact::{redact, redact_cow};
 use crate::model::text::sanitize::{single_line, single_line_trimmed};
 
@@ -306,9 +306,58 @@ fn thousands(n: u64) -> String {
     out
 }
 
-/// The document text.
+/// The document text: the front matter, the title, then one section after another
+/// (each written by the function named after it), and the whole once more through
+/// the redactor.
 pub fn compose(i: &HandoffInputs<'_>) -> String {
     let mut d = String::new();
+    front_matter(&mut d, i);
+    let _ = writeln!(d, "# Session handoff — {}\n", title(i));
+    why_this_handoff(&mut d, i);
+    current_task(&mut d, i);
+    progress(&mut d, i);
+    the_agents_words(&mut d, i);
+    files_touched(&mut d, i);
+    git_state(&mut d, i);
+    open_agent_signals(&mut d, i);
+    reload(&mut d, i);
+    let _ = writeln!(d, "## Next steps");
+    for (n, s) in next_steps(i).iter().enumerate() {
+        let _ = writeln!(d, "{}. {s}", n + 1);
+    }
+    // The whole document once more, as it leaves: every field was redacted before
+    // it was cut, and this catches what only shows across fields or lines.
+    match redact_cow(&d) {
+        Cow::Owned(r) => r,
+        Cow::Borrowed(_) => d,
+    }
+}
+
+/// The task the caller gave (`forge run`'s chain task), when it says something.
+fn given_task<'s>(i: &'s HandoffInputs<'_>) -> Option<&'s str> {
+    i.task.as_deref().map(str::trim).filter(|t| !t.is_empty())
+}
+
+/// The request the document quotes, with its label: the given task, else the
+/// transcript's last request (as recorded).
+fn quoted_request<'s>(i: &'s HandoffInputs<'_>) -> (&'static str, Option<&'s str>) {
+    match given_task(i) {
+        Some(t) => ("The task (given to `forge run`):", Some(t)),
+        None => (
+            "Last request:",
+            i.transcript
+                .as_ref()
+                .and_then(|f| f.last_request.as_deref()),
+        ),
+    }
+}
+
+/// The transcript's todo list (empty without a transcript).
+fn todos<'s>(i: &'s HandoffInputs<'_>) -> &'s [Todo] {
+    i.transcript.as_ref().map(|f| &f.todos[..]).unwrap_or(&[])
+}
+
+fn front_matter(d: &mut String, i: &HandoffInputs<'_>) {
     let opt = |v: &Option<String>| v.as_deref().map(|s| yaml_text(s, 200)).unwrap_or_default();
     let _ = writeln!(d, "---");
     let _ = writeln!(d, "kind: session-handoff");
@@ -336,17 +385,18 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     let _ = writeln!(d, "forge_phase: {}", opt(&i.workflow.phase));
     let _ = writeln!(d, "forge_task: {}", opt(&i.workflow.task));
     let _ = writeln!(d, "---");
+}
 
-    // A title that says what the session was doing: the task, else the last
-    // request (cut; `redacted_field` redacts), else the branch, else the project.
+/// A title that says what the session was doing: the task, else the last request
+/// (cut; `redacted_field` redacts), else the branch, else the project.
+fn title(i: &HandoffInputs<'_>) -> String {
     let request = i
         .transcript
         .as_ref()
         .and_then(|f| f.last_request.as_deref())
         .map(str::trim)
         .filter(|r| !r.is_empty());
-    let given = i.task.as_deref().map(str::trim).filter(|t| !t.is_empty());
-    let title = given
+    given_task(i)
         .map(|t| redacted_field(t, 60))
         .or_else(|| i.workflow.task.as_deref().map(|t| redacted_field(t, 100)))
         .or_else(|| request.map(|r| redacted_field(r, 60)))
@@ -356,10 +406,10 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
                 || "this session".to_owned(),
                 |n| redacted_field(&n.to_string_lossy(), 100),
             )
-        });
-    let _ = writeln!(d, "# Session handoff — {title}\n");
+        })
+}
 
-    // Why this handoff
+fn why_this_handoff(d: &mut String, i: &HandoffInputs<'_>) {
     let _ = writeln!(d, "## Why this handoff");
     let pct = pct_text(i);
     let threshold = i.threshold.round() as i64;
@@ -401,8 +451,9 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         let _ = writeln!(d, "Session transcript: {}", redacted_field(p, 400));
     }
     let _ = writeln!(d);
+}
 
-    // Current task
+fn current_task(d: &mut String, i: &HandoffInputs<'_>) {
     let _ = writeln!(d, "## Current task");
     match (&i.workflow.phase, &i.workflow.task) {
         (None, None) => {
@@ -419,16 +470,8 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
             );
         }
     }
-    let request = i
-        .transcript
-        .as_ref()
-        .and_then(|f| f.last_request.as_deref());
-    let (label, request) = match given {
-        Some(t) => ("The task (given to `forge run`):", Some(t)),
-        None => ("Last request:", request),
-    };
-    match request {
-        Some(r) => {
+    match quoted_request(i) {
+        (label, Some(r)) => {
             let _ = writeln!(d, "\n{label}");
             let full = redact(r.trim());
             let text = cut(&full, REQUEST_CHARS);
@@ -439,15 +482,16 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
                 let _ = writeln!(d, "(cut; the full request is in the transcript)");
             }
         }
-        None => {
+        (_, None) => {
             let _ = writeln!(d, "No user request found in the transcript.");
         }
     }
     let _ = writeln!(d);
+}
 
-    // Progress
+fn progress(d: &mut String, i: &HandoffInputs<'_>) {
     let _ = writeln!(d, "## Progress");
-    let todos = i.transcript.as_ref().map(|f| &f.todos[..]).unwrap_or(&[]);
+    let todos = todos(i);
     if todos.is_empty() {
         let _ = writeln!(d, "No todo list in the transcript.");
     }
@@ -474,8 +518,11 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         );
     }
     let _ = writeln!(d);
+}
 
-    // The agent's own words: decisions and notes (redacted, each on one line).
+/// The agent's own words: decisions and notes (redacted, each on one line); no
+/// section when it said nothing.
+fn the_agents_words(d: &mut String, i: &HandoffInputs<'_>) {
     if !i.notes.decisions.is_empty() {
         let _ = writeln!(d, "## Decisions (from the session)");
         for (decision, why) in i.notes.decisions.iter().take(LIST_MAX) {
@@ -501,8 +548,11 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         }
         let _ = writeln!(d);
     }
+}
 
-    // Files touched
+/// The files the transcript shows touched (newest first), then those git shows
+/// changed that it does not.
+fn files_touched(d: &mut String, i: &HandoffInputs<'_>) {
     let _ = writeln!(d, "## Files touched");
     let touched: Vec<String> = i
         .transcript
@@ -536,8 +586,9 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         }
     }
     let _ = writeln!(d);
+}
 
-    // Git state
+fn git_state(d: &mut String, i: &HandoffInputs<'_>) {
     let _ = writeln!(d, "## Git state");
     match (&i.branch, i.uncommitted) {
         (Some(b), n) => {
@@ -569,8 +620,9 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         }
     }
     let _ = writeln!(d);
+}
 
-    // Open agent signals
+fn open_agent_signals(d: &mut String, i: &HandoffInputs<'_>) {
     let _ = writeln!(d, "## Open agent signals");
     if i.signals.is_empty() {
         let _ = writeln!(d, "None.");
@@ -594,8 +646,11 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         }
     }
     let _ = writeln!(d);
+}
 
-    // Reload
+/// What the next session should read first: `CLAUDE.md`, `.forge/state.json`, then
+/// the files the transcript shows read (newest first, at most 20 in all).
+fn reload(d: &mut String, i: &HandoffInputs<'_>) {
     let _ = writeln!(d, "## Reload");
     let mut reload: Vec<String> = Vec::new();
     if i.has_claude_md {
@@ -618,9 +673,12 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         let _ = writeln!(d, "- {p}");
     }
     let _ = writeln!(d);
+}
 
-    // Next steps
-    let _ = writeln!(d, "## Next steps");
+/// The next steps, in order: the agent's own, the todo in progress, the next five
+/// pending (or, with no todos, the task or request), the blocked Signals'
+/// questions, uncommitted changes, and always re-reading the Reload files.
+fn next_steps(i: &HandoffInputs<'_>) -> Vec<String> {
     let mut steps: Vec<String> = Vec::new();
     for step in i.notes.next_steps.iter().take(LIST_MAX) {
         let step = redacted_field(step, 600);
@@ -628,6 +686,7 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
             steps.push(format!("From the session: {step}"));
         }
     }
+    let todos = todos(i);
     for t in todos.iter().filter(|t| t.status == TodoStatus::InProgress) {
         steps.push(format!("Finish: {}", redacted_field(&t.content, 300)));
     }
@@ -638,9 +697,9 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
     {
         steps.push(format!("Then: {}", redacted_field(&t.content, 300)));
     }
-    if steps.is_empty() && given.is_some() {
+    if steps.is_empty() && given_task(i).is_some() {
         steps.push("Continue the task (under Current task).".to_owned());
-    } else if steps.is_empty() && request.is_some() {
+    } else if steps.is_empty() && quoted_request(i).1.is_some() {
         steps.push("Continue with the last request (under Current task).".to_owned());
     }
     let blocked: Vec<&OpenSignal> = i.signals.iter().filter(|s| s.status == "blocked").collect();
@@ -666,15 +725,7 @@ pub fn compose(i: &HandoffInputs<'_>) -> String {
         ));
     }
     steps.push("Re-read the files under Reload before editing.".to_owned());
-    for (n, s) in steps.iter().enumerate() {
-        let _ = writeln!(d, "{}. {s}", n + 1);
-    }
-    // The whole document once more, as it leaves: every field was redacted before
-    // it was cut, and this catches what only shows across fields or lines.
-    match redact_cow(&d) {
-        Cow::Owned(r) => r,
-        Cow::Borrowed(_) => d,
-    }
+    steps
 }
 
 #[cfg(test)]

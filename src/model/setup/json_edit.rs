@@ -711,9 +711,10 @@ impl Editor<'_> {
             .map(|t| self.style.layout_of(self.text, t))
             .or_else(|| self.style.profiled(depth, shape).cloned());
         let layout = match (inline, own) {
-            (Some(_), Some(l @ Layout::Compact { .. })) => l,
+            // Its own layout when compact (inside an inline parent) or when the parent
+            // gives none; else the parent's inline one.
+            (Some(_), Some(l @ Layout::Compact { .. })) | (None, Some(l)) => l,
             (Some(i), _) => i.clone(),
-            (None, Some(l)) => l,
             (None, None) => Layout::Multi,
         };
         let child_indent = format!("{indent}{}", self.style.unit);

@@ -6,6 +6,8 @@
 //! characters are cut to 200 and given a hash suffix. `forge learn` and `forge doctor`
 //! use this to find `memory/MEMORY.md` and the `learned-*.md` pattern files.
 
+use std::fmt::Write as _;
+
 /// `MEMORY.md` longer than this is archived by `forge learn archive`.
 pub const MEMORY_MAX_LINES: usize = 180;
 
@@ -149,7 +151,7 @@ pub fn plan_archive(
         }
         _ => format!("# MEMORY.md archive ({archive_name})\n\n"),
     };
-    archive.push_str(&format!("<!-- moved from MEMORY.md at {stamp} -->\n"));
+    let _ = writeln!(archive, "<!-- moved from MEMORY.md at {stamp} -->");
     for l in moved {
         archive.push_str(l);
         archive.push('\n');

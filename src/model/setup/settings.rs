@@ -52,7 +52,7 @@ pub struct Removal {
 }
 
 /// The result of a transform.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Outcome {
     /// The new settings.
     pub settings: Value,
@@ -615,13 +615,30 @@ pub fn forge_statusline(program: &str) -> Value {
 pub fn install(settings: &Value, opts: &InstallOptions<'_>) -> Result<Outcome, ShapeError> {
     let mut root = root_object(settings)?;
     check_shape(&root)?;
-    let mut removed_dead = Vec::new();
-    let mut kept_dead = Vec::new();
-    let mut removed_forge = Vec::new();
-    let mut notes = Vec::new();
-    let mut kept: Vec<String> = Vec::new();
+    let mut out = Outcome::default();
+    let kept = keep_forge_hooks(&mut root, opts, &mut out);
+    add_forge_hooks(&mut root, opts, &kept);
+    match root.get_mut("statusLine") {
+        None | Some(Value::Null) => {
+            root.insert("statusLine".into(), forge_statusline(opts.program));
+        }
+        Some(current) => install_over_statusline(current, opts, &mut out),
+    }
+    out.settings = Value::Object(root);
+    Ok(out)
+}
 
-    walk_hooks(&mut root, Emptied::Remove, |event, all, h| {
+/// The walk over the existing hooks: the first forge entry of each forge event is
+/// kept (upgraded in place), every other forge entry is removed, and a hook whose
+/// script is missing is removed where `opts` says (else listed as kept). Returns
+/// the events that kept a forge entry.
+fn keep_forge_hooks(
+    root: &mut Map<String, Value>,
+    opts: &InstallOptions<'_>,
+    out: &mut Outcome,
+) -> Vec<String> {
+    let mut kept: Vec<String> = Vec::new();
+    walk_hooks(root, Emptied::Remove, |event, all, h| {
         let Some(words) = handler_words(h) else {
             return Verdict::Keep;
         };
@@ -629,21 +646,10 @@ pub fn install(settings: &Value, opts: &InstallOptions<'_>) -> Result<Outcome, S
         if forge_role(&words) == Some("hook") && FORGE_EVENTS.contains(&event) {
             if all && !kept.iter().any(|k| k == event) {
                 kept.push(event.to_owned());
-                if let Some(obj) = h.as_object_mut() {
-                    // An older, unguarded entry is upgraded here, in place.
-                    let canonical = hook_entry(opts.program, event);
-                    if obj.get("command").and_then(Value::as_str) != Some(&canonical) {
-                        obj.insert("command".into(), Value::String(canonical));
-                    }
-                    // shift_remove: `remove` would move the last key into its place.
-                    obj.shift_remove("args");
-                    if obj.get("type").is_none() {
-                        obj.insert("type".into(), json!("command"));
-                    }
-                }
+                upgrade_in_place(h, opts.program, event);
                 return Verdict::Keep;
             }
-            removed_forge.push(Removal {
+            out.removed_forge.push(Removal {
                 event: event.to_owned(),
                 command,
             });
@@ -655,115 +661,131 @@ pub fn install(settings: &Value, opts: &InstallOptions<'_>) -> Result<Outcome, S
                 command,
             };
             if opts.removes(&missing) {
-                removed_dead.push(r);
+                out.removed_dead.push(r);
                 return Verdict::Remove;
             }
-            kept_dead.push(r);
+            out.kept_dead.push(r);
         }
         Verdict::Keep
     });
+    kept
+}
 
+/// A forge hook entry made the one `forge init` writes now: an older, unguarded
+/// entry is upgraded here, in place.
+fn upgrade_in_place(h: &mut Value, program: &str, event: &str) {
+    let Some(obj) = h.as_object_mut() else {
+        return;
+    };
+    let canonical = hook_entry(program, event);
+    if obj.get("command").and_then(Value::as_str) != Some(&canonical) {
+        obj.insert("command".into(), Value::String(canonical));
+    }
+    // shift_remove: `remove` would move the last key into its place.
+    obj.shift_remove("args");
+    if obj.get("type").is_none() {
+        obj.insert("type".into(), json!("command"));
+    }
+}
+
+/// A forge entry for each forge event that kept none, after the event's groups.
+fn add_forge_hooks(root: &mut Map<String, Value>, opts: &InstallOptions<'_>, kept: &[String]) {
     let hooks = root
         .entry("hooks")
         .or_insert_with(|| Value::Object(Map::new()));
-    if let Value::Object(hooks) = hooks {
-        for event in FORGE_EVENTS {
-            if kept.iter().any(|k| k == event) {
-                continue;
-            }
-            let group =
-                json!({"hooks": [{"type": "command", "command": hook_entry(opts.program, event)}]});
-            match hooks.get_mut(event) {
-                Some(Value::Array(groups)) => groups.push(group),
-                _ => {
-                    hooks.insert(event.to_owned(), Value::Array(vec![group]));
-                }
-            }
+    let Value::Object(hooks) = hooks else {
+        return;
+    };
+    for event in FORGE_EVENTS {
+        if kept.iter().any(|k| k == event) {
+            continue;
         }
-    }
-
-    let wanted = forge_statusline(opts.program);
-    match root.get_mut("statusLine") {
-        None | Some(Value::Null) => {
-            root.insert("statusLine".into(), wanted);
-        }
-        Some(current) => {
-            let words = current
-                .get("command")
-                .and_then(Value::as_str)
-                .map(split_words);
-            let is_forge = words
-                .as_deref()
-                .is_some_and(|w| forge_role(w) == Some("statusline"));
-            let dead = words
-                .as_deref()
-                .and_then(|w| dead_script(w, opts.expand, opts.exists));
-            if is_forge {
-                // A wrapped status line stays wrapped (unless asked to replace it),
-                // and its object keeps the keys it had (uninstall gives it back).
-                let wraps = statusline_command_of(current);
-                let wraps = wrapped_statusline(&wraps).filter(|_| !opts.replace_statusline);
-                if let Value::Object(obj) = current {
-                    obj.insert("type".into(), json!("command"));
-                    let command = match wraps.as_deref() {
-                        Some(other) => guarded_wrapped_statusline(opts.program, other),
-                        None => guarded_statusline(opts.program),
-                    };
-                    obj.insert("command".into(), json!(command));
-                    if wraps.is_none() && !obj.contains_key("padding") {
-                        obj.insert("padding".into(), json!(0));
-                    }
-                    if !obj.contains_key("refreshInterval") {
-                        obj.insert("refreshInterval".into(), json!(REFRESH_INTERVAL_SECS));
-                    }
-                }
-            } else if dead.as_deref().is_some_and(|d| !opts.removes(d)) && !opts.replace_statusline
-            {
-                kept_dead.push(Removal {
-                    event: "statusLine".into(),
-                    command: statusline_command_of(current),
-                });
-            } else if dead.is_some() || opts.replace_statusline {
-                let command = statusline_command_of(current);
-                if dead.is_some() {
-                    removed_dead.push(Removal {
-                        event: "statusLine".into(),
-                        command,
-                    });
-                } else {
-                    notes.push(format!("replaced the statusLine `{command}` with forge's"));
-                }
-                *current = wanted;
-            } else if opts.wrap_statusline {
-                let other = statusline_command_of(current);
-                if let Value::Object(obj) = current {
-                    obj.insert(
-                        "command".into(),
-                        json!(guarded_wrapped_statusline(opts.program, &other)),
-                    );
-                    if !obj.contains_key("refreshInterval") {
-                        obj.insert("refreshInterval".into(), json!(REFRESH_INTERVAL_SECS));
-                    }
-                }
-                notes.push(format!(
-                    "wrapped the statusLine `{other}`: forge runs it and adds its segments (`forge statusline --wrap`); `forge init --uninstall` gives it back as it was"
-                ));
-            } else {
-                notes.push(format!(
-                    "kept the statusLine `{}` (another tool's): `forge init --wrap-statusline` keeps it and adds forge's segments, `forge init --replace-statusline` shows forge's instead",
-                    statusline_command_of(current)
-                ));
+        let group =
+            json!({"hooks": [{"type": "command", "command": hook_entry(opts.program, event)}]});
+        match hooks.get_mut(event) {
+            Some(Value::Array(groups)) => groups.push(group),
+            _ => {
+                hooks.insert(event.to_owned(), Value::Array(vec![group]));
             }
         }
     }
+}
 
-    Ok(Outcome {
-        settings: Value::Object(root),
-        removed_dead,
-        kept_dead,
-        removed_forge,
-        notes,
-    })
+/// forge's statusLine where one is set already: forge's own is brought up to date;
+/// a dead one is removed, another tool's replaced (`--replace-statusline`), wrapped
+/// (`--wrap-statusline`) or kept, each with a word in `out`.
+fn install_over_statusline(current: &mut Value, opts: &InstallOptions<'_>, out: &mut Outcome) {
+    let words = current
+        .get("command")
+        .and_then(Value::as_str)
+        .map(split_words);
+    let is_forge = words
+        .as_deref()
+        .is_some_and(|w| forge_role(w) == Some("statusline"));
+    let dead = words
+        .as_deref()
+        .and_then(|w| dead_script(w, opts.expand, opts.exists));
+    if is_forge {
+        refresh_forge_statusline(current, opts);
+    } else if dead.as_deref().is_some_and(|d| !opts.removes(d)) && !opts.replace_statusline {
+        out.kept_dead.push(Removal {
+            event: "statusLine".into(),
+            command: statusline_command_of(current),
+        });
+    } else if dead.is_some() || opts.replace_statusline {
+        let command = statusline_command_of(current);
+        if dead.is_some() {
+            out.removed_dead.push(Removal {
+                event: "statusLine".into(),
+                command,
+            });
+        } else {
+            out.notes
+                .push(format!("replaced the statusLine `{command}` with forge's"));
+        }
+        *current = forge_statusline(opts.program);
+    } else if opts.wrap_statusline {
+        let other = statusline_command_of(current);
+        if let Value::Object(obj) = current {
+            obj.insert(
+                "command".into(),
+                json!(guarded_wrapped_statusline(opts.program, &other)),
+            );
+            if !obj.contains_key("refreshInterval") {
+                obj.insert("refreshInterval".into(), json!(REFRESH_INTERVAL_SECS));
+            }
+        }
+        out.notes.push(format!(
+            "wrapped the statusLine `{other}`: forge runs it and adds its segments (`forge statusline --wrap`); `forge init --uninstall` gives it back as it was"
+        ));
+    } else {
+        out.notes.push(format!(
+            "kept the statusLine `{}` (another tool's): `forge init --wrap-statusline` keeps it and adds forge's segments, `forge init --replace-statusline` shows forge's instead",
+            statusline_command_of(current)
+        ));
+    }
+}
+
+/// forge's own statusLine brought up to date. A wrapped status line stays wrapped
+/// (unless asked to replace it), and its object keeps the keys it had (uninstall
+/// gives it back).
+fn refresh_forge_statusline(current: &mut Value, opts: &InstallOptions<'_>) {
+    let wraps = statusline_command_of(current);
+    let wraps = wrapped_statusline(&wraps).filter(|_| !opts.replace_statusline);
+    if let Value::Object(obj) = current {
+        obj.insert("type".into(), json!("command"));
+        let command = match wraps.as_deref() {
+            Some(other) => guarded_wrapped_statusline(opts.program, other),
+            None => guarded_statusline(opts.program),
+        };
+        obj.insert("command".into(), json!(command));
+        if wraps.is_none() && !obj.contains_key("padding") {
+            obj.insert("padding".into(), json!(0));
+        }
+        if !obj.contains_key("refreshInterval") {
+            obj.insert("refreshInterval".into(), json!(REFRESH_INTERVAL_SECS));
+        }
+    }
 }
 
 fn statusline_command_of(v: &Value) -> String {

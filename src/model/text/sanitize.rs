@@ -24,6 +24,7 @@
 //! still reads back the exact value.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 /// The bidirectional formatting characters: embeddings and overrides (U+202A–U+202E),
 /// isolates (U+2066–U+2069) and the marks (LRM, RLM, ALM). A terminal that applies
@@ -195,8 +196,7 @@ pub fn clean(text: &str) -> Cow<'_, str> {
     let mut scanner = Scanner::new(text).peekable();
     while let Some(piece) = scanner.next() {
         match piece {
-            Piece::Keep(c) => out.push(c),
-            Piece::Break(c @ ('\n' | '\t')) => out.push(c),
+            Piece::Keep(c) | Piece::Break(c @ ('\n' | '\t')) => out.push(c),
             Piece::Break('\r') => {
                 // `\r\n` is a line end; a lone `\r` would let the rest of the line
                 // overwrite what came before it.
@@ -260,7 +260,7 @@ pub fn json_for_terminal(json: &str) -> Cow<'_, str> {
     for c in json.chars() {
         if is_unsafe(c) && !matches!(c, '\n' | '\t' | '\r') {
             // All of them are in the Basic Multilingual Plane: one escape each.
-            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
         } else {
             out.push(c);
         }

@@ -234,6 +234,7 @@ pub fn scan_bytes(bytes: &[u8], piece: usize) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fmt::Write as _;
 
     const KEY: &str = "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s";
 
@@ -265,7 +266,7 @@ mod tests {
         // Before: only the first MiB of a file was read.
         let mut text = "fn main() {}\n".repeat(200_000);
         assert!(text.len() > 2 * 1024 * 1024);
-        text.push_str(&format!("const T: &str = \"{KEY}\";\n"));
+        let _ = writeln!(text, "const T: &str = \"{KEY}\";");
         for piece in [64 * 1024, 1_000_003] {
             assert_eq!(
                 found(scan_bytes(text.as_bytes(), piece)),
