@@ -15,6 +15,7 @@
     reason = "scenario tests: each tells one story, setup to last check, read top to bottom; splitting it would scatter the story"
 )]
 
+mod common;
 #[path = "e2e/harness.rs"]
 mod harness;
 #[path = "e2e/mock_api.rs"]
@@ -24,6 +25,7 @@ use std::io::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
+use common::wake_messages;
 use harness::{World, poll, status_line, wait_until};
 use mock_api::Reply;
 use serde_json::{Value, json};
@@ -1001,16 +1003,6 @@ fn wake_log(w: &World, events: &[&str]) -> std::path::PathBuf {
     )
     .unwrap();
     log
-}
-
-/// The wake messages so far, oldest first.
-fn wake_messages(log: &Path) -> Vec<String> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .split("\n---\n")
-        .filter(|m| !m.trim().is_empty())
-        .map(str::to_owned)
-        .collect()
 }
 
 /// Waits until `n` wake messages with `trigger: <trigger>` came; returns them.

@@ -15,15 +15,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::{TestProject, git, ok_stdout};
+use common::{TestProject, git, ok_stdout, outcomes, statusline, user_config, wait_until};
 use serde_json::{Value, json};
-
-/// Writes the user config (`$XDG_CONFIG_HOME/forge/config.toml`).
-fn user_config(p: &TestProject, text: &str) {
-    let path = p.xdg.join("forge/config.toml");
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
 
 /// An executable shell script at `path` that appends `name` to `mark` (and, for a
 /// filter, passes its input through).
@@ -51,17 +44,6 @@ fn session_start(cmd: &mut assert_cmd::Command, p: &TestProject) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// Every outcome of the event lines of `event`.
-fn outcomes(p: &TestProject, event: &str) -> Vec<Value> {
-    std::fs::read_to_string(p.forge_dir().join("logs/events.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|v| v["event"] == event)
-        .flat_map(|v| v["outcomes"].as_array().cloned().unwrap_or_default())
-        .collect()
-}
-
 /// Every outcome of every event line.
 fn all_outcomes(p: &TestProject) -> Vec<Value> {
     std::fs::read_to_string(p.forge_dir().join("logs/events.jsonl"))
@@ -70,23 +52,6 @@ fn all_outcomes(p: &TestProject) -> Vec<Value> {
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .flat_map(|v| v["outcomes"].as_array().cloned().unwrap_or_default())
         .collect()
-}
-
-fn wait_until(what: &str, ok: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !ok() {
-        assert!(Instant::now() < deadline, "waited 10 s for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// One status-line tick of the fixture session at `pct`.
-fn statusline(p: &TestProject, pct: u32) -> String {
-    let payload = p.payload("statusline/used-74.json").replace(
-        "\"used_percentage\": 74",
-        &format!("\"used_percentage\": {pct}"),
-    );
-    ok_stdout(p.forge().arg("statusline").write_stdin(payload))
 }
 
 fn commits(p: &TestProject) -> usize {

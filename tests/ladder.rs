@@ -5,18 +5,10 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::{TestProject, git, ok_stdout};
+use common::{TestProject, git, ok_stdout, outcomes, statusline, wait_until};
 use serde_json::Value;
-
-fn statusline(p: &TestProject, pct: u32) -> String {
-    let payload = p.payload("statusline/used-74.json").replace(
-        "\"used_percentage\": 74",
-        &format!("\"used_percentage\": {pct}"),
-    );
-    ok_stdout(p.forge().arg("statusline").write_stdin(payload))
-}
 
 fn sid() -> String {
     let v: Value = serde_json::from_str(
@@ -39,24 +31,6 @@ fn prompt(p: &TestProject) -> String {
             .args(["hook", "UserPromptSubmit"])
             .write_stdin(payload.to_string()),
     )
-}
-
-fn ladder_outcomes(p: &TestProject) -> Vec<Value> {
-    std::fs::read_to_string(p.forge_dir().join("logs/events.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|v| v["event"] == "ladder")
-        .flat_map(|v| v["outcomes"].as_array().cloned().unwrap_or_default())
-        .collect()
-}
-
-fn wait_until(what: &str, ok: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !ok() {
-        assert!(Instant::now() < deadline, "waited 10 s for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 #[test]
@@ -93,7 +67,7 @@ fn by_default_l2_alerts_the_model_once_and_l3_hands_off_again() {
             .exists()
     });
     assert!(prompt(&p).contains("(L3): stop and hand off now"));
-    let o = ladder_outcomes(&p);
+    let o = outcomes(&p, "ladder");
     assert!(o.iter().any(|o| o["kind"] == "handoff_written"), "{o:?}");
     let log = ok_stdout(p.forge().arg("log"));
     assert!(
@@ -122,8 +96,8 @@ fn wip_commits_only_tracked_changes_on_an_unprotected_branch_without_secrets() {
     // On main (protected): no commit.
     std::fs::write(p.root.join("README.md"), "# changed\n").unwrap();
     statusline(&p, 86);
-    wait_until("the ladder", || !ladder_outcomes(&p).is_empty());
-    let o = ladder_outcomes(&p);
+    wait_until("the ladder", || !outcomes(&p, "ladder").is_empty());
+    let o = outcomes(&p, "ladder");
     assert_eq!(o[0]["kind"], "wip_skipped", "{o:?}");
     assert!(
         o[0]["why"]
@@ -137,8 +111,8 @@ fn wip_commits_only_tracked_changes_on_an_unprotected_branch_without_secrets() {
     std::fs::write(p.root.join("notes.txt"), "untracked\n").unwrap();
     statusline(&p, 40);
     statusline(&p, 86);
-    wait_until("the second climb", || ladder_outcomes(&p).len() == 2);
-    let o = ladder_outcomes(&p);
+    wait_until("the second climb", || outcomes(&p, "ladder").len() == 2);
+    let o = outcomes(&p, "ladder");
     assert_eq!(o[1]["kind"], "wip_committed", "{o:?}");
     assert_eq!(o[1]["message"], "[WIP] T-012 - checkpoint (L2 at 86%)");
     let out = std::process::Command::new("git")
@@ -163,8 +137,8 @@ fn wip_commits_only_tracked_changes_on_an_unprotected_branch_without_secrets() {
     std::fs::write(p.root.join(".env"), "A=2\n").unwrap();
     statusline(&p, 40);
     statusline(&p, 86);
-    wait_until("the third climb", || ladder_outcomes(&p).len() == 3);
-    let o = ladder_outcomes(&p);
+    wait_until("the third climb", || outcomes(&p, "ladder").len() == 3);
+    let o = outcomes(&p, "ladder");
     assert_eq!(o[2]["kind"], "wip_skipped", "{o:?}");
     assert!(
         o[2]["why"]
@@ -180,8 +154,8 @@ fn wip_commits_only_tracked_changes_on_an_unprotected_branch_without_secrets() {
     .unwrap();
     statusline(&p, 40);
     statusline(&p, 86);
-    wait_until("the fourth climb", || ladder_outcomes(&p).len() == 4);
-    let o = ladder_outcomes(&p);
+    wait_until("the fourth climb", || outcomes(&p, "ladder").len() == 4);
+    let o = outcomes(&p, "ladder");
     assert!(
         o[3]["why"]
             .as_str()

@@ -1009,16 +1009,15 @@ fn inside_tmux_the_pane_is_redacted_and_quoted() {
     .unwrap();
     let payload = p.dir.path().join("idle.json");
     std::fs::write(&payload, p.payload("hooks/Notification-idle.json")).unwrap();
-    let q = |s: &std::path::Path| format!("'{}'", s.display().to_string().replace('\'', "'\\''"));
     let bin = std::path::PathBuf::from(env!("CARGO_BIN_EXE_forge"));
     let command = format!(
         "cd {root} && echo 'export NPM_TOKEN=npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789' && echo '[AVAILABLE ACTIONS]' \
          && env -u FORGE_AGENT HOME={home} XDG_CONFIG_HOME={xdg} {bin} hook Notification < {payload}; sleep 5",
-        root = q(&p.root),
-        home = q(&p.home),
-        xdg = q(&p.xdg),
-        bin = q(&bin),
-        payload = q(&payload),
+        root = common::sh_quote(&p.root),
+        home = common::sh_quote(&p.home),
+        xdg = common::sh_quote(&p.xdg),
+        bin = common::sh_quote(&bin),
+        payload = common::sh_quote(&payload),
     );
     let _tmux = common::tmux::Tmux::start(100, 20, &command);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::TestProject;
+use common::tmux::Tmux;
+use common::{TestProject, sh_quote};
 use predicates::prelude::*;
 
 #[test]
@@ -103,129 +104,6 @@ fn errors_say_what_to_do() {
     p.forge().args(["tui", "--width", "10"]).assert().code(2);
 }
 
-/// A tmux server of our own (unique socket), killed when dropped.
-struct Tmux {
-    socket: String,
-    socket_path: Option<PathBuf>,
-}
-
-impl Tmux {
-    fn available() -> bool {
-        Command::new("tmux")
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    }
-
-    fn start(width: u16, height: u16, command: &str) -> Self {
-        let socket = format!(
-            "forge-test-{}-{}",
-            std::process::id(),
-            Instant::now().elapsed().as_nanos() ^ rand_ish()
-        );
-        let mut t = Self {
-            socket,
-            socket_path: None,
-        };
-        let w = width.to_string();
-        let h = height.to_string();
-        t.run(&[
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-s",
-            "t",
-            "-x",
-            &w,
-            "-y",
-            &h,
-            command,
-        ]);
-        let path = t.run(&["display-message", "-p", "#{socket_path}"]);
-        t.socket_path = Some(PathBuf::from(path.trim()));
-        t
-    }
-
-    fn run(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", "t"])
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "t"];
-        args.extend_from_slice(keys);
-        self.run(&args);
-    }
-
-    /// Waits until the screen contains `text`; panics with the screen after 10 s.
-    fn wait_for(&self, text: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let s = self.screen();
-            if s.contains(text) {
-                return s;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "waited 10 s for {text:?}; screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-/// Whether tmux is here to drive a real terminal. Missing on CI (where .ci/run
-/// installs it) it is a failure; elsewhere the test says it skipped.
-fn tmux_here() -> bool {
-    if Tmux::available() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "tmux is missing on CI: .ci/run should have installed it"
-    );
-    eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
-    false
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .output();
-        // tmux leaves its socket file behind.
-        if let Some(p) = &self.socket_path {
-            let _ = std::fs::remove_file(p);
-        }
-    }
-}
-
-fn rand_ish() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0)
-}
-
-fn sh_quote(p: &Path) -> String {
-    format!("'{}'", p.display().to_string().replace('\'', "'\\''"))
-}
-
 /// The shell command that runs `forge tui` in `p` with its own `HOME` and
 /// `XDG_CONFIG_HOME`, no state home, no colour and no inherited Claude Code
 /// variables, plus `env_extra` (`-u NAME` options first, then `NAME=value`), and
@@ -264,7 +142,7 @@ fn wait_file(path: &Path) -> String {
 
 #[test]
 fn live_dashboard_in_a_real_terminal() {
-    if !tmux_here() {
+    if !Tmux::here() {
         return;
     }
     let p = TestProject::new();
@@ -359,7 +237,7 @@ fn live_dashboard_in_a_real_terminal() {
 
 #[test]
 fn esc_clears_the_filter_first_then_quits_in_a_real_terminal() {
-    if !tmux_here() {
+    if !Tmux::here() {
         return;
     }
     let p = TestProject::new();
@@ -397,7 +275,7 @@ fn esc_clears_the_filter_first_then_quits_in_a_real_terminal() {
 
 #[test]
 fn r_answers_the_selected_blocked_signal_in_a_real_terminal() {
-    if !tmux_here() {
+    if !Tmux::here() {
         return;
     }
     let p = TestProject::new();
@@ -455,7 +333,7 @@ fn r_answers_the_selected_blocked_signal_in_a_real_terminal() {
 
 #[test]
 fn the_sessions_pane_opens_a_transcript_and_dismisses_in_a_real_terminal() {
-    if !tmux_here() {
+    if !Tmux::here() {
         return;
     }
     let p = TestProject::new();
@@ -583,7 +461,7 @@ fn the_sessions_pane_opens_a_transcript_and_dismisses_in_a_real_terminal() {
 
 #[test]
 fn a_click_selects_and_ctrl_z_suspends_in_a_real_terminal() {
-    if !tmux_here() {
+    if !Tmux::here() {
         return;
     }
     let p = TestProject::new();
@@ -637,7 +515,7 @@ fn a_click_selects_and_ctrl_z_suspends_in_a_real_terminal() {
 
 #[test]
 fn the_git_header_follows_a_checkout_in_a_real_terminal() {
-    if !tmux_here() {
+    if !Tmux::here() {
         return;
     }
     let p = TestProject::new();
@@ -688,7 +566,7 @@ fn the_git_header_follows_a_checkout_in_a_real_terminal() {
 
 #[test]
 fn inside_tmux_the_session_name_names_the_agent() {
-    if !tmux_here() {
+    if !Tmux::here() {
         return;
     }
     let p = TestProject::new();
@@ -722,7 +600,7 @@ fn inside_tmux_the_session_name_names_the_agent() {
 
 #[test]
 fn inside_tmux_a_wake_message_carries_the_pane() {
-    if !tmux_here() {
+    if !Tmux::here() {
         return;
     }
     let p = TestProject::new();
@@ -809,7 +687,7 @@ fn all_once_prints_the_fleet() {
 
 #[test]
 fn the_fleet_list_opens_a_project_and_comes_back_in_a_real_terminal() {
-    if !tmux_here() {
+    if !Tmux::here() {
         return;
     }
     let api = TestProject::named("api");
@@ -876,7 +754,7 @@ fn the_fleet_list_opens_a_project_and_comes_back_in_a_real_terminal() {
 
 #[test]
 fn the_fleet_list_takes_the_tmux_client_to_a_sessions_pane_or_says_how_to_attach() {
-    if !tmux_here() || Command::new("script").arg("-V").output().is_err() {
+    if !Tmux::here() || Command::new("script").arg("-V").output().is_err() {
         eprintln!("SKIPPED: needs tmux and script(1)");
         return;
     }
@@ -900,7 +778,7 @@ fn the_fleet_list_takes_the_tmux_client_to_a_sessions_pane_or_says_how_to_attach
         .run(&["display-message", "-p", "-t", "work", "#{pane_id}"])
         .trim()
         .to_owned();
-    let socket = tmux.socket_path.clone().unwrap();
+    let socket = tmux.socket_path().unwrap().to_path_buf();
     // Its hooks ran there (tmux gives a pane's processes TMUX and TMUX_PANE).
     api.forge()
         .env("HOME", &api.home)
@@ -939,7 +817,7 @@ fn the_fleet_list_takes_the_tmux_client_to_a_sessions_pane_or_says_how_to_attach
     let mut client = Command::new("script")
         .args([
             "-qfc",
-            &format!("tmux -L {} attach -t t", tmux.socket),
+            &format!("tmux -L {} attach -t t", tmux.socket()),
             "/dev/null",
         ])
         .env("TERM", "xterm-256color")
@@ -998,7 +876,7 @@ fn cpu_and_wakeups(pid: u32) -> (u64, u64) {
 
 #[test]
 fn the_fleet_list_sleeps_until_a_registration_arrives_in_a_real_terminal() {
-    if !tmux_here() {
+    if !Tmux::here() {
         return;
     }
     let api = TestProject::named("api");

@@ -10,15 +10,10 @@ mod common;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::{TestProject, ok_stdout};
+use common::{
+    TestProject, ok_stdout, outcomes, statusline, user_config, wait_until, wake_messages,
+};
 use serde_json::Value;
-
-/// Writes the user config (`$XDG_CONFIG_HOME/forge/config.toml`).
-fn user_config(p: &TestProject, text: &str) {
-    let path = p.xdg.join("forge/config.toml");
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
 
 /// A fake orchestrator: appends each payload it gets to `name` (one per line) and
 /// prints `say`.
@@ -41,16 +36,6 @@ fn payloads(log: &PathBuf) -> Vec<Value> {
         .collect()
 }
 
-fn outcomes(p: &TestProject, event: &str) -> Vec<Value> {
-    std::fs::read_to_string(p.forge_dir().join("logs/events.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|v| v["event"] == event)
-        .flat_map(|v| v["outcomes"].as_array().cloned().unwrap_or_default())
-        .collect()
-}
-
 fn session_start(p: &TestProject) -> String {
     let out = p
         .forge()
@@ -60,14 +45,6 @@ fn session_start(p: &TestProject) -> String {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     String::from_utf8(out.stdout).unwrap()
-}
-
-fn wait_until(what: &str, ok: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !ok() {
-        assert!(Instant::now() < deadline, "waited 10 s for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 #[test]
@@ -144,14 +121,6 @@ fn a_project_config_never_runs_commands() {
             .contains("runs commands, so forge takes it only from your own config"),
         "{out:?}"
     );
-}
-
-fn statusline(p: &TestProject, pct: u32) -> String {
-    let payload = p.payload("statusline/used-74.json").replace(
-        "\"used_percentage\": 74",
-        &format!("\"used_percentage\": {pct}"),
-    );
-    ok_stdout(p.forge().arg("statusline").write_stdin(payload))
 }
 
 const S74: &str = "b71d04f6-2c3e-4a5b-8d9e-0f1a2b3c4d5e";
@@ -251,15 +220,6 @@ fn orchestrator(p: &TestProject, reply: &str, sleep: u32) -> (PathBuf, PathBuf) 
     (script, log)
 }
 
-fn messages(log: &PathBuf) -> Vec<String> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .split("\n---\n")
-        .filter(|m| !m.trim().is_empty())
-        .map(str::to_owned)
-        .collect()
-}
-
 fn hook_out(p: &TestProject, event: &str, payload: String) -> String {
     let out = p
         .forge()
@@ -289,8 +249,8 @@ fn async_wake_messages_go_to_the_orchestrator_for_the_chosen_events() {
         "Notification",
         p.payload("hooks/Notification-idle.json"),
     );
-    wait_until("the idle message", || messages(&log).len() == 1);
-    let m = &messages(&log)[0];
+    wait_until("the idle message", || wake_messages(&log).len() == 1);
+    let m = &wake_messages(&log)[0];
     for want in [
         "[SESSION]\n",
         "session_id: 3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21\n",
@@ -302,8 +262,8 @@ fn async_wake_messages_go_to_the_orchestrator_for_the_chosen_events() {
     }
     assert!(!m.contains("[PANE CONTENT]"), "not inside tmux: {m}");
     hook_out(&p, "SessionEnd", p.payload("hooks/SessionEnd.json"));
-    wait_until("the end message", || messages(&log).len() == 2);
-    assert!(messages(&log)[1].contains("trigger: session_end"));
+    wait_until("the end message", || wake_messages(&log).len() == 2);
+    assert!(wake_messages(&log)[1].contains("trigger: session_end"));
     let o = outcomes(&p, "SessionEnd");
     assert!(
         o.iter().any(|o| o["kind"] == "notified"
@@ -332,7 +292,7 @@ fn a_bidirectional_reply_keeps_the_session_working_once() {
     let v: Value = serde_json::from_str(out.trim()).expect(&out);
     assert_eq!(v["decision"], "block");
     assert_eq!(v["reason"], "also run the integration tests");
-    let m = &messages(&log)[0];
+    let m = &wake_messages(&log)[0];
     assert!(
         m.contains("trigger: response_complete") && m.contains("reply {\"decision\":\"block\""),
         "{m}"
@@ -401,8 +361,8 @@ fn wake_messages_state_the_context_as_the_transcript_has_it_and_no_typing_into_a
     let mut text = usage(176_000);
     std::fs::write(&transcript, &text).unwrap();
     let last = |n: usize| {
-        wait_until("the message", || messages(&log).len() >= n);
-        messages(&log)[n - 1].clone()
+        wait_until("the message", || wake_messages(&log).len() >= n);
+        wake_messages(&log)[n - 1].clone()
     };
     // The first Stop: no status-line reading yet, the turn's usage is in the
     // transcript.

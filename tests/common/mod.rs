@@ -8,8 +8,10 @@ pub mod tmux;
 
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
+use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
+use serde_json::Value;
 
 /// A temporary project: `root` is a git repository, `home` and `xdg` are empty.
 pub struct TestProject {
@@ -39,6 +41,7 @@ pub fn git(dir: &Path, args: &[&str]) {
         .env("GIT_AUTHOR_EMAIL", "test@example.com")
         .env("GIT_COMMITTER_NAME", "Test")
         .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("HOME", dir)
         .output()
         .expect("git runs");
@@ -47,6 +50,75 @@ pub fn git(dir: &Path, args: &[&str]) {
         "git {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// `s` quoted for `sh` (in single quotes), for a command line a test builds.
+pub fn sh_quote(s: &(impl AsRef<Path> + ?Sized)) -> String {
+    format!(
+        "'{}'",
+        s.as_ref().display().to_string().replace('\'', "'\\''")
+    )
+}
+
+/// A poll: calls `probe` every 100 ms until it returns `Some`, for at most `limit`.
+pub fn poll<T>(limit: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(v) = probe() {
+            return Some(v);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Waits until `ok` holds, checking every 50 ms; panics naming `what` after 10 s.
+pub fn wait_until(what: &str, ok: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !ok() {
+        assert!(Instant::now() < deadline, "waited 10 s for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Writes the user config (`$XDG_CONFIG_HOME/forge/config.toml`).
+pub fn user_config(p: &TestProject, text: &str) {
+    let path = p.xdg.join("forge/config.toml");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// Every outcome of the event lines of `event` in `.forge/logs/events.jsonl`.
+pub fn outcomes(p: &TestProject, event: &str) -> Vec<Value> {
+    std::fs::read_to_string(p.forge_dir().join("logs/events.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["event"] == event)
+        .flat_map(|v| v["outcomes"].as_array().cloned().unwrap_or_default())
+        .collect()
+}
+
+/// The messages a test's fake orchestrator logged (each followed by a `---` line),
+/// oldest first.
+pub fn wake_messages(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .split("\n---\n")
+        .filter(|m| !m.trim().is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// One status-line tick of the fixture session (`statusline/used-74.json`) at `pct`.
+pub fn statusline(p: &TestProject, pct: u32) -> String {
+    let payload = p.payload("statusline/used-74.json").replace(
+        "\"used_percentage\": 74",
+        &format!("\"used_percentage\": {pct}"),
+    );
+    ok_stdout(p.forge().arg("statusline").write_stdin(payload))
 }
 
 impl TestProject {

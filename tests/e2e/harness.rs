@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::common::tmux::Tmux;
+use super::common::{git, sh_quote};
 use super::mock_api::MockApi;
 
 /// The client version the suite pins.
@@ -173,19 +175,7 @@ fn requirements() -> Result<PathBuf, String> {
     client()
 }
 
-/// A poll: calls `probe` every 100 ms until it returns `Some`, for at most `limit`.
-pub fn poll<T>(limit: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(v) = probe() {
-            return Some(v);
-        }
-        if Instant::now() >= deadline {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
+pub use super::common::poll;
 
 /// Waits (a [`poll`] of [`WAIT`]) until `cond` holds; panics naming `what`.
 pub fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
@@ -193,61 +183,6 @@ pub fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
         poll(WAIT, || cond().then_some(())).is_some(),
         "waited {WAIT:?} for {what}"
     );
-}
-
-fn sh_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
-}
-
-/// A tmux server of our own (`tmux -L <unique>`), killed when dropped.
-struct Tmux {
-    socket: String,
-    /// The client's process id (the pane's command `exec`s it).
-    client_pid: Option<u32>,
-}
-
-impl Tmux {
-    fn run(&self, args: &[&str]) -> Result<String, String> {
-        let out = Command::new("tmux")
-            .arg("-u")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .env_remove("TMUX")
-            .output()
-            .map_err(|e| e.to_string())?;
-        if out.status.success() {
-            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-        } else {
-            Err(format!(
-                "tmux {args:?}: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ))
-        }
-    }
-}
-
-impl Drop for Tmux {
-    /// Kills the server and waits until the client has exited (SIGHUP lets it run
-    /// its SessionEnd hook; a client that lingers is killed), so nothing writes into
-    /// the test's folders after they are removed.
-    fn drop(&mut self) {
-        let _ = self.run(&["kill-server"]);
-        let Some(pid) = self.client_pid else { return };
-        let proc_dir = PathBuf::from(format!("/proc/{pid}"));
-        if poll(Duration::from_secs(10), || {
-            (!proc_dir.exists()).then_some(())
-        })
-        .is_none()
-        {
-            let _ = Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
-            let _ = poll(Duration::from_secs(5), || {
-                (!proc_dir.exists()).then_some(())
-            });
-        }
-    }
 }
 
 /// One end-to-end test's world: mock API, temp HOME, project, client.
@@ -268,26 +203,6 @@ pub struct World {
     path: Option<String>,
     _dir: tempfile::TempDir,
     _serial: MutexGuard<'static, ()>,
-}
-
-/// Runs git in `dir` with a fixed identity.
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.com")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.com")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 impl World {
@@ -598,30 +513,17 @@ impl World {
         script.push('\n');
         let path = self.home.parent().unwrap().join("run-claude.sh");
         std::fs::write(&path, script).unwrap();
-        let mut tmux = Tmux {
-            socket,
-            client_pid: None,
-        };
-        tmux.run(&[
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-s",
-            "e2e",
-            "-x",
-            "140",
-            "-y",
-            "45",
+        let mut tmux = Tmux::server(socket, "e2e", true);
+        tmux.open(
+            140,
+            45,
             &format!("sh {}", sh_quote(&path.display().to_string())),
-        ])
+        )
         .expect("tmux starts");
         // Keep the pane after the client exits, so /exit can be observed.
-        let _ = tmux.run(&["set-option", "-t", "e2e", "remain-on-exit", "on"]);
-        tmux.client_pid = tmux
-            .run(&["display-message", "-p", "-t", "e2e", "#{pane_pid}"])
-            .ok()
-            .and_then(|p| p.trim().parse().ok());
+        let _ = tmux.try_run(&["set-option", "-t", "e2e", "remain-on-exit", "on"]);
+        // The pane's command `exec`s the client: the server's Drop waits for it.
+        tmux.reap_pane();
         self.tmux = Some(tmux);
     }
 
@@ -633,34 +535,30 @@ impl World {
 
     /// Runs a tmux command on the test's server.
     pub fn tmux_run(&self, args: &[&str]) -> Result<String, String> {
-        self.tmux().run(args)
+        self.tmux().try_run(args)
     }
 
     /// The interactive client's process id (the pane's command `exec`s it).
     pub fn client_pid(&self) -> Option<u32> {
-        self.tmux.as_ref().and_then(|t| t.client_pid)
+        self.tmux.as_ref().and_then(Tmux::pane_pid)
     }
 
     /// The visible screen.
     pub fn screen(&self) -> String {
         self.tmux
             .as_ref()
-            .and_then(|t| t.run(&["capture-pane", "-p", "-t", "e2e"]).ok())
+            .and_then(|t| t.try_run(&["capture-pane", "-p", "-t", "e2e"]).ok())
             .unwrap_or_default()
     }
 
     /// Sends tmux key names (`Enter`, `Escape`, `C-c`, …).
     pub fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "e2e"];
-        args.extend_from_slice(keys);
-        self.tmux().run(&args).expect("send-keys");
+        self.tmux().keys(keys);
     }
 
     /// Types `text` into the prompt, waits until it shows, and presses Enter.
     pub fn type_line(&self, text: &str) {
-        self.tmux()
-            .run(&["send-keys", "-t", "e2e", "-l", text])
-            .expect("send-keys");
+        self.tmux().keys(&["-l", text]);
         let shown: String = text.chars().take(30).collect();
         self.wait_screen(&format!("the typed text {shown:?}"), |s| {
             s.lines().any(|l| l.contains('❯') && l.contains(&shown))
