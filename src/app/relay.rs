@@ -34,28 +34,28 @@ use crate::proc::{self, Cmd, Running, Signal};
 use crate::store::{self, Paths, chains, files};
 
 /// The event name of `forge run`'s lines in `events.jsonl`.
-pub const EVENT: &str = "forge run";
+pub(crate) const EVENT: &str = "forge run";
 
 /// How `forge run` runs a chain.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     /// The context % that hands over.
-    pub threshold: f64,
+    pub(crate) threshold: f64,
     /// The most continuations.
-    pub max_handoffs: u32,
+    pub(crate) max_handoffs: u32,
     /// SIGINT, then SIGTERM after this long.
-    pub grace: Duration,
+    pub(crate) grace: Duration,
     /// Pass the stream through as it is (else: readable text).
-    pub json: bool,
+    pub(crate) json: bool,
     /// The agent the sessions run as (`FORGE_AGENT`).
-    pub agent: Option<String>,
+    pub(crate) agent: Option<String>,
     /// The `--settings` each session gets: the command's own, with forge's stop hook
     /// (see [`relay::settings_with_stop_hook`]).
-    pub settings: String,
+    pub(crate) settings: String,
 }
 
 /// Where the output goes (stdout for the stream, stderr for forge's own notes).
-pub trait Output {
+pub(crate) trait Output {
     /// A line of the session's output (readable text, or a stream-json line).
     fn out(&mut self, text: &str);
     /// One of forge's notes (`forge: …`).
@@ -113,7 +113,7 @@ impl Live {
 }
 
 /// The `PostToolUse` hook command `forge run` gives its sessions: this very forge.
-pub fn stop_hook_command(forge: &Path) -> String {
+pub(crate) fn stop_hook_command(forge: &Path) -> String {
     format!(
         "{} hook PostToolUse",
         shell_quote_always(&forge.display().to_string())
@@ -122,7 +122,7 @@ pub fn stop_hook_command(forge: &Path) -> String {
 
 /// The command's own `--settings` (a JSON text, or a file holding one), read for
 /// [`relay::settings_with_stop_hook`]. `Err` says what is wrong.
-pub fn own_settings(arg: &str) -> Result<serde_json::Value, String> {
+pub(crate) fn own_settings(arg: &str) -> Result<serde_json::Value, String> {
     let text = if arg.trim_start().starts_with('{') {
         arg.to_owned()
     } else {
@@ -173,17 +173,17 @@ fn record(
 }
 
 /// The runner of one chain.
-pub struct Relay<'a> {
+pub(crate) struct Relay<'a> {
     /// The project.
-    pub paths: &'a Paths,
+    pub(crate) paths: &'a Paths,
     /// The environment (its `cwd` is where the sessions run).
-    pub env: &'a Env,
+    pub(crate) env: &'a Env,
     /// The effective config (user hooks come only from the user's own file).
-    pub cfg: &'a Config,
+    pub(crate) cfg: &'a Config,
     /// The options.
-    pub opts: Options,
+    pub(crate) opts: Options,
     /// Set by SIGINT/SIGTERM: stop the chain.
-    pub stop: Arc<AtomicBool>,
+    pub(crate) stop: Arc<AtomicBool>,
 }
 
 impl Relay<'_> {
@@ -505,7 +505,7 @@ impl Relay<'_> {
     }
 
     /// Runs the chain; returns its exit status.
-    pub fn run(&self, cmd: &relay::Command, out: &mut dyn Output) -> i32 {
+    pub(crate) fn run(&self, cmd: &relay::Command, out: &mut dyn Output) -> i32 {
         let mut chain = self.new_chain(cmd);
         self.before_start(cmd, &mut chain, out);
         // The sessions' stop files, in a private folder of this run.

@@ -28,28 +28,28 @@ const MAX_SAME_SECOND: u32 = 100;
 
 /// What to write.
 #[derive(Debug, Clone, Copy)]
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     /// Why.
-    pub trigger: Trigger,
+    pub(crate) trigger: Trigger,
     /// The session; `None` takes the most recently updated session bridge, and
     /// `Some("")` means no session at all (a transcript given by a path that names
     /// none).
-    pub session_id: Option<&'a str>,
+    pub(crate) session_id: Option<&'a str>,
     /// A transcript path known to the caller (a hook payload); else the bridge's.
-    pub transcript_path: Option<&'a str>,
+    pub(crate) transcript_path: Option<&'a str>,
     /// Git facts: computed here, or already tried by the caller.
-    pub git: GitInput<'a>,
+    pub(crate) git: GitInput<'a>,
     /// The task the session was given, when the caller knows it better than the
     /// transcript's last request (`forge run`'s chain task).
-    pub task: Option<&'a str>,
+    pub(crate) task: Option<&'a str>,
     /// Make it the pending resume (every handoff but the relay's own, which the next
     /// session of its chain gets in its prompt).
-    pub pending: bool,
+    pub(crate) pending: bool,
 }
 
 /// Where a handoff's git facts come from.
 #[derive(Debug, Clone, Copy)]
-pub enum GitInput<'a> {
+pub(crate) enum GitInput<'a> {
     /// Compute them (within the git deadline).
     Compute,
     /// The caller already asked git (PreCompact did): use its answer, which is `None`
@@ -59,7 +59,7 @@ pub enum GitInput<'a> {
 
 /// Blocked and partial agent Signals that are still their task's state (no newer
 /// Signal of the task supersedes them), newest first.
-pub fn open_signals(paths: &Paths) -> Vec<OpenSignal> {
+pub(crate) fn open_signals(paths: &Paths) -> Vec<OpenSignal> {
     handoffs::list(paths)
         .into_iter()
         .filter(|h| h.kind == HandoffKind::Agent && !h.is_superseded())
@@ -119,7 +119,7 @@ fn keep_project_files(root: &Path, mut facts: TranscriptFacts) -> TranscriptFact
 
 /// Whether `path` is where Claude Code keeps transcripts: a `.jsonl` file under
 /// `<claude dir>/projects/`, with no `..` in the path.
-pub fn is_claude_transcript(env: &Env, path: &Path) -> bool {
+pub(crate) fn is_claude_transcript(env: &Env, path: &Path) -> bool {
     use std::path::Component;
     let Some(projects) = env.claude_dir().map(|d| d.join("projects")) else {
         return false;
@@ -131,7 +131,7 @@ pub fn is_claude_transcript(env: &Env, path: &Path) -> bool {
 }
 
 /// Writes `text` as a new `handoff-<stamp>[-N].md`, never replacing an existing one.
-pub fn write_unique(
+pub(crate) fn write_unique(
     paths: &Paths,
     created_at: chrono::DateTime<chrono::Utc>,
     text: &str,
@@ -150,20 +150,20 @@ pub fn write_unique(
 
 /// What [`write_detailed`] did, for a caller that reports each part truthfully.
 #[derive(Debug)]
-pub struct Written {
+pub(crate) struct Written {
     /// The handoff document (absolute path). It exists whatever `markers` says.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// The session it was written for.
-    pub session_id: Option<String>,
+    pub(crate) session_id: Option<String>,
     /// Making it the pending resume: the markers written (with a global marker that
     /// could not be), or why the project's marker could not be written.
-    pub markers: io::Result<files::Markers>,
+    pub(crate) markers: io::Result<files::Markers>,
 }
 
 impl Written {
     /// What writing it did, for the event log: the handoff (pending or not), and an
     /// error for each marker that could not be written.
-    pub fn outcomes(&self, trigger: Trigger) -> Vec<Outcome> {
+    pub(crate) fn outcomes(&self, trigger: Trigger) -> Vec<Outcome> {
         let mut out = vec![Outcome::HandoffWritten {
             path: self.path.display().to_string(),
             trigger: trigger.as_str().to_owned(),
@@ -189,7 +189,13 @@ impl Written {
 /// project's marker could not be written (the message says which, and that the
 /// handoff exists when it does); a global marker that could not be written is
 /// logged to `errors.log`, not an error (the project's marker resumes).
-pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::Result<PathBuf> {
+#[cfg(test)]
+pub(crate) fn write(
+    paths: &Paths,
+    env: &Env,
+    cfg: &Config,
+    req: &Request<'_>,
+) -> io::Result<PathBuf> {
     let w = write_detailed(paths, env, cfg, req)?;
     match w.markers {
         Ok(m) => {
@@ -217,7 +223,7 @@ pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::R
 /// session's bridge and makes it the pending resume (project and global markers).
 /// `Err` only when the handoff itself could not be written; what happened to the
 /// markers is in [`Written::markers`].
-pub fn write_detailed(
+pub(crate) fn write_detailed(
     paths: &Paths,
     env: &Env,
     cfg: &Config,
@@ -228,7 +234,7 @@ pub fn write_detailed(
 
 /// [`write_detailed`] with the session agent's own decisions, next steps and notes
 /// added to forge's facts (the `handoff` tool of `forge mcp`).
-pub fn write_with_notes(
+pub(crate) fn write_with_notes(
     paths: &Paths,
     env: &Env,
     cfg: &Config,
@@ -242,7 +248,7 @@ pub fn write_with_notes(
 /// (`bridge`, for `req.session_id`) and writes it once itself: the bridge is not
 /// read again, and `handoff_written_at` is left for the caller to record (now,
 /// when this returns `Ok`).
-pub fn write_with_bridge(
+pub(crate) fn write_with_bridge(
     paths: &Paths,
     env: &Env,
     cfg: &Config,

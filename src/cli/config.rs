@@ -32,20 +32,20 @@ use crate::store::Paths;
         "  forge config path"
     )
 )]
-pub struct ConfigArgs {
+pub(crate) struct ConfigArgs {
     /// What to do.
     #[command(subcommand)]
-    pub action: ConfigAction,
+    pub(crate) action: ConfigAction,
     /// Project folder (default: the current folder's project). A folder inside a
     /// project means that project (nearest .forge/ above, else the git root), as when
     /// run from there.
     #[arg(long, value_name = "DIR", global = true)]
-    pub project: Option<PathBuf>,
+    pub(crate) project: Option<PathBuf>,
 }
 
 /// `forge config` actions.
 #[derive(clap::Subcommand, Debug)]
-pub enum ConfigAction {
+pub(crate) enum ConfigAction {
     /// Print every effective value and where it came from (default, user, project
     /// or an [agents.<name>] table).
     Show {
@@ -68,7 +68,7 @@ pub enum ConfigAction {
 }
 
 /// Runs `forge config`.
-pub fn run(args: &ConfigArgs, env: &Env) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &ConfigArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
     match &args.action {
         ConfigAction::Show { json, agent } => show(&paths, env, *json, agent.as_deref()),
@@ -196,7 +196,7 @@ fn load(paths: &Paths, env: &Env) -> anyhow::Result<Loaded> {
 /// error itself where a key is unknown, for that section only: a list of every key
 /// here would stand under errors it has nothing to do with (a wrong type, a level
 /// order) and could contradict them.
-pub fn fix_hint() -> String {
+pub(crate) fn fix_hint() -> String {
     "Fix that file; `forge config path` lists the config files.".to_owned()
 }
 

@@ -23,14 +23,11 @@ use crate::model::outcome::Outcome;
 use crate::model::setup::trust::Trust;
 use crate::store::Paths;
 
-pub mod keys;
-pub mod sections;
+pub(crate) mod keys;
+pub(crate) mod sections;
 mod words;
 
-pub use keys::{
-    AGENTS, KeySide, SIDES, Schema, Side, TableKeys, hook_list_keys, hook_lists, key_side, schema,
-    side_of, take_acting,
-};
+pub(crate) use keys::{Side, key_side, take_acting};
 pub use sections::*;
 
 use keys::{THRESHOLD_ONLY, commands_in, split_agents, unknown_keys};
@@ -39,7 +36,7 @@ use words::{humanize_de_error, join_lines};
 /// Where a value came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", content = "path", rename_all = "lowercase")]
-pub enum Source {
+pub(crate) enum Source {
     /// Built in.
     Default,
     /// `~/.config/forge/config.toml`.
@@ -63,7 +60,7 @@ impl fmt::Display for Source {
 
 /// A config error that names the file and, where it can, the key.
 #[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
+pub(crate) enum ConfigError {
     /// The file is not valid TOML, or a key is unknown or has the wrong type.
     #[error("{path}: {message}")]
     Invalid {
@@ -84,7 +81,7 @@ pub enum ConfigError {
 
 impl ConfigError {
     /// The file the error is about.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         match self {
             Self::Invalid { path, .. } | Self::Read { path, .. } => path,
         }
@@ -93,33 +90,33 @@ impl ConfigError {
 
 /// The effective config, with where each value came from.
 #[derive(Debug, Clone)]
-pub struct Loaded {
+pub(crate) struct Loaded {
     /// The merged values.
-    pub config: Config,
+    pub(crate) config: Config,
     /// `section.key` → source, for every leaf.
-    pub sources: BTreeMap<String, Source>,
+    pub(crate) sources: BTreeMap<String, Source>,
     /// The files that were looked for, in order (user, project), and whether each exists.
-    pub files: Vec<(Source, bool)>,
+    pub(crate) files: Vec<(Source, bool)>,
     /// The agent whose `[agents.<name>]` tables were looked for (`None`: no agent
     /// named, or no file has agent tables).
-    pub agent: Option<String>,
+    pub(crate) agent: Option<String>,
     /// The agent names the files define.
-    pub agents: Vec<String>,
+    pub(crate) agents: Vec<String>,
     /// Where the project file stands: absent, nothing in it acts, trusted, or not
     /// (then its acting keys are in [`Loaded::ignored`]).
-    pub trust: Trust,
+    pub(crate) trust: Trust,
     /// The project file's keys that act and were left out because it is not
     /// trusted (see [`Side::Acts`]); `trust.why_ignored()` says why.
-    pub ignored: Vec<Ignored>,
+    pub(crate) ignored: Vec<Ignored>,
 }
 
 /// A key of the project file left out because the file is not trusted.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Ignored {
+pub(crate) struct Ignored {
     /// As named in messages: `ladder.L1`, `agents.builder.notify.mode`.
-    pub key: String,
+    pub(crate) key: String,
     /// Its value in the file.
-    pub value: toml::Value,
+    pub(crate) value: toml::Value,
 }
 
 impl Loaded {
@@ -138,7 +135,7 @@ impl Loaded {
 
     /// One line for the event log, doctor and `config show`: which keys were left
     /// out, why, and what to run.
-    pub fn ignored_summary(&self, project: &Path) -> Option<String> {
+    pub(crate) fn ignored_summary(&self, project: &Path) -> Option<String> {
         if self.ignored.is_empty() {
             return None;
         }
@@ -159,12 +156,12 @@ impl Loaded {
 }
 
 /// The user config file: `$XDG_CONFIG_HOME/forge/config.toml` or `~/.config/forge/config.toml`.
-pub fn user_path(env: &Env) -> Option<PathBuf> {
+pub(crate) fn user_path(env: &Env) -> Option<PathBuf> {
     env.user_config_dir().map(|d| d.join("config.toml"))
 }
 
 /// The largest config file read (a larger one is an error, never cut).
-pub const CONFIG_MAX: u64 = 1024 * 1024;
+pub(crate) const CONFIG_MAX: u64 = 1024 * 1024;
 
 /// Reads one config file and checks its keys (types are checked by [`check_types`],
 /// once the keys that will not apply are left out). The project's (under `.forge/`)
@@ -270,19 +267,19 @@ fn leaves(prefix: &str, v: &toml::Value, out: &mut Vec<String>) {
 /// Loads the layered config for a project. Errors name the file and the key.
 /// The agent is named by `$FORGE_AGENT`, else the tmux session (see
 /// [`Env::agent_name`]); its `[agents.<name>]` tables win over both files.
-pub fn load(paths: &Paths, env: &Env) -> Result<Loaded, ConfigError> {
+pub(crate) fn load(paths: &Paths, env: &Env) -> Result<Loaded, ConfigError> {
     load_skipping(paths, env, &[], None)
 }
 
 /// [`load`] as agent `agent` (`forge config show --agent NAME`).
-pub fn load_as(paths: &Paths, env: &Env, agent: &str) -> Result<Loaded, ConfigError> {
+pub(crate) fn load_as(paths: &Paths, env: &Env, agent: &str) -> Result<Loaded, ConfigError> {
     load_skipping(paths, env, &[], Some(agent))
 }
 
 /// The config with every broken file left out (defaults and the layers that load),
 /// plus the errors of the files that were left out. For `forge config show`, which
 /// still shows the effective values when one file is broken.
-pub fn load_lenient(paths: &Paths, env: &Env) -> (Loaded, Vec<ConfigError>) {
+pub(crate) fn load_lenient(paths: &Paths, env: &Env) -> (Loaded, Vec<ConfigError>) {
     let mut skip: Vec<PathBuf> = Vec::new();
     let mut errors = Vec::new();
     // At most one retry per layer (user, project), then the defaults alone.
@@ -317,7 +314,11 @@ fn load_skipping(
 
 /// [`load`] as if the project file's content hashing to `trust_as` were trusted (for
 /// `forge trust`, which checks every value of the file before it trusts it).
-pub fn load_trusting(paths: &Paths, env: &Env, trust_as: &str) -> Result<Loaded, ConfigError> {
+pub(crate) fn load_trusting(
+    paths: &Paths,
+    env: &Env,
+    trust_as: &str,
+) -> Result<Loaded, ConfigError> {
     load_with(paths, env, &[], None, Some(trust_as))
 }
 
@@ -708,7 +709,7 @@ fn check_user_hook(list: &'static str, h: &UserHook) -> Result<(), Invalid> {
 
 /// For hooks and the statusline: the config, or the defaults when it is broken (the
 /// error is logged to `.forge/logs/errors.log`, never shown in the session).
-pub fn load_or_default(paths: &Paths, env: &Env) -> Config {
+pub(crate) fn load_or_default(paths: &Paths, env: &Env) -> Config {
     match load(paths, env) {
         Ok(l) => l.config,
         Err(e) => {
@@ -726,7 +727,7 @@ pub fn load_or_default(paths: &Paths, env: &Env) -> Config {
 /// when there is nothing new to say). The "said" mark is kept in your state folder
 /// beside the trust records (one small read per call, and only for a project file
 /// that has acting keys).
-pub fn load_noting(paths: &Paths, env: &Env) -> (Config, Option<Outcome>) {
+pub(crate) fn load_noting(paths: &Paths, env: &Env) -> (Config, Option<Outcome>) {
     match load(paths, env) {
         Ok(l) => {
             let notice = notice_ignored(paths, env, &l);

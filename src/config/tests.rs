@@ -65,6 +65,7 @@ fn range_messages_name_the_key_the_range_and_the_value() {
     );
 }
 
+use super::keys::{SIDES, hook_lists, schema, side_of};
 use super::*;
 use crate::model::named::Named;
 use crate::model::segment::Segment;
