@@ -30,7 +30,10 @@
 # init` writes); the last column of those rows is guarded / bare: the guard's cost
 # is that ratio (one PATH lookup in the shell that was started anyway; `exec` adds
 # no process). Reported, not a target.
-# Usage: scripts/bench-hooks.sh [RUNS]   (default 60 runs per command)
+# Against an earlier forge (issue 23: "no slower than today"): with BASE set to another
+# build's binary, a row more runs that build's `forge hook Stop` interleaved with the
+# rest on the same repositories, and the Stop row says this build / that one.
+# Usage: [BASE=/path/to/old/forge] scripts/bench-hooks.sh [RUNS]   (default 60 runs per command)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-60}
@@ -39,6 +42,8 @@ WORK=$(mktemp -d)
 # forge as installed (a copy, as `cargo install` makes): see bench-statusline.sh.
 install -Dm755 target/release/forge "$WORK/bin/forge"
 BIN=$WORK/bin/forge
+BASE_BIN=""
+if [ -n "${BASE:-}" ]; then install -Dm755 "$BASE" "$WORK/base/forge"; BASE_BIN=$WORK/base/forge; fi
 SHM=""
 if [ -d /dev/shm ] && [ -w /dev/shm ]; then SHM=$(mktemp -d -p /dev/shm); fi
 trap 'rm -rf "$WORK" ${SHM:+"$SHM"}' EXIT
@@ -82,11 +87,11 @@ for r in "${REPOS[@]}"; do
   echo ".forge/" > "$r/.git/info/exclude"
 done
 
-python3 - "$BIN" "$RUNS" "${REPOS[@]}" <<'PY'
+python3 - "$BIN" "$RUNS" "$BASE_BIN" "${REPOS[@]}" <<'PY'
 import json, os, sys
 sys.path.insert(0, "scripts")
 from bench_lib import interleaved
-binp, n, repos = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+binp, n, base, repos = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 # The guarded Stop command exactly as forge writes it (plugin/hooks/hooks.json is
 # generated from the same function as `forge init`'s entries).
 with open("plugin/hooks/hooks.json") as f:
@@ -120,14 +125,17 @@ import os
 for cwd in repos:
     files = "20,000 files" if cwd.endswith("large") else "40 files"
     where_ = where(cwd)
-    r = interleaved({
+    cmds = {
         "/bin/true": (["/bin/true"], None),
         "git status --porcelain": (["git", "status", "--porcelain"], None),
         "forge hook Stop": ([binp, "hook", "Stop"], f"{cwd}.stop.json"),
         "forge hook SessionStart": ([binp, "hook", "SessionStart"], f"{cwd}.start.json"),
         "sh -c 'forge hook Stop'": (["sh", "-c", "forge hook Stop"], f"{cwd}.stop.json"),
         "sh -c guarded Stop": (["sh", "-c", guarded], f"{cwd}.stop.json"),
-    }, n, env=path_env, cwd=cwd)
+    }
+    if base:
+        cmds["BASE hook Stop"] = ([base, "hook", "Stop"], f"{cwd}.stop.json")
+    r = interleaved(cmds, n, env=path_env, cwd=cwd)
     floor = r["git status --porcelain"]["median"]
     bare = r["sh -c 'forge hook Stop'"]["median"]
     for label, s in r.items():
@@ -137,6 +145,8 @@ for cwd in repos:
             ok = ratio <= 1.3
             fail |= not ok
             verdict = "yes" if ok else "NO"
+            if label == "forge hook Stop" and base:
+                verdict += f"; {s['median'] / r['BASE hook Stop']['median']:.2f}× BASE's Stop"
         elif label == "sh -c guarded Stop":
             verdict = f"guard: {s['median'] / bare:.3f}× the bare entry"
         print(f"| {files}, {where_} | `{label}` | {s['median']:.2f} | {s['p90']:.2f} | {ratio:.2f}× | {verdict} |")

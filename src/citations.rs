@@ -305,11 +305,12 @@ fn every_citation_in_the_repository_resolves() {
         docs.iter().any(|d| d == "docs/client-reference.md"),
         "{docs:?}"
     );
-    for rel in docs
-        .iter()
-        .map(String::as_str)
-        .chain(["README.md", "Cargo.toml", "clippy.toml"])
-    {
+    for rel in docs.iter().map(String::as_str).chain([
+        "README.md",
+        "ARCHITECTURE.md",
+        "Cargo.toml",
+        "clippy.toml",
+    ]) {
         texts.push((rel.to_owned(), repo_doc(rel).expect("readable")));
     }
     let cited = texts
@@ -329,5 +330,32 @@ fn every_citation_in_the_repository_resolves() {
         found.is_empty(),
         "citations that do not resolve:\n{}",
         found.join("\n")
+    );
+}
+
+/// ARCHITECTURE.md's checklists name the files a change touches: each path it names
+/// (`src/…`, `tests/…`, `plugin/…`, `scripts/…`) is there, so a checklist cannot
+/// outlive a move.
+#[test]
+fn every_file_architecture_names_exists() {
+    let root = root();
+    let text = repo_doc("ARCHITECTURE.md").expect("ARCHITECTURE.md");
+    let path =
+        Regex::new(r"`((?:src|tests|plugin|scripts|docs)/[A-Za-z0-9_./-]+?)(?:::[A-Za-z_:]+)?`")
+            .expect("regex");
+    let named: Vec<&str> = path
+        .captures_iter(&text)
+        .filter_map(|c| c.get(1))
+        .map(|m| m.as_str().trim_end_matches('/'))
+        .filter(|p| !p.contains('<'))
+        .collect();
+    assert!(named.len() > 30, "only {} paths named", named.len());
+    let missing: Vec<&&str> = named
+        .iter()
+        .filter(|p| !root.join(p.split('#').next().unwrap_or(p)).exists())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names what is not there: {missing:?}"
     );
 }

@@ -1578,6 +1578,16 @@ fn config_show_layers_and_names_sources() {
 
 #[test]
 fn config_show_lists_the_segments_one_can_add() {
+    use forge::model::segment::{DEFAULT_SEGMENTS, Segment};
+    // Every segment, in the order of the one list (model::segment).
+    let names = |keep: &dyn Fn(&Segment) -> bool| {
+        Segment::ALL
+            .iter()
+            .filter(|s| keep(s))
+            .map(|s| s.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let p = TestProject::new();
     let text = stdout_of(&p.forge().args(["config", "show"]).output().unwrap());
     let lines: Vec<&str> = text.lines().collect();
@@ -1585,13 +1595,20 @@ fn config_show_lists_the_segments_one_can_add() {
         .iter()
         .position(|l| l.starts_with("statusline.segments = "))
         .unwrap();
+    assert!(lines[at + 1].starts_with("#   available: model, project, git, context, task, signals, learn, cost, duration, limits, lines, elsewhere"));
     assert_eq!(
         lines[at + 1],
-        "#   available: model, project, git, context, task, signals, learn, cost, duration, limits, lines, elsewhere"
+        format!("#   available: {}", names(&|_| true))
+    );
+    assert!(
+        lines[at + 2].starts_with("#   not shown now: cost, duration, limits, lines, elsewhere")
     );
     assert_eq!(
         lines[at + 2],
-        "#   not shown now: cost, duration, limits, lines, elsewhere"
+        format!(
+            "#   not shown now: {}",
+            names(&|s| !DEFAULT_SEGMENTS.contains(s))
+        )
     );
     // Once added, a segment is no longer listed as not shown; all shown: no such line.
     p.write(
@@ -1599,10 +1616,9 @@ fn config_show_lists_the_segments_one_can_add() {
         "[statusline]\nsegments = [\"context\", \"limits\"]\n",
     );
     let text = stdout_of(&p.forge().args(["config", "show"]).output().unwrap());
+    let not_shown = names(&|s| !matches!(s, Segment::Context | Segment::Limits));
     assert!(
-        text.contains(
-            "#   not shown now: model, project, git, task, signals, learn, cost, duration, lines, elsewhere\n"
-        ),
+        text.contains(&format!("#   not shown now: {not_shown}\n")),
         "{text}"
     );
     let v: Value = serde_json::from_slice(
@@ -1621,7 +1637,7 @@ fn config_show_lists_the_segments_one_can_add() {
         .unwrap()
         .clone();
     assert_eq!(row["value"], serde_json::json!(["context", "limits"]));
-    assert_eq!(row["available"].as_array().unwrap().len(), 12);
+    assert_eq!(row["available"].as_array().unwrap().len(), Segment::ALL.len());
     assert_eq!(row["available"][7], "cost");
     // `config validate` accepts them.
     p.forge().args(["config", "validate"]).assert().success();

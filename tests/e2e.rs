@@ -271,6 +271,15 @@ fn interactive_status_line_threshold_handoff_and_permission_prompt() {
         return;
     };
     w.api.set_context(150_000);
+    // The optional `tokens` segment too: the client's own usage, in tokens.
+    let config = w.home.join(".config/forge/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        "[statusline]\nsegments = [\"model\", \"project\", \"git\", \"context\", \"task\", \
+         \"signals\", \"learn\", \"tokens\"]\n",
+    )
+    .unwrap();
     w.start(&["--permission-mode", "default"]);
     w.turn("hello there");
     let screen = w.wait_screen("⚠ CTX 75% in the status line", |s| {
@@ -278,6 +287,7 @@ fn interactive_status_line_threshold_handoff_and_permission_prompt() {
     });
     let line = status_line(&screen).unwrap();
     assert!(line.contains("⎇ main"), "{line}");
+    assert!(line.contains("│ 150k/200k"), "{line}");
 
     // One threshold handoff, and both pending-resume markers point at it.
     let handoffs = poll(harness::WAIT, || {

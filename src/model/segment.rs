@@ -38,6 +38,9 @@ named! {
         Lines = "lines",
         /// Live sessions of other projects waiting for a person (fleet, optional).
         Elsewhere = "elsewhere",
+        /// The tokens in the context window over its size, `148k/200k` (payload,
+        /// optional).
+        Tokens = "tokens",
     }
 }
 
@@ -71,18 +74,20 @@ impl Segment {
     pub(crate) const fn spec(self) -> Spec {
         match self {
             // Self::Segment => spec(default place, wrap place, drop rank),
-            Self::Model => spec(Some(0), None, Some(7)),
-            Self::Project => spec(Some(1), None, Some(6)),
-            Self::Git => spec(Some(2), None, Some(9)),
+            Self::Model => spec(Some(0), None, Some(8)),
+            Self::Project => spec(Some(1), None, Some(7)),
+            Self::Git => spec(Some(2), None, Some(10)),
             Self::Context => spec(Some(3), Some(0), None),
-            Self::Task => spec(Some(4), Some(1), Some(5)),
-            Self::Signals => spec(Some(5), Some(2), Some(10)),
-            Self::Learn => spec(Some(6), Some(3), Some(2)),
-            Self::Cost => spec(None, None, Some(3)),
-            Self::Duration => spec(None, None, Some(0)),
-            Self::Limits => spec(None, None, Some(8)),
-            Self::Lines => spec(None, None, Some(1)),
-            Self::Elsewhere => spec(None, None, Some(4)),
+            Self::Task => spec(Some(4), Some(1), Some(6)),
+            Self::Signals => spec(Some(5), Some(2), Some(11)),
+            Self::Learn => spec(Some(6), Some(3), Some(3)),
+            Self::Cost => spec(None, None, Some(4)),
+            Self::Duration => spec(None, None, Some(1)),
+            Self::Limits => spec(None, None, Some(9)),
+            Self::Lines => spec(None, None, Some(2)),
+            Self::Elsewhere => spec(None, None, Some(5)),
+            // The context figure in other units: the first to go.
+            Self::Tokens => spec(None, None, Some(0)),
         }
     }
 }
@@ -178,6 +183,7 @@ mod tests {
         assert_eq!(
             DROP_ORDER.map(Segment::name),
             [
+                "tokens",
                 "duration",
                 "lines",
                 "learn",

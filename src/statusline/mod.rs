@@ -483,6 +483,33 @@ fn build_segment(
             seg(parts)
         }
         Segment::Limits => limits_segment(&p.limits, now, true),
+        Segment::Tokens => {
+            // `~` as the figure has it after a compaction: an estimate.
+            let approx = if ctx.compacted { "~" } else { "" };
+            let used = short_count(ctx.tokens?);
+            let text = match ctx.window.filter(|&w| w > 0) {
+                Some(w) => format!("{approx}{used}/{}", short_count(w)),
+                None => format!("{approx}{used}"),
+            };
+            seg(vec![(text, "36")])
+        }
+    }
+}
+
+/// A token count the short way: `850`, `148k`, `1M`, `1.2M` (rounded to the
+/// nearest).
+fn short_count(n: u64) -> String {
+    if n < 1000 {
+        return n.to_string();
+    }
+    let k = n.saturating_add(500) / 1000;
+    if k < 1000 {
+        return format!("{k}k");
+    }
+    let tenths = n.saturating_add(50_000) / 100_000;
+    match tenths % 10 {
+        0 => format!("{}M", tenths / 10),
+        t => format!("{}.{t}M", tenths / 10),
     }
 }
 

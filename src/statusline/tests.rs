@@ -486,12 +486,71 @@ fn optional_segments_show_cost_time_lines_and_limits() {
 }
 
 #[test]
+fn tokens_show_the_window_used_over_its_size() {
+    let cfg = with_segments(&["context", "tokens"]);
+    let s = SessionState::default();
+    let line = |p: &Payload| render_statusline(p, &s, &cfg, &PLAIN, now());
+    assert_eq!(line(&fixture("used-42.json")), "████░░░░░░ 42% │ 84k/200k");
+    assert_eq!(
+        line(&fixture("used-74.json")),
+        "███████░░░ ⚠ CTX 74% L1 │ 148k/200k"
+    );
+    // No usage yet: left out, never `0/200k` made up.
+    assert_eq!(line(&fixture("session-start-nulls.json")), "░░░░░░░░░░ ?%");
+    // A 1M window.
+    let big = Payload::parse(
+        br#"{"context_window":{"context_window_size":1000000,"current_usage":
+            {"input_tokens":5,"cache_read_input_tokens":612000}}}"#,
+    );
+    assert_eq!(line(&big), "██████░░░░ 61% │ 612k/1M");
+    // After a compaction, the transcript's estimate is marked as one.
+    let ctx = ContextInfo {
+        pct: Some(18.0),
+        tokens: Some(36_200),
+        window: Some(200_000),
+        source: ContextSource::CompactEstimate,
+        compacted: true,
+    };
+    let seg = build_segment(Segment::Tokens, &Payload::default(), &s, &ctx, &cfg, now());
+    assert_eq!(
+        seg.map(|s| s.parts[0].0.clone()).as_deref(),
+        Some("~36k/200k")
+    );
+    // Dropped first when the line is too narrow.
+    let narrow = Term {
+        color: false,
+        width: Some(20),
+    };
+    let cut = render_statusline(&fixture("used-42.json"), &s, &cfg, &narrow, now());
+    assert_eq!(cut, "████░░░░░░ 42%");
+}
+
+#[test]
+fn token_counts_are_short_and_rounded() {
+    for (n, short) in [
+        (0, "0"),
+        (999, "999"),
+        (1_000, "1k"),
+        (1_499, "1k"),
+        (1_500, "2k"),
+        (148_000, "148k"),
+        (999_499, "999k"),
+        (999_500, "1M"),
+        (1_000_000, "1M"),
+        (1_250_000, "1.3M"),
+        (u64::MAX, "18446744073709.5M"),
+    ] {
+        assert_eq!(short_count(n), short, "{n}");
+    }
+}
+
+#[test]
 fn optional_segments_are_off_by_default() {
     let line = render(&fixture("used-74.json"), &state());
     for absent in ["$", "⏱", "+1204", "5h", "7d"] {
         assert!(!line.contains(absent), "{absent}: {line}");
     }
-    for name in ["cost", "duration", "limits", "lines", "elsewhere"] {
+    for name in ["cost", "duration", "limits", "lines", "elsewhere", "tokens"] {
         let seg = Segment::from_name(name).unwrap();
         assert!(!Config::default().statusline.segments.contains(&seg));
     }

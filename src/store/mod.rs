@@ -6,7 +6,7 @@
 //! Temp files start with `.forge-` and end with `.tmp` so the watcher can ignore them.
 //!
 //! Every file is opened through [`safe`]: never through a final symbolic link, never
-//! a FIFO or device, always with a size cap (OpenOSSH's StrictModes, see there).
+//! a FIFO or device, always with a size cap (OpenSSH's StrictModes, see there).
 
 #![deny(
     clippy::unwrap_used,
