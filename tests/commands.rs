@@ -1637,7 +1637,10 @@ fn config_show_lists_the_segments_one_can_add() {
         .unwrap()
         .clone();
     assert_eq!(row["value"], serde_json::json!(["context", "limits"]));
-    assert_eq!(row["available"].as_array().unwrap().len(), Segment::ALL.len());
+    assert_eq!(
+        row["available"].as_array().unwrap().len(),
+        Segment::ALL.len()
+    );
     assert_eq!(row["available"][7], "cost");
     // `config validate` accepts them.
     p.forge().args(["config", "validate"]).assert().success();

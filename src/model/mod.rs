@@ -39,7 +39,7 @@ pub(crate) mod hook;
 pub(crate) mod lenient;
 pub(crate) mod named;
 pub(crate) mod outcome;
-pub(crate) mod segment;
+pub mod segment;
 pub mod session;
 pub mod setup;
 pub(crate) mod snapshot;

@@ -108,10 +108,10 @@ macro_rules! named {
 
         impl $name {
             /// Every value, in the order they are declared (and listed in messages).
-            pub(crate) const ALL: &'static [Self] = &[$(Self::$variant),+];
+            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
 
             /// The name in config files and messages.
-            pub(crate) const fn name(self) -> &'static str {
+            pub const fn name(self) -> &'static str {
                 match self {
                     $(Self::$variant => $text,)+
                 }

@@ -13,7 +13,7 @@ use crate::model::named::named;
 
 named! {
     /// A status-line segment.
-    pub(crate) enum Segment in lists as "segment" {
+    pub enum Segment in lists as "segment" {
         /// The model's display name.
         Model = "model",
         /// The project's folder name.
@@ -142,7 +142,7 @@ const fn ordered<const N: usize>(order: Order) -> [Segment; N] {
 }
 
 /// The default `[statusline] segments`, in order.
-pub(crate) const DEFAULT_SEGMENTS: [Segment; count(Order::Default)] = ordered(Order::Default);
+pub const DEFAULT_SEGMENTS: [Segment; count(Order::Default)] = ordered(Order::Default);
 
 /// The default `[statusline] wrap_segments`, in order.
 pub(crate) const DEFAULT_WRAP_SEGMENTS: [Segment; count(Order::Wrap)] = ordered(Order::Wrap);
