@@ -13,72 +13,72 @@ use chrono::{DateTime, Utc};
 #[derive(Debug, Clone)]
 pub struct Env {
     /// `$HOME`.
-    pub home: Option<PathBuf>,
+    pub(crate) home: Option<PathBuf>,
     /// The process working directory.
-    pub cwd: PathBuf,
+    pub(crate) cwd: PathBuf,
     /// `$CLAUDE_PROJECT_DIR`, set by Claude Code for hooks and the statusline.
-    pub claude_project_dir: Option<PathBuf>,
+    pub(crate) claude_project_dir: Option<PathBuf>,
     /// `$CLAUDE_CONFIG_DIR`, which replaces `~/.claude` when set.
-    pub claude_config_dir: Option<PathBuf>,
+    pub(crate) claude_config_dir: Option<PathBuf>,
     /// `$XDG_CONFIG_HOME` (only an absolute path counts, as the XDG spec says: a
     /// relative one would make a file in whatever folder forge runs in "your own
     /// config").
-    pub xdg_config_home: Option<PathBuf>,
+    pub(crate) xdg_config_home: Option<PathBuf>,
     /// `$XDG_STATE_HOME` (only an absolute path counts, as the XDG spec says).
-    pub xdg_state_home: Option<PathBuf>,
+    pub(crate) xdg_state_home: Option<PathBuf>,
     /// `$COLUMNS` when it parses.
-    pub columns: Option<u16>,
+    pub(crate) columns: Option<u16>,
     /// `$LINES` when it parses.
-    pub lines: Option<u16>,
+    pub(crate) lines: Option<u16>,
     /// `$NO_COLOR` is set to a non-empty value.
-    pub no_color: bool,
+    pub(crate) no_color: bool,
     /// `$VISUAL` or `$EDITOR`.
-    pub editor: Option<String>,
+    pub(crate) editor: Option<String>,
     /// `$PAGER`.
-    pub pager: Option<String>,
+    pub(crate) pager: Option<String>,
     /// `$PATH`, where `forge init` looks for `forge` (see [`Env::find_program`]).
     pub path: Option<std::ffi::OsString>,
     /// `$FORGE_AGENT`: the agent this session runs as (see `Env::agent_name`, in
     /// `src/tmux.rs`: when this is unset it asks tmux, through the `proc` room, which
     /// sits above this one).
-    pub forge_agent: Option<String>,
+    pub(crate) forge_agent: Option<String>,
     /// `$TMUX`: set inside a tmux client.
-    pub tmux: bool,
+    pub(crate) tmux: bool,
     /// `$TMUX_PANE`: the pane this process runs in (inside tmux).
-    pub tmux_pane: Option<String>,
+    pub(crate) tmux_pane: Option<String>,
     /// The tmux server's socket: the first part of `$TMUX` (`socket,pid,session`),
     /// when absolute.
-    pub tmux_socket: Option<PathBuf>,
+    pub(crate) tmux_socket: Option<PathBuf>,
     /// `$FORGE_RELAY_*`: set by `forge run` for the continuation sessions of a chain.
-    pub relay: Option<RelayVars>,
+    pub(crate) relay: Option<RelayVars>,
     /// `$FORGE_RELAY_STOP` (absolute paths only): set by `forge run` for every
     /// session of a chain; while that file exists, the session's `PostToolUse` hook
     /// asks the client to stop after its tool calls. Its presence also marks a
     /// session of `forge run`.
-    pub relay_stop: Option<PathBuf>,
+    pub(crate) relay_stop: Option<PathBuf>,
     /// `$CLAUDE_PID`: the Claude Code process that runs this hook (every hook gets
     /// it; seen with 2.1.330).
-    pub claude_pid: Option<u32>,
+    pub(crate) claude_pid: Option<u32>,
     /// `$CLAUDE_CODE_ENTRYPOINT`: `cli` for an interactive session, `sdk-cli` for
     /// `claude -p` (seen with 2.1.330).
-    pub claude_entrypoint: Option<String>,
+    pub(crate) claude_entrypoint: Option<String>,
     /// The variables that move Claude Code's own compaction point (docs/client-reference.md §7.1):
     /// `DISABLE_AUTO_COMPACT`, `DISABLE_COMPACT`, `CLAUDE_CODE_AUTO_COMPACT_WINDOW`,
     /// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`, as set.
-    pub compaction_vars: Vec<(String, String)>,
+    pub(crate) compaction_vars: Vec<(String, String)>,
     /// The time the command started.
-    pub now: DateTime<Utc>,
+    pub(crate) now: DateTime<Utc>,
 }
 
 /// What `forge run` tells a continuation session (and so its hooks) about the chain.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RelayVars {
+pub(crate) struct RelayVars {
     /// `$FORGE_RELAY_CHAIN`: the chain's first session id.
-    pub chain: String,
+    pub(crate) chain: String,
     /// `$FORGE_RELAY_PREVIOUS`: the session this one continues.
-    pub previous_session_id: Option<String>,
+    pub(crate) previous_session_id: Option<String>,
     /// `$FORGE_RELAY_HANDOFFS`: the handoffs the chain has written so far.
-    pub handoff_count: usize,
+    pub(crate) handoff_count: usize,
 }
 
 /// The variables of [`Env::compaction_vars`].
@@ -191,7 +191,7 @@ impl Env {
     }
 
     /// One of [`Env::compaction_vars`].
-    pub fn compaction_var(&self, name: &str) -> Option<String> {
+    pub(crate) fn compaction_var(&self, name: &str) -> Option<String> {
         self.compaction_vars
             .iter()
             .find(|(k, _)| k == name)
@@ -199,7 +199,7 @@ impl Env {
     }
 
     /// The session runs headless (`claude -p`): nobody can type into it.
-    pub fn headless(&self) -> bool {
+    pub(crate) fn headless(&self) -> bool {
         self.claude_entrypoint
             .as_deref()
             .is_some_and(|e| e.starts_with("sdk"))
@@ -209,7 +209,7 @@ impl Env {
     /// regular file called `name` in a folder of `$PATH`. Relative folders (and the
     /// empty entry, which means the current folder) are skipped: hooks run in
     /// whatever folder the session is in.
-    pub fn find_program(&self, name: &str) -> Option<PathBuf> {
+    pub(crate) fn find_program(&self, name: &str) -> Option<PathBuf> {
         find_in_path(self.path.as_ref()?, name)
     }
 
@@ -220,7 +220,7 @@ impl Env {
     /// skipped: forge runs in whatever folder a session is in, so they would name a
     /// file the repository ships. `sh` falls back to `/bin/sh`. `Err` says why not, in
     /// words.
-    pub fn resolve_program(&self, name: &str) -> Result<PathBuf, String> {
+    pub(crate) fn resolve_program(&self, name: &str) -> Result<PathBuf, String> {
         if name.contains('/') {
             return Ok(PathBuf::from(name));
         }
@@ -243,7 +243,7 @@ impl Env {
     /// current folder), for the commands forge runs through `sh -c` (your hooks, your
     /// editor): the shell looks their words up in `$PATH`, and a relative entry would
     /// find a file of the project. `None` when `$PATH` is unset.
-    pub fn absolute_path_var(&self) -> Option<std::ffi::OsString> {
+    pub(crate) fn absolute_path_var(&self) -> Option<std::ffi::OsString> {
         let path = self.path.as_ref()?;
         let kept: Vec<PathBuf> = std::env::split_paths(path)
             .filter(|d| d.is_absolute())
@@ -252,14 +252,14 @@ impl Env {
     }
 
     /// Claude Code's user folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
-    pub fn claude_dir(&self) -> Option<PathBuf> {
+    pub(crate) fn claude_dir(&self) -> Option<PathBuf> {
         self.claude_config_dir
             .clone()
             .or_else(|| self.home.as_ref().map(|h| h.join(".claude")))
     }
 
     /// The global `~/.claude/pending-resume` marker.
-    pub fn global_pending_resume(&self) -> Option<PathBuf> {
+    pub(crate) fn global_pending_resume(&self) -> Option<PathBuf> {
         self.claude_dir().map(|d| d.join("pending-resume"))
     }
 
@@ -267,7 +267,7 @@ impl Env {
     /// Only absolute values count (a relative `$XDG_CONFIG_HOME` or `$HOME` would
     /// make a file of the project forge runs in "your own config", whose commands
     /// run).
-    pub fn user_config_dir(&self) -> Option<PathBuf> {
+    pub(crate) fn user_config_dir(&self) -> Option<PathBuf> {
         self.xdg_config_home
             .clone()
             .filter(|d| d.is_absolute())
@@ -285,7 +285,7 @@ impl Env {
     /// `$XDG_STATE_HOME` is ignored (the XDG spec says so), and so is a relative
     /// `$HOME`: forge must never write its state relative to whatever folder a hook
     /// runs in.
-    pub fn user_state_dir(&self) -> Option<PathBuf> {
+    pub(crate) fn user_state_dir(&self) -> Option<PathBuf> {
         self.xdg_state_home
             .clone()
             .filter(|d| d.is_absolute())
@@ -308,13 +308,13 @@ impl Env {
 
 /// The moment `after` from now on the monotonic clock: a deadline.
 #[allow(clippy::disallowed_methods)]
-pub fn deadline_after(after: Duration) -> Instant {
+pub(crate) fn deadline_after(after: Duration) -> Instant {
     Instant::now() + after
 }
 
 /// How long until `until` (zero once it has passed).
 #[allow(clippy::disallowed_methods)]
-pub fn time_left(until: Instant) -> Duration {
+pub(crate) fn time_left(until: Instant) -> Duration {
     until.saturating_duration_since(Instant::now())
 }
 
@@ -325,13 +325,13 @@ pub fn time_left(until: Instant) -> Duration {
 /// stamps on files (`errors.log` lines, pruning by age, a bridge's time from the
 /// future, the registry's pending names).
 #[allow(clippy::disallowed_methods)]
-pub fn wall_clock() -> DateTime<Utc> {
+pub(crate) fn wall_clock() -> DateTime<Utc> {
     Utc::now()
 }
 
 /// [`Env::find_program`] for a `$PATH` value kept elsewhere (see
 /// `crate::git::set_search_path`).
-pub fn find_in_path(path: &std::ffi::OsStr, name: &str) -> Option<PathBuf> {
+pub(crate) fn find_in_path(path: &std::ffi::OsStr, name: &str) -> Option<PathBuf> {
     std::env::split_paths(path)
         .filter(|dir| dir.is_absolute())
         .map(|dir| dir.join(name))

@@ -45,31 +45,31 @@ use crate::model::session::state::GitCache;
 use crate::proc::{Cmd, Output};
 use crate::store::{Paths, files};
 
-pub mod guard;
+pub(crate) mod guard;
 
-pub use guard::Refusal;
+pub(crate) use guard::Refusal;
 
 /// How many changed names are kept.
-pub const MAX_CHANGED_NAMES: usize = 50;
+pub(crate) const MAX_CHANGED_NAMES: usize = 50;
 
 /// Branch, uncommitted count and changed names of a work tree.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GitFacts {
+pub(crate) struct GitFacts {
     /// Branch name; `detached@<sha7>` on a detached HEAD; the unborn branch's name
     /// in a repository without commits.
-    pub branch: String,
+    pub(crate) branch: String,
     /// Tracked changes plus untracked files, counted like `git status --porcelain`
     /// (an untracked folder counts once). forge's own `.forge/` is left out.
-    pub uncommitted: u64,
+    pub(crate) uncommitted: u64,
     /// Changed names (repo-relative), at most [`MAX_CHANGED_NAMES`].
-    pub changed: Vec<String>,
+    pub(crate) changed: Vec<String>,
     /// The commit HEAD points at, when there is one.
-    pub head: Option<String>,
+    pub(crate) head: Option<String>,
 }
 
 /// Opens the repository whose work tree contains `dir`: `None` outside a work tree,
 /// and when [`open_checked`] refuses it.
-pub fn open(dir: &Path) -> Option<Repository> {
+pub(crate) fn open(dir: &Path) -> Option<Repository> {
     open_checked(dir).ok().flatten()
 }
 
@@ -79,13 +79,13 @@ pub fn open(dir: &Path) -> Option<Repository> {
 /// device or anything but a regular file: libgit2's blocking read would wait on it
 /// for good (in a hook, until its deadline; in the dashboard's git poller, for
 /// ever). Then `Err` says which file and why; see [`guard`].
-pub fn open_checked(dir: &Path) -> Result<Option<Repository>, Refusal> {
+pub(crate) fn open_checked(dir: &Path) -> Result<Option<Repository>, Refusal> {
     guard::check(dir)?;
     Ok(Repository::discover(dir).ok().filter(|r| !r.is_bare()))
 }
 
 /// The branch name of HEAD, with detached and unborn HEADs handled.
-pub fn branch(repo: &Repository) -> Option<String> {
+pub(crate) fn branch(repo: &Repository) -> Option<String> {
     match repo.head() {
         Ok(head) => {
             if head.is_branch() {
@@ -113,7 +113,7 @@ pub fn branch(repo: &Repository) -> Option<String> {
 /// statusline's cheap path. Handles `.git` files (worktrees) and detached HEADs.
 /// Both files are read as `store::safe` reads (never a FIFO or a link, at most
 /// 4 KiB), so an odd `.git` never hangs the line.
-pub fn branch_from_head_file(root: &Path) -> Option<String> {
+pub(crate) fn branch_from_head_file(root: &Path) -> Option<String> {
     let read = |p: &Path| {
         crate::store::safe::read_capped(p, 4096, crate::store::safe::Follow::No)
             .ok()
@@ -150,14 +150,14 @@ pub fn branch_from_head_file(root: &Path) -> Option<String> {
 /// `git restore --staged` changes them; editing a work-tree file does not (only
 /// [`facts`]' scan sees that).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Marks {
+pub(crate) struct Marks {
     /// HEAD's branch, as [`branch`] names it.
-    pub branch: Option<String>,
+    pub(crate) branch: Option<String>,
     /// The commit HEAD points at.
-    pub head: Option<String>,
+    pub(crate) head: Option<String>,
     /// The index file's size, modification time (seconds, nanoseconds) and inode
     /// (git writes a new index and renames it into place); `None` without one.
-    pub index: Option<(u64, i64, i64, u64)>,
+    pub(crate) index: Option<(u64, i64, i64, u64)>,
 }
 
 /// The commit HEAD points at, as hex; `None` on an unborn branch.
@@ -173,12 +173,13 @@ fn head_commit(repo: &Repository) -> Option<String> {
 /// folder (a linked work tree's, or wherever a `.git` file points). No work-tree
 /// scan, so it can be read every second. `None` outside a work tree, or when
 /// [`open_checked`] refuses the repository.
-pub fn marks(root: &Path) -> Option<Marks> {
+#[cfg(test)]
+pub(crate) fn marks(root: &Path) -> Option<Marks> {
     marks_checked(root).ok().flatten()
 }
 
 /// [`marks`], saying why a repository was not opened.
-pub fn marks_checked(root: &Path) -> Result<Option<Marks>, Refusal> {
+pub(crate) fn marks_checked(root: &Path) -> Result<Option<Marks>, Refusal> {
     use std::os::unix::fs::MetadataExt;
     let Some(repo) = open_checked(root)? else {
         return Ok(None);
@@ -235,7 +236,8 @@ fn git_program() -> Option<&'static Path> {
 /// folder once), one per path. On a large index `git status` itself is asked (see the
 /// module documentation); otherwise libgit2 scans, and on a large tree splits the
 /// scan between two threads by folder.
-pub fn facts(root: &Path) -> Option<GitFacts> {
+#[cfg(test)]
+pub(crate) fn facts(root: &Path) -> Option<GitFacts> {
     facts_until(root, deadline_after(GIT_DEADLINE), GitBinary::FromPath)
 }
 
@@ -258,10 +260,11 @@ enum GitBinary<'a> {
 
 /// What a look at the git facts gave: the facts (`None` outside a work tree, or past
 /// the deadline), or why forge did not open the repository.
-pub type Answer = Result<Option<GitFacts>, Refusal>;
+pub(crate) type Answer = Result<Option<GitFacts>, Refusal>;
 
 /// [`facts`], with the `git` binary to use for a large index and the moment to give
 /// up on it.
+#[cfg(test)]
 fn facts_until(root: &Path, until: Instant, git: GitBinary<'_>) -> Option<GitFacts> {
     facts_until_checked(root, until, git).ok().flatten()
 }
@@ -696,7 +699,7 @@ fn children_with_counts(
 /// Whether git ignores `rel` (a path relative to the work tree, which need not exist).
 /// `None` when `root` is not inside a git work tree, or when a `.gitignore` git would
 /// read for it (one in each folder on the way) is not a regular file.
-pub fn is_ignored(root: &Path, rel: &str) -> Option<bool> {
+pub(crate) fn is_ignored(root: &Path, rel: &str) -> Option<bool> {
     let repo = open(root)?;
     let workdir = repo.workdir()?.to_path_buf();
     let abs = root.join(rel);
@@ -714,16 +717,16 @@ pub fn is_ignored(root: &Path, rel: &str) -> Option<bool> {
 /// The file where git reads a repository's personal exclude patterns (never
 /// committed, unlike `.gitignore`): `info/exclude` in its git folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExcludeFile {
+pub(crate) struct ExcludeFile {
     /// `<git folder>/info/exclude`.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// The work tree's root (patterns in the file are relative to it).
-    pub work_tree: PathBuf,
+    pub(crate) work_tree: PathBuf,
     /// The git folder that holds it: `<work tree>/.git`, or for a linked worktree the
     /// main repository's git folder (whose excludes every worktree of it shares).
-    pub git_dir: PathBuf,
+    pub(crate) git_dir: PathBuf,
     /// The work tree is a linked worktree (`.git` is a file naming its git folder).
-    pub linked: bool,
+    pub(crate) linked: bool,
 }
 
 /// Where git reads the personal excludes of the work tree that holds `dir`, checked
@@ -737,7 +740,7 @@ pub struct ExcludeFile {
 /// which every worktree of it reads. Any other `.git` file (a submodule's, or one a
 /// repository shipped to point anywhere) is refused with the reason: `forge init`
 /// writes into no folder a file of the project merely names.
-pub fn exclude_file(dir: &Path) -> Result<Option<ExcludeFile>, String> {
+pub(crate) fn exclude_file(dir: &Path) -> Result<Option<ExcludeFile>, String> {
     use crate::store::safe::{Want, check_dir, check_inside};
     let repo = match open_checked(dir) {
         Ok(Some(r)) => r,
@@ -820,7 +823,7 @@ pub fn exclude_file(dir: &Path) -> Result<Option<ExcludeFile>, String> {
 /// Whether git tracks `file` (an absolute path; it is in the index of the work tree
 /// that contains it, as `git ls-files --error-unmatch` would say). `None` when the
 /// file is in no git work tree.
-pub fn is_tracked(file: &Path) -> Option<bool> {
+pub(crate) fn is_tracked(file: &Path) -> Option<bool> {
     let dir = file.parent()?;
     let repo = open(dir)?;
     let workdir = std::fs::canonicalize(repo.workdir()?).ok()?;
@@ -834,7 +837,7 @@ pub fn is_tracked(file: &Path) -> Option<bool> {
 /// The subjects of the last `n` commits on HEAD (`<sha7> <subject>`), read on a
 /// helper thread and waited for at most [`GIT_DEADLINE`] (a commit's object file is
 /// one no check before can vouch for): none past it.
-pub fn recent_commits(root: &Path, n: usize) -> Vec<String> {
+pub(crate) fn recent_commits(root: &Path, n: usize) -> Vec<String> {
     let root = root.to_path_buf();
     let (tx, rx) = std::sync::mpsc::channel();
     let spawned = std::thread::Builder::new()
@@ -877,12 +880,12 @@ fn commits_of(root: &Path, n: usize) -> Vec<String> {
 const CACHE_REWRITE_SECS: i64 = 10;
 
 /// How long a hook waits for git facts before it falls back to the cache.
-pub const GIT_DEADLINE: Duration = Duration::from_secs(3);
+pub(crate) const GIT_DEADLINE: Duration = Duration::from_secs(3);
 
 /// [`facts`] on a helper thread, waited for at most `deadline`. `None` when it takes
 /// longer (a huge or cold tree): the thread is left to finish on its own and the
 /// hook carries on — git work in a hook is bounded.
-pub fn facts_within(root: &Path, deadline: Duration) -> Option<GitFacts> {
+pub(crate) fn facts_within(root: &Path, deadline: Duration) -> Option<GitFacts> {
     start_facts(root, deadline).wait()
 }
 
@@ -890,7 +893,7 @@ pub fn facts_within(root: &Path, deadline: Duration) -> Option<GitFacts> {
 /// does its other reads meanwhile — on two cores the scan and the hook's own file
 /// work overlap — and then [`PendingFacts::wait`]s.
 #[derive(Debug)]
-pub struct PendingFacts {
+pub(crate) struct PendingFacts {
     answer: Option<std::sync::mpsc::Receiver<Answer>>,
     until: Instant,
 }
@@ -898,18 +901,18 @@ pub struct PendingFacts {
 impl PendingFacts {
     /// The facts, waiting at most until the deadline given to [`start_facts`]
     /// (`None` past it, outside a work tree, or for a refused repository).
-    pub fn wait(self) -> Option<GitFacts> {
+    pub(crate) fn wait(self) -> Option<GitFacts> {
         self.wait_checked().ok().flatten()
     }
 
     /// [`Self::wait`], saying why a repository was not opened.
-    pub fn wait_checked(self) -> Answer {
+    pub(crate) fn wait_checked(self) -> Answer {
         self.wait_or_keep().unwrap_or(Ok(None))
     }
 
     /// [`Self::wait_checked`], or, when no answer came by the deadline, this
     /// pending look back: its thread is still at work (see [`Self::running`]).
-    pub fn wait_or_keep(self) -> Result<Answer, Self> {
+    pub(crate) fn wait_or_keep(self) -> Result<Answer, Self> {
         let Some(rx) = &self.answer else {
             return Ok(Ok(None));
         };
@@ -922,7 +925,7 @@ impl PendingFacts {
 
     /// Whether the helper thread is still at work (it has neither answered nor
     /// ended): whoever polls starts no second look while one has not come back.
-    pub fn running(&self) -> bool {
+    pub(crate) fn running(&self) -> bool {
         self.answer
             .as_ref()
             .is_some_and(|rx| matches!(rx.try_recv(), Err(std::sync::mpsc::TryRecvError::Empty)))
@@ -931,7 +934,7 @@ impl PendingFacts {
 
 /// Starts [`facts`] for `root` on a helper thread, to be waited for at most
 /// `deadline` from now.
-pub fn start_facts(root: &Path, deadline: Duration) -> PendingFacts {
+pub(crate) fn start_facts(root: &Path, deadline: Duration) -> PendingFacts {
     let root = root.to_path_buf();
     let until = deadline_after(deadline);
     start_within(until, move || {
@@ -958,12 +961,12 @@ fn start_within(until: Instant, work: impl FnOnce() -> Answer + Send + 'static) 
 ///
 /// An unchanged cache younger than a few seconds is not rewritten: creating a file is
 /// the slowest part of a hook on some file systems.
-pub fn refresh_cache(paths: &Paths, now: DateTime<Utc>) -> Option<GitCache> {
+pub(crate) fn refresh_cache(paths: &Paths, now: DateTime<Utc>) -> Option<GitCache> {
     refresh_cache_within(paths, now, GIT_DEADLINE)
 }
 
 /// [`refresh_cache`] with an explicit deadline.
-pub fn refresh_cache_within(
+pub(crate) fn refresh_cache_within(
     paths: &Paths,
     now: DateTime<Utc>,
     deadline: Duration,
@@ -975,7 +978,7 @@ pub fn refresh_cache_within(
 /// waits for them, writes the cache, falls back to it when git took too long. A
 /// repository forge does not open ([`open_checked`]) has no facts, and one line in
 /// `errors.log` says why.
-pub fn finish_refresh(
+pub(crate) fn finish_refresh(
     paths: &Paths,
     now: DateTime<Utc>,
     pending: PendingFacts,
@@ -989,7 +992,7 @@ pub fn finish_refresh(
 
 /// [`finish_refresh`], handing back why a repository was not opened instead of
 /// logging it (a hook records it as an outcome of its own).
-pub fn finish_refresh_checked(
+pub(crate) fn finish_refresh_checked(
     paths: &Paths,
     now: DateTime<Utc>,
     pending: PendingFacts,
@@ -1005,20 +1008,20 @@ pub fn finish_refresh_checked(
 
 /// What [`finish_checked`] found.
 #[derive(Debug, Default)]
-pub struct Finished {
+pub(crate) struct Finished {
     /// The facts now, else the stored cache (git took too long, or no work tree).
-    pub cache: Option<GitCache>,
+    pub(crate) cache: Option<GitCache>,
     /// The facts to store in `logs/git-cache.json`: `None` when the stored ones say
     /// the same and are younger than a few seconds (or git gave none).
-    pub to_save: Option<GitCache>,
+    pub(crate) to_save: Option<GitCache>,
     /// Why the repository was not opened ([`open_checked`]).
-    pub refused: Option<Refusal>,
+    pub(crate) refused: Option<Refusal>,
 }
 
 /// [`finish_refresh_checked`] without the write: waits for the facts and reads the
 /// stored cache once (to compare, or to fall back on), and says what to store. A
 /// hook writes it with the rest of what it decided.
-pub fn finish_checked(paths: &Paths, now: DateTime<Utc>, pending: PendingFacts) -> Finished {
+pub(crate) fn finish_checked(paths: &Paths, now: DateTime<Utc>, pending: PendingFacts) -> Finished {
     match pending.wait_checked() {
         Ok(Some(f)) => {
             let cache = cache_of(f, now);
@@ -1047,7 +1050,7 @@ pub fn finish_checked(paths: &Paths, now: DateTime<Utc>, pending: PendingFacts) 
 }
 
 /// The cache record of `facts` computed at `now`.
-pub fn cache_of(facts: GitFacts, now: DateTime<Utc>) -> GitCache {
+pub(crate) fn cache_of(facts: GitFacts, now: DateTime<Utc>) -> GitCache {
     GitCache {
         updated_at: crate::model::time::iso(now),
         branch: Some(facts.branch),
@@ -1059,7 +1062,7 @@ pub fn cache_of(facts: GitFacts, now: DateTime<Utc>) -> GitCache {
 
 /// The facts a cache record of [`cache_of`] holds, back (what a hook that keeps git's
 /// answer as a cache record hands to the handoff writer).
-pub fn facts_of(cache: &GitCache) -> GitFacts {
+pub(crate) fn facts_of(cache: &GitCache) -> GitFacts {
     GitFacts {
         branch: cache.branch.clone().unwrap_or_default(),
         uncommitted: cache.uncommitted_changes,
@@ -1071,7 +1074,7 @@ pub fn facts_of(cache: &GitCache) -> GitFacts {
 /// Writes `cache` to `logs/git-cache.json` (when `logs/` exists) unless the file
 /// already holds the same facts — and, with `rewrite_after`, is younger than that
 /// (an unchanged cache's time is then refreshed). Returns whether it wrote.
-pub fn save_cache(
+pub(crate) fn save_cache(
     paths: &Paths,
     cache: &GitCache,
     rewrite_after: Option<chrono::Duration>,

@@ -1,6 +1,9 @@
 //! forge keeps Claude Code sessions oriented across context limits.
 //!
-//! The crate is a library with a thin binary (`src/main.rs`). Module map:
+//! The crate is a library with a thin binary (`src/main.rs`). What the binary and the
+//! integration tests (`tests/`) name is `pub`; everything else is `pub(crate)`, so the
+//! compiler reports code nothing uses (a test-only helper is `#[cfg(test)]`). Module
+//! map:
 //!
 //! - [`app`]: composition above the store: the `Snapshot`, session handoffs.
 //! - [`env`]: the process environment, injected so tests never touch the real `~/.claude`;
@@ -29,15 +32,15 @@ pub mod config;
 pub mod env;
 pub mod git;
 pub mod hooks;
-pub mod mcp;
+pub(crate) mod mcp;
 pub mod model;
-pub mod proc;
+pub(crate) mod proc;
 pub mod statusline;
 pub mod store;
-pub mod tmux;
+pub(crate) mod tmux;
 pub mod tui;
-pub mod ui;
-pub mod watch;
+pub(crate) mod ui;
+pub(crate) mod watch;
 
 // The rooms' rules (what each may name and call) and no import circle, as a test.
 #[cfg(test)]

@@ -49,15 +49,15 @@ use rustix::process::{Pid, WaitId, WaitIdOptions, waitid};
 
 use crate::env::{Env, deadline_after, time_left};
 
-pub use rustix::process::Signal;
+pub(crate) use rustix::process::Signal;
 
 /// How long a group has between SIGTERM and SIGKILL at its deadline (unless
 /// [`Cmd::grace`] says otherwise).
-pub const DEFAULT_GRACE: Duration = Duration::from_millis(200);
+pub(crate) const DEFAULT_GRACE: Duration = Duration::from_millis(200);
 
 /// What a child reads on stdin.
 #[derive(Debug, Default)]
-pub enum Input {
+pub(crate) enum Input {
     /// `/dev/null`.
     #[default]
     Null,
@@ -70,7 +70,7 @@ pub enum Input {
 
 /// Where a child's stdout or stderr goes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Output {
+pub(crate) enum Output {
     /// `/dev/null`.
     #[default]
     Null,
@@ -82,7 +82,7 @@ pub enum Output {
 
 /// Why a child did not run (or could not be waited for).
 #[derive(Debug, thiserror::Error)]
-pub enum Error {
+pub(crate) enum Error {
     /// No such program: not in an absolute folder of `$PATH`, a bare name given
     /// where a path was needed, or no file at the path.
     #[error("{why}")]
@@ -123,23 +123,23 @@ impl From<Error> for io::Error {
 
 /// What forge kept of one output stream.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Captured {
+pub(crate) struct Captured {
     /// The first bytes, at most the cap.
-    pub bytes: Vec<u8>,
+    pub(crate) bytes: Vec<u8>,
     /// More came than the cap (it was read and dropped).
-    pub cut: bool,
+    pub(crate) cut: bool,
 }
 
 impl Captured {
     /// The bytes as text (lossy UTF-8).
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.bytes).into_owned()
     }
 }
 
 /// How a child run to a deadline ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum End {
+pub(crate) enum End {
     /// It exited (or a signal ended it) before the deadline.
     Exited(ExitStatus),
     /// It was still running at the deadline: its group was stopped.
@@ -151,28 +151,28 @@ pub enum End {
 
 /// What [`Cmd::run_until`] gives back.
 #[derive(Debug)]
-pub struct Finished {
+pub(crate) struct Finished {
     /// How it ended.
-    pub end: End,
+    pub(crate) end: End,
     /// Its stdout (empty unless captured).
-    pub stdout: Captured,
+    pub(crate) stdout: Captured,
     /// Its stderr (empty unless captured).
-    pub stderr: Captured,
+    pub(crate) stderr: Captured,
     /// It exited, but a process it left in its group still held its output at the
     /// deadline (or the stop): the group was stopped (what was read is kept).
-    pub lingered: bool,
+    pub(crate) lingered: bool,
     /// From the start to the end (the group stopped, when it was).
-    pub elapsed: Duration,
+    pub(crate) elapsed: Duration,
 }
 
 impl Finished {
     /// Whether it ran past its deadline.
-    pub fn timed_out(&self) -> bool {
+    pub(crate) fn timed_out(&self) -> bool {
         self.end == End::TimedOut
     }
 
     /// Its exit status, when it ended before the deadline.
-    pub fn status(&self) -> Option<ExitStatus> {
+    pub(crate) fn status(&self) -> Option<ExitStatus> {
         match self.end {
             End::Exited(st) => Some(st),
             End::TimedOut | End::Stopped => None,
@@ -180,19 +180,20 @@ impl Finished {
     }
 
     /// Its exit code (`None` when a signal ended it, or past the deadline or stop).
-    pub fn code(&self) -> Option<i32> {
+    #[cfg(test)]
+    pub(crate) fn code(&self) -> Option<i32> {
         self.status().and_then(|s| s.code())
     }
 
     /// It exited 0 before the deadline.
-    pub fn success(&self) -> bool {
+    pub(crate) fn success(&self) -> bool {
         self.status().is_some_and(|s| s.success())
     }
 }
 
 /// A child to run: the program, its arguments, environment, folder and streams.
 #[derive(Debug)]
-pub struct Cmd {
+pub(crate) struct Cmd {
     command: std::process::Command,
     /// The program as named, for messages.
     program: String,
@@ -212,7 +213,7 @@ impl Cmd {
     /// with [`Cmd::resolve`] instead.
     // The one `Command::new` of the crate outside tests.
     #[allow(clippy::disallowed_methods)]
-    pub fn new(path: impl AsRef<Path>) -> Self {
+    pub(crate) fn new(path: impl AsRef<Path>) -> Self {
         let path = path.as_ref();
         let program = path.display().to_string();
         let refused = (!path.as_os_str().as_encoded_bytes().contains(&b'/')).then(|| {
@@ -232,7 +233,7 @@ impl Cmd {
 
     /// The program `name` as [`Env::resolve_program`] finds it: a name with a `/` as
     /// written, else the first executable in an absolute folder of `$PATH`.
-    pub fn resolve(env: &Env, name: &str) -> Result<Self, Error> {
+    pub(crate) fn resolve(env: &Env, name: &str) -> Result<Self, Error> {
         env.resolve_program(name)
             .map(Self::new)
             .map_err(|why| Error::NotFound {
@@ -245,7 +246,7 @@ impl Cmd {
     /// and `$PATH` cut to its absolute folders ([`Cmd::absolute_path`]), since the
     /// shell looks the script's words up there. Arguments added after it are the
     /// script's `$0`, `$1`, ….
-    pub fn shell(env: &Env, script: &str) -> Result<Self, Error> {
+    pub(crate) fn shell(env: &Env, script: &str) -> Result<Self, Error> {
         let mut cmd = Self::resolve(env, "sh")?;
         cmd.absolute_path(env).arg("-c").arg(script);
         Ok(cmd)
@@ -253,7 +254,7 @@ impl Cmd {
 
     /// Gives the child `$PATH` without its relative folders
     /// ([`Env::absolute_path_var`]), when `$PATH` is set.
-    pub fn absolute_path(&mut self, env: &Env) -> &mut Self {
+    pub(crate) fn absolute_path(&mut self, env: &Env) -> &mut Self {
         if let Some(path) = env.absolute_path_var() {
             self.command.env("PATH", path);
         }
@@ -261,13 +262,13 @@ impl Cmd {
     }
 
     /// Adds an argument.
-    pub fn arg(&mut self, arg: impl AsRef<OsStr>) -> &mut Self {
+    pub(crate) fn arg(&mut self, arg: impl AsRef<OsStr>) -> &mut Self {
         self.command.arg(arg);
         self
     }
 
     /// Adds arguments.
-    pub fn args<I, S>(&mut self, args: I) -> &mut Self
+    pub(crate) fn args<I, S>(&mut self, args: I) -> &mut Self
     where
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
@@ -277,13 +278,13 @@ impl Cmd {
     }
 
     /// Sets an environment variable.
-    pub fn env(&mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> &mut Self {
+    pub(crate) fn env(&mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> &mut Self {
         self.command.env(key, value);
         self
     }
 
     /// Sets environment variables.
-    pub fn envs<I, K, V>(&mut self, vars: I) -> &mut Self
+    pub(crate) fn envs<I, K, V>(&mut self, vars: I) -> &mut Self
     where
         I: IntoIterator<Item = (K, V)>,
         K: AsRef<OsStr>,
@@ -294,31 +295,31 @@ impl Cmd {
     }
 
     /// Removes an environment variable.
-    pub fn env_remove(&mut self, key: impl AsRef<OsStr>) -> &mut Self {
+    pub(crate) fn env_remove(&mut self, key: impl AsRef<OsStr>) -> &mut Self {
         self.command.env_remove(key);
         self
     }
 
     /// Sets the folder it runs in.
-    pub fn current_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+    pub(crate) fn current_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.command.current_dir(dir);
         self
     }
 
     /// Sets stdin (`/dev/null` unless set).
-    pub fn stdin(&mut self, input: Input) -> &mut Self {
+    pub(crate) fn stdin(&mut self, input: Input) -> &mut Self {
         self.stdin = input;
         self
     }
 
     /// Sets stdout (`/dev/null` unless set).
-    pub fn stdout(&mut self, output: Output) -> &mut Self {
+    pub(crate) fn stdout(&mut self, output: Output) -> &mut Self {
         self.stdout = output;
         self
     }
 
     /// Sets stderr (`/dev/null` unless set).
-    pub fn stderr(&mut self, output: Output) -> &mut Self {
+    pub(crate) fn stderr(&mut self, output: Output) -> &mut Self {
         self.stderr = output;
         self
     }
@@ -326,7 +327,7 @@ impl Cmd {
     /// Sets the time between SIGTERM and SIGKILL at the deadline
     /// ([`DEFAULT_GRACE`] unless set). Zero: SIGKILL at once, no SIGTERM (a child
     /// whose work is worth nothing once late, like a status line).
-    pub fn grace(&mut self, grace: Duration) -> &mut Self {
+    pub(crate) fn grace(&mut self, grace: Duration) -> &mut Self {
         self.grace = grace;
         self
     }
@@ -335,13 +336,13 @@ impl Cmd {
     /// `flag` is set — by a signal handler, say, when forge itself is asked to stop:
     /// the group is stopped as at the deadline, and the end is [`End::Stopped`]. The
     /// flag is looked at least every 50 ms (a signal also wakes the wait at once).
-    pub fn stop_on(&mut self, flag: Arc<AtomicBool>) -> &mut Self {
+    pub(crate) fn stop_on(&mut self, flag: Arc<AtomicBool>) -> &mut Self {
         self.stop = Some(flag);
         self
     }
 
     /// [`Cmd::run_until`] with a deadline `timeout` from now.
-    pub fn run_for(&mut self, timeout: Duration) -> Result<Finished, Error> {
+    pub(crate) fn run_for(&mut self, timeout: Duration) -> Result<Finished, Error> {
         self.run_until(deadline_after(timeout))
     }
 
@@ -349,7 +350,7 @@ impl Cmd {
     /// captured streams have ended, or until `until`: then the group gets SIGTERM,
     /// and SIGKILL after the grace. The stdin bytes are taken (a second run gets
     /// `/dev/null`).
-    pub fn run_until(&mut self, until: Instant) -> Result<Finished, Error> {
+    pub(crate) fn run_until(&mut self, until: Instant) -> Result<Finished, Error> {
         self.begin()?.finish_by(until)
     }
 
@@ -357,7 +358,7 @@ impl Cmd {
     /// once (stdin that fits in the pipe is already written and closed): finish it
     /// with [`Pending::finish_by`]. The stdin bytes are taken.
     #[allow(clippy::disallowed_methods)] // `Instant::now`: the run's own stopwatch.
-    pub fn begin(&mut self) -> Result<Pending, Error> {
+    pub(crate) fn begin(&mut self) -> Result<Pending, Error> {
         let started = Instant::now();
         self.command.process_group(0);
         let input = self.take_stdin();
@@ -414,7 +415,7 @@ impl Cmd {
     /// Starts it in a process group of its own (a Ctrl-C at the terminal reaches
     /// forge, which ends it its own way) with stdout piped for [`Running::lines`];
     /// stdin and stderr as set (a captured stderr is dropped).
-    pub fn start(&mut self) -> Result<Running, Error> {
+    pub(crate) fn start(&mut self) -> Result<Running, Error> {
         self.command.process_group(0);
         self.stderr = match self.stderr {
             Output::Capture(_) => Output::Null,
@@ -460,7 +461,7 @@ impl Cmd {
     /// Starts it detached: a process group of its own, stdout and stderr
     /// `/dev/null`, stdin as set (`/dev/null` or a file: nobody stays to write
     /// bytes), not waited for. Returns its process id.
-    pub fn detach(&mut self) -> Result<u32, Error> {
+    pub(crate) fn detach(&mut self) -> Result<u32, Error> {
         self.command.process_group(0);
         self.stdout = Output::Null;
         self.stderr = Output::Null;
@@ -481,7 +482,7 @@ impl Cmd {
     /// Runs it on forge's terminal (stdin, stdout and stderr inherited, in forge's
     /// process group, which the terminal has in the foreground) and waits for it
     /// without a deadline: a person is using it.
-    pub fn interactive(&mut self) -> Result<ExitStatus, Error> {
+    pub(crate) fn interactive(&mut self) -> Result<ExitStatus, Error> {
         self.stdout = Output::Inherit;
         self.stderr = Output::Inherit;
         self.stdin = Input::Null;
@@ -602,7 +603,7 @@ enum Waited {
 
 /// A child started with [`Cmd::begin`], not waited for yet.
 #[derive(Debug)]
-pub struct Pending {
+pub(crate) struct Pending {
     child: Child,
     pid: Option<Pid>,
     pidfd: Option<OwnedFd>,
@@ -634,13 +635,14 @@ impl std::fmt::Debug for Drain {
 
 impl Pending {
     /// Its process id.
-    pub fn id(&self) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn id(&self) -> u32 {
         self.child.id()
     }
 
     /// [`Pending::finish_by`] with the deadline `timeout` after it began (not after
     /// now: the time forge spent on its own work meanwhile counts).
-    pub fn finish_within(self, timeout: Duration) -> Result<Finished, Error> {
+    pub(crate) fn finish_within(self, timeout: Duration) -> Result<Finished, Error> {
         let until = self.started + timeout;
         self.finish_by(until)
     }
@@ -648,7 +650,7 @@ impl Pending {
     /// Waits until it has exited and its captured streams have ended, or until
     /// `until` (or the stop flag): then its group gets SIGTERM, and SIGKILL after
     /// the grace. Says how it ended.
-    pub fn finish_by(mut self, until: Instant) -> Result<Finished, Error> {
+    pub(crate) fn finish_by(mut self, until: Instant) -> Result<Finished, Error> {
         let waited = self.wait_until(until, true);
         let exited_in_time = self.exited;
         if waited != Waited::Done {
@@ -854,20 +856,15 @@ fn send_lines(pipe: impl Read, tx: &Sender<Option<String>>) {
 
 /// A child started with [`Cmd::start`].
 #[derive(Debug)]
-pub struct Running {
+pub(crate) struct Running {
     child: Child,
     lines: Option<Receiver<Option<String>>>,
 }
 
 impl Running {
-    /// Its process id.
-    pub fn id(&self) -> u32 {
-        self.child.id()
-    }
-
     /// Its stdout, line by line as it comes (each without its end of line), then
     /// `None` at the end. A second call gets a channel that has already ended.
-    pub fn lines(&mut self) -> Receiver<Option<String>> {
+    pub(crate) fn lines(&mut self) -> Receiver<Option<String>> {
         self.lines.take().unwrap_or_else(|| {
             let (tx, rx) = mpsc::channel();
             let _ = tx.send(None);
@@ -876,25 +873,25 @@ impl Running {
     }
 
     /// Sends `sig` to it (not to its group: it ends its own children its way).
-    pub fn signal(&self, sig: Signal) {
+    pub(crate) fn signal(&self, sig: Signal) {
         if let Some(pid) = pid_of(&self.child) {
             let _ = rustix::process::kill_process(pid, sig);
         }
     }
 
     /// Its exit status, when it has exited.
-    pub fn try_wait(&mut self) -> Option<ExitStatus> {
+    pub(crate) fn try_wait(&mut self) -> Option<ExitStatus> {
         self.child.try_wait().ok().flatten()
     }
 
     /// Waits for it to exit.
-    pub fn wait(&mut self) -> Option<ExitStatus> {
+    pub(crate) fn wait(&mut self) -> Option<ExitStatus> {
         self.child.wait().ok()
     }
 
     /// Ends it: each step's signal in turn, the next one when it has not exited
     /// within the step's time; then waits for it. Returns its exit status.
-    pub fn stop(&mut self, steps: &[(Signal, Duration)]) -> Option<ExitStatus> {
+    pub(crate) fn stop(&mut self, steps: &[(Signal, Duration)]) -> Option<ExitStatus> {
         for &(sig, wait) in steps {
             if let Some(st) = self.try_wait() {
                 return Some(st);

@@ -12,12 +12,12 @@ use crate::proc::{Cmd, Error, Output};
 const ANSWER_CAP: usize = 256 * 1024;
 
 /// How long forge waits for tmux when asking about its own pane.
-pub const WAIT: Duration = Duration::from_millis(500);
+pub(crate) const WAIT: Duration = Duration::from_millis(500);
 
 /// Runs `tmux [-S SOCKET] ARGS` for at most `timeout`: `Ok` with its stdout (lossy
 /// UTF-8, at most 256 KiB) when it exits 0, else `Err` saying why (tmux's own
 /// words on stderr when it failed).
-pub fn ask(
+pub(crate) fn ask(
     env: &Env,
     socket: Option<&str>,
     args: &[&str],
@@ -59,7 +59,7 @@ impl Env {
     ///
     /// (A method of [`Env`] kept here, above `proc`: `env` is the floor `proc` stands
     /// on, so it runs no child itself.)
-    pub fn agent_name(&self) -> Option<String> {
+    pub(crate) fn agent_name(&self) -> Option<String> {
         if let Some(a) = &self.forge_agent {
             return Some(a.clone());
         }

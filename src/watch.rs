@@ -28,13 +28,13 @@ use crate::model::handoff::entry::HandoffKind;
 use crate::store::{Paths, TEMP_PREFIX, TEMP_SUFFIX};
 
 /// How long the debouncer waits for a burst of events to settle.
-pub const DEBOUNCE: Duration = Duration::from_millis(100);
+pub(crate) const DEBOUNCE: Duration = Duration::from_millis(100);
 /// How often the debouncer looks for settled events (its thread sleeps in between).
-pub const DEBOUNCE_TICK: Duration = Duration::from_millis(50);
+pub(crate) const DEBOUNCE_TICK: Duration = Duration::from_millis(50);
 
 /// What a watcher event means for the dashboard.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Change {
+pub(crate) enum Change {
     /// Re-read everything.
     Full,
     /// A state file changed (logs, flags, bridges, `state.json`, `pending-resume`).
@@ -46,12 +46,12 @@ pub enum Change {
 }
 
 /// Whether a file name is one of forge's temp or lock files.
-pub fn is_noise(name: &str) -> bool {
+pub(crate) fn is_noise(name: &str) -> bool {
     (name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX)) || name.ends_with(".lock")
 }
 
 /// What one debounced event means, given the project's `.forge` folder.
-pub fn classify(event: &DebouncedEvent, forge_dir: &Path) -> Option<Change> {
+pub(crate) fn classify(event: &DebouncedEvent, forge_dir: &Path) -> Option<Change> {
     if event.need_rescan() {
         return Some(Change::Full);
     }
@@ -98,18 +98,18 @@ pub fn classify(event: &DebouncedEvent, forge_dir: &Path) -> Option<Change> {
 
 /// Changes gathered from a burst of events, to be applied with one reload.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Pending {
+pub(crate) struct Pending {
     /// Re-read everything.
-    pub full: bool,
+    pub(crate) full: bool,
     /// Re-read the state files.
-    pub state: bool,
+    pub(crate) state: bool,
     /// Re-read these handoffs.
-    pub handoffs: BTreeSet<PathBuf>,
+    pub(crate) handoffs: BTreeSet<PathBuf>,
 }
 
 impl Pending {
     /// Folds the result of one debouncer delivery in.
-    pub fn add_result(&mut self, result: &DebounceEventResult, forge_dir: &Path) {
+    pub(crate) fn add_result(&mut self, result: &DebounceEventResult, forge_dir: &Path) {
         match result {
             Ok(events) => {
                 for e in events {
@@ -123,7 +123,7 @@ impl Pending {
     }
 
     /// Folds one change in.
-    pub fn add(&mut self, change: Change) {
+    pub(crate) fn add(&mut self, change: Change) {
         match change {
             Change::Full | Change::ForgeAppeared => self.full = true,
             Change::State => self.state = true,
@@ -132,7 +132,7 @@ impl Pending {
     }
 
     /// Whether nothing needs reading.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         !self.full && !self.state && self.handoffs.is_empty()
     }
 }
@@ -142,7 +142,7 @@ impl Pending {
 /// folder above it) coming or going. The lock and forge's temp files do not count,
 /// and neither does anything else in the folder (the trust records). A rescan request
 /// or an event notify cannot describe counts.
-pub fn registry_event(event: &DebouncedEvent, file: &Path) -> bool {
+pub(crate) fn registry_event(event: &DebouncedEvent, file: &Path) -> bool {
     if event.need_rescan() {
         return true;
     }
@@ -163,7 +163,7 @@ pub fn registry_event(event: &DebouncedEvent, file: &Path) -> bool {
 
 /// Whether a debouncer delivery touched the fleet registry at `file` (an error
 /// always counts: read it again).
-pub fn registry_changed(result: &DebounceEventResult, file: &Path) -> bool {
+pub(crate) fn registry_changed(result: &DebounceEventResult, file: &Path) -> bool {
     match result {
         Ok(events) => events.iter().any(|e| registry_event(e, file)),
         Err(_) => true,
@@ -174,7 +174,7 @@ pub fn registry_changed(result: &DebounceEventResult, file: &Path) -> bool {
 /// nearest folder above it that exists not recursively (always), so that the folder
 /// coming or going is seen. It watches a project's `.forge/` ([`Watcher::start`])
 /// or the fleet registry's folder ([`Watcher::folder`]). Dropping it stops watching.
-pub struct Watcher {
+pub(crate) struct Watcher {
     debouncer: Debouncer<RecommendedWatcher, RecommendedCache>,
     dir: PathBuf,
     anchor: Option<PathBuf>,
@@ -184,13 +184,13 @@ pub struct Watcher {
 impl Watcher {
     /// Starts watching the project at `paths`; `handler` receives debounced batches
     /// on the debouncer's thread.
-    pub fn start(paths: &Paths, handler: impl DebounceEventHandler) -> notify::Result<Self> {
+    pub(crate) fn start(paths: &Paths, handler: impl DebounceEventHandler) -> notify::Result<Self> {
         Self::folder(&paths.forge_dir(), handler)
     }
 
     /// Starts watching `dir` (which may not exist yet); `handler` receives debounced
     /// batches on the debouncer's thread.
-    pub fn folder(dir: &Path, handler: impl DebounceEventHandler) -> notify::Result<Self> {
+    pub(crate) fn folder(dir: &Path, handler: impl DebounceEventHandler) -> notify::Result<Self> {
         let debouncer = new_debouncer(DEBOUNCE, Some(DEBOUNCE_TICK), handler)?;
         let mut w = Self {
             debouncer,
@@ -203,14 +203,14 @@ impl Watcher {
     }
 
     /// The `.forge` folder this watcher reports on.
-    pub fn forge_dir(&self) -> &Path {
+    pub(crate) fn forge_dir(&self) -> &Path {
         &self.dir
     }
 
     /// Watches the folder recursively once it exists (and stops when it is removed).
     /// The nearest folder above it that exists (a project's root) stays watched, not
     /// recursively, so the folder coming or going is seen.
-    pub fn sync(&mut self) -> notify::Result<()> {
+    pub(crate) fn sync(&mut self) -> notify::Result<()> {
         let anchor = self.dir.ancestors().skip(1).find(|a| a.is_dir());
         if anchor != self.anchor.as_deref() {
             if let Some(old) = self.anchor.take() {

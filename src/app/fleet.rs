@@ -16,7 +16,7 @@ const LOCK_WAIT: Duration = Duration::from_millis(200);
 /// project is registered and the count changed (a project forge's hooks never ran in
 /// is not added: the hooks register projects). Its sessions and `seen_at` are left
 /// as the hooks wrote them.
-pub fn refresh_blocked(paths: &Paths, env: &Env) -> io::Result<()> {
+pub(crate) fn refresh_blocked(paths: &Paths, env: &Env) -> io::Result<()> {
     let Some(file) = registry::path(env) else {
         return Ok(());
     };
@@ -44,7 +44,11 @@ pub fn refresh_blocked(paths: &Paths, env: &Env) -> io::Result<()> {
 /// client's own when `None`): `tmux switch-client -t`, with `tmux` found in an
 /// absolute folder of `PATH` only. `Ok` names the pane as `session:window.pane`;
 /// `Err` says why not (tmux's own words). At most a second a call.
-pub fn switch_to_pane(env: &Env, pane: &str, socket: Option<&str>) -> Result<String, String> {
+pub(crate) fn switch_to_pane(
+    env: &Env,
+    pane: &str,
+    socket: Option<&str>,
+) -> Result<String, String> {
     let run = |args: &[&str]| -> Result<String, String> {
         let single = |t: &str| crate::model::text::sanitize::single_line(t.trim()).into_owned();
         crate::tmux::ask(env, socket, args, Duration::from_secs(1))

@@ -15,7 +15,7 @@ use crate::model::session::level::Level;
 use crate::store::{self, Paths, files};
 
 /// Carries out `level`'s actions for `session_id` at `pct`; returns what happened.
-pub fn climb(
+pub(crate) fn climb(
     paths: &Paths,
     env: &Env,
     cfg: &Config,
@@ -95,9 +95,9 @@ pub const WIP_SCAN_CAP: u64 = 8 * 1024 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Wip {
     /// The commit (short id).
-    pub commit: String,
+    pub(crate) commit: String,
     /// Files left out, with why.
-    pub left_out: Vec<(String, String)>,
+    pub(crate) left_out: Vec<(String, String)>,
 }
 
 /// No WIP commit, and why (with the files that were left out on the way, if any).
@@ -106,7 +106,7 @@ pub struct NoWip {
     /// Why not.
     pub why: String,
     /// Files left out before it gave up, with why.
-    pub left_out: Vec<(String, String)>,
+    pub(crate) left_out: Vec<(String, String)>,
 }
 
 impl From<String> for NoWip {

@@ -14,7 +14,7 @@ use crate::store::{self, Paths, files, memory};
 
 /// Whether a `learned-*.md` of the project's memory folder was written after the
 /// flag was set: the learning the flag asks for happened.
-pub fn learned_after_flag(paths: &Paths, env: &Env) -> bool {
+pub(crate) fn learned_after_flag(paths: &Paths, env: &Env) -> bool {
     let Some(flag) = memory::flag_time(&paths.learn_pending()) else {
         return false;
     };
@@ -25,19 +25,19 @@ pub fn learned_after_flag(paths: &Paths, env: &Env) -> bool {
 
 /// Learning is done for what a session changed so far (pure: see
 /// [`crate::model::session::learn::rebase`]).
-pub use crate::model::session::learn::rebase;
+pub(crate) use crate::model::session::learn::rebase;
 
 /// What `forge learn done` did.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Done {
+pub(crate) struct Done {
     /// The flag was set and is now removed.
-    pub cleared: bool,
+    pub(crate) cleared: bool,
     /// Live sessions whose baseline moved to now.
-    pub sessions: usize,
+    pub(crate) sessions: usize,
 }
 
 /// Learning is done: clears the flag and rebases every session that has not ended.
-pub fn done(paths: &Paths, env: &Env) -> io::Result<Done> {
+pub(crate) fn done(paths: &Paths, env: &Env) -> io::Result<Done> {
     let cleared = store::remove_if_exists(&paths.learn_pending())?;
     let git = crate::git::refresh_cache(paths, env.now);
     let mut sessions = 0;

@@ -7,16 +7,16 @@
 //! that `forge handoff` and PreCompact's safety net write. Nothing below this layer
 //! imports it.
 
-pub mod fleet;
+pub(crate) mod fleet;
 pub mod ladder;
-pub mod learn;
-pub mod notify;
-pub mod plugin;
-pub mod prune;
-pub mod relay;
-pub mod search;
-pub mod session_handoff;
-pub mod signal;
-pub mod snapshot;
-pub mod user_hooks;
-pub mod wrapped;
+pub(crate) mod learn;
+pub(crate) mod notify;
+pub(crate) mod plugin;
+pub(crate) mod prune;
+pub(crate) mod relay;
+pub(crate) mod search;
+pub(crate) mod session_handoff;
+pub(crate) mod signal;
+pub(crate) mod snapshot;
+pub(crate) mod user_hooks;
+pub(crate) mod wrapped;

@@ -28,7 +28,7 @@ fn command(env: &Env, cfg: &NotifyConfig, message: &str) -> Result<Cmd, String> 
 
 /// Starts the command detached (its own process group, no output kept, not waited
 /// for): the hook returns at once. `agent` becomes its `FORGE_AGENT`.
-pub fn send_async(
+pub(crate) fn send_async(
     env: &Env,
     cfg: &NotifyConfig,
     message: &str,
@@ -68,7 +68,7 @@ pub fn send_async(
 
 /// Runs the command and waits for its reply (stdout) up to the timeout: `(outcome,
 /// reply)`, the reply only when it exited 0. `agent` becomes its `FORGE_AGENT`.
-pub fn send_and_wait(
+pub(crate) fn send_and_wait(
     env: &Env,
     cfg: &NotifyConfig,
     message: &str,
@@ -141,7 +141,7 @@ fn failed(label: &str, why: String) -> Outcome {
 /// tmux answers `display-message -t %N` even when pane `%N` is gone (after
 /// `kill-session`, with `:.` — which as a target names whatever pane is current):
 /// the answer counts only when it names the very pane asked about.
-pub fn pane(env: &crate::env::Env, lines: usize) -> (Option<String>, Vec<String>) {
+pub(crate) fn pane(env: &crate::env::Env, lines: usize) -> (Option<String>, Vec<String>) {
     let Some(target) = env.tmux_pane.as_deref().filter(|_| env.tmux) else {
         return (None, Vec::new());
     };

@@ -13,20 +13,20 @@ use crate::model::setup::plugin;
 /// An enabled plugin that is forge's: named `forge@…`, or one whose hooks run
 /// `forge hook`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PluginWiring {
+pub(crate) struct PluginWiring {
     /// `name@marketplace`.
-    pub id: String,
+    pub(crate) id: String,
     /// The settings file whose `enabledPlugins` turns it on.
-    pub enabled_in: PathBuf,
+    pub(crate) enabled_in: PathBuf,
     /// Where Claude Code installed it (`None`: enabled, but not installed here).
-    pub install_path: Option<PathBuf>,
+    pub(crate) install_path: Option<PathBuf>,
     /// The hook events its `hooks/hooks.json` wires to forge.
-    pub events: Vec<&'static str>,
+    pub(crate) events: Vec<&'static str>,
 }
 
 impl PluginWiring {
     /// Whether it runs forge's hooks here.
-    pub fn wires_hooks(&self) -> bool {
+    pub(crate) fn wires_hooks(&self) -> bool {
         !self.events.is_empty()
     }
 }
@@ -34,7 +34,11 @@ impl PluginWiring {
 /// forge's plugins among those enabled for the project at `root`, given its
 /// settings files highest precedence first (`(path, parsed value)`: the project's
 /// `.claude/settings.local.json`, `.claude/settings.json`, the user's settings).
-pub fn detect(env: &Env, root: &Path, settings: &[(&Path, Option<&Value>)]) -> Vec<PluginWiring> {
+pub(crate) fn detect(
+    env: &Env,
+    root: &Path,
+    settings: &[(&Path, Option<&Value>)],
+) -> Vec<PluginWiring> {
     let values: Vec<Option<&Value>> = settings.iter().map(|(_, v)| *v).collect();
     let enabled = plugin::enabled_plugins(&values);
     if enabled.is_empty() {

@@ -10,18 +10,18 @@ use crate::store::{self, Paths, files, handoffs};
 
 /// What a prune removed (or, dry, would remove) and kept.
 #[derive(Debug, Default)]
-pub struct Pruned {
+pub(crate) struct Pruned {
     /// Removed (or to remove), newest first, with their creation time.
-    pub removed: Vec<(PathBuf, Option<chrono::DateTime<chrono::Utc>>)>,
+    pub(crate) removed: Vec<(PathBuf, Option<chrono::DateTime<chrono::Utc>>)>,
     /// Old enough, but kept, and why.
-    pub kept: Vec<(PathBuf, KeptBecause)>,
+    pub(crate) kept: Vec<(PathBuf, KeptBecause)>,
     /// Files that could not be removed.
-    pub errors: Vec<(PathBuf, io::Error)>,
+    pub(crate) errors: Vec<(PathBuf, io::Error)>,
 }
 
 /// Prunes the project's handoffs older than `older_than` beyond the newest `keep`.
 /// With `dry_run` nothing is removed.
-pub fn prune(
+pub(crate) fn prune(
     paths: &Paths,
     env: &Env,
     older_than: chrono::Duration,

@@ -4,16 +4,18 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
+#[cfg(test)]
 use crate::model::handoff::entry::HandoffEntry;
 use crate::store;
 
 /// How much of each handoff is searched.
-pub const BODY_CAP: u64 = 256 * 1024;
+pub(crate) const BODY_CAP: u64 = 256 * 1024;
 
 /// The handoffs whose text (the first [`BODY_CAP`] bytes, read as [`store::read_capped`]
 /// reads: no link, no special file) holds `needle`, compared without case. `needle`
 /// must be lowercase.
-pub fn bodies(handoffs: &[HandoffEntry], needle: &str) -> HashSet<PathBuf> {
+#[cfg(test)]
+pub(crate) fn bodies(handoffs: &[HandoffEntry], needle: &str) -> HashSet<PathBuf> {
     let paths: Vec<PathBuf> = handoffs.iter().map(|h| h.path.clone()).collect();
     bodies_of(&paths, needle, || false).unwrap_or_default()
 }
@@ -21,7 +23,7 @@ pub fn bodies(handoffs: &[HandoffEntry], needle: &str) -> HashSet<PathBuf> {
 /// [`bodies`] over file paths, giving up (`None`) as soon as `cancelled` says a newer
 /// search has started: the dashboard searches on a thread of its own, and every key
 /// typed starts a new one.
-pub fn bodies_of(
+pub(crate) fn bodies_of(
     paths: &[PathBuf],
     needle: &str,
     cancelled: impl Fn() -> bool,

@@ -28,28 +28,28 @@ const MAX_SAME_SECOND: u32 = 100;
 
 /// What to write.
 #[derive(Debug, Clone, Copy)]
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     /// Why.
-    pub trigger: Trigger,
+    pub(crate) trigger: Trigger,
     /// The session; `None` takes the most recently updated session bridge, and
     /// `Some("")` means no session at all (a transcript given by a path that names
     /// none).
-    pub session_id: Option<&'a str>,
+    pub(crate) session_id: Option<&'a str>,
     /// A transcript path known to the caller (a hook payload); else the bridge's.
-    pub transcript_path: Option<&'a str>,
+    pub(crate) transcript_path: Option<&'a str>,
     /// Git facts: computed here, or already tried by the caller.
-    pub git: GitInput<'a>,
+    pub(crate) git: GitInput<'a>,
     /// The task the session was given, when the caller knows it better than the
     /// transcript's last request (`forge run`'s chain task).
-    pub task: Option<&'a str>,
+    pub(crate) task: Option<&'a str>,
     /// Make it the pending resume (every handoff but the relay's own, which the next
     /// session of its chain gets in its prompt).
-    pub pending: bool,
+    pub(crate) pending: bool,
 }
 
 /// Where a handoff's git facts come from.
 #[derive(Debug, Clone, Copy)]
-pub enum GitInput<'a> {
+pub(crate) enum GitInput<'a> {
     /// Compute them (within the git deadline).
     Compute,
     /// The caller already asked git (PreCompact did): use its answer, which is `None`
@@ -59,7 +59,7 @@ pub enum GitInput<'a> {
 
 /// Blocked and partial agent Signals that are still their task's state (no newer
 /// Signal of the task supersedes them), newest first.
-pub fn open_signals(paths: &Paths) -> Vec<OpenSignal> {
+pub(crate) fn open_signals(paths: &Paths) -> Vec<OpenSignal> {
     handoffs::list(paths)
         .into_iter()
         .filter(|h| h.kind == HandoffKind::Agent && !h.is_superseded())
@@ -119,7 +119,7 @@ fn keep_project_files(root: &Path, mut facts: TranscriptFacts) -> TranscriptFact
 
 /// Whether `path` is where Claude Code keeps transcripts: a `.jsonl` file under
 /// `<claude dir>/projects/`, with no `..` in the path.
-pub fn is_claude_transcript(env: &Env, path: &Path) -> bool {
+pub(crate) fn is_claude_transcript(env: &Env, path: &Path) -> bool {
     use std::path::Component;
     let Some(projects) = env.claude_dir().map(|d| d.join("projects")) else {
         return false;
@@ -131,7 +131,7 @@ pub fn is_claude_transcript(env: &Env, path: &Path) -> bool {
 }
 
 /// Writes `text` as a new `handoff-<stamp>[-N].md`, never replacing an existing one.
-pub fn write_unique(
+pub(crate) fn write_unique(
     paths: &Paths,
     created_at: chrono::DateTime<chrono::Utc>,
     text: &str,
@@ -150,20 +150,20 @@ pub fn write_unique(
 
 /// What [`write_detailed`] did, for a caller that reports each part truthfully.
 #[derive(Debug)]
-pub struct Written {
+pub(crate) struct Written {
     /// The handoff document (absolute path). It exists whatever `markers` says.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// The session it was written for.
-    pub session_id: Option<String>,
+    pub(crate) session_id: Option<String>,
     /// Making it the pending resume: the markers written (with a global marker that
     /// could not be), or why the project's marker could not be written.
-    pub markers: io::Result<files::Markers>,
+    pub(crate) markers: io::Result<files::Markers>,
 }
 
 impl Written {
     /// What writing it did, for the event log: the handoff (pending or not), and an
     /// error for each marker that could not be written.
-    pub fn outcomes(&self, trigger: Trigger) -> Vec<Outcome> {
+    pub(crate) fn outcomes(&self, trigger: Trigger) -> Vec<Outcome> {
         let mut out = vec![Outcome::HandoffWritten {
             path: self.path.display().to_string(),
             trigger: trigger.as_str().to_owned(),
@@ -189,7 +189,13 @@ impl Written {
 /// project's marker could not be written (the message says which, and that the
 /// handoff exists when it does); a global marker that could not be written is
 /// logged to `errors.log`, not an error (the project's marker resumes).
-pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::Result<PathBuf> {
+#[cfg(test)]
+pub(crate) fn write(
+    paths: &Paths,
+    env: &Env,
+    cfg: &Config,
+    req: &Request<'_>,
+) -> io::Result<PathBuf> {
     let w = write_detailed(paths, env, cfg, req)?;
     match w.markers {
         Ok(m) => {
@@ -217,7 +223,7 @@ pub fn write(paths: &Paths, env: &Env, cfg: &Config, req: &Request<'_>) -> io::R
 /// session's bridge and makes it the pending resume (project and global markers).
 /// `Err` only when the handoff itself could not be written; what happened to the
 /// markers is in [`Written::markers`].
-pub fn write_detailed(
+pub(crate) fn write_detailed(
     paths: &Paths,
     env: &Env,
     cfg: &Config,
@@ -228,7 +234,7 @@ pub fn write_detailed(
 
 /// [`write_detailed`] with the session agent's own decisions, next steps and notes
 /// added to forge's facts (the `handoff` tool of `forge mcp`).
-pub fn write_with_notes(
+pub(crate) fn write_with_notes(
     paths: &Paths,
     env: &Env,
     cfg: &Config,
@@ -242,7 +248,7 @@ pub fn write_with_notes(
 /// (`bridge`, for `req.session_id`) and writes it once itself: the bridge is not
 /// read again, and `handoff_written_at` is left for the caller to record (now,
 /// when this returns `Ok`).
-pub fn write_with_bridge(
+pub(crate) fn write_with_bridge(
     paths: &Paths,
     env: &Env,
     cfg: &Config,
@@ -267,6 +273,9 @@ enum Bridge<'a> {
     Known(Option<&'a SessionBridge>),
 }
 
+/// Gathers (the bridge, the transcript, git, the inbox), composes, writes the
+/// handoff, then records it in the bridge and makes it pending as `req` and `source`
+/// say.
 fn write_inner(
     paths: &Paths,
     env: &Env,
@@ -281,93 +290,29 @@ fn write_inner(
     paths.ensure_dirs()?;
     let now = env.now;
     let records = matches!(source, Bridge::Read);
-    let bridge = match (source, req.session_id) {
-        (Bridge::Known(b), _) => b.cloned(),
-        (Bridge::Read, Some("")) => None,
-        (Bridge::Read, Some(id)) => files::read_bridge(paths, id),
-        (Bridge::Read, None) => store::sessions::latest_bridge(paths),
-    };
+    let bridge = session_bridge(paths, source, req.session_id);
     let session_id = req
         .session_id
         .map(str::to_owned)
         .or_else(|| bridge.as_ref().map(|b| b.session_id.clone()))
         .filter(|s| !s.is_empty());
-    let transcript_path = req
-        .transcript_path
-        .filter(|p| !p.trim().is_empty())
-        .map(str::to_owned)
-        .or_else(|| {
-            // A bridge file is a file in the project folder, which a cloned repository
-            // can ship: the transcript it names is read only when it is one of Claude
-            // Code's own (a `.jsonl` under `<claude dir>/projects/`), so a planted
-            // bridge cannot pull another file's text into a handoff.
-            bridge
-                .as_ref()
-                .and_then(|b| b.transcript_path.clone())
-                .filter(|p| is_claude_transcript(env, Path::new(p)))
-        });
-
-    let (facts, cut, problem) = match &transcript_path {
-        Some(p) => match transcript::read_facts(Path::new(p)) {
-            Ok((f, cut)) => (
-                Some(keep_project_files(&paths.root, f)),
-                cut.then_some(transcript::FACTS_CAP),
-                None,
-            ),
-            Err(e) => (None, None, Some(format!("{p}: {e}"))),
-        },
-        None => (
-            None,
-            None,
-            Some("no transcript path known for this session".to_owned()),
-        ),
-    };
-
-    // Rounded as the statusline rounds it (a bridge written by an older forge may
-    // hold a fraction), so the figure and the level agree.
-    let mut pct = bridge
-        .as_ref()
-        .and_then(|b| b.used_percentage)
-        .map(round_pct);
-    let mut tokens = bridge.as_ref().and_then(|b| b.tokens);
-    let mut window = bridge.as_ref().and_then(|b| b.context_window_size);
-    if pct.is_none()
-        && let Some(p) = &transcript_path
-    {
-        let scan = transcript::tail_context(Path::new(p));
-        if let Some(t) = scan.tokens() {
-            let model = match &scan {
-                TailScan::Usage { model, .. } => model.clone(),
-                _ => None,
-            };
-            let w = infer_window(window, model.as_deref(), Some(t));
-            pct = Some(pct_of(t, w));
-            tokens = Some(t);
-            window = Some(w);
-        }
-    }
-    let level = pct.map(|p| Level::from_pct(p, &cfg.context.thresholds()));
-
-    let git = match req.git {
-        GitInput::Known(g) => g.cloned(),
-        GitInput::Compute => crate::git::start_facts(&paths.root, crate::git::GIT_DEADLINE)
-            .wait_checked()
-            .unwrap_or_else(|why| {
-                store::log_error(paths, "git", &why.to_string());
-                None
-            }),
-    };
+    let transcript_path = transcript_path(env, req, bridge.as_ref());
+    let (facts, cut, problem) = transcript_facts(paths, transcript_path.as_deref());
+    let context = Context::of(bridge.as_ref(), transcript_path.as_deref());
+    let git = git_facts(paths, req.git);
     let inputs = HandoffInputs {
         root: &paths.root,
         created_at: now,
         session_id: session_id.clone(),
         trigger: req.trigger,
-        context_pct: pct,
-        level,
-        tokens,
-        window,
+        context_pct: context.pct,
+        level: context
+            .pct
+            .map(|p| Level::from_pct(p, &cfg.context.thresholds())),
+        tokens: context.tokens,
+        window: context.window,
         threshold: cfg.context.handoff_threshold,
-        transcript_path: transcript_path.clone(),
+        transcript_path,
         transcript: facts,
         transcript_cut: cut,
         transcript_problem: problem,
@@ -387,25 +332,10 @@ fn write_inner(
     let path = write_unique(paths, now, &text)?;
     let path = std::path::absolute(&path).unwrap_or(path);
     if let Some(sid) = session_id.as_ref().filter(|_| records) {
-        let at = crate::model::time::iso(now);
-        // The handoff exists: a bridge that cannot be updated (a busy lock, a full
-        // disk) only means PreCompact may write a second one. Logged, not fatal.
-        if let Err(e) = files::update_bridge(paths, sid, now, |b| {
-            b.handoff_written_at = Some(at);
-            true
-        }) {
-            store::log_error(paths, "handoff", &format!("session bridge: {e}"));
-        }
+        record_in_bridge(paths, sid, now);
     }
-    // A handoff a person asked for is theirs to resume; the automatic ones (the
-    // threshold, PreCompact) follow the [resume] policy.
-    let origin = if req.trigger == Trigger::Manual {
-        ResumeOrigin::Chosen
-    } else {
-        ResumeOrigin::Auto
-    };
     let markers = if req.pending {
-        files::write_pending_resume(paths, env, &path, origin)
+        make_pending(paths, env, &path, req.trigger)
     } else {
         Ok(files::Markers {
             written: Vec::new(),
@@ -417,6 +347,139 @@ fn write_inner(
         session_id,
         markers,
     })
+}
+
+/// The session's bridge: the caller's, the one `session_id` names, none for
+/// `Some("")`, or the most recently updated one.
+fn session_bridge(
+    paths: &Paths,
+    source: Bridge<'_>,
+    session_id: Option<&str>,
+) -> Option<SessionBridge> {
+    match (source, session_id) {
+        (Bridge::Known(b), _) => b.cloned(),
+        (Bridge::Read, Some("")) => None,
+        (Bridge::Read, Some(id)) => files::read_bridge(paths, id),
+        (Bridge::Read, None) => store::sessions::latest_bridge(paths),
+    }
+}
+
+/// The transcript to read: the caller's, else the bridge's when it is one of Claude
+/// Code's own.
+fn transcript_path(env: &Env, req: &Request<'_>, bridge: Option<&SessionBridge>) -> Option<String> {
+    req.transcript_path
+        .filter(|p| !p.trim().is_empty())
+        .map(str::to_owned)
+        .or_else(|| {
+            // A bridge file is a file in the project folder, which a cloned repository
+            // can ship: the transcript it names is read only when it is one of Claude
+            // Code's own (a `.jsonl` under `<claude dir>/projects/`), so a planted
+            // bridge cannot pull another file's text into a handoff.
+            bridge
+                .and_then(|b| b.transcript_path.clone())
+                .filter(|p| is_claude_transcript(env, Path::new(p)))
+        })
+}
+
+/// The transcript's facts (its files kept to the project's), where the read was cut,
+/// or why there are none.
+fn transcript_facts(
+    paths: &Paths,
+    transcript_path: Option<&str>,
+) -> (Option<TranscriptFacts>, Option<u64>, Option<String>) {
+    let Some(p) = transcript_path else {
+        return (
+            None,
+            None,
+            Some("no transcript path known for this session".to_owned()),
+        );
+    };
+    match transcript::read_facts(Path::new(p)) {
+        Ok((f, cut)) => (
+            Some(keep_project_files(&paths.root, f)),
+            cut.then_some(transcript::FACTS_CAP),
+            None,
+        ),
+        Err(e) => (None, None, Some(format!("{p}: {e}"))),
+    }
+}
+
+/// How full the context was: the bridge's figures, else the transcript's last usage.
+struct Context {
+    pct: Option<f64>,
+    tokens: Option<u64>,
+    window: Option<u64>,
+}
+
+impl Context {
+    fn of(bridge: Option<&SessionBridge>, transcript_path: Option<&str>) -> Self {
+        // Rounded as the statusline rounds it (a bridge written by an older forge may
+        // hold a fraction), so the figure and the level agree.
+        let mut c = Self {
+            pct: bridge.and_then(|b| b.used_percentage).map(round_pct),
+            tokens: bridge.and_then(|b| b.tokens),
+            window: bridge.and_then(|b| b.context_window_size),
+        };
+        if c.pct.is_some() {
+            return c;
+        }
+        let Some(p) = transcript_path else { return c };
+        let scan = transcript::tail_context(Path::new(p));
+        if let Some(t) = scan.tokens() {
+            let model = match &scan {
+                TailScan::Usage { model, .. } => model.clone(),
+                _ => None,
+            };
+            let w = infer_window(c.window, model.as_deref(), Some(t));
+            c.pct = Some(pct_of(t, w));
+            c.tokens = Some(t);
+            c.window = Some(w);
+        }
+        c
+    }
+}
+
+/// The git facts: the caller's answer, or asked now within the git deadline (a
+/// failure logged, and the handoff written without them).
+fn git_facts(paths: &Paths, git: GitInput<'_>) -> Option<crate::git::GitFacts> {
+    match git {
+        GitInput::Known(g) => g.cloned(),
+        GitInput::Compute => crate::git::start_facts(&paths.root, crate::git::GIT_DEADLINE)
+            .wait_checked()
+            .unwrap_or_else(|why| {
+                store::log_error(paths, "git", &why.to_string());
+                None
+            }),
+    }
+}
+
+/// `handoff_written_at` in the session's bridge. The handoff exists: a bridge that
+/// cannot be updated (a busy lock, a full disk) only means PreCompact may write a
+/// second one. Logged, not fatal.
+fn record_in_bridge(paths: &Paths, sid: &str, now: chrono::DateTime<chrono::Utc>) {
+    let at = crate::model::time::iso(now);
+    if let Err(e) = files::update_bridge(paths, sid, now, |b| {
+        b.handoff_written_at = Some(at);
+        true
+    }) {
+        store::log_error(paths, "handoff", &format!("session bridge: {e}"));
+    }
+}
+
+/// Makes `path` the pending resume. A handoff a person asked for is theirs to
+/// resume; the automatic ones (the threshold, PreCompact) follow the [resume] policy.
+fn make_pending(
+    paths: &Paths,
+    env: &Env,
+    path: &Path,
+    trigger: Trigger,
+) -> io::Result<files::Markers> {
+    let origin = if trigger == Trigger::Manual {
+        ResumeOrigin::Chosen
+    } else {
+        ResumeOrigin::Auto
+    };
+    files::write_pending_resume(paths, env, path, origin)
 }
 
 #[cfg(test)]

@@ -14,36 +14,36 @@ use crate::model::text::sanitize::single_line_trimmed;
 use crate::store::{self, Paths, sanitize_id};
 
 /// The agent-handoff template shipped with forge.
-pub const TEMPLATE: &str = include_str!("../../assets/templates/agent-handoff.md");
+pub(crate) const TEMPLATE: &str = include_str!("../../assets/templates/agent-handoff.md");
 
 /// What a new Signal says: the fields of `forge signal`, whoever fills them.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Draft {
+pub(crate) struct Draft {
     /// The agent writing it.
-    pub from: String,
+    pub(crate) from: String,
     /// The agent it is for.
-    pub to: String,
+    pub(crate) to: String,
     /// The task id.
-    pub task: String,
+    pub(crate) task: String,
     /// Its status.
-    pub status: SignalStatus,
+    pub(crate) status: SignalStatus,
     /// Open questions.
-    pub questions: Vec<String>,
+    pub(crate) questions: Vec<String>,
     /// Files modified.
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
     /// Findings.
-    pub findings: Vec<String>,
+    pub(crate) findings: Vec<String>,
     /// What the next agent should do.
-    pub recommendation: Option<String>,
+    pub(crate) recommendation: Option<String>,
     /// Background.
-    pub context: Option<String>,
+    pub(crate) context: Option<String>,
 }
 
 impl Draft {
     /// The draft with its free text (questions, findings, files, recommendation,
     /// context) redacted: what an agent writes into a Signal is stored, listed by
     /// `forge status` and read by the next session.
-    pub fn redacted(&self) -> Self {
+    pub(crate) fn redacted(&self) -> Self {
         use crate::model::text::redact::redact;
         let all = |v: &[String]| v.iter().map(|s| redact(s)).collect();
         Self {
@@ -58,7 +58,7 @@ impl Draft {
 
     /// The Signal that resolves `blocked` (the current, blocked Signal of a task):
     /// from `from`, back to the agent that asked, not blocking, with the answer.
-    pub fn resolving(
+    pub(crate) fn resolving(
         blocked: &crate::model::handoff::entry::HandoffEntry,
         from: &str,
         answer: Option<&str>,
@@ -128,7 +128,7 @@ fn bullets(items: &[String]) -> String {
 /// A `--file` as the Signal stores it: as given, except that an absolute path inside
 /// the project becomes relative to the project root (the Signal names files, and a
 /// path on this machine means nothing on another).
-pub fn repo_relative(file: &str, root: &Path) -> String {
+pub(crate) fn repo_relative(file: &str, root: &Path) -> String {
     let path = Path::new(file);
     if !path.is_absolute() {
         return file.to_owned();
@@ -153,7 +153,7 @@ pub fn repo_relative(file: &str, root: &Path) -> String {
 /// Renders the handoff text from the shipped template (its free text redacted, see
 /// [`Draft::redacted`]). `root` is the project root, for making `--file` paths
 /// repo-relative.
-pub fn render(args: &Draft, root: &Path, timestamp: &str) -> String {
+pub(crate) fn render(args: &Draft, root: &Path, timestamp: &str) -> String {
     let args = &args.redacted();
     let status = args.status;
     let from = single_line_trimmed(&args.from);
@@ -235,7 +235,7 @@ pub fn render(args: &Draft, root: &Path, timestamp: &str) -> String {
 }
 
 /// Writes the handoff under a fresh name (`-2`, `-3`… on collision); returns the path.
-pub fn write(paths: &Paths, task: &str, stamp: &str, text: &str) -> io::Result<PathBuf> {
+pub(crate) fn write(paths: &Paths, task: &str, stamp: &str, text: &str) -> io::Result<PathBuf> {
     let dir = paths.handoffs();
     let base = format!("agent-{}-{stamp}", sanitize_id(task));
     for n in 1..=100 {
@@ -258,7 +258,7 @@ pub fn write(paths: &Paths, task: &str, stamp: &str, text: &str) -> io::Result<P
 }
 
 /// Writes `draft` as a new agent handoff (stamped now); returns its path.
-pub fn write_draft(paths: &Paths, draft: &Draft, env: &Env) -> anyhow::Result<PathBuf> {
+pub(crate) fn write_draft(paths: &Paths, draft: &Draft, env: &Env) -> anyhow::Result<PathBuf> {
     let text = render(draft, &paths.root, &crate::model::time::iso(env.now));
     let stamp = env.now.format("%Y%m%d-%H%M%S").to_string();
     let path = write(paths, &draft.task, &stamp, &text)
@@ -272,7 +272,7 @@ pub fn write_draft(paths: &Paths, draft: &Draft, env: &Env) -> anyhow::Result<Pa
 }
 
 /// Who answers when `--from` is not given: `$USER`, else "user".
-pub fn default_resolver() -> String {
+pub(crate) fn default_resolver() -> String {
     std::env::var("USER")
         .ok()
         .map(|u| single_line_trimmed(&u))
@@ -282,7 +282,7 @@ pub fn default_resolver() -> String {
 
 /// The task's current Signal when it is blocked; otherwise an error that says what
 /// the task's state is and what to do.
-pub fn blocked_head<'a>(
+pub(crate) fn blocked_head<'a>(
     entries: &'a [crate::model::handoff::entry::HandoffEntry],
     task: &str,
 ) -> anyhow::Result<&'a crate::model::handoff::entry::HandoffEntry> {
@@ -324,19 +324,19 @@ pub fn blocked_head<'a>(
 
 /// What resolving a task's blocked Signal wrote.
 #[derive(Debug, Clone)]
-pub struct Resolved {
+pub(crate) struct Resolved {
     /// The Signal that was written (to the agent that asked).
-    pub draft: Draft,
+    pub(crate) draft: Draft,
     /// Its path.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// The file name of the blocked Signal it supersedes.
-    pub resolves: String,
+    pub(crate) resolves: String,
 }
 
 /// Resolves `task`'s blocked Signal (its thread's head, [`blocked_head`]) with
 /// `answer`, from `from`: writes the superseding Signal. `forge signal resolve` and
 /// the `resolve` tool of `forge mcp` both come here, so the thread rules are one.
-pub fn resolve_task(
+pub(crate) fn resolve_task(
     paths: &Paths,
     env: &Env,
     task: &str,
@@ -357,7 +357,7 @@ pub fn resolve_task(
 
 /// Resolves the blocked Signal in `blocked` (a file of this project's handoffs) with
 /// `answer`, from `from`: writes the superseding Signal and returns its path.
-pub fn resolve_file(
+pub(crate) fn resolve_file(
     paths: &Paths,
     env: &Env,
     blocked: &Path,

@@ -15,7 +15,7 @@ const RECENT_EVENTS_BYTES: u64 = 128 * 1024;
 
 /// Where the snapshot's git facts come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GitSource {
+pub(crate) enum GitSource {
     /// Only the hooks' cache (`logs/git-cache.json`): no git work at all.
     Cache,
     /// Compute them now with git2 (and refresh the cache).
@@ -23,7 +23,7 @@ pub enum GitSource {
 }
 
 /// Reads everything forge knows about the project at `paths`.
-pub fn load(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
+pub(crate) fn load(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
     let mut snap = load_state(paths, now, git);
     snap.handoffs = handoffs::list(paths);
     snap
@@ -31,32 +31,15 @@ pub fn load(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
 
 /// [`load`] for the dashboard: its handoffs as the inbox keeps them
 /// ([`crate::model::handoff::entry::HandoffEntry::for_inbox`]), so thousands of them stay small.
-pub fn load_for_inbox(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
+pub(crate) fn load_for_inbox(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
     let mut snap = load_state(paths, now, git);
     snap.handoffs = handoffs::list_for_inbox(paths);
     snap
 }
 
-/// What SessionStart's summary reads: [`load`] without the session bridges and the
-/// recent event lines (left empty), which only the dashboard and `forge status` show —
-/// parsing a hundred event lines was a tenth of a small project's session start.
-///
-/// The git facts are started first, on their own thread, and `snap.git` is left
-/// empty: the caller reads on (and writes what needs no git) while git scans, then
-/// fills it in with [`crate::git::finish_refresh`].
-pub fn load_for_session_start(
-    paths: &Paths,
-    now: DateTime<Utc>,
-) -> (Snapshot, crate::git::PendingFacts) {
-    let git = crate::git::start_facts(&paths.root, crate::git::GIT_DEADLINE);
-    let mut snap = load_files(paths, now, None);
-    snap.handoffs = handoffs::list(paths);
-    (snap, git)
-}
-
 /// Reads everything but the handoff folder (whose listing is the costly part): for
 /// the dashboard, when only state files changed.
-pub fn load_state(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
+pub(crate) fn load_state(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
     let mut snap = load_files(paths, now, Some(git));
     snap.sessions = sessions::load_sessions(paths);
     snap.chains = store::chains::list(paths);
@@ -95,7 +78,7 @@ fn load_files(paths: &Paths, now: DateTime<Utc>, git: Option<GitSource>) -> Snap
 /// The lines of `logs/compactions.jsonl` (current file, capped), and those lines
 /// by session: the one compaction count `status`, `context`, `sessions` and the
 /// dashboard report.
-pub fn compactions(paths: &Paths) -> (usize, std::collections::BTreeMap<String, usize>) {
+pub(crate) fn compactions(paths: &Paths) -> (usize, std::collections::BTreeMap<String, usize>) {
     let text = read_capped(&paths.compactions(), store::COMPACTIONS_CAP * 2);
     let lines: Vec<&[u8]> = text
         .as_deref()

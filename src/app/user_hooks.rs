@@ -12,22 +12,22 @@ use crate::model::outcome::Outcome;
 use crate::proc::{Cmd, Input, Output};
 
 /// How much of a command's stdout is kept.
-pub const STDOUT_CAP: usize = 64 * 1024;
+pub(crate) const STDOUT_CAP: usize = 64 * 1024;
 
 /// What a run left: the outcome for the event log, and stdout when it exited 0.
 #[derive(Debug)]
-pub struct Ran {
+pub(crate) struct Ran {
     /// For `events.jsonl`.
-    pub outcome: Outcome,
+    pub(crate) outcome: Outcome,
     /// Its stdout (lossy UTF-8, at most [`STDOUT_CAP`] bytes) when it exited 0.
-    pub stdout: Option<String>,
+    pub(crate) stdout: Option<String>,
 }
 
 /// Runs `hook` (named `name`: `on_threshold`, `on_session_start`) with `payload` on
 /// stdin, in `cwd`, for at most its `timeout_secs`. The payload's agent, when it
 /// names one, is also `FORGE_AGENT` in the command's environment (so a script's own
 /// `forge` calls run as that agent).
-pub fn run(
+pub(crate) fn run(
     env: &crate::env::Env,
     name: &str,
     hook: &UserHook,
@@ -44,7 +44,7 @@ pub fn run(
 /// [`run`] with `stdin` as the text on stdin and `vars` added to the environment.
 /// `sh` is found through the absolute folders of `$PATH` only
 /// ([`crate::env::Env::resolve_program`]): never a `./sh` of the project.
-pub fn run_with(
+pub(crate) fn run_with(
     env: &crate::env::Env,
     name: &str,
     hook: &UserHook,
@@ -99,7 +99,7 @@ pub fn run_with(
 }
 
 /// The facts of `session_id` at a crossing, from its bridge.
-pub fn threshold_facts(
+pub(crate) fn threshold_facts(
     paths: &crate::store::Paths,
     env: &crate::env::Env,
     session_id: &str,
@@ -126,7 +126,7 @@ pub fn threshold_facts(
 
 /// Runs the `[[on_threshold]]` hooks `which` (indices) for one crossing of
 /// `session_id`, and returns their outcomes (for the caller's event line).
-pub fn fire_threshold(
+pub(crate) fn fire_threshold(
     paths: &crate::store::Paths,
     env: &crate::env::Env,
     cfg: &crate::config::Config,
@@ -152,7 +152,7 @@ pub fn fire_threshold(
 
 /// The `[[on_threshold]]` hooks that fire with forge's own threshold handoff (their
 /// threshold is the handoff threshold), and whether one of them replaces it.
-pub fn at_handoff_threshold(cfg: &crate::config::Config) -> (Vec<usize>, bool) {
+pub(crate) fn at_handoff_threshold(cfg: &crate::config::Config) -> (Vec<usize>, bool) {
     let at: Vec<usize> = cfg
         .threshold_hooks()
         .filter(|(_, _, t)| (*t - cfg.context.handoff_threshold).abs() < 1e-9)

@@ -18,7 +18,9 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+#[cfg(test)]
+use std::time::Instant;
 
 use crate::env::Env;
 use crate::proc::{Cmd, End, Input, Output, Pending};
@@ -26,17 +28,17 @@ use crate::proc::{Cmd, End, Input, Output, Pending};
 /// How long the other command may take. Claude Code has no timeout of its own for
 /// a status line (a new run aborts the running one), and tools like ccusage read
 /// every transcript; past this the line shows forge's segments alone.
-pub const DEADLINE: Duration = Duration::from_secs(2);
+pub(crate) const DEADLINE: Duration = Duration::from_secs(2);
 
 /// At most this much of its stdout is kept (the rest is read and dropped, so the
 /// command never blocks on a full pipe).
-pub const OUTPUT_CAP: usize = 64 * 1024;
+pub(crate) const OUTPUT_CAP: usize = 64 * 1024;
 
 /// A flag that SIGTERM, SIGHUP and SIGINT set instead of ending forge: Claude Code
 /// ends a status-line run it no longer wants, and the command forge runs must not
 /// outlive it then ([`Wrapped::finish`] kills its group and returns). A second
 /// signal of the same kind ends forge as usual.
-pub fn stop_on_signals() -> Arc<AtomicBool> {
+pub(crate) fn stop_on_signals() -> Arc<AtomicBool> {
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [
         signal_hook::consts::SIGTERM,
@@ -50,7 +52,7 @@ pub fn stop_on_signals() -> Arc<AtomicBool> {
 }
 
 /// The other command, running.
-pub struct Wrapped {
+pub(crate) struct Wrapped {
     /// The command, begun (dropped unfinished, its group is killed).
     child: Pending,
     /// The flag that stops the wait (also given to the run).
@@ -59,7 +61,7 @@ pub struct Wrapped {
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Ended {
+pub(crate) enum Ended {
     /// It exited 0: its stdout (at most [`OUTPUT_CAP`] bytes).
     Printed(Vec<u8>),
     /// It exited otherwise (Claude Code shows nothing then either).
@@ -77,7 +79,7 @@ impl Wrapped {
     /// on its stdin, stderr dropped, in a process group of its own. When `stop` is
     /// set (by a signal: see [`stop_on_signals`]) the wait ends and the command's
     /// group is killed. `Err` says why it could not start.
-    pub fn start(
+    pub(crate) fn start(
         env: &Env,
         command: &str,
         input: &[u8],
@@ -97,13 +99,14 @@ impl Wrapped {
 
     /// Waits for the command until it exits or [`DEADLINE`] after its start, and
     /// says how it ended.
-    pub fn finish(self) -> Ended {
+    pub(crate) fn finish(self) -> Ended {
         let Self { child, stop } = self;
         Self::ended(child.finish_within(DEADLINE), &stop)
     }
 
     /// [`Self::finish`] with a deadline of the caller's.
-    pub fn finish_by(self, deadline: Instant) -> Ended {
+    #[cfg(test)]
+    pub(crate) fn finish_by(self, deadline: Instant) -> Ended {
         let Self { child, stop } = self;
         Self::ended(child.finish_by(deadline), &stop)
     }

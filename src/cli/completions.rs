@@ -51,14 +51,14 @@ use crate::store::{self, Paths};
         "  source <(COMPLETE=bash forge)     # dynamic, in ~/.bashrc"
     )
 )]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// The shell: bash, zsh, fish, elvish or powershell.
     #[arg(value_enum)]
-    pub shell: Shell,
+    pub(crate) shell: Shell,
 }
 
 /// Runs `forge completions`.
-pub fn run(args: &CompletionsArgs, _env: &Env) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &CompletionsArgs, _env: &Env) -> anyhow::Result<ExitCode> {
     let mut cmd = super::Cli::command();
     let mut buf = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "forge", &mut buf);
@@ -67,7 +67,7 @@ pub fn run(args: &CompletionsArgs, _env: &Env) -> anyhow::Result<ExitCode> {
 }
 
 /// The variable that turns a run into a completion request.
-pub const COMPLETE_VAR: &str = "COMPLETE";
+pub(crate) const COMPLETE_VAR: &str = "COMPLETE";
 
 /// Answers a dynamic completion request and exits, when this run is one:
 /// `COMPLETE=<shell> forge` prints the shell's registration script, and
@@ -103,7 +103,7 @@ const MAX_ENTRIES: usize = 5000;
 /// `forge resume <TAB>`: the handoff file names in `.forge/handoffs` that start with
 /// what was typed, newest first (what `forge resume NAME` accepts). A word with a
 /// `/` in it completes as a path instead: folders, and handoff files in them.
-pub fn complete_handoff(current: &OsStr) -> Vec<CompletionCandidate> {
+pub(crate) fn complete_handoff(current: &OsStr) -> Vec<CompletionCandidate> {
     let Some(typed) = current.to_str() else {
         return Vec::new();
     };
@@ -134,7 +134,7 @@ fn list_names(dir: &Path) -> Vec<String> {
 
 /// The handoff names among `names` that start with `typed`, newest first by the
 /// stamp in the name, each with its kind, task and time as help.
-pub fn handoff_candidates(names: Vec<String>, typed: &str) -> Vec<CompletionCandidate> {
+pub(crate) fn handoff_candidates(names: Vec<String>, typed: &str) -> Vec<CompletionCandidate> {
     let mut found: Vec<(Option<DateTime<Utc>>, u32, HandoffKind, String)> = names
         .into_iter()
         .filter(|n| n.starts_with(typed))
@@ -171,7 +171,7 @@ fn agent_task(name: &str) -> Option<&str> {
 /// `--session <TAB>`: the session ids of the project's session bridges, most
 /// recently updated first (at most 50 small files read), each with its model,
 /// state and age as help.
-pub fn complete_session() -> Vec<CompletionCandidate> {
+pub(crate) fn complete_session() -> Vec<CompletionCandidate> {
     let now = crate::env::wall_clock();
     store::sessions::load_sessions(&project())
         .into_iter()
@@ -200,7 +200,7 @@ pub fn complete_session() -> Vec<CompletionCandidate> {
 }
 
 /// `forge hook <TAB>`: the events forge handles (others are accepted and logged).
-pub fn complete_hook_event() -> Vec<CompletionCandidate> {
+pub(crate) fn complete_hook_event() -> Vec<CompletionCandidate> {
     crate::model::setup::settings::FORGE_EVENTS
         .iter()
         .map(|e| CompletionCandidate::new(*e))
@@ -208,7 +208,7 @@ pub fn complete_hook_event() -> Vec<CompletionCandidate> {
 }
 
 /// `forge man <TAB>`: the commands that have a page.
-pub fn complete_command() -> Vec<CompletionCandidate> {
+pub(crate) fn complete_command() -> Vec<CompletionCandidate> {
     super::Cli::command()
         .get_subcommands()
         .filter(|c| !c.is_hide_set() && c.get_name() != "help")

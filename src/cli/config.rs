@@ -32,20 +32,20 @@ use crate::store::Paths;
         "  forge config path"
     )
 )]
-pub struct ConfigArgs {
+pub(crate) struct ConfigArgs {
     /// What to do.
     #[command(subcommand)]
-    pub action: ConfigAction,
+    pub(crate) action: ConfigAction,
     /// Project folder (default: the current folder's project). A folder inside a
     /// project means that project (nearest .forge/ above, else the git root), as when
     /// run from there.
     #[arg(long, value_name = "DIR", global = true)]
-    pub project: Option<PathBuf>,
+    pub(crate) project: Option<PathBuf>,
 }
 
 /// `forge config` actions.
 #[derive(clap::Subcommand, Debug)]
-pub enum ConfigAction {
+pub(crate) enum ConfigAction {
     /// Print every effective value and where it came from (default, user, project
     /// or an [agents.<name>] table).
     Show {
@@ -68,117 +68,123 @@ pub enum ConfigAction {
 }
 
 /// Runs `forge config`.
-pub fn run(args: &ConfigArgs, env: &Env) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &ConfigArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
     match &args.action {
-        ConfigAction::Show { json, agent } => {
-            let json = *json;
-            // A broken file does not hide the rest: show the defaults and the layers
-            // that load, then say what is wrong (stderr) and exit 1.
-            let loaded = match agent {
-                Some(a) => config::load_as(&paths, env, a),
-                None => config::load(&paths, env),
-            };
-            let (loaded, errors) = match loaded {
-                Ok(l) => (l, Vec::new()),
-                Err(_) => config::load_lenient(&paths, env),
-            };
-            if let Some(a) = agent
-                && errors.is_empty()
-                && !loaded.agents.contains(a)
-            {
-                super::print_err(&format!(
-                    "forge: warning: no config file has an [agents.{a}] table ({}); showing the values without one\n",
-                    if loaded.agents.is_empty() {
-                        "none defines an agent".to_owned()
-                    } else {
-                        format!("agents defined: {}", loaded.agents.join(", "))
-                    }
-                ));
-            }
-            if json {
-                let mut v = show_json(&loaded)?;
-                if let Some(obj) = v.as_object_mut() {
-                    obj.insert(
-                        "errors".into(),
-                        json!(errors.iter().map(ToString::to_string).collect::<Vec<_>>()),
-                    );
-                }
-                super::print_json(&v)?;
+        ConfigAction::Show { json, agent } => show(&paths, env, *json, agent.as_deref()),
+        ConfigAction::Validate => validate(&paths, env),
+        ConfigAction::Path { json } => path(&paths, env, *json),
+    }
+}
+
+/// `forge config show`. A broken file does not hide the rest: the defaults and the
+/// layers that load are shown, then what is wrong (stderr), and the exit is 1.
+fn show(paths: &Paths, env: &Env, json: bool, agent: Option<&str>) -> anyhow::Result<ExitCode> {
+    let loaded = match agent {
+        Some(a) => config::load_as(paths, env, a),
+        None => config::load(paths, env),
+    };
+    let (loaded, errors) = match loaded {
+        Ok(l) => (l, Vec::new()),
+        Err(_) => config::load_lenient(paths, env),
+    };
+    if let Some(a) = agent
+        && errors.is_empty()
+        && !loaded.agents.iter().any(|d| d == a)
+    {
+        super::print_err(&format!(
+            "forge: warning: no config file has an [agents.{a}] table ({}); showing the values without one\n",
+            if loaded.agents.is_empty() {
+                "none defines an agent".to_owned()
             } else {
-                let mut t = String::new();
-                for e in &errors {
-                    let _ = writeln!(
-                        t,
-                        "# left out (it has an error, see below): {}",
-                        e.path().display()
-                    );
-                }
-                t.push_str(&show_text(&loaded)?);
-                super::print_out(&t);
+                format!("agents defined: {}", loaded.agents.join(", "))
             }
-            if errors.is_empty() {
-                Ok(ExitCode::SUCCESS)
-            } else {
-                for e in &errors {
-                    super::print_err(&format!("forge: config is invalid: {e}\n"));
-                }
-                super::print_err(&format!("{}\n", fix_hint()));
-                Ok(ExitCode::from(1))
-            }
+        ));
+    }
+    if json {
+        let mut v = show_json(&loaded)?;
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert(
+                "errors".into(),
+                json!(errors.iter().map(ToString::to_string).collect::<Vec<_>>()),
+            );
         }
-        ConfigAction::Validate => {
-            let loaded = load(&paths, env)?;
-            let found: Vec<String> = loaded
-                .files
-                .iter()
-                .filter(|(_, e)| *e)
-                .map(|(s, _)| s.to_string())
-                .collect();
-            let mut text = if found.is_empty() {
-                "Config OK (no config files; built-in defaults)\n".to_owned()
-            } else {
-                format!("Config OK: {}\n", found.join(", "))
-            };
-            // Not an error: the file is fine, forge only does not act on it yet.
-            if let Some(note) = loaded.ignored_summary(&paths.root) {
-                let _ = writeln!(text, "Note: {note}");
-            }
-            super::print_out(&text);
-            Ok(ExitCode::SUCCESS)
+        super::print_json(&v)?;
+    } else {
+        let mut t = String::new();
+        for e in &errors {
+            let _ = writeln!(
+                t,
+                "# left out (it has an error, see below): {}",
+                e.path().display()
+            );
         }
-        ConfigAction::Path { json } => {
-            let files = file_paths(&paths, env);
-            if *json {
-                let v: Vec<_> = files
-                    .iter()
-                    .map(|(layer, p)| {
-                        json!({"layer": layer, "path": p, "exists": p.as_ref().is_some_and(|p| p.exists())})
-                    })
-                    .collect();
-                super::print_json(&v)?;
-            } else {
-                let mut out = String::new();
-                for (layer, p) in &files {
-                    match p {
-                        Some(p) => {
-                            let _ = writeln!(
-                                out,
-                                "{layer:<8} {} ({})",
-                                p.display(),
-                                if p.exists() { "exists" } else { "not found" }
-                            );
-                        }
-                        None => {
-                            let _ = writeln!(out, "{layer:<8} (none: set HOME or XDG_CONFIG_HOME)");
-                        }
-                    }
-                }
-                super::print_out(&out);
+        t.push_str(&show_text(&loaded)?);
+        super::print_out(&t);
+    }
+    if errors.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    for e in &errors {
+        super::print_err(&format!("forge: config is invalid: {e}\n"));
+    }
+    super::print_err(&format!("{}\n", fix_hint()));
+    Ok(ExitCode::from(1))
+}
+
+/// `forge config validate`: the files that loaded, and what forge leaves out.
+fn validate(paths: &Paths, env: &Env) -> anyhow::Result<ExitCode> {
+    let loaded = load(paths, env)?;
+    let found: Vec<String> = loaded
+        .files
+        .iter()
+        .filter(|(_, e)| *e)
+        .map(|(s, _)| s.to_string())
+        .collect();
+    let mut text = if found.is_empty() {
+        "Config OK (no config files; built-in defaults)\n".to_owned()
+    } else {
+        format!("Config OK: {}\n", found.join(", "))
+    };
+    // Not an error: the file is fine, forge only does not act on it yet.
+    if let Some(note) = loaded.ignored_summary(&paths.root) {
+        let _ = writeln!(text, "Note: {note}");
+    }
+    super::print_out(&text);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `forge config path`: each layer's file and whether it exists.
+fn path(paths: &Paths, env: &Env, json: bool) -> anyhow::Result<ExitCode> {
+    let files = file_paths(paths, env);
+    if json {
+        let v: Vec<_> = files
+            .iter()
+            .map(|(layer, p)| {
+                json!({"layer": layer, "path": p, "exists": p.as_ref().is_some_and(|p| p.exists())})
+            })
+            .collect();
+        super::print_json(&v)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = String::new();
+    for (layer, p) in &files {
+        match p {
+            Some(p) => {
+                let _ = writeln!(
+                    out,
+                    "{layer:<8} {} ({})",
+                    p.display(),
+                    if p.exists() { "exists" } else { "not found" }
+                );
             }
-            Ok(ExitCode::SUCCESS)
+            None => {
+                let _ = writeln!(out, "{layer:<8} (none: set HOME or XDG_CONFIG_HOME)");
+            }
         }
     }
+    super::print_out(&out);
+    Ok(ExitCode::SUCCESS)
 }
 
 fn load(paths: &Paths, env: &Env) -> anyhow::Result<Loaded> {
@@ -190,7 +196,7 @@ fn load(paths: &Paths, env: &Env) -> anyhow::Result<Loaded> {
 /// error itself where a key is unknown, for that section only: a list of every key
 /// here would stand under errors it has nothing to do with (a wrong type, a level
 /// order) and could contradict them.
-pub fn fix_hint() -> String {
+pub(crate) fn fix_hint() -> String {
     "Fix that file; `forge config path` lists the config files.".to_owned()
 }
 

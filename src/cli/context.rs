@@ -32,10 +32,10 @@ use crate::store::{files, sessions, transcript};
     verbatim_doc_comment,
     after_help = "Examples:\n  forge context\n  forge context ~/.claude/projects/-home-me-app/3f0c2a9e.jsonl --json\n  forge context --session 3f0c2a9e"
 )]
-pub struct ContextArgs {
+pub(crate) struct ContextArgs {
     /// A transcript file (default: the session's, from its bridge file).
     #[arg(value_name = "TRANSCRIPT", conflicts_with = "session")]
-    pub transcript: Option<PathBuf>,
+    pub(crate) transcript: Option<PathBuf>,
     /// The session: its id or a unique start of it (default: the most recently
     /// active live session).
     #[arg(
@@ -43,17 +43,17 @@ pub struct ContextArgs {
         value_name = "ID",
         add = ArgValueCandidates::new(super::completions::complete_session)
     )]
-    pub session: Option<String>,
+    pub(crate) session: Option<String>,
     /// Print JSON.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Project folder (default: found from the current folder).
     #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    pub(crate) project: Option<PathBuf>,
 }
 
 /// Runs `forge context`.
-pub fn run(args: &ContextArgs, env: &Env) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &ContextArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = super::project::project_paths(args.project.as_ref(), env)?;
     let cfg = config::load_or_default(&paths, env);
     let bridge = match &args.session {

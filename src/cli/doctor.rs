@@ -19,12 +19,12 @@ use crate::store::{Paths, handoffs};
 
 /// The model aliases Claude Code accepts in command and agent front matter (full
 /// model ids such as `claude-sonnet-4-6` are accepted too, see [`model_problem`]).
-pub const MODEL_ALIASES: [&str; 4] = ["opus", "sonnet", "haiku", "inherit"];
+pub(crate) const MODEL_ALIASES: [&str; 4] = ["opus", "sonnet", "haiku", "inherit"];
 
 /// What is wrong with a `model:` value, or `None` when Claude Code accepts it: one of
 /// [`MODEL_ALIASES`], or a full model id `claude-…` (lower-case letters, digits, `.`
 /// and `-`), either optionally with the 1M-context suffix `[1m]` (docs/client-reference.md §7.2).
-pub fn model_problem(value: &str) -> Option<String> {
+pub(crate) fn model_problem(value: &str) -> Option<String> {
     fn accepted(v: &str) -> bool {
         let base = v
             .strip_suffix("[1m]")
@@ -85,21 +85,21 @@ pub fn model_problem(value: &str) -> Option<String> {
         "  forge doctor --json | jq '.checks[] | select(.status != \"ok\")'"
     )
 )]
-pub struct DoctorArgs {
+pub(crate) struct DoctorArgs {
     /// Project folder (default: the current folder's project). A folder inside a
     /// project means that project (nearest .forge/ above, else the git root), as when
     /// run from there.
     #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    pub(crate) project: Option<PathBuf>,
     /// Print the checks as JSON.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 /// How a check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub(crate) enum Status {
     /// Fine.
     Ok,
     /// Worth a look; not a failure.
@@ -110,15 +110,15 @@ pub enum Status {
 
 /// One check: what was checked, how it went, and what to do.
 #[derive(Debug, Clone, Serialize)]
-pub struct Check {
+pub(crate) struct Check {
     /// Short name.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// ok / warn / fail.
-    pub status: Status,
+    pub(crate) status: Status,
     /// One line: the finding and what to do.
-    pub summary: String,
+    pub(crate) summary: String,
     /// Specific items (files, entries).
-    pub details: Vec<String>,
+    pub(crate) details: Vec<String>,
 }
 
 impl Check {
@@ -143,7 +143,7 @@ struct SettingsFile {
 }
 
 /// Runs `forge doctor`.
-pub fn run(args: &DoctorArgs, env: &Env) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &DoctorArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = locate_project(args.project.as_ref(), env)?;
     let checks = run_checks(&paths, env);
     let failed = checks.iter().any(|c| c.status == Status::Fail);
@@ -165,7 +165,7 @@ pub fn run(args: &DoctorArgs, env: &Env) -> anyhow::Result<ExitCode> {
 }
 
 /// Every check, in a fixed order.
-pub fn run_checks(paths: &Paths, env: &Env) -> Vec<Check> {
+pub(crate) fn run_checks(paths: &Paths, env: &Env) -> Vec<Check> {
     let files = settings_files(paths, env);
     let expand = Expand {
         home: env.home.as_deref(),
@@ -1479,7 +1479,7 @@ fn check_config(paths: &Paths, env: &Env) -> Check {
 }
 
 /// The checks as text for people.
-pub fn render(paths: &Paths, checks: &[Check]) -> String {
+pub(crate) fn render(paths: &Paths, checks: &[Check]) -> String {
     let mut out = format!("forge doctor: {}\n", paths.root.display());
     for c in checks {
         let mark = match c.status {

@@ -16,7 +16,7 @@ use crate::model::session::state::EventLine;
 
 /// The `event` of the lines `forge handoff` adds to `events.jsonl` (hook lines carry
 /// the hook's event name; this one is not a hook's).
-pub const EVENT: &str = "forge handoff";
+pub(crate) const EVENT: &str = "forge handoff";
 use crate::store::{self, Paths, files, transcript};
 
 /// Write a session handoff to .forge/handoffs/handoff-YYYYMMDD-HHMMSS.md
@@ -42,16 +42,16 @@ use crate::store::{self, Paths, files, transcript};
     args_conflicts_with_subcommands = true,
     after_help = "Examples:\n  forge handoff\n  forge handoff --session 3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21\n  forge handoff --transcript ~/.claude/projects/-home-me-app/3f0c2a9e-8b1d-4c57-9e2a-6d4f1b7c8e21.jsonl\n  forge handoff prune --dry-run"
 )]
-pub struct HandoffArgs {
+pub(crate) struct HandoffArgs {
     /// Something else than writing a handoff.
     #[command(subcommand)]
-    pub action: Option<HandoffAction>,
+    pub(crate) action: Option<HandoffAction>,
     /// Run unattended: print nothing, exit 0 whatever happens.
     #[arg(long)]
-    pub auto: bool,
+    pub(crate) auto: bool,
     /// Why it is written: context-threshold, pre-compact, manual, session-end or relay.
     #[arg(long, value_name = "T", default_value = "manual")]
-    pub trigger: String,
+    pub(crate) trigger: String,
     /// The session: its id or a unique start of it (default: the most recently
     /// updated session bridge).
     #[arg(
@@ -59,22 +59,22 @@ pub struct HandoffArgs {
         value_name = "ID",
         add = ArgValueCandidates::new(super::completions::complete_session)
     )]
-    pub session: Option<String>,
+    pub(crate) session: Option<String>,
     /// The session's transcript file (default: the one its bridge file records).
     #[arg(long, value_name = "PATH")]
-    pub transcript: Option<PathBuf>,
+    pub(crate) transcript: Option<PathBuf>,
     /// Project folder (default: found from the current folder).
     #[arg(long, value_name = "DIR", global = true)]
-    pub project: Option<PathBuf>,
+    pub(crate) project: Option<PathBuf>,
     /// Used by the status line: first claim this session's threshold crossing, and
     /// write nothing when another process already has.
     #[arg(long, hide = true, requires = "session")]
-    pub claim_threshold: bool,
+    pub(crate) claim_threshold: bool,
 }
 
 /// `forge handoff` actions besides writing one.
 #[derive(clap::Subcommand, Debug)]
-pub enum HandoffAction {
+pub(crate) enum HandoffAction {
     /// Remove old handoffs: those older than --older-than beyond the newest --keep.
     ///
     /// Never removes an unresolved blocked Signal (someone still has to answer it)
@@ -89,17 +89,17 @@ pub enum HandoffAction {
 
 /// `forge handoff prune` options.
 #[derive(clap::Args, Debug)]
-pub struct PruneArgs {
+pub(crate) struct PruneArgs {
     /// Only handoffs older than this go: 30m, 12h, 14d, 2w (default: [handoffs]
     /// older_than, 30d).
     #[arg(long, value_name = "AGE")]
-    pub older_than: Option<String>,
+    pub(crate) older_than: Option<String>,
     /// The newest this many handoffs always stay (default: [handoffs] keep, 50).
     #[arg(long, value_name = "N")]
-    pub keep: Option<usize>,
+    pub(crate) keep: Option<usize>,
     /// Say what would go, remove nothing.
     #[arg(long)]
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
 }
 
 fn prune(args: &PruneArgs, project: Option<&PathBuf>, env: &Env) -> anyhow::Result<ExitCode> {
@@ -182,7 +182,7 @@ fn file_name(p: &std::path::Path) -> String {
 }
 
 /// Runs `forge handoff`.
-pub fn run(args: &HandoffArgs, env: &Env) -> ExitCode {
+pub(crate) fn run(args: &HandoffArgs, env: &Env) -> ExitCode {
     if let Some(HandoffAction::Prune(p)) = &args.action {
         return super::report(prune(p, args.project.as_ref(), env));
     }
@@ -419,10 +419,10 @@ fn record(
 }
 
 /// The event name of the user's `[[on_threshold]]` hooks in `events.jsonl`.
-pub const HOOK_EVENT: &str = "on_threshold";
+pub(crate) const HOOK_EVENT: &str = "on_threshold";
 
 /// Records what the user's `[[on_threshold]]` hooks did, as a hook call does.
-pub fn record_hooks(paths: &Paths, env: &Env, session: &str, outcomes: Vec<Outcome>) {
+pub(crate) fn record_hooks(paths: &Paths, env: &Env, session: &str, outcomes: Vec<Outcome>) {
     if !paths.logs().is_dir() || outcomes.is_empty() {
         return;
     }

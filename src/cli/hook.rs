@@ -18,20 +18,20 @@ use crate::hooks;
     {\"type\": \"command\", \"command\": \"/usr/local/bin/forge hook SessionStart\"}\n\n\
     Try it by hand:\n  echo '{\"session_id\":\"s1\",\"cwd\":\"'\"$PWD\"'\"}' | forge hook Stop"
 )]
-pub struct HookArgs {
+pub(crate) struct HookArgs {
     /// The hook event (SessionStart, Stop, SessionEnd, PreCompact, PreToolUse,
     /// Notification, PermissionRequest, UserPromptSubmit; PostToolUse in `forge run`'s
     /// sessions only); unknown names are logged only.
     #[arg(add = ArgValueCandidates::new(super::completions::complete_hook_event))]
-    pub event: Option<String>,
+    pub(crate) event: Option<String>,
     /// Anything else is accepted and ignored, so a newer settings file never breaks a session.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    pub rest: Vec<String>,
+    pub(crate) rest: Vec<String>,
 }
 
 /// Reads stdin (at most 1 MiB; not at all when it is a terminal), handles the event,
 /// prints the output. Never panics out, never exits non-zero.
-pub fn run(args: &HookArgs, env: &Env) -> ExitCode {
+pub(crate) fn run(args: &HookArgs, env: &Env) -> ExitCode {
     run_event(args.event.as_deref(), env)
 }
 
@@ -54,7 +54,7 @@ pub fn fast_path(env: &Env) -> Option<ExitCode> {
 }
 
 /// The hook entry point, also used when the command line itself did not parse.
-pub fn run_event(event: Option<&str>, env: &Env) -> ExitCode {
+pub(crate) fn run_event(event: Option<&str>, env: &Env) -> ExitCode {
     let outcome = std::panic::catch_unwind(|| {
         let input = super::read_stdin_capped(hooks::MAX_STDIN);
         hooks::handle_input(event, &input, env)

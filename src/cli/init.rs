@@ -38,13 +38,13 @@ pub fn render_command(template: &str, program: &str) -> String {
 /// Whether `installed` is `template` rendered for *some* program path (an install
 /// by this or an older forge binary, unchanged since): such a file is forge's to
 /// replace or remove.
-pub fn is_rendered_from(installed: &str, template: &str) -> bool {
+pub(crate) fn is_rendered_from(installed: &str, template: &str) -> bool {
     rendered_program(installed, template).is_some()
 }
 
 /// The program `installed` was rendered for (as written, e.g. `forge` or
 /// `'/opt/my tools/forge'`), when it is `template` rendered, unchanged since.
-pub fn rendered_program<'a>(installed: &'a str, template: &str) -> Option<&'a str> {
+pub(crate) fn rendered_program<'a>(installed: &'a str, template: &str) -> Option<&'a str> {
     let mut parts = template.split(PROGRAM_SLOT);
     let first = parts.next()?;
     let rest = installed.strip_prefix(first)?;
@@ -60,20 +60,20 @@ pub fn rendered_program<'a>(installed: &'a str, template: &str) -> Option<&'a st
 
 /// How forge's entries name the forge program.
 #[derive(Debug, Clone)]
-pub struct Program {
+pub(crate) struct Program {
     /// As written in commands: `forge`, or this binary's absolute path (quoted for
     /// the shell when it needs it).
-    pub text: String,
+    pub(crate) text: String,
     /// This binary.
-    pub exe: PathBuf,
+    pub(crate) exe: PathBuf,
     /// What `forge` on PATH is (`None`: there is none).
-    pub on_path: Option<PathBuf>,
+    pub(crate) on_path: Option<PathBuf>,
 }
 
 impl Program {
     /// The bare `forge` when `forge` on PATH is this very binary (so the entries work
     /// on every machine that has forge installed), else this binary's absolute path.
-    pub fn find(env: &Env) -> anyhow::Result<Self> {
+    pub(crate) fn find(env: &Env) -> anyhow::Result<Self> {
         let exe = std::env::current_exe().context("finding this forge binary's path")?;
         let on_path = env.find_program("forge");
         let text = if on_path
@@ -88,12 +88,12 @@ impl Program {
     }
 
     /// Whether the entries name `forge` alone (found on PATH).
-    pub fn is_bare(&self) -> bool {
+    pub(crate) fn is_bare(&self) -> bool {
         self.text == "forge"
     }
 
     /// One line on which program the entries run, and why.
-    pub fn explain(&self) -> String {
+    pub(crate) fn explain(&self) -> String {
         if self.is_bare() {
             format!(
                 "  forge's commands run `forge` from PATH ({}), so they work on every machine that has forge installed.",
@@ -150,16 +150,16 @@ const LOCAL_SETTINGS: &str = ".claude/settings.local.json";
         "  forge init --uninstall      # remove forge's entries, nothing else"
     )
 )]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     /// Project folder (default: the current folder's project). A folder inside a
     /// project means that project (nearest .forge/ above, else the git root), as when
     /// run from there.
     #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    pub(crate) project: Option<PathBuf>,
     /// Edit the user settings ($CLAUDE_CONFIG_DIR or ~/.claude/settings.json) instead
     /// of the project's .claude/settings.json.
     #[arg(long, conflicts_with = "local")]
-    pub user: bool,
+    pub(crate) user: bool,
     /// Edit the project's .claude/settings.local.json (your own settings for this
     /// project, which are not committed) instead of the shared .claude/settings.json;
     /// when git does not ignore it yet it is added to .git/info/exclude (this clone's
@@ -167,37 +167,37 @@ pub struct InitArgs {
     /// away what it added: the file when forge created it, its exclude lines, a
     /// .forge/ that holds nothing.
     #[arg(long)]
-    pub local: bool,
+    pub(crate) local: bool,
     /// Print what would change (a diff) and write nothing.
     #[arg(long)]
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
     /// Remove forge's hook entries and statusLine, and nothing else.
     #[arg(long)]
-    pub uninstall: bool,
+    pub(crate) uninstall: bool,
     /// Also install the /forge-learn and /forge-continue slash commands into
     /// .claude/commands/ (removed again with --uninstall --commands).
     #[arg(long)]
-    pub commands: bool,
+    pub(crate) commands: bool,
     /// Replace a statusLine that belongs to another tool with forge's.
     #[arg(long, conflicts_with = "uninstall")]
-    pub replace_statusline: bool,
+    pub(crate) replace_statusline: bool,
     /// Keep a statusLine that belongs to another tool (ccstatusline, ccusage,
     /// CCometixLine…) and add forge's segments to it: its command becomes `forge
     /// statusline --wrap '<its command>'` in the same file (which still runs it
     /// where forge is missing). `--uninstall` gives it back as it was.
     #[arg(long, conflicts_with_all = ["uninstall", "replace_statusline"])]
-    pub wrap_statusline: bool,
+    pub(crate) wrap_statusline: bool,
     /// For a project that gets forge's hooks, slash commands and MCP server from
     /// the forge plugin (`claude plugin install forge`): write only what a plugin
     /// cannot carry, forge's statusLine, and take forge's hook entries out of the
     /// settings file (beside the plugin's they would run every event twice).
     #[arg(long, conflicts_with_all = ["uninstall", "commands"])]
-    pub plugin: bool,
+    pub(crate) plugin: bool,
     /// Also remove hook commands whose script is missing from the shared
     /// .claude/settings.json when the script is outside the project (by default
     /// they are only listed: the script may exist on a teammate's machine).
     #[arg(long, conflicts_with = "uninstall")]
-    pub prune_dead: bool,
+    pub(crate) prune_dead: bool,
 }
 
 /// One planned file change.
@@ -325,7 +325,7 @@ struct Plan {
 
 /// Runs `forge init`: plans every change and what to say about it, then shows the
 /// plan (`--dry-run`) or carries it out.
-pub fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &InitArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let target = Target::resolve(args, env)?;
     let plan = plan(args, &target, env)?;
     let about = target.describe(args);
@@ -1070,7 +1070,7 @@ fn is_unguarded(words: &[String]) -> bool {
 }
 
 /// The `.gitignore` text with `.forge/` added, or `None` when it is already ignored.
-pub fn with_ignore_line(old: Option<&str>) -> Option<String> {
+pub(crate) fn with_ignore_line(old: Option<&str>) -> Option<String> {
     let listed = old.is_some_and(|t| {
         t.lines().map(str::trim).any(|l| {
             matches!(
@@ -1105,7 +1105,7 @@ const MARK_BREAK: &str = " and the line break before them)";
 /// added at its end. The block's first line says what `--uninstall --local` takes
 /// away, so that gives back the file byte for byte: the block, the file itself when
 /// forge created it, the line break forge added after a last line that had none.
-pub fn with_exclude_block(old: Option<&str>, lines: &[String]) -> String {
+pub(crate) fn with_exclude_block(old: Option<&str>, lines: &[String]) -> String {
     let text = old.unwrap_or("");
     let no_break = !text.is_empty() && !text.ends_with('\n');
     let ending = if old.is_none() {
@@ -1139,7 +1139,7 @@ fn is_forge_exclude_line(line: &str) -> bool {
 /// The excludes file `text` without forge's block: `None` when it has none,
 /// `Some(None)` when the file should go (forge created it and nothing else was
 /// added since), else the text as it was before the block.
-pub fn without_exclude_block(text: &str) -> Option<Option<String>> {
+pub(crate) fn without_exclude_block(text: &str) -> Option<Option<String>> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let bare = |l: &str| l.trim_end_matches(['\n', '\r']).to_owned();
     let at = lines

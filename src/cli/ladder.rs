@@ -12,23 +12,23 @@ use crate::store::{self, files};
 
 /// Run the [ladder] actions of a level for a session (started by the status line)
 #[derive(clap::Args, Debug)]
-pub struct LadderArgs {
+pub(crate) struct LadderArgs {
     /// The session that reached the level.
     #[arg(long, value_name = "ID")]
-    pub session: String,
+    pub(crate) session: String,
     /// L1, L2 or L3.
     #[arg(long, value_name = "LEVEL")]
-    pub level: String,
+    pub(crate) level: String,
     /// The project folder.
     #[arg(long, value_name = "DIR")]
-    pub project: PathBuf,
+    pub(crate) project: PathBuf,
 }
 
 /// The event name of the ladder's lines in `events.jsonl`.
-pub const EVENT: &str = "ladder";
+pub(crate) const EVENT: &str = "ladder";
 
 /// Runs `forge ladder`: always exits 0; what happened is in `events.jsonl`.
-pub fn run(args: &LadderArgs, env: &Env) -> ExitCode {
+pub(crate) fn run(args: &LadderArgs, env: &Env) -> ExitCode {
     let Some(level) = Level::parse(&args.level).filter(|l| *l != Level::L0) else {
         return ExitCode::SUCCESS;
     };

@@ -33,20 +33,20 @@ use crate::store::{self, Paths};
         "  forge learn archive     # when MEMORY.md is over [learn] memory_max_lines (180)"
     )
 )]
-pub struct LearnArgs {
+pub(crate) struct LearnArgs {
     /// What to do.
     #[command(subcommand)]
-    pub action: LearnAction,
+    pub(crate) action: LearnAction,
     /// Project folder (default: the current folder's project). A folder inside a
     /// project means that project (nearest .forge/ above, else the git root), as when
     /// run from there.
     #[arg(long, value_name = "DIR", global = true)]
-    pub project: Option<PathBuf>,
+    pub(crate) project: Option<PathBuf>,
 }
 
 /// `forge learn` actions.
 #[derive(clap::Subcommand, Debug)]
-pub enum LearnAction {
+pub(crate) enum LearnAction {
     /// Show whether learning is pending, the memory folder, MEMORY.md's size and the
     /// learned-*.md files.
     Status {
@@ -63,22 +63,22 @@ pub enum LearnAction {
 }
 
 /// The project's memory folder: `<claude dir>/projects/<name>/memory`.
-pub fn memory_dir(paths: &Paths, env: &Env) -> Option<PathBuf> {
+pub(crate) fn memory_dir(paths: &Paths, env: &Env) -> Option<PathBuf> {
     store::memory::memory_dir(paths, env)
 }
 
 /// The `learned-*.md` files of a memory folder, sorted by name.
-pub fn learned_files(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn learned_files(dir: &Path) -> Vec<PathBuf> {
     store::memory::learned_files(dir)
 }
 
 /// Lines in a text file, `None` when it is missing.
-pub fn line_count(path: &Path) -> Option<usize> {
+pub(crate) fn line_count(path: &Path) -> Option<usize> {
     crate::store::read_text_follow(path).map(|t| t.lines().count())
 }
 
 /// Runs `forge learn`.
-pub fn run(args: &LearnArgs, env: &Env) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &LearnArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
     let dir = memory_dir(&paths, env)
         .ok_or_else(|| anyhow!("HOME is not set: set HOME or CLAUDE_CONFIG_DIR and try again"))?;

@@ -40,30 +40,30 @@ const NAP: Duration = Duration::from_millis(50);
     verbatim_doc_comment,
     after_help = "Examples:\n  forge log\n  forge log --since 1h --session 3f0c\n  forge log -f\n  forge log --json | jq 'select(.outcomes)'"
 )]
-pub struct LogArgs {
+pub(crate) struct LogArgs {
     /// Keep printing new lines as they are written (Ctrl-C stops).
     #[arg(short, long)]
-    pub follow: bool,
+    pub(crate) follow: bool,
     /// Only this session (a whole id or a unique start of one).
     #[arg(
         long,
         value_name = "ID",
         add = clap_complete::engine::ArgValueCandidates::new(super::completions::complete_session)
     )]
-    pub session: Option<String>,
+    pub(crate) session: Option<String>,
     /// Only the sessions of this `forge run` chain (its first session id, or a
     /// unique start of it), with the relay's own lines.
     #[arg(long, value_name = "ID", conflicts_with = "session")]
-    pub chain: Option<String>,
+    pub(crate) chain: Option<String>,
     /// Only lines since then: 30s, 10m, 1h, 2d, 1w, or a date and time.
     #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
+    pub(crate) since: Option<String>,
     /// Print the lines as JSON (one object a line) instead of words.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Project folder (default: found from the current folder).
     #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    pub(crate) project: Option<PathBuf>,
 }
 
 /// Which lines are printed.
@@ -120,7 +120,7 @@ fn render(value: &Value, line: &EventLine, json: bool) -> String {
 }
 
 /// Runs `forge log`.
-pub fn run(args: &LogArgs, env: &Env) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &LogArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
     let since = match &args.since {
         Some(s) => Some(parse_since(s, env.now, &Local).map_err(|e| anyhow!("--since: {e}"))?),

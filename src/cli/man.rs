@@ -26,17 +26,17 @@ use crate::store::Paths;
         "  forge man init | man -l -"
     )
 )]
-pub struct ManArgs {
+pub(crate) struct ManArgs {
     /// A command whose page to print instead (e.g. `init`).
     #[arg(
         value_name = "COMMAND",
         add = ArgValueCandidates::new(super::completions::complete_command)
     )]
-    pub subcommand: Option<String>,
+    pub(crate) subcommand: Option<String>,
 }
 
 /// Runs `forge man`.
-pub fn run(args: &ManArgs, _env: &Env) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &ManArgs, _env: &Env) -> anyhow::Result<ExitCode> {
     let mut root = super::Cli::command();
     // Building gives every subcommand its bin name (`forge init`) and display name
     // (`forge-init`), which the page's SYNOPSIS and NAME use.
@@ -68,7 +68,7 @@ fn visible_subcommands(cmd: &Command) -> impl Iterator<Item = &Command> {
 
 /// `forge init [--project <DIR>] [--user] …`: the synopsis with value names, which
 /// clap_mangen's own synopsis leaves out.
-pub fn synopsis(cmd: &Command) -> String {
+pub(crate) fn synopsis(cmd: &Command) -> String {
     let mut out = cmd
         .get_bin_name()
         .unwrap_or_else(|| cmd.get_name())

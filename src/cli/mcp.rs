@@ -30,15 +30,15 @@ use crate::mcp::{self, project::Project};
         "  printf '%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}' | forge mcp"
     )
 )]
-pub struct McpArgs {
+pub(crate) struct McpArgs {
     /// Project folder (default: $CLAUDE_PROJECT_DIR, else the current folder's
     /// project).
     #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    pub(crate) project: Option<PathBuf>,
 }
 
 /// Runs `forge mcp` until stdin closes.
-pub fn run(args: &McpArgs, env: &Env) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &McpArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = locate_project(args.project.as_ref(), env)?;
     // Claude Code names the session it starts the server for; deep code gets it here.
     let session = std::env::var("CLAUDE_CODE_SESSION_ID").ok();

@@ -3,27 +3,27 @@
 //! project they share (no command imports another one for it).
 
 pub mod completions;
-pub mod config;
-pub mod context;
-pub mod doctor;
-pub mod handoff;
+pub(crate) mod config;
+pub(crate) mod context;
+pub(crate) mod doctor;
+pub(crate) mod handoff;
 pub mod hook;
 pub mod init;
-pub mod ladder;
-pub mod learn;
-pub mod log;
+pub(crate) mod ladder;
+pub(crate) mod learn;
+pub(crate) mod log;
 pub mod man;
-pub mod mcp;
-pub mod project;
-pub mod resume;
-pub mod run;
-pub mod sessions;
-pub mod signal;
-pub mod status;
+pub(crate) mod mcp;
+pub(crate) mod project;
+pub(crate) mod resume;
+pub(crate) mod run;
+pub(crate) mod sessions;
+pub(crate) mod signal;
+pub(crate) mod status;
 pub mod statusline;
-pub mod trust;
-pub mod tui;
-pub mod user_hook;
+pub(crate) mod trust;
+pub(crate) mod tui;
+pub(crate) mod user_hook;
 
 use std::process::ExitCode;
 
@@ -48,14 +48,14 @@ use crate::env::Env;
 pub struct Cli {
     /// The subcommand.
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 /// forge's subcommands. Their help text is the doc comment of each `Args` struct
 /// (a doc comment on a variant would replace it, so the variants have none).
 #[derive(Subcommand, Debug)]
 #[allow(missing_docs)]
-pub enum Command {
+pub(crate) enum Command {
     // The four faces first, then the everyday commands, then setup.
     Hook(hook::HookArgs),
     Statusline(statusline::StatuslineArgs),
@@ -137,7 +137,7 @@ pub fn on_parse_error(err: clap::Error, env: &Env) -> ExitCode {
 }
 
 /// Prints an error report for interactive commands and maps it to exit status 1.
-pub fn report(result: anyhow::Result<ExitCode>) -> ExitCode {
+pub(crate) fn report(result: anyhow::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
@@ -150,7 +150,7 @@ pub fn report(result: anyhow::Result<ExitCode>) -> ExitCode {
 /// Reads stdin, keeping at most `cap` bytes, and not at all when it is a terminal (a
 /// hook or status line run by hand must not wait for typing). What is past the cap
 /// is read and dropped (up to 256 MiB), so the writer never gets a broken pipe.
-pub fn read_stdin_capped(cap: u64) -> Vec<u8> {
+pub(crate) fn read_stdin_capped(cap: u64) -> Vec<u8> {
     use std::io::{IsTerminal, Read};
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
@@ -166,7 +166,7 @@ pub fn read_stdin_capped(cap: u64) -> Vec<u8> {
 }
 
 /// `n` with the singular or plural noun: `count(1, "line", "lines")` is "1 line".
-pub fn count(n: usize, one: &str, many: &str) -> String {
+pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
@@ -174,7 +174,7 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
 /// whatever a file, a payload or a branch name put in it, no escape sequence, control
 /// or bidi character reaches the terminal (`\n` and `\t` stay). A closed pipe
 /// (`forge status | head`) is not an error.
-pub fn print_out(text: &str) {
+pub(crate) fn print_out(text: &str) {
     write_raw(
         &mut std::io::stdout().lock(),
         &crate::model::text::sanitize::clean(text),
@@ -184,13 +184,13 @@ pub fn print_out(text: &str) {
 /// [`print_out`] for text that quotes what sessions, agents and files said (tasks,
 /// Signal questions, attention messages, handoffs, the event log): redacted first
 /// ([`crate::model::text::redact`]), as every text that leaves forge is.
-pub fn print_shown(text: &str) {
+pub(crate) fn print_shown(text: &str) {
     print_out(&crate::model::text::redact::redact_cow(text));
 }
 
 /// [`print_json`] for values that quote what sessions, agents and files said: every
 /// string in it redacted first ([`crate::model::text::redact::redact_json`]), still JSON.
-pub fn print_json_shown<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
+pub(crate) fn print_json_shown<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     use anyhow::Context;
     let mut v = serde_json::to_value(value).context("encoding JSON")?;
     crate::model::text::redact::redact_json(&mut v);
@@ -199,7 +199,7 @@ pub fn print_json_shown<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Resu
 
 /// [`print_out`] for loops that must stop when nobody reads any more: the write's
 /// error (a closed pipe) is returned instead of ignored.
-pub fn try_print_out(text: &str) -> std::io::Result<()> {
+pub(crate) fn try_print_out(text: &str) -> std::io::Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     out.write_all(crate::model::text::sanitize::clean(text).as_bytes())?;
@@ -210,7 +210,7 @@ pub fn try_print_out(text: &str) -> std::io::Result<()> {
 /// controls; [`crate::model::text::sanitize::json_for_terminal`] escapes DEL, C1 and bidi
 /// controls too, so the terminal shows them as `\uXXXX` and a reader decodes them
 /// back to the same value).
-pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
+pub(crate) fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     use anyhow::Context;
     let text = serde_json::to_string_pretty(value).context("encoding JSON")?;
     let mut out = std::io::stdout().lock();
@@ -224,7 +224,7 @@ pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()>
 
 /// Prints a message to stderr through the same sanitiser as [`print_out`]: error
 /// messages quote paths and file contents.
-pub fn print_err(text: &str) {
+pub(crate) fn print_err(text: &str) {
     write_raw(
         &mut std::io::stderr().lock(),
         &crate::model::text::sanitize::clean(text),
@@ -234,7 +234,7 @@ pub fn print_err(text: &str) {
 /// Writes `text` as it is and flushes, ignoring a closed pipe. Only for output whose
 /// every outside part is already clean (the status line: its parts went through
 /// [`crate::model::text::sanitize::single_line`], the rest is forge's own colour codes).
-pub fn write_raw(out: &mut impl std::io::Write, text: &str) {
+pub(crate) fn write_raw(out: &mut impl std::io::Write, text: &str) {
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
 }

@@ -25,7 +25,7 @@ use crate::store::{Paths, resolve_root};
 /// to the git work-tree root holding `.forge/`, else that root), so `--project src`
 /// works the way running from `src` does. A folder outside git is the project
 /// itself.
-pub fn project_paths(project: Option<&PathBuf>, env: &Env) -> anyhow::Result<Paths> {
+pub(crate) fn project_paths(project: Option<&PathBuf>, env: &Env) -> anyhow::Result<Paths> {
     let paths = locate_project(project, env)?;
     paths.check()?;
     Ok(paths)
@@ -35,7 +35,7 @@ pub fn project_paths(project: Option<&PathBuf>, env: &Env) -> anyhow::Result<Pat
 /// (`forge handoff`, `forge signal`): outside a project (no `.forge/` and no git
 /// root, or `/`, or the home folder) they stop and say how to start one, rather than
 /// write an empty handoff or take over `~/.claude/pending-resume`.
-pub fn project_for_writing(project: Option<&PathBuf>, env: &Env) -> anyhow::Result<Paths> {
+pub(crate) fn project_for_writing(project: Option<&PathBuf>, env: &Env) -> anyhow::Result<Paths> {
     let paths = project_paths(project, env)?;
     if let Err(why) = paths.is_project(env.home.as_deref()) {
         bail!("{}", why.explain(&paths.root));
@@ -44,7 +44,7 @@ pub fn project_for_writing(project: Option<&PathBuf>, env: &Env) -> anyhow::Resu
 }
 
 /// [`project_paths`] without the check: for `forge doctor`, which reports it.
-pub fn locate_project(project: Option<&PathBuf>, env: &Env) -> anyhow::Result<Paths> {
+pub(crate) fn locate_project(project: Option<&PathBuf>, env: &Env) -> anyhow::Result<Paths> {
     let canonical = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
     match project {
         Some(dir) => {
@@ -65,7 +65,7 @@ pub fn locate_project(project: Option<&PathBuf>, env: &Env) -> anyhow::Result<Pa
 /// Whether forge is set up for the project: it has `.forge/`, or some settings file
 /// Claude Code reads for it (`.claude/settings.local.json`, `.claude/settings.json`,
 /// the user's settings) runs `forge hook`.
-pub fn is_set_up(paths: &Paths, env: &Env) -> bool {
+pub(crate) fn is_set_up(paths: &Paths, env: &Env) -> bool {
     if paths.forge_dir().is_dir() {
         return true;
     }
@@ -93,7 +93,7 @@ pub fn is_set_up(paths: &Paths, env: &Env) -> bool {
 }
 
 /// What `forge tui` and `forge status` say in a project forge is not set up in.
-pub fn not_set_up_message(paths: &Paths) -> String {
+pub(crate) fn not_set_up_message(paths: &Paths) -> String {
     format!(
         "this project ({}) is not set up for forge yet: run `forge init` there (`forge init --dry-run` shows what it would change first), or `forge tui --demo` to see a sample project",
         paths.root.display()

@@ -40,7 +40,7 @@ use crate::store::{self, Paths, files, handoffs};
         "  forge resume --clear         # nothing pending"
     )
 )]
-pub struct ResumeArgs {
+pub(crate) struct ResumeArgs {
     /// A handoff's ID (its file stamp, or a unique start of it), its number in the
     /// list, or the path of a handoff-*.md / agent-*.md file.
     #[arg(
@@ -48,25 +48,25 @@ pub struct ResumeArgs {
         conflicts_with = "latest",
         add = ArgValueCompleter::new(super::completions::complete_handoff)
     )]
-    pub selection: Option<String>,
+    pub(crate) selection: Option<String>,
     /// Choose the newest session handoff.
     #[arg(long)]
-    pub latest: bool,
+    pub(crate) latest: bool,
     /// Print the chosen (or pending) handoff with drift notes.
     #[arg(long)]
-    pub print: bool,
+    pub(crate) print: bool,
     /// Remove the pending-resume markers (after printing, with --print).
     #[arg(long)]
-    pub clear: bool,
+    pub(crate) clear: bool,
     /// Project folder (default: the current folder's project). A folder inside a
     /// project means that project (nearest .forge/ above, else the git root), as when
     /// run from there.
     #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    pub(crate) project: Option<PathBuf>,
 }
 
 /// Runs `forge resume`.
-pub fn run(args: &ResumeArgs, env: &Env) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &ResumeArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
     let list = handoffs::list(&paths);
     let chosen = if args.latest {
@@ -241,7 +241,11 @@ fn is_handoff_name(path: &Path) -> bool {
 
 /// The numbered list in the one inbox order (blocked first, then newest), with
 /// each handoff's stable ID; `→` marks the pending one.
-pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<Utc>) -> String {
+pub(crate) fn render_list(
+    list: &[HandoffEntry],
+    pending: Option<&Path>,
+    now: DateTime<Utc>,
+) -> String {
     if list.is_empty() {
         return "No handoffs in .forge/handoffs yet. Write one with `forge handoff` (or `forge signal` for agents).\n".into();
     }
@@ -301,7 +305,11 @@ pub fn render_list(list: &[HandoffEntry], pending: Option<&Path>, now: DateTime<
 }
 
 /// The handoff text preceded by drift notes against the current git state.
-pub fn print_text(target: &Path, paths: &Paths, now: DateTime<Utc>) -> anyhow::Result<String> {
+pub(crate) fn print_text(
+    target: &Path,
+    paths: &Paths,
+    now: DateTime<Utc>,
+) -> anyhow::Result<String> {
     let entry = handoffs::load_one(target).ok_or_else(|| {
         anyhow!(
             "the handoff {} no longer exists or is not a handoff file: choose another with `forge resume`, or `forge resume --clear`",

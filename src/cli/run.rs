@@ -33,22 +33,22 @@ use crate::model::agents::relay::parse_command;
         forge run --threshold 70 --max-handoffs 5 -- claude -p \"Fix the failing tests\" --model opus\n  \
         forge run --json -- claude -p \"Summarise the repo\" | jq -c 'select(.type == \"result\")'"
 )]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// The context % that hands over (default: [relay] threshold, 75; Claude Code compacts a 200k session on its own at about 83.5).
     #[arg(long, value_name = "PCT")]
-    pub threshold: Option<f64>,
+    pub(crate) threshold: Option<f64>,
     /// The most continuations (default: [relay] max_handoffs, 3).
     #[arg(long, value_name = "N")]
-    pub max_handoffs: Option<u32>,
+    pub(crate) max_handoffs: Option<u32>,
     /// Run as this agent (sets FORGE_AGENT; its [agents.NAME] settings apply).
     #[arg(long, value_name = "NAME")]
-    pub agent: Option<String>,
+    pub(crate) agent: Option<String>,
     /// Pass Claude Code's stream-json lines through instead of readable text.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// The command: claude -p "<task>" [claude args…].
     #[arg(last = true, required = true, value_name = "COMMAND")]
-    pub command: Vec<String>,
+    pub(crate) command: Vec<String>,
 }
 
 struct Terminal;
@@ -69,7 +69,7 @@ impl Output for Terminal {
 }
 
 /// Runs `forge run`.
-pub fn run(args: &RunArgs, env: &Env) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &RunArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let mut cmd = parse_command(&args.command).map_err(|e| anyhow!("{e}"))?;
     // Started by its absolute path, found in an absolute folder of PATH: never a
     // `./claude` of the project.

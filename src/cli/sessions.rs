@@ -30,20 +30,20 @@ use crate::model::time::age;
     verbatim_doc_comment,
     after_help = "Examples:\n  forge sessions\n  forge sessions --live\n  forge sessions --json | jq '.[] | select(.attention == \"waiting:permission\")'"
 )]
-pub struct SessionsArgs {
+pub(crate) struct SessionsArgs {
     /// Only live sessions (not ended, heard from within [attention] stale_after).
     #[arg(long)]
-    pub live: bool,
+    pub(crate) live: bool,
     /// Print JSON: a list of sessions with whole ids.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Project folder (default: found from the current folder).
     #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    pub(crate) project: Option<PathBuf>,
 }
 
 /// Runs `forge sessions`.
-pub fn run(args: &SessionsArgs, env: &Env) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &SessionsArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = super::project::project_paths(args.project.as_ref(), env)?;
     let cfg = crate::config::load_or_default(&paths, env);
     let stale_after = cfg.attention.stale_after();

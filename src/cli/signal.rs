@@ -34,48 +34,48 @@ use crate::model::text::sanitize::single_line_trimmed;
         "  forge signal resolve T-013 --answer \"From config.toml, default 20\""
     )
 )]
-pub struct SignalArgs {
+pub(crate) struct SignalArgs {
     /// Answer a blocked Signal instead of writing a new one.
     #[command(subcommand)]
-    pub action: Option<SignalAction>,
+    pub(crate) action: Option<SignalAction>,
     /// The agent writing the handoff.
     #[arg(long, value_name = "AGENT", required = true)]
-    pub from: Option<String>,
+    pub(crate) from: Option<String>,
     /// The agent it is for.
     #[arg(long, value_name = "AGENT", required = true)]
-    pub to: Option<String>,
+    pub(crate) to: Option<String>,
     /// The task id (reduced to letters, digits, `.`, `_` and `-` in the file name).
     #[arg(long, value_name = "TASK", required = true)]
-    pub task: Option<String>,
+    pub(crate) task: Option<String>,
     /// complete, partial or blocked.
     #[arg(long, value_enum, required = true)]
-    pub status: Option<StatusArg>,
+    pub(crate) status: Option<StatusArg>,
     /// An open question (repeatable).
     #[arg(long = "question", value_name = "Q")]
-    pub questions: Vec<String>,
+    pub(crate) questions: Vec<String>,
     /// A file the agent modified (repeatable; names only, never contents). An
     /// absolute path inside the project is stored relative to the project root.
     #[arg(long = "file", value_name = "F")]
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
     /// A finding (repeatable).
     #[arg(long = "finding", value_name = "X")]
-    pub findings: Vec<String>,
+    pub(crate) findings: Vec<String>,
     /// What the next agent should do.
     #[arg(long, value_name = "R")]
-    pub recommendation: Option<String>,
+    pub(crate) recommendation: Option<String>,
     /// Background for the next agent.
     #[arg(long, value_name = "C")]
-    pub context: Option<String>,
+    pub(crate) context: Option<String>,
     /// Project folder (default: the current folder's project). A folder inside a
     /// project means that project (nearest .forge/ above, else the git root), as when
     /// run from there.
     #[arg(long, value_name = "DIR", global = true)]
-    pub project: Option<PathBuf>,
+    pub(crate) project: Option<PathBuf>,
 }
 
 /// `forge signal` actions.
 #[derive(clap::Subcommand, Debug)]
-pub enum SignalAction {
+pub(crate) enum SignalAction {
     /// Resolve a task's blocked Signal: write the Signal that supersedes it
     ///
     /// The new Signal goes back to the agent that asked (its `to` is the blocked
@@ -95,19 +95,19 @@ pub enum SignalAction {
 
 /// `forge signal resolve` arguments.
 #[derive(clap::Args, Debug)]
-pub struct ResolveArgs {
+pub(crate) struct ResolveArgs {
     /// The task whose blocked Signal is answered.
     #[arg(value_name = "TASK")]
-    pub task: String,
+    pub(crate) task: String,
     /// The answer (recorded under Findings).
     #[arg(long, value_name = "TEXT")]
-    pub answer: Option<String>,
+    pub(crate) answer: Option<String>,
     /// Who answers (default: $USER, else "user").
     #[arg(long, value_name = "NAME")]
-    pub from: Option<String>,
+    pub(crate) from: Option<String>,
     /// Mark the task complete rather than partial.
     #[arg(long)]
-    pub complete: bool,
+    pub(crate) complete: bool,
 }
 
 /// The draft `forge signal --from … --status …` describes (`None` when a required
@@ -128,7 +128,7 @@ fn draft_of(args: &SignalArgs) -> Option<Draft> {
 
 /// `--status` values; clap lists them when an unknown one is given.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StatusArg {
+pub(crate) enum StatusArg {
     /// The task is done.
     Complete,
     /// Some of it is done.
@@ -148,7 +148,7 @@ impl From<StatusArg> for SignalStatus {
 }
 
 /// Runs `forge signal`.
-pub fn run(args: &SignalArgs, env: &Env) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &SignalArgs, env: &Env) -> anyhow::Result<ExitCode> {
     if let Some(SignalAction::Resolve(r)) = &args.action {
         return resolve(r, args.project.as_ref(), env);
     }

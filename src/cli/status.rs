@@ -38,20 +38,20 @@ use crate::store::{Paths, registry};
     after_help = "Examples:\n  forge status\n  forge status --json | jq '.blocked'\n  \
         forge status --all\n  forge status --all --json | jq '.rows[] | select(.attention == \"waiting:permission\")'"
 )]
-pub struct StatusArgs {
+pub(crate) struct StatusArgs {
     /// Project folder (default: found from the current folder).
     #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    pub(crate) project: Option<PathBuf>,
     /// Every registered project's live sessions (the fleet), most urgent first.
     #[arg(long, conflicts_with = "project")]
-    pub all: bool,
+    pub(crate) all: bool,
     /// Print the snapshot as JSON (with --all, the fleet's rows).
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 /// Runs `forge status`.
-pub fn run(args: &StatusArgs, env: &Env) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &StatusArgs, env: &Env) -> anyhow::Result<ExitCode> {
     if args.all {
         return run_all(args.json, env);
     }
@@ -108,7 +108,7 @@ fn config_or_default(
 /// mcp` answers the same): the snapshot, `set_up`, the `forge run` chains, and a
 /// hint when the project is not set up. `warn` hears about a config that does not
 /// load (the defaults are used).
-pub fn project_json(
+pub(crate) fn project_json(
     paths: &Paths,
     env: &Env,
     set_up: bool,
@@ -137,7 +137,7 @@ pub fn project_json(
 /// The fleet registry of this environment, read: its path and contents. An error
 /// (no home folder, a registry that is a link or a FIFO, a folder others can write
 /// to) says why.
-pub fn read_registry(env: &Env) -> anyhow::Result<(PathBuf, Registry)> {
+pub(crate) fn read_registry(env: &Env) -> anyhow::Result<(PathBuf, Registry)> {
     let Some(file) = registry::path(env) else {
         bail!(
             "cannot find the fleet registry: neither XDG_STATE_HOME nor HOME is an absolute \
@@ -161,7 +161,7 @@ fn run_all(json: bool, env: &Env) -> anyhow::Result<ExitCode> {
 
 /// The fleet as JSON: `rows` in the order of the list (live sessions most urgent
 /// first, then projects with no live session, whose session fields are `null`).
-pub fn fleet_json(reg: &Registry, file: &Path, now: DateTime<Utc>) -> Value {
+pub(crate) fn fleet_json(reg: &Registry, file: &Path, now: DateTime<Utc>) -> Value {
     let rows: Vec<Value> = reg
         .rows(now)
         .iter()
@@ -192,7 +192,12 @@ pub fn fleet_json(reg: &Registry, file: &Path, now: DateTime<Utc>) -> Value {
 /// The fleet as a table for people. Every value from the registry (names, branches,
 /// roots, event names) is kept on its line with [`single_line`]; `print_out` cleans
 /// the whole text for the terminal.
-pub fn fleet_text(reg: &Registry, file: &Path, now: DateTime<Utc>, home: Option<&Path>) -> String {
+pub(crate) fn fleet_text(
+    reg: &Registry,
+    file: &Path,
+    now: DateTime<Utc>,
+    home: Option<&Path>,
+) -> String {
     let rows = reg.rows(now);
     let projects = reg.current(now).count();
     let live = rows.iter().filter(|r| r.session.is_some()).count();
@@ -269,7 +274,7 @@ const STATUS_EVENTS: usize = 20;
 /// The snapshot as JSON, with the derived lists scripts want (`blocked`, `attention`).
 /// `attention` lists the live sessions, most urgent first (none ended, none silent
 /// for longer than `stale_after`).
-pub fn to_json(
+pub(crate) fn to_json(
     snap: &Snapshot,
     stale_after: chrono::Duration,
     thresholds: &crate::model::session::level::Thresholds,
@@ -322,7 +327,7 @@ pub fn to_json(
 /// A session's context in the words `forge status` and `forge sessions` use: the
 /// one figure ([`SessionBridge::context_pct`]), its level and the compactions forge
 /// recorded, e.g. `74% · L1 · 1 compaction (session 3f0c2a9e)`.
-pub fn context_words(
+pub(crate) fn context_words(
     snap: &Snapshot,
     s: &SessionBridge,
     thresholds: &crate::model::session::level::Thresholds,
@@ -347,7 +352,7 @@ pub fn context_words(
 
 /// The same figures as JSON (`status --json`'s `current_session`, `forge sessions
 /// --json`).
-pub fn session_context_json(
+pub(crate) fn session_context_json(
     snap: &Snapshot,
     s: &SessionBridge,
     thresholds: &crate::model::session::level::Thresholds,
@@ -376,7 +381,7 @@ fn redacted_line(text: &str) -> String {
 /// The snapshot as a few readable lines. Values from files (branch, task, questions)
 /// are kept on their line with [`single_line`], so none can forge a line of its own;
 /// `print_out` then cleans the whole text for the terminal.
-pub fn render_text(
+pub(crate) fn render_text(
     snap: &Snapshot,
     stale_after: chrono::Duration,
     thresholds: &crate::model::session::level::Thresholds,
@@ -564,7 +569,7 @@ fn handoff_lines(out: &mut String, snap: &Snapshot) {
 
 /// The `forge run` chains, newest first (at most five): each with its sessions in
 /// order and the handoff each left. Empty when there are none.
-pub fn render_chains(chains: &[crate::model::agents::relay::Chain]) -> String {
+pub(crate) fn render_chains(chains: &[crate::model::agents::relay::Chain]) -> String {
     let mut out = String::new();
     if chains.is_empty() {
         return out;

@@ -50,14 +50,14 @@ const FALLBACK: &str = "forge ?%";
     verbatim_doc_comment,
     after_help = "Example ~/.claude/settings.json entries:\n  \"statusLine\": {\"type\": \"command\", \"command\": \"forge statusline\", \"refreshInterval\": 5}\n  \"statusLine\": {\"type\": \"command\", \"command\": \"forge statusline --wrap 'npx -y ccstatusline@latest'\"}"
 )]
-pub struct StatuslineArgs {
+pub(crate) struct StatuslineArgs {
     /// Render without colours (as NO_COLOR does).
     #[arg(long)]
-    pub plain: bool,
+    pub(crate) plain: bool,
     /// Keep another status-line command: run it (sh -c) with the same stdin and
     /// print its output with forge's segments added.
     #[arg(long, value_name = "COMMAND")]
-    pub wrap: Option<String>,
+    pub(crate) wrap: Option<String>,
 }
 
 /// Runs `forge statusline` without building clap's command tree (a third of a
@@ -88,7 +88,7 @@ pub fn fast_path(env: &Env) -> Option<ExitCode> {
 }
 
 /// Runs one statusline tick. Always prints a non-empty line and exits 0.
-pub fn run(args: &StatuslineArgs, env: &Env) -> ExitCode {
+pub(crate) fn run(args: &StatuslineArgs, env: &Env) -> ExitCode {
     let input = super::read_stdin_capped(crate::hooks::MAX_STDIN);
     let line = std::panic::catch_unwind(|| match args.wrap.as_deref() {
         Some(command) => tick_wrapped(args, env, &input, command),
@@ -106,7 +106,7 @@ pub fn run(args: &StatuslineArgs, env: &Env) -> ExitCode {
 
 /// Renders the line for `input` and carries out the tick's effects (bridge update,
 /// threshold handoff).
-pub fn tick(args: &StatuslineArgs, env: &Env, input: &[u8]) -> String {
+pub(crate) fn tick(args: &StatuslineArgs, env: &Env, input: &[u8]) -> String {
     let t = Tick::prepare(args, env, input, false);
     let line = t.render(env, &t.cfg, env.columns);
     t.record(env);
@@ -117,7 +117,12 @@ pub fn tick(args: &StatuslineArgs, env: &Env, input: &[u8]) -> String {
 /// first and runs while forge does its own work (the threshold handoff fires
 /// whatever it does); then its output, cleaned, is printed with forge's
 /// `[statusline] wrap_segments` where `wrap_position` says.
-pub fn tick_wrapped(args: &StatuslineArgs, env: &Env, input: &[u8], command: &str) -> String {
+pub(crate) fn tick_wrapped(
+    args: &StatuslineArgs,
+    env: &Env,
+    input: &[u8],
+    command: &str,
+) -> String {
     use crate::app::wrapped::{Ended, Wrapped, stop_on_signals};
     use crate::statusline::compose;
     let running = Wrapped::start(env, command, input, stop_on_signals());
@@ -253,7 +258,7 @@ impl Tick {
 }
 
 /// Reads what the line shows from the small state files (and `.git/HEAD`).
-pub fn gather(paths: &Paths, payload: &Payload, now: DateTime<Utc>) -> SessionState {
+pub(crate) fn gather(paths: &Paths, payload: &Payload, now: DateTime<Utc>) -> SessionState {
     let cache = files::read_git_cache(paths);
     let branch = crate::git::branch_from_head_file(&paths.root)
         .or_else(|| cache.as_ref().and_then(|c| c.branch.clone()));

@@ -37,22 +37,22 @@ use crate::store::{self, Paths};
         "  forge trust --revoke        # ignore its acting keys again"
     )
 )]
-pub struct TrustArgs {
+pub(crate) struct TrustArgs {
     /// Project folder (default: the current folder's project). A folder inside a
     /// project means that project (nearest .forge/ above, else the git root), as when
     /// run from there.
     #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    pub(crate) project: Option<PathBuf>,
     /// Forget the trust of this project's file: its acting keys are ignored again.
     #[arg(long, conflicts_with = "status")]
-    pub revoke: bool,
+    pub(crate) revoke: bool,
     /// Show whether the file is trusted and what its acting keys would do; trust
     /// nothing.
     #[arg(long)]
-    pub status: bool,
+    pub(crate) status: bool,
     /// With --status: print as JSON.
     #[arg(long, requires = "status")]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 /// What the project file holds, as `forge trust` reads it once.
@@ -103,7 +103,7 @@ fn describe(key: &str, value: &toml::Value) -> String {
 }
 
 /// Runs `forge trust`.
-pub fn run(args: &TrustArgs, env: &Env) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &TrustArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
     let file = paths.config();
     let root = store::registry::root_key(&paths.root)

@@ -32,28 +32,28 @@ use crate::tui::{self, Session, demo};
     forge tui --demo               # a bundled sample project\n  \
     forge tui --once --width 100 --height 30 > frame.txt"
 )]
-pub struct TuiArgs {
+pub(crate) struct TuiArgs {
     /// Project folder (default: found from the current folder).
     #[arg(long, value_name = "DIR", conflicts_with = "demo")]
-    pub project: Option<PathBuf>,
+    pub(crate) project: Option<PathBuf>,
     /// Every registered project's live sessions (the fleet); Enter opens one.
     #[arg(long, conflicts_with_all = ["project", "demo"])]
-    pub all: bool,
+    pub(crate) all: bool,
     /// Open a bundled sample project (copied to a temporary folder).
     #[arg(long)]
-    pub demo: bool,
+    pub(crate) demo: bool,
     /// Print one frame as plain text and exit (for scripts and tests).
     #[arg(long)]
-    pub once: bool,
+    pub(crate) once: bool,
     /// Frame width for --once (default: $COLUMNS, else 100).
     #[arg(long, value_name = "COLS", requires = "once")]
-    pub width: Option<u16>,
+    pub(crate) width: Option<u16>,
     /// Frame height for --once (default: $LINES, else 30).
     #[arg(long, value_name = "ROWS", requires = "once")]
-    pub height: Option<u16>,
+    pub(crate) height: Option<u16>,
     /// Append the time of every frame drawn to FILE (for the latency benchmark).
     #[arg(long, value_name = "FILE", hide = true)]
-    pub trace_draws: Option<PathBuf>,
+    pub(crate) trace_draws: Option<PathBuf>,
 }
 
 /// The largest frame `--once` draws, each way.
@@ -91,7 +91,7 @@ fn exit_status(ended_by: Option<i32>) -> ExitCode {
 }
 
 /// Runs `forge tui`.
-pub fn run(args: &TuiArgs, env: &Env) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &TuiArgs, env: &Env) -> anyhow::Result<ExitCode> {
     if args.all {
         return run_all(args, env);
     }

@@ -11,21 +11,21 @@ use crate::store::guard::Crossing;
 
 /// Run one [[on_threshold]] hook for a crossing (started by the status line)
 #[derive(clap::Args, Debug)]
-pub struct UserHookArgs {
+pub(crate) struct UserHookArgs {
     /// The session that crossed the hook's threshold.
     #[arg(long, value_name = "ID")]
-    pub session: String,
+    pub(crate) session: String,
     /// The hook's place in [[on_threshold]] (from 0).
     #[arg(long, value_name = "N")]
-    pub index: usize,
+    pub(crate) index: usize,
     /// The project folder.
     #[arg(long, value_name = "DIR")]
-    pub project: PathBuf,
+    pub(crate) project: PathBuf,
 }
 
 /// Runs `forge user-hook`: always exits 0 (nobody reads it); what happened is in
 /// `events.jsonl`.
-pub fn run(args: &UserHookArgs, env: &Env) -> ExitCode {
+pub(crate) fn run(args: &UserHookArgs, env: &Env) -> ExitCode {
     let Ok(paths) = super::project::project_for_writing(Some(&args.project), env) else {
         return ExitCode::SUCCESS;
     };

@@ -21,31 +21,32 @@ use super::words::kind_of;
 /// What a config file may hold at its top: the sections (`[context]`) and the lists
 /// of tables (`[[on_threshold]]`), each with its keys, in the order of the structs.
 #[derive(Debug)]
-pub struct Schema {
+pub(crate) struct Schema {
     /// Sections and lists, in the order of [`Config`]'s fields.
-    pub tables: Vec<TableKeys>,
+    pub(crate) tables: Vec<TableKeys>,
 }
 
 /// One section or list of tables and the keys it takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TableKeys {
+pub(crate) struct TableKeys {
     /// `context`, `on_threshold`.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// A list of tables (`[[on_threshold]]`), not a section.
-    pub list: bool,
+    pub(crate) list: bool,
     /// Its keys, in the order of the struct (serde's names: `L1`, not `l1`).
-    pub keys: &'static [&'static str],
+    pub(crate) keys: &'static [&'static str],
 }
 
 impl Schema {
     /// The section or list `name`.
-    pub fn table(&self, name: &str) -> Option<&TableKeys> {
+    pub(crate) fn table(&self, name: &str) -> Option<&TableKeys> {
         self.tables.iter().find(|t| t.name == name)
     }
 
     /// Every key as named in messages and in [`SIDES`]: `section.key` for a
     /// section's keys, the list's own name for a list of tables.
-    pub fn keys(&self) -> Vec<String> {
+    #[cfg(test)]
+    pub(crate) fn keys(&self) -> Vec<String> {
         self.tables
             .iter()
             .flat_map(|t| -> Vec<String> {
@@ -61,7 +62,7 @@ impl Schema {
 
 /// The keys of the config structs ([`Config`]), read from their `Deserialize` once
 /// per process.
-pub fn schema() -> &'static Schema {
+pub(crate) fn schema() -> &'static Schema {
     static SCHEMA: OnceLock<Schema> = OnceLock::new();
     SCHEMA.get_or_init(schema_of::<Config>)
 }
@@ -204,17 +205,18 @@ impl<'de> SeqAccess<'de> for OneElement<'_> {
 /// The lists of user hooks (`on_threshold`, `on_session_start`): they run commands,
 /// so forge takes them only from the user's own config file (and its agent tables),
 /// never from a project's `.forge/config.toml`, which a repository can ship.
-pub fn hook_lists() -> impl Iterator<Item = &'static str> {
+#[cfg(test)]
+pub(crate) fn hook_lists() -> impl Iterator<Item = &'static str> {
     schema().tables.iter().filter(|t| t.list).map(|t| t.name)
 }
 
 /// The keys of a hook table that only `[[on_threshold]]` takes (a session start has
 /// no threshold).
-pub const THRESHOLD_ONLY: [&str; 2] = ["threshold", "replace_handoff"];
+pub(crate) const THRESHOLD_ONLY: [&str; 2] = ["threshold", "replace_handoff"];
 
 /// The keys a table of the hook list `list` may have: every key of a hook in
 /// `[[on_threshold]]`; those but [`THRESHOLD_ONLY`] in `[[on_session_start]]`.
-pub fn hook_list_keys(list: &str) -> Vec<&'static str> {
+pub(crate) fn hook_list_keys(list: &str) -> Vec<&'static str> {
     let keys = schema().table(list).map_or(&[][..], |t| t.keys);
     keys.iter()
         .copied()
@@ -227,7 +229,7 @@ pub fn hook_list_keys(list: &str) -> Vec<&'static str> {
 /// trust`): what it may change on its own is what forge *shows*.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Side {
+pub(crate) enum Side {
     /// Changes what forge shows, or how it orients the session of this very project
     /// (levels, thresholds, segments, wording, what SessionStart injects): applies
     /// from any file.
@@ -244,13 +246,13 @@ pub enum Side {
 /// One config key, the side it is on, and what it decides (in words, for `forge
 /// trust`, `forge config show` and docs/security.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KeySide {
+pub(crate) struct KeySide {
     /// `section.key`, or a list of tables (`on_threshold`).
-    pub key: &'static str,
+    pub(crate) key: &'static str,
     /// Its side.
-    pub side: Side,
+    pub(crate) side: Side,
     /// What it decides.
-    pub what: &'static str,
+    pub(crate) what: &'static str,
 }
 
 const fn shows(key: &'static str, what: &'static str) -> KeySide {
@@ -280,7 +282,7 @@ const fn yours_only(key: &'static str, what: &'static str) -> KeySide {
 /// Every key of the config structs ([`schema`]) with its side: the one typed list of
 /// what acts (a test fails when a key of the config structs has no side here, and
 /// [`take_acting`] takes a key with no side for one that acts).
-pub const SIDES: [KeySide; 35] = [
+pub(crate) const SIDES: [KeySide; 35] = [
     shows("context.warn", "where L1 starts"),
     shows("context.critical", "where L2 starts"),
     shows("context.emergency", "where L3 starts"),
@@ -393,19 +395,19 @@ pub const SIDES: [KeySide; 35] = [
 /// The side of `key` (`section.key`, or a hook list); `None` for a key forge does not
 /// know. The keys of an `[agents.<name>]` table are on the side of the same key
 /// outside it.
-pub fn side_of(key: &str) -> Option<Side> {
+pub(crate) fn side_of(key: &str) -> Option<Side> {
     SIDES.iter().find(|k| k.key == key).map(|k| k.side)
 }
 
 /// The entry of `key` in [`SIDES`].
-pub fn key_side(key: &str) -> Option<&'static KeySide> {
+pub(crate) fn key_side(key: &str) -> Option<&'static KeySide> {
     SIDES.iter().find(|k| k.key == key)
 }
 
 /// Takes the keys that act ([`Side::Acts`]) out of a project file's table — its own
 /// sections and its agent tables — and returns them as named in messages
 /// (`ladder.L1`, `agents.builder.notify.mode`) with their values, sorted by name.
-pub fn take_acting(table: &mut toml::Table) -> Vec<(String, toml::Value)> {
+pub(crate) fn take_acting(table: &mut toml::Table) -> Vec<(String, toml::Value)> {
     let mut out = Vec::new();
     take_acting_in(table, "", &mut out);
     out
@@ -532,7 +534,7 @@ fn unknown_keys_in(table: &toml::Table, prefix: &str) -> Vec<String> {
 }
 
 /// The key of the per-agent tables: `[agents.<name>.<section>]`.
-pub const AGENTS: &str = "agents";
+pub(crate) const AGENTS: &str = "agents";
 
 /// The problems of an `agents` value: it must be a table of agent tables, each
 /// holding sections like the file itself (and no `agents` of its own).

@@ -23,14 +23,11 @@ use crate::model::outcome::Outcome;
 use crate::model::setup::trust::Trust;
 use crate::store::Paths;
 
-pub mod keys;
-pub mod sections;
+pub(crate) mod keys;
+pub(crate) mod sections;
 mod words;
 
-pub use keys::{
-    AGENTS, KeySide, SIDES, Schema, Side, TableKeys, hook_list_keys, hook_lists, key_side, schema,
-    side_of, take_acting,
-};
+pub(crate) use keys::{Side, key_side, take_acting};
 pub use sections::*;
 
 use keys::{THRESHOLD_ONLY, commands_in, split_agents, unknown_keys};
@@ -39,7 +36,7 @@ use words::{humanize_de_error, join_lines};
 /// Where a value came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", content = "path", rename_all = "lowercase")]
-pub enum Source {
+pub(crate) enum Source {
     /// Built in.
     Default,
     /// `~/.config/forge/config.toml`.
@@ -63,7 +60,7 @@ impl fmt::Display for Source {
 
 /// A config error that names the file and, where it can, the key.
 #[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
+pub(crate) enum ConfigError {
     /// The file is not valid TOML, or a key is unknown or has the wrong type.
     #[error("{path}: {message}")]
     Invalid {
@@ -84,7 +81,7 @@ pub enum ConfigError {
 
 impl ConfigError {
     /// The file the error is about.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         match self {
             Self::Invalid { path, .. } | Self::Read { path, .. } => path,
         }
@@ -93,33 +90,33 @@ impl ConfigError {
 
 /// The effective config, with where each value came from.
 #[derive(Debug, Clone)]
-pub struct Loaded {
+pub(crate) struct Loaded {
     /// The merged values.
-    pub config: Config,
+    pub(crate) config: Config,
     /// `section.key` → source, for every leaf.
-    pub sources: BTreeMap<String, Source>,
+    pub(crate) sources: BTreeMap<String, Source>,
     /// The files that were looked for, in order (user, project), and whether each exists.
-    pub files: Vec<(Source, bool)>,
+    pub(crate) files: Vec<(Source, bool)>,
     /// The agent whose `[agents.<name>]` tables were looked for (`None`: no agent
     /// named, or no file has agent tables).
-    pub agent: Option<String>,
+    pub(crate) agent: Option<String>,
     /// The agent names the files define.
-    pub agents: Vec<String>,
+    pub(crate) agents: Vec<String>,
     /// Where the project file stands: absent, nothing in it acts, trusted, or not
     /// (then its acting keys are in [`Loaded::ignored`]).
-    pub trust: Trust,
+    pub(crate) trust: Trust,
     /// The project file's keys that act and were left out because it is not
     /// trusted (see [`Side::Acts`]); `trust.why_ignored()` says why.
-    pub ignored: Vec<Ignored>,
+    pub(crate) ignored: Vec<Ignored>,
 }
 
 /// A key of the project file left out because the file is not trusted.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Ignored {
+pub(crate) struct Ignored {
     /// As named in messages: `ladder.L1`, `agents.builder.notify.mode`.
-    pub key: String,
+    pub(crate) key: String,
     /// Its value in the file.
-    pub value: toml::Value,
+    pub(crate) value: toml::Value,
 }
 
 impl Loaded {
@@ -138,7 +135,7 @@ impl Loaded {
 
     /// One line for the event log, doctor and `config show`: which keys were left
     /// out, why, and what to run.
-    pub fn ignored_summary(&self, project: &Path) -> Option<String> {
+    pub(crate) fn ignored_summary(&self, project: &Path) -> Option<String> {
         if self.ignored.is_empty() {
             return None;
         }
@@ -159,12 +156,12 @@ impl Loaded {
 }
 
 /// The user config file: `$XDG_CONFIG_HOME/forge/config.toml` or `~/.config/forge/config.toml`.
-pub fn user_path(env: &Env) -> Option<PathBuf> {
+pub(crate) fn user_path(env: &Env) -> Option<PathBuf> {
     env.user_config_dir().map(|d| d.join("config.toml"))
 }
 
 /// The largest config file read (a larger one is an error, never cut).
-pub const CONFIG_MAX: u64 = 1024 * 1024;
+pub(crate) const CONFIG_MAX: u64 = 1024 * 1024;
 
 /// Reads one config file and checks its keys (types are checked by [`check_types`],
 /// once the keys that will not apply are left out). The project's (under `.forge/`)
@@ -270,19 +267,19 @@ fn leaves(prefix: &str, v: &toml::Value, out: &mut Vec<String>) {
 /// Loads the layered config for a project. Errors name the file and the key.
 /// The agent is named by `$FORGE_AGENT`, else the tmux session (see
 /// [`Env::agent_name`]); its `[agents.<name>]` tables win over both files.
-pub fn load(paths: &Paths, env: &Env) -> Result<Loaded, ConfigError> {
+pub(crate) fn load(paths: &Paths, env: &Env) -> Result<Loaded, ConfigError> {
     load_skipping(paths, env, &[], None)
 }
 
 /// [`load`] as agent `agent` (`forge config show --agent NAME`).
-pub fn load_as(paths: &Paths, env: &Env, agent: &str) -> Result<Loaded, ConfigError> {
+pub(crate) fn load_as(paths: &Paths, env: &Env, agent: &str) -> Result<Loaded, ConfigError> {
     load_skipping(paths, env, &[], Some(agent))
 }
 
 /// The config with every broken file left out (defaults and the layers that load),
 /// plus the errors of the files that were left out. For `forge config show`, which
 /// still shows the effective values when one file is broken.
-pub fn load_lenient(paths: &Paths, env: &Env) -> (Loaded, Vec<ConfigError>) {
+pub(crate) fn load_lenient(paths: &Paths, env: &Env) -> (Loaded, Vec<ConfigError>) {
     let mut skip: Vec<PathBuf> = Vec::new();
     let mut errors = Vec::new();
     // At most one retry per layer (user, project), then the defaults alone.
@@ -317,7 +314,11 @@ fn load_skipping(
 
 /// [`load`] as if the project file's content hashing to `trust_as` were trusted (for
 /// `forge trust`, which checks every value of the file before it trusts it).
-pub fn load_trusting(paths: &Paths, env: &Env, trust_as: &str) -> Result<Loaded, ConfigError> {
+pub(crate) fn load_trusting(
+    paths: &Paths,
+    env: &Env,
+    trust_as: &str,
+) -> Result<Loaded, ConfigError> {
     load_with(paths, env, &[], None, Some(trust_as))
 }
 
@@ -336,6 +337,8 @@ fn judge_trust(paths: &Paths, env: &Env, sha256: &str, trust_as: Option<&str>) -
 }
 
 /// [`load_skipping`], with the content hash of a project file to take as trusted.
+/// The defaults, then each file over them (user, project), then the agent's tables;
+/// the result typed and checked.
 fn load_with(
     paths: &Paths,
     env: &Env,
@@ -343,117 +346,195 @@ fn load_with(
     agent: Option<&str>,
     trust_as: Option<&str>,
 ) -> Result<Loaded, ConfigError> {
-    let defaults = toml::Value::try_from(Config::default()).map_err(|e| ConfigError::Invalid {
-        path: PathBuf::from("<defaults>"),
-        message: e.to_string(),
-    })?;
-    let mut sources = BTreeMap::new();
-    let mut keys = Vec::new();
-    leaves("", &defaults, &mut keys);
-    for k in keys {
-        sources.insert(k, Source::Default);
-    }
-    let mut merged = match defaults {
-        toml::Value::Table(t) => t,
-        _ => toml::Table::new(),
-    };
-    let mut files = Vec::new();
-    let mut trust = Trust::Absent;
-    let mut ignored = Vec::new();
-    let mut layer_agents: Vec<(PathBuf, BTreeMap<String, toml::Table>)> = Vec::new();
-    let layers = [
+    let mut layers = Layers::defaults()?;
+    let files = [
         user_path(env).map(Source::User),
         Some(Source::Project(paths.config())),
     ];
-    for source in layers.into_iter().flatten() {
-        let path = match &source {
-            Source::User(p) | Source::Project(p) => p.clone(),
-            Source::Default | Source::Agent(..) => continue,
+    for source in files.into_iter().flatten() {
+        layers.add_file(paths, env, source, skip, trust_as)?;
+    }
+    let (agent, agents) = layers.add_agent(env, agent);
+    let config = typed(paths, layers.merged, &layers.sources)?;
+    Ok(Loaded {
+        config,
+        sources: layers.sources,
+        files: layers.files,
+        agent,
+        agents,
+        trust: layers.trust,
+        ignored: layers.ignored,
+    })
+}
+
+/// The layers merged so far: the values, where each came from, and what the files
+/// held.
+struct Layers {
+    merged: toml::Table,
+    sources: BTreeMap<String, Source>,
+    files: Vec<(Source, bool)>,
+    trust: Trust,
+    ignored: Vec<Ignored>,
+    /// Each file's `[agents.<name>]` tables (merged last, over both files).
+    agent_tables: Vec<(PathBuf, BTreeMap<String, toml::Table>)>,
+}
+
+impl Layers {
+    /// The built-in defaults, every leaf from [`Source::Default`].
+    fn defaults() -> Result<Self, ConfigError> {
+        let defaults =
+            toml::Value::try_from(Config::default()).map_err(|e| ConfigError::Invalid {
+                path: PathBuf::from("<defaults>"),
+                message: e.to_string(),
+            })?;
+        let mut keys = Vec::new();
+        leaves("", &defaults, &mut keys);
+        let sources = keys.into_iter().map(|k| (k, Source::Default)).collect();
+        let merged = match defaults {
+            toml::Value::Table(t) => t,
+            _ => toml::Table::new(),
+        };
+        Ok(Self {
+            merged,
+            sources,
+            files: Vec::new(),
+            trust: Trust::Absent,
+            ignored: Vec::new(),
+            agent_tables: Vec::new(),
+        })
+    }
+
+    /// Merges the file of `source` (a user or project file) unless it is in `skip`;
+    /// a project file's acting keys only when its content is trusted.
+    fn add_file(
+        &mut self,
+        paths: &Paths,
+        env: &Env,
+        source: Source,
+        skip: &[PathBuf],
+        trust_as: Option<&str>,
+    ) -> Result<(), ConfigError> {
+        let (path, project) = match &source {
+            Source::User(p) => (p.clone(), false),
+            Source::Project(p) => (p.clone(), true),
+            Source::Default | Source::Agent(..) => return Ok(()),
         };
         if skip.contains(&path) {
-            files.push((source.clone(), false));
-            continue;
+            self.files.push((source, false));
+            return Ok(());
         }
-        let follow = match source {
-            Source::Project(_) => crate::store::safe::Follow::No,
-            _ => crate::store::safe::Follow::Yes,
+        let follow = if project {
+            crate::store::safe::Follow::No
+        } else {
+            crate::store::safe::Follow::Yes
         };
         let parsed = parse_file(&path, follow)?;
-        if let (Source::Project(_), Some((_, t))) = (&source, &parsed)
-            && let Some(key) = commands_in(t)
-        {
-            return Err(ConfigError::Invalid {
-                path: path.clone(),
-                message: format!(
-                    "`{key}` runs commands, so forge takes it only from your own config ({}), never from a project's .forge/config.toml, which a repository can ship: move it there",
-                    user_path(env).map_or_else(
-                        || "~/.config/forge/config.toml".to_owned(),
-                        |p| p.display().to_string()
-                    )
-                ),
-            });
+        if project && let Some((_, t)) = &parsed {
+            refuse_commands(env, &path, t)?;
         }
-        files.push((source.clone(), parsed.is_some()));
-        if let Some((text, mut table)) = parsed {
-            if let Source::Project(_) = source {
-                // The keys that act apply only from a file you trusted (this exact
-                // content); the rest applies as it is.
-                let mut rest = table.clone();
-                let acting = take_acting(&mut rest);
-                trust = if acting.is_empty() {
-                    Trust::Inert
-                } else {
-                    judge_trust(
-                        paths,
-                        env,
-                        &crate::model::setup::trust::content_hash(text.as_bytes()),
-                        trust_as,
-                    )
-                };
-                if !trust.applies() {
-                    table = rest;
-                    ignored = acting
-                        .into_iter()
-                        .map(|(key, value)| Ignored { key, value })
-                        .collect();
+        self.files.push((source.clone(), parsed.is_some()));
+        let Some((text, mut table)) = parsed else {
+            return Ok(());
+        };
+        if project {
+            table = self.keep_trusted(paths, env, &text, table, trust_as);
+        }
+        check_types(&path, &table)?;
+        let (own, agents) = split_agents(&table);
+        merge(&mut self.merged, &own, &source, "", &mut self.sources);
+        self.agent_tables.push((path, agents));
+        Ok(())
+    }
+
+    /// The project file's `table` as it applies: whole when nothing in it acts or
+    /// its content (`text`) is trusted, else without its acting keys (listed in
+    /// `ignored`). Sets `trust`.
+    fn keep_trusted(
+        &mut self,
+        paths: &Paths,
+        env: &Env,
+        text: &str,
+        table: toml::Table,
+        trust_as: Option<&str>,
+    ) -> toml::Table {
+        let mut rest = table.clone();
+        let acting = take_acting(&mut rest);
+        self.trust = if acting.is_empty() {
+            Trust::Inert
+        } else {
+            let sha256 = crate::model::setup::trust::content_hash(text.as_bytes());
+            judge_trust(paths, env, &sha256, trust_as)
+        };
+        if self.trust.applies() {
+            return table;
+        }
+        self.ignored = acting
+            .into_iter()
+            .map(|(key, value)| Ignored { key, value })
+            .collect();
+        rest
+    }
+
+    /// Merges the agent's tables last (agent > project > user > defaults), the user
+    /// file's then the project's. The agent is only asked for when some file has
+    /// agent tables. Returns the agent and the names the files define.
+    fn add_agent(&mut self, env: &Env, agent: Option<&str>) -> (Option<String>, Vec<String>) {
+        let mut defined: Vec<String> = self
+            .agent_tables
+            .iter()
+            .flat_map(|(_, a)| a.keys().cloned())
+            .collect();
+        defined.sort();
+        defined.dedup();
+        let agent = if defined.is_empty() && agent.is_none() {
+            None
+        } else {
+            agent.map(str::to_owned).or_else(|| env.agent_name())
+        };
+        if let Some(name) = &agent {
+            for (path, agents) in &self.agent_tables {
+                if let Some(t) = agents.get(name) {
+                    let source = Source::Agent(name.clone(), path.clone());
+                    merge(&mut self.merged, t, &source, "", &mut self.sources);
                 }
             }
-            check_types(&path, &table)?;
-            let (own, agents) = split_agents(&table);
-            merge(&mut merged, &own, &source, "", &mut sources);
-            layer_agents.push((path.clone(), agents));
         }
+        (agent, defined)
     }
-    // Agent tables last (agent > project > user > defaults), the user file's then
-    // the project's. The agent is only asked for when some file has agent tables.
-    let mut defined: Vec<String> = layer_agents
-        .iter()
-        .flat_map(|(_, a)| a.keys().cloned())
-        .collect();
-    defined.sort();
-    defined.dedup();
-    let agent = if defined.is_empty() && agent.is_none() {
-        None
-    } else {
-        agent.map(str::to_owned).or_else(|| env.agent_name())
+}
+
+/// A project file that sets a key which runs commands is an error: forge takes those
+/// only from your own config, never from a file a repository can ship.
+fn refuse_commands(env: &Env, path: &Path, table: &toml::Table) -> Result<(), ConfigError> {
+    let Some(key) = commands_in(table) else {
+        return Ok(());
     };
-    if let Some(name) = &agent {
-        for (path, agents) in &layer_agents {
-            if let Some(t) = agents.get(name) {
-                let source = Source::Agent(name.clone(), path.clone());
-                merge(&mut merged, t, &source, "", &mut sources);
-            }
-        }
-    }
+    Err(ConfigError::Invalid {
+        path: path.to_path_buf(),
+        message: format!(
+            "`{key}` runs commands, so forge takes it only from your own config ({}), never from a project's .forge/config.toml, which a repository can ship: move it there",
+            user_path(env).map_or_else(
+                || "~/.config/forge/config.toml".to_owned(),
+                |p| p.display().to_string()
+            )
+        ),
+    })
+}
+
+/// The merged values as a [`Config`], checked; an error names the file that set the
+/// offending value.
+fn typed(
+    paths: &Paths,
+    merged: toml::Table,
+    sources: &BTreeMap<String, Source>,
+) -> Result<Config, ConfigError> {
     let config =
         Config::deserialize(toml::Value::Table(merged)).map_err(|e| ConfigError::Invalid {
             path: paths.config(),
             message: humanize_de_error(&e.to_string()),
         })?;
-    validate(&config).map_err(|message| {
-        // Name the file that set the offending value.
-        let path = message
-            .0
+    validate(&config).map_err(|(keys, message)| {
+        let path = keys
             .iter()
             .filter_map(|k| match sources.get(*k) {
                 Some(Source::User(p) | Source::Project(p) | Source::Agent(_, p)) => Some(p.clone()),
@@ -461,20 +542,9 @@ fn load_with(
             })
             .next_back()
             .unwrap_or_else(|| PathBuf::from("<defaults>"));
-        ConfigError::Invalid {
-            path,
-            message: message.1,
-        }
+        ConfigError::Invalid { path, message }
     })?;
-    Ok(Loaded {
-        config,
-        sources,
-        files,
-        agent,
-        agents: defined,
-        trust,
-        ignored,
-    })
+    Ok(config)
 }
 
 type Invalid = (Vec<&'static str>, String);
@@ -502,7 +572,23 @@ fn require(
 /// (A value that is not one of a key's names, or not a duration, is refused by its
 /// type when the file is read: see [`sections`].)
 fn validate(c: &Config) -> Result<(), Invalid> {
-    let x = &c.context;
+    check_levels(&c.context)?;
+    check_ranges(c)?;
+    for (list, hooks) in [
+        ("on_threshold", &c.on_threshold),
+        ("on_session_start", &c.on_session_start),
+    ] {
+        for h in hooks {
+            check_user_hook(list, h)?;
+        }
+    }
+    let key = "learn.memory_max_lines";
+    let lines = c.learn.memory_max_lines;
+    require(lines >= 10, key, key, "10 or more", lines)
+}
+
+/// The context levels: each a percentage, and rising (warn < critical < emergency).
+fn check_levels(x: &ContextConfig) -> Result<(), Invalid> {
     for (key, v) in [
         ("context.warn", x.warn),
         ("context.critical", x.critical),
@@ -527,12 +613,18 @@ fn validate(c: &Config) -> Result<(), Invalid> {
         ));
         keys.extend(["context.critical", "context.emergency"]);
     }
-    if !broken.is_empty() {
-        return Err((
-            keys,
-            format!("context levels must rise: {}", broken.join(", and ")),
-        ));
+    if broken.is_empty() {
+        return Ok(());
     }
+    Err((
+        keys,
+        format!("context levels must rise: {}", broken.join(", and ")),
+    ))
+}
+
+/// The numbers with a range (`[statusline]`, `[relay]`, `[notify]`), and a notify
+/// command that starts with a program.
+fn check_ranges(c: &Config) -> Result<(), Invalid> {
     let key = "statusline.bar_width";
     let width = c.statusline.bar_width;
     require((1..=100).contains(&width), key, key, "1 to 100", width)?;
@@ -578,55 +670,46 @@ fn validate(c: &Config) -> Result<(), Invalid> {
             "`notify.command` must start with a program".to_owned(),
         ));
     }
-    for (list, hooks) in [
-        ("on_threshold", &c.on_threshold),
-        ("on_session_start", &c.on_session_start),
-    ] {
-        for h in hooks {
-            let key: &'static str = if list == "on_threshold" {
-                "on_threshold"
-            } else {
-                "on_session_start"
-            };
-            if h.command.trim().is_empty() {
-                return Err((vec![key], format!("`{list}.command` must name a command")));
-            }
-            require(
-                (1..=600).contains(&h.timeout_secs),
-                key,
-                &format!("{list}.timeout_secs"),
-                "1 to 600",
-                h.timeout_secs,
-            )?;
-            if list == "on_session_start" && (h.threshold.is_some() || h.replace_handoff) {
-                return Err((
-                    vec![key],
-                    format!(
-                        "{} belong to [[on_threshold]], not [[on_session_start]]",
-                        THRESHOLD_ONLY.map(|k| format!("`{k}`")).join(" and ")
-                    ),
-                ));
-            }
-            if let Some(t) = h.threshold {
-                require(
-                    (1.0..=100.0).contains(&t),
-                    key,
-                    &format!("{list}.threshold"),
-                    "between 1 and 100",
-                    t,
-                )?;
-            }
-        }
+    Ok(())
+}
+
+/// One `[[on_threshold]]` or `[[on_session_start]]` entry (`list`): a command, a
+/// timeout in range, and the threshold keys only where they belong.
+fn check_user_hook(list: &'static str, h: &UserHook) -> Result<(), Invalid> {
+    if h.command.trim().is_empty() {
+        return Err((vec![list], format!("`{list}.command` must name a command")));
     }
-    let key = "learn.memory_max_lines";
-    let lines = c.learn.memory_max_lines;
-    require(lines >= 10, key, key, "10 or more", lines)?;
+    require(
+        (1..=600).contains(&h.timeout_secs),
+        list,
+        &format!("{list}.timeout_secs"),
+        "1 to 600",
+        h.timeout_secs,
+    )?;
+    if list == "on_session_start" && (h.threshold.is_some() || h.replace_handoff) {
+        return Err((
+            vec![list],
+            format!(
+                "{} belong to [[on_threshold]], not [[on_session_start]]",
+                THRESHOLD_ONLY.map(|k| format!("`{k}`")).join(" and ")
+            ),
+        ));
+    }
+    if let Some(t) = h.threshold {
+        require(
+            (1.0..=100.0).contains(&t),
+            list,
+            &format!("{list}.threshold"),
+            "between 1 and 100",
+            t,
+        )?;
+    }
     Ok(())
 }
 
 /// For hooks and the statusline: the config, or the defaults when it is broken (the
 /// error is logged to `.forge/logs/errors.log`, never shown in the session).
-pub fn load_or_default(paths: &Paths, env: &Env) -> Config {
+pub(crate) fn load_or_default(paths: &Paths, env: &Env) -> Config {
     match load(paths, env) {
         Ok(l) => l.config,
         Err(e) => {
@@ -644,7 +727,7 @@ pub fn load_or_default(paths: &Paths, env: &Env) -> Config {
 /// when there is nothing new to say). The "said" mark is kept in your state folder
 /// beside the trust records (one small read per call, and only for a project file
 /// that has acting keys).
-pub fn load_noting(paths: &Paths, env: &Env) -> (Config, Option<Outcome>) {
+pub(crate) fn load_noting(paths: &Paths, env: &Env) -> (Config, Option<Outcome>) {
     match load(paths, env) {
         Ok(l) => {
             let notice = notice_ignored(paths, env, &l);

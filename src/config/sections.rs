@@ -15,15 +15,15 @@ use crate::model::time::Span;
 /// Context levels and the handoff threshold, in percent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct ContextConfig {
+pub(crate) struct ContextConfig {
     /// Start of L1 (default 70).
-    pub warn: f64,
+    pub(crate) warn: f64,
     /// Start of L2 (default 85).
-    pub critical: f64,
+    pub(crate) critical: f64,
     /// Start of L3 (default 95).
-    pub emergency: f64,
+    pub(crate) emergency: f64,
     /// The statusline shows `⚠ CTX` and fires the automatic handoff from here (default 70).
-    pub handoff_threshold: f64,
+    pub(crate) handoff_threshold: f64,
 }
 
 impl Default for ContextConfig {
@@ -39,7 +39,7 @@ impl Default for ContextConfig {
 
 impl ContextConfig {
     /// The level boundaries.
-    pub fn thresholds(&self) -> Thresholds {
+    pub(crate) fn thresholds(&self) -> Thresholds {
         Thresholds {
             warn: self.warn,
             critical: self.critical,
@@ -51,18 +51,18 @@ impl ContextConfig {
 /// What the statusline shows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct StatuslineConfig {
+pub(crate) struct StatuslineConfig {
     /// Segments in order.
-    pub segments: Vec<Segment>,
+    pub(crate) segments: Vec<Segment>,
     /// Width of the context bar in cells (default 10).
-    pub bar_width: u16,
+    pub(crate) bar_width: u16,
     /// With `forge statusline --wrap`: where forge's segments go (default `after`,
     /// on a line of their own when they would not fit after the other tool's first
     /// line).
-    pub wrap_position: WrapPosition,
+    pub(crate) wrap_position: WrapPosition,
     /// With `forge statusline --wrap`: forge's segments, in order (default
     /// [`DEFAULT_WRAP_SEGMENTS`]).
-    pub wrap_segments: Vec<Segment>,
+    pub(crate) wrap_segments: Vec<Segment>,
 }
 
 impl Default for StatuslineConfig {
@@ -79,9 +79,9 @@ impl Default for StatuslineConfig {
 /// Git facts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct GitConfig {
+pub(crate) struct GitConfig {
     /// How long the hooks' git cache is trusted by the statusline, in seconds.
-    pub cache_ttl_secs: u64,
+    pub(crate) cache_ttl_secs: u64,
 }
 
 impl Default for GitConfig {
@@ -93,16 +93,16 @@ impl Default for GitConfig {
 /// Hook behaviour switches.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct HooksConfig {
+pub(crate) struct HooksConfig {
     /// PreCompact writes a safety-net handoff when the session has none yet.
-    pub handoff_on_precompact: bool,
+    pub(crate) handoff_on_precompact: bool,
     /// After a proven compaction, the first tool call that is not read-only is denied
     /// once with what to re-read (and Stop blocks once when no tool ran).
-    pub compaction_reread: bool,
+    pub(crate) compaction_reread: bool,
     /// When Stop warns the person about uncommitted changes: `grew` (past the count
     /// the session started with, or last warned about), `changed` (whenever the count
     /// changed) or `off` ([`crate::model::session::dirty`]). It only changes what forge shows.
-    pub dirty_warning: DirtyWarning,
+    pub(crate) dirty_warning: DirtyWarning,
 }
 
 impl Default for HooksConfig {
@@ -118,12 +118,12 @@ impl Default for HooksConfig {
 /// Learning reminders and `MEMORY.md` housekeeping.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct LearnConfig {
+pub(crate) struct LearnConfig {
     /// SessionStart reminds the session to run /forge-learn while `learn-pending` is
     /// set (the flag is still kept, for `status` and the dashboard).
-    pub nudge: bool,
+    pub(crate) nudge: bool,
     /// `forge learn archive` keeps `MEMORY.md` at or under this many lines.
-    pub memory_max_lines: usize,
+    pub(crate) memory_max_lines: usize,
 }
 
 impl Default for LearnConfig {
@@ -138,13 +138,13 @@ impl Default for LearnConfig {
 /// Which pending handoffs SessionStart injects.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct ResumeConfig {
+pub(crate) struct ResumeConfig {
     /// Automatic handoffs (threshold, pre-compact): `recent` (injected while younger
     /// than `max_age`), `always`, or `never` (only named). A handoff the user chose
     /// is always injected.
-    pub auto: ResumeAuto,
+    pub(crate) auto: ResumeAuto,
     /// The age limit of `auto = "recent"`: `30m`, `12h`, `2d`…
-    pub max_age: Span,
+    pub(crate) max_age: Span,
 }
 
 impl Default for ResumeConfig {
@@ -156,19 +156,12 @@ impl Default for ResumeConfig {
     }
 }
 
-impl ResumeConfig {
-    /// `max_age` as a duration.
-    pub fn max_age(&self) -> chrono::Duration {
-        self.max_age.get()
-    }
-}
-
 /// Who is shown as needing attention.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct AttentionConfig {
+pub(crate) struct AttentionConfig {
     /// A live session silent for longer than this leaves "needs attention".
-    pub stale_after: Span,
+    pub(crate) stale_after: Span,
 }
 
 impl Default for AttentionConfig {
@@ -181,7 +174,7 @@ impl Default for AttentionConfig {
 
 impl AttentionConfig {
     /// `stale_after` as a duration.
-    pub fn stale_after(&self) -> chrono::Duration {
+    pub(crate) fn stale_after(&self) -> chrono::Duration {
         self.stale_after.get()
     }
 }
@@ -189,14 +182,14 @@ impl AttentionConfig {
 /// Handoff retention.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct HandoffsConfig {
+pub(crate) struct HandoffsConfig {
     /// SessionEnd prunes handoffs as `forge handoff prune --older-than OLDER_THAN
     /// --keep KEEP` would.
-    pub auto_prune: bool,
+    pub(crate) auto_prune: bool,
     /// Handoffs older than this may be pruned.
-    pub older_than: Span,
+    pub(crate) older_than: Span,
     /// The newest this many handoffs are always kept.
-    pub keep: usize,
+    pub(crate) keep: usize,
 }
 
 impl Default for HandoffsConfig {
@@ -211,7 +204,7 @@ impl Default for HandoffsConfig {
 
 impl HandoffsConfig {
     /// `older_than` as a duration.
-    pub fn older_than(&self) -> chrono::Duration {
+    pub(crate) fn older_than(&self) -> chrono::Duration {
         self.older_than.get()
     }
 }
@@ -221,18 +214,18 @@ impl HandoffsConfig {
 /// at `[context] handoff_threshold`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct LadderConfig {
+pub(crate) struct LadderConfig {
     /// At L1 (default: handoff).
     #[serde(rename = "L1")]
-    pub l1: Vec<LadderAction>,
+    pub(crate) l1: Vec<LadderAction>,
     /// At L2 (default: alert).
     #[serde(rename = "L2")]
-    pub l2: Vec<LadderAction>,
+    pub(crate) l2: Vec<LadderAction>,
     /// At L3 (default: handoff and alert).
     #[serde(rename = "L3")]
-    pub l3: Vec<LadderAction>,
+    pub(crate) l3: Vec<LadderAction>,
     /// Branches `wip_commit` never commits on (`*` matches anything).
-    pub protected_branches: Vec<String>,
+    pub(crate) protected_branches: Vec<String>,
 }
 
 impl Default for LadderConfig {
@@ -248,7 +241,7 @@ impl Default for LadderConfig {
 
 impl LadderConfig {
     /// The actions at `level`.
-    pub fn at(&self, level: crate::model::session::level::Level) -> &[LadderAction] {
+    pub(crate) fn at(&self, level: crate::model::session::level::Level) -> &[LadderAction] {
         use crate::model::session::level::Level;
         match level {
             Level::L0 => &[],
@@ -262,16 +255,16 @@ impl LadderConfig {
 /// `forge run` (`[relay]`): when a headless task is handed over to a fresh session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct RelayConfig {
+pub(crate) struct RelayConfig {
     /// The context % at which the session is ended and the task carried on. The
     /// default, 75, comes before Claude Code's own compaction on every window (at
     /// about 83.5 % of a 200k window and 96.7 % of a 1M one, docs/client-reference.md §7.1), with
     /// room for a turn of tool output: a higher one never relays a 200k session.
-    pub threshold: f64,
+    pub(crate) threshold: f64,
     /// The most continuations a chain starts.
-    pub max_handoffs: u32,
+    pub(crate) max_handoffs: u32,
     /// How long a session gets to end after SIGINT before SIGTERM.
-    pub grace_secs: u64,
+    pub(crate) grace_secs: u64,
 }
 
 impl Default for RelayConfig {
@@ -288,21 +281,21 @@ impl Default for RelayConfig {
 /// and taken only from the user's own config (it runs a command).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct NotifyConfig {
+pub(crate) struct NotifyConfig {
     /// The program and its first arguments; the message is appended as the last
     /// argument (or given on stdin with `stdin = true`). Empty: off.
-    pub command: Vec<String>,
+    pub(crate) command: Vec<String>,
     /// Give the message on stdin instead of as the last argument.
-    pub stdin: bool,
+    pub(crate) stdin: bool,
     /// Which events send one.
-    pub events: Vec<NotifyEvent>,
+    pub(crate) events: Vec<NotifyEvent>,
     /// `async` (started detached; the hook returns at once) or `bidirectional`
     /// (Stop waits for a reply that can keep the session working).
-    pub mode: NotifyMode,
+    pub(crate) mode: NotifyMode,
     /// How long a bidirectional Stop waits for the reply.
-    pub timeout_secs: u64,
+    pub(crate) timeout_secs: u64,
     /// Lines of the tmux pane sent (inside tmux only).
-    pub pane_capture_lines: usize,
+    pub(crate) pane_capture_lines: usize,
 }
 
 impl Default for NotifyConfig {
@@ -322,19 +315,19 @@ impl Default for NotifyConfig {
 /// `[[on_session_start]]`), with one JSON object on stdin.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct UserHook {
+pub(crate) struct UserHook {
     /// Run with `sh -c` in the project folder.
-    pub command: String,
+    pub(crate) command: String,
     /// Killed (with its process group) after this many seconds (default 10).
     #[serde(default = "default_hook_timeout")]
-    pub timeout_secs: u64,
+    pub(crate) timeout_secs: u64,
     /// `on_threshold` only: the context % that fires it (default: the handoff threshold).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub threshold: Option<f64>,
+    pub(crate) threshold: Option<f64>,
     /// `on_threshold` only: at the handoff threshold, this command replaces forge's
     /// own handoff.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub replace_handoff: bool,
+    pub(crate) replace_handoff: bool,
 }
 
 fn default_hook_timeout() -> u64 {
@@ -346,36 +339,36 @@ fn default_hook_timeout() -> u64 {
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// `[context]`.
-    pub context: ContextConfig,
+    pub(crate) context: ContextConfig,
     /// `[statusline]`.
-    pub statusline: StatuslineConfig,
+    pub(crate) statusline: StatuslineConfig,
     /// `[git]`.
-    pub git: GitConfig,
+    pub(crate) git: GitConfig,
     /// `[hooks]`.
-    pub hooks: HooksConfig,
+    pub(crate) hooks: HooksConfig,
     /// `[learn]`.
-    pub learn: LearnConfig,
+    pub(crate) learn: LearnConfig,
     /// `[resume]`.
-    pub resume: ResumeConfig,
+    pub(crate) resume: ResumeConfig,
     /// `[attention]`.
-    pub attention: AttentionConfig,
+    pub(crate) attention: AttentionConfig,
     /// `[handoffs]`.
-    pub handoffs: HandoffsConfig,
+    pub(crate) handoffs: HandoffsConfig,
     /// `[notify]`.
-    pub notify: NotifyConfig,
+    pub(crate) notify: NotifyConfig,
     /// `[ladder]`.
-    pub ladder: LadderConfig,
+    pub(crate) ladder: LadderConfig,
     /// `[relay]`.
-    pub relay: RelayConfig,
+    pub(crate) relay: RelayConfig,
     /// `[[on_threshold]]`: commands run once per crossing of their threshold.
-    pub on_threshold: Vec<UserHook>,
+    pub(crate) on_threshold: Vec<UserHook>,
     /// `[[on_session_start]]`: commands whose output is added to SessionStart's text.
-    pub on_session_start: Vec<UserHook>,
+    pub(crate) on_session_start: Vec<UserHook>,
 }
 
 impl Config {
     /// The `on_threshold` hooks with their effective thresholds.
-    pub fn threshold_hooks(&self) -> impl Iterator<Item = (usize, &UserHook, f64)> {
+    pub(crate) fn threshold_hooks(&self) -> impl Iterator<Item = (usize, &UserHook, f64)> {
         self.on_threshold
             .iter()
             .enumerate()

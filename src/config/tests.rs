@@ -65,6 +65,7 @@ fn range_messages_name_the_key_the_range_and_the_value() {
     );
 }
 
+use super::keys::{SIDES, hook_lists, schema, side_of};
 use super::*;
 use crate::model::named::Named;
 use crate::model::segment::Segment;
@@ -347,8 +348,25 @@ fn a_project_files_acting_keys_apply_only_while_its_content_is_trusted() {
                 [relay]\nthreshold = 5\n\
                 [agents.builder.ladder]\nL2 = [\"wip_commit\"]\n";
     std::fs::write(p.config(), text).unwrap();
-    // Untrusted: what it shows applies, what acts does not (no error either).
+    untrusted_applies_what_shows_only(&p, &env);
+    trust_file(&p, &env);
+    trusted_applies_everything(&p, &env);
+    // An edit (one byte) revokes it.
+    std::fs::write(p.config(), format!("{text}\n")).unwrap();
     let l = load(&p, &env).unwrap();
+    assert_eq!(l.config.ladder, Config::default().ladder);
+    assert!(matches!(l.trust, Trust::Untrusted { changed: true, .. }));
+    assert!(l.ignored_summary(&p.root).unwrap().contains("changed"));
+    // A file with nothing that acts needs no trust.
+    std::fs::write(p.config(), "[context]\nwarn = 60\n").unwrap();
+    assert_eq!(load(&p, &env).unwrap().trust, Trust::Inert);
+    std::fs::remove_file(p.config()).unwrap();
+    assert_eq!(load(&p, &env).unwrap().trust, Trust::Absent);
+}
+
+/// Untrusted: what the file shows applies, what acts does not (no error either).
+fn untrusted_applies_what_shows_only(p: &Paths, env: &Env) {
+    let l = load(p, env).unwrap();
     assert_eq!(l.config.context.warn, 60.0);
     assert_eq!(l.config.statusline.bar_width, 20);
     let d = Config::default();
@@ -381,11 +399,13 @@ fn a_project_files_acting_keys_apply_only_while_its_content_is_trusted() {
             .unwrap()
             .contains("forge trust --project")
     );
-    let builder = load_as(&p, &env, "builder").unwrap().config;
+    let builder = load_as(p, env, "builder").unwrap().config;
     assert_eq!(builder.ladder.l2, d.ladder.l2);
-    // Trusted: everything applies.
-    trust_file(&p, &env);
-    let l = load(&p, &env).unwrap();
+}
+
+/// Trusted: everything applies, the agent's acting tables too.
+fn trusted_applies_everything(p: &Paths, env: &Env) {
+    let l = load(p, env).unwrap();
     assert!(l.ignored.is_empty());
     assert!(matches!(l.trust, Trust::Trusted { .. }));
     assert_eq!(names(&l.config.ladder.l1), ["wip_commit"]);
@@ -395,20 +415,9 @@ fn a_project_files_acting_keys_apply_only_while_its_content_is_trusted() {
     assert_eq!(l.config.relay.threshold, 5.0);
     assert_eq!(l.sources["ladder.L1"], Source::Project(p.config()));
     assert_eq!(
-        names(&load_as(&p, &env, "builder").unwrap().config.ladder.l2),
+        names(&load_as(p, env, "builder").unwrap().config.ladder.l2),
         ["wip_commit"]
     );
-    // An edit (one byte) revokes it.
-    std::fs::write(p.config(), format!("{text}\n")).unwrap();
-    let l = load(&p, &env).unwrap();
-    assert_eq!(l.config.ladder, d.ladder);
-    assert!(matches!(l.trust, Trust::Untrusted { changed: true, .. }));
-    assert!(l.ignored_summary(&p.root).unwrap().contains("changed"));
-    // A file with nothing that acts needs no trust.
-    std::fs::write(p.config(), "[context]\nwarn = 60\n").unwrap();
-    assert_eq!(load(&p, &env).unwrap().trust, Trust::Inert);
-    std::fs::remove_file(p.config()).unwrap();
-    assert_eq!(load(&p, &env).unwrap().trust, Trust::Absent);
 }
 
 #[test]

@@ -59,28 +59,28 @@ use std::path::{Path, PathBuf};
 use crate::store::safe::{self, Follow};
 
 /// How deep includes go: git and libgit2 read a file at this depth, and stop there.
-pub const MAX_INCLUDE_DEPTH: usize = 10;
+pub(crate) const MAX_INCLUDE_DEPTH: usize = 10;
 /// The most config files (the repository's own and the ones they include) forge
 /// looks at before it refuses: a legitimate repository names a handful.
-pub const MAX_CONFIG_FILES: usize = 64;
+pub(crate) const MAX_CONFIG_FILES: usize = 64;
 /// The most bytes of config forge reads for one repository, its includes with it
 /// (git reads a 1 GiB file a character at a time, and libgit2 allocates it whole).
-pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 /// The most symbolic refs followed from `HEAD` (libgit2 follows five).
 const MAX_SYMREF_DEPTH: usize = 5;
 
 /// Why forge leaves a repository alone: a file git would open that could make it
 /// wait, or that forge cannot resolve the way git would.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal {
+pub(crate) struct Refusal {
     /// The offending file.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// What it is and why that stops forge ("a FIFO, which git would wait on for
     /// good").
-    pub what: String,
+    pub(crate) what: String,
     /// How git gets there ("included from /p/.git/config", "the repository's
     /// config").
-    pub via: String,
+    pub(crate) via: String,
 }
 
 impl fmt::Display for Refusal {
@@ -100,21 +100,21 @@ impl std::error::Error for Refusal {}
 
 /// Where a repository's files are, found as libgit2 finds them.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Layout {
+pub(crate) struct Layout {
     /// The git folder (`.git`, a linked work tree's `.git/worktrees/<name>`, or a
     /// bare repository).
-    pub git_dir: PathBuf,
+    pub(crate) git_dir: PathBuf,
     /// Where the shared files are (`commondir`): the git folder itself but in a
     /// linked work tree.
-    pub common_dir: PathBuf,
+    pub(crate) common_dir: PathBuf,
     /// The folder the `.git` entry was found in; `None` for a bare repository.
-    pub work_dir: Option<PathBuf>,
+    pub(crate) work_dir: Option<PathBuf>,
 }
 
 /// Checks the repository whose work tree (or git folder) contains `start`, as
 /// described in the module documentation. `Ok` outside any repository (libgit2 finds
 /// none either) and when every file is missing or regular.
-pub fn check(start: &Path) -> Result<(), Refusal> {
+pub(crate) fn check(start: &Path) -> Result<(), Refusal> {
     match locate(start)? {
         Some(layout) => check_layout(&layout, home().as_deref()),
         None => Ok(()),
@@ -187,7 +187,7 @@ fn join_bytes(base: &Path, rel: &[u8]) -> PathBuf {
 /// folder itself as a bare repository. It then opens the git folder it found, and
 /// that open looks once more: for a `.git` inside that folder first, then the
 /// folder. `Err` when a pointer file on the way is not a regular file.
-pub fn locate(start: &Path) -> Result<Option<Layout>, Refusal> {
+pub(crate) fn locate(start: &Path) -> Result<Option<Layout>, Refusal> {
     let Ok(start) = fs::canonicalize(start) else {
         return Ok(None);
     };
@@ -294,7 +294,7 @@ fn valid_git_dir(dir: &Path) -> Result<Option<PathBuf>, Refusal> {
 
 /// Checks the files of a located repository (see the module documentation). `home`
 /// is where `~/` points.
-pub fn check_layout(layout: &Layout, home: Option<&Path>) -> Result<(), Refusal> {
+pub(crate) fn check_layout(layout: &Layout, home: Option<&Path>) -> Result<(), Refusal> {
     let (git, common) = (&layout.git_dir, &layout.common_dir);
     // Read while libgit2 opens the repository.
     let fixed = [
@@ -498,7 +498,7 @@ fn resolve(
 
 /// Checks the `.gitignore` files git reads to judge `rel` (relative to `work_dir`):
 /// one in each folder from the work tree's top down to `rel`'s own.
-pub fn check_ignore_files(work_dir: &Path, rel: &Path) -> Result<(), Refusal> {
+pub(crate) fn check_ignore_files(work_dir: &Path, rel: &Path) -> Result<(), Refusal> {
     let mut dir = work_dir.to_path_buf();
     regular_or_missing(&dir.join(".gitignore"), "the work tree's .gitignore")?;
     let parent = rel.parent().unwrap_or(Path::new(""));
@@ -512,18 +512,18 @@ pub fn check_ignore_files(work_dir: &Path, rel: &Path) -> Result<(), Refusal> {
 /// The path values a config file names, as either git or libgit2 reads them (the
 /// union: they differ on odd quoting and white space).
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Named {
+pub(crate) struct Named {
     /// `include.path` and `includeIf.<condition>.path` values, whatever the
     /// condition (and `path` keys of any other `include…` section, which neither
     /// reads: checking one more is harmless).
-    pub includes: Vec<Vec<u8>>,
+    pub(crate) includes: Vec<Vec<u8>>,
     /// `core.excludesFile` and `core.attributesFile` values.
-    pub files: Vec<Vec<u8>>,
+    pub(crate) files: Vec<Vec<u8>>,
 }
 
 /// [`Named`] of the config text `text`: parsed as git parses it and as libgit2 does,
 /// each up to where it stops at an error (what came before was already read).
-pub fn named_paths(text: &[u8]) -> Named {
+pub(crate) fn named_paths(text: &[u8]) -> Named {
     let mut entries = Vec::new();
     parse_as_git(text, &mut entries);
     parse_as_libgit2(text, &mut entries);

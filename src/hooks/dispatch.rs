@@ -28,17 +28,17 @@ use crate::model::session::state::EventLine;
 use crate::store::{self, Paths, files};
 
 /// The most stdin forge reads (1 MiB); a longer payload is cut and fails to parse.
-pub const MAX_STDIN: u64 = 1024 * 1024;
+pub(crate) const MAX_STDIN: u64 = 1024 * 1024;
 
 /// What one hook call did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Handled {
+pub(crate) struct Handled {
     /// What to print on stdout (often nothing).
-    pub stdout: String,
+    pub(crate) stdout: String,
     /// What the call did, in order, as written to its `events.jsonl` line (empty
     /// when no line could be written: not a project, a refused or unwritable
     /// `.forge/`).
-    pub outcomes: Vec<Outcome>,
+    pub(crate) outcomes: Vec<Outcome>,
 }
 
 /// Handles one hook call: `event_arg` from the command line (may be absent), `input`
@@ -50,7 +50,7 @@ pub fn handle_input(event_arg: Option<&str>, input: &[u8], env: &Env) -> String 
 }
 
 /// [`handle_input`], with the outcomes: what tests assert on.
-pub fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
+pub(crate) fn handle(event_arg: Option<&str>, input: &[u8], env: &Env) -> Handled {
     let (parsed, wire) = read_payload(input);
     let Some(cwd) = call_cwd(&wire, env) else {
         return Handled::default();

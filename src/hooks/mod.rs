@@ -23,14 +23,15 @@
 
 mod apply;
 mod call;
-pub mod dispatch;
+pub(crate) mod dispatch;
 mod fleet;
 mod gather;
 mod notify;
 mod session_start;
 
-pub use crate::model::hook::{event, text, wire};
-pub use dispatch::{Handled, MAX_STDIN, handle, handle_input};
+pub(crate) use crate::model::hook::{event, wire};
+pub(crate) use dispatch::MAX_STDIN;
+pub use dispatch::handle_input;
 
 #[cfg(test)]
 mod tests;

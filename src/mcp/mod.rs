@@ -12,9 +12,9 @@
 //! the whole protocol forge needs is a loop over lines of JSON (docs/plugin.md has
 //! the measurements). Nothing here runs on the status line's or the hooks' path.
 
-pub mod project;
-pub mod protocol;
-pub mod tools;
+pub(crate) mod project;
+pub(crate) mod protocol;
+pub(crate) mod tools;
 
 use std::io::{self, BufRead, Write};
 
@@ -23,7 +23,7 @@ use protocol::{Backend, INVALID_REQUEST, MAX_MESSAGE};
 /// Serves `backend` until `input` ends: one message a line in, one answer a line out
 /// (flushed at once). A line longer than [`MAX_MESSAGE`] is skipped with an error
 /// answer; input that is not UTF-8 is read as it decodes (and then fails to parse).
-pub fn serve(
+pub(crate) fn serve(
     mut input: impl BufRead,
     mut output: impl Write,
     backend: &mut dyn Backend,

@@ -31,10 +31,10 @@ use crate::model::text::redact::{redact, redact_cow, redact_document, redact_jso
 use crate::store::{self, Paths, files};
 
 /// The event name of `forge mcp`'s lines in `events.jsonl`.
-pub const EVENT: &str = "forge mcp";
+pub(crate) const EVENT: &str = "forge mcp";
 
 /// The URI scheme of handoffs as resources: `forge://handoffs/<file name>`.
-pub const RESOURCE_PREFIX: &str = "forge://handoffs/";
+pub(crate) const RESOURCE_PREFIX: &str = "forge://handoffs/";
 
 /// The most handoffs `resources/list` lists (newest first) and `inbox` answers.
 const LIST_MAX: usize = 100;
@@ -52,19 +52,19 @@ write a session handoff with your decisions and next steps with `handoff`; `stat
 the project's state. Handoffs are also resources (forge://handoffs/<file>).";
 
 /// One project, served.
-pub struct Project {
+pub(crate) struct Project {
     /// The project.
-    pub paths: Paths,
+    pub(crate) paths: Paths,
     /// The environment (its clock is read again at every call).
-    pub env: Env,
+    pub(crate) env: Env,
     /// The Claude Code session this server runs for (`$CLAUDE_CODE_SESSION_ID`).
-    pub session: Option<String>,
+    pub(crate) session: Option<String>,
     agent: OnceCell<Option<String>>,
 }
 
 impl Project {
     /// Serves the project at `paths`.
-    pub fn new(paths: Paths, env: Env, session: Option<String>) -> Self {
+    pub(crate) fn new(paths: Paths, env: Env, session: Option<String>) -> Self {
         Self {
             paths,
             env,

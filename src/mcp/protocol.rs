@@ -13,41 +13,41 @@
 use serde_json::{Map, Value, json};
 
 /// The MCP revisions forge speaks, newest first. All of them open with `initialize`.
-pub const VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+pub(crate) const VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// The longest message forge reads (a line); a longer one is answered with an error
 /// and skipped.
-pub const MAX_MESSAGE: usize = 4 << 20;
+pub(crate) const MAX_MESSAGE: usize = 4 << 20;
 
 /// JSON-RPC: the message is not JSON.
-pub const PARSE_ERROR: i64 = -32700;
+pub(crate) const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC: the message is not a request object.
-pub const INVALID_REQUEST: i64 = -32600;
+pub(crate) const INVALID_REQUEST: i64 = -32600;
 /// JSON-RPC: no such method.
-pub const METHOD_NOT_FOUND: i64 = -32601;
+pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
 /// JSON-RPC: the parameters are wrong (an unknown tool, a missing name).
-pub const INVALID_PARAMS: i64 = -32602;
+pub(crate) const INVALID_PARAMS: i64 = -32602;
 /// JSON-RPC: the server failed.
-pub const INTERNAL_ERROR: i64 = -32603;
+pub(crate) const INTERNAL_ERROR: i64 = -32603;
 /// MCP: no such resource.
-pub const RESOURCE_NOT_FOUND: i64 = -32002;
+pub(crate) const RESOURCE_NOT_FOUND: i64 = -32002;
 
 /// What a tool call answered. An input the tool refuses is a result with
 /// `is_error` set (MCP: tool errors are results, so the model reads them and can try
 /// again), not a protocol error.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ToolResult {
+pub(crate) struct ToolResult {
     /// The text the model reads.
-    pub text: String,
+    pub(crate) text: String,
     /// The same as data (`structuredContent`), when there is any.
-    pub structured: Option<Value>,
+    pub(crate) structured: Option<Value>,
     /// Whether the call was refused or failed.
-    pub is_error: bool,
+    pub(crate) is_error: bool,
 }
 
 impl ToolResult {
     /// A refusal or failure, in words for the agent.
-    pub fn error(text: impl Into<String>) -> Self {
+    pub(crate) fn error(text: impl Into<String>) -> Self {
         Self {
             text: text.into(),
             structured: None,
@@ -57,7 +57,7 @@ impl ToolResult {
 }
 
 /// The project side of the server.
-pub trait Backend {
+pub(crate) trait Backend {
     /// The tools, as `tools/list` lists them.
     fn tools(&self) -> Vec<Value>;
     /// Runs tool `name` with `args`; `None` when there is no such tool.
@@ -72,7 +72,7 @@ pub trait Backend {
 
 /// The version `initialize` answers: the one asked for when forge speaks it, else
 /// forge's newest.
-pub fn negotiate(requested: Option<&str>) -> &'static str {
+pub(crate) fn negotiate(requested: Option<&str>) -> &'static str {
     requested
         .and_then(|r| VERSIONS.iter().find(|v| **v == r))
         .copied()
@@ -91,7 +91,7 @@ fn capabilities() -> Value {
 }
 
 /// A JSON-RPC error answer.
-pub fn error(id: Value, code: i64, message: &str) -> Value {
+pub(crate) fn error(id: Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
@@ -101,7 +101,7 @@ fn answer(id: Value, result: Value) -> Value {
 
 /// Answers one line of input; `None` for a notification (nothing to answer) or a
 /// blank line.
-pub fn handle_line(line: &str, backend: &mut dyn Backend) -> Option<Value> {
+pub(crate) fn handle_line(line: &str, backend: &mut dyn Backend) -> Option<Value> {
     if line.trim().is_empty() {
         return None;
     }
@@ -112,7 +112,7 @@ pub fn handle_line(line: &str, backend: &mut dyn Backend) -> Option<Value> {
 }
 
 /// Answers one message.
-pub fn handle(msg: Value, backend: &mut dyn Backend) -> Option<Value> {
+pub(crate) fn handle(msg: Value, backend: &mut dyn Backend) -> Option<Value> {
     let Value::Object(mut msg) = msg else {
         // JSON-RPC batches were removed from MCP in 2025-06-18.
         return Some(error(

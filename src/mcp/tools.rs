@@ -18,21 +18,21 @@ use crate::model::handoff::signal::SignalStatus;
 use crate::model::text::redact::redact;
 
 /// The longest agent name or task id.
-pub const NAME_MAX: usize = 64;
+pub(crate) const NAME_MAX: usize = 64;
 /// The longest question, finding, answer, decision or step.
-pub const ITEM_MAX: usize = 2000;
+pub(crate) const ITEM_MAX: usize = 2000;
 /// The longest context, recommendation or notes text.
-pub const TEXT_MAX: usize = 8000;
+pub(crate) const TEXT_MAX: usize = 8000;
 /// The most items in one list.
-pub const LIST_MAX: usize = 30;
+pub(crate) const LIST_MAX: usize = 30;
 /// The longest file name.
-pub const FILE_MAX: usize = 400;
+pub(crate) const FILE_MAX: usize = 400;
 /// The most files one Signal lists.
-pub const FILES_MAX: usize = 200;
+pub(crate) const FILES_MAX: usize = 200;
 
 /// A tool call, checked.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Call {
+pub(crate) enum Call {
     /// `signal`.
     Signal(SignalCall),
     /// `inbox`.
@@ -50,42 +50,43 @@ pub enum Call {
 
 /// The arguments of `signal`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SignalCall {
+pub(crate) struct SignalCall {
     /// The writer (`None`: this session's agent).
-    pub from: Option<String>,
+    pub(crate) from: Option<String>,
     /// The agent it is for.
-    pub to: String,
+    pub(crate) to: String,
     /// The task id.
-    pub task: String,
+    pub(crate) task: String,
     /// Its status.
-    pub status: SignalStatus,
+    pub(crate) status: SignalStatus,
     /// Open questions.
-    pub questions: Vec<String>,
+    pub(crate) questions: Vec<String>,
     /// What was found.
-    pub findings: Vec<String>,
+    pub(crate) findings: Vec<String>,
     /// Files changed, relative to the project root.
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
     /// Background.
-    pub context: Option<String>,
+    pub(crate) context: Option<String>,
     /// What the next agent should do.
-    pub recommendation: Option<String>,
+    pub(crate) recommendation: Option<String>,
 }
 
 /// The arguments of `resolve`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResolveCall {
+pub(crate) struct ResolveCall {
     /// The task whose blocked Signal is answered.
-    pub task: String,
+    pub(crate) task: String,
     /// The answer.
-    pub answer: String,
+    pub(crate) answer: String,
     /// Who answers (`None`: this session's agent).
-    pub from: Option<String>,
+    pub(crate) from: Option<String>,
     /// The task is complete rather than partial.
-    pub complete: bool,
+    pub(crate) complete: bool,
 }
 
 /// The tools' names, in the order `tools/list` gives them.
-pub const NAMES: [&str; 5] = ["signal", "inbox", "resolve", "handoff", "status"];
+#[cfg(test)]
+pub(crate) const NAMES: [&str; 5] = ["signal", "inbox", "resolve", "handoff", "status"];
 
 fn text_list(description: &str, max_chars: usize) -> Value {
     json!({
@@ -97,7 +98,7 @@ fn text_list(description: &str, max_chars: usize) -> Value {
 }
 
 /// The `tools/list` entries: name, title, description, input schema, hints.
-pub fn definitions() -> Vec<Value> {
+pub(crate) fn definitions() -> Vec<Value> {
     let name = |d: &str| json!({"type": "string", "description": d, "minLength": 1, "maxLength": NAME_MAX});
     let task = json!({
         "type": "string",
@@ -196,7 +197,11 @@ pub fn definitions() -> Vec<Value> {
 /// Checks the arguments of tool `name`. `Ok(None)`: there is no such tool. `Err`:
 /// what is wrong, in words for the agent. `root` is the project root (files must be
 /// inside it).
-pub fn parse(name: &str, args: &Map<String, Value>, root: &Path) -> Result<Option<Call>, String> {
+pub(crate) fn parse(
+    name: &str,
+    args: &Map<String, Value>,
+    root: &Path,
+) -> Result<Option<Call>, String> {
     let a = Args { map: args };
     let call = match name {
         "signal" => {
@@ -448,7 +453,7 @@ impl Args<'_> {
 
 /// `file` as the project-relative name a Signal stores, or `None` when it is not a
 /// name inside the project (`/etc/hosts`, `../x`, `~/.ssh/id_rsa`, the root).
-pub fn inside(root: &Path, file: &str) -> Option<String> {
+pub(crate) fn inside(root: &Path, file: &str) -> Option<String> {
     let path = Path::new(file);
     let rel = if path.is_absolute() {
         path.strip_prefix(root).ok()?

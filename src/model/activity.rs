@@ -10,22 +10,22 @@ use crate::model::session::state::EventLine;
 
 /// One thing forge did (or one call that did nothing).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Row {
+pub(crate) struct Row {
     /// When the call started (`None` when the line's time does not parse).
-    pub time: Option<DateTime<Utc>>,
+    pub(crate) time: Option<DateTime<Utc>>,
     /// The session, when the line names one.
-    pub session: Option<String>,
+    pub(crate) session: Option<String>,
     /// The event and its detail: `SessionStart startup`, `PreToolUse Write`.
-    pub label: String,
+    pub(crate) label: String,
     /// What happened and why.
-    pub text: String,
+    pub(crate) text: String,
     /// How it reads.
-    pub tone: Tone,
+    pub(crate) tone: Tone,
 }
 
 /// How a row reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
+pub(crate) enum Tone {
     /// Something forge did.
     Did,
     /// A call that did nothing worth a word.
@@ -40,7 +40,7 @@ const DETAIL_FACTS: [&str; 5] = ["source", "trigger", "reason", "tool", "notific
 /// `SessionStart startup`, `PreToolUse Write`, `Stop` (…`(continued)` when the
 /// client continues a turn because of a Stop hook), `forge handoff --auto` (a
 /// command's line: its outcomes say the rest).
-pub fn label(line: &EventLine) -> String {
+pub(crate) fn label(line: &EventLine) -> String {
     let command = line.event.starts_with("forge ");
     let detail = DETAIL_FACTS
         .iter()
@@ -61,7 +61,7 @@ pub fn label(line: &EventLine) -> String {
 }
 
 /// The rows of one line, in the order things happened.
-pub fn rows(line: &EventLine) -> Vec<Row> {
+pub(crate) fn rows(line: &EventLine) -> Vec<Row> {
     let time = crate::model::time::parse_iso(&line.time);
     // What people read is redacted, whatever the line holds (a line an older forge
     // wrote, an orchestrator's reply): `forge log` and the dashboard both read these.
@@ -95,13 +95,13 @@ pub fn rows(line: &EventLine) -> Vec<Row> {
 
 /// The first eight characters of a session id (enough to tell sessions apart, and
 /// to pass back to `--session`).
-pub fn short_session(id: &str) -> String {
+pub(crate) fn short_session(id: &str) -> String {
     crate::model::text::sanitize::short_id(id)
 }
 
 /// A row as `forge log` prints it: `11-21 10:15:02  3f0c2a9e  Stop  recorded the
 /// turn: …`, the time in `zone`.
-pub fn format_row(row: &Row, zone: Zone) -> String {
+pub(crate) fn format_row(row: &Row, zone: Zone) -> String {
     let time = row
         .time
         .map_or_else(|| "??-?? ??:??:??".to_owned(), |t| zone.clock_secs(t));

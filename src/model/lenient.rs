@@ -18,7 +18,7 @@ use serde_json::Value;
 
 /// The value at `path` (object keys, outermost first; `&[]` is `v` itself), or
 /// `None` when a key is missing, a step is not an object, or the value is `null`.
-pub fn value_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
+pub(crate) fn value_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
     let mut cur = v;
     for key in path {
         cur = cur.get(key)?;
@@ -27,7 +27,7 @@ pub fn value_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
 }
 
 /// The string at `path`, trimmed; `None` when it is missing, not a string, or blank.
-pub fn text_at(v: &Value, path: &[&str]) -> Option<String> {
+pub(crate) fn text_at(v: &Value, path: &[&str]) -> Option<String> {
     value_at(v, path)?
         .as_str()
         .map(str::trim)
@@ -36,14 +36,17 @@ pub fn text_at(v: &Value, path: &[&str]) -> Option<String> {
 }
 
 /// [`text_at`] of one key of `v`.
-pub fn text(v: &Value, key: &str) -> Option<String> {
+pub(crate) fn text(v: &Value, key: &str) -> Option<String> {
     text_at(v, &[key])
 }
 
 /// The items of a JSON list, each read as `T`; an item that does not read as `T`
 /// is `stand_in()`, or left out when that is `None`. Anything but an array (absent,
 /// `null`, another type) is an empty list.
-pub fn items_or<'de, D, T>(d: D, stand_in: impl Fn() -> Option<T>) -> Result<Vec<T>, D::Error>
+pub(crate) fn items_or<'de, D, T>(
+    d: D,
+    stand_in: impl Fn() -> Option<T>,
+) -> Result<Vec<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: DeserializeOwned,
@@ -60,7 +63,7 @@ where
 
 /// A list whose unreadable items are skipped, not fatal (for
 /// `#[serde(deserialize_with = "…")]`): see [`items_or`].
-pub fn skip_bad_items<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+pub(crate) fn skip_bad_items<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: DeserializeOwned,

@@ -31,17 +31,17 @@
 //! (`SystemTime::now`, `Utc::now`, `Local::now`, `Instant::now`). Between wings, `text` and `time` are used by all;
 //! `setup` and `text` use no other wing.
 
-pub mod activity;
+pub(crate) mod activity;
 pub mod agents;
 pub mod dashboard;
 pub mod handoff;
-pub mod hook;
-pub mod lenient;
-pub mod named;
-pub mod outcome;
+pub(crate) mod hook;
+pub(crate) mod lenient;
+pub(crate) mod named;
+pub(crate) mod outcome;
 pub mod segment;
 pub mod session;
 pub mod setup;
-pub mod snapshot;
+pub(crate) mod snapshot;
 pub mod text;
-pub mod time;
+pub(crate) mod time;

@@ -9,7 +9,7 @@ use std::marker::PhantomData;
 
 /// An enum declared with [`named!`]: its values, their names, and how a wrong name
 /// is refused.
-pub trait Named: Copy + 'static {
+pub(crate) trait Named: Copy + 'static {
     /// Every value, in the order they are declared (and listed in messages).
     const ALL: &'static [Self];
     /// The word for one value in a message about a list (`segment`, `action`):
@@ -22,7 +22,7 @@ pub trait Named: Copy + 'static {
 /// What is said about `found`, a name none of `T`'s values has, after the key: for
 /// one value `must be "a", "b" or "c", found "x"`; for a list element `has unknown
 /// segment "x" (known: a, b, c)`.
-pub fn refusal<T: Named>(found: &str) -> String {
+pub(crate) fn refusal<T: Named>(found: &str) -> String {
     let names: Vec<&str> = T::ALL.iter().map(|v| v.name()).collect();
     match T::NOUN {
         Some(noun) => format!(
@@ -43,13 +43,13 @@ pub fn refusal<T: Named>(found: &str) -> String {
 }
 
 /// The value `text` names.
-pub fn from_name<T: Named>(text: &str) -> Option<T> {
+pub(crate) fn from_name<T: Named>(text: &str) -> Option<T> {
     T::ALL.iter().copied().find(|v| v.name() == text)
 }
 
 /// Reads a `T` from its name; another name is refused with [`refusal`], another type
 /// as "a string" (which the config's messages say as "text in quotes").
-pub fn deserialize<'de, D, T>(d: D) -> Result<T, D::Error>
+pub(crate) fn deserialize<'de, D, T>(d: D) -> Result<T, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: Named,
@@ -117,8 +117,12 @@ macro_rules! named {
                 }
             }
 
-            /// The value `text` names (`None` for any other text).
-            pub fn from_name(text: &str) -> Option<Self> {
+            /// The value `text` names (`None` for any other text). The config reads
+            /// names through [`deserialize`](crate::model::named::deserialize); this is
+            /// for tests, which name values by their text.
+            #[cfg(test)]
+            #[allow(dead_code, reason = "every named enum has it; the tests of some use it")]
+            pub(crate) fn from_name(text: &str) -> Option<Self> {
                 $crate::model::named::from_name(text)
             }
         }

@@ -16,7 +16,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 /// Something a hook call did (or chose not to do, and why).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// PreToolUse held a tool call back (`permissionDecision: deny`).
     Denied {
         /// The tool.
@@ -267,7 +267,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// Whether it reports a failure.
-    pub fn is_error(&self) -> bool {
+    pub(crate) fn is_error(&self) -> bool {
         matches!(
             self,
             Self::Error { .. } | Self::UserHookFailed { .. } | Self::ToolRefused { .. }
@@ -275,7 +275,7 @@ impl Outcome {
     }
 
     /// Whether it carries text from outside forge that [`Outcome::redacted`] looks at.
-    pub fn carries_outside_text(&self) -> bool {
+    pub(crate) fn carries_outside_text(&self) -> bool {
         matches!(
             self,
             Self::StopBlocked { .. }
@@ -297,7 +297,7 @@ impl Outcome {
     /// `forge mcp` tool, an error message) redacted, as it is stored in
     /// `events.jsonl`. Outcomes that carry only forge's own words, paths and counts
     /// are returned as they are, without a look.
-    pub fn redacted(self) -> Self {
+    pub(crate) fn redacted(self) -> Self {
         use crate::model::text::redact::redact;
         match self {
             Self::StopBlocked { reason } => Self::StopBlocked {
@@ -366,7 +366,7 @@ impl Outcome {
         clippy::too_many_lines,
         reason = "one arm per Outcome variant, in the enum's order: a table that grows with the enum, read best whole"
     )]
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Self::Denied { tool, reason } => format!("denied {tool}: {reason}"),
             Self::StopBlocked { reason } => format!("blocked the stop once: {reason}"),
@@ -564,7 +564,9 @@ fn file_name(path: &str) -> &str {
 /// Reads an `outcomes` array leniently: an element that is not an outcome this
 /// version knows (a newer kind, a field of another type) becomes
 /// [`Outcome::Unknown`] instead of making the whole event line unreadable.
-pub fn deserialize_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Outcome>, D::Error> {
+pub(crate) fn deserialize_lenient<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Vec<Outcome>, D::Error> {
     crate::model::lenient::items_or(d, || Some(Outcome::Unknown))
 }
 

@@ -46,19 +46,19 @@ named! {
 
 /// Where a segment stands in each order: `None` where it is not in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Spec {
+pub(crate) struct Spec {
     /// Its place on the default line (`[statusline] segments`).
-    pub default: Option<u8>,
+    pub(crate) default: Option<u8>,
     /// Its place beside a wrapped status line by default (`wrap_segments`): what
     /// only forge knows (the model, folder and branch are the other tool's to show).
-    pub wrap: Option<u8>,
+    pub(crate) wrap: Option<u8>,
     /// When the line is too narrow, segments go in this order, lowest first; `None`
     /// is never dropped. Before each drop the task is shortened instead when that is
     /// enough; before any drop the limits lose their reset times. The optional
     /// payload segments go early (nice to know, not forge's job), except the rate
     /// limits, which stop work when they run out and so outlast the model and
     /// project names.
-    pub drop: Option<u8>,
+    pub(crate) drop: Option<u8>,
 }
 
 const fn spec(default: Option<u8>, wrap: Option<u8>, drop: Option<u8>) -> Spec {
@@ -71,7 +71,7 @@ const fn spec(default: Option<u8>, wrap: Option<u8>, drop: Option<u8>) -> Spec {
 
 impl Segment {
     /// Its places: one row per segment, the table the orders below are built from.
-    pub const fn spec(self) -> Spec {
+    pub(crate) const fn spec(self) -> Spec {
         match self {
             // Self::Segment => spec(default place, wrap place, drop rank),
             Self::Model => spec(Some(0), None, Some(8)),
@@ -145,15 +145,15 @@ const fn ordered<const N: usize>(order: Order) -> [Segment; N] {
 pub const DEFAULT_SEGMENTS: [Segment; count(Order::Default)] = ordered(Order::Default);
 
 /// The default `[statusline] wrap_segments`, in order.
-pub const DEFAULT_WRAP_SEGMENTS: [Segment; count(Order::Wrap)] = ordered(Order::Wrap);
+pub(crate) const DEFAULT_WRAP_SEGMENTS: [Segment; count(Order::Wrap)] = ordered(Order::Wrap);
 
 /// The segments in the order they are dropped from a line too narrow for them.
-pub const DROP_ORDER: [Segment; count(Order::Drop)] = ordered(Order::Drop);
+pub(crate) const DROP_ORDER: [Segment; count(Order::Drop)] = ordered(Order::Drop);
 
 named! {
     /// Where forge's segments go beside a wrapped status line (`[statusline]
     /// wrap_position`).
-    pub enum WrapPosition {
+    pub(crate) enum WrapPosition {
         /// At the end of the other tool's first line (on a line of their own when
         /// they would not fit there).
         After = "after",

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::model::handoff::entry::{HandoffEntry, HandoffKind};
+use crate::model::handoff::entry::HandoffEntry;
 use crate::model::session::state::{
     EventLine, GitCache, LastSession, PreCompactState, SessionBridge, WorkflowState,
 };
@@ -16,51 +16,51 @@ use crate::model::time::{believable, heard_within};
 
 /// Flag files and markers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Flags {
+pub(crate) struct Flags {
     /// `logs/learn-pending` exists.
-    pub learn_pending: bool,
+    pub(crate) learn_pending: bool,
     /// `logs/context-threshold-triggered` exists.
-    pub threshold_fired: bool,
+    pub(crate) threshold_fired: bool,
     /// The sessions listed in that flag.
-    pub threshold_sessions: Vec<String>,
+    pub(crate) threshold_sessions: Vec<String>,
     /// Where `.forge/pending-resume` points.
-    pub pending_resume: Option<PathBuf>,
+    pub(crate) pending_resume: Option<PathBuf>,
     /// Sessions with an unconsumed compaction marker.
-    pub compaction_markers: Vec<String>,
+    pub(crate) compaction_markers: Vec<String>,
 }
 
 /// Everything forge knows about one project at one moment.
 #[derive(Debug, Clone, Serialize)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     /// The project root.
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// When this snapshot was taken (serialised to the second, like every state file).
     #[serde(serialize_with = "iso_seconds")]
-    pub taken_at: DateTime<Utc>,
+    pub(crate) taken_at: DateTime<Utc>,
     /// `logs/last-session.json`.
-    pub last_session: Option<LastSession>,
+    pub(crate) last_session: Option<LastSession>,
     /// `logs/pre-compact-state.json`.
-    pub pre_compact: Option<PreCompactState>,
+    pub(crate) pre_compact: Option<PreCompactState>,
     /// Number of lines in `logs/compactions.jsonl` (current file only).
-    pub compactions: usize,
+    pub(crate) compactions: usize,
     /// Those lines by session id: the compactions forge recorded for each session
     /// (one per compaction the transcript proves, however often PreCompact ran).
-    pub compactions_by_session: std::collections::BTreeMap<String, usize>,
+    pub(crate) compactions_by_session: std::collections::BTreeMap<String, usize>,
     /// `state.json` phase and task.
-    pub workflow: WorkflowState,
+    pub(crate) workflow: WorkflowState,
     /// Git facts (from the hooks' cache, or computed when asked).
-    pub git: Option<GitCache>,
+    pub(crate) git: Option<GitCache>,
     /// Flags and markers.
-    pub flags: Flags,
+    pub(crate) flags: Flags,
     /// Session bridges, most recently updated first.
-    pub sessions: Vec<SessionBridge>,
+    pub(crate) sessions: Vec<SessionBridge>,
     /// Handoffs, newest first.
-    pub handoffs: Vec<HandoffEntry>,
+    pub(crate) handoffs: Vec<HandoffEntry>,
     /// The last few `events.jsonl` lines, oldest first.
-    pub recent_events: Vec<EventLine>,
+    pub(crate) recent_events: Vec<EventLine>,
     /// `forge run` chains (`logs/chains/`), newest first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub chains: Vec<crate::model::agents::relay::Chain>,
+    pub(crate) chains: Vec<crate::model::agents::relay::Chain>,
 }
 
 fn iso_seconds<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
@@ -69,7 +69,7 @@ fn iso_seconds<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S
 
 impl Snapshot {
     /// An empty snapshot of `root` (no `.forge/` yet).
-    pub fn empty(root: PathBuf, taken_at: DateTime<Utc>) -> Self {
+    pub(crate) fn empty(root: PathBuf, taken_at: DateTime<Utc>) -> Self {
         Self {
             root,
             taken_at,
@@ -89,7 +89,7 @@ impl Snapshot {
 
     /// The chain a handoff belongs to (its path is one of the chain's handoffs), and
     /// which of them it is (1-based).
-    pub fn chain_of(
+    pub(crate) fn chain_of(
         &self,
         handoff: &std::path::Path,
     ) -> Option<(&crate::model::agents::relay::Chain, usize)> {
@@ -102,22 +102,15 @@ impl Snapshot {
 
     /// Unresolved blocked agent Signals (blocking, and no newer Signal of their task
     /// supersedes them), newest first.
-    pub fn blocked(&self) -> impl Iterator<Item = &HandoffEntry> {
+    pub(crate) fn blocked(&self) -> impl Iterator<Item = &HandoffEntry> {
         self.handoffs.iter().filter(|h| h.is_blocked())
-    }
-
-    /// The newest session handoff.
-    pub fn newest_session_handoff(&self) -> Option<&HandoffEntry> {
-        self.handoffs
-            .iter()
-            .find(|h| h.kind == HandoffKind::Session)
     }
 
     /// The session the context figures are about: the most recently heard of live
     /// one (not ended, heard from within `stale_after` of `now`), else the most
     /// recently heard of any. `forge status` and the dashboard's gauge (unless
     /// pinned with `s`) follow it.
-    pub fn current_session(
+    pub(crate) fn current_session(
         &self,
         now: DateTime<Utc>,
         stale_after: chrono::Duration,
@@ -127,7 +120,7 @@ impl Snapshot {
 
     /// The live sessions, the most recently heard of first (the order `s` steps
     /// through in the dashboard).
-    pub fn live_sessions(
+    pub(crate) fn live_sessions(
         &self,
         now: DateTime<Utc>,
         stale_after: chrono::Duration,
@@ -138,7 +131,7 @@ impl Snapshot {
     }
 
     /// The compactions forge recorded for a session.
-    pub fn compactions_of(&self, session_id: &str) -> usize {
+    pub(crate) fn compactions_of(&self, session_id: &str) -> usize {
         self.compactions_by_session
             .get(session_id)
             .copied()
@@ -149,7 +142,7 @@ impl Snapshot {
     /// input, then busy; the most recent first within each). An ended session
     /// leaves the list, and so does one silent for longer than `stale_after`
     /// at `now` (its client was killed, or it was left for the day).
-    pub fn attention(
+    pub(crate) fn attention(
         &self,
         now: DateTime<Utc>,
         stale_after: chrono::Duration,
@@ -174,7 +167,7 @@ impl Snapshot {
     }
 
     /// Of [`Snapshot::attention`], the sessions waiting for a person.
-    pub fn waiting(
+    pub(crate) fn waiting(
         &self,
         now: DateTime<Utc>,
         stale_after: chrono::Duration,
@@ -191,7 +184,7 @@ impl Snapshot {
     /// The bridge of the session `last-session.json` records, when that session is
     /// still live at `now` (see [`live_last_session`]): then the record is of its last
     /// turn, not of an end, and every face says so.
-    pub fn last_session_live(
+    pub(crate) fn last_session_live(
         &self,
         now: DateTime<Utc>,
         stale_after: chrono::Duration,
@@ -207,12 +200,12 @@ impl Snapshot {
     }
 
     /// The branch now, from git facts.
-    pub fn branch(&self) -> Option<&str> {
+    pub(crate) fn branch(&self) -> Option<&str> {
         self.git.as_ref().and_then(|g| g.branch.as_deref())
     }
 
     /// The uncommitted count now, from git facts.
-    pub fn uncommitted(&self) -> Option<u64> {
+    pub(crate) fn uncommitted(&self) -> Option<u64> {
         self.git.as_ref().map(|g| g.uncommitted_changes)
     }
 }
@@ -222,7 +215,11 @@ impl Snapshot {
 /// within `stale_after` of `now`. A time in the future (a file a repository shipped,
 /// a wrong clock) is not believed: such a session is not live, so it cannot stay in
 /// view for ever.
-pub fn is_live(s: &SessionBridge, now: DateTime<Utc>, stale_after: chrono::Duration) -> bool {
+pub(crate) fn is_live(
+    s: &SessionBridge,
+    now: DateTime<Utc>,
+    stale_after: chrono::Duration,
+) -> bool {
     let reported = match s.attention {
         Some(crate::model::session::state::Attention::Ended) => false,
         Some(_) => true,
@@ -238,7 +235,7 @@ pub fn is_live(s: &SessionBridge, now: DateTime<Utc>, stale_after: chrono::Durat
 /// it is live, with when its last turn ended, and keep "Last session" for one that
 /// ended. A final record, or one whose session is not live (killed, or silent past
 /// `stale_after`), is of an ended session.
-pub fn live_last_session<'a>(
+pub(crate) fn live_last_session<'a>(
     last: &LastSession,
     bridge: Option<&'a SessionBridge>,
     now: DateTime<Utc>,
@@ -249,7 +246,7 @@ pub fn live_last_session<'a>(
 }
 
 /// [`Snapshot::current_session`] of a list of bridges.
-pub fn current_of(
+pub(crate) fn current_of(
     sessions: &[SessionBridge],
     now: DateTime<Utc>,
     stale_after: chrono::Duration,
@@ -272,7 +269,7 @@ pub fn current_of(
 
 /// The `compactions.jsonl` lines per session id (lines that do not parse, or name
 /// no session, are not counted).
-pub fn count_by_session(lines: &[&[u8]]) -> std::collections::BTreeMap<String, usize> {
+pub(crate) fn count_by_session(lines: &[&[u8]]) -> std::collections::BTreeMap<String, usize> {
     let mut out = std::collections::BTreeMap::new();
     for line in lines {
         if let Ok(r) =
@@ -286,7 +283,7 @@ pub fn count_by_session(lines: &[&[u8]]) -> std::collections::BTreeMap<String, u
 }
 
 /// When a session was last heard of: its last hook event, else its bridge's update.
-pub fn last_heard(s: &SessionBridge) -> Option<DateTime<Utc>> {
+pub(crate) fn last_heard(s: &SessionBridge) -> Option<DateTime<Utc>> {
     s.last_event_at
         .as_deref()
         .or(s.updated_at.as_deref())

@@ -10,13 +10,13 @@ use chrono::{
 
 /// ISO 8601 UTC with seconds and a `Z` (`2026-11-21T09:45:00Z`): the format of every
 /// time forge writes into a state file, a handoff's front matter or `--json` output.
-pub fn iso(t: DateTime<Utc>) -> String {
+pub(crate) fn iso(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 /// Parses a time from a state file: one written by [`iso`], or any RFC 3339 time
 /// (surrounding whitespace ignored), as UTC.
-pub fn parse_iso(s: &str) -> Option<DateTime<Utc>> {
+pub(crate) fn parse_iso(s: &str) -> Option<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(s.trim())
         .ok()
         .map(|d| d.with_timezone(&Utc))
@@ -24,30 +24,30 @@ pub fn parse_iso(s: &str) -> Option<DateTime<Utc>> {
 
 /// How far in the future a time read from a file may be (clocks differ a little)
 /// before it is not believed.
-pub const CLOCK_SKEW: Duration = Duration::seconds(120);
+pub(crate) const CLOCK_SKEW: Duration = Duration::seconds(120);
 
 /// Whether `t`, a time read from a file, can be believed at `now`: it is not later
 /// than `now` by more than [`CLOCK_SKEW`] (a file a repository shipped, a wrong
 /// clock).
-pub fn believable(t: DateTime<Utc>, now: DateTime<Utc>) -> bool {
+pub(crate) fn believable(t: DateTime<Utc>, now: DateTime<Utc>) -> bool {
     t <= now + CLOCK_SKEW
 }
 
 /// Whether `t` is [`believable`] at `now` and at most `within` before it: what
 /// "heard from lately" means for a session, whichever file recorded it.
-pub fn heard_within(t: DateTime<Utc>, now: DateTime<Utc>, within: Duration) -> bool {
+pub(crate) fn heard_within(t: DateTime<Utc>, now: DateTime<Utc>, within: Duration) -> bool {
     believable(t, now) && now - t <= within
 }
 
 /// A short age: `now`, `5m`, `3h`, `2d` (`?` when unknown; future times are `now`).
 /// Columns and compact rows use it; sentences use [`ago`].
-pub fn age(now: DateTime<Utc>, then: Option<DateTime<Utc>>) -> String {
+pub(crate) fn age(now: DateTime<Utc>, then: Option<DateTime<Utc>>) -> String {
     then.map_or_else(|| "?".to_owned(), |t| short(now - t))
 }
 
 /// A duration as [`age`] writes it: `now` under a minute, then whole minutes,
 /// hours, days.
-pub fn short(d: Duration) -> String {
+pub(crate) fn short(d: Duration) -> String {
     let secs = d.num_seconds().max(0);
     match secs {
         0..60 => "now".into(),
@@ -59,7 +59,7 @@ pub fn short(d: Duration) -> String {
 
 /// The age in a sentence: `just now`, `5m ago`, `2d ago` (never `now ago`);
 /// `at an unknown time` when unknown.
-pub fn ago(now: DateTime<Utc>, then: Option<DateTime<Utc>>) -> String {
+pub(crate) fn ago(now: DateTime<Utc>, then: Option<DateTime<Utc>>) -> String {
     match then.map(|t| short(now - t)) {
         None => "at an unknown time".to_owned(),
         Some(a) if a == "now" => "just now".to_owned(),
@@ -70,47 +70,50 @@ pub fn ago(now: DateTime<Utc>, then: Option<DateTime<Utc>>) -> String {
 /// Where absolute times are shown: the machine's local time zone (what people
 /// see), or a fixed offset (what tests pin).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Zone {
+pub(crate) enum Zone {
     /// The process's time zone (`TZ`, else the system's).
     #[default]
     Local,
     /// A fixed offset from UTC.
+    #[cfg(test)]
     Fixed(FixedOffset),
 }
 
 impl Zone {
     /// UTC itself.
-    pub fn utc() -> Self {
+    #[cfg(test)]
+    pub(crate) fn utc() -> Self {
         Self::Fixed(FixedOffset::east_opt(0).expect("zero is a valid offset"))
     }
 
     fn local(self, t: DateTime<Utc>) -> DateTime<FixedOffset> {
         match self {
             Self::Local => t.with_timezone(&Local).fixed_offset(),
+            #[cfg(test)]
             Self::Fixed(o) => t.with_timezone(&o),
         }
     }
 
     /// An absolute time as forge shows one: month, day, hours and minutes in this
     /// zone, `11-21 10:12`.
-    pub fn clock(self, t: DateTime<Utc>) -> String {
+    pub(crate) fn clock(self, t: DateTime<Utc>) -> String {
         self.local(t).format("%m-%d %H:%M").to_string()
     }
 
     /// [`Zone::clock`] with seconds, `11-21 10:12:05`, for event rows.
-    pub fn clock_secs(self, t: DateTime<Utc>) -> String {
+    pub(crate) fn clock_secs(self, t: DateTime<Utc>) -> String {
         self.local(t).format("%m-%d %H:%M:%S").to_string()
     }
 
     /// How long ago and when: `14m ago, 11-21 10:12`, `just now, 11-21 10:12`.
-    pub fn ago_at(self, now: DateTime<Utc>, t: DateTime<Utc>) -> String {
+    pub(crate) fn ago_at(self, now: DateTime<Utc>, t: DateTime<Utc>) -> String {
         format!("{}, {}", ago(now, Some(t)), self.clock(t))
     }
 }
 
 /// A duration written as a whole number and a unit: `s`, `m`, `h`, `d` or `w`
 /// (`30s`, `10m`, `1h`, `2d`, `1w`). `None` for anything else.
-pub fn parse_duration(text: &str) -> Option<Duration> {
+pub(crate) fn parse_duration(text: &str) -> Option<Duration> {
     let t = text.trim();
     let unit_at = t.find(|c: char| !c.is_ascii_digit())?;
     let (digits, unit) = t.split_at(unit_at);
@@ -131,14 +134,14 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
 /// duration it means ([`parse_duration`]). Any other text is refused with the key
 /// and an example of what is allowed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Span {
+pub(crate) struct Span {
     text: String,
     value: Duration,
 }
 
 impl Span {
     /// The span `text` writes, if it is one ([`parse_duration`]).
-    pub fn parse(text: &str) -> Option<Self> {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
         parse_duration(text).map(|value| Self {
             text: text.to_owned(),
             value,
@@ -148,7 +151,7 @@ impl Span {
     /// A built-in default: `text` must be a duration (a unit test loads every
     /// default back from its text, so one that is not fails there; here it would
     /// mean zero).
-    pub fn default_of(text: &'static str) -> Self {
+    pub(crate) fn default_of(text: &'static str) -> Self {
         Self {
             text: text.to_owned(),
             value: parse_duration(text).unwrap_or_else(Duration::zero),
@@ -156,12 +159,13 @@ impl Span {
     }
 
     /// The duration.
-    pub fn get(&self) -> Duration {
+    pub(crate) fn get(&self) -> Duration {
         self.value
     }
 
     /// The text as written.
-    pub fn text(&self) -> &str {
+    #[cfg(test)]
+    pub(crate) fn text(&self) -> &str {
         &self.text
     }
 }
@@ -202,7 +206,7 @@ impl<'de> serde::Deserialize<'de> for Span {
 /// [`parse_duration`]), an RFC 3339 time (`2026-11-21T10:00:00Z`, with any
 /// offset), or a date and time without an offset in the time zone `tz` (`2026-11-21`,
 /// `2026-11-21T10:00`, `2026-11-21 10:00:05`).
-pub fn parse_since<Tz: TimeZone>(
+pub(crate) fn parse_since<Tz: TimeZone>(
     text: &str,
     now: DateTime<Utc>,
     tz: &Tz,

@@ -17,12 +17,12 @@ use unicode_width::UnicodeWidthChar;
 use crate::model::segment::WrapPosition;
 
 /// At most this many lines of the other command's output are kept.
-pub const MAX_LINES: usize = 8;
+pub(crate) const MAX_LINES: usize = 8;
 /// At most this many characters of one line are kept.
-pub const MAX_LINE_CHARS: usize = 1000;
+pub(crate) const MAX_LINE_CHARS: usize = 1000;
 /// forge's segments go after (or before) the other tool's first line only when at
 /// least this many columns are left for them; else on a line of their own.
-pub const MIN_BESIDE: usize = 16;
+pub(crate) const MIN_BESIDE: usize = 16;
 
 const SEP: &str = " │ ";
 
@@ -35,7 +35,7 @@ fn is_control(c: char) -> bool {
 /// One line of the other command's output with every escape sequence and control
 /// character removed but SGR colour sequences, cut to [`MAX_LINE_CHARS`] visible
 /// characters.
-pub fn clean_line(line: &str) -> String {
+pub(crate) fn clean_line(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
     let mut chars = line.chars().peekable();
     let mut shown = 0usize;
@@ -110,7 +110,7 @@ pub fn clean_line(line: &str) -> String {
 /// The other command's stdout as the lines to show: lossy UTF-8, each line cleaned
 /// ([`clean_line`]) and trimmed, lines with no visible text dropped, at most
 /// [`MAX_LINES`].
-pub fn clean_output(raw: &[u8]) -> Vec<String> {
+pub(crate) fn clean_output(raw: &[u8]) -> Vec<String> {
     String::from_utf8_lossy(raw)
         .split('\n')
         .map(|l| clean_line(l.trim_end_matches('\r')))
@@ -121,7 +121,7 @@ pub fn clean_output(raw: &[u8]) -> Vec<String> {
 }
 
 /// The columns `line` takes on screen: its SGR sequences take none.
-pub fn visible_width(line: &str) -> usize {
+pub(crate) fn visible_width(line: &str) -> usize {
     let mut width = 0;
     let mut in_esc = false;
     for c in line.chars() {
@@ -148,7 +148,7 @@ pub fn visible_width(line: &str) -> usize {
 /// by the other tool's long line. With no output from the other command, forge's
 /// line alone. `color`: the separator is dim, and the other tool's colour is reset
 /// before forge's part so it does not run into it.
-pub fn compose(
+pub(crate) fn compose(
     other: &[String],
     forge: &dyn Fn(Option<u16>) -> String,
     position: WrapPosition,

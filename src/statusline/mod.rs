@@ -33,60 +33,60 @@ use crate::model::text::sanitize::single_line;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Payload {
     /// `session_id`.
-    pub session_id: Option<String>,
+    pub(crate) session_id: Option<String>,
     /// `transcript_path` (empty means none).
-    pub transcript_path: Option<String>,
+    pub(crate) transcript_path: Option<String>,
     /// `cwd`, else `workspace.current_dir`.
-    pub cwd: Option<String>,
+    pub(crate) cwd: Option<String>,
     /// `workspace.project_dir`.
-    pub project_dir: Option<String>,
+    pub(crate) project_dir: Option<String>,
     /// `model.id`.
-    pub model_id: Option<String>,
+    pub(crate) model_id: Option<String>,
     /// `model.display_name`.
-    pub model_name: Option<String>,
+    pub(crate) model_name: Option<String>,
     /// `context_window.context_window_size`.
-    pub window_size: Option<u64>,
+    pub(crate) window_size: Option<u64>,
     /// `context_window.used_percentage`, clamped to 0..=100.
-    pub used_percentage: Option<f64>,
+    pub(crate) used_percentage: Option<f64>,
     /// `context_window.current_usage`.
-    pub current_usage: Option<Usage>,
+    pub(crate) current_usage: Option<Usage>,
     /// `cost.*`: spend, time and edits of the session.
-    pub spend: Spend,
+    pub(crate) spend: Spend,
     /// `rate_limits.*`: the account's 5-hour and 7-day use.
-    pub limits: RateLimits,
+    pub(crate) limits: RateLimits,
 }
 
 /// `cost.*` of the statusline JSON (Claude Code's client-side figures). Each field is
 /// `None` when missing, `null`, not a number, negative or absurdly large, so the line
 /// never shows `NaN` or `$-1`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Spend {
+pub(crate) struct Spend {
     /// `cost.total_cost_usd`.
-    pub usd: Option<f64>,
+    pub(crate) usd: Option<f64>,
     /// `cost.total_duration_ms`: wall time since the session started.
-    pub duration_ms: Option<u64>,
+    pub(crate) duration_ms: Option<u64>,
     /// `cost.total_lines_added`.
-    pub lines_added: Option<u64>,
+    pub(crate) lines_added: Option<u64>,
     /// `cost.total_lines_removed`.
-    pub lines_removed: Option<u64>,
+    pub(crate) lines_removed: Option<u64>,
 }
 
 /// One `rate_limits` window.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LimitWindow {
+pub(crate) struct LimitWindow {
     /// `used_percentage`, clamped to 0..=100.
-    pub used_pct: f64,
+    pub(crate) used_pct: f64,
     /// `resets_at` (unix seconds), when given.
-    pub resets_at: Option<i64>,
+    pub(crate) resets_at: Option<i64>,
 }
 
 /// `rate_limits` (Pro/Max accounts, after the first response); absent otherwise.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct RateLimits {
+pub(crate) struct RateLimits {
     /// `rate_limits.five_hour`.
-    pub five_hour: Option<LimitWindow>,
+    pub(crate) five_hour: Option<LimitWindow>,
     /// `rate_limits.seven_day`.
-    pub seven_day: Option<LimitWindow>,
+    pub(crate) seven_day: Option<LimitWindow>,
 }
 
 /// A finite, non-negative number below `max`.
@@ -133,7 +133,7 @@ impl RateLimits {
 
 impl Payload {
     /// Parses stdin bytes; anything that is not a JSON object gives an empty payload.
-    pub fn parse(bytes: &[u8]) -> Self {
+    pub(crate) fn parse(bytes: &[u8]) -> Self {
         serde_json::from_slice::<Value>(bytes)
             .map(|v| Self::from_value(&v))
             .unwrap_or_default()
@@ -184,7 +184,7 @@ impl Payload {
 
     /// Whether the payload carries no context figure, so the transcript tail is the
     /// only source left.
-    pub fn needs_transcript(&self) -> bool {
+    pub(crate) fn needs_transcript(&self) -> bool {
         self.used_percentage.is_none() && self.current_usage.is_none()
     }
 }
@@ -192,7 +192,7 @@ impl Payload {
 /// Where the context figure came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ContextSource {
+pub(crate) enum ContextSource {
     /// `context_window.used_percentage`.
     UsedPercentage,
     /// `context_window.current_usage` over the window.
@@ -207,25 +207,25 @@ pub enum ContextSource {
 
 /// The context figure the line shows.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ContextInfo {
+pub(crate) struct ContextInfo {
     /// Used percentage when known: a whole number in 0..=100, rounded the way
     /// Claude Code rounds `used_percentage`, so the figure shown, the bar, the
     /// warning, the level and the session bridge all use the same value.
-    pub pct: Option<f64>,
+    pub(crate) pct: Option<f64>,
     /// Input-side tokens when known.
-    pub tokens: Option<u64>,
+    pub(crate) tokens: Option<u64>,
     /// The window size used (declared, else inferred).
-    pub window: Option<u64>,
+    pub(crate) window: Option<u64>,
     /// Where it came from.
-    pub source: ContextSource,
+    pub(crate) source: ContextSource,
     /// The session was just compacted and no fresh usage exists yet.
-    pub compacted: bool,
+    pub(crate) compacted: bool,
 }
 
 /// The context figure, in the order of docs/design.md#the-context-figure:
 /// `used_percentage`; else `current_usage` over the window; else the transcript tail
 /// (window from the payload, else from the model id); else unknown.
-pub fn resolve_context(p: &Payload, tail: Option<&TailScan>) -> ContextInfo {
+pub(crate) fn resolve_context(p: &Payload, tail: Option<&TailScan>) -> ContextInfo {
     let model = p.model_id.as_deref();
     if let Some(pct) = p.used_percentage {
         let tokens = p.current_usage.map(|u| u.context_in());
@@ -698,7 +698,7 @@ pub fn render_statusline(
     paint(&segs, term.color, None)
 }
 
-pub mod compose;
+pub(crate) mod compose;
 
 #[cfg(test)]
 mod tests;

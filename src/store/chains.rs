@@ -31,14 +31,8 @@ pub fn write(paths: &Paths, chain: &Chain) -> io::Result<()> {
     }
 }
 
-/// The chain whose first session is `id`.
-pub fn read(paths: &Paths, id: &str) -> Option<Chain> {
-    let text = safe::read_to_string_whole(&paths.chain(id), CHAIN_CAP, Follow::No).ok()?;
-    serde_json::from_str(&text).ok()
-}
-
 /// Every readable chain, newest first (by start time).
-pub fn list(paths: &Paths) -> Vec<Chain> {
+pub(crate) fn list(paths: &Paths) -> Vec<Chain> {
     let Ok(rd) = std::fs::read_dir(paths.chains()) else {
         return Vec::new();
     };

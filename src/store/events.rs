@@ -12,17 +12,18 @@ use super::{Paths, sibling};
 
 /// The most read from each file: the log rotates at [`super::EVENTS_CAP`], so a
 /// file forge wrote is never longer than that and a line.
-pub const READ_CAP: u64 = 4 * super::EVENTS_CAP;
+pub(crate) const READ_CAP: u64 = 4 * super::EVENTS_CAP;
 
 /// The lines of the rotated file and then the current one, oldest first (blank lines
 /// skipped; a first line cut by [`READ_CAP`] dropped).
-pub fn read_lines(paths: &Paths) -> Vec<String> {
+#[cfg(test)]
+pub(crate) fn read_lines(paths: &Paths) -> Vec<String> {
     read_and_follow(paths).0
 }
 
 /// [`read_lines`], and a [`Follower`] that goes on exactly where they end: no line
 /// appended meanwhile is lost or returned twice.
-pub fn read_and_follow(paths: &Paths) -> (Vec<String>, Follower) {
+pub(crate) fn read_and_follow(paths: &Paths) -> (Vec<String>, Follower) {
     let path = paths.events();
     let mut lines = super::tail_lines(&sibling(&path, ".1"), usize::MAX, READ_CAP);
     let mut follower = Follower {
@@ -48,7 +49,7 @@ pub fn read_and_follow(paths: &Paths) -> (Vec<String>, Follower) {
 /// `.1` and started afresh), the rest of the old file is read first, then the new
 /// one from its start.
 #[derive(Debug)]
-pub struct Follower {
+pub(crate) struct Follower {
     path: PathBuf,
     /// The file being read (device and inode), once one was seen.
     file: Option<(u64, u64)>,
@@ -60,7 +61,7 @@ impl Follower {
     /// The whole lines appended since the last call (at most [`READ_CAP`] bytes of
     /// them; the rest comes at the next call). A line still being written (no
     /// newline yet) waits for the next call.
-    pub fn poll(&mut self) -> Vec<String> {
+    pub(crate) fn poll(&mut self) -> Vec<String> {
         let Ok((mut file, meta)) = safe::open_read_meta(&self.path, Follow::No) else {
             return Vec::new();
         };

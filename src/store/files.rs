@@ -20,7 +20,7 @@ use crate::model::session::state::{
 use crate::model::time::iso;
 
 /// `logs/last-session.json`.
-pub fn read_last_session(paths: &Paths) -> Option<LastSession> {
+pub(crate) fn read_last_session(paths: &Paths) -> Option<LastSession> {
     read_json(&paths.last_session())
 }
 
@@ -29,7 +29,7 @@ pub fn read_last_session(paths: &Paths) -> Option<LastSession> {
 /// whole for every reader; a power cut can only leave the previous turn's copy, none
 /// or an empty one, which readers treat as no data — and an `fsync` was a tenth of a
 /// small repository's Stop hook).
-pub fn write_last_session(paths: &Paths, s: &LastSession) -> io::Result<()> {
+pub(crate) fn write_last_session(paths: &Paths, s: &LastSession) -> io::Result<()> {
     if s.is_final {
         super::write_json_synced(&paths.last_session(), s)
     } else {
@@ -38,35 +38,35 @@ pub fn write_last_session(paths: &Paths, s: &LastSession) -> io::Result<()> {
 }
 
 /// `logs/pre-compact-state.json`.
-pub fn read_pre_compact(paths: &Paths) -> Option<PreCompactState> {
+pub(crate) fn read_pre_compact(paths: &Paths) -> Option<PreCompactState> {
     read_json(&paths.pre_compact_state())
 }
 
 /// `.forge/state.json`'s phase and task (defaults when missing or unparsable).
-pub fn read_workflow(paths: &Paths) -> WorkflowState {
+pub(crate) fn read_workflow(paths: &Paths) -> WorkflowState {
     read_json::<serde_json::Value>(&paths.state_json())
         .map(|v| WorkflowState::from_value(&v))
         .unwrap_or_default()
 }
 
 /// `logs/git-cache.json`.
-pub fn read_git_cache(paths: &Paths) -> Option<GitCache> {
+pub(crate) fn read_git_cache(paths: &Paths) -> Option<GitCache> {
     read_json(&paths.git_cache())
 }
 
 /// Writes `logs/git-cache.json`.
-pub fn write_git_cache(paths: &Paths, cache: &GitCache) -> io::Result<()> {
+pub(crate) fn write_git_cache(paths: &Paths, cache: &GitCache) -> io::Result<()> {
     write_json(&paths.git_cache(), cache)
 }
 
 /// A session's bridge file.
-pub fn read_bridge(paths: &Paths, session_id: &str) -> Option<SessionBridge> {
+pub(crate) fn read_bridge(paths: &Paths, session_id: &str) -> Option<SessionBridge> {
     read_json(&paths.session_bridge(session_id))
 }
 
 /// Read-modify-writes a session's bridge under a short lock. `change` returns whether
 /// it changed anything; the file is only written when it did. Returns the bridge.
-pub fn update_bridge(
+pub(crate) fn update_bridge(
     paths: &Paths,
     session_id: &str,
     now: DateTime<Utc>,
@@ -76,7 +76,7 @@ pub fn update_bridge(
 }
 
 /// [`update_bridge`], waiting at most `wait` for the lock (`WouldBlock` after that).
-pub fn update_bridge_within(
+pub(crate) fn update_bridge_within(
     paths: &Paths,
     session_id: &str,
     now: DateTime<Utc>,
@@ -109,7 +109,7 @@ pub fn update_bridge_within(
 /// Outcomes that carry text from outside forge are redacted first
 /// ([`crate::model::outcome::Outcome::redacted`]); a call whose outcomes are forge's
 /// own words (every `PreToolUse`, most calls) is written without a look.
-pub fn append_event(paths: &Paths, line: &EventLine) -> io::Result<()> {
+pub(crate) fn append_event(paths: &Paths, line: &EventLine) -> io::Result<()> {
     let redacted;
     let line = if line.outcomes.iter().any(Outcome::carries_outside_text) {
         redacted = EventLine {
@@ -134,7 +134,7 @@ const MARKER_CAP: u64 = 64 * 1024;
 
 /// Reads a pending-resume marker: the absolute path it holds. See
 /// [`read_marker_with_origin`].
-pub fn read_marker(path: &Path) -> Option<PathBuf> {
+pub(crate) fn read_marker(path: &Path) -> Option<PathBuf> {
     read_marker_with_origin(path).map(|(p, _)| p)
 }
 
@@ -143,7 +143,7 @@ pub fn read_marker(path: &Path) -> Option<PathBuf> {
 /// bytes are kept exactly — only the last line is the origin — so any path, one with a
 /// newline or trailing spaces in a folder name, or not UTF-8, reads back as it was
 /// written. A marker of an older forge (the path and one newline) reads as chosen.
-pub fn read_marker_with_origin(path: &Path) -> Option<(PathBuf, ResumeOrigin)> {
+pub(crate) fn read_marker_with_origin(path: &Path) -> Option<(PathBuf, ResumeOrigin)> {
     use std::os::unix::ffi::OsStrExt;
     let bytes = super::read_capped(path, MARKER_CAP)?;
     let bytes = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
@@ -190,7 +190,7 @@ fn global_marker_bytes(target: &Path) -> Vec<u8> {
 /// The path returned is built from this project's folder and the file name, never
 /// taken from the marker, so what is read is what was checked (and it is read
 /// without following a link).
-pub fn resume_target(paths: &Paths, marker: &Path) -> Option<PathBuf> {
+pub(crate) fn resume_target(paths: &Paths, marker: &Path) -> Option<PathBuf> {
     let name = marker.file_name()?;
     HandoffKind::of_file_name(name.to_str()?)?;
     let parent = marker.parent()?;
@@ -205,7 +205,7 @@ pub fn resume_target(paths: &Paths, marker: &Path) -> Option<PathBuf> {
 /// The pending resume of this project, checked with [`resume_target`]: the
 /// project's marker, else the global one when it names a handoff of this project.
 /// Returns the marker it came from and the handoff.
-pub fn pending_resume(paths: &Paths, env: &Env) -> Option<(PathBuf, PathBuf)> {
+pub(crate) fn pending_resume(paths: &Paths, env: &Env) -> Option<(PathBuf, PathBuf)> {
     let project = paths.pending_resume();
     if let Some(t) = read_marker(&project).and_then(|m| resume_target(paths, &m)) {
         return Some((project, t));
@@ -217,13 +217,13 @@ pub fn pending_resume(paths: &Paths, env: &Env) -> Option<(PathBuf, PathBuf)> {
 
 /// What [`write_pending_resume`] did.
 #[derive(Debug)]
-pub struct Markers {
+pub(crate) struct Markers {
     /// The markers written: the project's, and the global one when it could be.
-    pub written: Vec<PathBuf>,
+    pub(crate) written: Vec<PathBuf>,
     /// The global marker could not be written (a full or read-only home folder):
     /// where, and why. The project's marker is what SessionStart reads first, so the
     /// project still resumes; a stale global marker for this project was removed.
-    pub global_error: Option<(PathBuf, io::Error)>,
+    pub(crate) global_error: Option<(PathBuf, io::Error)>,
 }
 
 /// Makes `target` the pending resume: writes its canonical path (symlinks and `..`
@@ -234,7 +234,7 @@ pub struct Markers {
 /// failure of the global marker is reported in [`Markers::global_error`], and an
 /// older global marker that names a handoff of this project is removed, so it cannot
 /// resume a stale handoff later.
-pub fn write_pending_resume(
+pub(crate) fn write_pending_resume(
     paths: &Paths,
     env: &Env,
     target: &Path,
@@ -269,7 +269,7 @@ pub fn write_pending_resume(
 ///
 /// SessionStart does not use this: it consumes the global marker only when it
 /// points into the project (see `hooks::session_start`).
-pub fn clear_pending_resume(paths: &Paths, env: &Env) -> Vec<PathBuf> {
+pub(crate) fn clear_pending_resume(paths: &Paths, env: &Env) -> Vec<PathBuf> {
     let mut removed = Vec::new();
     let project = read_marker(&paths.pending_resume());
     if super::remove_if_exists(&paths.pending_resume()).unwrap_or(false) {
@@ -287,12 +287,12 @@ pub fn clear_pending_resume(paths: &Paths, env: &Env) -> Vec<PathBuf> {
 }
 
 /// Whether `path` lies inside `root` (comparing canonical paths when they exist).
-pub fn points_inside(path: &Path, root: &Path) -> bool {
+pub(crate) fn points_inside(path: &Path, root: &Path) -> bool {
     canonical(path).starts_with(canonical(root))
 }
 
 /// The sessions listed in `logs/context-threshold-triggered`.
-pub fn threshold_sessions(paths: &Paths) -> Vec<String> {
+pub(crate) fn threshold_sessions(paths: &Paths) -> Vec<String> {
     read_text(&paths.threshold_flag())
         .map(|t| {
             t.lines()
@@ -308,7 +308,11 @@ pub fn threshold_sessions(paths: &Paths) -> Vec<String> {
 /// session (per crossing) gets `Ok(true)`: the guard file is created with
 /// `create_new`, so a second or racing tick gets `Ok(false)`. The session is also
 /// listed in `logs/context-threshold-triggered` for other tools.
-pub fn claim_threshold(paths: &Paths, session_id: &str, now: DateTime<Utc>) -> io::Result<bool> {
+pub(crate) fn claim_threshold(
+    paths: &Paths,
+    session_id: &str,
+    now: DateTime<Utc>,
+) -> io::Result<bool> {
     if !paths.guard(session_id, Crossing::Threshold).claim()? {
         return Ok(false);
     }
@@ -336,7 +340,7 @@ pub fn claim_threshold(paths: &Paths, session_id: &str, now: DateTime<Utc>) -> i
 /// starting now) — and temp files (`.forge-*.tmp`) a killed writer left behind more
 /// than an hour ago in `.forge/` and its folders. Returns how many files were
 /// removed.
-pub fn prune_sessions(paths: &Paths, max_age: Duration, keep: Option<&str>) -> usize {
+pub(crate) fn prune_sessions(paths: &Paths, max_age: Duration, keep: Option<&str>) -> usize {
     let now = std::time::SystemTime::from(crate::env::wall_clock());
     let keep = keep.map(super::sanitize_id);
     let mut removed = prune_temp_files(&paths.forge_dir());
@@ -405,7 +409,7 @@ fn is_stale_temp(name: &str, path: &Path, now: std::time::SystemTime) -> bool {
 /// what a writer killed between creating its temp file and renaming it leaves
 /// behind (in `.forge/`, or in `~/.claude/` for the global pending-resume marker).
 /// Nothing else in `dir` is touched. Returns how many were removed.
-pub fn prune_temp_files(dir: &Path) -> usize {
+pub(crate) fn prune_temp_files(dir: &Path) -> usize {
     let now = std::time::SystemTime::from(crate::env::wall_clock());
     let Ok(read) = std::fs::read_dir(dir) else {
         return 0;
@@ -425,7 +429,7 @@ pub fn prune_temp_files(dir: &Path) -> usize {
 /// `context-threshold-triggered` (the file goes when it empties) and its
 /// `threshold_crossed_at`.
 /// Waits at most `wait` for each lock (the status line cannot wait long).
-pub fn rearm_threshold(
+pub(crate) fn rearm_threshold(
     paths: &Paths,
     session_id: &str,
     now: DateTime<Utc>,
@@ -443,7 +447,11 @@ pub fn rearm_threshold(
 /// [`rearm_threshold`] but the bridge: the guard and the flag's line. For a caller
 /// that clears `threshold_crossed_at` in its own write of the bridge (SessionStart
 /// after a compaction).
-pub fn rearm_threshold_files(paths: &Paths, session_id: &str, wait: Duration) -> io::Result<()> {
+pub(crate) fn rearm_threshold_files(
+    paths: &Paths,
+    session_id: &str,
+    wait: Duration,
+) -> io::Result<()> {
     paths.guard(session_id, Crossing::Threshold).rearm()?;
     let lock = super::sibling(&paths.threshold_flag(), ".lock");
     if let Some(_lock) = super::FileLock::acquire(&lock, wait) {
@@ -468,7 +476,7 @@ pub fn rearm_threshold_files(paths: &Paths, session_id: &str, wait: Duration) ->
 /// A new session starts: `context-threshold-triggered` is removed
 /// (docs/design.md#the-threshold-handoff); the guards of sessions still running stay,
 /// so they do not fire twice. Returns whether there was a flag to remove.
-pub fn clear_threshold_flag(paths: &Paths) -> bool {
+pub(crate) fn clear_threshold_flag(paths: &Paths) -> bool {
     super::remove_if_exists(&paths.threshold_flag()).unwrap_or(false)
 }
 

@@ -11,14 +11,16 @@
 //! detached child it starts claims.
 
 use std::io;
-use std::path::{Path, PathBuf};
+#[cfg(test)]
+use std::path::Path;
+use std::path::PathBuf;
 
 use super::{Paths, safe, sanitize_id};
 use crate::model::session::level::Level;
 
 /// What a guard guards.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Crossing {
+pub(crate) enum Crossing {
     /// The threshold handoff (`<id>.threshold`). `[[on_threshold]]` hooks at the
     /// handoff threshold fire with it and share it.
     Threshold,
@@ -31,7 +33,7 @@ pub enum Crossing {
 
 impl Crossing {
     /// The guard file's extension: `threshold`, `hook<n>`, `L1`…`L3`.
-    pub fn extension(self) -> String {
+    pub(crate) fn extension(self) -> String {
         match self {
             Self::Threshold => "threshold".to_owned(),
             Self::Hook(n) => format!("hook{n}"),
@@ -41,7 +43,7 @@ impl Crossing {
 
     /// Whether `ext` is the extension of a guard (`threshold`, `hook` and digits,
     /// `L1`…`L3`), so a file named `<id>.<ext>` is one of session `<id>`'s.
-    pub fn is_extension(ext: &str) -> bool {
+    pub(crate) fn is_extension(ext: &str) -> bool {
         match ext {
             "threshold" | "L1" | "L2" | "L3" => true,
             _ => ext
@@ -53,7 +55,7 @@ impl Crossing {
 
 /// One session's guard of one [`Crossing`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Guard {
+pub(crate) struct Guard {
     path: PathBuf,
 }
 
@@ -71,20 +73,21 @@ impl Guard {
     }
 
     /// The guard file.
-    pub fn path(&self) -> &Path {
+    #[cfg(test)]
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// Whether the crossing may fire: nothing (not even a link) is at the guard's
     /// path. One `lstat`.
-    pub fn is_armed(&self) -> bool {
+    pub(crate) fn is_armed(&self) -> bool {
         std::fs::symlink_metadata(&self.path).is_err()
     }
 
     /// Claims the crossing: `Ok(true)` for exactly one caller per crossing (the file
     /// is created with `create_new`, never through a link), `Ok(false)` when it was
     /// already claimed.
-    pub fn claim(&self) -> io::Result<bool> {
+    pub(crate) fn claim(&self) -> io::Result<bool> {
         if let Some(dir) = self.path.parent() {
             safe::create_dir_all(dir)?;
         }
@@ -96,7 +99,7 @@ impl Guard {
     }
 
     /// Re-arms the crossing (removes the guard); returns whether it was claimed.
-    pub fn rearm(&self) -> io::Result<bool> {
+    pub(crate) fn rearm(&self) -> io::Result<bool> {
         super::remove_if_exists(&self.path)
     }
 }

@@ -18,19 +18,19 @@ const READ_CAP: u64 = 256 * 1024;
 
 /// Lists every handoff of the project, parsed, newest first. Unreadable files are
 /// skipped; an agent file whose Signal is broken is kept (as malformed).
-pub fn list(paths: &Paths) -> Vec<HandoffEntry> {
+pub(crate) fn list(paths: &Paths) -> Vec<HandoffEntry> {
     list_dir(&paths.handoffs())
 }
 
 /// Lists the handoffs of the project as the dashboard's inbox keeps them (see
 /// [`HandoffEntry::for_inbox`]), newest first: each entry is slimmed as it is read,
 /// so a folder of thousands never holds them whole.
-pub fn list_for_inbox(paths: &Paths) -> Vec<HandoffEntry> {
+pub(crate) fn list_for_inbox(paths: &Paths) -> Vec<HandoffEntry> {
     list_dir_with(&paths.handoffs(), HandoffEntry::for_inbox)
 }
 
 /// Lists the handoffs in `dir`, newest first.
-pub fn list_dir(dir: &Path) -> Vec<HandoffEntry> {
+pub(crate) fn list_dir(dir: &Path) -> Vec<HandoffEntry> {
     list_dir_with(dir, |e| e)
 }
 
@@ -221,7 +221,7 @@ fn open_blocked(mut rows: Vec<CacheRow>) -> usize {
 /// folder, `stat`s each `agent-*.md` file, parses only the new or changed ones and
 /// rewrites the cache. A file rewritten in place by hand leaves the folder's mtime
 /// alone: it is seen at the folder's next change. Session handoffs are never opened.
-pub fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
+pub(crate) fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
     let Ok(dir_meta) = fs::symlink_metadata(paths.handoffs()) else {
         return 0;
     };
@@ -313,7 +313,7 @@ fn fresh_answer(head: &[u8], dir_mtime: u128) -> Option<usize> {
 
 /// Parses one handoff file: a regular file (never through a link planted in the
 /// folder, never a FIFO), its first [`READ_CAP`] bytes.
-pub fn load_one(path: &Path) -> Option<HandoffEntry> {
+pub(crate) fn load_one(path: &Path) -> Option<HandoffEntry> {
     load_owned(path.to_path_buf())
 }
 
@@ -324,7 +324,7 @@ const TEXT_CAP: u64 = 1024 * 1024;
 /// [`load_one`] and the file's text (its first [`TEXT_CAP`] bytes, lossy UTF-8), from
 /// one read: the handoff SessionStart resumes. The entry is parsed from the first
 /// [`READ_CAP`] bytes, as [`load_one`] parses it.
-pub fn load_with_text(path: &Path) -> Option<(HandoffEntry, String)> {
+pub(crate) fn load_with_text(path: &Path) -> Option<(HandoffEntry, String)> {
     let (file, meta) = super::safe::open_read_meta(path, super::safe::Follow::No).ok()?;
     let bytes = super::safe::read_file_capped(&file, meta.len(), TEXT_CAP).ok()?;
     drop(file);

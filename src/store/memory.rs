@@ -11,7 +11,7 @@ use crate::model::setup::memory;
 
 /// The project's memory folder: `<claude dir>/projects/<name>/memory`. `None` when
 /// neither `CLAUDE_CONFIG_DIR` nor `HOME` is set.
-pub fn memory_dir(paths: &Paths, env: &Env) -> Option<PathBuf> {
+pub(crate) fn memory_dir(paths: &Paths, env: &Env) -> Option<PathBuf> {
     let real = std::fs::canonicalize(&paths.root).unwrap_or_else(|_| paths.root.clone());
     let name = memory::project_dir_name(&real.to_string_lossy());
     Some(env.claude_dir()?.join("projects").join(name).join("memory"))
@@ -23,7 +23,7 @@ fn is_learned(name: &str) -> bool {
 }
 
 /// The `learned-*.md` files of a memory folder (regular files only), sorted by name.
-pub fn learned_files(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn learned_files(dir: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
@@ -37,7 +37,7 @@ pub fn learned_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// When the newest `learned-*.md` of `dir` was last written.
-pub fn newest_learned(dir: &Path) -> Option<SystemTime> {
+pub(crate) fn newest_learned(dir: &Path) -> Option<SystemTime> {
     learned_files(dir)
         .iter()
         .filter_map(|p| std::fs::symlink_metadata(p).ok()?.modified().ok())
@@ -45,7 +45,7 @@ pub fn newest_learned(dir: &Path) -> Option<SystemTime> {
 }
 
 /// When the flag file at `path` was set (its modification time).
-pub fn flag_time(path: &Path) -> Option<SystemTime> {
+pub(crate) fn flag_time(path: &Path) -> Option<SystemTime> {
     std::fs::symlink_metadata(path)
         .ok()
         .filter(std::fs::Metadata::is_file)?

@@ -16,18 +16,18 @@
 )]
 
 pub mod chains;
-pub mod events;
-pub mod files;
-pub mod guard;
-pub mod handoffs;
-pub mod memory;
-pub mod paths;
-pub mod process;
-pub mod registry;
-pub mod safe;
-pub mod sessions;
-pub mod transcript;
-pub mod trust;
+pub(crate) mod events;
+pub(crate) mod files;
+pub(crate) mod guard;
+pub(crate) mod handoffs;
+pub(crate) mod memory;
+pub(crate) mod paths;
+pub(crate) mod process;
+pub(crate) mod registry;
+pub(crate) mod safe;
+pub(crate) mod sessions;
+pub(crate) mod transcript;
+pub(crate) mod trust;
 
 use std::fs;
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -35,26 +35,27 @@ use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::Duration;
 
-pub use paths::{NotAProject, Paths, resolve_root, same_file, sanitize_id};
+pub use paths::Paths;
+pub(crate) use paths::{resolve_root, same_file, sanitize_id};
 
 /// Size at which `events.jsonl` is rotated to `events.jsonl.1`.
-pub const EVENTS_CAP: u64 = 1024 * 1024;
+pub(crate) const EVENTS_CAP: u64 = 1024 * 1024;
 /// Size at which `errors.log` is rotated to `errors.log.1`.
-pub const ERRORS_CAP: u64 = 256 * 1024;
+pub(crate) const ERRORS_CAP: u64 = 256 * 1024;
 /// Size at which `compactions.jsonl` is rotated.
-pub const COMPACTIONS_CAP: u64 = 512 * 1024;
+pub(crate) const COMPACTIONS_CAP: u64 = 512 * 1024;
 
 /// Prefix of every temp file forge creates; the watcher ignores these.
-pub const TEMP_PREFIX: &str = ".forge-";
+pub(crate) const TEMP_PREFIX: &str = ".forge-";
 /// Suffix of every temp file forge creates.
-pub const TEMP_SUFFIX: &str = ".tmp";
+pub(crate) const TEMP_SUFFIX: &str = ".tmp";
 
 /// Writes `bytes` to `path` atomically: temp file in the same folder, sync, rename.
 ///
 /// Creates the parent folder when missing. An existing file keeps its permission
 /// mode; a new file gets the usual `0666 & !umask` (0644 under the common umask),
 /// not the temp file's private 0600.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     persist_new_temp(path, bytes, existing_mode(path), false, true)
 }
 
@@ -74,20 +75,20 @@ fn existing_mode(path: &Path) -> Option<fs::Permissions> {
 /// is the previous version, no file or an empty one, which readers treat as "no
 /// data". Documents people and other tools rely on (handoffs, the final
 /// last-session, pre-compact state, settings, pending-resume) keep the sync.
-pub fn write_state(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_state(path: &Path, bytes: &[u8]) -> io::Result<()> {
     persist_new_temp(path, bytes, existing_mode(path), false, false)
 }
 
 /// Writes `bytes` to a new file at `path`, failing with `AlreadyExists` rather than
 /// replacing a file someone else created first. Atomic: the content appears whole.
 /// The file gets `0666 & !umask`, like any newly created file.
-pub fn write_new_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_new_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     persist_new_temp(path, bytes, None, true, true)
 }
 
 /// [`write_new_atomic`] with the permissions of `like` (a backup keeps the mode of
 /// the file it copies, so a private settings file gets a private backup).
-pub fn write_new_atomic_like(path: &Path, bytes: &[u8], like: &Path) -> io::Result<()> {
+pub(crate) fn write_new_atomic_like(path: &Path, bytes: &[u8], like: &Path) -> io::Result<()> {
     persist_new_temp(path, bytes, existing_mode(like), true, true)
 }
 
@@ -159,7 +160,7 @@ fn exchange(_: &Path, _: &Path) -> bool {
 
 /// Serialises `value` as pretty JSON (with a trailing newline) and writes it as state
 /// ([`write_state`]: atomic, not synced).
-pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> io::Result<()> {
+pub(crate) fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> io::Result<()> {
     let mut bytes = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
     bytes.push(b'\n');
     write_state(path, &bytes)
@@ -168,34 +169,34 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> io::Result<()>
 /// [`write_json`] with an `fsync` before the rename, for the contract files other
 /// tools read after a session (the final `last-session.json`,
 /// `pre-compact-state.json`): written once a session or once a compaction.
-pub fn write_json_synced<T: serde::Serialize>(path: &Path, value: &T) -> io::Result<()> {
+pub(crate) fn write_json_synced<T: serde::Serialize>(path: &Path, value: &T) -> io::Result<()> {
     let mut bytes = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
     bytes.push(b'\n');
     write_atomic(path, &bytes)
 }
 
 /// Reads and parses a JSON file; missing, unreadable or unparsable means `None`.
-pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
+pub(crate) fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
     let bytes = read_capped(path, 4 * 1024 * 1024)?;
     serde_json::from_slice(&bytes).ok()
 }
 
 /// Reads at most `cap` bytes of a regular file (never through a final link, never a
 /// FIFO: see [`safe`]); `None` when it is missing, unreadable or not a regular file.
-pub fn read_capped(path: &Path, cap: u64) -> Option<Vec<u8>> {
+pub(crate) fn read_capped(path: &Path, cap: u64) -> Option<Vec<u8>> {
     safe::read_capped(path, cap, safe::Follow::No).ok()
 }
 
 /// Reads a small text file (lossy UTF-8, capped at 1 MiB) as [`read_capped`] does;
 /// `None` when missing.
-pub fn read_text(path: &Path) -> Option<String> {
+pub(crate) fn read_text(path: &Path) -> Option<String> {
     read_capped(path, 1024 * 1024).map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
 /// [`read_text`] for the user's own files outside `.forge/` (settings, memory
 /// files), which may be links made by a dotfiles manager: a final link is followed;
 /// still only a regular file, still non-blocking and capped.
-pub fn read_text_follow(path: &Path) -> Option<String> {
+pub(crate) fn read_text_follow(path: &Path) -> Option<String> {
     safe::read_capped(path, 1024 * 1024, safe::Follow::Yes)
         .ok()
         .map(|b| String::from_utf8_lossy(&b).into_owned())
@@ -203,7 +204,7 @@ pub fn read_text_follow(path: &Path) -> Option<String> {
 
 /// Creates an empty flag file (atomically; an existing flag is left as it is; any
 /// other entry of that name, a link or a FIFO, is replaced by the flag).
-pub fn touch_flag(path: &Path) -> io::Result<()> {
+pub(crate) fn touch_flag(path: &Path) -> io::Result<()> {
     if safe::is_regular(path) {
         return Ok(());
     }
@@ -212,7 +213,7 @@ pub fn touch_flag(path: &Path) -> io::Result<()> {
 
 /// Removes a file; a file that is already gone is not an error.
 /// Returns whether this call removed it (so exactly one racer "wins").
-pub fn remove_if_exists(path: &Path) -> io::Result<bool> {
+pub(crate) fn remove_if_exists(path: &Path) -> io::Result<bool> {
     match fs::remove_file(path) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
@@ -226,14 +227,14 @@ pub fn remove_if_exists(path: &Path) -> io::Result<bool> {
 /// Hooks never wait on a lock without limit: [`FileLock::acquire`] gives up after a
 /// deadline of tens of milliseconds and the caller carries on without it.
 #[derive(Debug)]
-pub struct FileLock {
+pub(crate) struct FileLock {
     _file: fs::File,
 }
 
 impl FileLock {
     /// Tries to take the lock at `path` (creating the lock file when missing) until
     /// `deadline` has passed.
-    pub fn acquire(path: &Path, deadline: Duration) -> Option<Self> {
+    pub(crate) fn acquire(path: &Path, deadline: Duration) -> Option<Self> {
         let until = crate::env::deadline_after(deadline);
         let open = || safe::open_rw(path, true);
         let file = match open() {
@@ -267,7 +268,7 @@ impl FileLock {
 /// (see [`append_whole`]). Never through a link planted at `path`, never into a FIFO.
 /// When the file has grown past `cap`, it is first rotated to `<name>.1` (under a
 /// short lock, so two writers never rotate twice and lose lines).
-pub fn append_line_capped(path: &Path, line: &str, cap: u64) -> io::Result<()> {
+pub(crate) fn append_line_capped(path: &Path, line: &str, cap: u64) -> io::Result<()> {
     if let Some(dir) = path.parent() {
         safe::create_dir_all(dir)?;
     }
@@ -345,7 +346,7 @@ fn rotate(path: &Path, cap: u64) {
 }
 
 /// `path` with `suffix` appended to its file name.
-pub fn sibling(path: &Path, suffix: &str) -> PathBuf {
+pub(crate) fn sibling(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path
         .file_name()
         .map(|n| n.to_os_string())
@@ -356,7 +357,7 @@ pub fn sibling(path: &Path, suffix: &str) -> PathBuf {
 
 /// Reads the last `max_lines` lines of a text file, reading at most `max_bytes` from
 /// its end. A first partial line (cut by the byte cap) is dropped.
-pub fn tail_lines(path: &Path, max_lines: usize, max_bytes: u64) -> Vec<String> {
+pub(crate) fn tail_lines(path: &Path, max_lines: usize, max_bytes: u64) -> Vec<String> {
     let Ok(mut file) = safe::open_read(path, safe::Follow::No) else {
         return Vec::new();
     };
@@ -387,7 +388,7 @@ pub fn tail_lines(path: &Path, max_lines: usize, max_bytes: u64) -> Vec<String> 
 /// break the hook or statusline that is reporting a problem. Writes only where that
 /// is safe: when `.forge/` and `logs/` pass [`safe::check_dir`] (a refused folder
 /// gets nothing, not even its own refusal).
-pub fn log_error(paths: &Paths, context: &str, message: &str) {
+pub(crate) fn log_error(paths: &Paths, context: &str, message: &str) {
     if safe::check_dir(&paths.forge_dir()).is_err() || safe::check_dir(&paths.logs()).is_err() {
         return;
     }

@@ -9,7 +9,7 @@ use super::safe;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Paths {
     /// The project root (the folder that holds `.forge/`).
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
 }
 
 impl Paths {
@@ -18,7 +18,7 @@ impl Paths {
         Self { root: root.into() }
     }
     /// `<root>/.forge`.
-    pub fn forge_dir(&self) -> PathBuf {
+    pub(crate) fn forge_dir(&self) -> PathBuf {
         self.root.join(".forge")
     }
     /// `<root>/.forge/logs`.
@@ -26,100 +26,100 @@ impl Paths {
         self.forge_dir().join("logs")
     }
     /// `<root>/.forge/logs/chains`: one file per `forge run` chain.
-    pub fn chains(&self) -> PathBuf {
+    pub(crate) fn chains(&self) -> PathBuf {
         self.logs().join("chains")
     }
     /// The file of the chain whose first session is `id` (sanitised first).
-    pub fn chain(&self, id: &str) -> PathBuf {
+    pub(crate) fn chain(&self, id: &str) -> PathBuf {
         self.chains().join(format!("{}.json", sanitize_id(id)))
     }
     /// `<root>/.forge/handoffs`.
-    pub fn handoffs(&self) -> PathBuf {
+    pub(crate) fn handoffs(&self) -> PathBuf {
         self.forge_dir().join("handoffs")
     }
     /// `<root>/.forge/logs/sessions`: one bridge file per session.
-    pub fn sessions(&self) -> PathBuf {
+    pub(crate) fn sessions(&self) -> PathBuf {
         self.logs().join("sessions")
     }
     /// The bridge file of one session (the id is sanitised first).
-    pub fn session_bridge(&self, session_id: &str) -> PathBuf {
+    pub(crate) fn session_bridge(&self, session_id: &str) -> PathBuf {
         self.sessions()
             .join(format!("{}.json", sanitize_id(session_id)))
     }
     /// The once-per-crossing guard of one session's threshold handoff, hook or
     /// ladder level (`<id>.threshold`, `<id>.hook<n>`, `<id>.L1`…`.L3`): see
     /// [`super::guard`].
-    pub fn guard(&self, session_id: &str, crossing: Crossing) -> super::guard::Guard {
+    pub(crate) fn guard(&self, session_id: &str, crossing: Crossing) -> super::guard::Guard {
         super::guard::Guard::new(self, session_id, crossing)
     }
     /// The ladder's alert for one session's next prompt (consumed by
     /// UserPromptSubmit).
-    pub fn alert(&self, session_id: &str) -> PathBuf {
+    pub(crate) fn alert(&self, session_id: &str) -> PathBuf {
         self.sessions()
             .join(format!("{}.alert", sanitize_id(session_id)))
     }
     /// The one-shot compaction marker of one session: set on a proven compaction
     /// (SessionStart `compact`), consumed by the first PreToolUse of a tool that is
     /// not read-only (or by Stop when no tool ran).
-    pub fn compaction_marker(&self, session_id: &str) -> PathBuf {
+    pub(crate) fn compaction_marker(&self, session_id: &str) -> PathBuf {
         self.sessions()
             .join(format!("{}.compacted", sanitize_id(session_id)))
     }
     /// Flag beside the compaction marker: a read-only tool ran since the compaction,
     /// so the session is re-reading and Stop need not ask it to.
-    pub fn reread_started(&self, session_id: &str) -> PathBuf {
+    pub(crate) fn reread_started(&self, session_id: &str) -> PathBuf {
         self.sessions()
             .join(format!("{}.reread", sanitize_id(session_id)))
     }
     /// `logs/last-session.json`.
-    pub fn last_session(&self) -> PathBuf {
+    pub(crate) fn last_session(&self) -> PathBuf {
         self.logs().join("last-session.json")
     }
     /// `logs/pre-compact-state.json`.
-    pub fn pre_compact_state(&self) -> PathBuf {
+    pub(crate) fn pre_compact_state(&self) -> PathBuf {
         self.logs().join("pre-compact-state.json")
     }
     /// `logs/compactions.jsonl`.
-    pub fn compactions(&self) -> PathBuf {
+    pub(crate) fn compactions(&self) -> PathBuf {
         self.logs().join("compactions.jsonl")
     }
     /// `logs/learn-pending` (empty flag file).
-    pub fn learn_pending(&self) -> PathBuf {
+    pub(crate) fn learn_pending(&self) -> PathBuf {
         self.logs().join("learn-pending")
     }
     /// `logs/context-threshold-triggered` (flag; lists the sessions that fired).
-    pub fn threshold_flag(&self) -> PathBuf {
+    pub(crate) fn threshold_flag(&self) -> PathBuf {
         self.logs().join("context-threshold-triggered")
     }
     /// `logs/events.jsonl`.
-    pub fn events(&self) -> PathBuf {
+    pub(crate) fn events(&self) -> PathBuf {
         self.logs().join("events.jsonl")
     }
     /// `logs/errors.log`.
-    pub fn errors_log(&self) -> PathBuf {
+    pub(crate) fn errors_log(&self) -> PathBuf {
         self.logs().join("errors.log")
     }
     /// `logs/git-cache.json`: git facts refreshed by hooks, read by the statusline.
-    pub fn git_cache(&self) -> PathBuf {
+    pub(crate) fn git_cache(&self) -> PathBuf {
         self.logs().join("git-cache.json")
     }
     /// `.forge/state.json` (the user's workflow state).
-    pub fn state_json(&self) -> PathBuf {
+    pub(crate) fn state_json(&self) -> PathBuf {
         self.forge_dir().join("state.json")
     }
     /// `.forge/pending-resume`.
-    pub fn pending_resume(&self) -> PathBuf {
+    pub(crate) fn pending_resume(&self) -> PathBuf {
         self.forge_dir().join("pending-resume")
     }
     /// `.forge/config.toml`.
-    pub fn config(&self) -> PathBuf {
+    pub(crate) fn config(&self) -> PathBuf {
         self.forge_dir().join("config.toml")
     }
     /// Whether forge may create `.forge/` here on its own (hooks, status line,
     /// handoffs): always when it exists already; never at a filesystem root or in the
     /// home folder itself, where a session's cwd is not a project (`forge init` there
     /// is still possible, deliberately).
-    pub fn may_create_state(&self, home: Option<&Path>) -> bool {
+    pub(crate) fn may_create_state(&self, home: Option<&Path>) -> bool {
         if safe::is_real_dir(&self.forge_dir()) {
             return true;
         }
@@ -131,7 +131,7 @@ impl Paths {
     /// that is neither `/` nor the home folder (a dotfiles repository in the home
     /// folder does not make it a project). Anywhere else a handoff would be empty
     /// and its marker would take over `~/.claude/pending-resume` for nothing.
-    pub fn is_project(&self, home: Option<&Path>) -> Result<(), NotAProject> {
+    pub(crate) fn is_project(&self, home: Option<&Path>) -> Result<(), NotAProject> {
         if safe::is_real_dir(&self.forge_dir()) {
             return Ok(());
         }
@@ -149,7 +149,7 @@ impl Paths {
 
     /// Creates `.forge/logs` and `.forge/handoffs`, and a `.forge/.gitignore` holding
     /// `*` when `.forge/` is new, so forge's state never shows up in `git status`.
-    pub fn ensure_dirs(&self) -> std::io::Result<()> {
+    pub(crate) fn ensure_dirs(&self) -> std::io::Result<()> {
         let fresh = std::fs::symlink_metadata(self.forge_dir()).is_err();
         safe::create_dir_all(&self.logs())?;
         safe::create_dir_all(&self.handoffs())?;
@@ -165,7 +165,7 @@ impl Paths {
     /// the user and not writable by others. A refused project is neither read nor
     /// written: hooks and the status line carry on without its state, commands
     /// stop with the reason, `forge doctor` reports it.
-    pub fn check(&self) -> Result<(), safe::Refusal> {
+    pub(crate) fn check(&self) -> Result<(), safe::Refusal> {
         let forge = self.forge_dir();
         safe::check_dir(&forge)?;
         if std::fs::symlink_metadata(&forge).is_err() {
@@ -179,11 +179,11 @@ impl Paths {
 }
 
 /// The `.forge/.gitignore` that [`Paths::ensure_dirs`] writes into a new `.forge/`.
-pub const FORGE_GITIGNORE: &str = "# forge state: local to this machine\n*\n";
+pub(crate) const FORGE_GITIGNORE: &str = "# forge state: local to this machine\n*\n";
 
 /// Why a folder is not a project (see [`Paths::is_project`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NotAProject {
+pub(crate) enum NotAProject {
     /// `/`.
     FilesystemRoot,
     /// The home folder itself.
@@ -195,7 +195,7 @@ pub enum NotAProject {
 impl NotAProject {
     /// Why `root` is not a project, and how to start one: the error of a command
     /// that would write there.
-    pub fn explain(self, root: &Path) -> String {
+    pub(crate) fn explain(self, root: &Path) -> String {
         let root = root.display();
         match self {
             Self::FilesystemRoot => format!(
@@ -218,7 +218,7 @@ impl NotAProject {
 /// the same inode once links are followed (so a hard link, or a symbolic link to it,
 /// is the same file) when both exist, else the same path once each that exists is
 /// resolved ([`canonical`]).
-pub fn same_file(a: &Path, b: &Path) -> bool {
+pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     if a == b {
         return true;
@@ -240,7 +240,7 @@ pub(super) fn canonical(p: &Path) -> PathBuf {
 ///
 /// Other characters become `_`; a leading `.` becomes `_` (no `.`/`..`/hidden
 /// names); an empty result becomes `unnamed`.
-pub fn sanitize_id(id: &str) -> String {
+pub(crate) fn sanitize_id(id: &str) -> String {
     let mut out: String = id
         .chars()
         .map(|c| {
@@ -273,7 +273,7 @@ pub fn sanitize_id(id: &str) -> String {
 /// skipped in favour of another folder.
 ///
 /// Cheap: a walk up the folder tree with `lstat` calls, no git library.
-pub fn resolve_root(claude_project_dir: Option<&Path>, cwd: &Path) -> PathBuf {
+pub(crate) fn resolve_root(claude_project_dir: Option<&Path>, cwd: &Path) -> PathBuf {
     if let Some(dir) = claude_project_dir.filter(|d| d.is_dir()) {
         return dir.to_path_buf();
     }

@@ -12,7 +12,7 @@ use super::safe;
 
 /// What `/proc` says of a recorded client process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Liveness {
+pub(crate) enum Liveness {
     /// It runs (the same process: same pid, same start time).
     Alive,
     /// It is gone: no such process, a zombie, or another process with its pid.
@@ -23,7 +23,7 @@ pub enum Liveness {
 
 /// The state letter and the start time of `/proc/<pid>/stat`'s text: the fields
 /// after the command name (which is in parentheses and may hold spaces or `)`).
-pub fn parse_stat(text: &str) -> Option<(char, u64)> {
+pub(crate) fn parse_stat(text: &str) -> Option<(char, u64)> {
     let (_, rest) = text.rsplit_once(')')?;
     let mut fields = rest.split_ascii_whitespace();
     let state = fields.next()?.chars().next()?;
@@ -43,12 +43,12 @@ fn stat(pid: u32) -> Option<String> {
 }
 
 /// The start time of process `pid` (for recording), when it runs.
-pub fn start_time(pid: u32) -> Option<u64> {
+pub(crate) fn start_time(pid: u32) -> Option<u64> {
     stat(pid).and_then(|t| parse_stat(&t)).map(|(_, s)| s)
 }
 
 /// Whether the process recorded as `pid`, started at `started`, still runs.
-pub fn liveness(pid: u32, started: u64) -> Liveness {
+pub(crate) fn liveness(pid: u32, started: u64) -> Liveness {
     match stat(pid).and_then(|t| parse_stat(&t)) {
         Some((state, start)) if start == started && state != 'Z' && state != 'X' => Liveness::Alive,
         Some(_) => Liveness::Gone,
@@ -58,7 +58,7 @@ pub fn liveness(pid: u32, started: u64) -> Liveness {
 }
 
 /// [`liveness`] as the views use it: gone for sure.
-pub fn is_gone(pid: u32, started: u64) -> bool {
+pub(crate) fn is_gone(pid: u32, started: u64) -> bool {
     liveness(pid, started) == Liveness::Gone
 }
 

@@ -24,11 +24,11 @@ use crate::env::Env;
 use crate::model::agents::fleet::{MAX_BYTES, Pending, Registry};
 
 /// The registry's file name.
-pub const FILE: &str = "projects.json";
+pub(crate) const FILE: &str = "projects.json";
 /// The lock beside it.
 const LOCK: &str = "projects.lock";
 /// The folder beside it of registrations waiting for the lock.
-pub const PENDING: &str = "projects.pending";
+pub(crate) const PENDING: &str = "projects.pending";
 /// At most this many pending registrations are read at once (the rest wait for the
 /// next writer).
 const MAX_PENDING: usize = 1024;
@@ -36,21 +36,21 @@ const MAX_PENDING: usize = 1024;
 const PENDING_MAX_BYTES: u64 = 64 * 1024;
 
 /// The registry file for this environment (`None` without a usable home).
-pub fn path(env: &Env) -> Option<PathBuf> {
+pub(crate) fn path(env: &Env) -> Option<PathBuf> {
     env.user_state_dir().map(|d| d.join(FILE))
 }
 
 /// The key of a project in the registry: its root, canonical (links and `..`
 /// resolved, so every face names a project the same way), as UTF-8 text. `None`
 /// for a root that is not valid UTF-8, which cannot be a key.
-pub fn root_key(root: &Path) -> Option<String> {
+pub(crate) fn root_key(root: &Path) -> Option<String> {
     let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     canonical.into_os_string().into_string().ok()
 }
 
 /// Checks the registry's folder (when it exists): a real folder, the user's, not
 /// writable by others.
-pub fn check(file: &Path) -> Result<(), safe::Refusal> {
+pub(crate) fn check(file: &Path) -> Result<(), safe::Refusal> {
     match file.parent() {
         Some(dir) => safe::check_dir(dir),
         None => Ok(()),
@@ -60,7 +60,7 @@ pub fn check(file: &Path) -> Result<(), safe::Refusal> {
 /// [`read`] for the fleet views: every session whose recorded client process is
 /// gone is marked ended (so it leaves the live list at once, not after
 /// `stale_after`).
-pub fn read_for_views(file: &Path) -> io::Result<Registry> {
+pub(crate) fn read_for_views(file: &Path) -> io::Result<Registry> {
     let mut reg = read(file)?;
     reg.end_gone_sessions(super::process::is_gone);
     Ok(reg)
@@ -71,7 +71,7 @@ pub fn read_for_views(file: &Path) -> io::Result<Registry> {
 /// an empty registry, and so is one that does not parse; a folder that fails
 /// [`check`], or a registry that is not a regular file (a link, a FIFO), is an error
 /// that says why, and nothing is read from it.
-pub fn read(file: &Path) -> io::Result<Registry> {
+pub(crate) fn read(file: &Path) -> io::Result<Registry> {
     let mut registry = read_stored(file)?;
     for pending in read_pending(file).into_iter().filter_map(|(_, p)| p) {
         registry.apply(pending);
@@ -129,7 +129,7 @@ fn read_stored(file: &Path) -> io::Result<Registry> {
 /// (`WouldBlock` after that). `change` returns whether it changed anything; only
 /// then is the file written (atomically). A registry that is a link or a FIFO is
 /// refused, not replaced: the error says so.
-pub fn update(
+pub(crate) fn update(
     file: &Path,
     wait: Duration,
     change: impl FnOnce(&mut Registry) -> bool,
@@ -148,7 +148,7 @@ pub fn update(
 /// is rewritten with `pending` applied; when the lock stays busy, `pending` is kept
 /// aside for the next writer (see the module documentation). Either way it is not
 /// lost; `Err` only when it could be neither written nor kept.
-pub fn register(file: &Path, wait: Duration, pending: Pending) -> io::Result<()> {
+pub(crate) fn register(file: &Path, wait: Duration, pending: Pending) -> io::Result<()> {
     let mut mine = Some(pending.clone());
     let done = locked(file, wait, |reg| {
         if let Some(p) = mine.take() {

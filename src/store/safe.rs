@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 
 /// Whether a final symbolic link is followed when opening.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Follow {
+pub(crate) enum Follow {
     /// Never: everything under `.forge/`, the pending-resume markers, `.git/HEAD`,
     /// the project's `config.toml`.
     No,
@@ -96,12 +96,12 @@ fn explain(e: io::Error) -> io::Error {
 
 /// Opens `path` for reading: non-blocking, a final link followed only with
 /// [`Follow::Yes`], and only when the handle is a regular file.
-pub fn open_read(path: &Path, follow: Follow) -> io::Result<File> {
+pub(crate) fn open_read(path: &Path, follow: Follow) -> io::Result<File> {
     open_read_meta(path, follow).map(|(file, _)| file)
 }
 
 /// [`open_read`], with the handle's metadata (from the one `fstat`).
-pub fn open_read_meta(path: &Path, follow: Follow) -> io::Result<(File, fs::Metadata)> {
+pub(crate) fn open_read_meta(path: &Path, follow: Follow) -> io::Result<(File, fs::Metadata)> {
     let file = OpenOptions::new()
         .read(true)
         .custom_flags(open_flags(follow))
@@ -154,14 +154,14 @@ pub(crate) mod trace {
 }
 
 /// Reads at most `cap` bytes of the regular file at `path` (see [`open_read`]).
-pub fn read_capped(path: &Path, cap: u64, follow: Follow) -> io::Result<Vec<u8>> {
+pub(crate) fn read_capped(path: &Path, cap: u64, follow: Follow) -> io::Result<Vec<u8>> {
     let (file, meta) = open_read_meta(path, follow)?;
     read_file_capped(&file, meta.len(), cap)
 }
 
 /// Reads at most `cap` bytes from an open file of length `len`, from its current
 /// position.
-pub fn read_file_capped(file: &File, len: u64, cap: u64) -> io::Result<Vec<u8>> {
+pub(crate) fn read_file_capped(file: &File, len: u64, cap: u64) -> io::Result<Vec<u8>> {
     // Sized from the file's length, so a small file is read in one call rather than
     // in growing 32-, 64-, 128-byte probes (this runs on the statusline's hot path).
     let hint = len.min(cap);
@@ -174,7 +174,7 @@ pub fn read_file_capped(file: &File, len: u64, cap: u64) -> io::Result<Vec<u8>> 
 /// refusing rather than cutting one longer than `max` bytes: for files forge parses
 /// or rewrites whole (settings, config, `MEMORY.md`), where a cut would change their
 /// meaning or lose their end.
-pub fn read_to_string_whole(path: &Path, max: u64, follow: Follow) -> io::Result<String> {
+pub(crate) fn read_to_string_whole(path: &Path, max: u64, follow: Follow) -> io::Result<String> {
     let bytes = read_capped(path, max.saturating_add(1), follow)?;
     if bytes.len() as u64 > max {
         return Err(io::Error::new(
@@ -188,7 +188,7 @@ pub fn read_to_string_whole(path: &Path, max: u64, follow: Follow) -> io::Result
 
 /// Opens (creating when missing) `path` for appending: never through a final link,
 /// never a FIFO or device (`O_NONBLOCK` makes a FIFO without a reader fail at once).
-pub fn open_append(path: &Path) -> io::Result<File> {
+pub(crate) fn open_append(path: &Path) -> io::Result<File> {
     let file = OpenOptions::new()
         .create(true)
         .append(true)
@@ -202,7 +202,7 @@ pub fn open_append(path: &Path) -> io::Result<File> {
 
 /// Opens `path` for reading and writing (creating it when `create`), never through a
 /// final link, only a regular file: for lock files and for touching a file's time.
-pub fn open_rw(path: &Path, create: bool) -> io::Result<File> {
+pub(crate) fn open_rw(path: &Path, create: bool) -> io::Result<File> {
     let file = OpenOptions::new()
         .read(true)
         .write(true)
@@ -218,7 +218,7 @@ pub fn open_rw(path: &Path, create: bool) -> io::Result<File> {
 
 /// Creates a new file at `path` (`O_EXCL`: an existing entry, link or not, is
 /// `AlreadyExists`), for write-once guards.
-pub fn create_new(path: &Path) -> io::Result<File> {
+pub(crate) fn create_new(path: &Path) -> io::Result<File> {
     OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -229,19 +229,19 @@ pub fn create_new(path: &Path) -> io::Result<File> {
 
 /// Whether `path` itself (not what a link points to) is a regular file: for flag
 /// files, whose presence is all that counts.
-pub fn is_regular(path: &Path) -> bool {
+pub(crate) fn is_regular(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file())
 }
 
 /// Whether `path` itself is a folder (a symbolic link to one is not).
-pub fn is_real_dir(path: &Path) -> bool {
+pub(crate) fn is_real_dir(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_dir())
 }
 
 /// Creates `path` and its missing parents. New folders get `0775` under the umask:
 /// never writable by others, whatever the umask, so forge never creates a folder it
 /// would then refuse.
-pub fn create_dir_all(path: &Path) -> io::Result<()> {
+pub(crate) fn create_dir_all(path: &Path) -> io::Result<()> {
     fs::DirBuilder::new()
         .recursive(true)
         .mode(0o775)
@@ -250,7 +250,7 @@ pub fn create_dir_all(path: &Path) -> io::Result<()> {
 
 /// Creates `path` and its missing parents as private folders (`0700`): for forge's
 /// user state folder, which lists the user's projects.
-pub fn create_private_dir_all(path: &Path) -> io::Result<()> {
+pub(crate) fn create_private_dir_all(path: &Path) -> io::Result<()> {
     fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
@@ -258,18 +258,18 @@ pub fn create_private_dir_all(path: &Path) -> io::Result<()> {
 }
 
 /// The effective user id of this process (asked once).
-pub fn euid() -> u32 {
+pub(crate) fn euid() -> u32 {
     static EUID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     *EUID.get_or_init(|| rustix::process::geteuid().as_raw())
 }
 
 /// A state folder forge will not use, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal {
+pub(crate) struct Refusal {
     /// The folder.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Why, and what to do (one line).
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 impl fmt::Display for Refusal {
@@ -287,20 +287,20 @@ impl std::error::Error for Refusal {}
 
 /// The facts about a folder entry that decide whether forge trusts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DirFacts {
+pub(crate) struct DirFacts {
     /// It is a folder (not a link, not a file).
-    pub is_dir: bool,
+    pub(crate) is_dir: bool,
     /// It is a symbolic link.
-    pub is_symlink: bool,
+    pub(crate) is_symlink: bool,
     /// Its owner.
-    pub uid: u32,
+    pub(crate) uid: u32,
     /// Its permission bits.
-    pub mode: u32,
+    pub(crate) mode: u32,
 }
 
 impl DirFacts {
     /// The facts of `meta` (from `symlink_metadata`).
-    pub fn of(meta: &fs::Metadata) -> Self {
+    pub(crate) fn of(meta: &fs::Metadata) -> Self {
         Self {
             is_dir: meta.file_type().is_dir(),
             is_symlink: meta.file_type().is_symlink(),
@@ -312,7 +312,7 @@ impl DirFacts {
 
 /// The StrictModes rule, as a pure function: a real folder, owned by `euid`, not
 /// writable by others. `Err` holds the reason and what to do, in one line.
-pub fn judge_dir(f: DirFacts, euid: u32, shown: &str) -> Result<(), String> {
+pub(crate) fn judge_dir(f: DirFacts, euid: u32, shown: &str) -> Result<(), String> {
     if f.is_symlink {
         return Err(format!(
             "it is a symbolic link, and forge only keeps its state in a real folder \
@@ -344,7 +344,7 @@ pub fn judge_dir(f: DirFacts, euid: u32, shown: &str) -> Result<(), String> {
 
 /// Checks the folder at `path` with [`judge_dir`] (`lstat`, so a link is seen as
 /// one). A folder that does not exist is fine: forge creates it.
-pub fn check_dir(path: &Path) -> Result<(), Refusal> {
+pub(crate) fn check_dir(path: &Path) -> Result<(), Refusal> {
     let meta = match fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
@@ -363,7 +363,7 @@ pub fn check_dir(path: &Path) -> Result<(), Refusal> {
 
 /// What [`check_inside`] expects at the end of a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Want {
+pub(crate) enum Want {
     /// A regular file.
     File,
     /// A folder.
@@ -377,7 +377,7 @@ pub enum Want {
 /// file — not a link, FIFO or device — or such a folder). Each component is
 /// `lstat`ed; the first one missing ends the check (forge creates the rest). `Err`
 /// names the offending path and says why and what to do.
-pub fn check_inside(root: &Path, path: &Path, want: Want) -> Result<(), Refusal> {
+pub(crate) fn check_inside(root: &Path, path: &Path, want: Want) -> Result<(), Refusal> {
     let refuse = |path: &Path, reason: String| Refusal {
         path: path.to_path_buf(),
         reason,

@@ -16,7 +16,7 @@ const MAX_IDS: usize = 10_000;
 /// The session bridges of the project, most recently updated first (at most 50),
 /// each marked ended when its client process is gone (see
 /// [`SessionBridge::end_if_client_gone`]).
-pub fn load_sessions(paths: &Paths) -> Vec<SessionBridge> {
+pub(crate) fn load_sessions(paths: &Paths) -> Vec<SessionBridge> {
     let Ok(read) = fs::read_dir(paths.sessions()) else {
         return Vec::new();
     };
@@ -56,12 +56,12 @@ pub fn load_sessions(paths: &Paths) -> Vec<SessionBridge> {
 }
 
 /// The most recently updated session bridge of the project.
-pub fn latest_bridge(paths: &Paths) -> Option<SessionBridge> {
+pub(crate) fn latest_bridge(paths: &Paths) -> Option<SessionBridge> {
     load_sessions(paths).into_iter().next()
 }
 
 /// The sessions with an armed compaction marker, sorted.
-pub fn compaction_markers(paths: &Paths) -> Vec<String> {
+pub(crate) fn compaction_markers(paths: &Paths) -> Vec<String> {
     let Ok(read) = fs::read_dir(paths.sessions()) else {
         return Vec::new();
     };
@@ -80,7 +80,7 @@ pub fn compaction_markers(paths: &Paths) -> Vec<String> {
 
 /// The ids of every session with a bridge file (as their file names hold them),
 /// whatever its age; at most 10,000.
-pub fn known_ids(paths: &Paths) -> Vec<String> {
+pub(crate) fn known_ids(paths: &Paths) -> Vec<String> {
     let Ok(read) = fs::read_dir(paths.sessions()) else {
         return Vec::new();
     };
@@ -99,7 +99,7 @@ pub fn known_ids(paths: &Paths) -> Vec<String> {
 /// such as in the event log). Every `--session` option resolves through this, so a
 /// short id works the same everywhere; an ambiguous start is an error that lists
 /// the sessions it matches.
-pub fn resolve(paths: &Paths, prefix: &str, also: &[String]) -> Result<String, PrefixError> {
+pub(crate) fn resolve(paths: &Paths, prefix: &str, also: &[String]) -> Result<String, PrefixError> {
     let known = known_ids(paths);
     session_id::resolve(prefix, known.iter().chain(also).map(String::as_str))
 }

@@ -26,17 +26,17 @@ use super::safe::{self, Follow};
 use crate::model::session::transcript::{self, TailScan, TranscriptFacts};
 
 /// First tail read (most last records are a few KB; it grows ×4 when needed).
-pub const TAIL_START: u64 = 16 * 1024;
+pub(crate) const TAIL_START: u64 = 16 * 1024;
 /// Largest tail read for the context size.
-pub const TAIL_MAX: u64 = 4 * 1024 * 1024;
+pub(crate) const TAIL_MAX: u64 = 4 * 1024 * 1024;
 /// Most a handoff reads from the end of a transcript.
-pub const FACTS_CAP: u64 = 16 * 1024 * 1024;
+pub(crate) const FACTS_CAP: u64 = 16 * 1024 * 1024;
 /// Most `forge context` streams when counting compactions.
-pub const COUNT_CAP: u64 = 1024 * 1024 * 1024;
+pub(crate) const COUNT_CAP: u64 = 1024 * 1024 * 1024;
 /// The longest line [`count_compactions`] looks at. A `compact_boundary` record is
 /// a few hundred bytes; a longer line (a huge tool result, or a file with no
 /// newline at all) is skipped without being held in memory.
-pub const LINE_MAX: usize = 1024 * 1024;
+pub(crate) const LINE_MAX: usize = 1024 * 1024;
 
 /// The last `max` bytes of `file` (of length `len`), with the first partial line
 /// dropped when the read did not start at the beginning. Returns the text and
@@ -63,7 +63,7 @@ fn read_tail(file: &mut File, len: u64, max: u64) -> io::Result<(String, bool)> 
 
 /// The current context size from the end of the transcript at `path`. A missing or
 /// empty file gives [`TailScan::Nothing`].
-pub fn tail_context(path: &Path) -> TailScan {
+pub(crate) fn tail_context(path: &Path) -> TailScan {
     let Ok((mut file, meta)) = safe::open_read_meta(path, Follow::Yes) else {
         return TailScan::Nothing;
     };
@@ -84,7 +84,7 @@ pub fn tail_context(path: &Path) -> TailScan {
 /// Whether the transcript at `path` already holds the turn's reply (see
 /// [`transcript::reply_written`]), reading its end as [`tail_context`]
 /// does. A file that cannot be read holds nothing.
-pub fn reply_written(path: &Path, head: Option<&str>, prompt_id: Option<&str>) -> bool {
+pub(crate) fn reply_written(path: &Path, head: Option<&str>, prompt_id: Option<&str>) -> bool {
     let Ok((mut file, meta)) = safe::open_read_meta(path, Follow::Yes) else {
         return false;
     };
@@ -106,12 +106,12 @@ pub fn reply_written(path: &Path, head: Option<&str>, prompt_id: Option<&str>) -
 
 /// Handoff facts from the last [`FACTS_CAP`] bytes of the transcript; the flag says
 /// the file was longer (so older todos or files may be missing).
-pub fn read_facts(path: &Path) -> io::Result<(TranscriptFacts, bool)> {
+pub(crate) fn read_facts(path: &Path) -> io::Result<(TranscriptFacts, bool)> {
     read_facts_capped(path, FACTS_CAP)
 }
 
 /// [`read_facts`] with an explicit cap.
-pub fn read_facts_capped(path: &Path, cap: u64) -> io::Result<(TranscriptFacts, bool)> {
+pub(crate) fn read_facts_capped(path: &Path, cap: u64) -> io::Result<(TranscriptFacts, bool)> {
     let mut file = safe::open_read(path, Follow::Yes)?;
     let len = file.metadata()?.len();
     let (text, cut) = read_tail(&mut file, len, cap)?;
@@ -120,7 +120,7 @@ pub fn read_facts_capped(path: &Path, cap: u64) -> io::Result<(TranscriptFacts, 
 
 /// The conversation of the transcript at `path`, as a person reads it
 /// ([`crate::model::session::conversation`]), from its last [`FACTS_CAP`] bytes.
-pub fn read_conversation(path: &Path, zone: crate::model::time::Zone) -> io::Result<String> {
+pub(crate) fn read_conversation(path: &Path, zone: crate::model::time::Zone) -> io::Result<String> {
     let mut file = safe::open_read(path, Follow::Yes)?;
     let len = file.metadata()?.len();
     let (text, cut) = read_tail(&mut file, len, FACTS_CAP)?;
@@ -134,7 +134,7 @@ pub fn read_conversation(path: &Path, zone: crate::model::time::Zone) -> io::Res
 /// Counts `compact_boundary` records, streaming at most `cap` bytes. Returns the
 /// count and whether the cap stopped the count early. Memory stays bounded by the
 /// read buffer and [`LINE_MAX`], whatever the file holds.
-pub fn count_compactions(path: &Path, cap: u64) -> io::Result<(usize, bool)> {
+pub(crate) fn count_compactions(path: &Path, cap: u64) -> io::Result<(usize, bool)> {
     let file = safe::open_read(path, Follow::Yes)?;
     let len = file.metadata()?.len();
     let count = count_boundaries(file.take(cap), COUNT_CHUNK)?;
@@ -254,7 +254,7 @@ fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 
 /// Whether `id` has the shape of a Claude Code session id (a UUID), so it can name
 /// a transcript file safely.
-pub fn is_session_id(id: &str) -> bool {
+pub(crate) fn is_session_id(id: &str) -> bool {
     id.len() == 36 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
 }
 
@@ -263,7 +263,11 @@ pub fn is_session_id(id: &str) -> bool {
 /// `root` first, then the same file name under any other project folder (a session
 /// started in a subfolder has its own). One directory listing at most; for manual
 /// commands, never the statusline.
-pub fn find_for_session(claude_dir: &Path, root: &Path, id: &str) -> Option<std::path::PathBuf> {
+pub(crate) fn find_for_session(
+    claude_dir: &Path,
+    root: &Path,
+    id: &str,
+) -> Option<std::path::PathBuf> {
     if !is_session_id(id) {
         return None;
     }

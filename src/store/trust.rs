@@ -18,18 +18,18 @@ use crate::env::Env;
 use crate::model::setup::trust::{Record, project_id};
 
 /// The folder's name in forge's state folder.
-pub const DIR: &str = "trust";
+pub(crate) const DIR: &str = "trust";
 
 /// The largest record read.
 const MAX_BYTES: u64 = 64 * 1024;
 
 /// The trust folder for this environment (`None` without an absolute state folder).
-pub fn dir(env: &Env) -> Option<PathBuf> {
+pub(crate) fn dir(env: &Env) -> Option<PathBuf> {
     env.user_state_dir().map(|d| d.join(DIR))
 }
 
 /// The record file of the project whose canonical root is `root_key`.
-pub fn record_path(env: &Env, root_key: &str) -> Option<PathBuf> {
+pub(crate) fn record_path(env: &Env, root_key: &str) -> Option<PathBuf> {
     dir(env).map(|d| d.join(format!("{}.json", project_id(root_key))))
 }
 
@@ -49,7 +49,7 @@ fn check(trust_dir: &Path) -> io::Result<()> {
 /// The record kept for the project `root_key`, when there is one that reads and
 /// names that project. Any problem (no state folder, a refused folder, a link, a
 /// FIFO, a broken file) is no record.
-pub fn read(env: &Env, root_key: &str) -> Option<Record> {
+pub(crate) fn read(env: &Env, root_key: &str) -> Option<Record> {
     let path = record_path(env, root_key)?;
     check(path.parent()?).ok()?;
     let bytes = safe::read_capped(&path, MAX_BYTES, safe::Follow::No).ok()?;
@@ -59,7 +59,7 @@ pub fn read(env: &Env, root_key: &str) -> Option<Record> {
 }
 
 /// Writes `record` (replacing the project's old one); returns its path.
-pub fn write(env: &Env, record: &Record) -> io::Result<PathBuf> {
+pub(crate) fn write(env: &Env, record: &Record) -> io::Result<PathBuf> {
     let path = record_path(env, &record.project).ok_or_else(no_state_dir)?;
     let dir = path.parent().ok_or_else(no_state_dir)?;
     check(dir)?;
@@ -71,7 +71,7 @@ pub fn write(env: &Env, record: &Record) -> io::Result<PathBuf> {
 }
 
 /// Removes the project's record; whether there was one.
-pub fn revoke(env: &Env, root_key: &str) -> io::Result<bool> {
+pub(crate) fn revoke(env: &Env, root_key: &str) -> io::Result<bool> {
     let path = record_path(env, root_key).ok_or_else(no_state_dir)?;
     if let Some(dir) = path.parent() {
         check(dir)?;
@@ -82,14 +82,14 @@ pub fn revoke(env: &Env, root_key: &str) -> io::Result<bool> {
 
 /// Whether the event log was already told that the project's content `sha256` is
 /// ignored. One small read.
-pub fn noticed(env: &Env, root_key: &str, sha256: &str) -> bool {
+pub(crate) fn noticed(env: &Env, root_key: &str, sha256: &str) -> bool {
     noticed_path(env, root_key)
         .and_then(|p| safe::read_capped(&p, 128, safe::Follow::No).ok())
         .is_some_and(|b| b.trim_ascii() == sha256.as_bytes())
 }
 
 /// Records that the event log was told about the content `sha256`.
-pub fn mark_noticed(env: &Env, root_key: &str, sha256: &str) -> io::Result<()> {
+pub(crate) fn mark_noticed(env: &Env, root_key: &str, sha256: &str) -> io::Result<()> {
     let path = noticed_path(env, root_key).ok_or_else(no_state_dir)?;
     let dir = path.parent().ok_or_else(no_state_dir)?;
     check(dir)?;

@@ -12,15 +12,15 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Duration, NaiveDateTime, TimeZone, Utc};
 
 /// The moment the sample files treat as "now".
-pub const ANCHOR: &str = "2026-11-21T10:30:00Z";
+pub(crate) const ANCHOR: &str = "2026-11-21T10:30:00Z";
 
 /// The name of the demo project folder inside the temporary folder.
-pub const PROJECT: &str = "acme-api";
+pub(crate) const PROJECT: &str = "acme-api";
 
 macro_rules! demo_files {
     ($($path:literal),* $(,)?) => {
         /// Every file of `assets/demo/`: path relative to the project, and content.
-        pub const FILES: &[(&str, &str)] = &[
+        pub(crate) const FILES: &[(&str, &str)] = &[
             $(($path, include_str!(concat!("../../assets/demo/", $path))),)*
         ];
     };
@@ -52,7 +52,7 @@ fn anchor() -> DateTime<Utc> {
 
 /// Writes the demo project under `dir` (as `dir/acme-api`) with its times moved so
 /// that [`ANCHOR`] is `now`. Returns the project root.
-pub fn install(dir: &Path, now: DateTime<Utc>) -> io::Result<PathBuf> {
+pub(crate) fn install(dir: &Path, now: DateTime<Utc>) -> io::Result<PathBuf> {
     let root = dir.join(PROJECT);
     let delta = now - anchor();
     for (rel, text) in FILES {
@@ -70,7 +70,7 @@ pub fn install(dir: &Path, now: DateTime<Utc>) -> io::Result<PathBuf> {
 
 /// Moves every `YYYY-MM-DDTHH:MM:SSZ` time and `YYYYMMDD-HHMMSS` stamp in `text` by
 /// `delta`. Anything that only looks like one (bad month, digits around it) is kept.
-pub fn shift_stamps(text: &str, delta: Duration) -> String {
+pub(crate) fn shift_stamps(text: &str, delta: Duration) -> String {
     const ISO: &str = "%Y-%m-%dT%H:%M:%SZ";
     const STAMP: &str = "%Y%m%d-%H%M%S";
     let bytes = text.as_bytes();

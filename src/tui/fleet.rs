@@ -24,20 +24,20 @@ use crate::watch::{Watcher, registry_changed};
 
 /// Opens a project's dashboard from its root: the model and session, or why not
 /// (the folder is gone, is refused, is no longer set up).
-pub type Opener<'a> = dyn Fn(&Path) -> Result<(Model, Session), String> + 'a;
+pub(crate) type Opener<'a> = dyn Fn(&Path) -> Result<(Model, Session), String> + 'a;
 
 /// Takes the tmux client to a session's pane (`%N`, on the server of that socket):
 /// its `session:window.pane`, or why not.
-pub type Switcher<'a> = dyn Fn(&str, Option<&str>) -> Result<String, String> + 'a;
+pub(crate) type Switcher<'a> = dyn Fn(&str, Option<&str>) -> Result<String, String> + 'a;
 
 /// Reads the registry for the list: its contents, or why they cannot be read.
-pub fn read(file: &Path) -> Result<crate::model::agents::fleet::Registry, String> {
+pub(crate) fn read(file: &Path) -> Result<crate::model::agents::fleet::Registry, String> {
     registry::read_for_views(file).map_err(|e| e.to_string())
 }
 
 /// Runs the fleet list until q (`Ok(None)`) or a termination signal. Restores the
 /// terminal on every path out.
-pub fn run(
+pub(crate) fn run(
     model: FleetModel,
     no_color: bool,
     open: &Opener<'_>,
@@ -51,7 +51,7 @@ pub fn run(
 
 /// The fleet list: its model, how it opens a project and reaches a tmux pane, and the
 /// watcher of the registry's folder (it stops when the list is dropped).
-pub struct FleetApp<'a> {
+pub(crate) struct FleetApp<'a> {
     model: FleetModel,
     no_color: bool,
     open: &'a Opener<'a>,
@@ -65,7 +65,7 @@ pub struct FleetApp<'a> {
 
 impl<'a> FleetApp<'a> {
     /// Starts watching the registry's folder (which may not exist yet), feeding `tx`.
-    pub fn open(
+    pub(crate) fn open(
         model: FleetModel,
         no_color: bool,
         open: &'a Opener<'a>,
@@ -91,7 +91,8 @@ impl<'a> FleetApp<'a> {
     }
 
     /// The model (for tests).
-    pub fn model(&self) -> &FleetModel {
+    #[cfg(test)]
+    pub(crate) fn model(&self) -> &FleetModel {
         &self.model
     }
 
@@ -103,7 +104,7 @@ impl<'a> FleetApp<'a> {
 
     /// Reads the registry again when this round's file events touched it (and starts
     /// watching its folder once that exists); returns whether it did.
-    pub fn reread(&mut self) -> bool {
+    pub(crate) fn reread(&mut self) -> bool {
         if !std::mem::take(&mut self.reread) {
             return false;
         }

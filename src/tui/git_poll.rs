@@ -27,23 +27,23 @@ use crate::model::session::state::GitCache;
 use crate::store::Paths;
 
 /// How often the marks are read: a checkout is on screen within about this long.
-pub const POLL: Duration = Duration::from_secs(1);
+pub(crate) const POLL: Duration = Duration::from_secs(1);
 /// The shortest time between two full looks when no mark changed.
-pub const FULL_MIN: Duration = Duration::from_secs(2);
+pub(crate) const FULL_MIN: Duration = Duration::from_secs(2);
 /// The longest.
-pub const FULL_MAX: Duration = Duration::from_secs(60);
+pub(crate) const FULL_MAX: Duration = Duration::from_secs(60);
 /// A full look waits this many times its last cost, so it takes at most about 2%
 /// of one core (a tree whose scan takes 400 ms is looked at every 20 s).
-pub const COST_FACTOR: u32 = 50;
+pub(crate) const COST_FACTOR: u32 = 50;
 
 /// The most full looks left running past their deadline (each on a thread of its
 /// own, perhaps blocked for good): then no new one starts. Two, so that once the
 /// repository is fixed the next look still comes.
-pub const MAX_OUT: usize = 2;
+pub(crate) const MAX_OUT: usize = 2;
 
 /// When to compute the full facts: pure, so it is tested without a clock or git.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Schedule {
+pub(crate) struct Schedule {
     marks: Option<Marks>,
     last_full: Instant,
     cost: Duration,
@@ -52,7 +52,7 @@ pub struct Schedule {
 impl Schedule {
     /// Facts matching `marks` were computed at `last_full` (at start, the dashboard's
     /// own first read).
-    pub fn new(marks: Option<Marks>, last_full: Instant) -> Self {
+    pub(crate) fn new(marks: Option<Marks>, last_full: Instant) -> Self {
         Self {
             marks,
             last_full,
@@ -62,20 +62,20 @@ impl Schedule {
 
     /// How long an unchanged repository goes between full looks: [`COST_FACTOR`]
     /// times what the last one took, within [`FULL_MIN`]..=[`FULL_MAX`].
-    pub fn full_every(&self) -> Duration {
+    pub(crate) fn full_every(&self) -> Duration {
         self.cost
             .saturating_mul(COST_FACTOR)
             .clamp(FULL_MIN, FULL_MAX)
     }
 
     /// Whether to compute the full facts now, given the marks just read.
-    pub fn due(&self, marks: &Option<Marks>, now: Instant) -> bool {
+    pub(crate) fn due(&self, marks: &Option<Marks>, now: Instant) -> bool {
         *marks != self.marks || now.saturating_duration_since(self.last_full) >= self.full_every()
     }
 
     /// Records a full look that ended at `done` and took `cost`, with the marks read
     /// just before it (so a change during the scan is seen at the next poll).
-    pub fn ran(&mut self, marks: Option<Marks>, done: Instant, cost: Duration) {
+    pub(crate) fn ran(&mut self, marks: Option<Marks>, done: Instant, cost: Duration) {
         self.marks = marks;
         self.last_full = done;
         self.cost = cost;

@@ -22,10 +22,10 @@
 //! clean-up runs (the demo's temporary folder). A second such signal while that is
 //! under way restores the terminal and exits at once.
 
-pub mod demo;
-pub mod fleet;
+pub(crate) mod demo;
+pub(crate) mod fleet;
 pub mod git_poll;
-pub mod project;
+pub(crate) mod project;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -57,7 +57,7 @@ use crate::ui;
 use crate::watch::Pending;
 
 /// How often ages are redrawn when nothing else happens.
-pub const TICK: Duration = Duration::from_secs(30);
+pub(crate) const TICK: Duration = Duration::from_secs(30);
 /// How long the input thread waits for a key before checking whether it must pause
 /// (while `$EDITOR` owns the terminal). Blocking, not busy: about four wakeups a second.
 const INPUT_WAIT: Duration = Duration::from_millis(250);
@@ -66,7 +66,7 @@ const PREVIEW_CAP: u64 = 1024 * 1024;
 
 /// What arrives on the loop's channel.
 #[derive(Debug)]
-pub enum LoopEvent {
+pub(crate) enum LoopEvent {
     /// A terminal event from the input thread.
     Input(ct::Event),
     /// A debounced batch of file-system events under the project's `.forge/`.
@@ -125,7 +125,7 @@ fn watch_signals(tx: Sender<LoopEvent>) -> std::io::Result<signal_hook::iterator
 }
 
 /// Converts a crossterm key to the dashboard's own key type.
-pub fn key_of(code: KeyCode, mods: KeyModifiers) -> Option<Key> {
+pub(crate) fn key_of(code: KeyCode, mods: KeyModifiers) -> Option<Key> {
     Some(match code {
         KeyCode::Char('c') if mods.contains(KeyModifiers::CONTROL) => Key::Esc,
         KeyCode::Char('z') if mods.contains(KeyModifiers::CONTROL) => Key::Suspend,
@@ -229,22 +229,22 @@ impl Drop for MouseGuard {
 }
 
 /// Everything the loop needs besides the model.
-pub struct Session {
+pub(crate) struct Session {
     /// The project.
-    pub paths: Paths,
+    pub(crate) paths: Paths,
     /// The environment (for `$EDITOR` and `~/.claude/pending-resume`).
-    pub env: Env,
+    pub(crate) env: Env,
     /// Draw without colours.
-    pub no_color: bool,
+    pub(crate) no_color: bool,
     /// Append a line per frame drawn to this file (benchmarks).
-    pub trace: Option<PathBuf>,
+    pub(crate) trace: Option<PathBuf>,
     /// Keep the git facts true while open ([`git_poll`]); off for the demo, whose
     /// facts are made up.
-    pub poll_git: bool,
+    pub(crate) poll_git: bool,
 }
 
 /// Reads the project and builds the first model.
-pub fn initial_model(paths: &Paths, env: &Env, git: GitSource) -> Model {
+pub(crate) fn initial_model(paths: &Paths, env: &Env, git: GitSource) -> Model {
     let config = crate::config::load_or_default(paths, env);
     let snap = snapshot::load_for_inbox(paths, env.now, git);
     let mut m = Model::new(snap, config.context.thresholds(), env.now);
@@ -255,7 +255,7 @@ pub fn initial_model(paths: &Paths, env: &Env, git: GitSource) -> Model {
 /// Carries out the effects that need no terminal (preview reads, marker writes),
 /// feeding the results back into the model. Returns the rest (editor, quit).
 #[allow(clippy::disallowed_methods)] // the dashboard loop reads the clock (clippy.toml)
-pub fn run_effects(model: &mut Model, s: &Session, effects: Vec<Effect>) -> Vec<Effect> {
+pub(crate) fn run_effects(model: &mut Model, s: &Session, effects: Vec<Effect>) -> Vec<Effect> {
     let mut queue = effects;
     let mut rest = Vec::new();
     while let Some(fx) = queue.pop() {
@@ -309,7 +309,7 @@ pub fn run_effects(model: &mut Model, s: &Session, effects: Vec<Effect>) -> Vec<
 }
 
 /// Renders one frame of `model` at `width`×`height` as plain text (for `--once`).
-pub fn render_text(model: &Model, width: u16, height: u16) -> String {
+pub(crate) fn render_text(model: &Model, width: u16, height: u16) -> String {
     ui::frame_text(ui::Dashboard::new(model), width, height)
 }
 
@@ -317,7 +317,7 @@ pub fn render_text(model: &Model, width: u16, height: u16) -> String {
 /// model (the implementor), how each event updates it, and how it is drawn. The
 /// decisions are the models' (`crate::model::dashboard`); an app carries out their
 /// effects.
-pub trait App {
+pub(crate) trait App {
     /// Where everything goes in one frame: laid out once per frame, from the frame's
     /// own area, then used to draw it and, until the next frame, to hit-test clicks.
     type Layout;
@@ -345,7 +345,7 @@ pub trait App {
 
 /// What the loop does after [`App::settle`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flow {
+pub(crate) enum Flow {
     /// Go on, drawing a frame first when `redraw`.
     Stay {
         /// The frame changed.
@@ -359,7 +359,7 @@ pub enum Flow {
 
 /// Lays out and draws one frame of `app`: the layout is made from the frame's own
 /// area, inside the draw, so it is the one drawn; it is returned for the clicks.
-pub fn draw_frame<B: ratatui::backend::Backend, A: App>(
+pub(crate) fn draw_frame<B: ratatui::backend::Backend, A: App>(
     terminal: &mut ratatui::Terminal<B>,
     app: &mut A,
 ) -> anyhow::Result<A::Layout> {
@@ -377,7 +377,7 @@ pub fn draw_frame<B: ratatui::backend::Backend, A: App>(
 
 /// Runs the dashboard until the user quits or a termination signal arrives. Restores
 /// the terminal on every path out. Returns the signal that ended it, if one did.
-pub fn run(model: Model, session: Session) -> anyhow::Result<Option<i32>> {
+pub(crate) fn run(model: Model, session: Session) -> anyhow::Result<Option<i32>> {
     Screen::run(|screen| screen.project(model, &session))
 }
 
@@ -385,7 +385,7 @@ pub fn run(model: Model, session: Session) -> anyhow::Result<Option<i32>> {
 /// input thread, the signal watcher, and the apps' own (a project's file watcher,
 /// git poller and search thread; the fleet list's registry watcher). `forge tui
 /// --all` keeps one screen across the fleet list and the dashboards it opens.
-pub struct Screen {
+pub(crate) struct Screen {
     terminal: DefaultTerminal,
     tx: Sender<LoopEvent>,
     rx: Receiver<LoopEvent>,
@@ -395,7 +395,7 @@ pub struct Screen {
 impl Screen {
     /// Sets the terminal up, runs `body` on it, and restores the terminal on every
     /// path out (an error included).
-    pub fn run<T>(body: impl FnOnce(&mut Self) -> anyhow::Result<T>) -> anyhow::Result<T> {
+    pub(crate) fn run<T>(body: impl FnOnce(&mut Self) -> anyhow::Result<T>) -> anyhow::Result<T> {
         let (tx, rx) = mpsc::channel::<LoopEvent>();
         let terminal = ratatui::try_init()
             .inspect_err(|_| ratatui::restore())
@@ -430,7 +430,11 @@ impl Screen {
     /// Runs one project's dashboard on this screen until q or Esc (`Ok(None)`) or a
     /// termination signal (`Ok(Some(sig))`). Its watcher and git poller stop when it
     /// returns.
-    pub fn project(&mut self, model: Model, session: &Session) -> anyhow::Result<Option<i32>> {
+    pub(crate) fn project(
+        &mut self,
+        model: Model,
+        session: &Session,
+    ) -> anyhow::Result<Option<i32>> {
         if let Some(sig) = self.drain() {
             return Ok(Some(sig));
         }
@@ -444,7 +448,7 @@ impl Screen {
     /// the frame changed. Ends on the app's quit (`Ok(None)`) or a termination signal
     /// (`Ok(Some(sig))`).
     #[allow(clippy::disallowed_methods)] // the dashboard loop reads the clock (clippy.toml)
-    pub fn run_app<A: App>(&mut self, app: &mut A) -> anyhow::Result<Option<i32>> {
+    pub(crate) fn run_app<A: App>(&mut self, app: &mut A) -> anyhow::Result<Option<i32>> {
         let mut next_tick = Instant::now() + TICK;
         let mut shown = draw_frame(&mut self.terminal, app)?;
         loop {
@@ -496,7 +500,7 @@ fn sleep_for(
 
 /// Re-reads what `pending` says changed and returns the model's effects.
 #[allow(clippy::disallowed_methods)] // the dashboard loop reads the clock (clippy.toml)
-pub fn reload(model: &mut Model, paths: &Paths, pending: &Pending) -> Vec<Effect> {
+pub(crate) fn reload(model: &mut Model, paths: &Paths, pending: &Pending) -> Vec<Effect> {
     let now = Utc::now();
     let keep_git = |snap: &mut crate::model::snapshot::Snapshot, model: &Model| {
         // Hooks and the git poller refresh the git cache; until one has, keep the

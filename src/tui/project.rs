@@ -51,7 +51,7 @@ impl Searcher {
 
 /// One project's dashboard: its model, the session it runs in, and its producers
 /// (they stop when it is dropped).
-pub struct ProjectApp<'s> {
+pub(crate) struct ProjectApp<'s> {
     model: Model,
     session: &'s Session,
     watcher: Watcher,
@@ -66,7 +66,7 @@ pub struct ProjectApp<'s> {
 impl<'s> ProjectApp<'s> {
     /// Starts the project's file watcher and (for a live project) its git poller,
     /// both feeding `tx`, and runs the model's first effects (the preview).
-    pub fn open(
+    pub(crate) fn open(
         mut model: Model,
         session: &'s Session,
         tx: &Sender<LoopEvent>,
@@ -101,7 +101,8 @@ impl<'s> ProjectApp<'s> {
     }
 
     /// The model (for tests).
-    pub fn model(&self) -> &Model {
+    #[cfg(test)]
+    pub(crate) fn model(&self) -> &Model {
         &self.model
     }
 }

@@ -30,7 +30,7 @@ fn detail_of(m: &Model, list: &[Row], body: Rect) -> Vec<Line<'static>> {
 
 /// The rows of the list itself in `area` (the view's whole area, title included):
 /// what the model pages and clicks by, as [`render`] draws it.
-pub fn list_height(m: &Model, area: Rect) -> u16 {
+pub(crate) fn list_height(m: &Model, area: Rect) -> u16 {
     let body = pane_body(area);
     let list = m.activity_rows();
     let detail_h = (detail_of(m, &list, body).len() as u16).min(DETAIL_MAX);
@@ -38,7 +38,7 @@ pub fn list_height(m: &Model, area: Rect) -> u16 {
 }
 
 /// Draws the activity view into `area` (its title row included).
-pub fn render(m: &Model, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render(m: &Model, area: Rect, buf: &mut Buffer) {
     let list = m.activity_rows();
     let focused = m.focus == Pane::Activity;
     let extra = vec![Span::styled(

@@ -25,7 +25,7 @@ use crate::model::text::sanitize::single_line;
 use crate::model::time::age;
 
 /// The fleet list over a [`FleetModel`].
-pub struct FleetView<'a> {
+pub(crate) struct FleetView<'a> {
     model: &'a FleetModel,
     no_color: bool,
     plan: Option<Plan>,
@@ -33,7 +33,7 @@ pub struct FleetView<'a> {
 
 impl<'a> FleetView<'a> {
     /// A view of `model`.
-    pub fn new(model: &'a FleetModel) -> Self {
+    pub(crate) fn new(model: &'a FleetModel) -> Self {
         Self {
             model,
             no_color: false,
@@ -42,14 +42,14 @@ impl<'a> FleetView<'a> {
     }
 
     /// Draws without colours (`NO_COLOR`).
-    pub fn no_color(mut self, yes: bool) -> Self {
+    pub(crate) fn no_color(mut self, yes: bool) -> Self {
         self.no_color = yes;
         self
     }
 
     /// Draws the frame `plan` laid out (the loop's, computed once for the frame)
     /// instead of laying it out again; a plan made for another area is not used.
-    pub fn plan(mut self, plan: Plan) -> Self {
+    pub(crate) fn plan(mut self, plan: Plan) -> Self {
         self.plan = Some(plan);
         self
     }
@@ -57,7 +57,7 @@ impl<'a> FleetView<'a> {
 
 /// Where the parts of the fleet screen go: computed once per frame ([`plan`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Plan {
+pub(crate) struct Plan {
     area: Rect,
     header: Rect,
     columns: Option<Rect>,
@@ -68,13 +68,13 @@ pub struct Plan {
 
 impl Plan {
     /// Rows of the list (for paging).
-    pub fn list_rows(&self) -> u16 {
+    pub(crate) fn list_rows(&self) -> u16 {
         self.list.map_or(1, |r| r.height.max(1))
     }
 }
 
 /// Lays out a frame of `area`.
-pub fn plan(area: Rect) -> Plan {
+pub(crate) fn plan(area: Rect) -> Plan {
     let row = |i: u16| Rect {
         y: area.y + i,
         height: 1,
@@ -110,7 +110,8 @@ pub fn plan(area: Rect) -> Plan {
 }
 
 /// Rows of the list for a frame of `area` (for paging).
-pub fn list_rows(area: Rect) -> u16 {
+#[cfg(test)]
+pub(crate) fn list_rows(area: Rect) -> u16 {
     plan(area).list_rows()
 }
 

@@ -17,35 +17,35 @@ use ratatui::layout::Rect;
 use crate::model::dashboard::Pane;
 
 /// Width from which the dashboard uses two columns.
-pub const WIDE: u16 = 110;
+pub(crate) const WIDE: u16 = 110;
 /// The least width of the left column in the two-column layout.
-pub const LEFT_MIN: u16 = 44;
+pub(crate) const LEFT_MIN: u16 = 44;
 /// The least width the right column keeps (the inbox shows its route column from
 /// `ui::INBOX_WIDE`, 50 cells).
-pub const RIGHT_MIN: u16 = 53;
+pub(crate) const RIGHT_MIN: u16 = 53;
 
 /// Context section height: title, gauge, sparkline, trend.
-pub const CONTEXT_H: u16 = 4;
+pub(crate) const CONTEXT_H: u16 = 4;
 /// Last session + flags section height (with the flags on one row).
-pub const SESSION_H: u16 = 4;
+pub(crate) const SESSION_H: u16 = 4;
 
 /// What the panes hold, as far as the layout cares.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Needs {
+pub(crate) struct Needs {
     /// Rows of the sessions pane.
-    pub attention: usize,
+    pub(crate) attention: usize,
     /// How many of them wait for a person (they beat the sparkline).
-    pub waiting: usize,
+    pub(crate) waiting: usize,
     /// The width the left column's text asks for (two-column layout).
-    pub left_want: u16,
+    pub(crate) left_want: u16,
     /// The widths of the flag items, each with its separator: in two columns they
     /// wrap whole to the column ([`flag_rows`]); one column keeps them on one row.
-    pub flags: Vec<u16>,
+    pub(crate) flags: Vec<u16>,
 }
 
 /// The rows `items` (widths, each with its separator) take when wrapped whole to
 /// `width`: at least one.
-pub fn flag_rows(items: &[u16], width: u16) -> u16 {
+pub(crate) fn flag_rows(items: &[u16], width: u16) -> u16 {
     let mut rows = 1u16;
     let mut used = 0u16;
     for &w in items {
@@ -60,7 +60,7 @@ pub fn flag_rows(items: &[u16], width: u16) -> u16 {
 
 /// The left column's width in the two-column layout of a `width`-wide area, for text
 /// that asks for `want`.
-pub fn left_width(width: u16, want: u16) -> u16 {
+pub(crate) fn left_width(width: u16, want: u16) -> u16 {
     let most = width
         .saturating_sub(RIGHT_MIN + 1)
         .min(width * 11 / 20)
@@ -70,45 +70,45 @@ pub fn left_width(width: u16, want: u16) -> u16 {
 
 /// The rectangles of one frame. A section that does not fit is `None`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// One-line header.
-    pub header: Option<Rect>,
+    pub(crate) header: Option<Rect>,
     /// Context gauge.
-    pub context: Option<Rect>,
+    pub(crate) context: Option<Rect>,
     /// Last session and flags.
-    pub session: Option<Rect>,
+    pub(crate) session: Option<Rect>,
     /// Sessions needing attention.
-    pub attention: Option<Rect>,
+    pub(crate) attention: Option<Rect>,
     /// Handoff inbox.
-    pub inbox: Option<Rect>,
+    pub(crate) inbox: Option<Rect>,
     /// Preview of the selected handoff.
-    pub preview: Option<Rect>,
+    pub(crate) preview: Option<Rect>,
     /// One-line footer (keys, notices, filter prompt).
-    pub footer: Option<Rect>,
+    pub(crate) footer: Option<Rect>,
     /// Too small for sections: one summary line in `header`.
-    pub tiny: bool,
+    pub(crate) tiny: bool,
 }
 
 impl Plan {
     /// Rows available for list items in the inbox (its title excluded).
-    pub fn inbox_rows(&self) -> u16 {
+    pub(crate) fn inbox_rows(&self) -> u16 {
         self.inbox.map_or(1, |r| r.height.saturating_sub(1).max(1))
     }
     /// Rows available for preview text (its title excluded).
-    pub fn preview_rows(&self) -> u16 {
+    pub(crate) fn preview_rows(&self) -> u16 {
         self.preview
             .map_or(1, |r| r.height.saturating_sub(1).max(1))
     }
     /// The inbox and the preview together (they are stacked in every layout): where
     /// the activity view goes while it is shown.
-    pub fn list_area(&self) -> Option<Rect> {
+    pub(crate) fn list_area(&self) -> Option<Rect> {
         match (self.inbox, self.preview) {
             (Some(i), Some(p)) => Some(i.union(p)),
             (i, p) => i.or(p),
         }
     }
     /// The focusable pane under a terminal cell.
-    pub fn pane_at(&self, col: u16, row: u16) -> Option<Pane> {
+    pub(crate) fn pane_at(&self, col: u16, row: u16) -> Option<Pane> {
         let hit = |r: Option<Rect>| {
             r.is_some_and(|r| {
                 col >= r.x && col < r.x + r.width && row >= r.y && row < r.y + r.height
@@ -129,11 +129,11 @@ impl Plan {
 #[cfg(test)]
 thread_local! {
     /// How many plans this thread has computed: a frame computes one.
-    pub static PLANS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    pub(crate) static PLANS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Lays out `area` for panes that hold `needs`.
-pub fn plan(area: Rect, needs: &Needs) -> Plan {
+pub(crate) fn plan(area: Rect, needs: &Needs) -> Plan {
     #[cfg(test)]
     PLANS.with(|n| n.set(n.get() + 1));
     let (attention, waiting) = (needs.attention, needs.waiting);

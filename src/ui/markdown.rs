@@ -14,12 +14,13 @@ use ratatui::text::{Line, Span};
 use super::text;
 
 /// The lines of a handoff document, styled, one per source line.
-pub fn render(text: &str) -> Vec<Line<'static>> {
+#[cfg(test)]
+pub(crate) fn render(text: &str) -> Vec<Line<'static>> {
     render_hung(text).into_iter().map(|(l, _)| l).collect()
 }
 
 /// The lines of a handoff document, styled and wrapped to `width` cells.
-pub fn render_wrapped(text: &str, width: usize) -> Vec<Line<'static>> {
+pub(crate) fn render_wrapped(text: &str, width: usize) -> Vec<Line<'static>> {
     render_hung(text)
         .into_iter()
         .flat_map(|(l, hang)| text::wrap(l, width, hang))

@@ -4,11 +4,11 @@
 //!
 //! Widgets render into any area, including `Rect::ZERO` and 1×1, without panicking.
 
-pub mod activity;
-pub mod fleet;
-pub mod layout;
-pub mod markdown;
-pub mod text;
+pub(crate) mod activity;
+pub(crate) mod fleet;
+pub(crate) mod layout;
+pub(crate) mod markdown;
+pub(crate) mod text;
 
 use std::fmt::Write as _;
 
@@ -29,7 +29,7 @@ use crate::model::text::sanitize::single_line;
 use crate::model::time::{age, parse_iso};
 
 /// The colour of a context level.
-pub fn level_color(level: Level) -> Color {
+pub(crate) fn level_color(level: Level) -> Color {
     match level {
         Level::L0 => Color::Green,
         Level::L1 => Color::Yellow,
@@ -39,7 +39,7 @@ pub fn level_color(level: Level) -> Color {
 }
 
 /// The colour of a handoff status word; blocked is red, malformed yellow.
-pub fn status_style(word: &str) -> Style {
+pub(crate) fn status_style(word: &str) -> Style {
     match word {
         "blocked" => Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
         "malformed" => Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
@@ -59,7 +59,7 @@ const MATCH: Style = Style::new()
     .add_modifier(Modifier::BOLD.union(Modifier::UNDERLINED));
 
 /// The whole dashboard.
-pub struct Dashboard<'a> {
+pub(crate) struct Dashboard<'a> {
     model: &'a Model,
     no_color: bool,
     layout: Option<&'a FrameLayout>,
@@ -67,7 +67,7 @@ pub struct Dashboard<'a> {
 
 impl<'a> Dashboard<'a> {
     /// A dashboard over `model`.
-    pub fn new(model: &'a Model) -> Self {
+    pub(crate) fn new(model: &'a Model) -> Self {
         Self {
             model,
             no_color: false,
@@ -75,13 +75,13 @@ impl<'a> Dashboard<'a> {
         }
     }
     /// Draws without colours (`NO_COLOR`); bold, reverse and underline stay.
-    pub fn no_color(mut self, yes: bool) -> Self {
+    pub(crate) fn no_color(mut self, yes: bool) -> Self {
         self.no_color = yes;
         self
     }
     /// Draws the frame `layout` laid out (the loop's, computed once for the frame)
     /// instead of laying it out again; a layout made for another area is not used.
-    pub fn layout(mut self, layout: &'a FrameLayout) -> Self {
+    pub(crate) fn layout(mut self, layout: &'a FrameLayout) -> Self {
         self.layout = Some(layout);
         self
     }
@@ -532,7 +532,7 @@ fn flag_items(m: &Model) -> Vec<Vec<Span<'static>>> {
 
 /// The widths of the flag items as the layout wraps them: each with its separator
 /// (`⚑ ` before the first, ` · ` before the others).
-pub fn flag_widths(m: &Model) -> Vec<u16> {
+pub(crate) fn flag_widths(m: &Model) -> Vec<u16> {
     flag_items(m)
         .iter()
         .enumerate()
@@ -546,7 +546,7 @@ pub fn flag_widths(m: &Model) -> Vec<u16> {
 /// The width the left column's text asks for: its widest line whole — the context's
 /// title, the session record, the flags on one row, the sessions pane's title and each
 /// row with its whole message.
-pub fn left_want(m: &Model) -> u16 {
+pub(crate) fn left_want(m: &Model) -> u16 {
     let width = |spans: &[Span<'_>]| spans.iter().map(Span::width).sum::<usize>();
     let mut want = 2 + text::width("Context") + width(&context_extra(m));
     for l in session_lines(m) {
@@ -669,7 +669,7 @@ fn drift_mark(m: &Model, h: &HandoffEntry) -> String {
 
 /// From this width the inbox shows each handoff's route (and a session handoff's
 /// title in what is left).
-pub const INBOX_WIDE: u16 = 50;
+pub(crate) const INBOX_WIDE: u16 = 50;
 
 /// Cells of the inbox's task column; longer ids are cut with `…`.
 const TASK_W: usize = 8;
@@ -811,11 +811,11 @@ fn cursor_style(focused: bool) -> Style {
 /// ([`Dashboard::layout`]) and, until the next frame, to hit-test clicks: what was
 /// clicked is what is on the screen.
 #[derive(Debug, Clone)]
-pub struct FrameLayout {
+pub(crate) struct FrameLayout {
     /// The frame's area.
-    pub area: Rect,
+    pub(crate) area: Rect,
     /// Where each pane goes.
-    pub plan: layout::Plan,
+    pub(crate) plan: layout::Plan,
     /// The preview's warnings and text, wrapped to its pane (when the frame shows
     /// it, or looks for the filter's text in it).
     preview: Option<PreviewLines>,
@@ -826,7 +826,7 @@ type PreviewLines = (Vec<Line<'static>>, Vec<Line<'static>>);
 
 impl FrameLayout {
     /// Lays out a frame of `area` for `m`.
-    pub fn of(m: &Model, area: Rect) -> Self {
+    pub(crate) fn of(m: &Model, area: Rect) -> Self {
         let plan = plan_of(m, area);
         let preview = plan
             .preview
@@ -848,7 +848,7 @@ impl FrameLayout {
     }
 
     /// The panes the frame shows, and the rows of the sessions pane's list.
-    pub fn shown(&self) -> (Vec<Pane>, u16) {
+    pub(crate) fn shown(&self) -> (Vec<Pane>, u16) {
         let plan = &self.plan;
         let mut panes = Vec::new();
         if plan.inbox.is_some() {
@@ -869,7 +869,7 @@ impl FrameLayout {
     /// The sizes the model pages and scrolls by: rows of the inbox list, rows of the
     /// preview text (below its pinned warnings) and the rows the preview text takes
     /// once wrapped to the pane.
-    pub fn viewport(&self, m: &Model) -> (u16, u16, usize) {
+    pub(crate) fn viewport(&self, m: &Model) -> (u16, u16, usize) {
         let plan = &self.plan;
         if m.activity {
             // The activity view takes the inbox's and the preview's room: it pages (and
@@ -888,7 +888,7 @@ impl FrameLayout {
 
     /// The row of the preview text, wrapped as the frame shows it, where the filter's
     /// text first appears (for [`Model::seek_match`]).
-    pub fn first_match(&self, m: &Model) -> Option<usize> {
+    pub(crate) fn first_match(&self, m: &Model) -> Option<usize> {
         let needle = m.filter.needle()?;
         let body = self.plan.preview.map(pane_body)?;
         let lines = self.preview_lines(m, body.width);
@@ -899,14 +899,8 @@ impl FrameLayout {
     }
 }
 
-/// The panes a frame of `area` shows, and the rows of the sessions pane's list
-/// ([`FrameLayout::shown`]).
-pub fn shown(m: &Model, area: Rect) -> (Vec<Pane>, u16) {
-    FrameLayout::of(m, area).shown()
-}
-
 /// The layout of a frame of `area` for `m`.
-pub fn plan_of(m: &Model, area: Rect) -> layout::Plan {
+pub(crate) fn plan_of(m: &Model, area: Rect) -> layout::Plan {
     let rows = m.attention_rows();
     let waiting = rows
         .iter()
@@ -927,13 +921,15 @@ pub fn plan_of(m: &Model, area: Rect) -> layout::Plan {
 
 /// The sizes the model pages and scrolls by, for a frame of `area`
 /// ([`FrameLayout::viewport`]).
-pub fn viewport(m: &Model, area: Rect) -> (u16, u16, usize) {
+#[cfg(test)]
+pub(crate) fn viewport(m: &Model, area: Rect) -> (u16, u16, usize) {
     FrameLayout::of(m, area).viewport(m)
 }
 
 /// The row of the preview text, wrapped as a frame of `area` shows it, where the
 /// filter's text first appears ([`FrameLayout::first_match`]).
-pub fn first_match(m: &Model, area: Rect) -> Option<usize> {
+#[cfg(test)]
+pub(crate) fn first_match(m: &Model, area: Rect) -> Option<usize> {
     FrameLayout::of(m, area).first_match(m)
 }
 
@@ -1423,7 +1419,7 @@ fn tiny_summary(m: &Model, width: usize) -> Vec<Span<'static>> {
 }
 
 /// One frame of `widget` at `width`×`height` as plain text (for `--once`).
-pub fn frame_text(widget: impl Widget, width: u16, height: u16) -> String {
+pub(crate) fn frame_text(widget: impl Widget, width: u16, height: u16) -> String {
     let area = Rect::new(0, 0, width, height);
     let mut buf = Buffer::empty(area);
     widget.render(area, &mut buf);
@@ -1431,7 +1427,7 @@ pub fn frame_text(widget: impl Widget, width: u16, height: u16) -> String {
 }
 
 /// The text of a buffer, one line per row, trailing spaces trimmed (for `--once`).
-pub fn buffer_text(buf: &Buffer) -> String {
+pub(crate) fn buffer_text(buf: &Buffer) -> String {
     let mut out = String::new();
     let area = buf.area;
     for y in area.top()..area.bottom() {

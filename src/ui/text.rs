@@ -6,20 +6,20 @@ use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthChar;
 
 /// The mark that says "there was more".
-pub const ELLIPSIS: char = '…';
+pub(crate) const ELLIPSIS: char = '…';
 
 /// Display width of one character (control characters count 0).
-pub fn char_width(c: char) -> usize {
+pub(crate) fn char_width(c: char) -> usize {
     c.width().unwrap_or(0)
 }
 
 /// Display width of `s`.
-pub fn width(s: &str) -> usize {
+pub(crate) fn width(s: &str) -> usize {
     s.chars().map(char_width).sum()
 }
 
 /// `s` cut to at most `max` cells, ending in `…` when anything was cut.
-pub fn fit(s: &str, max: usize) -> String {
+pub(crate) fn fit(s: &str, max: usize) -> String {
     if width(s) <= max {
         return s.to_owned();
     }
@@ -41,7 +41,7 @@ pub fn fit(s: &str, max: usize) -> String {
 }
 
 /// `s` cut like [`fit`] and padded with spaces to exactly `cells` wide (a column).
-pub fn column(s: &str, cells: usize) -> String {
+pub(crate) fn column(s: &str, cells: usize) -> String {
     let mut out = fit(s, cells);
     let w = width(&out);
     out.extend(std::iter::repeat_n(' ', cells.saturating_sub(w)));
@@ -50,7 +50,7 @@ pub fn column(s: &str, cells: usize) -> String {
 
 /// Styled spans cut to at most `max` cells; when something was cut the last cell is
 /// `…` in the style of the span it cut.
-pub fn fit_spans(spans: Vec<Span<'static>>, max: usize) -> Vec<Span<'static>> {
+pub(crate) fn fit_spans(spans: Vec<Span<'static>>, max: usize) -> Vec<Span<'static>> {
     let total: usize = spans.iter().map(|s| width(&s.content)).sum();
     if total <= max {
         return spans;
@@ -77,7 +77,7 @@ pub fn fit_spans(spans: Vec<Span<'static>>, max: usize) -> Vec<Span<'static>> {
 /// Word-wraps `line` to `width` cells. Continuation rows start with `hang` spaces, so
 /// a wrapped list item stays under its text rather than under its bullet. A word
 /// longer than a row is broken. The line's own style is kept on every row.
-pub fn wrap(line: Line<'static>, width: usize, hang: usize) -> Vec<Line<'static>> {
+pub(crate) fn wrap(line: Line<'static>, width: usize, hang: usize) -> Vec<Line<'static>> {
     let total: usize = line.spans.iter().map(|s| self::width(&s.content)).sum();
     if width == 0 || total <= width {
         return vec![line];
@@ -180,7 +180,7 @@ fn spans_of(chars: &[(char, Style)]) -> Vec<Span<'static>> {
 
 /// `line` with every case-insensitive occurrence of `needle` (lowercase) in its
 /// text marked with `mark` added to the span's style (matches may cross spans).
-pub fn highlight(line: Line<'static>, needle: &str, mark: Style) -> Line<'static> {
+pub(crate) fn highlight(line: Line<'static>, needle: &str, mark: Style) -> Line<'static> {
     let want: Vec<char> = needle.chars().collect();
     if want.is_empty() {
         return line;

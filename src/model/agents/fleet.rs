@@ -22,38 +22,38 @@ use crate::model::session::state::{Attention, SessionBridge};
 use crate::model::time::{heard_within, iso, parse_iso};
 
 /// The registry's format version.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 /// At most this many projects are kept (the most recently heard from).
-pub const MAX_PROJECTS: usize = 200;
+pub(crate) const MAX_PROJECTS: usize = 200;
 /// At most this many sessions are kept per project (the most recently heard from).
-pub const MAX_SESSIONS: usize = 16;
+pub(crate) const MAX_SESSIONS: usize = 16;
 /// A project root longer than this (in bytes) is not registered.
-pub const MAX_ROOT: usize = 1024;
+pub(crate) const MAX_ROOT: usize = 1024;
 /// Project names are cut to this many characters.
-pub const MAX_NAME: usize = 80;
+pub(crate) const MAX_NAME: usize = 80;
 /// Branch names are cut to this many characters.
-pub const MAX_BRANCH: usize = 120;
+pub(crate) const MAX_BRANCH: usize = 120;
 /// The largest registry file read (a larger one reads as empty and is rewritten).
-pub const MAX_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_BYTES: u64 = 1024 * 1024;
 /// A project not heard from for this long leaves the registry.
-pub const KEEP_PROJECT: Duration = Duration::days(7);
+pub(crate) const KEEP_PROJECT: Duration = Duration::days(7);
 /// An entry whose facts did not change is rewritten at most this often (to keep
 /// its sessions' last events and its own `seen_at` fresh).
-pub const REFRESH: Duration = Duration::seconds(60);
+pub(crate) const REFRESH: Duration = Duration::seconds(60);
 /// `[attention] stale_after` when an entry does not say.
-pub const DEFAULT_STALE_AFTER_SECS: u64 = 30 * 60;
+pub(crate) const DEFAULT_STALE_AFTER_SECS: u64 = 30 * 60;
 
 /// `projects.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct Registry {
+pub(crate) struct Registry {
     /// [`VERSION`].
-    pub version: u32,
+    pub(crate) version: u32,
     /// The projects, the most recently heard from first. An unreadable one is
     /// skipped: one bad entry (a newer forge's attention word, a number out of
     /// range) must not empty the registry.
     #[serde(deserialize_with = "crate::model::lenient::skip_bad_items")]
-    pub projects: Vec<ProjectEntry>,
+    pub(crate) projects: Vec<ProjectEntry>,
 }
 
 impl Default for Registry {
@@ -68,64 +68,64 @@ impl Default for Registry {
 /// One project in the registry.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct ProjectEntry {
+pub(crate) struct ProjectEntry {
     /// The project root, absolute and canonical (the entry's key). Data, never a
     /// place forge writes to on its own.
-    pub root: String,
+    pub(crate) root: String,
     /// The root's folder name.
-    pub name: String,
+    pub(crate) name: String,
     /// The branch when the entry was written.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub branch: Option<String>,
+    pub(crate) branch: Option<String>,
     /// Unresolved blocked agent Signals.
-    pub blocked: u32,
+    pub(crate) blocked: u32,
     /// When forge last wrote this entry (ISO 8601 UTC).
-    pub seen_at: String,
+    pub(crate) seen_at: String,
     /// The project's `[attention] stale_after`, in seconds: a session silent for
     /// longer is not live.
-    pub stale_after_secs: u64,
+    pub(crate) stale_after_secs: u64,
     /// Its sessions, the most recently heard from first (an unreadable one is
     /// skipped).
     #[serde(deserialize_with = "crate::model::lenient::skip_bad_items")]
-    pub sessions: Vec<SessionRow>,
+    pub(crate) sessions: Vec<SessionRow>,
 }
 
 /// One session of a project, as the fleet views show it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct SessionRow {
+pub(crate) struct SessionRow {
     /// The session id (`[A-Za-z0-9._-]`, at most 64 characters).
-    pub id: String,
+    pub(crate) id: String,
     /// Its context %, a whole number.
-    pub context_pct: Option<u8>,
+    pub(crate) context_pct: Option<u8>,
     /// Its level under the project's thresholds (`L0`…`L3`).
-    pub level: Option<String>,
+    pub(crate) level: Option<String>,
     /// `busy`, `waiting:permission` or `waiting:input`.
-    pub attention: Option<Attention>,
+    pub(crate) attention: Option<Attention>,
     /// The last hook event.
-    pub last_event: Option<String>,
+    pub(crate) last_event: Option<String>,
     /// When it was seen (ISO 8601 UTC).
-    pub last_event_at: Option<String>,
+    pub(crate) last_event_at: Option<String>,
     /// The agent it runs as (`$FORGE_AGENT` of its hooks).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub agent: Option<String>,
+    pub(crate) agent: Option<String>,
     /// Its tmux pane (`%N`, `$TMUX_PANE` of its hooks), when it runs in tmux.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tmux_pane: Option<String>,
+    pub(crate) tmux_pane: Option<String>,
     /// The socket of that pane's tmux server (the first part of `$TMUX`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tmux_socket: Option<String>,
+    pub(crate) tmux_socket: Option<String>,
     /// Its Claude Code process and that process's start time (see
     /// `SessionBridge::client_pid`): a session whose process is gone has ended.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub client_pid: Option<u32>,
+    pub(crate) client_pid: Option<u32>,
     /// See [`SessionRow::client_pid`].
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub client_started: Option<u64>,
+    pub(crate) client_started: Option<u64>,
 }
 
 /// At most this many characters of an agent's name are kept.
-pub const MAX_AGENT: usize = 80;
+pub(crate) const MAX_AGENT: usize = 80;
 
 /// `s` cut to at most `n` characters.
 fn cut(s: &str, n: usize) -> String {
@@ -133,7 +133,7 @@ fn cut(s: &str, n: usize) -> String {
 }
 
 /// A tmux pane id: `%` and digits.
-pub fn is_pane_id(p: &str) -> bool {
+pub(crate) fn is_pane_id(p: &str) -> bool {
     p.strip_prefix('%')
         .is_some_and(|d| (1..=11).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit()))
 }
@@ -155,7 +155,7 @@ fn is_event_name(name: &str) -> bool {
 
 impl SessionRow {
     /// The row of a session from its bridge file (`None` when the bridge is gone).
-    pub fn of(id: &str, bridge: Option<&SessionBridge>, thresholds: &Thresholds) -> Self {
+    pub(crate) fn of(id: &str, bridge: Option<&SessionBridge>, thresholds: &Thresholds) -> Self {
         let pct = bridge.and_then(SessionBridge::context_pct);
         Self {
             id: id.to_owned(),
@@ -172,14 +172,14 @@ impl SessionRow {
 
     /// The tmux target that reaches this session's pane from anywhere: `%N` (a pane
     /// id names one pane on its server), with the server's socket when known.
-    pub fn tmux_target(&self) -> Option<(&str, Option<&str>)> {
+    pub(crate) fn tmux_target(&self) -> Option<(&str, Option<&str>)> {
         self.tmux_pane
             .as_deref()
             .map(|p| (p, self.tmux_socket.as_deref()))
     }
 
     /// Marks the session ended when its recorded client process is gone.
-    pub fn end_if_client_gone(&mut self, gone: impl Fn(u32, u64) -> bool) -> bool {
+    pub(crate) fn end_if_client_gone(&mut self, gone: impl Fn(u32, u64) -> bool) -> bool {
         crate::model::session::state::end_if_client_gone(
             &mut self.attention,
             self.client_pid,
@@ -189,14 +189,14 @@ impl SessionRow {
     }
 
     /// When the session was last heard of.
-    pub fn last_heard(&self) -> Option<DateTime<Utc>> {
+    pub(crate) fn last_heard(&self) -> Option<DateTime<Utc>> {
         self.last_event_at.as_deref().and_then(parse_iso)
     }
 
     /// Whether it is live at `now`: not ended, and heard from within `stale_after`
     /// (a time far in the future is not believed, as for the project's own view:
     /// [`crate::model::snapshot::is_live`]).
-    pub fn is_live(&self, now: DateTime<Utc>, stale_after: Duration) -> bool {
+    pub(crate) fn is_live(&self, now: DateTime<Utc>, stale_after: Duration) -> bool {
         self.attention.is_some_and(|a| a != Attention::Ended)
             && self
                 .last_heard()
@@ -204,13 +204,13 @@ impl SessionRow {
     }
 
     /// Whether it waits for a person (a permission prompt, or its turn is over).
-    pub fn is_waiting(&self) -> bool {
+    pub(crate) fn is_waiting(&self) -> bool {
         self.attention.is_some_and(Attention::needs_attention)
             && self.attention != Some(Attention::Ended)
     }
 
     /// The level, when it is one forge writes.
-    pub fn level(&self) -> Option<Level> {
+    pub(crate) fn level(&self) -> Option<Level> {
         Level::parse(self.level.as_deref()?)
     }
 
@@ -267,7 +267,7 @@ impl SessionRow {
 
 impl ProjectEntry {
     /// `stale_after_secs` as a duration (the default when unset).
-    pub fn stale_after(&self) -> Duration {
+    pub(crate) fn stale_after(&self) -> Duration {
         let secs = match self.stale_after_secs {
             0 => DEFAULT_STALE_AFTER_SECS,
             s => s.min(365 * 86_400),
@@ -276,19 +276,19 @@ impl ProjectEntry {
     }
 
     /// Marks ended every session of this project whose client process is gone.
-    pub fn end_gone_sessions(&mut self, gone: impl Fn(u32, u64) -> bool) {
+    pub(crate) fn end_gone_sessions(&mut self, gone: impl Fn(u32, u64) -> bool) {
         for s in &mut self.sessions {
             s.end_if_client_gone(&gone);
         }
     }
 
     /// When the entry was last written.
-    pub fn seen(&self) -> Option<DateTime<Utc>> {
+    pub(crate) fn seen(&self) -> Option<DateTime<Utc>> {
         parse_iso(&self.seen_at)
     }
 
     /// Its live sessions at `now`.
-    pub fn live(&self, now: DateTime<Utc>) -> impl Iterator<Item = &SessionRow> {
+    pub(crate) fn live(&self, now: DateTime<Utc>) -> impl Iterator<Item = &SessionRow> {
         let stale = self.stale_after();
         self.sessions.iter().filter(move |s| s.is_live(now, stale))
     }
@@ -296,7 +296,7 @@ impl ProjectEntry {
     /// The entry of `root` after a hook call of session `row.id`: the facts given,
     /// `row` in place of that session's old row (left out once the session ended),
     /// the other sessions of `old` that are still live, the most recent first.
-    pub fn build(
+    pub(crate) fn build(
         old: Option<&Self>,
         facts: ProjectFacts,
         row: SessionRow,
@@ -345,23 +345,23 @@ impl ProjectEntry {
 
 /// What a hook knows about its project besides the session: the entry's facts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProjectFacts {
+pub(crate) struct ProjectFacts {
     /// The canonical root.
-    pub root: String,
+    pub(crate) root: String,
     /// The root's folder name.
-    pub name: String,
+    pub(crate) name: String,
     /// The branch now.
-    pub branch: Option<String>,
+    pub(crate) branch: Option<String>,
     /// Unresolved blocked Signals now.
-    pub blocked: u32,
+    pub(crate) blocked: u32,
     /// The project's `[attention] stale_after`, in seconds.
-    pub stale_after_secs: u64,
+    pub(crate) stale_after_secs: u64,
 }
 
 impl ProjectFacts {
     /// The facts, cut to the registry's bounds; `None` when `root` cannot be an
     /// entry's key (not absolute, too long).
-    pub fn new(
+    pub(crate) fn new(
         root: &str,
         branch: Option<&str>,
         blocked: usize,
@@ -392,7 +392,11 @@ impl ProjectFacts {
 /// context, level and attention); when only times moved, at most every
 /// [`REFRESH`]. So a hook writes the file only when it has news, and a busy
 /// project's entry at most once a minute otherwise.
-pub fn needs_write(old: Option<&ProjectEntry>, new: &ProjectEntry, now: DateTime<Utc>) -> bool {
+pub(crate) fn needs_write(
+    old: Option<&ProjectEntry>,
+    new: &ProjectEntry,
+    now: DateTime<Utc>,
+) -> bool {
     let Some(old) = old else { return true };
     let facts = |e: &ProjectEntry| {
         (
@@ -413,19 +417,19 @@ pub fn needs_write(old: Option<&ProjectEntry>, new: &ProjectEntry, now: DateTime
 /// file of its own beside the registry) and folded in by the next writer that holds
 /// the lock: so no registration is lost, and no hook waits long.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Pending {
+pub(crate) struct Pending {
     /// The project's facts.
-    pub facts: ProjectFacts,
+    pub(crate) facts: ProjectFacts,
     /// The session's row.
-    pub row: SessionRow,
+    pub(crate) row: SessionRow,
     /// When the hook saw them (ISO 8601 UTC).
-    pub at: String,
+    pub(crate) at: String,
 }
 
 impl Pending {
     /// Parses a pending file's bytes, within the registry's bounds; `None` when it
     /// is not one.
-    pub fn parse(bytes: &[u8]) -> Option<Self> {
+    pub(crate) fn parse(bytes: &[u8]) -> Option<Self> {
         let p: Self = serde_json::from_slice(bytes).ok()?;
         let secs = p.facts.stale_after_secs.min(365 * 86_400);
         let stale = Duration::try_seconds(i64::try_from(secs).ok()?)?;
@@ -450,7 +454,7 @@ impl Registry {
     /// as the hook would have written it — unless a newer write of that project is
     /// already in, whose facts then stay (this session's row still goes in, when it
     /// is newer than the one kept).
-    pub fn apply(&mut self, p: Pending) {
+    pub(crate) fn apply(&mut self, p: Pending) {
         let Some(at) = parse_iso(&p.at) else { return };
         let newer_kept = self
             .entry(&p.facts.root)
@@ -477,7 +481,7 @@ impl Registry {
 
     /// Parses the file's bytes: anything unreadable is an empty registry, and every
     /// entry is brought within bounds (see [`Registry::bounded`]).
-    pub fn parse(bytes: &[u8]) -> Self {
+    pub(crate) fn parse(bytes: &[u8]) -> Self {
         serde_json::from_slice::<Self>(bytes)
             .unwrap_or_default()
             .bounded()
@@ -486,7 +490,7 @@ impl Registry {
     /// The registry within bounds: valid roots only, each once, at most
     /// [`MAX_PROJECTS`] entries and [`MAX_SESSIONS`] sessions each, names and
     /// branches cut, ids and event names that could not be real dropped.
-    pub fn bounded(mut self) -> Self {
+    pub(crate) fn bounded(mut self) -> Self {
         let mut roots = std::collections::HashSet::new();
         self.version = VERSION;
         self.projects = std::mem::take(&mut self.projects)
@@ -502,21 +506,21 @@ impl Registry {
     /// answers for a pid and start time): the views call this after reading the
     /// file, and a hook before it builds its project's entry (so a killed client's
     /// row leaves the file too).
-    pub fn end_gone_sessions(&mut self, gone: impl Fn(u32, u64) -> bool) {
+    pub(crate) fn end_gone_sessions(&mut self, gone: impl Fn(u32, u64) -> bool) {
         for p in &mut self.projects {
             p.end_gone_sessions(&gone);
         }
     }
 
     /// The entry of `root`.
-    pub fn entry(&self, root: &str) -> Option<&ProjectEntry> {
+    pub(crate) fn entry(&self, root: &str) -> Option<&ProjectEntry> {
         self.projects.iter().find(|p| p.root == root)
     }
 
     /// Puts `entry` in, first, in place of its root's old one; drops the projects
     /// not heard from for [`KEEP_PROJECT`] and keeps the [`MAX_PROJECTS`] most
     /// recently heard from.
-    pub fn upsert(&mut self, entry: ProjectEntry, now: DateTime<Utc>) {
+    pub(crate) fn upsert(&mut self, entry: ProjectEntry, now: DateTime<Utc>) {
         self.projects.retain(|p| p.root != entry.root);
         self.projects.insert(0, entry);
         self.projects
@@ -528,7 +532,7 @@ impl Registry {
 
     /// The projects still worth showing at `now` (heard from within
     /// [`KEEP_PROJECT`]).
-    pub fn current(&self, now: DateTime<Utc>) -> impl Iterator<Item = &ProjectEntry> {
+    pub(crate) fn current(&self, now: DateTime<Utc>) -> impl Iterator<Item = &ProjectEntry> {
         self.projects
             .iter()
             .filter(move |p| p.seen().is_some_and(|t| now - t < KEEP_PROJECT))
@@ -537,13 +541,14 @@ impl Registry {
     /// The live sessions of every project other than `root` that wait for a person
     /// (a permission prompt, or their turn is over): the status line's
     /// `elsewhere` segment.
-    pub fn waiting_elsewhere(&self, root: &str, now: DateTime<Utc>) -> usize {
+    #[cfg(test)]
+    pub(crate) fn waiting_elsewhere(&self, root: &str, now: DateTime<Utc>) -> usize {
         self.waiting_elsewhere_alive(root, now, |_, _| false)
     }
 
     /// [`Registry::waiting_elsewhere`], less the sessions whose recorded client
     /// process is `gone` (asked only of the sessions that would count).
-    pub fn waiting_elsewhere_alive(
+    pub(crate) fn waiting_elsewhere_alive(
         &self,
         root: &str,
         now: DateTime<Utc>,
@@ -567,7 +572,7 @@ impl Registry {
     /// (waiting for permission, then for input, then busy; the most recently heard
     /// from first within each), then the projects with no live session (those with
     /// blocked Signals first, then the most recently heard from).
-    pub fn rows(&self, now: DateTime<Utc>) -> Vec<FleetRow<'_>> {
+    pub(crate) fn rows(&self, now: DateTime<Utc>) -> Vec<FleetRow<'_>> {
         let mut live: Vec<FleetRow<'_>> = Vec::new();
         let mut idle: Vec<FleetRow<'_>> = Vec::new();
         for p in self.current(now) {
@@ -609,17 +614,17 @@ impl Registry {
 
 /// One row of the fleet list: a live session of a project, or a project with none.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct FleetRow<'a> {
+pub(crate) struct FleetRow<'a> {
     /// The project.
-    pub project: &'a ProjectEntry,
+    pub(crate) project: &'a ProjectEntry,
     /// The session (`None`: the project has no live session).
-    pub session: Option<&'a SessionRow>,
+    pub(crate) session: Option<&'a SessionRow>,
 }
 
 impl FleetRow<'_> {
     /// The attention word of the row: `permission`, `input`, `busy`, or `idle` for a
     /// project with no live session.
-    pub fn attention_word(&self) -> &'static str {
+    pub(crate) fn attention_word(&self) -> &'static str {
         match self.session.and_then(|s| s.attention) {
             Some(Attention::WaitingPermission) => "permission",
             Some(Attention::WaitingInput) => "input",
@@ -629,7 +634,7 @@ impl FleetRow<'_> {
     }
 
     /// When the row was last heard of: its session's last event, else the project's.
-    pub fn last_heard(&self) -> Option<DateTime<Utc>> {
+    pub(crate) fn last_heard(&self) -> Option<DateTime<Utc>> {
         self.session
             .and_then(SessionRow::last_heard)
             .or_else(|| self.project.seen())
@@ -637,7 +642,7 @@ impl FleetRow<'_> {
 }
 
 /// `root` with the home folder written `~`, for a narrow column.
-pub fn tilde(root: &str, home: Option<&std::path::Path>) -> String {
+pub(crate) fn tilde(root: &str, home: Option<&std::path::Path>) -> String {
     match home
         .and_then(|h| h.to_str())
         .map(|h| h.trim_end_matches('/'))

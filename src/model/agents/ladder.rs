@@ -6,7 +6,7 @@ use crate::model::session::level::Level;
 
 named! {
     /// What the ladder can do at a level (`[ladder] L1`, `L2`, `L3`).
-    pub enum LadderAction in lists as "action" {
+    pub(crate) enum LadderAction in lists as "action" {
         /// A handoff (at L1: the status line's threshold handoff).
         Handoff = "handoff",
         /// A note for the model's next prompt.
@@ -17,7 +17,7 @@ named! {
 }
 
 /// The note the model gets at its next prompt once a session reaches `level`.
-pub fn alert_text(level: Level, pct: f64) -> String {
+pub(crate) fn alert_text(level: Level, pct: f64) -> String {
     let advice = match level {
         Level::L0 | Level::L1 => "keep the current step small and hand off soon",
         Level::L2 => "finish the current step, then hand off",
@@ -27,7 +27,7 @@ pub fn alert_text(level: Level, pct: f64) -> String {
 }
 
 /// `[WIP] <task> - checkpoint (L2 at 86%)`.
-pub fn wip_message(task: Option<&str>, level: Level, pct: f64) -> String {
+pub(crate) fn wip_message(task: Option<&str>, level: Level, pct: f64) -> String {
     let task = task
         .map(|t| crate::model::text::sanitize::single_line(t.trim()).into_owned())
         .filter(|t| !t.is_empty())
@@ -39,7 +39,7 @@ pub fn wip_message(task: Option<&str>, level: Level, pct: f64) -> String {
 }
 
 /// Whether `branch` matches one of `patterns` (`*` matches any run of characters).
-pub fn is_protected(branch: &str, patterns: &[String]) -> bool {
+pub(crate) fn is_protected(branch: &str, patterns: &[String]) -> bool {
     patterns.iter().any(|p| glob(p.trim(), branch))
 }
 
@@ -58,7 +58,7 @@ fn glob(pattern: &str, text: &str) -> bool {
 }
 
 /// Whether a file's name says it holds secrets (never committed by a WIP commit).
-pub fn looks_like_secret_file(path: &str) -> bool {
+pub(crate) fn looks_like_secret_file(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     name == ".env"
         || name.starts_with(".env.")

@@ -9,8 +9,8 @@
 //! writing is `crate::app` (see its `notify`, `relay`, `ladder`, `user_hooks`). What
 //! a project's own config may make these do is decided by `setup::trust`.
 
-pub mod fleet;
-pub mod ladder;
+pub(crate) mod fleet;
+pub(crate) mod ladder;
 pub mod notify;
 pub mod relay;
-pub mod user_hooks;
+pub(crate) mod user_hooks;

@@ -29,7 +29,7 @@ named! {
 
 named! {
     /// `[notify] mode`: how a wake message is sent.
-    pub enum NotifyMode {
+    pub(crate) enum NotifyMode {
         /// Started detached; the hook returns at once.
         Async = "async",
         /// Stop waits for a reply that can keep the session working.
@@ -39,7 +39,7 @@ named! {
 
 impl NotifyEvent {
     /// The `trigger:` line.
-    pub fn trigger(self) -> &'static str {
+    pub(crate) fn trigger(self) -> &'static str {
         match self {
             Self::Stop => "response_complete",
             Self::Idle => "idle_prompt",
@@ -51,7 +51,7 @@ impl NotifyEvent {
     }
 
     /// The `state:` hint: what the session is doing now.
-    pub fn state(self) -> &'static str {
+    pub(crate) fn state(self) -> &'static str {
         match self {
             Self::Stop | Self::Idle | Self::SessionStart => "idle",
             Self::Permission => "permission_prompt",
@@ -91,7 +91,7 @@ pub struct Facts {
 
 /// `rows` with every run of blank lines cut to one, and none at the start or end
 /// (a pane's empty screen rows say nothing).
-pub fn squeeze_blank_runs(rows: Vec<String>) -> Vec<String> {
+pub(crate) fn squeeze_blank_runs(rows: Vec<String>) -> Vec<String> {
     let mut out: Vec<String> = Vec::with_capacity(rows.len());
     for r in rows {
         let blank = r.trim().is_empty();
@@ -107,7 +107,7 @@ pub fn squeeze_blank_runs(rows: Vec<String>) -> Vec<String> {
 }
 
 /// The level in an orchestrator's words.
-pub fn pressure(level: Level) -> &'static str {
+pub(crate) fn pressure(level: Level) -> &'static str {
     match level {
         Level::L0 => "OK",
         Level::L1 => "WARNING",
@@ -181,7 +181,7 @@ pub fn message(event: NotifyEvent, f: &Facts) -> String {
 /// lines: a PEM block, a wrapped command), then each line cleaned and prefixed with
 /// `> `, so no line of the screen can pass for a section header of the message
 /// (`[AVAILABLE ACTIONS]`) or for anything but quoted screen text.
-pub fn quoted_pane(lines: &[String]) -> String {
+pub(crate) fn quoted_pane(lines: &[String]) -> String {
     let joined = lines.join("\n");
     let red = crate::model::text::redact::redact(&joined);
     let mut out = String::with_capacity(red.len() + 3 * lines.len());
@@ -200,7 +200,7 @@ pub fn quoted_pane(lines: &[String]) -> String {
 /// What a bidirectional reply asks: `Some(reason)` to keep the session working
 /// (`{"decision":"block","reason":…}`, or any plain text), `None` for nothing
 /// (empty, or JSON that does not block). At most 2,000 characters, on one line.
-pub fn block_reason(reply: &str) -> Option<String> {
+pub(crate) fn block_reason(reply: &str) -> Option<String> {
     let reply = reply.trim();
     if reply.is_empty() {
         return None;

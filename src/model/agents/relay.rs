@@ -15,7 +15,7 @@ use crate::model::session::transcript::{infer_window, pct_of};
 
 /// One line of the stream, as far as the relay cares.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StreamEvent {
+pub(crate) enum StreamEvent {
     /// `{"type":"system","subtype":"init",…}`: the session started.
     Init {
         /// Its id.
@@ -58,21 +58,21 @@ pub enum StreamEvent {
 /// One line of an assistant message: one content block (or, from an older client,
 /// several) with the message's id and usage.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct AssistantLine {
+pub(crate) struct AssistantLine {
     /// The session.
-    pub session_id: Option<String>,
+    pub(crate) session_id: Option<String>,
     /// The API message id (`msg_…`), shared by every line of one reply.
-    pub message_id: Option<String>,
+    pub(crate) message_id: Option<String>,
     /// The API model id.
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Input-side tokens (input + cache read + cache creation), when it had usage.
-    pub context_tokens: Option<u64>,
+    pub(crate) context_tokens: Option<u64>,
     /// A subagent's message (`parent_tool_use_id` set): not the main context.
-    pub sidechain: bool,
+    pub(crate) sidechain: bool,
     /// Its text blocks.
-    pub texts: Vec<String>,
+    pub(crate) texts: Vec<String>,
     /// Its tool calls: id, tool name and a one-line summary of the input.
-    pub tool_uses: Vec<(String, String, String)>,
+    pub(crate) tool_uses: Vec<(String, String, String)>,
 }
 
 fn str_of(v: &Value, key: &str) -> Option<String> {
@@ -81,7 +81,7 @@ fn str_of(v: &Value, key: &str) -> Option<String> {
 
 /// Input-side tokens of a `usage` object (docs/client-reference.md §6.4): input + cache creation
 /// + cache read. `None` when it has none of them.
-pub fn context_tokens(usage: &Value) -> Option<u64> {
+pub(crate) fn context_tokens(usage: &Value) -> Option<u64> {
     let keys = [
         "input_tokens",
         "cache_creation_input_tokens",
@@ -116,7 +116,7 @@ fn tool_summary(input: &Value) -> String {
 }
 
 /// Parses one line of the stream. `None` when it is not a JSON object.
-pub fn parse_line(line: &str) -> Option<StreamEvent> {
+pub(crate) fn parse_line(line: &str) -> Option<StreamEvent> {
     let v: Value = serde_json::from_str(line.trim()).ok()?;
     let obj = v.as_object()?;
     let kind = obj.get("type").and_then(Value::as_str).unwrap_or("");
@@ -186,7 +186,7 @@ pub fn parse_line(line: &str) -> Option<StreamEvent> {
 }
 
 /// The readable form of a stream line for the terminal (`None`: nothing to show).
-pub fn readable(ev: &StreamEvent) -> Option<String> {
+pub(crate) fn readable(ev: &StreamEvent) -> Option<String> {
     match ev {
         StreamEvent::Assistant(m) if !m.sidechain => {
             let mut out = String::new();
@@ -214,7 +214,7 @@ pub fn readable(ev: &StreamEvent) -> Option<String> {
 
 /// What the relay decided after a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
+pub(crate) enum Decision {
     /// Keep the session running.
     Continue,
     /// The context reached the threshold: ask the session to stop after the tool
@@ -233,7 +233,7 @@ pub enum Decision {
 /// How many complete rounds of tool calls may pass after [`Decision::AskStop`]
 /// before [`Decision::Interrupt`]: the first may have finished before the request
 /// reached the hook (the stream is read a little behind the client).
-pub const ROUNDS_BEFORE_INTERRUPT: u32 = 2;
+pub(crate) const ROUNDS_BEFORE_INTERRUPT: u32 = 2;
 
 /// The context of one session as the stream reports it, and where its main chain
 /// stands: which message is being written, and which tool calls wait for results.
@@ -243,54 +243,54 @@ pub const ROUNDS_BEFORE_INTERRUPT: u32 = 2;
 /// "I'll run the tests." + `tool_use` is two lines with one id). A clean point is a
 /// complete message whose every tool call has its `tool_result`.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Tracker {
+pub(crate) struct Tracker {
     /// The session id (from `init` or the first message).
-    pub session_id: Option<String>,
+    pub(crate) session_id: Option<String>,
     /// The model (the CLI's spelling first, then the API's).
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Input-side tokens of the latest main-chain assistant message.
-    pub tokens: Option<u64>,
+    pub(crate) tokens: Option<u64>,
     /// The stream says it is compacting.
-    pub compacting: bool,
+    pub(crate) compacting: bool,
     /// Claude Code compacted this session on its own: it is not relayed any more.
-    pub compacted: bool,
+    pub(crate) compacted: bool,
     /// The latest main-chain message's id (`None` before the first, or when the
     /// client gave none).
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
     /// Whether that message is complete.
-    pub complete: bool,
+    pub(crate) complete: bool,
     /// That message's tool calls (ids).
-    pub message_tools: Vec<String>,
+    pub(crate) message_tools: Vec<String>,
     /// Tool calls of the main chain still waiting for their results.
-    pub pending: BTreeSet<String>,
+    pub(crate) pending: BTreeSet<String>,
     /// Complete rounds of tool calls (a message with tool calls, all answered).
-    pub rounds: u32,
+    pub(crate) rounds: u32,
     /// The session ended (`result` line).
-    pub finished: bool,
+    pub(crate) finished: bool,
     /// Its `result` said it succeeded (not `error_during_execution`, which is what
     /// an interrupted session says).
-    pub result_ok: bool,
+    pub(crate) result_ok: bool,
     /// Whether [`Decision::LimitReached`] was already given.
-    pub limit_said: bool,
+    pub(crate) limit_said: bool,
     /// [`Decision::AskStop`] was given, at this many [`Tracker::rounds`].
-    pub stop_asked: Option<u32>,
+    pub(crate) stop_asked: Option<u32>,
 }
 
 impl Tracker {
     /// The context window: from the model (docs/client-reference.md §7.2), or 1M when the tokens
     /// say so.
-    pub fn window(&self) -> u64 {
+    pub(crate) fn window(&self) -> u64 {
         infer_window(None, self.model.as_deref(), self.tokens)
     }
 
     /// The used percentage (whole number), when a usage was seen.
-    pub fn pct(&self) -> Option<f64> {
+    pub(crate) fn pct(&self) -> Option<f64> {
         self.tokens.map(|t| pct_of(t, self.window()))
     }
 
     /// At a clean point: the latest message is complete and every tool call of it
     /// (and of the main chain before it) has its result.
-    pub fn is_clean(&self) -> bool {
+    pub(crate) fn is_clean(&self) -> bool {
         self.complete && self.pending.is_empty()
     }
 
@@ -298,7 +298,7 @@ impl Tracker {
     /// them answered, and no reply came after (the client stopped because its
     /// `PostToolUse` hook said so). A session that ended on a reply without tool
     /// calls finished its task instead.
-    pub fn stopped_between_replies(&self) -> bool {
+    pub(crate) fn stopped_between_replies(&self) -> bool {
         self.finished && self.result_ok && self.is_clean() && !self.message_tools.is_empty()
     }
 
@@ -310,7 +310,12 @@ impl Tracker {
 
     /// Takes in one event; answers what to do now. `handoffs_left` is how many
     /// continuations the chain may still start.
-    pub fn feed(&mut self, ev: &StreamEvent, threshold: f64, handoffs_left: u32) -> Decision {
+    pub(crate) fn feed(
+        &mut self,
+        ev: &StreamEvent,
+        threshold: f64,
+        handoffs_left: u32,
+    ) -> Decision {
         match ev {
             StreamEvent::Init { session_id, model } => {
                 if self.session_id.is_none() {
@@ -415,7 +420,10 @@ impl Tracker {
 /// `E`). `None` when the environment turns auto-compaction off
 /// (`DISABLE_AUTO_COMPACT`, `DISABLE_COMPACT`). Every model of the table has a
 /// maximum output of at least 20,000 tokens, so the reservation is 20,000.
-pub fn auto_compact_pct(model_window: u64, var: impl Fn(&str) -> Option<String>) -> Option<f64> {
+pub(crate) fn auto_compact_pct(
+    model_window: u64,
+    var: impl Fn(&str) -> Option<String>,
+) -> Option<f64> {
     let on = |name: &str| var(name).is_some_and(|v| !v.trim().is_empty() && v.trim() != "0");
     if on("DISABLE_AUTO_COMPACT") || on("DISABLE_COMPACT") {
         return None;
@@ -435,7 +443,7 @@ pub fn auto_compact_pct(model_window: u64, var: impl Fn(&str) -> Option<String>)
 /// Why `threshold` cannot relay a session of `model` (its window from the model's
 /// name, docs/client-reference.md §7.2): Claude Code compacts it on its own first. `None` when the
 /// threshold comes before that point, or auto-compaction is off.
-pub fn unreachable_threshold(
+pub(crate) fn unreachable_threshold(
     threshold: f64,
     model: &str,
     var: impl Fn(&str) -> Option<String>,
@@ -454,7 +462,7 @@ pub fn unreachable_threshold(
 }
 
 /// The model a command asks for (`--model M` or `--model=M`), if any.
-pub fn model_arg(extra: &[String]) -> Option<&str> {
+pub(crate) fn model_arg(extra: &[String]) -> Option<&str> {
     let mut it = extra.iter();
     while let Some(a) = it.next() {
         if a == "--model" {
@@ -470,7 +478,7 @@ pub fn model_arg(extra: &[String]) -> Option<&str> {
 /// The `--settings` JSON `forge run` gives each session: the person's own
 /// (`user`, when the command had `--settings`) with one more `PostToolUse` hook,
 /// `hook_command`, which asks the session to stop when forge wants it to.
-pub fn settings_with_stop_hook(user: Option<Value>, hook_command: &str) -> Value {
+pub(crate) fn settings_with_stop_hook(user: Option<Value>, hook_command: &str) -> Value {
     let mut settings = match user {
         Some(Value::Object(o)) => Value::Object(o),
         _ => Value::Object(serde_json::Map::new()),
@@ -490,16 +498,16 @@ pub fn settings_with_stop_hook(user: Option<Value>, hook_command: &str) -> Value
 }
 
 /// The most of a handoff's text put into a continuation prompt.
-pub const PROMPT_HANDOFF_CAP: usize = 24_000;
+pub(crate) const PROMPT_HANDOFF_CAP: usize = 24_000;
 
 /// The longest single argument a program can be given on Linux (`MAX_ARG_STRLEN`,
 /// 32 pages of 4 KiB, its terminating NUL included): the prompt is one argument of
 /// `claude -p`, so a longer one would make starting the session fail (`E2BIG`).
-pub const MAX_ARG_BYTES: usize = 32 * 4096 - 1;
+pub(crate) const MAX_ARG_BYTES: usize = 32 * 4096 - 1;
 
 /// The handoff text a continuation prompt must have room for at least (in bytes):
 /// `forge run` refuses, before it starts, a task too long to leave that much.
-pub const MIN_HANDOFF_BYTES: usize = 4096;
+pub(crate) const MIN_HANDOFF_BYTES: usize = 4096;
 
 /// The note that ends a handoff cut to fit.
 const CUT_NOTE: &str = "\n[… cut; the whole handoff is in the file named above]\n";
@@ -508,7 +516,7 @@ const CUT_NOTE: &str = "\n[… cut; the whole handoff is in the file named above
 /// the instruction to go on without redoing finished work. The handoff is cut to
 /// [`PROMPT_HANDOFF_CAP`] characters, and further when needed so that the prompt
 /// fits in [`MAX_ARG_BYTES`] (see [`fits_in_an_argument`] for the task's share).
-pub fn continuation_prompt(task: &str, handoff: &str, handoff_path: &str, n: u32) -> String {
+pub(crate) fn continuation_prompt(task: &str, handoff: &str, handoff_path: &str, n: u32) -> String {
     let whole = |doc: &str| prompt_with(task, doc, handoff_path, n);
     let mut doc: String = handoff.chars().take(PROMPT_HANDOFF_CAP).collect();
     let mut cut = handoff.chars().count() > PROMPT_HANDOFF_CAP;
@@ -530,7 +538,7 @@ pub fn continuation_prompt(task: &str, handoff: &str, handoff_path: &str, n: u32
 /// Whether every prompt of a chain for `task` fits in one argument: the task
 /// itself, and a continuation with at least [`MIN_HANDOFF_BYTES`] of handoff named
 /// by a path like `handoff_path`. `Err` says by how much, and what to do.
-pub fn fits_in_an_argument(task: &str, handoff_path: &str) -> Result<(), String> {
+pub(crate) fn fits_in_an_argument(task: &str, handoff_path: &str) -> Result<(), String> {
     let needed =
         prompt_with(task, &"x".repeat(MIN_HANDOFF_BYTES), handoff_path, 99).len() + CUT_NOTE.len();
     if needed <= MAX_ARG_BYTES {
@@ -559,7 +567,7 @@ fn prompt_with(task: &str, doc: &str, handoff_path: &str, n: u32) -> String {
 /// How a session of a chain ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SessionEnd {
+pub(crate) enum SessionEnd {
     /// Still running.
     Running,
     /// forge ended it at the threshold and started the next one.
@@ -576,29 +584,29 @@ pub enum SessionEnd {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChainSession {
     /// Its session id (unknown until the stream names it).
-    pub session_id: Option<String>,
+    pub(crate) session_id: Option<String>,
     /// ISO 8601 UTC.
-    pub started_at: String,
+    pub(crate) started_at: String,
     /// ISO 8601 UTC, when it ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ended_at: Option<String>,
+    pub(crate) ended_at: Option<String>,
     /// Input-side tokens at its last reading (at hand-over for a relayed session).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub context_tokens: Option<u64>,
+    pub(crate) context_tokens: Option<u64>,
     /// The same as a percentage of the window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub context_pct: Option<f64>,
+    pub(crate) context_pct: Option<f64>,
     /// The handoff written when it ended (absolute path).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub handoff: Option<String>,
+    pub(crate) handoff: Option<String>,
     /// How it ended.
-    pub end: SessionEnd,
+    pub(crate) end: SessionEnd,
     /// Claude Code compacted it on its own.
     #[serde(default)]
-    pub compacted: bool,
+    pub(crate) compacted: bool,
     /// Its exit status (`None`: killed by a signal, or still running).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exit_code: Option<i32>,
+    pub(crate) exit_code: Option<i32>,
 }
 
 /// A chain: one task carried by `forge run` across sessions.
@@ -635,12 +643,12 @@ pub struct Chain {
 
 impl Chain {
     /// The handoffs written in the chain, in order.
-    pub fn handoffs(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn handoffs(&self) -> impl Iterator<Item = &str> {
         self.sessions.iter().filter_map(|s| s.handoff.as_deref())
     }
 
     /// Whether it is still running (no end recorded).
-    pub fn is_running(&self) -> bool {
+    pub(crate) fn is_running(&self) -> bool {
         self.ended_at.is_none()
     }
 
@@ -669,17 +677,17 @@ impl Chain {
 /// The task and the other arguments of `claude -p "<task>" [args…]` (the program
 /// first). The task is the argument right after `-p`/`--print`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Command {
+pub(crate) struct Command {
     /// The program (`claude`, or a path).
-    pub program: String,
+    pub(crate) program: String,
     /// The task.
-    pub task: String,
+    pub(crate) task: String,
     /// Every other argument, without `-p`, the task, `--output-format`,
     /// `--verbose` and `--settings` (forge sets those).
-    pub extra: Vec<String>,
+    pub(crate) extra: Vec<String>,
     /// The command's own `--settings` (a file or a JSON text): forge adds its hook
     /// to it.
-    pub settings: Option<String>,
+    pub(crate) settings: Option<String>,
 }
 
 fn after_p() -> String {
@@ -688,7 +696,7 @@ fn after_p() -> String {
 }
 
 /// Splits `claude -p "<task>" [args…]`. `Err` says what is wrong.
-pub fn parse_command(argv: &[String]) -> Result<Command, String> {
+pub(crate) fn parse_command(argv: &[String]) -> Result<Command, String> {
     let (program, rest) = argv
         .split_first()
         .ok_or("give the command after `--`: forge run -- claude -p \"<task>\"")?;
@@ -753,7 +761,7 @@ pub fn parse_command(argv: &[String]) -> Result<Command, String> {
 /// the settings (see [`settings_with_stop_hook`]), then `--` and the prompt — after
 /// `--`, a prompt that starts with `-` is never read as an option (the pinned client
 /// 2.1.330 takes the word after `--` as the prompt).
-pub fn session_args(prompt: &str, extra: &[String], settings: &str) -> Vec<String> {
+pub(crate) fn session_args(prompt: &str, extra: &[String], settings: &str) -> Vec<String> {
     let mut v = vec!["-p".to_owned()];
     v.extend(extra.iter().cloned());
     v.extend(

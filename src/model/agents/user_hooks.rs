@@ -6,31 +6,31 @@ use serde_json::{Value, json};
 
 /// The facts of a session at a threshold crossing.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ThresholdFacts {
+pub(crate) struct ThresholdFacts {
     /// The session.
-    pub session_id: String,
+    pub(crate) session_id: String,
     /// `$FORGE_AGENT` or the tmux session's name.
-    pub agent_name: Option<String>,
+    pub(crate) agent_name: Option<String>,
     /// The project folder.
-    pub working_directory: String,
+    pub(crate) working_directory: String,
     /// The git work tree's root (the project folder when it is one).
-    pub worktree_path: Option<String>,
+    pub(crate) worktree_path: Option<String>,
     /// The session's transcript.
-    pub transcript_path: Option<String>,
+    pub(crate) transcript_path: Option<String>,
     /// Tokens in context.
-    pub input_tokens: Option<u64>,
+    pub(crate) input_tokens: Option<u64>,
     /// The context window.
-    pub context_window: Option<u64>,
+    pub(crate) context_window: Option<u64>,
     /// Used, in percent (0–100).
-    pub used_pct: Option<f64>,
+    pub(crate) used_pct: Option<f64>,
     /// The model's name.
-    pub model_name: Option<String>,
+    pub(crate) model_name: Option<String>,
     /// The handoff forge wrote at this crossing (`None` when it wrote none).
-    pub handoff_path: Option<String>,
+    pub(crate) handoff_path: Option<String>,
 }
 
 /// The `on_threshold` payload.
-pub fn threshold_payload(f: &ThresholdFacts) -> Value {
+pub(crate) fn threshold_payload(f: &ThresholdFacts) -> Value {
     let usage = f.used_pct.map(|p| (p / 100.0).clamp(0.0, 1.0));
     json!({
         "hook_event_name": "context_threshold",
@@ -54,29 +54,29 @@ pub fn threshold_payload(f: &ThresholdFacts) -> Value {
 
 /// The facts of a starting session.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct StartFacts {
+pub(crate) struct StartFacts {
     /// The session.
-    pub session_id: Option<String>,
+    pub(crate) session_id: Option<String>,
     /// `$FORGE_AGENT` or the tmux session's name.
-    pub agent_name: Option<String>,
+    pub(crate) agent_name: Option<String>,
     /// The project folder.
-    pub working_directory: String,
+    pub(crate) working_directory: String,
     /// The git work tree's root.
-    pub worktree_path: Option<String>,
+    pub(crate) worktree_path: Option<String>,
     /// The session goes on (`resume`, `compact`) rather than starting afresh.
-    pub is_continuation: bool,
+    pub(crate) is_continuation: bool,
     /// The session before it in this project (from `last-session.json`).
-    pub previous_session_id: Option<String>,
+    pub(crate) previous_session_id: Option<String>,
     /// Session handoffs in `.forge/handoffs/`.
-    pub handoff_count: usize,
+    pub(crate) handoff_count: usize,
     /// Claude Code's `source`: startup, resume, clear or compact.
-    pub source: Option<String>,
+    pub(crate) source: Option<String>,
     /// The `forge run` chain this session continues (its first session id).
-    pub relay_chain: Option<String>,
+    pub(crate) relay_chain: Option<String>,
 }
 
 /// The `on_session_start` payload.
-pub fn start_payload(f: &StartFacts) -> Value {
+pub(crate) fn start_payload(f: &StartFacts) -> Value {
     json!({
         "hook_event_name": "session_start",
         "session": {
@@ -94,7 +94,7 @@ pub fn start_payload(f: &StartFacts) -> Value {
 }
 
 /// A command as the event log names it: on one line, at most 200 characters.
-pub fn command_label(command: &str) -> String {
+pub(crate) fn command_label(command: &str) -> String {
     crate::model::text::sanitize::cut_chars(
         &crate::model::text::sanitize::single_line(command.trim()),
         200,

@@ -4,7 +4,7 @@ use crate::model::handoff::entry::{HandoffEntry, HandoffKind};
 
 /// Which handoffs the kind filter shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum KindFilter {
+pub(crate) enum KindFilter {
     /// Sessions and agents.
     #[default]
     All,
@@ -30,7 +30,7 @@ impl KindFilter {
         }
     }
     /// `"all"`, `"session"` or `"agent"`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::All => "all",
             Self::Session => "session",
@@ -41,23 +41,23 @@ impl KindFilter {
 
 /// The inbox filter.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Filter {
+pub(crate) struct Filter {
     /// Case-insensitive text matched against file name, task, title, branch, route
     /// (from/to), status and the handoff's text.
-    pub text: String,
+    pub(crate) text: String,
     /// Show only blocked Signals.
-    pub blocked_only: bool,
+    pub(crate) blocked_only: bool,
     /// Session, agent or both.
-    pub kind: KindFilter,
+    pub(crate) kind: KindFilter,
     /// The handoffs whose text holds a needle (lowercase), as the last body search
     /// found them. Bodies are searched on disk when the text changes (not kept in
     /// memory: an inbox may hold thousands of handoffs).
-    pub body_hits: Option<(String, std::collections::HashSet<std::path::PathBuf>)>,
+    pub(crate) body_hits: Option<(String, std::collections::HashSet<std::path::PathBuf>)>,
 }
 
 impl Filter {
     /// Whether `h` passes.
-    pub fn admits(&self, h: &HandoffEntry) -> bool {
+    pub(crate) fn admits(&self, h: &HandoffEntry) -> bool {
         if self.blocked_only && !h.is_blocked() {
             return false;
         }
@@ -88,20 +88,20 @@ impl Filter {
 
     /// The text to highlight: the filter's text, trimmed and lowercased (`None` when
     /// empty).
-    pub fn needle(&self) -> Option<String> {
+    pub(crate) fn needle(&self) -> Option<String> {
         let n = self.text.trim().to_lowercase();
         (!n.is_empty()).then_some(n)
     }
 
     /// Whether any part of the filter is active.
-    pub fn is_active(&self) -> bool {
+    pub(crate) fn is_active(&self) -> bool {
         !self.text.trim().is_empty() || self.blocked_only || self.kind != KindFilter::All
     }
 }
 
 /// The visible rows: handoffs `filter` admits, blocked Signals first, then newest first.
 /// `handoffs` must already be newest first (as the store lists them).
-pub fn visible_rows(handoffs: &[HandoffEntry], filter: &Filter) -> Vec<usize> {
+pub(crate) fn visible_rows(handoffs: &[HandoffEntry], filter: &Filter) -> Vec<usize> {
     crate::model::handoff::entry::inbox_order(handoffs)
         .into_iter()
         .filter(|i| filter.admits(&handoffs[*i]))

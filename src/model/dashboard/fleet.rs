@@ -16,36 +16,36 @@ use crate::model::agents::fleet::{FleetRow, Registry};
 
 /// What the fleet list shows.
 #[derive(Debug, Clone)]
-pub struct FleetModel {
+pub(crate) struct FleetModel {
     /// The registry as last read.
-    pub registry: Registry,
+    pub(crate) registry: Registry,
     /// Where it is (said when it is empty or refused).
-    pub registry_path: PathBuf,
+    pub(crate) registry_path: PathBuf,
     /// Why the registry could not be read (a link, a FIFO, a folder others can
     /// write to); the list is empty then.
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
     /// The time liveness and ages are measured from.
-    pub now: DateTime<Utc>,
+    pub(crate) now: DateTime<Utc>,
     /// The home folder, written `~` in roots.
-    pub home: Option<PathBuf>,
+    pub(crate) home: Option<PathBuf>,
     /// [`Mode::Fleet`], or [`Mode::Help`] while the help is open.
-    pub mode: Mode,
+    pub(crate) mode: Mode,
     /// Index into [`FleetModel::rows`].
-    pub selected: usize,
+    pub(crate) selected: usize,
     /// The selected row's project root and session, kept across reloads so that a
     /// new row does not move the cursor.
-    pub selected_key: Option<(String, Option<String>)>,
+    pub(crate) selected_key: Option<(String, Option<String>)>,
     /// Rows of the list in the last frame (for paging).
-    pub list_rows: u16,
+    pub(crate) list_rows: u16,
     /// The first line of the help shown.
-    pub help_scroll: u16,
+    pub(crate) help_scroll: u16,
     /// The last message for the user.
-    pub notice: Option<Notice>,
+    pub(crate) notice: Option<Notice>,
     /// Set by Quit.
-    pub quit: bool,
+    pub(crate) quit: bool,
     /// Where the list runs: inside tmux (on the server of this socket, when known),
     /// where `t` switches the client to a session's pane, or outside.
-    pub tmux: Option<Option<String>>,
+    pub(crate) tmux: Option<Option<String>>,
 }
 
 /// `word` quoted for a shell when it needs it.
@@ -62,7 +62,7 @@ fn sh_word(word: &str) -> String {
 
 /// The command that attaches a terminal to pane `pane` of the tmux server at
 /// `socket` (its default server when unknown).
-pub fn attach_command(pane: &str, socket: Option<&str>) -> String {
+pub(crate) fn attach_command(pane: &str, socket: Option<&str>) -> String {
     match socket {
         Some(s) => format!("tmux -S {} attach -t {}", sh_word(s), sh_word(pane)),
         None => format!("tmux attach -t {}", sh_word(pane)),
@@ -71,7 +71,7 @@ pub fn attach_command(pane: &str, socket: Option<&str>) -> String {
 
 /// Something that happened to the fleet list.
 #[derive(Debug, Clone)]
-pub enum FleetEvent {
+pub(crate) enum FleetEvent {
     /// The user did something.
     Action(Action),
     /// The clock moved.
@@ -89,7 +89,7 @@ pub enum FleetEvent {
 
 /// I/O for the loop.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FleetEffect {
+pub(crate) enum FleetEffect {
     /// Leave, restoring the terminal.
     Quit,
     /// Open the dashboard of the project at this root (q or Esc there comes back).
@@ -108,7 +108,7 @@ pub enum FleetEffect {
 
 impl FleetModel {
     /// A list over `registry` (or the reason it could not be read).
-    pub fn new(
+    pub(crate) fn new(
         registry: Result<Registry, String>,
         registry_path: PathBuf,
         now: DateTime<Utc>,
@@ -133,7 +133,7 @@ impl FleetModel {
     }
 
     /// What `t` does with the selected row, in words (the detail line says it).
-    pub fn pane_hint(&self) -> Option<String> {
+    pub(crate) fn pane_hint(&self) -> Option<String> {
         let (pane, socket) = self.selected_row()?.session?.tmux_target()?;
         Some(match &self.tmux {
             Some(_) => format!("t goes to its pane {pane}"),
@@ -142,23 +142,17 @@ impl FleetModel {
     }
 
     /// The rows, in the order shown.
-    pub fn rows(&self) -> Vec<FleetRow<'_>> {
+    pub(crate) fn rows(&self) -> Vec<FleetRow<'_>> {
         self.registry.rows(self.now)
     }
 
     /// The row under the cursor.
-    pub fn selected_row(&self) -> Option<FleetRow<'_>> {
+    pub(crate) fn selected_row(&self) -> Option<FleetRow<'_>> {
         self.rows().get(self.selected).copied()
     }
 
-    /// The first row the list shows (the renderer keeps the cursor in view).
-    pub fn first_shown(&self) -> usize {
-        self.selected
-            .saturating_sub(usize::from(self.list_rows.max(1)) - 1)
-    }
-
     /// When the notice on screen goes, if no key is pressed first.
-    pub fn notice_expires(&self) -> Option<DateTime<Utc>> {
+    pub(crate) fn notice_expires(&self) -> Option<DateTime<Utc>> {
         self.notice.as_ref().map(|n| n.at + NOTICE_TTL)
     }
 
@@ -204,7 +198,7 @@ impl FleetModel {
 }
 
 /// Applies one event; returns the I/O the loop must do.
-pub fn update(m: &mut FleetModel, event: FleetEvent) -> Vec<FleetEffect> {
+pub(crate) fn update(m: &mut FleetModel, event: FleetEvent) -> Vec<FleetEffect> {
     match event {
         FleetEvent::Tick(now) => {
             m.now = now;

@@ -39,7 +39,7 @@ pub enum Key {
 
 /// The user's intent, produced by key handling (and mouse scrolling).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     /// Move up one row (or scroll up one line).
     Up,
     /// Move down one row.
@@ -124,24 +124,24 @@ pub enum Action {
 #[derive(Debug, Clone, Copy)]
 pub struct Binding {
     /// The mode the binding is active in.
-    pub mode: Mode,
+    pub(crate) mode: Mode,
     /// The focused panes it applies in; empty: every pane.
-    pub panes: &'static [Pane],
+    pub(crate) panes: &'static [Pane],
     /// The keys that trigger it.
     pub keys: &'static [Key],
     /// What it does.
-    pub action: Action,
+    pub(crate) action: Action,
     /// How the keys are written in the help (`↑↓/jk`).
-    pub label: &'static str,
+    pub(crate) label: &'static str,
     /// What it does, in words.
     pub desc: &'static str,
     /// Whether the footer shows it.
-    pub footer: bool,
+    pub(crate) footer: bool,
 }
 
 impl Binding {
     /// Whether it applies with `focus` focused (`None`: a screen without panes).
-    pub fn applies_in(&self, focus: Option<Pane>) -> bool {
+    pub(crate) fn applies_in(&self, focus: Option<Pane>) -> bool {
         self.panes.is_empty() || focus.is_some_and(|f| self.panes.contains(&f))
     }
 }
@@ -534,7 +534,7 @@ pub const KEYMAP: &[Binding] = &[
 /// The action a key means in `mode` with `focus` focused (`None`: a screen without
 /// panes, like the fleet list): the table first, then (filter and answer modes)
 /// typed text.
-pub fn action_for(mode: Mode, focus: Option<Pane>, key: Key) -> Option<Action> {
+pub(crate) fn action_for(mode: Mode, focus: Option<Pane>, key: Key) -> Option<Action> {
     let bound = KEYMAP
         .iter()
         .find(|b| b.mode == mode && b.applies_in(focus) && b.keys.contains(&key))
@@ -548,7 +548,7 @@ pub fn action_for(mode: Mode, focus: Option<Pane>, key: Key) -> Option<Action> {
 }
 
 /// The bindings of `mode` that have help text (the table without its placeholders).
-pub fn bindings(mode: Mode) -> impl Iterator<Item = &'static Binding> {
+pub(crate) fn bindings(mode: Mode) -> impl Iterator<Item = &'static Binding> {
     KEYMAP
         .iter()
         .filter(move |b| b.mode == mode && !b.keys.is_empty())
@@ -556,7 +556,10 @@ pub fn bindings(mode: Mode) -> impl Iterator<Item = &'static Binding> {
 
 /// The bindings the footer shows in `mode` with `focus` focused: those marked for it
 /// that work in that pane, in the table's order.
-pub fn footer_bindings(mode: Mode, focus: Option<Pane>) -> impl Iterator<Item = &'static Binding> {
+pub(crate) fn footer_bindings(
+    mode: Mode,
+    focus: Option<Pane>,
+) -> impl Iterator<Item = &'static Binding> {
     bindings(mode).filter(move |b| b.footer && b.applies_in(focus))
 }
 

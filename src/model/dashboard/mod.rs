@@ -12,10 +12,10 @@
 //! project's live sessions that `forge tui --all` opens on, whose Enter opens this
 //! dashboard for one of them.
 
-pub mod filter;
-pub mod fleet;
-pub mod keymap;
-pub mod update;
+pub(crate) mod filter;
+pub(crate) mod fleet;
+pub(crate) mod keymap;
+pub(crate) mod update;
 
 use std::path::{Path, PathBuf};
 
@@ -27,13 +27,14 @@ use crate::model::session::level::{Level, Thresholds};
 use crate::model::session::state::GitCache;
 use crate::model::session::trend;
 
-pub use filter::{Filter, KindFilter, visible_rows};
-pub use keymap::{Action, Binding, KEYMAP, Key, action_for, bindings, footer_bindings};
-pub use update::update;
+pub(crate) use filter::{Filter, KindFilter, visible_rows};
+pub(crate) use keymap::{Action, action_for, bindings, footer_bindings};
+pub use keymap::{Binding, KEYMAP, Key};
+pub(crate) use update::update;
 
 /// The panes that take focus (Tab cycles through them in this order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pane {
+pub(crate) enum Pane {
     /// The handoff list.
     Inbox,
     /// The selected handoff's text.
@@ -46,9 +47,9 @@ pub enum Pane {
 
 impl Pane {
     /// Focus order.
-    pub const ALL: [Self; 3] = [Self::Inbox, Self::Preview, Self::Sessions];
+    pub(crate) const ALL: [Self; 3] = [Self::Inbox, Self::Preview, Self::Sessions];
     /// Focus order while the activity view is shown.
-    pub const WITH_ACTIVITY: [Self; 2] = [Self::Activity, Self::Sessions];
+    pub(crate) const WITH_ACTIVITY: [Self; 2] = [Self::Activity, Self::Sessions];
 
     fn step(self, forward: bool, order: &[Self]) -> Self {
         let i = order.iter().position(|p| *p == self).unwrap_or(0);
@@ -64,7 +65,7 @@ impl Pane {
 
 /// What keys mean right now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// Browsing.
     Normal,
     /// Typing a filter after `/`.
@@ -78,23 +79,23 @@ pub enum Mode {
 }
 
 /// How long a notice stays when no key is pressed.
-pub const NOTICE_TTL: chrono::Duration = chrono::Duration::seconds(10);
+pub(crate) const NOTICE_TTL: chrono::Duration = chrono::Duration::seconds(10);
 
 /// A line for the user at the bottom of the screen. It goes at the next key press,
 /// or at the first tick [`NOTICE_TTL`] after it was shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Notice {
+pub(crate) struct Notice {
     /// The text.
-    pub text: String,
+    pub(crate) text: String,
     /// Whether it reports a failure.
-    pub error: bool,
+    pub(crate) error: bool,
     /// When it was shown (the model's `now` then).
-    pub at: DateTime<Utc>,
+    pub(crate) at: DateTime<Utc>,
 }
 
 /// Something that happened: a user action or news from the disk or the clock.
 #[derive(Debug, Clone)]
-pub enum Event {
+pub(crate) enum Event {
     /// The user did something.
     Action(Action),
     /// The clock moved (ages change).
@@ -161,7 +162,7 @@ pub enum Event {
 
 /// I/O for the loop to carry out.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Effect {
+pub(crate) enum Effect {
     /// Leave the loop and restore the terminal.
     Quit,
     /// Read this handoff for the preview.
@@ -191,114 +192,114 @@ pub enum Effect {
 
 /// The preview pane's content.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Preview {
+pub(crate) struct Preview {
     /// The file shown.
-    pub path: Option<PathBuf>,
+    pub(crate) path: Option<PathBuf>,
     /// Its text, once loaded.
-    pub text: Option<String>,
+    pub(crate) text: Option<String>,
     /// First line shown.
-    pub scroll: u16,
+    pub(crate) scroll: u16,
 }
 
 /// The context gauge's numbers, computed before drawing.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ContextView {
+pub(crate) struct ContextView {
     /// The session the numbers are from.
-    pub session_id: String,
+    pub(crate) session_id: String,
     /// Whether it was picked with `s` (else it is the most recently active one).
-    pub pinned: bool,
+    pub(crate) pinned: bool,
     /// The compactions forge recorded for it.
-    pub compactions: usize,
+    pub(crate) compactions: usize,
     /// Used percentage (`None`: unknown).
-    pub pct: Option<f64>,
+    pub(crate) pct: Option<f64>,
     /// Level of `pct`.
-    pub level: Option<Level>,
+    pub(crate) level: Option<Level>,
     /// Recent readings (percent), oldest first.
-    pub history: Vec<f64>,
+    pub(crate) history: Vec<f64>,
     /// Percentage points per turn (since the last drop, if there was one).
-    pub growth: Option<f64>,
+    pub(crate) growth: Option<f64>,
     /// Readings since the context last dropped (compaction, `/clear`); `None`
     /// when it never did.
-    pub since_drop: Option<usize>,
+    pub(crate) since_drop: Option<usize>,
     /// The next level and the turns until it.
-    pub next: Option<(Level, u64)>,
+    pub(crate) next: Option<(Level, u64)>,
 }
 
 /// Everything the dashboard shows.
 #[derive(Debug, Clone)]
-pub struct Model {
+pub(crate) struct Model {
     /// The project as last read.
-    pub snapshot: Snapshot,
+    pub(crate) snapshot: Snapshot,
     /// Level boundaries from the config.
-    pub thresholds: Thresholds,
+    pub(crate) thresholds: Thresholds,
     /// The time ages are measured from.
-    pub now: DateTime<Utc>,
+    pub(crate) now: DateTime<Utc>,
     /// The time zone absolute times are shown in (local; tests pin one).
-    pub zone: crate::model::time::Zone,
+    pub(crate) zone: crate::model::time::Zone,
     /// The focused pane.
-    pub focus: Pane,
+    pub(crate) focus: Pane,
     /// What keys mean now.
-    pub mode: Mode,
+    pub(crate) mode: Mode,
     /// The inbox filter in force.
-    pub filter: Filter,
+    pub(crate) filter: Filter,
     /// The filter text before `/` was pressed (restored by Esc).
-    pub filter_before: String,
+    pub(crate) filter_before: String,
     /// The answer being typed after `r`, and the blocked Signal it answers.
-    pub answer: String,
+    pub(crate) answer: String,
     /// The blocked Signal `answer` is for.
-    pub answer_for: Option<PathBuf>,
+    pub(crate) answer_for: Option<PathBuf>,
     /// Visible handoffs: indices into `snapshot.handoffs`, blocked first, then newest.
-    pub rows: Vec<usize>,
+    pub(crate) rows: Vec<usize>,
     /// Index into `rows`.
-    pub selected: usize,
+    pub(crate) selected: usize,
     /// The selected file, kept across reloads so a new file does not move the cursor.
-    pub selected_path: Option<PathBuf>,
+    pub(crate) selected_path: Option<PathBuf>,
     /// The preview.
-    pub preview: Preview,
+    pub(crate) preview: Preview,
     /// The cursor in the sessions pane (index into [`Model::attention_rows`]).
-    pub sessions_selected: usize,
+    pub(crate) sessions_selected: usize,
     /// Sessions dismissed with `d`: the id and [`news_key`] then. A dismissed
     /// session comes back when it has news (a newer event, another state or message).
-    pub dismissed: Vec<(String, String)>,
+    pub(crate) dismissed: Vec<(String, String)>,
     /// A live session silent for longer than this leaves the sessions pane
     /// (`[attention] stale_after`).
-    pub stale_after: chrono::Duration,
+    pub(crate) stale_after: chrono::Duration,
     /// The session the gauge shows, picked with `s`; `None`: it follows the most
     /// recently active live session.
-    pub gauge_pinned: Option<String>,
+    pub(crate) gauge_pinned: Option<String>,
     /// The first line of the help shown (the help scrolls in a small pane).
-    pub help_scroll: u16,
+    pub(crate) help_scroll: u16,
     /// The preview should scroll to the filter's first match once the screen has
     /// found it ([`Event::MatchAt`]): set when the filter text or the preview changes.
-    pub seek_match: bool,
+    pub(crate) seek_match: bool,
     /// The panes the last frame showed (`None` before the first frame: all).
-    pub shown: Option<Vec<Pane>>,
+    pub(crate) shown: Option<Vec<Pane>>,
     /// Rows of the sessions pane's list in the last frame.
-    pub sessions_rows: u16,
+    pub(crate) sessions_rows: u16,
     /// The activity view (what forge did) is shown in place of the inbox and preview.
-    pub activity: bool,
+    pub(crate) activity: bool,
     /// The cursor in the activity view (0: the newest row).
-    pub activity_selected: usize,
+    pub(crate) activity_selected: usize,
     /// Rows of the inbox list (for paging).
-    pub inbox_rows: u16,
+    pub(crate) inbox_rows: u16,
     /// Rows of the preview text (for paging).
-    pub preview_rows: u16,
+    pub(crate) preview_rows: u16,
     /// Rows the preview text takes once wrapped (scrolling stops at its last page).
     /// Until the screen says otherwise, the number of lines in the text.
-    pub preview_len: usize,
+    pub(crate) preview_len: usize,
     /// The last message for the user.
-    pub notice: Option<Notice>,
+    pub(crate) notice: Option<Notice>,
     /// Set by Quit.
-    pub quit: bool,
+    pub(crate) quit: bool,
     /// The demo project is shown (said in the header).
-    pub demo: bool,
+    pub(crate) demo: bool,
     /// Opened from the fleet list (`forge tui --all`): q and Esc go back to it.
-    pub from_fleet: bool,
+    pub(crate) from_fleet: bool,
 }
 
 impl Model {
     /// A model showing `snapshot`, focus on the inbox, first row selected.
-    pub fn new(snapshot: Snapshot, thresholds: Thresholds, now: DateTime<Utc>) -> Self {
+    pub(crate) fn new(snapshot: Snapshot, thresholds: Thresholds, now: DateTime<Utc>) -> Self {
         let mut m = Self {
             snapshot,
             thresholds,
@@ -338,7 +339,7 @@ impl Model {
 
     /// Whether `git` says something other than the git facts shown — only then do
     /// fresh facts need a redraw.
-    pub fn git_differs(&self, git: &GitCache) -> bool {
+    pub(crate) fn git_differs(&self, git: &GitCache) -> bool {
         self.snapshot
             .git
             .as_ref()
@@ -348,7 +349,7 @@ impl Model {
     /// The git facts to keep when `read` comes from the cache file: the ones shown
     /// when they are newer (computed after the file was written, or the file has
     /// none), else the file's.
-    pub fn fresher_git(&self, read: Option<GitCache>) -> Option<GitCache> {
+    pub(crate) fn fresher_git(&self, read: Option<GitCache>) -> Option<GitCache> {
         match (&self.snapshot.git, read) {
             (Some(shown), Some(read)) if shown.is_newer_than(&read) => Some(shown.clone()),
             (shown, None) => shown.clone(),
@@ -357,19 +358,19 @@ impl Model {
     }
 
     /// The effects a fresh model needs (the first preview).
-    pub fn start(&mut self) -> Vec<Effect> {
+    pub(crate) fn start(&mut self) -> Vec<Effect> {
         self.preview_effect()
     }
 
     /// The selected handoff.
-    pub fn selected_entry(&self) -> Option<&HandoffEntry> {
+    pub(crate) fn selected_entry(&self) -> Option<&HandoffEntry> {
         self.rows
             .get(self.selected)
             .and_then(|i| self.snapshot.handoffs.get(*i))
     }
 
     /// The visible handoffs in display order.
-    pub fn visible(&self) -> impl Iterator<Item = &HandoffEntry> {
+    pub(crate) fn visible(&self) -> impl Iterator<Item = &HandoffEntry> {
         self.rows
             .iter()
             .filter_map(|i| self.snapshot.handoffs.get(*i))
@@ -377,7 +378,7 @@ impl Model {
 
     /// The session the gauge shows: the one picked with `s` while it is on record,
     /// else the most recently active live one ([`Snapshot::current_session`]).
-    pub fn gauge_session(&self) -> Option<&crate::model::session::state::SessionBridge> {
+    pub(crate) fn gauge_session(&self) -> Option<&crate::model::session::state::SessionBridge> {
         self.gauge_pinned
             .as_deref()
             .and_then(|id| self.snapshot.sessions.iter().find(|s| s.session_id == id))
@@ -385,7 +386,7 @@ impl Model {
     }
 
     /// The gauge numbers of the gauge's session; `None` with no session at all.
-    pub fn context(&self) -> Option<ContextView> {
+    pub(crate) fn context(&self) -> Option<ContextView> {
         let s = self.gauge_session()?;
         let pct = s.context_pct();
         let growth = trend::growth_per_turn(&s.readings);
@@ -406,7 +407,7 @@ impl Model {
 
     /// What forge did, newest first: one row per outcome of the recent event lines
     /// (the same rows `forge log` prints, newest at the top here).
-    pub fn activity_rows(&self) -> Vec<crate::model::activity::Row> {
+    pub(crate) fn activity_rows(&self) -> Vec<crate::model::activity::Row> {
         self.snapshot
             .recent_events
             .iter()
@@ -420,7 +421,7 @@ impl Model {
     }
 
     /// The activity row under the cursor.
-    pub fn selected_activity(&self) -> Option<crate::model::activity::Row> {
+    pub(crate) fn selected_activity(&self) -> Option<crate::model::activity::Row> {
         self.activity_rows().into_iter().nth(self.activity_selected)
     }
 
@@ -443,7 +444,7 @@ impl Model {
 
     /// The sessions pane: the live sessions, most urgent first (see
     /// [`Snapshot::attention`]), less the ones dismissed since their last event.
-    pub fn attention_rows(&self) -> Vec<&crate::model::session::state::SessionBridge> {
+    pub(crate) fn attention_rows(&self) -> Vec<&crate::model::session::state::SessionBridge> {
         self.snapshot
             .attention(self.now, self.stale_after)
             .into_iter()
@@ -459,13 +460,13 @@ impl Model {
     /// The live sessions (see [`Snapshot::attention`]), dismissed or not, and how many
     /// of them are dismissed: a dismissed session is hidden from the list, not from
     /// the count — it is still live.
-    pub fn live_counts(&self) -> (usize, usize) {
+    pub(crate) fn live_counts(&self) -> (usize, usize) {
         let live = self.snapshot.attention(self.now, self.stale_after).len();
         (live, live.saturating_sub(self.attention_rows().len()))
     }
 
     /// The session under the cursor of the sessions pane.
-    pub fn selected_session(&self) -> Option<&crate::model::session::state::SessionBridge> {
+    pub(crate) fn selected_session(&self) -> Option<&crate::model::session::state::SessionBridge> {
         let rows = self.attention_rows();
         rows.get(self.sessions_selected.min(rows.len().saturating_sub(1)))
             .copied()
@@ -473,7 +474,7 @@ impl Model {
 
     /// The panes Tab moves through now.
     /// The panes Tab steps through: those of the view that the last frame showed.
-    pub fn panes(&self) -> Vec<Pane> {
+    pub(crate) fn panes(&self) -> Vec<Pane> {
         let all: &[Pane] = if self.activity {
             &Pane::WITH_ACTIVITY
         } else {
@@ -496,26 +497,26 @@ impl Model {
 
     /// The first session row the sessions pane shows (it keeps the cursor in view,
     /// as the renderer does).
-    pub fn sessions_first(&self) -> usize {
+    pub(crate) fn sessions_first(&self) -> usize {
         self.sessions_cursor()
             .saturating_sub(usize::from(self.sessions_rows.max(1)) - 1)
     }
 
     /// The sessions pane's cursor, within the rows there are now (the list shrinks
     /// as sessions end or go silent).
-    pub fn sessions_cursor(&self) -> usize {
+    pub(crate) fn sessions_cursor(&self) -> usize {
         self.sessions_selected
             .min(self.attention_rows().len().saturating_sub(1))
     }
 
     /// The first handoff row the inbox shows (the renderer keeps the selection in view).
-    pub fn inbox_first(&self) -> usize {
+    pub(crate) fn inbox_first(&self) -> usize {
         self.selected
             .saturating_sub(usize::from(self.inbox_rows.max(1)) - 1)
     }
 
     /// How far `h` has drifted from the tree now.
-    pub fn drift(&self, h: &HandoffEntry) -> Drift {
+    pub(crate) fn drift(&self, h: &HandoffEntry) -> Drift {
         Drift::of(
             h,
             self.snapshot.branch(),
@@ -609,7 +610,7 @@ impl Model {
 
     /// The last useful preview scroll: the one that shows the last page, so the pane
     /// never scrolls into blank rows.
-    pub fn max_scroll(&self) -> isize {
+    pub(crate) fn max_scroll(&self) -> isize {
         let max = self
             .preview_len
             .saturating_sub(usize::from(self.preview_rows.max(1)));
@@ -619,7 +620,7 @@ impl Model {
     /// Whether `h` is the pending resume (`.forge/pending-resume` names it). The marker
     /// holds a canonical path, so a project reached through a symlink still matches
     /// by the file's name inside a `handoffs` folder.
-    pub fn is_pending_resume(&self, h: &HandoffEntry) -> bool {
+    pub(crate) fn is_pending_resume(&self, h: &HandoffEntry) -> bool {
         let Some(p) = &self.snapshot.flags.pending_resume else {
             return false;
         };
@@ -631,7 +632,7 @@ impl Model {
     }
 
     /// When the notice on screen goes, if no key is pressed first.
-    pub fn notice_expires(&self) -> Option<DateTime<Utc>> {
+    pub(crate) fn notice_expires(&self) -> Option<DateTime<Utc>> {
         self.notice.as_ref().map(|n| n.at + NOTICE_TTL)
     }
 
@@ -649,7 +650,7 @@ mod tests;
 
 /// What a dismissed session must change to come back: its last event (to the
 /// second), its state and its message.
-pub fn news_key(s: &crate::model::session::state::SessionBridge) -> String {
+pub(crate) fn news_key(s: &crate::model::session::state::SessionBridge) -> String {
     format!(
         "{}|{:?}|{}",
         s.last_event_at.as_deref().unwrap_or(""),

@@ -12,7 +12,7 @@ use crate::model::handoff::entry::{HandoffEntry, link_threads, sort_newest_first
 use crate::model::text::sanitize::single_line;
 
 /// Applies one event; returns the I/O the loop must do. No I/O here.
-pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
+pub(crate) fn update(m: &mut Model, event: Event) -> Vec<Effect> {
     match event {
         Event::Action(a) => apply(m, a),
         Event::Tick(now) => tick(m, now),

@@ -15,7 +15,7 @@ use super::signal::{AgentHeader, SignalParse};
 /// Session handoff or agent handoff.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum HandoffKind {
+pub(crate) enum HandoffKind {
     /// `handoff-*.md`, written by `forge handoff`.
     Session,
     /// `agent-*.md`, written by `forge signal` or an agent.
@@ -25,7 +25,7 @@ pub enum HandoffKind {
 impl HandoffKind {
     /// Classifies a file name; `None` for anything that is not a handoff.
     /// No `handoff-*` name is ever an agent file and vice versa.
-    pub fn of_file_name(name: &str) -> Option<Self> {
+    pub(crate) fn of_file_name(name: &str) -> Option<Self> {
         if !name.ends_with(".md") {
             return None;
         }
@@ -38,7 +38,7 @@ impl HandoffKind {
         }
     }
     /// `"session"` or `"agent"`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Session => "session",
             Self::Agent => "agent",
@@ -47,7 +47,7 @@ impl HandoffKind {
 }
 
 /// YAML-style `key: value` front matter between `---` lines (flat; values as text).
-pub type FrontMatter = BTreeMap<String, String>;
+pub(crate) type FrontMatter = BTreeMap<String, String>;
 
 /// Front matter as a [`HandoffEntry`] keeps it: the keys and values of a
 /// [`FrontMatter`] (sorted by key, each key once) in one buffer. A map of `String`s
@@ -55,7 +55,7 @@ pub type FrontMatter = BTreeMap<String, String>;
 /// handoff — and a dashboard keeps one per handoff, thousands of them. Serialised as
 /// the same JSON object the map gave.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Front {
+pub(crate) struct Front {
     /// Every key followed by its value, in key order.
     text: Box<str>,
     /// For each entry, where its key ends and where its value ends in `text` (a key
@@ -65,7 +65,7 @@ pub struct Front {
 
 impl Front {
     /// The value of `key`.
-    pub fn get(&self, key: &str) -> Option<&str> {
+    pub(crate) fn get(&self, key: &str) -> Option<&str> {
         let (mut lo, mut hi) = (0, self.ends.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
@@ -80,17 +80,17 @@ impl Front {
     }
 
     /// The entries, in key order.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
         (0..self.ends.len()).filter_map(|i| self.entry(i))
     }
 
     /// How many keys.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }
 
     /// No front matter.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.ends.is_empty()
     }
 
@@ -110,7 +110,7 @@ impl Front {
 
 impl Front {
     /// Only the entries whose key is one of `keys`.
-    pub fn only(&self, keys: &[&str]) -> Self {
+    pub(crate) fn only(&self, keys: &[&str]) -> Self {
         Self::from(
             self.iter()
                 .filter(|(k, _)| keys.contains(k))
@@ -185,7 +185,7 @@ pub fn split_front_matter(text: &str) -> (FrontMatter, &str) {
 /// any other escaped character stands for itself); a single-quoted one loses its
 /// quotes and has `''` turned back into `'`; anything else has stray surrounding
 /// quotes trimmed, as before.
-pub fn unquote(v: &str) -> String {
+pub(crate) fn unquote(v: &str) -> String {
     if v.len() >= 2 && v.starts_with('"') && v.ends_with('"') {
         let inner = v.get(1..v.len() - 1).unwrap_or("");
         if !inner.contains('\\') {
@@ -241,7 +241,7 @@ fn is_stamp(w: &[u8]) -> bool {
 
 /// The `YYYYMMDD-HHMMSS` stamp in a handoff file name (the last one in the name, so a
 /// task id containing digits and dashes does not confuse it), as UTC.
-pub fn stamp_from_file_name(name: &str) -> Option<DateTime<Utc>> {
+pub(crate) fn stamp_from_file_name(name: &str) -> Option<DateTime<Utc>> {
     let bytes = name.as_bytes();
     let pos = (0..bytes.len().saturating_sub(14))
         .rev()
@@ -254,7 +254,7 @@ pub fn stamp_from_file_name(name: &str) -> Option<DateTime<Utc>> {
 /// A handoff's id, which does not shift when other handoffs land: the stamp of its
 /// file name with any same-second suffix (`handoff-20261121-094500-2.md` →
 /// `20261121-094500-2`). `forge resume` accepts it.
-pub fn stamp_id(name: &str) -> Option<&str> {
+pub(crate) fn stamp_id(name: &str) -> Option<&str> {
     let bytes = name.as_bytes();
     let pos = (0..bytes.len().saturating_sub(14))
         .rev()
@@ -266,7 +266,7 @@ pub fn stamp_id(name: &str) -> Option<&str> {
 /// The one order handoffs are shown in — `forge resume`'s numbered list, `forge
 /// status` and the dashboard: unresolved blocked Signals first, then newest first.
 /// Returns indices into `entries` (which must be newest first, as listed).
-pub fn inbox_order(entries: &[HandoffEntry]) -> Vec<usize> {
+pub(crate) fn inbox_order(entries: &[HandoffEntry]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..entries.len()).collect();
     order.sort_by_key(|i| !entries[*i].is_blocked());
     order
@@ -274,7 +274,7 @@ pub fn inbox_order(entries: &[HandoffEntry]) -> Vec<usize> {
 
 /// The handoffs `id` names: those whose [`stamp_id`] is `id`, else those whose
 /// stamp id starts with it (so `20261121-0945` works while it is unique).
-pub fn by_stamp_id<'a>(entries: &'a [HandoffEntry], id: &str) -> Vec<&'a HandoffEntry> {
+pub(crate) fn by_stamp_id<'a>(entries: &'a [HandoffEntry], id: &str) -> Vec<&'a HandoffEntry> {
     let id = id.trim();
     let exact: Vec<&HandoffEntry> = entries
         .iter()
@@ -290,7 +290,7 @@ pub fn by_stamp_id<'a>(entries: &'a [HandoffEntry], id: &str) -> Vec<&'a Handoff
 }
 
 /// The first `# ` heading of a body, without the `#`.
-pub fn title_of(body: &str) -> Option<String> {
+pub(crate) fn title_of(body: &str) -> Option<String> {
     body.lines()
         .map(str::trim)
         .find(|l| l.starts_with("# ") || l.starts_with("## "))
@@ -301,28 +301,28 @@ pub fn title_of(body: &str) -> Option<String> {
 #[derive(Debug, Clone, Serialize)]
 pub struct HandoffEntry {
     /// Absolute path.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// File name.
-    pub file_name: String,
+    pub(crate) file_name: String,
     /// Session or agent.
-    pub kind: HandoffKind,
+    pub(crate) kind: HandoffKind,
     /// When it was written: name stamp, else `created_at`/`Timestamp`, else mtime.
-    pub created: Option<DateTime<Utc>>,
+    pub(crate) created: Option<DateTime<Utc>>,
     /// Front matter (session handoffs).
-    pub front: Front,
+    pub(crate) front: Front,
     /// The first heading.
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
     /// Agent header lines (agent handoffs). Boxed: most entries of a large inbox are
     /// agent handoffs whose valid Signal says the same, and [`HandoffEntry::for_inbox`]
     /// drops it for those — a box is 8 bytes in every entry, the header 120.
-    pub header: Option<Box<AgentHeader>>,
+    pub(crate) header: Option<Box<AgentHeader>>,
     /// The Signal (agent handoffs only).
-    pub signal: Option<SignalParse>,
+    pub(crate) signal: Option<SignalParse>,
     /// The file name of the newer Signal of the same task that is this task's state
     /// now (agent handoffs only; see [`link_threads`]). A superseded Signal is history:
     /// shown, never counted.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub superseded_by: Option<String>,
+    pub(crate) superseded_by: Option<String>,
 }
 
 impl HandoffEntry {
@@ -381,7 +381,7 @@ impl HandoffEntry {
     /// (`trigger`, `branch`, `uncommitted_changes`, `forge_task`). The preview and the
     /// `/` filter read the file itself; `forge status --json`, the hooks and every
     /// command keep whole entries.
-    pub fn for_inbox(mut self) -> Self {
+    pub(crate) fn for_inbox(mut self) -> Self {
         if let Some(SignalParse::Valid(signal)) = &mut self.signal {
             self.header = None;
             signal.files_modified = Vec::new();
@@ -399,7 +399,7 @@ impl HandoffEntry {
 
     /// The title the inbox shows: a session handoff's heading without its "Session
     /// handoff — " prefix; `None` for agent handoffs (their route says more).
-    pub fn display_title(&self) -> Option<&str> {
+    pub(crate) fn display_title(&self) -> Option<&str> {
         match self.kind {
             HandoffKind::Session => self.title.as_deref().map(|t| {
                 t.strip_prefix("Session handoff — ")
@@ -412,7 +412,7 @@ impl HandoffEntry {
     }
 
     /// The task this handoff is about: Signal task id, header `Task:`, or front matter.
-    pub fn task(&self) -> Option<&str> {
+    pub(crate) fn task(&self) -> Option<&str> {
         self.signal
             .as_ref()
             .and_then(SignalParse::signal)
@@ -423,23 +423,23 @@ impl HandoffEntry {
 
     /// Whether this is an agent handoff whose Signal blocks and is still its task's
     /// state: an unresolved blocked Signal, the only kind anything counts.
-    pub fn is_blocked(&self) -> bool {
+    pub(crate) fn is_blocked(&self) -> bool {
         self.signal_blocks() && self.superseded_by.is_none()
     }
 
     /// Whether the Signal itself says it blocks, resolved later or not.
-    pub fn signal_blocks(&self) -> bool {
+    pub(crate) fn signal_blocks(&self) -> bool {
         self.signal.as_ref().is_some_and(SignalParse::is_blocked)
     }
 
     /// Whether a newer Signal of the same task supersedes this one.
-    pub fn is_superseded(&self) -> bool {
+    pub(crate) fn is_superseded(&self) -> bool {
         self.superseded_by.is_some()
     }
 
     /// complete / partial / blocked / malformed for agents (`resolved` for a blocked
     /// Signal a newer one of its task superseded); the trigger for sessions.
-    pub fn status_word(&self) -> &str {
+    pub(crate) fn status_word(&self) -> &str {
         match &self.signal {
             Some(s) if s.is_blocked() && self.superseded_by.is_some() => "resolved",
             Some(s) => s.status_word(),
@@ -448,7 +448,7 @@ impl HandoffEntry {
     }
 
     /// `from→to` for agent handoffs.
-    pub fn route(&self) -> Option<String> {
+    pub(crate) fn route(&self) -> Option<String> {
         if let Some(s) = self.signal.as_ref().and_then(SignalParse::signal) {
             return Some(format!("{}→{}", s.from, s.to));
         }
@@ -461,19 +461,19 @@ impl HandoffEntry {
     }
 
     /// The branch recorded in front matter.
-    pub fn branch(&self) -> Option<&str> {
+    pub(crate) fn branch(&self) -> Option<&str> {
         self.front.get("branch")
     }
 
     /// The uncommitted count recorded in front matter.
-    pub fn uncommitted(&self) -> Option<u64> {
+    pub(crate) fn uncommitted(&self) -> Option<u64> {
         self.front.get("uncommitted_changes")?.parse().ok()
     }
 }
 
 /// The `-N` after the stamp of a same-second handoff (`handoff-…-094500-2.md` → 2;
 /// no suffix → 1), so the second one of a second sorts after the first.
-pub fn seq_from_file_name(name: &str) -> u32 {
+pub(crate) fn seq_from_file_name(name: &str) -> u32 {
     let stem = name.strip_suffix(".md").unwrap_or(name);
     let ends_with_stamp = |s: &str| {
         s.len() >= 15
@@ -490,7 +490,7 @@ pub fn seq_from_file_name(name: &str) -> u32 {
 
 /// Newest first: by `created`, then by the same-second suffix, then by name so the
 /// order is stable. The one order of handoffs everywhere (and of Signal threads).
-pub fn newest_first(
+pub(crate) fn newest_first(
     a: (Option<DateTime<Utc>>, &str),
     b: (Option<DateTime<Utc>>, &str),
 ) -> std::cmp::Ordering {
@@ -504,7 +504,7 @@ pub fn newest_first(
 /// An unstable sort, with the path as the last tie-break: the same order (no two
 /// entries compare equal), without the stable sort's scratch copy of the whole list
 /// (8 MB of the dashboard's peak with 20,000 handoffs).
-pub fn sort_newest_first(entries: &mut [HandoffEntry]) {
+pub(crate) fn sort_newest_first(entries: &mut [HandoffEntry]) {
     entries.sort_unstable_by(|a, b| {
         newest_first((a.created, &a.file_name), (b.created, &b.file_name))
             .then_with(|| a.path.cmp(&b.path))
@@ -514,11 +514,11 @@ pub fn sort_newest_first(entries: &mut [HandoffEntry]) {
 /// One agent handoff's place in its task's thread: its task id (trimmed; `None` when
 /// it names none) and whether its Signal is valid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ThreadKey<'a> {
+pub(crate) struct ThreadKey<'a> {
     /// The task id.
-    pub task: Option<&'a str>,
+    pub(crate) task: Option<&'a str>,
     /// A valid Signal (a malformed one never becomes a task's state).
-    pub valid: bool,
+    pub(crate) valid: bool,
 }
 
 /// Signal threads (docs/design.md#agent-handoffs-and-signals): the Signals of one task,
@@ -527,7 +527,7 @@ pub struct ThreadKey<'a> {
 /// its task's state, when that is another, newer item. A malformed Signal newer than
 /// the state supersedes nothing (it is shown as a warning); an item without a task is
 /// a thread of its own.
-pub fn supersessions(items: &[ThreadKey<'_>]) -> Vec<Option<usize>> {
+pub(crate) fn supersessions(items: &[ThreadKey<'_>]) -> Vec<Option<usize>> {
     // The items that name a task, grouped by task, newest first within a group (a
     // sorted list rather than a map by task: a third of the memory, which counts
     // when the dashboard links 20,000 handoffs).
@@ -556,7 +556,7 @@ pub fn supersessions(items: &[ThreadKey<'_>]) -> Vec<Option<usize>> {
 
 /// Links the agent handoffs of `entries` (sorted newest first) into threads: sets
 /// `superseded_by` on every Signal a newer valid one of its task supersedes.
-pub fn link_threads(entries: &mut [HandoffEntry]) {
+pub(crate) fn link_threads(entries: &mut [HandoffEntry]) {
     let keys: Vec<ThreadKey<'_>> = entries
         .iter()
         .map(|e| ThreadKey {
@@ -584,7 +584,7 @@ pub fn link_threads(entries: &mut [HandoffEntry]) {
 }
 
 /// The thread of `task`: its agent handoffs in `entries` (newest first).
-pub fn thread_of<'a>(entries: &'a [HandoffEntry], task: &str) -> Vec<&'a HandoffEntry> {
+pub(crate) fn thread_of<'a>(entries: &'a [HandoffEntry], task: &str) -> Vec<&'a HandoffEntry> {
     let task = task.trim();
     entries
         .iter()
@@ -594,18 +594,18 @@ pub fn thread_of<'a>(entries: &'a [HandoffEntry], task: &str) -> Vec<&'a Handoff
 
 /// Drift between a handoff and the tree now.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Drift {
+pub(crate) struct Drift {
     /// The branch now, when it differs from the handoff's.
-    pub branch_changed: Option<(String, String)>,
+    pub(crate) branch_changed: Option<(String, String)>,
     /// Uncommitted changes then and now, when there are more now.
-    pub dirtier: Option<(u64, u64)>,
+    pub(crate) dirtier: Option<(u64, u64)>,
     /// Age in hours, when older than 24 h.
-    pub stale_hours: Option<i64>,
+    pub(crate) stale_hours: Option<i64>,
 }
 
 impl Drift {
     /// Compares a handoff with the current branch and uncommitted count at `now`.
-    pub fn of(
+    pub(crate) fn of(
         entry: &HandoffEntry,
         branch_now: Option<&str>,
         uncommitted_now: Option<u64>,
@@ -631,12 +631,12 @@ impl Drift {
     }
 
     /// Whether anything drifted.
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         self.branch_changed.is_some() || self.dirtier.is_some() || self.stale_hours.is_some()
     }
 
     /// One note per drift, in words.
-    pub fn notes(&self) -> Vec<String> {
+    pub(crate) fn notes(&self) -> Vec<String> {
         let mut out = Vec::new();
         if let Some((then, now)) = &self.branch_changed {
             out.push(format!(
@@ -660,7 +660,7 @@ impl Drift {
 
 /// Why [`prune_plan`] keeps a handoff that is old enough to go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeptBecause {
+pub(crate) enum KeptBecause {
     /// An unresolved blocked Signal: someone still has to answer it.
     Blocked,
     /// The pending resume.
@@ -669,7 +669,7 @@ pub enum KeptBecause {
 
 impl KeptBecause {
     /// In words.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Blocked => "an unresolved blocked Signal",
             Self::Pending => "the pending resume",
@@ -679,11 +679,11 @@ impl KeptBecause {
 
 /// What handoff retention removes and what it keeps although it could go.
 #[derive(Debug, Default)]
-pub struct PrunePlan<'a> {
+pub(crate) struct PrunePlan<'a> {
     /// The handoffs to remove, newest first.
-    pub remove: Vec<&'a HandoffEntry>,
+    pub(crate) remove: Vec<&'a HandoffEntry>,
     /// Old enough to go, but kept, and why.
-    pub kept: Vec<(&'a HandoffEntry, KeptBecause)>,
+    pub(crate) kept: Vec<(&'a HandoffEntry, KeptBecause)>,
 }
 
 /// Handoff retention: of `entries` (any order), the ones that are both beyond the
@@ -692,7 +692,7 @@ pub struct PrunePlan<'a> {
 /// enough. Ages and ranks are by creation time alone (not the display order, which
 /// puts blocked Signals first), so an older Signal of a task always goes no later
 /// than the newer one that resolved it.
-pub fn prune_plan<'a>(
+pub(crate) fn prune_plan<'a>(
     entries: &'a [HandoffEntry],
     now: DateTime<Utc>,
     older_than: chrono::Duration,

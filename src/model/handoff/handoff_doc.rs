@@ -36,7 +36,7 @@ pub enum Trigger {
 
 impl Trigger {
     /// Every trigger, in the order of docs/design.md#triggers.
-    pub const ALL: [Self; 5] = [
+    pub(crate) const ALL: [Self; 5] = [
         Self::ContextThreshold,
         Self::PreCompact,
         Self::Manual,
@@ -45,7 +45,7 @@ impl Trigger {
     ];
 
     /// The contract spelling.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::ContextThreshold => "context-threshold",
             Self::PreCompact => "pre-compact",
@@ -56,7 +56,7 @@ impl Trigger {
     }
 
     /// Parses the contract spelling.
-    pub fn parse(s: &str) -> Option<Self> {
+    pub(crate) fn parse(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|t| t.as_str() == s.trim())
     }
 }
@@ -90,7 +90,7 @@ pub struct AgentNotes {
 
 impl AgentNotes {
     /// Whether the agent said nothing.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.decisions.is_empty() && self.next_steps.is_empty() && self.notes.is_none()
     }
 }
@@ -155,7 +155,7 @@ const LIST_MAX: usize = 40;
 
 /// `handoff-YYYYMMDD-HHMMSS.md`, with `-N` before `.md` for the N-th file of the same
 /// second (`n` ≥ 2).
-pub fn file_name(created_at: DateTime<Utc>, n: u32) -> String {
+pub(crate) fn file_name(created_at: DateTime<Utc>, n: u32) -> String {
     let stamp = created_at.format("%Y%m%d-%H%M%S");
     if n <= 1 {
         format!("handoff-{stamp}.md")
@@ -169,7 +169,7 @@ pub fn file_name(created_at: DateTime<Utc>, n: u32) -> String {
 /// outside the root (`~/.ssh/id_rsa`, `/etc/hosts`, `../x`), the root itself, or a
 /// relative path that leaves it or starts at `~`. (Folders are dropped by the caller,
 /// which can look at the disk.)
-pub fn project_path(root: &Path, p: &str) -> Option<String> {
+pub(crate) fn project_path(root: &Path, p: &str) -> Option<String> {
     let path = Path::new(p);
     let rel = if path.is_absolute() {
         path.strip_prefix(root).ok()?
@@ -210,7 +210,7 @@ fn yaml_text(text: &str, max: usize) -> String {
 /// than text: booleans and nulls (`yes`, `off`, `~`, `null`, …), numbers (`1.0`,
 /// `0x1f`, `12:30`, `.inf`), dates. Empty stays empty (a null: "unknown"). Control
 /// characters are folded first, so the result is always one line.
-pub fn yaml_scalar(text: &str) -> Cow<'_, str> {
+pub(crate) fn yaml_scalar(text: &str) -> Cow<'_, str> {
     let text = single_line(text);
     if text.is_empty() || !needs_yaml_quotes(&text) {
         return text;

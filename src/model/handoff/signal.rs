@@ -22,10 +22,10 @@ pub enum SignalStatus {
 
 impl SignalStatus {
     /// Every valid status, in the order they are listed to users.
-    pub const ALL: [Self; 3] = [Self::Complete, Self::Partial, Self::Blocked];
+    pub(crate) const ALL: [Self; 3] = [Self::Complete, Self::Partial, Self::Blocked];
 
     /// The lowercase name used in Signal JSON.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Complete => "complete",
             Self::Partial => "partial",
@@ -34,7 +34,7 @@ impl SignalStatus {
     }
 
     /// Parses a status name (exact, lowercase).
-    pub fn parse(s: &str) -> Option<Self> {
+    pub(crate) fn parse(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|st| st.as_str() == s)
     }
 }
@@ -61,14 +61,14 @@ pub struct Signal {
     /// The open questions, when given as a list.
     pub open_questions: Vec<String>,
     /// How many questions are open (the list's length, or the count given).
-    pub open_question_count: u64,
+    pub(crate) open_question_count: u64,
     /// The `blocking` field.
     pub blocking: bool,
 }
 
 impl Signal {
     /// Blocked when `status` is `blocked` or `blocking` is true.
-    pub fn is_blocked(&self) -> bool {
+    pub(crate) fn is_blocked(&self) -> bool {
         self.status == SignalStatus::Blocked || self.blocking
     }
 }
@@ -112,21 +112,21 @@ impl SignalParse {
 
 /// The header lines of an agent handoff (`From:`, `To:`, `Timestamp:`, `Task:`, `Plan:`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct AgentHeader {
+pub(crate) struct AgentHeader {
     /// `From:`.
-    pub from: Option<String>,
+    pub(crate) from: Option<String>,
     /// `To:`.
-    pub to: Option<String>,
+    pub(crate) to: Option<String>,
     /// `Timestamp:`.
-    pub timestamp: Option<String>,
+    pub(crate) timestamp: Option<String>,
     /// `Task:`.
-    pub task: Option<String>,
+    pub(crate) task: Option<String>,
     /// `Plan:`.
-    pub plan: Option<String>,
+    pub(crate) plan: Option<String>,
 }
 
 /// Reads the header lines that come before the first `###` section.
-pub fn parse_header(text: &str) -> AgentHeader {
+pub(crate) fn parse_header(text: &str) -> AgentHeader {
     let mut h = AgentHeader::default();
     for line in text.lines() {
         let line = line.trim();
@@ -188,7 +188,7 @@ pub fn extract_signal_json(text: &str) -> Option<String> {
 }
 
 /// The `task_id` of a Signal whose JSON parses, whether or not it is valid otherwise.
-pub fn lenient_task_id(text: &str) -> Option<String> {
+pub(crate) fn lenient_task_id(text: &str) -> Option<String> {
     let v: Value = serde_json::from_str(&extract_signal_json(text)?).ok()?;
     v.get("task_id")?.as_str().map(str::to_owned)
 }

@@ -12,7 +12,7 @@ use crate::model::session::state::Attention;
 const ALERT_MAX: usize = 400;
 
 /// The attention state a notification means (`None`: it means none).
-pub fn notification_attention(kind: Option<&str>) -> Option<Attention> {
+pub(crate) fn notification_attention(kind: Option<&str>) -> Option<Attention> {
     match kind {
         Some("permission_prompt" | "worker_permission_prompt") => {
             Some(Attention::WaitingPermission)
@@ -25,7 +25,7 @@ pub fn notification_attention(kind: Option<&str>) -> Option<Attention> {
 }
 
 /// Notification: the session waits for a permission or for input.
-pub fn notification(
+pub(crate) fn notification(
     session: &Session,
     payload: &WireHookInput,
     now: chrono::DateTime<chrono::Utc>,
@@ -50,7 +50,7 @@ pub fn notification(
 }
 
 /// PermissionRequest: the session waits for the person to allow a tool.
-pub fn permission_request(
+pub(crate) fn permission_request(
     session: &Session,
     payload: &WireHookInput,
     now: chrono::DateTime<chrono::Utc>,
@@ -72,7 +72,7 @@ pub fn permission_request(
 /// UserPromptSubmit: the session is busy again, and the ladder's alert (taken by
 /// this call, `alert`) reaches the model once: plain stdout here is added to the
 /// prompt.
-pub fn user_prompt_submit(
+pub(crate) fn user_prompt_submit(
     session: &Session,
     alert: Option<&str>,
     payload: &WireHookInput,

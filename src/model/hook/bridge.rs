@@ -13,38 +13,38 @@ use crate::model::session::dirty::{self, DirtyWarning};
 use crate::model::session::state::{Attention, GitCache, SessionBridge};
 
 /// The most of a notification's message a session bridge keeps (after redaction).
-pub const ATTENTION_MESSAGE_MAX: usize = 200;
+pub(crate) const ATTENTION_MESSAGE_MAX: usize = 200;
 
 /// The change one hook call makes to its session's bridge.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct BridgeEdit {
+pub(crate) struct BridgeEdit {
     /// The transcript's context figure (percent, tokens), kept only while the bridge
     /// has no reading of the status line's (print mode has no status line).
-    pub context: Option<(f64, u64)>,
+    pub(crate) context: Option<(f64, u64)>,
     /// Learning is done: edits forgotten, a running turn's baseline moved to this
     /// tree ([`crate::model::session::learn::rebase`]).
-    pub rebase_learning: Option<Option<GitCache>>,
+    pub(crate) rebase_learning: Option<Option<GitCache>>,
     /// An editing tool ran on a file of the project.
-    pub files_edited: bool,
+    pub(crate) files_edited: bool,
     /// The turn's command baseline.
-    pub baseline: Baseline,
+    pub(crate) baseline: Baseline,
     /// The threshold handoff is re-armed: `threshold_crossed_at` goes.
-    pub threshold_rearmed: bool,
+    pub(crate) threshold_rearmed: bool,
     /// A handoff was written now (ISO 8601 UTC).
-    pub handoff_written_at: Option<String>,
+    pub(crate) handoff_written_at: Option<String>,
     /// The event itself: last event, attention, client process, transcript, cwd.
-    pub touch: Option<Touch>,
+    pub(crate) touch: Option<Touch>,
     /// Stop's dirty-tree floor, decided again on the bridge under the lock.
-    pub dirty: Option<(DirtyWarning, u64)>,
+    pub(crate) dirty: Option<(DirtyWarning, u64)>,
     /// SessionStart: the uncommitted count the session starts with, kept once set.
-    pub dirty_at_start: Option<u64>,
+    pub(crate) dirty_at_start: Option<u64>,
     /// SessionStart: how many handoffs led to this session.
-    pub chain_handoffs: Option<u64>,
+    pub(crate) chain_handoffs: Option<u64>,
 }
 
 /// What becomes of the turn's command baseline.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum Baseline {
+pub(crate) enum Baseline {
     /// Left as it is.
     #[default]
     Keep,
@@ -57,26 +57,26 @@ pub enum Baseline {
 
 /// A hook event recorded in the bridge.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Touch {
+pub(crate) struct Touch {
     /// The event's name.
-    pub event: String,
+    pub(crate) event: String,
     /// When (ISO 8601 UTC).
-    pub at: String,
+    pub(crate) at: String,
     /// The attention state it sets, with its message (redacted, cut).
-    pub attention: Option<(Attention, Option<String>)>,
+    pub(crate) attention: Option<(Attention, Option<String>)>,
     /// The payload's transcript path, when it names one.
-    pub transcript_path: Option<String>,
+    pub(crate) transcript_path: Option<String>,
     /// The payload's cwd, when it names one.
-    pub cwd: Option<String>,
+    pub(crate) cwd: Option<String>,
     /// The Claude Code process running the hook (`$CLAUDE_PID`).
-    pub client_pid: Option<u32>,
+    pub(crate) client_pid: Option<u32>,
 }
 
 impl Touch {
     /// The touch of `event` with `attention` and its `message` — redacted whole,
     /// then cut to [`ATTENTION_MESSAGE_MAX`] characters (a cut first could leave half
     /// a key no rule knows). A message is kept only with an attention state.
-    pub fn new(
+    pub(crate) fn new(
         event: &str,
         attention: Option<Attention>,
         message: Option<&str>,
@@ -101,7 +101,7 @@ impl Touch {
 
 impl BridgeEdit {
     /// An edit that only records the event.
-    pub fn touch(touch: Touch) -> Self {
+    pub(crate) fn touch(touch: Touch) -> Self {
         Self {
             touch: Some(touch),
             ..Self::default()
@@ -109,7 +109,7 @@ impl BridgeEdit {
     }
 
     /// Whether it changes nothing at all (then the bridge is not written).
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         *self == Self::default()
     }
 
@@ -117,7 +117,11 @@ impl BridgeEdit {
     /// whether anything changed (a touch always does: it records the time).
     /// `start_time` reads a process's start time, asked only for a client process
     /// the bridge does not know yet (once per process: a `--resume` is a new one).
-    pub fn apply(&self, b: &mut SessionBridge, start_time: impl Fn(u32) -> Option<u64>) -> bool {
+    pub(crate) fn apply(
+        &self,
+        b: &mut SessionBridge,
+        start_time: impl Fn(u32) -> Option<u64>,
+    ) -> bool {
         let mut changed = false;
         if let Some((pct, tokens)) = self.context
             && b.readings.is_empty()

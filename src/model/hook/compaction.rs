@@ -12,26 +12,26 @@ use crate::model::outcome::Outcome;
 use crate::model::session::state::{CompactionRecord, GitCache, PreCompactState, SessionBridge};
 
 /// How many changed names go into the pre-compact state and the re-read list.
-pub const RECENT_FILES: usize = 20;
+pub(crate) const RECENT_FILES: usize = 20;
 
 /// What a PreCompact knows, gathered once.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CompactFacts {
+pub(crate) struct CompactFacts {
     /// The session and its bridge.
-    pub session: Session,
+    pub(crate) session: Session,
     /// The config's say.
-    pub settings: Settings,
+    pub(crate) settings: Settings,
     /// Git's facts now (`None`: git took too long, or no work tree).
-    pub git: Option<GitCache>,
+    pub(crate) git: Option<GitCache>,
     /// Why git would not open the repository.
-    pub git_refused: Option<String>,
+    pub(crate) git_refused: Option<String>,
 }
 
 /// PreCompact: a compaction *may* follow (it can be cancelled, or abandoned and
 /// retried: docs/client-reference.md §9.1 #2), so this only captures state while it
 /// still can, and writes the safety-net handoff; what claims a compaction happened
 /// waits for SessionStart(`compact`).
-pub fn pre_compact(
+pub(crate) fn pre_compact(
     f: &CompactFacts,
     payload: &WireHookInput,
     now: chrono::DateTime<chrono::Utc>,
@@ -91,7 +91,7 @@ pub fn pre_compact(
 
 /// Whether PreCompact should write a handoff for a session: none was written yet, or
 /// the last one is older than the session's threshold crossing.
-pub fn needs_safety_net(bridge: Option<&SessionBridge>) -> bool {
+pub(crate) fn needs_safety_net(bridge: Option<&SessionBridge>) -> bool {
     let Some(b) = bridge else { return true };
     let Some(written) = b
         .handoff_written_at
@@ -117,7 +117,7 @@ pub fn needs_safety_net(bridge: Option<&SessionBridge>) -> bool {
 /// git's changed names are not what the session used (forge's own `.gitignore`
 /// edit, another terminal's work), so a session that touched no file is told of its
 /// handoff alone — or of nothing. `handoffs` is the inbox, newest first.
-pub fn reread_list(
+pub(crate) fn reread_list(
     handoffs: &[HandoffEntry],
     session: Option<&str>,
     transcript_files: Vec<String>,
@@ -143,7 +143,7 @@ pub fn reread_list(
 /// re-read marker armed when `[hooks] compaction_reread` is on and there is
 /// something to re-read (a session with no handoff and no file in its transcript
 /// has nothing: holding a call back would only say "re-read something").
-pub fn record_compaction(
+pub(crate) fn record_compaction(
     settings: &Settings,
     session: Option<&str>,
     pre: Option<&PreCompactState>,

@@ -5,7 +5,7 @@ use super::wire::WireHookInput;
 
 /// What happened, as forge cares about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HookEvent {
+pub(crate) enum HookEvent {
     /// A session started (`source`: startup, resume, clear, compact, fork).
     SessionStart {
         /// `source`, when given.
@@ -55,7 +55,7 @@ pub enum HookEvent {
 impl HookEvent {
     /// Builds the event from its name (argument or `hook_event_name`) and the payload.
     /// Names are matched case-insensitively, so `forge hook stop` works too.
-    pub fn from_wire(name: &str, w: &WireHookInput) -> Self {
+    pub(crate) fn from_wire(name: &str, w: &WireHookInput) -> Self {
         match name.to_ascii_lowercase().as_str() {
             "sessionstart" => Self::SessionStart {
                 source: w.source.clone(),
@@ -86,7 +86,7 @@ impl HookEvent {
     }
 
     /// The canonical event name (as Claude Code spells it).
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         match self {
             Self::SessionStart { .. } => "SessionStart",
             Self::Stop { .. } => "Stop",

@@ -27,15 +27,15 @@
 //! This wing sits at the top, beside `dashboard`: it is the hooks' face on the model
 //! and draws on the `session`, `handoff` and `agents` wings.
 
-pub mod attention;
-pub mod bridge;
-pub mod compaction;
-pub mod event;
-pub mod start;
-pub mod text;
-pub mod tool;
-pub mod turn;
-pub mod wire;
+pub(crate) mod attention;
+pub(crate) mod bridge;
+pub(crate) mod compaction;
+pub(crate) mod event;
+pub(crate) mod start;
+pub(crate) mod text;
+pub(crate) mod tool;
+pub(crate) mod turn;
+pub(crate) mod wire;
 
 use crate::model::outcome::Outcome;
 use crate::model::session::dirty::DirtyWarning;
@@ -44,34 +44,35 @@ use crate::model::session::state::{
 };
 use crate::model::time::Span;
 
-pub use bridge::{BridgeEdit, Touch};
+pub(crate) use bridge::BridgeEdit;
 
 /// What one hook call does, decided: carried out by `crate::hooks::apply`.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// What to print on stdout (often nothing).
-    pub stdout: String,
+    pub(crate) stdout: String,
     /// What to do, in order. Each effect records its outcome (or error) as it is
     /// carried out, so the call's event line lists them in this order.
-    pub effects: Vec<Effect>,
+    pub(crate) effects: Vec<Effect>,
     /// The session bridge's change, written after the effects (`None`: the bridge is
     /// not written).
-    pub bridge: Option<BridgeEdit>,
+    pub(crate) bridge: Option<BridgeEdit>,
 }
 
 impl Plan {
     /// Adds an outcome decided already.
-    pub fn record(&mut self, outcome: Outcome) {
+    pub(crate) fn record(&mut self, outcome: Outcome) {
         self.effects.push(Effect::Record(outcome));
     }
 
     /// Adds an effect.
-    pub fn then(&mut self, effect: Effect) {
+    pub(crate) fn then(&mut self, effect: Effect) {
         self.effects.push(effect);
     }
 
     /// The outcomes this plan records as it is (those of its [`Effect::Record`]s).
-    pub fn recorded(&self) -> impl Iterator<Item = &Outcome> {
+    #[cfg(test)]
+    pub(crate) fn recorded(&self) -> impl Iterator<Item = &Outcome> {
         self.effects.iter().filter_map(|e| match e {
             Effect::Record(o) => Some(o),
             _ => None,
@@ -82,7 +83,7 @@ impl Plan {
 /// Something a hook call does, with the outcome it records. What the effect writes
 /// or removes is named, never a path: `crate::hooks::apply` knows where it lives.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Effect {
+pub(crate) enum Effect {
     /// An outcome decided already: recorded as it is.
     Record(Outcome),
     /// A failure the call carries on after: logged to `errors.log` and recorded as
@@ -177,23 +178,23 @@ pub enum Effect {
 /// The settings a hook decides with: the person's config (read once per call) as
 /// the decisions need it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// `[hooks] dirty_warning`.
-    pub dirty_warning: DirtyWarning,
+    pub(crate) dirty_warning: DirtyWarning,
     /// `[hooks] compaction_reread`.
-    pub compaction_reread: bool,
+    pub(crate) compaction_reread: bool,
     /// `[hooks] handoff_on_precompact`.
-    pub handoff_on_precompact: bool,
+    pub(crate) handoff_on_precompact: bool,
     /// `[learn] nudge`.
-    pub learn_nudge: bool,
+    pub(crate) learn_nudge: bool,
     /// `[resume] auto`.
-    pub resume_auto: ResumeAuto,
+    pub(crate) resume_auto: ResumeAuto,
     /// `[resume] max_age` (its text is what the outcome that cites it says).
-    pub resume_max_age: Span,
+    pub(crate) resume_max_age: Span,
     /// `[attention] stale_after`.
-    pub stale_after: chrono::Duration,
+    pub(crate) stale_after: chrono::Duration,
     /// `[handoffs] auto_prune`: how old, and how many stay (`None`: off).
-    pub auto_prune: Option<(chrono::Duration, usize)>,
+    pub(crate) auto_prune: Option<(chrono::Duration, usize)>,
 }
 
 impl Default for Settings {
@@ -214,35 +215,35 @@ impl Default for Settings {
 
 /// The session a call is about, as the call found it.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Session {
+pub(crate) struct Session {
     /// The payload's `session_id`.
-    pub id: Option<String>,
+    pub(crate) id: Option<String>,
     /// Its bridge file, read once (`None`: none yet, or the call needs none).
-    pub bridge: Option<SessionBridge>,
+    pub(crate) bridge: Option<SessionBridge>,
     /// The Claude Code process that runs the hook (`$CLAUDE_PID`).
-    pub client_pid: Option<u32>,
+    pub(crate) client_pid: Option<u32>,
 }
 
 impl Session {
     /// The session's id, when the payload names one.
-    pub fn id(&self) -> Option<&str> {
+    pub(crate) fn id(&self) -> Option<&str> {
         self.id.as_deref()
     }
 }
 
 /// The learn flag as a call found it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct LearnFlag {
+pub(crate) struct LearnFlag {
     /// `logs/learn-pending` is there.
-    pub set: bool,
+    pub(crate) set: bool,
     /// A `learned-*.md` of the project's memory is newer than it: the learning it
     /// asks for happened.
-    pub learned_after: bool,
+    pub(crate) learned_after: bool,
 }
 
 /// What the re-read marker said when this call took it: the files to re-read, or a
 /// phrase for them when the list is empty.
-pub fn reread_or_generic(files: &[String]) -> Vec<String> {
+pub(crate) fn reread_or_generic(files: &[String]) -> Vec<String> {
     if files.is_empty() {
         vec!["the files you were working on".to_owned()]
     } else {

@@ -32,7 +32,7 @@ use crate::model::text::sanitize::single_line;
 /// UTF-16 code units (a JavaScript string's length, which is what the client
 /// measures), never fewer than the characters: every part counts, the whole output
 /// is cut to this at the end whatever the files hold.
-pub const SESSION_START_BUDGET: usize = 9_500;
+pub(crate) const SESSION_START_BUDGET: usize = 9_500;
 /// Of that, at most this much for the last-session line, learn notice and re-read list.
 const HEAD_BUDGET: usize = 1_500;
 /// And at most this much for blocked Signals, so a resumed handoff always has room.
@@ -40,69 +40,70 @@ const BLOCKED_BUDGET: usize = 2_500;
 /// And at most this much for what the user's `[[on_session_start]]` commands print.
 const USER_HOOKS_BUDGET: usize = 2_000;
 /// Per-session files untouched for this long are removed when a new session starts.
-pub const SESSION_RETENTION: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
+pub(crate) const SESSION_RETENTION: std::time::Duration =
+    std::time::Duration::from_secs(7 * 24 * 3600);
 
 /// Why a session start did not take a pending resume another one was taking.
-pub const TAKEN_BY_ANOTHER: &str = "another session starting at the same moment took it";
+pub(crate) const TAKEN_BY_ANOTHER: &str = "another session starting at the same moment took it";
 /// Why a session of `forge run` leaves the pending resume alone.
-pub const LEFT_FOR_INTERACTIVE: &str = "this session is one of `forge run`'s, whose prompt carries its task: \
+pub(crate) const LEFT_FOR_INTERACTIVE: &str = "this session is one of `forge run`'s, whose prompt carries its task: \
      left pending for your next interactive session";
 /// Why a session that goes on leaves another session's handoff pending.
-pub const LEFT_FOR_NEW: &str = "it was written for another session, and this one goes on \
+pub(crate) const LEFT_FOR_NEW: &str = "it was written for another session, and this one goes on \
      (resumed or compacted): left pending for a new session";
 
 /// What a SessionStart knows, gathered once (before the pending resume is taken).
 #[derive(Debug, Clone, Default)]
-pub struct StartFacts {
+pub(crate) struct StartFacts {
     /// The session and its bridge.
-    pub session: Session,
+    pub(crate) session: Session,
     /// The config's say.
-    pub settings: Settings,
+    pub(crate) settings: Settings,
     /// The payload's `source`: startup, resume, clear, compact.
-    pub source: Option<String>,
+    pub(crate) source: Option<String>,
     /// `logs/last-session.json`.
-    pub last: Option<LastSession>,
+    pub(crate) last: Option<LastSession>,
     /// The bridge of the session `last` records, when that is another session's and
     /// not final (a session whose client process is gone already marked ended).
-    pub last_bridge: Option<SessionBridge>,
+    pub(crate) last_bridge: Option<SessionBridge>,
     /// `logs/pre-compact-state.json` (a compacted session only).
-    pub pre_compact: Option<PreCompactState>,
+    pub(crate) pre_compact: Option<PreCompactState>,
     /// The handoff inbox, newest first.
-    pub handoffs: Vec<HandoffEntry>,
+    pub(crate) handoffs: Vec<HandoffEntry>,
     /// The learn flag (a new session only).
-    pub learn: LearnFlag,
+    pub(crate) learn: LearnFlag,
     /// A compacted session: the files of its transcript to re-read (edited, then
     /// read, newest first; those that exist, relative inside the project).
-    pub transcript_files: Vec<String>,
+    pub(crate) transcript_files: Vec<String>,
     /// `forge run`'s chain, when this session is one of its.
-    pub relay: Option<Relay>,
+    pub(crate) relay: Option<Relay>,
 }
 
 impl StartFacts {
     /// The session goes on after a compaction (not a new session).
-    pub fn compacted(&self) -> bool {
+    pub(crate) fn compacted(&self) -> bool {
         self.source.as_deref() == Some("compact")
     }
 }
 
 /// Whose work a session of `forge run` continues, from its chain's variables.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Relay {
+pub(crate) struct Relay {
     /// The session before it in the chain.
-    pub previous_session_id: Option<String>,
+    pub(crate) previous_session_id: Option<String>,
     /// The handoffs the chain has written so far.
-    pub handoff_count: usize,
+    pub(crate) handoff_count: usize,
 }
 
 /// A session that goes on (compact, resume) takes only its own handoff, never
 /// another session's.
-pub fn own_only(source: Option<&str>) -> bool {
+pub(crate) fn own_only(source: Option<&str>) -> bool {
     matches!(source, Some("compact" | "resume"))
 }
 
 /// What became of the pending resume.
 #[derive(Debug, Clone)]
-pub enum Take {
+pub(crate) enum Take {
     /// This session took it (the markers are gone).
     Taken {
         /// The handoff.
@@ -125,41 +126,41 @@ pub enum Take {
 /// first, each with its open questions, as many as fit in the budget, then a line
 /// with how many more there are.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Blocked {
+pub(crate) struct Blocked {
     /// The lines.
-    pub text: String,
+    pub(crate) text: String,
     /// The tasks listed.
-    pub tasks: Vec<String>,
+    pub(crate) tasks: Vec<String>,
 }
 
 /// The taken handoff and what the resume policy says of it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Resume {
+pub(crate) struct Resume {
     /// The handoff.
-    pub target: PathBuf,
+    pub(crate) target: PathBuf,
     /// How old it is.
-    pub age: Option<chrono::Duration>,
+    pub(crate) age: Option<chrono::Duration>,
     /// Inject it, or name it.
-    pub decision: ResumeDecision,
+    pub(crate) decision: ResumeDecision,
     /// The session it names (its `session_id`).
-    pub owner: Option<String>,
+    pub(crate) owner: Option<String>,
 }
 
 /// Whose work a starting session continues, as herdctl's payload says it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Lineage {
+pub(crate) struct Lineage {
     /// It continues earlier work.
-    pub is_continuation: bool,
+    pub(crate) is_continuation: bool,
     /// The session before it.
-    pub previous_session_id: Option<String>,
+    pub(crate) previous_session_id: Option<String>,
     /// The handoffs of that line of sessions.
-    pub handoff_count: usize,
+    pub(crate) handoff_count: usize,
 }
 
 /// What a new session clears up and a compacted one records, before the pending
 /// resume is taken (a handoff pending then is never pruned), with the blocked
 /// Signals it surfaces.
-pub fn tidy(f: &StartFacts, blocked: &Blocked, now: DateTime<Utc>) -> Plan {
+pub(crate) fn tidy(f: &StartFacts, blocked: &Blocked, now: DateTime<Utc>) -> Plan {
     let mut plan = Plan::default();
     let sid = f.session.id();
     // After a compaction the session goes on: it is not a new session, so nothing is
@@ -217,12 +218,16 @@ pub fn tidy(f: &StartFacts, blocked: &Blocked, now: DateTime<Utc>) -> Plan {
 }
 
 /// The blocked Signals of the inbox, within their budget.
-pub fn blocked(handoffs: &[HandoffEntry]) -> Blocked {
+pub(crate) fn blocked(handoffs: &[HandoffEntry]) -> Blocked {
     blocked_text(handoffs, BLOCKED_BUDGET)
 }
 
 /// What the policy says of the handoff this session took (`None`: it took none).
-pub fn resume(take: Option<&Take>, settings: &Settings, now: DateTime<Utc>) -> Option<Resume> {
+pub(crate) fn resume(
+    take: Option<&Take>,
+    settings: &Settings,
+    now: DateTime<Utc>,
+) -> Option<Resume> {
     let Some(Take::Taken {
         target,
         origin,
@@ -250,7 +255,7 @@ pub fn resume(take: Option<&Take>, settings: &Settings, now: DateTime<Utc>) -> O
 
 /// The session whose handoff this one resumes (its text is injected): `Some(owner)`,
 /// the owner being the session the handoff names, if any.
-pub fn resumed(resume: Option<&Resume>, take: Option<&Take>) -> Option<Option<String>> {
+pub(crate) fn resumed(resume: Option<&Resume>, take: Option<&Take>) -> Option<Option<String>> {
     let readable = matches!(
         take,
         Some(Take::Taken {
@@ -266,7 +271,7 @@ pub fn resumed(resume: Option<&Resume>, take: Option<&Take>) -> Option<Option<St
 /// The session before this one whose bridge says how many handoffs led to it: the
 /// owner of the resumed handoff, unless it is this very session (and none in a
 /// `forge run` chain, whose variables say it).
-pub fn previous_session(f: &StartFacts, resumed: Option<&Option<String>>) -> Option<String> {
+pub(crate) fn previous_session(f: &StartFacts, resumed: Option<&Option<String>>) -> Option<String> {
     if f.relay.is_some() {
         return None;
     }
@@ -280,7 +285,7 @@ pub fn previous_session(f: &StartFacts, resumed: Option<&Option<String>>) -> Opt
 /// is that session's `chain_handoffs`), or of itself (compact, resume); else a fresh
 /// start. `handoff_count` is the handoffs of that line of sessions: 0 for a fresh
 /// one, one more than the resumed session's, the session's own after a compaction.
-pub fn lineage(
+pub(crate) fn lineage(
     f: &StartFacts,
     resumed: Option<&Option<String>>,
     previous_chain: Option<u64>,
@@ -314,7 +319,7 @@ pub fn lineage(
 /// What the user's `[[on_session_start]]` commands printed (`outputs`, in order),
 /// as the session sees it: redacted whole (a key over several lines), then one
 /// clean line at a time, within its budget.
-pub fn user_hooks_text(outputs: &[String]) -> String {
+pub(crate) fn user_hooks_text(outputs: &[String]) -> String {
     let mut text = String::new();
     for out in outputs {
         for line in redact(out).lines() {
@@ -332,29 +337,29 @@ pub fn user_hooks_text(outputs: &[String]) -> String {
 /// user's commands' text, git's answer and the files a recorded compaction asks to
 /// re-read.
 #[derive(Debug, Clone, Default)]
-pub struct Found {
+pub(crate) struct Found {
     /// What became of the pending resume (`None`: nothing was pending).
-    pub take: Option<Take>,
+    pub(crate) take: Option<Take>,
     /// Whose work this session continues.
-    pub lineage: Lineage,
+    pub(crate) lineage: Lineage,
     /// What the user's commands printed, ready ([`user_hooks_text`]).
-    pub user_text: String,
+    pub(crate) user_text: String,
     /// Git's facts now, else the stored cache.
-    pub git: Option<GitCache>,
+    pub(crate) git: Option<GitCache>,
     /// The facts to store in `logs/git-cache.json`.
-    pub git_to_save: Option<GitCache>,
+    pub(crate) git_to_save: Option<GitCache>,
     /// Why git would not open the repository.
-    pub git_refused: Option<String>,
+    pub(crate) git_refused: Option<String>,
     /// A compacted session: the files its recorded compaction asks to re-read
     /// (`None`: the record failed; then its handoff alone is named).
-    pub reread: Option<Vec<String>>,
+    pub(crate) reread: Option<Vec<String>>,
 }
 
 /// The session's orientation — the last session, the learn notice, the re-read
 /// list, the blocked Signals, the resumed handoff (or the line that names it), the
 /// user's commands' output — cut to Claude Code's budget; the outcomes; and the
 /// bridge's change.
-pub fn compose(
+pub(crate) fn compose(
     f: &StartFacts,
     blocked: &Blocked,
     found: &Found,
@@ -541,7 +546,7 @@ fn other_session_live(f: &StartFacts, last: &LastSession, now: DateTime<Utc>) ->
 
 /// Whether SessionStart reads the bridge of the session `last` records (to tell
 /// whether it is still live): another session's record, not final.
-pub fn asks_last_bridge(session: Option<&str>, last: &LastSession) -> Option<String> {
+pub(crate) fn asks_last_bridge(session: Option<&str>, last: &LastSession) -> Option<String> {
     let id = last.session_id.as_deref()?;
     (Some(id) != session && !last.is_final).then(|| id.to_owned())
 }

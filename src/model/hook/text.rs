@@ -26,7 +26,7 @@ pub(super) fn clip_line(line: &str, max: usize) -> String {
 }
 
 /// Every line of `text` cut to at most `max` characters (see [`clip_line`]).
-pub fn clip_lines(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+pub(crate) fn clip_lines(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     if text.lines().all(|l| l.chars().count() <= max) {
         return std::borrow::Cow::Borrowed(text);
     }
@@ -44,7 +44,7 @@ pub fn clip_lines(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
 
 /// Cuts `text` to at most `max` UTF-16 units (see [`units`]) at a line boundary.
 /// When anything is cut, `note` is appended whole (and counted in `max`).
-pub fn cut_lines(text: &str, max: usize, note: &str) -> String {
+pub(crate) fn cut_lines(text: &str, max: usize, note: &str) -> String {
     if units(text) <= max {
         return text.to_owned();
     }

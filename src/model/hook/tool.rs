@@ -13,36 +13,36 @@ use crate::model::session::state::{Attention, SessionBridge};
 
 /// Tools that only read: a compacted session re-reads with them, so they are never
 /// held back.
-pub const READ_ONLY_TOOLS: [&str; 5] = ["Read", "Grep", "Glob", "LS", "NotebookRead"];
+pub(crate) const READ_ONLY_TOOLS: [&str; 5] = ["Read", "Grep", "Glob", "LS", "NotebookRead"];
 
 /// What a PreToolUse knows, gathered once.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ToolFacts {
+pub(crate) struct ToolFacts {
     /// The session and its bridge.
-    pub session: Session,
+    pub(crate) session: Session,
     /// An editing tool works on a file of the project (or on a file the payload does
     /// not name), and the bridge does not say so yet (see [`may_mark_edit`]).
-    pub edits_project: bool,
+    pub(crate) edits_project: bool,
     /// The turn's first command: the work tree's fingerprint (`None`: not the first,
     /// not a command, or the scan did not finish in time — then the turn's commands
     /// claim nothing). See [`needs_baseline`].
-    pub baseline: Option<String>,
+    pub(crate) baseline: Option<String>,
     /// A read-only tool: the session's re-read marker is armed.
-    pub marker_armed: bool,
+    pub(crate) marker_armed: bool,
     /// The files to re-read, when this call took the session's re-read marker (see
     /// [`takes_marker`]).
-    pub reread: Option<Vec<String>>,
+    pub(crate) reread: Option<Vec<String>>,
 }
 
 /// Whether `tool` only reads.
-pub fn is_read_only(tool: Option<&str>) -> bool {
+pub(crate) fn is_read_only(tool: Option<&str>) -> bool {
     tool.is_some_and(|t| READ_ONLY_TOOLS.contains(&t))
 }
 
 /// Whether this call may take the session's re-read marker (and be held back): a
 /// tool that may change something, on the main thread (a subagent's call carries
 /// the parent's session id, but the compaction was the main thread's).
-pub fn takes_marker(payload: &WireHookInput) -> bool {
+pub(crate) fn takes_marker(payload: &WireHookInput) -> bool {
     payload.session_id.is_some()
         && payload.agent_id.is_none()
         && !is_read_only(payload.tool_name.as_deref())
@@ -50,7 +50,7 @@ pub fn takes_marker(payload: &WireHookInput) -> bool {
 
 /// Whether an editing tool's file must be looked at: the bridge does not say yet
 /// that the session edited files (it is written once, not on every edit).
-pub fn may_mark_edit(payload: &WireHookInput, bridge: Option<&SessionBridge>) -> bool {
+pub(crate) fn may_mark_edit(payload: &WireHookInput, bridge: Option<&SessionBridge>) -> bool {
     payload.session_id.is_some()
         && payload
             .tool_name
@@ -62,7 +62,7 @@ pub fn may_mark_edit(payload: &WireHookInput, bridge: Option<&SessionBridge>) ->
 /// Whether this call is the turn's first command, which takes the work tree's
 /// fingerprint for the end of the turn to compare with (one git scan per turn that
 /// runs commands; later calls read one small file).
-pub fn needs_baseline(payload: &WireHookInput, bridge: Option<&SessionBridge>) -> bool {
+pub(crate) fn needs_baseline(payload: &WireHookInput, bridge: Option<&SessionBridge>) -> bool {
     payload.session_id.is_some()
         && payload.tool_name.as_deref() == Some(COMMAND_TOOL)
         && bridge.is_none_or(|b| b.command_baseline.is_none())
@@ -71,7 +71,7 @@ pub fn needs_baseline(payload: &WireHookInput, bridge: Option<&SessionBridge>) -
 /// PreToolUse: an edit and the turn's baseline noted; after a compaction, a
 /// re-reading tool marks the session as re-reading, and the first other tool is
 /// held back once; otherwise a session that was waiting is busy again.
-pub fn pre_tool_use(
+pub(crate) fn pre_tool_use(
     f: &ToolFacts,
     payload: &WireHookInput,
     now: chrono::DateTime<chrono::Utc>,
@@ -139,7 +139,7 @@ pub fn pre_tool_use(
 /// `forge run`'s stop (only reached when it was asked): `continue: false`, so the
 /// client ends the session once this reply's tool calls have all run and been
 /// answered, without interrupting anything.
-pub fn post_tool_use(payload: &WireHookInput) -> Plan {
+pub(crate) fn post_tool_use(payload: &WireHookInput) -> Plan {
     let mut plan = Plan::default();
     plan.record(Outcome::RelayStopAsked {
         tool: payload.tool_name.as_deref().unwrap_or("tool").to_owned(),

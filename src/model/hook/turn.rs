@@ -14,52 +14,52 @@ use crate::model::session::transcript::{TailScan, infer_window, pct_of};
 
 /// What the end of a turn knows, gathered once.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct TurnFacts {
+pub(crate) struct TurnFacts {
     /// The session and its bridge.
-    pub session: Session,
+    pub(crate) session: Session,
     /// The config's say.
-    pub settings: Settings,
+    pub(crate) settings: Settings,
     /// Git's facts now, else the stored cache (git took too long, or no work tree).
-    pub git: Option<GitCache>,
+    pub(crate) git: Option<GitCache>,
     /// Why git would not open the repository (forge does not hand it to libgit2).
-    pub git_refused: Option<String>,
+    pub(crate) git_refused: Option<String>,
     /// The facts to store in `logs/git-cache.json` (`None`: the stored ones say the
     /// same and are fresh, or git gave none).
-    pub git_to_save: Option<GitCache>,
+    pub(crate) git_to_save: Option<GitCache>,
     /// `.forge/state.json`'s phase and task.
-    pub workflow: WorkflowState,
+    pub(crate) workflow: WorkflowState,
     /// The end of the transcript, read only when the bridge has no reading of the
     /// status line's (print mode never runs one).
-    pub transcript: Option<TailScan>,
+    pub(crate) transcript: Option<TailScan>,
     /// The learn flag.
-    pub learn: LearnFlag,
+    pub(crate) learn: LearnFlag,
     /// Stop: the files to re-read, when this call took the session's re-read marker
     /// (see [`stop_takes_marker`]).
-    pub reread: Option<Vec<String>>,
+    pub(crate) reread: Option<Vec<String>>,
 }
 
 /// Whether a Stop takes the session's re-read marker (to block once): never when the
 /// turn already continues because of a Stop hook, nor when the session is re-reading
 /// (a read-only tool ran since the compaction).
-pub fn stop_takes_marker(stop_hook_active: bool, rereading: bool) -> bool {
+pub(crate) fn stop_takes_marker(stop_hook_active: bool, rereading: bool) -> bool {
     !stop_hook_active && !rereading
 }
 
 /// What the end of a transcript says of the context.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TranscriptContext {
+pub(crate) struct TranscriptContext {
     /// Used, in percent of the window.
-    pub pct: f64,
+    pub(crate) pct: f64,
     /// Input-side tokens.
-    pub tokens: u64,
+    pub(crate) tokens: u64,
     /// A compaction is newer than any usage: the figure is its estimate.
-    pub estimate: bool,
+    pub(crate) estimate: bool,
 }
 
 /// The context from the end of a transcript: the last usage, or the estimate of a
 /// compaction newer than any usage; the window from the bridge (`window`), else the
 /// model (the transcript's, else the payload's).
-pub fn transcript_context(
+pub(crate) fn transcript_context(
     scan: &TailScan,
     window: Option<u64>,
     payload_model: Option<&str>,
@@ -80,7 +80,11 @@ pub fn transcript_context(
 /// Stop: the turn's record, the learn flag, the dirty-tree warning (for the person:
 /// a Stop hook's plain stdout reaches no screen, docs/client-reference.md §9.1 #8),
 /// and the re-read failsafe.
-pub fn stop(f: &TurnFacts, payload: &WireHookInput, now: chrono::DateTime<chrono::Utc>) -> Plan {
+pub(crate) fn stop(
+    f: &TurnFacts,
+    payload: &WireHookInput,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Plan {
     let (mut plan, mut edit) = end_of_turn(f, payload, now, None);
     let git = f.git.as_ref();
     let dirty = git.map_or(0, |g| g.uncommitted_changes);
@@ -132,7 +136,7 @@ pub fn stop(f: &TurnFacts, payload: &WireHookInput, now: chrono::DateTime<chrono
 /// SessionEnd only records: the client discards its output
 /// (docs/client-reference.md §9.1 #8), so the next SessionStart tells the dirty tree
 /// instead.
-pub fn session_end(
+pub(crate) fn session_end(
     f: &TurnFacts,
     payload: &WireHookInput,
     now: chrono::DateTime<chrono::Utc>,

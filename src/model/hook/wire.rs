@@ -11,51 +11,51 @@ use crate::model::lenient::text;
 
 /// The fields forge uses from any hook payload.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WireHookInput {
+pub(crate) struct WireHookInput {
     /// `session_id`.
-    pub session_id: Option<String>,
+    pub(crate) session_id: Option<String>,
     /// `transcript_path` (`""` in diskless modes reads as absent).
-    pub transcript_path: Option<String>,
+    pub(crate) transcript_path: Option<String>,
     /// `cwd`.
-    pub cwd: Option<String>,
+    pub(crate) cwd: Option<String>,
     /// `hook_event_name`.
-    pub hook_event_name: Option<String>,
+    pub(crate) hook_event_name: Option<String>,
     /// SessionStart `source`.
-    pub source: Option<String>,
+    pub(crate) source: Option<String>,
     /// SessionEnd `reason`.
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
     /// PreCompact `trigger`.
-    pub trigger: Option<String>,
+    pub(crate) trigger: Option<String>,
     /// Stop `stop_hook_active`.
-    pub stop_hook_active: bool,
+    pub(crate) stop_hook_active: bool,
     /// Notification `notification_type`.
-    pub notification_type: Option<String>,
+    pub(crate) notification_type: Option<String>,
     /// Notification `message`.
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
     /// Tool events' `tool_name`.
-    pub tool_name: Option<String>,
+    pub(crate) tool_name: Option<String>,
     /// The file a tool works on: `tool_input.file_path` (or `notebook_path`). Only
     /// its name is kept, never the input's content.
-    pub tool_file: Option<String>,
+    pub(crate) tool_file: Option<String>,
     /// SessionStart `model`.
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Set inside a subagent (its tool calls carry the parent's `session_id`).
-    pub agent_id: Option<String>,
+    pub(crate) agent_id: Option<String>,
     /// Stop `last_assistant_message`: its first [`REPLY_HEAD`] characters, enough to
     /// tell whether the transcript already holds this turn's reply (the client
     /// writes it asynchronously). Not the whole text.
-    pub last_reply_head: Option<String>,
+    pub(crate) last_reply_head: Option<String>,
     /// `prompt_id`: the person's prompt this turn answers (absent before the
     /// first). The transcript's user records carry it as `promptId`.
-    pub prompt_id: Option<String>,
+    pub(crate) prompt_id: Option<String>,
 }
 
 /// How much of a Stop's `last_assistant_message` is kept.
-pub const REPLY_HEAD: usize = 200;
+pub(crate) const REPLY_HEAD: usize = 200;
 
 impl WireHookInput {
     /// Reads the fields from a parsed JSON value. A non-object gives all-absent.
-    pub fn from_value(v: &Value) -> Self {
+    pub(crate) fn from_value(v: &Value) -> Self {
         Self {
             session_id: text(v, "session_id"),
             transcript_path: text(v, "transcript_path"),
@@ -90,7 +90,7 @@ impl WireHookInput {
     /// `Write` of several megabytes): Claude Code sends the common fields first, so
     /// the session, cwd, event and tool are usually all in the part that was read.
     /// `None` when no `session_id` is found.
-    pub fn from_truncated(bytes: &[u8]) -> Option<Self> {
+    pub(crate) fn from_truncated(bytes: &[u8]) -> Option<Self> {
         let text = String::from_utf8_lossy(bytes);
         let w = Self {
             session_id: leading_string(&text, "session_id"),

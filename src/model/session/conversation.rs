@@ -40,7 +40,7 @@ enum Speaker {
 
 /// Renders the transcript `lines` (in file order). `cut`: the file's first part was
 /// not read (it is long); the text says so at the top.
-pub fn render<'a>(lines: impl Iterator<Item = &'a str>, zone: Zone, cut: bool) -> String {
+pub(crate) fn render<'a>(lines: impl Iterator<Item = &'a str>, zone: Zone, cut: bool) -> String {
     let mut out = String::new();
     if cut {
         out.push_str("(the beginning of this long transcript is left out)\n\n");

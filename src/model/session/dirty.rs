@@ -13,7 +13,7 @@ use crate::model::named::named;
 
 named! {
     /// `[hooks] dirty_warning`.
-    pub enum DirtyWarning {
+    pub(crate) enum DirtyWarning {
         /// Only when the count grew past the floor (the default).
         Grew = "grew",
         /// Whenever the count differs from the last one warned about (the rule before
@@ -26,17 +26,17 @@ named! {
 
 /// What Stop does about the dirty tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Decision {
+pub(crate) struct Decision {
     /// Show the warning now.
-    pub warn: bool,
+    pub(crate) warn: bool,
     /// What the bridge's `dirty_warned` becomes: the floor the next warning must pass
     /// (`grew`), the count last warned about (`changed`).
-    pub warned: Option<u64>,
+    pub(crate) warned: Option<u64>,
 }
 
 /// Whether Stop warns about `count` uncommitted changes, given the count at the
 /// session's start (`at_start`, from SessionStart) and the bridge's `dirty_warned`.
-pub fn decide(
+pub(crate) fn decide(
     mode: DirtyWarning,
     count: u64,
     at_start: Option<u64>,

@@ -15,16 +15,19 @@ use super::state::{GitCache, SessionBridge};
 
 /// The tools that change files. A call of one of them on a file of the project marks
 /// the session as having changed files.
-pub const EDITING_TOOLS: [&str; 4] = ["Edit", "Write", "MultiEdit", "NotebookEdit"];
+pub(crate) const EDITING_TOOLS: [&str; 4] = ["Edit", "Write", "MultiEdit", "NotebookEdit"];
 
 /// The tool that runs commands: its first call in a turn takes the baseline the end
 /// of the turn compares with.
-pub const COMMAND_TOOL: &str = "Bash";
+pub(crate) const COMMAND_TOOL: &str = "Bash";
 
 /// Why a session counts as having changed files in this turn (or since its learning
 /// was last done), or `None` when it did not — or when there is nothing to compare:
 /// no bridge, no command baseline, no git facts; then nothing is claimed.
-pub fn changed_files_why(bridge: Option<&SessionBridge>, git: Option<&GitCache>) -> Option<String> {
+pub(crate) fn changed_files_why(
+    bridge: Option<&SessionBridge>,
+    git: Option<&GitCache>,
+) -> Option<String> {
     let b = bridge?;
     if b.files_edited {
         return Some("the session edited files".to_owned());
@@ -38,7 +41,7 @@ pub fn changed_files_why(bridge: Option<&SessionBridge>, git: Option<&GitCache>)
 /// Learning is done for what a session changed so far: its edits are forgotten, and
 /// a turn that ran commands compares from the tree as it is now (`git`). Returns
 /// whether the bridge changed.
-pub fn rebase(b: &mut SessionBridge, git: Option<&GitCache>) -> bool {
+pub(crate) fn rebase(b: &mut SessionBridge, git: Option<&GitCache>) -> bool {
     let baseline = b
         .command_baseline
         .is_some()

@@ -17,13 +17,13 @@ pub enum Level {
 
 /// The three level boundaries, in percent.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Thresholds {
+pub(crate) struct Thresholds {
     /// Start of L1.
-    pub warn: f64,
+    pub(crate) warn: f64,
     /// Start of L2.
-    pub critical: f64,
+    pub(crate) critical: f64,
     /// Start of L3.
-    pub emergency: f64,
+    pub(crate) emergency: f64,
 }
 
 impl Default for Thresholds {
@@ -38,7 +38,7 @@ impl Default for Thresholds {
 
 impl Level {
     /// The level of `pct` under `t`.
-    pub fn from_pct(pct: f64, t: &Thresholds) -> Self {
+    pub(crate) fn from_pct(pct: f64, t: &Thresholds) -> Self {
         if pct >= t.emergency {
             Self::L3
         } else if pct >= t.critical {
@@ -51,7 +51,7 @@ impl Level {
     }
 
     /// `"L0"`…`"L3"`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::L0 => "L0",
             Self::L1 => "L1",
@@ -61,14 +61,14 @@ impl Level {
     }
 
     /// The level `as_str` spells `s` (`"L0"`…`"L3"`, exactly).
-    pub fn parse(s: &str) -> Option<Self> {
+    pub(crate) fn parse(s: &str) -> Option<Self> {
         [Self::L0, Self::L1, Self::L2, Self::L3]
             .into_iter()
             .find(|l| l.as_str() == s)
     }
 
     /// The next level up, if any, and the percentage where it starts.
-    pub fn next(self, t: &Thresholds) -> Option<(Self, f64)> {
+    pub(crate) fn next(self, t: &Thresholds) -> Option<(Self, f64)> {
         match self {
             Self::L0 => Some((Self::L1, t.warn)),
             Self::L1 => Some((Self::L2, t.critical)),

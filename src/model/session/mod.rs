@@ -13,11 +13,11 @@
 //! `learn` and `transcript`: they are about one session, from its bridge or its
 //! transcript.
 
-pub mod conversation;
-pub mod dirty;
-pub mod learn;
-pub mod level;
-pub mod session_id;
+pub(crate) mod conversation;
+pub(crate) mod dirty;
+pub(crate) mod learn;
+pub(crate) mod level;
+pub(crate) mod session_id;
 pub mod state;
 pub mod transcript;
-pub mod trend;
+pub(crate) mod trend;

@@ -6,7 +6,7 @@ use std::fmt;
 
 /// Why a prefix names no single session.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PrefixError {
+pub(crate) enum PrefixError {
     /// Nothing was given.
     Empty,
     /// No known session starts with it.
@@ -59,7 +59,7 @@ impl std::error::Error for PrefixError {}
 /// The one session among `candidates` that `prefix` names: the session whose id is
 /// `prefix` exactly, else the only one that starts with it (letters compared without
 /// case). Duplicates in `candidates` count once.
-pub fn resolve<'a>(
+pub(crate) fn resolve<'a>(
     prefix: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Result<String, PrefixError> {

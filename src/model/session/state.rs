@@ -12,39 +12,39 @@ use crate::model::named::named;
 /// `logs/last-session.json`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct LastSession {
+pub(crate) struct LastSession {
     /// ISO 8601 UTC.
-    pub ended_at: String,
+    pub(crate) ended_at: String,
     /// Branch at the time (`null` outside git).
-    pub branch: Option<String>,
+    pub(crate) branch: Option<String>,
     /// Count of uncommitted changes.
-    pub uncommitted_changes: u64,
+    pub(crate) uncommitted_changes: u64,
     /// `state.json` `phase`.
-    pub forge_phase: Option<String>,
+    pub(crate) forge_phase: Option<String>,
     /// `state.json` `task` or `build.current_task`.
-    pub forge_task: Option<String>,
+    pub(crate) forge_task: Option<String>,
     /// The session that wrote it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub session_id: Option<String>,
+    pub(crate) session_id: Option<String>,
     /// That session's transcript.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub transcript_path: Option<String>,
+    pub(crate) transcript_path: Option<String>,
     /// SessionEnd's `reason`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
     /// True when written by SessionEnd.
     #[serde(rename = "final")]
-    pub is_final: bool,
+    pub(crate) is_final: bool,
     /// The last known context use of that session.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub context_used_pct: Option<f64>,
+    pub(crate) context_used_pct: Option<f64>,
 }
 
 impl LastSession {
     /// When it ended, as people read it (the dashboard and `forge status`):
     /// `ended 14m ago, 11-21 10:12` in `zone`, `ended just now, …`; a time that does
     /// not parse is shown as written (`ended at …`, kept on one line).
-    pub fn ended_words(
+    pub(crate) fn ended_words(
         &self,
         now: chrono::DateTime<chrono::Utc>,
         zone: crate::model::time::Zone,
@@ -63,7 +63,7 @@ impl LastSession {
     /// The record of a session that is still live (see
     /// [`crate::model::snapshot::live_last_session`]): written at the end of its last
     /// turn, so it says when that turn ended — `last turn 2m ago, 11-21 10:12`.
-    pub fn last_turn_words(
+    pub(crate) fn last_turn_words(
         &self,
         now: chrono::DateTime<chrono::Utc>,
         zone: crate::model::time::Zone,
@@ -87,39 +87,39 @@ impl LastSession {
 /// token figures are not known here (`forge context` reads them from the transcript).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct CompactionRecord {
+pub(crate) struct CompactionRecord {
     /// When forge saw the proof (ISO 8601 UTC).
-    pub compacted_at: String,
+    pub(crate) compacted_at: String,
     /// The compacted session.
-    pub session_id: Option<String>,
+    pub(crate) session_id: Option<String>,
     /// `manual` or `auto`, from this session's PreCompact capture.
-    pub trigger: Option<String>,
+    pub(crate) trigger: Option<String>,
     /// When that capture was taken (`pre-compact-state.json`'s `captured_at`).
-    pub captured_at: Option<String>,
+    pub(crate) captured_at: Option<String>,
 }
 
 /// `logs/pre-compact-state.json`: what PreCompact captured (a compaction *may*
 /// follow).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct PreCompactState {
+pub(crate) struct PreCompactState {
     /// ISO 8601 UTC.
-    pub captured_at: String,
+    pub(crate) captured_at: String,
     /// Branch at the time.
-    pub branch: Option<String>,
+    pub(crate) branch: Option<String>,
     /// Count of uncommitted changes.
-    pub uncommitted_changes: u64,
+    pub(crate) uncommitted_changes: u64,
     /// Repo-relative names of recently changed files (never contents).
-    pub recent_files: Vec<String>,
+    pub(crate) recent_files: Vec<String>,
     /// `auto` or `manual`.
-    pub trigger: Option<String>,
+    pub(crate) trigger: Option<String>,
     /// The session being compacted.
-    pub session_id: Option<String>,
+    pub(crate) session_id: Option<String>,
 }
 
 /// What a session is doing, for "sessions needing attention".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Attention {
+pub(crate) enum Attention {
     /// Working.
     #[serde(rename = "busy")]
     Busy,
@@ -136,7 +136,7 @@ pub enum Attention {
 
 impl Attention {
     /// The contract spelling.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Busy => "busy",
             Self::WaitingPermission => "waiting:permission",
@@ -145,14 +145,14 @@ impl Attention {
         }
     }
     /// Whether a person should look at this session.
-    pub fn needs_attention(self) -> bool {
+    pub(crate) fn needs_attention(self) -> bool {
         !matches!(self, Self::Busy)
     }
 
     /// Urgency, most urgent first: a permission prompt blocks the session, an idle
     /// one waits for its person, a busy one is only worth a glance. An ended session
     /// is not in the attention list at all.
-    pub fn urgency(self) -> u8 {
+    pub(crate) fn urgency(self) -> u8 {
         match self {
             Self::WaitingPermission => 0,
             Self::WaitingInput => 1,
@@ -164,19 +164,19 @@ impl Attention {
 
 /// One context reading, kept for trend and forecast.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Reading {
+pub(crate) struct Reading {
     /// ISO 8601 UTC.
-    pub at: String,
+    pub(crate) at: String,
     /// Input-side tokens in context.
-    pub tokens: Option<u64>,
+    pub(crate) tokens: Option<u64>,
     /// Used percentage.
-    pub pct: f64,
+    pub(crate) pct: f64,
 }
 
 /// Who made a handoff the pending resume: the second line of a pending-resume
 /// marker (its first is the handoff's absolute path).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ResumeOrigin {
+pub(crate) enum ResumeOrigin {
     /// A person chose it (`forge resume`, Enter in the dashboard, `forge handoff`):
     /// injected into the next session whatever its age.
     Chosen,
@@ -187,7 +187,7 @@ pub enum ResumeOrigin {
 
 impl ResumeOrigin {
     /// The marker's second line.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Chosen => "chosen",
             Self::Auto => "auto",
@@ -197,7 +197,7 @@ impl ResumeOrigin {
 
 /// What SessionStart does with a pending handoff.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ResumeDecision {
+pub(crate) enum ResumeDecision {
     /// Its text goes into the new session's context.
     Inject,
     /// One line names it; `forge resume` brings it back.
@@ -206,7 +206,7 @@ pub enum ResumeDecision {
 
 named! {
     /// `[resume] auto`: which automatic handoffs SessionStart injects.
-    pub enum ResumeAuto {
+    pub(crate) enum ResumeAuto {
         /// Those younger than `[resume] max_age` (the default).
         Recent = "recent",
         /// Every one.
@@ -219,7 +219,7 @@ named! {
 /// The resume policy: a chosen handoff is always injected; an automatic one as
 /// `auto` says — `always`, `never`, or `recent` (younger than `max_age`; a handoff
 /// of unknown age is not recent).
-pub fn resume_decision(
+pub(crate) fn resume_decision(
     origin: ResumeOrigin,
     age: Option<chrono::Duration>,
     auto: ResumeAuto,
@@ -240,82 +240,82 @@ pub fn resume_decision(
 /// `logs/sessions/<session_id>.json`: what the statusline and hooks know of a session.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct SessionBridge {
+pub(crate) struct SessionBridge {
     /// The session id.
-    pub session_id: String,
+    pub(crate) session_id: String,
     /// Latest `used_percentage`.
-    pub used_percentage: Option<f64>,
+    pub(crate) used_percentage: Option<f64>,
     /// Latest `context_window_size`.
-    pub context_window_size: Option<u64>,
+    pub(crate) context_window_size: Option<u64>,
     /// Latest input-side tokens.
-    pub tokens: Option<u64>,
+    pub(crate) tokens: Option<u64>,
     /// Model display name.
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Transcript path.
-    pub transcript_path: Option<String>,
+    pub(crate) transcript_path: Option<String>,
     /// Working directory last reported.
-    pub cwd: Option<String>,
+    pub(crate) cwd: Option<String>,
     /// Recent readings, oldest first, bounded by [`SessionBridge::MAX_READINGS`].
-    pub readings: Vec<Reading>,
+    pub(crate) readings: Vec<Reading>,
     /// The last hook event seen.
-    pub last_event: Option<String>,
+    pub(crate) last_event: Option<String>,
     /// When it was seen (ISO 8601 UTC).
-    pub last_event_at: Option<String>,
+    pub(crate) last_event_at: Option<String>,
     /// busy / waiting:permission / waiting:input / ended.
-    pub attention: Option<Attention>,
+    pub(crate) attention: Option<Attention>,
     /// The message of the last notification (e.g. which tool needs permission).
-    pub attention_message: Option<String>,
+    pub(crate) attention_message: Option<String>,
     /// When this session last wrote a handoff.
-    pub handoff_written_at: Option<String>,
+    pub(crate) handoff_written_at: Option<String>,
     /// When this session crossed the handoff threshold.
-    pub threshold_crossed_at: Option<String>,
+    pub(crate) threshold_crossed_at: Option<String>,
     /// The uncommitted count when the session started (SessionStart): a tree that
     /// was already this dirty is not news ([`crate::model::session::dirty`]).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub dirty_at_start: Option<u64>,
+    pub(crate) dirty_at_start: Option<u64>,
     /// The floor of the next dirty-tree warning: the uncommitted count Stop last
     /// warned the person about, lowered when the tree got cleaner since
     /// ([`crate::model::session::dirty::decide`]).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub dirty_warned: Option<u64>,
+    pub(crate) dirty_warned: Option<u64>,
     /// The work tree's [`GitCache::fingerprint`] at the turn's first command (Bash):
     /// the end of the turn compares against it, then clears it
     /// ([`crate::model::session::learn`]). `None`: no command ran in this turn.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub command_baseline: Option<String>,
+    pub(crate) command_baseline: Option<String>,
     /// The session ran a file-editing tool (Edit, Write, MultiEdit, NotebookEdit) on
     /// a file of the project since its baseline.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub files_edited: bool,
+    pub(crate) files_edited: bool,
     /// The Claude Code process of the session (`$CLAUDE_PID` of its hooks), and its
     /// start time in clock ticks since boot (`/proc/<pid>/stat`), so a pid reused by
     /// another process is not taken for it: a session whose process is gone has
     /// ended, whatever its last event said (a client killed with `kill -9` runs no
     /// SessionEnd hook).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub client_pid: Option<u32>,
+    pub(crate) client_pid: Option<u32>,
     /// See [`SessionBridge::client_pid`].
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub client_started: Option<u64>,
+    pub(crate) client_started: Option<u64>,
     /// How many handoffs led to this session (0: it started fresh; one more than
     /// the session whose handoff it resumed; a `forge run` chain's count), for the
     /// `handoff_count` of `[[on_session_start]]`'s payload. Set by SessionStart.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub chain_handoffs: Option<u64>,
+    pub(crate) chain_handoffs: Option<u64>,
     /// Last update of this file (ISO 8601 UTC).
-    pub updated_at: Option<String>,
+    pub(crate) updated_at: Option<String>,
 }
 
 impl SessionBridge {
     /// How many readings are kept.
-    pub const MAX_READINGS: usize = 60;
+    pub(crate) const MAX_READINGS: usize = 60;
 
     /// The session's context %: what the status line last reported (Claude Code's
     /// own figure), else its last reading, else what a Stop hook read from the
     /// transcript (print mode has no status line), rounded as the status line
     /// rounds it. The one figure `forge status`, `forge context`, `forge sessions`
     /// and the dashboard all show.
-    pub fn context_pct(&self) -> Option<f64> {
+    pub(crate) fn context_pct(&self) -> Option<f64> {
         self.used_percentage
             .or_else(|| self.readings.last().map(|r| r.pct))
             .map(super::transcript::round_pct)
@@ -325,7 +325,7 @@ impl SessionBridge {
     /// answers for a pid and start time); returns whether it did. The views call
     /// this after reading the bridge, so a killed client leaves them within one
     /// refresh.
-    pub fn end_if_client_gone(&mut self, gone: impl Fn(u32, u64) -> bool) -> bool {
+    pub(crate) fn end_if_client_gone(&mut self, gone: impl Fn(u32, u64) -> bool) -> bool {
         let ended = end_if_client_gone(
             &mut self.attention,
             self.client_pid,
@@ -340,7 +340,7 @@ impl SessionBridge {
 
     /// Adds a reading unless it repeats the last one; drops the oldest past the cap.
     /// Returns whether anything changed.
-    pub fn push_reading(&mut self, reading: Reading) -> bool {
+    pub(crate) fn push_reading(&mut self, reading: Reading) -> bool {
         if let Some(last) = self.readings.last()
             && last.tokens == reading.tokens
             && (last.pct - reading.pct).abs() < f64::EPSILON
@@ -359,7 +359,7 @@ impl SessionBridge {
 /// (`gone` answers for both); returns whether it did. A session with no recorded
 /// process, or already ended, is left as it is and `gone` is not asked. The bridge
 /// and the fleet's row of a session both end this way.
-pub fn end_if_client_gone(
+pub(crate) fn end_if_client_gone(
     attention: &mut Option<Attention>,
     pid: Option<u32>,
     started: Option<u64>,
@@ -380,22 +380,22 @@ pub fn end_if_client_gone(
 #[serde(default)]
 pub struct GitCache {
     /// When it was computed (ISO 8601 UTC).
-    pub updated_at: String,
+    pub(crate) updated_at: String,
     /// Branch (or `detached@<sha>`).
     pub branch: Option<String>,
     /// Count of uncommitted changes.
-    pub uncommitted_changes: u64,
+    pub(crate) uncommitted_changes: u64,
     /// Up to 50 changed file names.
-    pub changed_files: Vec<String>,
+    pub(crate) changed_files: Vec<String>,
     /// The commit HEAD points at (none in a repository without commits).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub head: Option<String>,
+    pub(crate) head: Option<String>,
 }
 
 impl GitCache {
     /// Whether both say the same about the tree (branch, HEAD commit, uncommitted
     /// count and changed names), whenever each was computed.
-    pub fn same_facts(&self, other: &Self) -> bool {
+    pub(crate) fn same_facts(&self, other: &Self) -> bool {
         self.branch == other.branch
             && self.head == other.head
             && self.uncommitted_changes == other.uncommitted_changes
@@ -406,7 +406,7 @@ impl GitCache {
     /// or (with `rewrite_after`) it is that much older than them (an unchanged
     /// cache's time is then refreshed). Creating a file is the slowest part of a
     /// hook on some file systems.
-    pub fn worth_saving(
+    pub(crate) fn worth_saving(
         &self,
         stored: Option<&Self>,
         rewrite_after: Option<chrono::Duration>,
@@ -425,7 +425,7 @@ impl GitCache {
 
     /// Whether these facts were computed after `other`'s (to the second; an
     /// unreadable time is older than any).
-    pub fn is_newer_than(&self, other: &Self) -> bool {
+    pub(crate) fn is_newer_than(&self, other: &Self) -> bool {
         let at = |c: &Self| crate::model::time::parse_iso(&c.updated_at);
         at(self) > at(other)
     }
@@ -434,7 +434,7 @@ impl GitCache {
     /// and changed names — that changes when a session commits, switches branch, or
     /// changes, adds or removes a file (a file already changed and changed again
     /// keeps it; the editing tools are tracked separately).
-    pub fn fingerprint(&self) -> String {
+    pub(crate) fn fingerprint(&self) -> String {
         // FNV-1a, 64 bits: stable across runs and builds, unlike `DefaultHasher`.
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
         let mut eat = |bytes: &[u8]| {
@@ -468,7 +468,7 @@ impl WorkflowState {
     /// Reads `phase` and `task`/`build.current_task` from any JSON value: a string
     /// (trimmed, not blank), a number, or an object's `id` string; anything else is
     /// ignored.
-    pub fn from_value(v: &Value) -> Self {
+    pub(crate) fn from_value(v: &Value) -> Self {
         let text = |path: &[&str]| {
             let v = value_at(v, path)?;
             text_at(v, &[])
@@ -485,17 +485,17 @@ impl WorkflowState {
 /// One line of `logs/events.jsonl`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct EventLine {
+pub(crate) struct EventLine {
     /// ISO 8601 UTC.
-    pub time: String,
+    pub(crate) time: String,
     /// Hook event name (or `invalid`).
-    pub event: String,
+    pub(crate) event: String,
     /// Session id, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub session: Option<String>,
+    pub(crate) session: Option<String>,
     /// Short facts (source, reason, tool, notification type…).
     #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
-    pub facts: serde_json::Map<String, Value>,
+    pub(crate) facts: serde_json::Map<String, Value>,
     /// What the call did, in order (written at the end of the call; absent when it
     /// did nothing worth saying, and in lines from forge versions before outcomes).
     #[serde(
@@ -503,7 +503,7 @@ pub struct EventLine {
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "crate::model::outcome::deserialize_lenient"
     )]
-    pub outcomes: Vec<crate::model::outcome::Outcome>,
+    pub(crate) outcomes: Vec<crate::model::outcome::Outcome>,
 }
 
 #[cfg(test)]

@@ -25,18 +25,18 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Usage {
     /// `input_tokens`.
-    pub input: u64,
+    pub(crate) input: u64,
     /// `cache_creation_input_tokens` (0 when absent).
-    pub cache_creation: u64,
+    pub(crate) cache_creation: u64,
     /// `cache_read_input_tokens` (0 when absent).
-    pub cache_read: u64,
+    pub(crate) cache_read: u64,
     /// `output_tokens`.
-    pub output: u64,
+    pub(crate) output: u64,
 }
 
 impl Usage {
     /// Reads a `usage` object (or one `iterations[]` entry); missing fields are 0.
-    pub fn from_value(v: &Value) -> Option<Self> {
+    pub(crate) fn from_value(v: &Value) -> Option<Self> {
         let obj = v.as_object()?;
         let n = |k: &str| obj.get(k).and_then(as_u64).unwrap_or(0);
         Some(Self {
@@ -49,20 +49,21 @@ impl Usage {
 
     /// What is in the context window: input + cache creation + cache read. This is
     /// what the statusline's `used_percentage` is computed from.
-    pub fn context_in(&self) -> u64 {
+    pub(crate) fn context_in(&self) -> u64 {
         self.input
             .saturating_add(self.cache_creation)
             .saturating_add(self.cache_read)
     }
 
     /// [`Usage::context_in`] plus the output tokens (Claude Code's auto-compact count).
-    pub fn context_total(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn context_total(&self) -> u64 {
         self.context_in().saturating_add(self.output)
     }
 }
 
 /// A JSON number as `u64` (floats are truncated; negatives are rejected).
-pub fn as_u64(v: &Value) -> Option<u64> {
+pub(crate) fn as_u64(v: &Value) -> Option<u64> {
     v.as_u64().or_else(|| {
         v.as_f64()
             .filter(|f| f.is_finite() && *f >= 0.0)
@@ -95,13 +96,13 @@ pub enum TailScan {
 impl TailScan {
     /// Whether the scan found an answer (a usage or a boundary), so no more of the
     /// file needs to be read.
-    pub fn is_conclusive(&self) -> bool {
+    pub(crate) fn is_conclusive(&self) -> bool {
         !matches!(self, Self::Nothing)
     }
 
     /// The best estimate of the tokens in context: the usage's `context_in`, or the
     /// boundary's `postTokens`.
-    pub fn tokens(&self) -> Option<u64> {
+    pub(crate) fn tokens(&self) -> Option<u64> {
         match self {
             Self::Usage { usage, .. } => Some(usage.context_in()),
             Self::Compacted { post_tokens } => *post_tokens,
@@ -112,7 +113,7 @@ impl TailScan {
 
 /// Whether a record is a `compact_boundary` (`type: system`, `subtype:
 /// compact_boundary`).
-pub fn is_boundary(rec: &Value) -> bool {
+pub(crate) fn is_boundary(rec: &Value) -> bool {
     rec.get("type").and_then(Value::as_str) == Some("system")
         && rec.get("subtype").and_then(Value::as_str) == Some("compact_boundary")
 }
@@ -201,7 +202,11 @@ where
 /// earlier prompt do not count). `None` when that cannot be told from what is in
 /// view (read further). The client writes the transcript asynchronously: at Stop,
 /// the turn's records may not be there yet.
-pub fn reply_written<'a, I>(lines: I, head: Option<&str>, prompt_id: Option<&str>) -> Option<bool>
+pub(crate) fn reply_written<'a, I>(
+    lines: I,
+    head: Option<&str>,
+    prompt_id: Option<&str>,
+) -> Option<bool>
 where
     I: DoubleEndedIterator<Item = &'a str>,
 {
@@ -256,12 +261,12 @@ where
 }
 
 /// How many characters of a reply [`reply_written`] compares.
-pub const REPLY_HEAD_CHARS: usize = 200;
+pub(crate) const REPLY_HEAD_CHARS: usize = 200;
 
 /// What a session should re-read after a compaction, from its transcript facts: the
 /// files it edited (newest first), then the files it read (newest first), each once.
 /// The caller drops what is not a file on disk (search folders, deleted files).
-pub fn reread_candidates(facts: &TranscriptFacts) -> Vec<String> {
+pub(crate) fn reread_candidates(facts: &TranscriptFacts) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for f in facts.touched.iter().rev().chain(facts.read.iter().rev()) {
         if !out.contains(f) {
@@ -272,20 +277,21 @@ pub fn reread_candidates(facts: &TranscriptFacts) -> Vec<String> {
 }
 
 /// Counts the `compact_boundary` records among `lines`.
-pub fn count_compactions<'a>(lines: impl Iterator<Item = &'a str>) -> usize {
+#[cfg(test)]
+pub(crate) fn count_compactions<'a>(lines: impl Iterator<Item = &'a str>) -> usize {
     lines.filter(|l| is_boundary_line(l)).count()
 }
 
 /// Whether one transcript line is a `compact_boundary` record (parsed only when the
 /// cheap substring check passes).
-pub fn is_boundary_line(line: &str) -> bool {
+pub(crate) fn is_boundary_line(line: &str) -> bool {
     line.contains("compact_boundary")
         && serde_json::from_str::<Value>(line).is_ok_and(|rec| is_boundary(&rec))
 }
 
 /// The window size of a model id when the statusline did not send one (docs/client-reference.md
 /// §7.2): 1M for a `[1m]` suffix or a native-1M family, else 200k.
-pub fn window_for_model(model_id: &str) -> u64 {
+pub(crate) fn window_for_model(model_id: &str) -> u64 {
     if model_id.to_ascii_lowercase().contains("[1m]") || is_native_1m(model_id) {
         1_000_000
     } else {
@@ -318,7 +324,7 @@ fn is_native_1m(model_id: &str) -> bool {
 /// The used percentage of `window` as Claude Code computes `used_percentage`
 /// (docs/client-reference.md §5.2): `round(tokens / window * 100)`, clamped to 0..=100. Rounding
 /// first means the number shown, the bar, the warning and the level all agree.
-pub fn pct_of(tokens: u64, window: u64) -> f64 {
+pub(crate) fn pct_of(tokens: u64, window: u64) -> f64 {
     if window == 0 {
         return 0.0;
     }
@@ -327,7 +333,7 @@ pub fn pct_of(tokens: u64, window: u64) -> f64 {
 
 /// A percentage rounded to a whole number (halves up, as JavaScript's
 /// `Math.round` does for positive numbers) and clamped to 0..=100.
-pub fn round_pct(pct: f64) -> f64 {
+pub(crate) fn round_pct(pct: f64) -> f64 {
     if !pct.is_finite() {
         return 0.0;
     }
@@ -337,7 +343,7 @@ pub fn round_pct(pct: f64) -> f64 {
 /// Where [`infer_window_with_source`] took the window from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum WindowSource {
+pub(crate) enum WindowSource {
     /// Declared by the statusline payload (or recorded from it in the bridge).
     Statusline,
     /// Known from the model id.
@@ -350,7 +356,7 @@ pub enum WindowSource {
 
 impl WindowSource {
     /// The JSON spelling.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Statusline => "statusline",
             Self::Model => "model",
@@ -370,7 +376,7 @@ fn is_known_model(model_id: &str) -> bool {
 }
 
 /// [`infer_window`] and where the answer came from.
-pub fn infer_window_with_source(
+pub(crate) fn infer_window_with_source(
     declared: Option<u64>,
     model_id: Option<&str>,
     tokens: Option<u64>,
@@ -391,7 +397,11 @@ pub fn infer_window_with_source(
 
 /// The window to assume: `declared` (the statusline's `context_window_size`) when
 /// known; else from the model id; else 1M when more than 200k tokens were observed.
-pub fn infer_window(declared: Option<u64>, model_id: Option<&str>, tokens: Option<u64>) -> u64 {
+pub(crate) fn infer_window(
+    declared: Option<u64>,
+    model_id: Option<&str>,
+    tokens: Option<u64>,
+) -> u64 {
     infer_window_with_source(declared, model_id, tokens).0
 }
 
@@ -512,7 +522,7 @@ fn user_request(rec: &Value) -> Option<String> {
 /// ended mid-reply (`[Request interrupted by user]`, `… for tool use]`, and the one
 /// for an agent cut short), the text of a refused tool call, and "No response
 /// requested.".
-pub fn is_synthetic_user_text(text: &str) -> bool {
+pub(crate) fn is_synthetic_user_text(text: &str) -> bool {
     const SYNTHETIC: [&str; 4] = [
         "[Request interrupted",
         "The user doesn't want to proceed with this tool use",

@@ -12,7 +12,7 @@ const WINDOW: usize = 10;
 ///
 /// A drop (compaction, `/clear`) starts a new run: growth before it says nothing
 /// about growth after it. `None` with fewer than two readings in the current run.
-pub fn growth_per_turn(readings: &[Reading]) -> Option<f64> {
+pub(crate) fn growth_per_turn(readings: &[Reading]) -> Option<f64> {
     let run = &readings[readings.len() - since_drop(readings).unwrap_or(readings.len())..];
     let run = &run[run.len().saturating_sub(WINDOW + 1)..];
     let (first, last) = (run.first()?, run.last()?);
@@ -25,7 +25,7 @@ pub fn growth_per_turn(readings: &[Reading]) -> Option<f64> {
 
 /// How many readings there are since the last drop (a compaction, `/clear`), counting
 /// the first one after it; `None` when the context never dropped.
-pub fn since_drop(readings: &[Reading]) -> Option<usize> {
+pub(crate) fn since_drop(readings: &[Reading]) -> Option<usize> {
     readings
         .windows(2)
         .rposition(|w| w[1].pct < w[0].pct)
@@ -34,7 +34,7 @@ pub fn since_drop(readings: &[Reading]) -> Option<usize> {
 
 /// The next level above `pct` and how many turns at `growth` points per turn until it
 /// is reached. `None` at L3 or when the context is not growing.
-pub fn turns_to_next(pct: f64, growth: f64, t: &Thresholds) -> Option<(Level, u64)> {
+pub(crate) fn turns_to_next(pct: f64, growth: f64, t: &Thresholds) -> Option<(Level, u64)> {
     let (next, at) = Level::from_pct(pct, t).next(t)?;
     if growth <= f64::EPSILON || !growth.is_finite() {
         return None;

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 /// One step of an edit script ([`edit_script`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
+pub(crate) enum Op {
     /// The element is in both.
     Same,
     /// The old element was removed.
@@ -21,7 +21,7 @@ const CONTEXT: usize = 3;
 
 /// The unified diff of `old` → `new`, labelled with `old_name` and `new_name`; empty
 /// when the texts are equal.
-pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
+pub(crate) fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
     if old == new {
         return String::new();
     }
@@ -80,7 +80,7 @@ pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
 /// `Del` the new index likewise. Equal elements are matched by a longest common
 /// subsequence; where removing and adding come out even, the removal comes first.
 /// The one table behind the line diff and `json_edit`'s alignment of array elements.
-pub fn edit_script(
+pub(crate) fn edit_script(
     n: usize,
     m: usize,
     eq: impl Fn(usize, usize) -> bool,

@@ -32,7 +32,7 @@ use serde_json::Value;
 ///
 /// `old_text` that is empty or not JSON is replaced by `new` pretty-printed with a
 /// final newline.
-pub fn apply(old_text: &str, new: &Value) -> String {
+pub(crate) fn apply(old_text: &str, new: &Value) -> String {
     let Some(root) = parse(old_text) else {
         return fresh(new);
     };
@@ -72,7 +72,7 @@ fn parses_to(text: &str, want: &Value) -> bool {
 }
 
 /// Equality that also compares the order of object keys.
-pub fn same(a: &Value, b: &Value) -> bool {
+pub(crate) fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len()

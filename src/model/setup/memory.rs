@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 /// `MEMORY.md` longer than this is archived by `forge learn archive`.
-pub const MEMORY_MAX_LINES: usize = 180;
+pub(crate) const MEMORY_MAX_LINES: usize = 180;
 
 /// Longest folder name before the hash suffix is added.
 const MAX_NAME: usize = 200;
@@ -38,14 +38,14 @@ pub fn project_dir_name(real_path: &str) -> String {
 }
 
 /// Java's `String.hashCode`: `h = 31*h + unit` over UTF-16 units, wrapping i32.
-pub fn java_hash(s: &str) -> i32 {
+pub(crate) fn java_hash(s: &str) -> i32 {
     s.encode_utf16().fold(0i32, |h, u| {
         h.wrapping_shl(5).wrapping_sub(h).wrapping_add(i32::from(u))
     })
 }
 
 /// A non-negative number in base 36 (lowercase), as JavaScript's `toString(36)`.
-pub fn base36(mut n: i64) -> String {
+pub(crate) fn base36(mut n: i64) -> String {
     const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
     if n <= 0 {
         return "0".into();
@@ -62,14 +62,14 @@ pub fn base36(mut n: i64) -> String {
 
 /// The new texts after archiving `MEMORY.md`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Archived {
+pub(crate) struct Archived {
     /// The archive file's full new text (old archive text, if any, kept first).
-    pub archive: String,
+    pub(crate) archive: String,
     /// The `MEMORY.md` left behind: its heading, a pointer to the archives, and its
     /// newest lines.
-    pub memory: String,
+    pub(crate) memory: String,
     /// How many lines moved.
-    pub moved_lines: usize,
+    pub(crate) moved_lines: usize,
 }
 
 /// The pointer line `forge learn archive` leaves in `MEMORY.md`.
@@ -84,7 +84,7 @@ const POINTER: &str = "- Older memory was archived by `forge learn archive`: see
 /// archive, whole lines only, never cutting into an indented continuation. The
 /// first `# ` heading stays on top, with one pointer line naming every archive
 /// (earlier pointers are merged into it, not archived).
-pub fn plan_archive(
+pub(crate) fn plan_archive(
     memory: &str,
     existing_archive: Option<&str>,
     archive_name: &str,

@@ -17,9 +17,9 @@
 //! every wing (handoff pruning, notify, the ladder, the relay), and it is given the
 //! way `forge init` is, once per project by its person.
 
-pub mod diff;
-pub mod json_edit;
+pub(crate) mod diff;
+pub(crate) mod json_edit;
 pub mod memory;
-pub mod plugin;
+pub(crate) mod plugin;
 pub mod settings;
-pub mod trust;
+pub(crate) mod trust;

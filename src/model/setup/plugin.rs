@@ -20,16 +20,19 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value, json};
+#[cfg(test)]
+use serde_json::json;
+use serde_json::{Map, Value};
 
 use super::settings::{
     self, Emptied, FORGE_EVENTS, InstallOptions, Outcome, ShapeError, forge_role, split_words,
 };
 
 /// The plugin's name (and so the `forge@…` of its id).
-pub const PLUGIN: &str = "forge";
+pub(crate) const PLUGIN: &str = "forge";
 /// The marketplace's name in `.claude-plugin/marketplace.json`.
-pub const MARKETPLACE: &str = "forge";
+#[cfg(test)]
+pub(crate) const MARKETPLACE: &str = "forge";
 
 /// The hook command for `event` that does nothing, silently and successfully, where
 /// forge is not installed: `command -v forge >/dev/null 2>&1 && exec forge hook
@@ -37,19 +40,22 @@ pub const MARKETPLACE: &str = "forge";
 /// (A missing program would otherwise be a failing hook on every event, shown to
 /// the person.) SessionStart says once that forge is missing instead (see
 /// [`session_start_command`]).
-pub fn guarded_hook_command(event: &str) -> String {
+#[cfg(test)]
+pub(crate) fn guarded_hook_command(event: &str) -> String {
     settings::guarded_hook("forge", event)
 }
 
 /// What the person is told (Claude Code shows a hook's `systemMessage` under the
 /// prompt) when the plugin runs where forge is not installed.
-pub const MISSING_FOR_PERSON: &str = "forge: this session runs the forge plugin, but the forge \
+#[cfg(test)]
+pub(crate) const MISSING_FOR_PERSON: &str = "forge: this session runs the forge plugin, but the forge \
 program is not on PATH, so nothing is recorded. Install it from a clone of the forge repository \
 with cargo install --locked --path <the clone> (or --git <its URL>), put ~/.cargo/bin on PATH \
 and restart Claude Code.";
 
 /// What the model is told in the same case.
-pub const MISSING_FOR_MODEL: &str = "forge (session handoffs and agent Signals) is not \
+#[cfg(test)]
+pub(crate) const MISSING_FOR_MODEL: &str = "forge (session handoffs and agent Signals) is not \
 installed on this machine, so its hooks record nothing and its mcp tools fail in this session. \
 If the user asks: it installs with cargo install --locked --path <a clone of the forge repository>.";
 
@@ -58,13 +64,15 @@ If the user asks: it installs with cargo install --locked --path <a clone of the
 /// `systemMessage`) and the model ([`MISSING_FOR_MODEL`], as `additionalContext`),
 /// and exits 0 ([`settings::guarded_session_start`]; `forge init`'s entry differs
 /// only in what it says).
-pub fn session_start_command() -> String {
+#[cfg(test)]
+pub(crate) fn session_start_command() -> String {
     settings::guarded_session_start("forge", MISSING_FOR_PERSON, MISSING_FOR_MODEL)
 }
 
 /// The plugin's `hooks/hooks.json`: one command per event forge handles, in
 /// [`FORGE_EVENTS`]' order.
-pub fn hooks_json() -> Value {
+#[cfg(test)]
+pub(crate) fn hooks_json() -> Value {
     let mut hooks = Map::new();
     for event in FORGE_EVENTS {
         let command = if event == "SessionStart" {
@@ -86,7 +94,7 @@ pub fn hooks_json() -> Value {
 /// The event a forge hook command handles: `forge hook <Event>` run directly (any
 /// path to forge) or through the guard of [`guarded_hook_command`] (`command -v forge
 /// … && exec forge hook <Event> || …`). `None` for anything else.
-pub fn hook_event_of(command: &str) -> Option<String> {
+pub(crate) fn hook_event_of(command: &str) -> Option<String> {
     let words = split_words(command);
     let inner = settings::forge_words(&words)?;
     if forge_role(inner) == Some("hook") {
@@ -97,7 +105,7 @@ pub fn hook_event_of(command: &str) -> Option<String> {
 }
 
 /// The events of [`FORGE_EVENTS`] that a `hooks.json` (a plugin's) wires to forge.
-pub fn forge_events_in(hooks_json: &Value) -> Vec<&'static str> {
+pub(crate) fn forge_events_in(hooks_json: &Value) -> Vec<&'static str> {
     let mut found = Vec::new();
     for (event, h) in settings::handlers(hooks_json) {
         let Some(known) = FORGE_EVENTS.iter().find(|e| **e == event) else {
@@ -116,18 +124,18 @@ pub fn forge_events_in(hooks_json: &Value) -> Vec<&'static str> {
 
 /// A plugin the settings enable, and which of them decides it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Enabled {
+pub(crate) struct Enabled {
     /// `name@marketplace`.
-    pub id: String,
+    pub(crate) id: String,
     /// The index (into the list given) of the settings file that enables it.
-    pub file: usize,
+    pub(crate) file: usize,
 }
 
 /// The plugins `enabledPlugins` turns on for a project, given its settings files
 /// highest precedence first (`.claude/settings.local.json`, `.claude/settings.json`,
 /// the user's): for each id, the first file that names it decides (`true`, or a
 /// non-empty list, is on; `false` is off).
-pub fn enabled_plugins(files: &[Option<&Value>]) -> Vec<Enabled> {
+pub(crate) fn enabled_plugins(files: &[Option<&Value>]) -> Vec<Enabled> {
     let mut decided: Vec<String> = Vec::new();
     let mut out = Vec::new();
     for (i, file) in files.iter().enumerate() {
@@ -161,7 +169,7 @@ pub fn enabled_plugins(files: &[Option<&Value>]) -> Vec<Enabled> {
 /// Where `installed_plugins.json` says plugin `id` is installed for the project at
 /// `root`: a `user` install, or a `project`/`local` one whose `projectPath` is the
 /// project (a project install of another project does not count).
-pub fn install_path(installed: &Value, id: &str, root: &Path) -> Option<PathBuf> {
+pub(crate) fn install_path(installed: &Value, id: &str, root: &Path) -> Option<PathBuf> {
     let installs = installed.get("plugins")?.get(id)?.as_array()?;
     let applies = |i: &&Value| match i.get("scope").and_then(Value::as_str) {
         Some("user") => true,
@@ -208,7 +216,7 @@ fn without_forge_hooks(settings: &Value, emptied: Emptied<'_>) -> Result<Outcome
 /// runs them; both would run every event twice). Dead hooks are handled as
 /// [`settings::install`] handles them; every other key and hook is kept, and so is
 /// the order of keys. A second run changes nothing.
-pub fn install_for_plugin(
+pub(crate) fn install_for_plugin(
     settings: &Value,
     opts: &InstallOptions<'_>,
 ) -> Result<Outcome, ShapeError> {

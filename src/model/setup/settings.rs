@@ -30,47 +30,47 @@ const INTERPRETERS: [&str; 12] = [
 
 /// What `~`, `$HOME` and `$CLAUDE_PROJECT_DIR` stand for when checking scripts.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Expand<'a> {
+pub(crate) struct Expand<'a> {
     /// The home folder.
-    pub home: Option<&'a Path>,
+    pub(crate) home: Option<&'a Path>,
     /// The project root (`$CLAUDE_PROJECT_DIR`).
-    pub project: Option<&'a Path>,
+    pub(crate) project: Option<&'a Path>,
 }
 
 /// A settings file that forge will not edit, with what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct ShapeError(pub String);
+pub(crate) struct ShapeError(pub String);
 
 /// One hook entry (or the statusLine) that was removed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Removal {
+pub(crate) struct Removal {
     /// The hook event, or `statusLine`.
-    pub event: String,
+    pub(crate) event: String,
     /// The command that was removed.
-    pub command: String,
+    pub(crate) command: String,
 }
 
 /// The result of a transform.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// The new settings.
-    pub settings: Value,
+    pub(crate) settings: Value,
     /// Entries removed because their script does not exist.
-    pub removed_dead: Vec<Removal>,
+    pub(crate) removed_dead: Vec<Removal>,
     /// Entries whose script does not exist here but which were kept: in a shared
     /// (project) settings file, a script outside the project may exist on a
     /// teammate's machine. Listed as warnings.
-    pub kept_dead: Vec<Removal>,
+    pub(crate) kept_dead: Vec<Removal>,
     /// forge's own entries removed (uninstall) or replaced duplicates (install).
-    pub removed_forge: Vec<Removal>,
+    pub(crate) removed_forge: Vec<Removal>,
     /// Things the user should know (a foreign statusLine kept, …).
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// Splits a shell command into words: single quotes, double quotes and backslash
 /// escapes are honoured; variables are left as written.
-pub fn split_words(command: &str) -> Vec<String> {
+pub(crate) fn split_words(command: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut cur = String::new();
     let mut in_word = false;
@@ -126,7 +126,7 @@ pub fn split_words(command: &str) -> Vec<String> {
 
 /// Quotes a path for a shell command line when it needs it (as
 /// [`shell_quote_always`] does).
-pub fn shell_quote(s: &str) -> String {
+pub(crate) fn shell_quote(s: &str) -> String {
     let safe = !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c));
@@ -138,12 +138,12 @@ pub fn shell_quote(s: &str) -> String {
 }
 
 /// `s` as one `sh` word, always in single quotes (a `'` inside becomes `'\''`).
-pub fn shell_quote_always(s: &str) -> String {
+pub(crate) fn shell_quote_always(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
 /// The words a hook handler runs: its `command` split, then its `args` (exec form).
-pub fn handler_words(handler: &Value) -> Option<Vec<String>> {
+pub(crate) fn handler_words(handler: &Value) -> Option<Vec<String>> {
     let obj = handler.as_object()?;
     if obj
         .get("type")
@@ -165,7 +165,7 @@ pub fn handler_words(handler: &Value) -> Option<Vec<String>> {
 
 /// A handler's command line as a person reads it: `command`, followed by its exec-form
 /// `args` (shell-quoted) when it has any.
-pub fn handler_display(handler: &Value) -> String {
+pub(crate) fn handler_display(handler: &Value) -> String {
     let command = handler
         .get("command")
         .and_then(Value::as_str)
@@ -186,7 +186,7 @@ pub fn handler_display(handler: &Value) -> String {
 
 /// `Some("hook")` or `Some("statusline")` when the words run forge: plainly
 /// (`forge hook Stop`, any path to forge) or behind the guard of [`guarded`].
-pub fn forge_role(words: &[String]) -> Option<&'static str> {
+pub(crate) fn forge_role(words: &[String]) -> Option<&'static str> {
     plain_role(forge_words(words)?)
 }
 
@@ -207,13 +207,13 @@ fn plain_role(words: &[String]) -> Option<&'static str> {
 /// The words that run forge (`forge hook Stop`, `/opt/forge statusline --wrap X`):
 /// all of them for a plain command, the part after `exec` for a guarded one
 /// ([`guarded`]); `None` when the words do not run forge.
-pub fn forge_words(words: &[String]) -> Option<&[String]> {
+pub(crate) fn forge_words(words: &[String]) -> Option<&[String]> {
     let inner = unguard(words).unwrap_or(words);
     plain_role(inner).map(|_| inner)
 }
 
 /// The forge program the words run (as written: `forge`, `/opt/bin/forge`).
-pub fn forge_program(words: &[String]) -> Option<&str> {
+pub(crate) fn forge_program(words: &[String]) -> Option<&str> {
     forge_words(words)?.first().map(String::as_str)
 }
 
@@ -226,7 +226,7 @@ pub fn is_forge_command(command: &str) -> bool {
 /// A command as a list of what was removed shows it: a guarded forge command as the
 /// forge part and `(guarded)` (its fallback can be a long line of JSON), any other
 /// as it is.
-pub fn short_display(command: &str) -> String {
+pub(crate) fn short_display(command: &str) -> String {
     let words = split_words(command);
     match unguard(&words) {
         Some(inner) if plain_role(inner).is_some() => {
@@ -238,7 +238,7 @@ pub fn short_display(command: &str) -> String {
 }
 
 /// Whether the words are forge's guarded form ([`guarded`]).
-pub fn is_guarded(words: &[String]) -> bool {
+pub(crate) fn is_guarded(words: &[String]) -> bool {
     unguard(words).is_some_and(|inner| plain_role(inner).is_some())
 }
 
@@ -250,7 +250,7 @@ pub fn is_guarded(words: &[String]) -> bool {
 /// failed hook on every event and tool call. This is the one place the form is
 /// written: the plugin's `hooks/hooks.json` and `forge init` both build it here, and
 /// [`unguard`] reads it back.
-pub fn guarded(program: &str, run: &str, fallback: &str) -> String {
+pub(crate) fn guarded(program: &str, run: &str, fallback: &str) -> String {
     format!("command -v {program} >/dev/null 2>&1 && exec {program} {run} || {fallback}")
 }
 
@@ -264,7 +264,7 @@ pub fn guarded_hook(program: &str, event: &str) -> String {
 /// `systemMessage`, shown once under the prompt) and the model `for_model` (as
 /// `additionalContext`), and exits 0. The texts must hold no single quote (they are
 /// echoed between single quotes).
-pub fn guarded_session_start(program: &str, for_person: &str, for_model: &str) -> String {
+pub(crate) fn guarded_session_start(program: &str, for_person: &str, for_model: &str) -> String {
     let said = json!({
         "systemMessage": for_person,
         "hookSpecificOutput": {
@@ -277,20 +277,20 @@ pub fn guarded_session_start(program: &str, for_person: &str, for_model: &str) -
 
 /// What the person is told at SessionStart where a project's settings run forge's
 /// hooks and forge is not installed (see [`guarded_session_start`]).
-pub const MISSING_FOR_PERSON: &str = "forge: the Claude Code settings of this project use forge \
+pub(crate) const MISSING_FOR_PERSON: &str = "forge: the Claude Code settings of this project use forge \
 (session handoffs, context levels, agent Signals), but the forge program is not on PATH here, \
 so it records nothing and nothing else changes. To use it: install forge with cargo install \
 --locked --path <a clone of its repository> (or --git <its URL>), put ~/.cargo/bin on PATH and \
 restart Claude Code.";
 
 /// What the model is told in the same case.
-pub const MISSING_FOR_MODEL: &str = "The settings of this project run forge (session handoffs, \
+pub(crate) const MISSING_FOR_MODEL: &str = "The settings of this project run forge (session handoffs, \
 context levels, agent Signals), which is not installed on this machine, so its hooks do nothing \
 in this session. If the user asks: it installs with cargo install --locked --path <a clone of \
 the forge repository>.";
 
 /// The command of the SessionStart entry `forge init` writes.
-pub fn session_start_entry(program: &str) -> String {
+pub(crate) fn session_start_entry(program: &str) -> String {
     guarded_session_start(program, MISSING_FOR_PERSON, MISSING_FOR_MODEL)
 }
 
@@ -324,7 +324,7 @@ pub fn guarded_wrapped_statusline(program: &str, command: &str) -> String {
 
 /// The command a forge status line wraps (`forge statusline --wrap '<command>'`,
 /// plain or guarded), when it wraps one.
-pub fn wrapped_statusline(command: &str) -> Option<String> {
+pub(crate) fn wrapped_statusline(command: &str) -> Option<String> {
     let words = split_words(command);
     let inner = forge_words(&words)?;
     if plain_role(inner) != Some("statusline") {
@@ -346,7 +346,7 @@ pub fn wrapped_statusline(command: &str) -> Option<String> {
 /// that form with one of the fallbacks forge writes (`true`, or `echo` or `eval` of
 /// one word); `None` for anything else, so a wrapper of the person's own is never
 /// taken for forge's.
-pub fn unguard(words: &[String]) -> Option<&[String]> {
+pub(crate) fn unguard(words: &[String]) -> Option<&[String]> {
     let w = |i: usize| words.get(i).map(String::as_str);
     let program = w(2)?;
     let head = [
@@ -374,7 +374,7 @@ pub fn unguard(words: &[String]) -> Option<&[String]> {
 
 /// Expands `~`, `$HOME` and `$CLAUDE_PROJECT_DIR` at the start of a word into a path;
 /// `None` for words that are not paths forge can check (bare names, other variables).
-pub fn expand_path(word: &str, expand: Expand<'_>) -> Option<PathBuf> {
+pub(crate) fn expand_path(word: &str, expand: Expand<'_>) -> Option<PathBuf> {
     let join = |base: Option<&Path>, rest: &str| base.map(|b| b.join(rest.trim_start_matches('/')));
     if word == "~" || word == "$HOME" || word == "${HOME}" {
         return expand.home.map(Path::to_path_buf);
@@ -399,7 +399,7 @@ pub fn expand_path(word: &str, expand: Expand<'_>) -> Option<PathBuf> {
 
 /// The script or program file a command runs, when it names one by path: the first
 /// word, or the script after an interpreter (`bash ~/hooks/x.sh`).
-pub fn script_path(words: &[String], expand: Expand<'_>) -> Option<PathBuf> {
+pub(crate) fn script_path(words: &[String], expand: Expand<'_>) -> Option<PathBuf> {
     let first = words.first()?;
     let base = Path::new(first)
         .file_name()
@@ -421,7 +421,7 @@ pub fn script_path(words: &[String], expand: Expand<'_>) -> Option<PathBuf> {
 }
 
 /// The missing script a handler points at, if any.
-pub fn dead_script(
+pub(crate) fn dead_script(
     words: &[String],
     expand: Expand<'_>,
     exists: &dyn Fn(&Path) -> bool,
@@ -437,13 +437,13 @@ pub struct HookRef {
     /// Its command line as shown to people ([`handler_display`]).
     pub command: String,
     /// The words it runs.
-    pub words: Vec<String>,
+    pub(crate) words: Vec<String>,
 }
 
 /// Every hook handler in `hooks` (a settings file's, or a plugin's `hooks.json`),
 /// with its event, in file order: `{"hooks": {EVENT: [{"hooks": [HANDLER, …]}, …]}}`.
 /// A part of another shape holds no handlers.
-pub fn handlers(settings: &Value) -> impl Iterator<Item = (&str, &Value)> {
+pub(crate) fn handlers(settings: &Value) -> impl Iterator<Item = (&str, &Value)> {
     settings
         .get("hooks")
         .and_then(Value::as_object)
@@ -563,23 +563,23 @@ fn walk_hooks(
 }
 
 /// Options for [`install`].
-pub struct InstallOptions<'a> {
+pub(crate) struct InstallOptions<'a> {
     /// The forge program as it should appear in commands (absolute, shell-quoted).
-    pub program: &'a str,
+    pub(crate) program: &'a str,
     /// Replace a statusLine that belongs to another tool.
-    pub replace_statusline: bool,
+    pub(crate) replace_statusline: bool,
     /// Keep a statusLine that belongs to another tool, with forge's segments added
     /// (`forge statusline --wrap '<its command>'`).
-    pub wrap_statusline: bool,
+    pub(crate) wrap_statusline: bool,
     /// How to expand script paths.
-    pub expand: Expand<'a>,
+    pub(crate) expand: Expand<'a>,
     /// Whether a path exists.
-    pub exists: &'a dyn Fn(&Path) -> bool,
+    pub(crate) exists: &'a dyn Fn(&Path) -> bool,
     /// `Some(project root)` for a shared, committed project settings file: only
     /// missing scripts inside the project are removed, the rest are kept and
     /// reported in [`Outcome::kept_dead`]. `None` (user settings): every hook with a
     /// missing script is removed.
-    pub remove_dead_only_inside: Option<&'a Path>,
+    pub(crate) remove_dead_only_inside: Option<&'a Path>,
 }
 
 impl InstallOptions<'_> {
@@ -597,7 +597,7 @@ impl InstallOptions<'_> {
 /// handoff written, the learn flag) would stay stale while a session idles. A tick costs
 /// about a millisecond, so one every 5 s costs nothing measurable, and a change
 /// shows within 5 s. A person's own value is kept.
-pub const REFRESH_INTERVAL_SECS: u64 = 5;
+pub(crate) const REFRESH_INTERVAL_SECS: u64 = 5;
 
 /// The statusLine forge installs.
 pub fn forge_statusline(program: &str) -> Value {
@@ -612,7 +612,7 @@ pub fn forge_statusline(program: &str) -> Value {
 /// Wires forge into `settings`: one `forge hook <Event>` per event in
 /// [`FORGE_EVENTS`], forge's statusLine, dead hook commands removed. forge entries
 /// already present are updated in place (so a second run changes nothing).
-pub fn install(settings: &Value, opts: &InstallOptions<'_>) -> Result<Outcome, ShapeError> {
+pub(crate) fn install(settings: &Value, opts: &InstallOptions<'_>) -> Result<Outcome, ShapeError> {
     let mut root = root_object(settings)?;
     check_shape(&root)?;
     let mut out = Outcome::default();
@@ -797,7 +797,7 @@ fn statusline_command_of(v: &Value) -> String {
 /// What [`uninstall`] does with an event list, or the `hooks` object, that only
 /// forge's entries filled.
 #[derive(Debug, Clone, Copy)]
-pub enum Emptied<'a> {
+pub(crate) enum Emptied<'a> {
     /// Remove it, as if forge had never been there (the usual case: `forge init`
     /// created it).
     Remove,
@@ -826,7 +826,7 @@ impl Emptied<'_> {
 }
 
 /// Removes forge's hook entries and statusLine, and nothing else.
-pub fn uninstall(settings: &Value, emptied: Emptied<'_>) -> Result<Outcome, ShapeError> {
+pub(crate) fn uninstall(settings: &Value, emptied: Emptied<'_>) -> Result<Outcome, ShapeError> {
     let mut root = root_object(settings)?;
     check_shape(&root)?;
     let mut removed_forge = Vec::new();
@@ -893,7 +893,7 @@ pub fn uninstall(settings: &Value, emptied: Emptied<'_>) -> Result<Outcome, Shap
 /// `before` had put back, when both have a statusLine: the other reading of an
 /// uninstall that gave back a wrapped status line, for when the person had that
 /// interval themselves (a backup of the file says which).
-pub fn with_refresh_interval_of(after: &Value, before: &Value) -> Value {
+pub(crate) fn with_refresh_interval_of(after: &Value, before: &Value) -> Value {
     let mut out = after.clone();
     let interval = before
         .get("statusLine")
@@ -907,7 +907,8 @@ pub fn with_refresh_interval_of(after: &Value, before: &Value) -> Value {
 }
 
 /// Pretty JSON with a trailing newline, the way forge writes settings files.
-pub fn to_text(settings: &Value) -> String {
+#[cfg(test)]
+pub(crate) fn to_text(settings: &Value) -> String {
     let mut s = serde_json::to_string_pretty(settings).unwrap_or_else(|_| "{}".into());
     s.push('\n');
     s

@@ -4,23 +4,23 @@
 //!
 //! Pure: the content hash, the record kept per project in your state folder
 //! (`crate::store::trust` reads and writes it) and the decision. Which keys act is
-//! `crate::config::SIDES`.
+//! `crate::config::keys::SIDES`.
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 /// The record's format version.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 /// The SHA-256 of `bytes`, in lower-case hex: what a trust record names.
-pub fn content_hash(bytes: &[u8]) -> String {
+pub(crate) fn content_hash(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
 /// The name of a project's records in the trust folder: the SHA-256 of its canonical
 /// root, cut to 32 hex digits (a fixed-length name that any path gives, and that no
 /// path can turn into `..` or a subfolder).
-pub fn project_id(root_key: &str) -> String {
+pub(crate) fn project_id(root_key: &str) -> String {
     let mut h = hex(&Sha256::digest(root_key.as_bytes()));
     h.truncate(32);
     h
@@ -37,24 +37,24 @@ fn hex(bytes: &[u8]) -> String {
 
 /// What `forge trust` keeps for a project.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Record {
+pub(crate) struct Record {
     /// [`VERSION`].
-    pub version: u32,
+    pub(crate) version: u32,
     /// The project's canonical root (the record's key; also for a person reading the
     /// folder).
-    pub project: String,
+    pub(crate) project: String,
     /// The file that was trusted.
-    pub config: String,
+    pub(crate) config: String,
     /// Its content's [`content_hash`] when trusted.
-    pub sha256: String,
+    pub(crate) sha256: String,
     /// When (ISO 8601 UTC).
-    pub trusted_at: String,
+    pub(crate) trusted_at: String,
 }
 
 /// Where a project file stands.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
-pub enum Trust {
+pub(crate) enum Trust {
     /// There is no project file.
     Absent,
     /// The file has no key that acts: everything in it applies.
@@ -78,7 +78,7 @@ pub enum Trust {
 impl Trust {
     /// The state of a file whose content hashes to `sha256`, given the record kept
     /// for its project (if any).
-    pub fn judge(sha256: &str, record: Option<&Record>) -> Self {
+    pub(crate) fn judge(sha256: &str, record: Option<&Record>) -> Self {
         match record {
             Some(r) if r.version == VERSION && r.sha256 == sha256 => Self::Trusted {
                 sha256: sha256.to_owned(),
@@ -92,12 +92,12 @@ impl Trust {
     }
 
     /// Whether the file's acting keys apply.
-    pub fn applies(&self) -> bool {
+    pub(crate) fn applies(&self) -> bool {
         !matches!(self, Self::Untrusted { .. })
     }
 
     /// Why acting keys were left out, in words (for `config show`, the log, doctor).
-    pub fn why_ignored(&self) -> &'static str {
+    pub(crate) fn why_ignored(&self) -> &'static str {
         match self {
             Self::Untrusted { changed: true, .. } => {
                 "the file changed since you trusted it (an edit revokes trust)"

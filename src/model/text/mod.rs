@@ -13,4 +13,4 @@
 pub mod redact;
 pub mod sanitize;
 pub mod scan;
-pub mod secrets;
+pub(crate) mod secrets;

@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 /// The bidirectional formatting characters: embeddings and overrides (U+202A–U+202E),
 /// isolates (U+2066–U+2069) and the marks (LRM, RLM, ALM). A terminal that applies
 /// them shows text in another order than it is stored ("Trojan Source").
-pub fn is_bidi_control(c: char) -> bool {
+pub(crate) fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
 }
 
@@ -52,7 +52,7 @@ fn is_break(c: char) -> bool {
 
 /// Characters that must not reach a one-line output (kept for callers that only
 /// test): every unsafe character and the Unicode line and paragraph separators.
-pub fn is_breaking(c: char) -> bool {
+pub(crate) fn is_breaking(c: char) -> bool {
     is_unsafe(c) || c == '\u{2028}' || c == '\u{2029}'
 }
 
@@ -240,7 +240,7 @@ pub fn single_line(text: &str) -> Cow<'_, str> {
 
 /// [`single_line`], then trimmed, as an owned string: a field a person typed (a task
 /// id, a `--from` name, a question) as it is kept and compared.
-pub fn single_line_trimmed(text: &str) -> String {
+pub(crate) fn single_line_trimmed(text: &str) -> String {
     single_line(text).trim().to_owned()
 }
 
@@ -249,7 +249,7 @@ pub fn single_line_trimmed(text: &str) -> String {
 /// the bidi controls) becomes a `\uXXXX` escape, which any JSON reader decodes back
 /// to the same character. Such characters can only occur inside strings in valid
 /// JSON, where the escape is valid too.
-pub fn json_for_terminal(json: &str) -> Cow<'_, str> {
+pub(crate) fn json_for_terminal(json: &str) -> Cow<'_, str> {
     if !json
         .chars()
         .any(|c| is_unsafe(c) && !matches!(c, '\n' | '\t' | '\r'))
@@ -397,7 +397,7 @@ mod tests {
 
 /// At most `max` characters, ending in `…` when cut (so columns of text stay
 /// aligned).
-pub fn cut_chars(text: &str, max: usize) -> String {
+pub(crate) fn cut_chars(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_owned();
     }
@@ -408,7 +408,7 @@ pub fn cut_chars(text: &str, max: usize) -> String {
 
 /// A session id as lists show it: its first 8 characters, on one line, with no
 /// control characters (an id comes from a file a repository may ship).
-pub fn short_id(id: &str) -> String {
+pub(crate) fn short_id(id: &str) -> String {
     single_line(id).chars().take(8).collect()
 }
 

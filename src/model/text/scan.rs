@@ -15,10 +15,10 @@ use crate::model::text::redact::{Rule, first_secret};
 
 /// How much of the text before a window is scanned again with it: a secret up to
 /// this long (a 16,384-bit RSA key in PEM is about 12.7 KB) is whole in one window.
-pub const OVERLAP: usize = 16 * 1024;
+pub(crate) const OVERLAP: usize = 16 * 1024;
 
 /// A window is scanned once this much new text has come in.
-pub const WINDOW: usize = 1024 * 1024;
+pub(crate) const WINDOW: usize = 1024 * 1024;
 
 /// What a scan found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,7 +155,7 @@ impl Decoder {
 
 /// A scan in progress: feed it the file's bytes in order, then [`StreamScan::finish`].
 #[derive(Debug, Default)]
-pub struct StreamScan {
+pub(crate) struct StreamScan {
     decoder: Decoder,
     /// Text not scanned yet, after the overlap kept from the last window.
     window: String,
@@ -166,13 +166,13 @@ pub struct StreamScan {
 
 impl StreamScan {
     /// A new scan.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// Feeds the next bytes of the file. `Some` once the answer is known (a secret,
     /// or binary): the rest need not be read.
-    pub fn feed(&mut self, bytes: &[u8]) -> Option<Verdict> {
+    pub(crate) fn feed(&mut self, bytes: &[u8]) -> Option<Verdict> {
         if self.verdict.is_none() {
             match self.decoder.feed(bytes, false) {
                 Ok(text) => {
@@ -188,7 +188,7 @@ impl StreamScan {
     }
 
     /// The answer, once every byte was fed.
-    pub fn finish(mut self) -> Verdict {
+    pub(crate) fn finish(mut self) -> Verdict {
         if self.verdict.is_none() {
             match self.decoder.feed(&[], true) {
                 Ok(text) => {

@@ -17,7 +17,7 @@
 //! placeholders, code and prose that `redact` would rather redact.
 
 /// One finding: the 1-based line number and the kind of secret.
-pub type Finding = (usize, &'static str);
+pub(crate) type Finding = (usize, &'static str);
 
 /// Words that make an assignment's name secret-looking.
 const SECRET_NAMES: [&str; 12] = [
@@ -36,7 +36,7 @@ const SECRET_NAMES: [&str; 12] = [
 ];
 
 /// A finding's kind with its article, for "looks like an API key", "a Bearer token".
-pub fn with_article(kind: &str) -> String {
+pub(crate) fn with_article(kind: &str) -> String {
     let vowel = kind
         .chars()
         .next()
@@ -45,7 +45,7 @@ pub fn with_article(kind: &str) -> String {
 }
 
 /// Finds secret-looking text, at most one finding per kind per line.
-pub fn find_secrets(text: &str) -> Vec<Finding> {
+pub(crate) fn find_secrets(text: &str) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let mut kinds = line_kinds(line);

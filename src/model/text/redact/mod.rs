@@ -55,17 +55,17 @@ pub struct Rule {
     /// A stable id (gitleaks' where one exists).
     pub id: &'static str,
     /// What it is, for people ("a Stripe key").
-    pub kind: &'static str,
+    pub(crate) kind: &'static str,
     /// Lowercase words of which one must occur in the text (in any case) before the
     /// regex runs. Every rule has at least one: a rule without would run on every
     /// text, and the cost would grow with the table.
-    pub keywords: &'static [&'static str],
+    pub(crate) keywords: &'static [&'static str],
     /// The pattern (bytes, ASCII classes); a group named `s…` marks the part to
     /// redact.
     pub regex: &'static str,
     /// Whether a match is a secret (placeholders, look-alikes are not). It gets the
     /// captures and the text of the part to redact.
-    pub check: fn(&Captures<'_>, &str) -> bool,
+    pub(crate) check: fn(&Captures<'_>, &str) -> bool,
     /// A vendor shape with a fixed prefix, precise enough for `forge doctor`.
     pub token: bool,
 }
@@ -278,7 +278,7 @@ fn candidates(text: &[u8]) -> RuleSet {
 /// The ids of the rules whose regex does not compile in this build (none, unless a
 /// rule needs a regex feature the build lacks): text of those shapes would be stored
 /// unredacted, so `forge doctor` fails on any.
-pub fn rules_that_do_not_compile() -> Vec<&'static str> {
+pub(crate) fn rules_that_do_not_compile() -> Vec<&'static str> {
     (0..RULES.len())
         .filter(|&i| compiled(i).is_none())
         .map(|i| RULES[i].id)
@@ -413,7 +413,7 @@ pub fn redact(text: &str) -> String {
 }
 
 /// [`redact`], borrowing `text` when there is nothing to redact (the usual case).
-pub fn redact_cow(text: &str) -> Cow<'_, str> {
+pub(crate) fn redact_cow(text: &str) -> Cow<'_, str> {
     // A secret split over lines by a continuation (`\` at a line's end, a string
     // literal continued on the next line) is found in the joined text first and
     // redacted with the line break it spans: once a rule has taken the first line's
@@ -455,7 +455,8 @@ pub fn rule_finds(id: &str, text: &str) -> bool {
 }
 
 /// Whether `text` contains anything [`redact`] would change.
-pub fn looks_secret(text: &str) -> bool {
+#[cfg(test)]
+pub(crate) fn looks_secret(text: &str) -> bool {
     first_secret(text).is_some()
 }
 
@@ -474,7 +475,7 @@ pub fn first_secret(text: &str) -> Option<&'static Rule> {
 /// The string values (and object keys) of `value`, redacted in place: for JSON that
 /// leaves forge (`forge status --json`, `forge sessions --json`, `forge log --json`),
 /// which stays valid JSON whatever is replaced.
-pub fn redact_json(value: &mut serde_json::Value) {
+pub(crate) fn redact_json(value: &mut serde_json::Value) {
     use serde_json::Value;
     match value {
         Value::String(s) => {
@@ -511,7 +512,7 @@ pub fn redact_json(value: &mut serde_json::Value) {
 /// the document (the blocks held out) in one plain pass, and the blocks are put back
 /// where they were. A block inside a span the plain pass redacted (a key block cut
 /// before its end runs to the end of the text) goes with that span.
-pub fn redact_document(text: &str) -> Cow<'_, str> {
+pub(crate) fn redact_document(text: &str) -> Cow<'_, str> {
     // Marks a held-out block in the text the plain pass sees.
     const MARK: char = '\u{0}';
     if !text.contains("```json") || text.contains(MARK) {
@@ -572,7 +573,7 @@ pub fn redact_document(text: &str) -> Cow<'_, str> {
 
 /// The kinds of vendor token (the rules marked `token`) found in `text`, for
 /// `forge doctor`; never the matched text.
-pub fn token_kinds(text: &str) -> Vec<&'static str> {
+pub(crate) fn token_kinds(text: &str) -> Vec<&'static str> {
     let mut kinds = Vec::new();
     for i in candidates(text.as_bytes()).iter() {
         let Some(rule) = RULES.get(i) else { continue };
