@@ -84,8 +84,25 @@ mod tests {
         let bin = dir.join("bin");
         std::fs::create_dir_all(&bin).unwrap();
         let tmux = bin.join("tmux");
-        std::fs::write(&tmux, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::write(
+            &tmux,
+            format!("#!/bin/sh\n[ \"$1\" = --probe ] && exit 0\n{body}\n"),
+        )
+        .unwrap();
         std::fs::set_permissions(&tmux, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // A script just written can fail to start for a moment ("text file busy")
+        // while a child forked by another test thread still holds the writer's fd:
+        // wait until it runs, so the test measures tmux's answer and not that race.
+        for _ in 0..200 {
+            if std::process::Command::new(&tmux)
+                .arg("--probe")
+                .status()
+                .is_ok_and(|s| s.success())
+            {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         let mut env = Env::for_test(dir, dir);
         env.tmux = true;
         env.path = Some(
