@@ -32,7 +32,8 @@
 # no process). Reported, not a target.
 # Against an earlier forge (issue 23: "no slower than today"): with BASE set to another
 # build's binary, a row more runs that build's `forge hook Stop` interleaved with the
-# rest on the same repositories, and the Stop row says this build / that one.
+# rest on the same repositories (its Stop and SessionStart), and forge's rows say this
+# build / that one.
 # Usage: [BASE=/path/to/old/forge] scripts/bench-hooks.sh [RUNS]   (default 60 runs per command)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -135,6 +136,7 @@ for cwd in repos:
     }
     if base:
         cmds["BASE hook Stop"] = ([base, "hook", "Stop"], f"{cwd}.stop.json")
+        cmds["BASE hook SessionStart"] = ([base, "hook", "SessionStart"], f"{cwd}.start.json")
     r = interleaved(cmds, n, env=path_env, cwd=cwd)
     floor = r["git status --porcelain"]["median"]
     bare = r["sh -c 'forge hook Stop'"]["median"]
@@ -145,8 +147,9 @@ for cwd in repos:
             ok = ratio <= 1.3
             fail |= not ok
             verdict = "yes" if ok else "NO"
-            if label == "forge hook Stop" and base:
-                verdict += f"; {s['median'] / r['BASE hook Stop']['median']:.2f}× BASE's Stop"
+            event = label.removeprefix("forge hook ")
+            if base:
+                verdict += f"; {s['median'] / r['BASE hook ' + event]['median']:.2f}× BASE's {event}"
         elif label == "sh -c guarded Stop":
             verdict = f"guard: {s['median'] / bare:.3f}× the bare entry"
         print(f"| {files}, {where_} | `{label}` | {s['median']:.2f} | {s['p90']:.2f} | {ratio:.2f}× | {verdict} |")
