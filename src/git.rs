@@ -405,21 +405,23 @@ fn runs_nothing(program: &Path, workdir: &Path, until: Instant) -> Result<bool, 
     run_capped(&mut cmd, until, CONFIG_OUTPUT_CAP).map(|out| config_runs_nothing(&out))
 }
 
-/// [`runs_nothing`] without a process, where libgit2 reads the repository's config
-/// as git does: a repository that is not a linked work tree, has no
-/// `config.worktree`, and whose `config` (read whole, at most 1 MiB) says
-/// `include` nowhere — no `include.path`, no `includeIf` of any kind, so nothing
-/// git would evaluate and libgit2 might not. Then its local entries are the
-/// repository's whole say, and are judged as `git config --list` output is.
-/// `None` (ask git) otherwise. Saves the `git config` child on every large-index
-/// scan of a plain repository (about 1.5 ms of a Stop).
+/// [`runs_nothing`] without a process, for a repository whose config cannot make
+/// git read anything else: not a linked work tree, no `commondir` (the config would
+/// be another folder's), no `config.worktree`, and a `config` (read whole, at most
+/// 1 MiB) that says `include` nowhere — no `include.path`, no `includeIf` of any
+/// kind, so nothing git evaluates that a parser here might not. Its entries, as git
+/// parses them and as libgit2 does (both: `guard::valued_keys`), are judged as
+/// `git config --list` output is. `None` (ask git) otherwise. Saves the `git config`
+/// child on every large-index scan of a plain repository (about 1.5 ms of a Stop).
 fn plain_config_runs_nothing(repo: &Repository) -> Option<bool> {
-    if repo.is_worktree() {
+    let dir = repo.path();
+    if repo.is_worktree() || repo.commondir() != dir {
         return None;
     }
-    let dir = repo.path();
-    if std::fs::symlink_metadata(dir.join("config.worktree")).is_ok() {
-        return None;
+    for other in ["commondir", "config.worktree"] {
+        if std::fs::symlink_metadata(dir.join(other)).is_ok() {
+            return None;
+        }
     }
     const MAX: u64 = 1024 * 1024;
     let text = crate::store::safe::read_capped(
@@ -436,22 +438,7 @@ fn plain_config_runs_nothing(repo: &Repository) -> Option<bool> {
     {
         return None;
     }
-    let local = repo
-        .config()
-        .ok()?
-        .open_level(git2::ConfigLevel::Local)
-        .ok()?;
-    let mut entries = local.entries(None).ok()?;
-    while let Some(entry) = entries.next() {
-        let entry = entry.ok()?;
-        if entry.value_bytes().is_empty() {
-            continue;
-        }
-        if runs_a_program(entry.name_bytes()) {
-            return Some(false);
-        }
-    }
-    Some(true)
+    Some(!guard::valued_keys(&text).iter().any(|k| runs_a_program(k)))
 }
 
 /// Why [`run_capped`] has no output.
@@ -1603,6 +1590,25 @@ u UU N... 100644 100644 100644 100644 d1 d2 d3 conflict.rs\0\
             assert_eq!(plain_config_runs_nothing(&repo()), None, "{include}");
             std::fs::write(&config, before).unwrap();
         }
+        // A continuation libgit2 reads past a blank line and git does not: git's
+        // reading counts too.
+        let config = d.join(".git/config");
+        let before = std::fs::read_to_string(&config).unwrap();
+        std::fs::write(
+            &config,
+            format!("{before}[core]\n\tx = y\\\n\n[filter \"e\"] clean = sh -c evil\n"),
+        )
+        .unwrap();
+        assert_eq!(plain_config_runs_nothing(&repo()), Some(false));
+        // A key without a value is no program (and no panic).
+        std::fs::write(&config, format!("{before}[x]\n\ty\n")).unwrap();
+        assert_eq!(plain_config_runs_nothing(&repo()), Some(true));
+        std::fs::write(&config, before).unwrap();
+        // The config of another folder (commondir), or of the work tree: git is asked.
+        let opened = repo();
+        std::fs::write(d.join(".git/commondir"), ".\n").unwrap();
+        assert_eq!(plain_config_runs_nothing(&opened), None);
+        std::fs::remove_file(d.join(".git/commondir")).unwrap();
         std::fs::write(d.join(".git/config.worktree"), "").unwrap();
         assert_eq!(plain_config_runs_nothing(&repo()), None);
     }

@@ -547,6 +547,26 @@ pub(crate) fn named_paths(text: &[u8]) -> Named {
     named
 }
 
+/// The `section.key` names (lower case, a subsection as the parsers keep it) of the
+/// entries of the config text `text` that have a non-empty value, as git parses it
+/// and as libgit2 does: the union, so a line the two read differently (a
+/// continuation, a quirk of quoting) hides nothing from the caller.
+pub(crate) fn valued_keys(text: &[u8]) -> Vec<Vec<u8>> {
+    let mut entries = Vec::new();
+    parse_as_git(text, &mut entries);
+    parse_as_libgit2(text, &mut entries);
+    entries
+        .into_iter()
+        .filter(|e| e.values.iter().any(|v| !v.is_empty()))
+        .map(|e| {
+            let mut name = e.section;
+            name.push(b'.');
+            name.extend(e.key);
+            name
+        })
+        .collect()
+}
+
 /// One `key = value` of a config file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Entry {

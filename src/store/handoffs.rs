@@ -61,14 +61,18 @@ fn list_dir_with(dir: &Path, keep: impl Fn(HandoffEntry) -> HandoffEntry) -> Vec
     out
 }
 
-/// `logs/signal-cache.txt`: a first line `dir <mtime_ns> <built_ns> <blocked>` (the
-/// handoffs folder's mtime when the cache was built, when it was built, and the
-/// answer), then one line per agent file, `<state> <len> <mtime_ns> <created> <task>
+/// `logs/signal-cache.txt`: a first line `dir <ctime_ns> <built_ns> <blocked>` (the
+/// handoffs folder's change time when the cache was built, when it was built, and
+/// the answer), then one line per agent file, `<state> <len> <mtime_ns> <created> <task>
 /// <name>`, so a rebuild parses an agent file only when it changed: `state` is `b`
 /// (the Signal blocks), `v` (valid, not blocking) or `m` (malformed); `created` the
 /// file's time in seconds (`-` when unknown); `task` the Signal's task id,
 /// percent-encoded (`-` when none). Plain text: a tick reads only the first line.
 const SIGNAL_CACHE: &str = "signal-cache.txt";
+
+/// The most bytes a rebuild reads of the cache per agent file listed (a row is
+/// ~80 bytes; a long task id takes more, and a row cut short is only parsed again).
+const SIGNAL_ROW_CAP: u64 = 512;
 
 /// How many bytes of the cache a tick reads: its first line and no more.
 const SIGNAL_HEAD_CAP: u64 = 96;
@@ -81,6 +85,15 @@ const SIGNAL_RACY: Duration = Duration::from_secs(2);
 
 /// The rebuild reads the whole cache, up to this much (one row is ~80 bytes).
 const SIGNAL_CACHE_CAP: u64 = 64 * 1024 * 1024;
+
+/// The folder's change time in nanoseconds: it moves whenever an entry is added,
+/// removed or renamed, and unlike the mtime no archive tool or `touch` can set it,
+/// so a shipped cache cannot be made to match a folder it was not built from.
+fn ctime_ns(meta: &fs::Metadata) -> u128 {
+    use std::os::unix::fs::MetadataExt;
+    u128::try_from(meta.ctime()).unwrap_or(0) * 1_000_000_000
+        + u128::try_from(meta.ctime_nsec()).unwrap_or(0)
+}
 
 fn mtime_ns(meta: &fs::Metadata) -> u128 {
     meta.modified()
@@ -228,7 +241,8 @@ pub(crate) fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
     if !dir_meta.is_dir() {
         return 0;
     }
-    let dir_mtime = mtime_ns(&dir_meta);
+    let dir_stamp = ctime_ns(&dir_meta);
+    let now_ns = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let cache_path = paths.logs().join(SIGNAL_CACHE);
     // One open: the first line answers, else the rest is read from the same handle.
     let cache = super::safe::open_read_meta(&cache_path, super::safe::Follow::No).ok();
@@ -236,32 +250,14 @@ pub(crate) fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
     if let Some((file, meta)) = &cache {
         old_bytes =
             super::safe::read_file_capped(file, meta.len(), SIGNAL_HEAD_CAP).unwrap_or_default();
-        if let Some(blocked) = fresh_answer(&old_bytes, dir_mtime) {
+        if let Some(blocked) = fresh_answer(&old_bytes, dir_stamp, now_ns) {
             return blocked;
         }
-        if old_bytes.len() as u64 == SIGNAL_HEAD_CAP {
-            match super::safe::read_file_capped(
-                file,
-                meta.len(),
-                SIGNAL_CACHE_CAP - SIGNAL_HEAD_CAP,
-            ) {
-                Ok(rest) => old_bytes.extend_from_slice(&rest),
-                Err(_) => old_bytes.clear(),
-            }
-        }
     }
-    drop(cache);
-    let old_text = String::from_utf8_lossy(&old_bytes);
-    let old: std::collections::HashMap<String, CacheRow> = old_text
-        .lines()
-        .skip(1)
-        .filter_map(CacheRow::parse)
-        .map(|r| (r.name.clone(), r))
-        .collect();
     let Ok(read) = fs::read_dir(paths.handoffs()) else {
         return 0;
     };
-    let mut rows: Vec<CacheRow> = Vec::new();
+    let mut files = Vec::new();
     for e in read.filter_map(Result::ok) {
         let name = e.file_name();
         let Some(name) = name.to_str() else { continue };
@@ -269,14 +265,38 @@ pub(crate) fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
             continue;
         }
         let Ok(meta) = e.metadata() else { continue };
-        if !meta.is_file() {
-            continue;
+        if meta.is_file() {
+            files.push((name.to_owned(), meta.len(), mtime_ns(&meta), e.path()));
         }
-        let mtime = mtime_ns(&meta);
-        let len = meta.len();
-        let row = match old.get(name) {
-            Some(r) if r.len == len && r.mtime == mtime => r.clone(),
-            _ => CacheRow::of(name, len, mtime, load_one(&e.path()).as_ref()),
+    }
+    // The rest of the cache, at most what rows for these files can take: a cache
+    // shipped with millions of rows is not read into memory.
+    if let Some((file, meta)) = &cache
+        && old_bytes.len() as u64 == SIGNAL_HEAD_CAP
+    {
+        let cap = (files.len() as u64 + 1)
+            .saturating_mul(SIGNAL_ROW_CAP)
+            .min(SIGNAL_CACHE_CAP);
+        match super::safe::read_file_capped(file, meta.len(), cap) {
+            Ok(rest) => old_bytes.extend_from_slice(&rest),
+            Err(_) => old_bytes.clear(),
+        }
+    }
+    drop(cache);
+    let old_text = String::from_utf8_lossy(&old_bytes);
+    let listed: std::collections::HashSet<&str> = files.iter().map(|f| f.0.as_str()).collect();
+    let old: std::collections::HashMap<String, CacheRow> = old_text
+        .lines()
+        .skip(1)
+        .filter_map(CacheRow::parse)
+        .filter(|r| listed.contains(r.name.as_str()))
+        .map(|r| (r.name.clone(), r))
+        .collect();
+    let mut rows: Vec<CacheRow> = Vec::with_capacity(files.len());
+    for (name, len, mtime, path) in &files {
+        let row = match old.get(name.as_str()) {
+            Some(r) if r.len == *len && r.mtime == *mtime => r.clone(),
+            _ => CacheRow::of(name, *len, *mtime, load_one(path).as_ref()),
         };
         rows.push(row);
     }
@@ -287,8 +307,7 @@ pub(crate) fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
     }
     let blocked = open_blocked(rows);
     if super::safe::is_real_dir(&paths.logs()) {
-        let built = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let text = format!("dir {dir_mtime} {built} {blocked}\n{body}");
+        let text = format!("dir {dir_stamp} {now_ns} {blocked}\n{body}");
         let _ = super::write_state(&cache_path, text.as_bytes());
     }
     blocked
@@ -296,7 +315,7 @@ pub(crate) fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
 
 /// The cache's answer from its first line, when the folder is as it was built and the
 /// build came [`SIGNAL_RACY`] after the folder's last change.
-fn fresh_answer(head: &[u8], dir_mtime: u128) -> Option<usize> {
+fn fresh_answer(head: &[u8], dir_stamp: u128, now_ns: u128) -> Option<usize> {
     // A whole first line: a cut one could end in a cut number.
     let end = head.iter().position(|&b| b == b'\n')?;
     let line = head.get(..end)?;
@@ -307,7 +326,10 @@ fn fresh_answer(head: &[u8], dir_mtime: u128) -> Option<usize> {
     let seen: u128 = it.next()?.parse().ok()?;
     let built: u128 = it.next()?.parse().ok()?;
     let blocked: usize = it.next()?.parse().ok()?;
-    let fresh = seen == dir_mtime && seen.saturating_add(SIGNAL_RACY.as_nanos()) <= built;
+    // A build stamped in the future is no build (a clock set back, or a forged line).
+    let fresh = seen == dir_stamp
+        && seen.saturating_add(SIGNAL_RACY.as_nanos()) <= built
+        && built <= now_ns;
     (fresh && it.next().is_none()).then_some(blocked)
 }
 
@@ -463,7 +485,7 @@ mod tests {
         // Built in the same instant as the folder's change: not trusted, rebuilt.
         let racy = UNIX_EPOCH
             + Duration::from_nanos(
-                u64::try_from(mtime_ns(&std::fs::metadata(paths.handoffs()).unwrap())).unwrap(),
+                u64::try_from(ctime_ns(&std::fs::metadata(paths.handoffs()).unwrap())).unwrap(),
             );
         std::fs::remove_file(&cache).unwrap();
         assert_eq!(count_blocked(&paths, racy), 0);
@@ -472,10 +494,28 @@ mod tests {
         let forged = format!("{} 7\n{rows}", head.rsplit_once(' ').unwrap().0);
         std::fs::write(&cache, forged).unwrap();
         assert_eq!(count_blocked(&paths, later), 0);
-        // A first line cut before its end is no answer.
-        assert_eq!(fresh_answer(b"dir 1 3000000000 7", 1), None);
-        assert_eq!(fresh_answer(b"dir 1 3000000000 7\n", 1), Some(7));
-        assert_eq!(fresh_answer(b"dir 1 3000000000 7\n", 2), None);
+        // A first line cut before its end is no answer, nor is one built in the
+        // future.
+        let now = 5_000_000_000;
+        assert_eq!(fresh_answer(b"dir 1 3000000000 7", 1, now), None);
+        assert_eq!(fresh_answer(b"dir 1 3000000000 7\n", 1, now), Some(7));
+        assert_eq!(fresh_answer(b"dir 1 3000000000 7\n", 2, now), None);
+        assert_eq!(fresh_answer(b"dir 1 9000000000 7\n", 1, now), None);
+        // A folder whose mtime is set back to the cache's (as tar or `touch` can)
+        // is still seen to have changed: the stamp is the change time.
+        std::fs::write(
+            paths.handoffs().join("agent-T-900-20261121-100000.md"),
+            std::fs::read_to_string(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("tests/fixtures/handoffs/agent-T-012-20261121-101502.md"),
+            )
+            .unwrap()
+            .replace("T-012", "T-900"),
+        )
+        .unwrap();
+        let dir = std::fs::File::open(paths.handoffs()).unwrap();
+        dir.set_modified(racy).unwrap();
+        assert_eq!(count_blocked(&paths, later), 1);
     }
 
     #[test]
