@@ -42,6 +42,9 @@ pub struct Env {
     /// `src/tmux.rs`: when this is unset it asks tmux, through the `proc` room, which
     /// sits above this one).
     pub(crate) forge_agent: Option<String>,
+    /// The tmux session's name once asked ([`Env::agent_name`]): asked at most once
+    /// per process, however many steps of a hook call want it.
+    pub(crate) tmux_session: std::sync::OnceLock<Option<String>>,
     /// `$TMUX`: set inside a tmux client.
     pub(crate) tmux: bool,
     /// `$TMUX_PANE`: the pane this process runs in (inside tmux).
@@ -130,6 +133,7 @@ impl Env {
                 .and_then(|v| v.into_string().ok())
                 .map(|s| s.trim().to_owned())
                 .filter(|s| !s.is_empty()),
+            tmux_session: std::sync::OnceLock::new(),
             tmux: var("TMUX").is_some(),
             tmux_pane: var("TMUX_PANE").and_then(|v| v.into_string().ok()),
             tmux_socket: var("TMUX")
@@ -178,6 +182,7 @@ impl Env {
             pager: None,
             path: None,
             forge_agent: None,
+            tmux_session: std::sync::OnceLock::new(),
             tmux: false,
             tmux_pane: None,
             tmux_socket: None,

@@ -55,7 +55,8 @@ pub(crate) fn ask(
 impl Env {
     /// The agent this process runs as, for `[agents.<name>]` settings: `$FORGE_AGENT`,
     /// else the tmux session's name (inside tmux; one `tmux display-message`, at most
-    /// 500 ms), else none. Only asked when a config file has agent tables.
+    /// 500 ms, once per process), else none. Only asked when a config file has agent
+    /// tables.
     ///
     /// (A method of [`Env`] kept here, above `proc`: `env` is the floor `proc` stands
     /// on, so it runs no child itself.)
@@ -66,9 +67,13 @@ impl Env {
         if !self.tmux {
             return None;
         }
-        let out = ask(self, None, &["display-message", "-p", "#S"], WAIT).ok()?;
-        let name = out.trim();
-        (!name.is_empty() && name.len() <= 200).then(|| name.to_owned())
+        self.tmux_session
+            .get_or_init(|| {
+                let out = ask(self, None, &["display-message", "-p", "#S"], WAIT).ok()?;
+                let name = out.trim();
+                (!name.is_empty() && name.len() <= 200).then(|| name.to_owned())
+            })
+            .clone()
     }
 }
 
@@ -125,6 +130,19 @@ mod tests {
         env.forge_agent = None;
         env.tmux = false;
         assert_eq!(env.agent_name(), None, "outside tmux nothing is asked");
+    }
+
+    #[test]
+    fn the_session_name_is_asked_once_per_process() {
+        let t = tempfile::tempdir().unwrap();
+        let asked = t.path().join("asked");
+        let env = fake_tmux(
+            t.path(),
+            &format!("echo x >> '{}'; echo builder", asked.display()),
+        );
+        assert_eq!(env.agent_name().as_deref(), Some("builder"));
+        assert_eq!(env.agent_name().as_deref(), Some("builder"));
+        assert_eq!(std::fs::read_to_string(&asked).unwrap(), "x\n");
     }
 
     #[test]

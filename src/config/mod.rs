@@ -712,13 +712,17 @@ fn check_user_hook(list: &'static str, h: &UserHook) -> Result<(), Invalid> {
 pub(crate) fn load_or_default(paths: &Paths, env: &Env) -> Config {
     match load(paths, env) {
         Ok(l) => l.config,
-        Err(e) => {
-            if paths.logs().is_dir() {
-                crate::store::log_error(paths, "config", &e.to_string());
-            }
-            Config::default()
-        }
+        Err(e) => defaults_after(paths, &e),
     }
+}
+
+/// The defaults in place of a broken config, its error logged to
+/// `.forge/logs/errors.log` (when there is one).
+fn defaults_after(paths: &Paths, e: &ConfigError) -> Config {
+    if paths.logs().is_dir() {
+        crate::store::log_error(paths, "config", &e.to_string());
+    }
+    Config::default()
 }
 
 /// [`load_or_default`] for the hooks and the status line, which also say — once per
@@ -733,7 +737,7 @@ pub(crate) fn load_noting(paths: &Paths, env: &Env) -> (Config, Option<Outcome>)
             let notice = notice_ignored(paths, env, &l);
             (l.config, notice)
         }
-        Err(_) => (load_or_default(paths, env), None),
+        Err(e) => (defaults_after(paths, &e), None),
     }
 }
 
