@@ -26,12 +26,6 @@ pub(crate) const MIN_BESIDE: usize = 16;
 
 const SEP: &str = " │ ";
 
-/// Whether `c` is a character that moves, hides or reorders text: C0 and C1
-/// controls, DEL, and the bidi embedding, override and isolate marks.
-fn is_control(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
-
 /// One line of the other command's output with every escape sequence and control
 /// character removed but SGR colour sequences, cut to [`MAX_LINE_CHARS`] visible
 /// characters.
@@ -94,7 +88,9 @@ pub(crate) fn clean_line(line: &str) -> String {
                 out.push(' ');
                 shown += 1;
             }
-            c if is_control(c) => {}
+            // What moves, hides or reorders text, or breaks the line: the one
+            // sanitiser's rule (C0/C1 controls, DEL, every bidi mark, U+2028/9).
+            c if crate::model::text::sanitize::is_breaking(c) => {}
             c => {
                 if shown >= MAX_LINE_CHARS {
                     break;
@@ -203,6 +199,9 @@ mod tests {
         );
         // An SGR with odd bytes is no SGR; an unterminated escape eats nothing else.
         assert_eq!(clean_line("a\u{1b}[?25hb"), "ab");
+        // Every bidi mark and the Unicode line separators, as the one sanitiser has
+        // them (the marks U+200E/U+200F/U+061C were kept before).
+        assert_eq!(clean_line("a\u{200f}b\u{061c}c\u{200e}d\u{2028}e"), "abcde");
         assert_eq!(clean_line("a\u{1b}"), "a");
         assert_eq!(clean_line("a\u{1b}]0;title"), "a");
         let long = "x".repeat(MAX_LINE_CHARS + 50);
