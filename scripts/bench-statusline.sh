@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark `forge statusline` against a floor measured in the same run, interleaved.
 #
-# Builds release forge and two tiny Rust programs with rustc -O in a temp folder:
+# Builds release forge and two tiny Rust programs with rustc -O in a temp folder (the
+# timer is scripts/bench_timer.rs, shared with bench-statusline-wrap.sh):
 #   floor - reads stdin and .git/HEAD and prints a line (the least a statusline does)
 #   timer - runs several commands round-robin N times (forge, floor, /bin/true, forge,
 #           ...) with a file on stdin, and prints median/min/mean in ms for each, so
@@ -43,38 +44,9 @@ fn main() {
     println!("{} bytes · {}", input.len(), head.trim());
 }
 EOF
-cat > "$WORK/timer.rs" <<'EOF'
-// timer RUNS INPUT CMD [ARGS] [::: CMD [ARGS]]... : runs the commands round-robin,
-// RUNS times each after 10 untimed rounds, each with INPUT on stdin; prints one line
-// per command: median min mean (ms).
-use std::process::{Command, Stdio};
-use std::time::Instant;
-fn main() {
-    let a: Vec<String> = std::env::args().collect();
-    let runs: usize = a[1].parse().unwrap();
-    let cmds: Vec<&[String]> = a[3..].split(|x| x == ":::").collect();
-    let mut t = vec![Vec::with_capacity(runs); cmds.len()];
-    for i in 0..runs + 10 {
-        for (c, cmd) in cmds.iter().enumerate() {
-            let input = std::fs::File::open(&a[2]).unwrap();
-            let start = Instant::now();
-            let status = Command::new(&cmd[0]).args(&cmd[1..]).stdin(input)
-                .stdout(Stdio::null()).stderr(Stdio::null()).status().unwrap();
-            let e = start.elapsed().as_secs_f64() * 1000.0;
-            assert!(status.success(), "{:?} failed", cmd);
-            if i >= 10 { t[c].push(e); }
-        }
-    }
-    for v in &mut t {
-        v.sort_by(|x, y| x.partial_cmp(y).unwrap());
-        let mean = v.iter().sum::<f64>() / v.len() as f64;
-        println!("{:.3} {:.3} {:.3}", v[v.len() / 2], v[0], mean);
-    }
-}
-EOF
 rustc -O -o "$WORK/floor.built" "$WORK/floor.rs"
 install -m755 "$WORK/floor.built" "$WORK/floor"
-rustc -O -o "$WORK/timer" "$WORK/timer.rs"
+rustc -O -o "$WORK/timer" scripts/bench_timer.rs
 
 REPO="$WORK/acme-api"
 export HOME="$WORK/home" XDG_CONFIG_HOME="$WORK/xdg"

@@ -944,14 +944,12 @@ fn wip_commits_scan_every_byte_and_say_what_they_left_out() {
     let huge = vec![b'a'; usize::try_from(WIP_SCAN_CAP).unwrap() + 1];
     std::fs::write(p.root.join("huge.bin"), huge).unwrap();
     std::fs::write(p.root.join("notes.txt"), "ordinary notes\n").unwrap();
-    let home = p.home.join(".config");
     std::fs::create_dir_all(p.xdg.join("forge")).unwrap();
     std::fs::write(
         p.xdg.join("forge/config.toml"),
         "[ladder]\nL2 = [\"wip_commit\"]\n",
     )
     .unwrap();
-    let _ = home;
     std::fs::create_dir_all(p.forge_dir().join("logs")).unwrap();
     p.forge()
         .args(["ladder", "--session", SID, "--level", "L2", "--project"])

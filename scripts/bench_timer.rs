@@ -1,0 +1,27 @@
+// timer RUNS INPUT CMD [ARGS] [::: CMD [ARGS]]... : runs the commands round-robin,
+// RUNS times each after 10 untimed rounds, each with INPUT on stdin; prints one line
+// per command: median min mean (ms).
+use std::process::{Command, Stdio};
+use std::time::Instant;
+fn main() {
+    let a: Vec<String> = std::env::args().collect();
+    let runs: usize = a[1].parse().unwrap();
+    let cmds: Vec<&[String]> = a[3..].split(|x| x == ":::").collect();
+    let mut t = vec![Vec::with_capacity(runs); cmds.len()];
+    for i in 0..runs + 10 {
+        for (c, cmd) in cmds.iter().enumerate() {
+            let input = std::fs::File::open(&a[2]).unwrap();
+            let start = Instant::now();
+            let status = Command::new(&cmd[0]).args(&cmd[1..]).stdin(input)
+                .stdout(Stdio::null()).stderr(Stdio::null()).status().unwrap();
+            let e = start.elapsed().as_secs_f64() * 1000.0;
+            assert!(status.success(), "{:?} failed", cmd);
+            if i >= 10 { t[c].push(e); }
+        }
+    }
+    for v in &mut t {
+        v.sort_by(|x, y| x.partial_cmp(y).unwrap());
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        println!("{:.3} {:.3} {:.3}", v[v.len() / 2], v[0], mean);
+    }
+}
