@@ -618,19 +618,13 @@ fn check_redaction() -> Check {
 }
 
 /// The settings files Claude Code reads for this project, highest precedence first:
-/// `.claude/settings.local.json`, `.claude/settings.json`, the user's settings.
+/// `.claude/settings.local.json`, `.claude/settings.json`, the user's settings
+/// ([`super::project::claude_settings_files`]: the project's never through a link).
 fn settings_files(paths: &Paths, env: &Env) -> Vec<SettingsFile> {
-    let mut candidates = vec![
-        paths.root.join(".claude/settings.local.json"),
-        paths.root.join(".claude/settings.json"),
-    ];
-    if let Some(d) = env.claude_dir() {
-        candidates.push(d.join("settings.json"));
-    }
-    candidates
+    super::project::claude_settings_files(paths, env)
         .into_iter()
-        .filter_map(|path| {
-            let text = crate::store::read_text_follow(&path)?;
+        .filter_map(|(path, follow)| {
+            let text = super::project::read_settings(&path, follow)?;
             let value = if text.trim().is_empty() {
                 Ok(Value::Null)
             } else {
@@ -1513,6 +1507,24 @@ pub(crate) fn render(paths: &Paths, checks: &[Check]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_projects_settings_are_never_read_through_a_link_the_users_are() {
+        let t = tempfile::tempdir().unwrap();
+        let (root, home) = (t.path().join("p"), t.path().join("home"));
+        std::fs::create_dir_all(root.join(".claude")).unwrap();
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        let elsewhere = t.path().join("elsewhere.json");
+        std::fs::write(&elsewhere, r#"{"hooks": {}}"#).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, root.join(".claude/settings.json")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, home.join(".claude/settings.json")).unwrap();
+        let env = Env::for_test(&home, &root);
+        let read: Vec<PathBuf> = settings_files(&Paths::new(&root), &env)
+            .into_iter()
+            .map(|f| f.path)
+            .collect();
+        assert_eq!(read, [home.join(".claude/settings.json")]);
+    }
 
     #[test]
     fn a_sh_command_is_checked_by_its_first_program() {

@@ -899,25 +899,12 @@ fn plugin_notes(
     }
     // The project's own files are never read through a link (a project install
     // checked them before anything was read); the user's may be a dotfiles manager's.
-    let mut others = vec![
-        (paths.root.join(LOCAL_SETTINGS), store::safe::Follow::No),
-        (
-            paths.root.join(".claude/settings.json"),
-            store::safe::Follow::No,
-        ),
-    ];
-    others.extend(
-        env.claude_dir()
-            .map(|d| (d.join("settings.json"), store::safe::Follow::Yes)),
-    );
     let mut values: Vec<(PathBuf, Option<Value>)> = Vec::new();
-    for (f, follow) in others {
+    for (f, follow) in super::project::claude_settings_files(paths, env) {
         let v = if f == path {
             Some(o.settings.clone())
         } else {
-            store::safe::read_to_string_whole(&f, 16 * 1024 * 1024, follow)
-                .ok()
-                .and_then(|t| serde_json::from_str(&t).ok())
+            super::project::read_settings(&f, follow).and_then(|t| serde_json::from_str(&t).ok())
         };
         values.push((f, v));
     }
@@ -976,12 +963,15 @@ fn users_own_statusline_note(out: &mut String, o: &Outcome, env: &Env) {
     if !sets_forge {
         return;
     }
-    let theirs =
-        store::safe::read_to_string_whole(&user, 16 * 1024 * 1024, store::safe::Follow::Yes)
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .and_then(|v| settings::statusline_command(&v).map(str::to_owned))
-            .filter(|c| !settings::is_forge_command(c));
+    let theirs = store::safe::read_to_string_whole(
+        &user,
+        super::project::SETTINGS_CAP,
+        store::safe::Follow::Yes,
+    )
+    .ok()
+    .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+    .and_then(|v| settings::statusline_command(&v).map(str::to_owned))
+    .filter(|c| !settings::is_forge_command(c));
     if let Some(theirs) = theirs {
         let _ = writeln!(
             out,
@@ -1409,7 +1399,7 @@ fn backup_texts(file: &Path, project: Option<&Paths>) -> Vec<String> {
         .filter_map(|n| {
             crate::store::safe::read_to_string_whole(
                 &dir.join(n),
-                16 * 1024 * 1024,
+                super::project::SETTINGS_CAP,
                 crate::store::safe::Follow::No,
             )
             .ok()
@@ -1456,7 +1446,7 @@ fn project_paths_touched(
 }
 
 fn read_optional(path: &Path, follow: store::safe::Follow) -> anyhow::Result<Option<String>> {
-    match crate::store::safe::read_to_string_whole(path, 16 * 1024 * 1024, follow) {
+    match crate::store::safe::read_to_string_whole(path, super::project::SETTINGS_CAP, follow) {
         Ok(t) => Ok(Some(t)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),

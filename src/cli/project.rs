@@ -62,16 +62,16 @@ pub(crate) fn locate_project(project: Option<&PathBuf>, env: &Env) -> anyhow::Re
     }
 }
 
-/// Whether forge is set up for the project: it has `.forge/`, or some settings file
-/// Claude Code reads for it (`.claude/settings.local.json`, `.claude/settings.json`,
-/// the user's settings) runs `forge hook`.
-pub(crate) fn is_set_up(paths: &Paths, env: &Env) -> bool {
-    if paths.forge_dir().is_dir() {
-        return true;
-    }
+/// The settings files Claude Code reads for a project, highest precedence first
+/// (`.claude/settings.local.json`, `.claude/settings.json`, the user's settings),
+/// each with how forge reads it: the project's own never through a link (a cloned
+/// repository could point one anywhere), the user's through one (a dotfiles
+/// manager's).
+pub(crate) fn claude_settings_files(
+    paths: &Paths,
+    env: &Env,
+) -> Vec<(PathBuf, crate::store::safe::Follow)> {
     use crate::store::safe::Follow;
-    // The project's own files are never read through a link; the user's may be a
-    // dotfiles manager's.
     let mut files = vec![
         (paths.root.join(".claude/settings.local.json"), Follow::No),
         (paths.root.join(".claude/settings.json"), Follow::No),
@@ -80,9 +80,30 @@ pub(crate) fn is_set_up(paths: &Paths, env: &Env) -> bool {
         env.claude_dir()
             .map(|d| (d.join("settings.json"), Follow::Yes)),
     );
-    files.iter().any(|(f, follow)| {
-        crate::store::safe::read_to_string_whole(f, 16 * 1024 * 1024, *follow)
-            .ok()
+    files
+}
+
+/// The most of a settings file forge reads (it is parsed whole, never cut).
+pub(crate) const SETTINGS_CAP: u64 = 16 * 1024 * 1024;
+
+/// A settings file's text as [`claude_settings_files`] says to read it; `None` when
+/// it is missing, unreadable, not a regular file or over [`SETTINGS_CAP`].
+pub(crate) fn read_settings(
+    path: &std::path::Path,
+    follow: crate::store::safe::Follow,
+) -> Option<String> {
+    crate::store::safe::read_to_string_whole(path, SETTINGS_CAP, follow).ok()
+}
+
+/// Whether forge is set up for the project: it has `.forge/`, or some settings file
+/// Claude Code reads for it (`.claude/settings.local.json`, `.claude/settings.json`,
+/// the user's settings) runs `forge hook`.
+pub(crate) fn is_set_up(paths: &Paths, env: &Env) -> bool {
+    if paths.forge_dir().is_dir() {
+        return true;
+    }
+    claude_settings_files(paths, env).iter().any(|(f, follow)| {
+        read_settings(f, *follow)
             .and_then(|t| serde_json::from_str::<Value>(&t).ok())
             .is_some_and(|v| {
                 settings::command_hooks(&v)
