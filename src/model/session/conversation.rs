@@ -51,7 +51,7 @@ pub(crate) fn render<'a>(lines: impl Iterator<Item = &'a str>, zone: Zone, cut: 
         let Ok(rec) = serde_json::from_str::<Value>(line) else {
             continue;
         };
-        if rec.get("isSidechain").and_then(Value::as_bool) == Some(true) {
+        if super::transcript::is_sidechain(&rec) {
             continue;
         }
         let at = rec
@@ -212,7 +212,7 @@ fn user_pieces(rec: &Value) -> Vec<UserPiece> {
         return Vec::new();
     };
     if flag("isCompactSummary") {
-        let text = text_of(content);
+        let text = super::transcript::content_text(content);
         return vec![UserPiece::Summary(text.lines().count().max(1))];
     }
     if flag("isMeta") {
@@ -224,12 +224,13 @@ fn user_pieces(rec: &Value) -> Vec<UserPiece> {
             if b.get("type").and_then(Value::as_str) == Some("tool_result")
                 && b.get("is_error").and_then(Value::as_bool) == Some(true)
             {
-                let first = text_of(b.get("content").unwrap_or(&Value::Null))
-                    .lines()
-                    .map(str::trim)
-                    .find(|l| !l.is_empty())
-                    .unwrap_or("(no message)")
-                    .to_owned();
+                let first =
+                    super::transcript::content_text(b.get("content").unwrap_or(&Value::Null))
+                        .lines()
+                        .map(str::trim)
+                        .find(|l| !l.is_empty())
+                        .unwrap_or("(no message)")
+                        .to_owned();
                 pieces.push(UserPiece::Failed(cut_chars(
                     &redact(&single_line(&first)),
                     ERROR_MAX,
@@ -243,7 +244,7 @@ fn user_pieces(rec: &Value) -> Vec<UserPiece> {
             return pieces;
         }
     }
-    let text = text_of(content);
+    let text = super::transcript::content_text(content);
     let trimmed = text.trim();
     if trimmed.is_empty() || trimmed.starts_with("<local-command-") {
         return pieces;
@@ -261,20 +262,6 @@ fn user_pieces(rec: &Value) -> Vec<UserPiece> {
     }
     pieces.push(UserPiece::Said(trimmed.to_owned()));
     pieces
-}
-
-/// The text of a message's `content`: the string, or its `text` blocks joined.
-fn text_of(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
 }
 
 fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {

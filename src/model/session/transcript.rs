@@ -118,8 +118,24 @@ pub(crate) fn is_boundary(rec: &Value) -> bool {
         && rec.get("subtype").and_then(Value::as_str) == Some("compact_boundary")
 }
 
-fn is_sidechain(rec: &Value) -> bool {
+/// Whether a record is a subagent's (`isSidechain`), not the main chain's.
+pub(crate) fn is_sidechain(rec: &Value) -> bool {
     rec.get("isSidechain").and_then(Value::as_bool) == Some(true)
+}
+
+/// The text of a message's `content`: the string, or its `text` blocks joined with
+/// newlines (empty when there is none).
+pub(crate) fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
 }
 
 /// The usage a main-chain assistant record contributes, per docs/client-reference.md
@@ -482,27 +498,14 @@ fn user_request(rec: &Value) -> Option<String> {
         return None;
     }
     let content = rec.get("message")?.get("content")?;
-    let text = match content {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => {
-            if blocks
-                .iter()
-                .any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-            {
-                return None;
-            }
-            let texts: Vec<&str> = blocks
-                .iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .collect();
-            if texts.is_empty() {
-                return None;
-            }
-            texts.join("\n")
-        }
-        _ => return None,
-    };
+    let is_result = |b: &Value| b.get("type").and_then(Value::as_str) == Some("tool_result");
+    if content
+        .as_array()
+        .is_some_and(|blocks| blocks.iter().any(is_result))
+    {
+        return None;
+    }
+    let text = content_text(content);
     let trimmed = text.trim();
     // Slash-command plumbing (`/compact`, `/clear`, their output) is not a request,
     // and neither is what the client writes in the person's name.
