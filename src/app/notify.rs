@@ -103,6 +103,7 @@ pub(crate) fn send_and_wait(
     let ran = super::user_hooks::run_with(
         env,
         "notify",
+        "[notify] timeout_secs",
         &hook,
         if cfg.stdin { message } else { "" },
         &vars,
@@ -192,6 +193,25 @@ fn pane_name(pane: &str, answer: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reply_past_its_timeout_names_the_key_that_set_it() {
+        let t = tempfile::tempdir().unwrap();
+        let env = Env::for_test(t.path(), t.path());
+        let cfg = NotifyConfig {
+            command: vec!["/bin/sleep".to_owned(), "5".to_owned()],
+            stdin: true,
+            timeout_secs: 1,
+            ..NotifyConfig::default()
+        };
+        let (outcome, reply) = send_and_wait(&env, &cfg, "wake", t.path(), None);
+        assert_eq!(reply, None);
+        let text = format!("{outcome:?}");
+        assert!(
+            text.contains("still running after 1 s ([notify] timeout_secs)"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn a_long_pane_capture_is_read_whole_never_left_on_a_full_pipe() {

@@ -38,15 +38,18 @@ pub(crate) fn run(
         .pointer("/session/agent_name")
         .and_then(serde_json::Value::as_str);
     let vars: Vec<(&str, &str)> = agent.map(|a| ("FORGE_AGENT", a)).into_iter().collect();
-    run_with(env, name, hook, &payload.to_string(), &vars, cwd)
+    let setting = format!("[[{name}]] timeout_secs");
+    run_with(env, name, &setting, hook, &payload.to_string(), &vars, cwd)
 }
 
-/// [`run`] with `stdin` as the text on stdin and `vars` added to the environment.
+/// [`run`] with `stdin` as the text on stdin and `vars` added to the environment;
+/// `setting` is the key that set the timeout, as a message names it.
 /// `sh` is found through the absolute folders of `$PATH` only
 /// ([`crate::env::Env::resolve_program`]): never a `./sh` of the project.
 pub(crate) fn run_with(
     env: &crate::env::Env,
     name: &str,
+    setting: &str,
     hook: &UserHook,
     stdin: &str,
     vars: &[(&str, &str)],
@@ -82,7 +85,7 @@ pub(crate) fn run_with(
     };
     let Some(status) = done.status() else {
         return failed(format!(
-            "still running after {} s ([[{name}]] timeout_secs): stopped",
+            "still running after {} s ({setting}): stopped",
             hook.timeout_secs
         ));
     };
