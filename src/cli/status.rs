@@ -541,7 +541,7 @@ fn handoff_lines(out: &mut String, snap: &Snapshot) {
             h.kind.as_str(),
             h.status_word(),
             crate::model::text::sanitize::cut_chars(&redacted_line(h.task().unwrap_or("-")), 12),
-            single_line(&h.file_name),
+            shown_place(h, &snap.root),
             if drift.any() { "  (drift)" } else { "" }
         );
         if let Some(crate::model::handoff::signal::SignalParse::Malformed { reason }) = &h.signal {
@@ -564,6 +564,17 @@ fn handoff_lines(out: &mut String, snap: &Snapshot) {
             "  … and {} more (forge resume lists them all)",
             snap.handoffs.len() - shown
         );
+    }
+}
+
+/// A handoff as `forge status` lists it: its file name when it is in the project's
+/// own folder and came from its own work tree, else where it is and where it came
+/// from ([`crate::model::handoff::entry::HandoffEntry::place`]).
+fn shown_place(h: &crate::model::handoff::entry::HandoffEntry, root: &Path) -> String {
+    let place = h.place(root);
+    match place.strip_prefix(".forge/handoffs/") {
+        Some(rest) => rest.to_owned(),
+        None => place,
     }
 }
 

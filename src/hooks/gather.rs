@@ -164,7 +164,8 @@ pub(super) fn start(call: &Call, source: Option<&str>) -> (StartFacts, crate::gi
     } else {
         None
     };
-    let handoffs = handoffs::list(paths);
+    // The repository's inbox: the Signals of every work tree (store::inbox).
+    let handoffs = crate::store::handoffs::repository(paths);
     let learn = if compacted {
         LearnFlag::default()
     } else {

@@ -25,7 +25,7 @@ pub(super) fn run(call: &Call, source: Option<&str>) -> Applied {
     // 1. Gather: the bridges, the last session, the inbox, the flags; git scans
     //    meanwhile.
     let (facts, git) = gather::start(call, source);
-    let blocked = start::blocked(&facts.handoffs);
+    let blocked = start::blocked(&facts.handoffs, &call.paths.root);
     // 2. Tidy: a new session prunes and clears flags, a compacted one records its
     //    compaction — before the take, so the pending handoff is never pruned.
     apply(call, start::tidy(&facts, &blocked, now), None);

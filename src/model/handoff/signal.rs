@@ -110,7 +110,8 @@ impl SignalParse {
     }
 }
 
-/// The header lines of an agent handoff (`From:`, `To:`, `Timestamp:`, `Task:`, `Plan:`).
+/// The header lines of an agent handoff (`From:`, `To:`, `Timestamp:`, `Task:`,
+/// `Plan:`, and the `Worktree:` and `Branch:` it was written from).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub(crate) struct AgentHeader {
     /// `From:`.
@@ -123,6 +124,13 @@ pub(crate) struct AgentHeader {
     pub(crate) task: Option<String>,
     /// `Plan:`.
     pub(crate) plan: Option<String>,
+    /// `Worktree:`: the work tree the writer ran in (forge writes it; a handoff
+    /// written by hand may not say).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) worktree: Option<String>,
+    /// `Branch:`: that work tree's branch when it was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) branch: Option<String>,
 }
 
 /// Reads the header lines that come before the first `###` section.
@@ -146,6 +154,8 @@ pub(crate) fn parse_header(text: &str) -> AgentHeader {
             "Timestamp" => &mut h.timestamp,
             "Task" => &mut h.task,
             "Plan" => &mut h.plan,
+            "Worktree" => &mut h.worktree,
+            "Branch" => &mut h.branch,
             _ => continue,
         };
         if slot.is_none() {

@@ -217,9 +217,11 @@ pub(crate) fn tidy(f: &StartFacts, blocked: &Blocked, now: DateTime<Utc>) -> Pla
     plan
 }
 
-/// The blocked Signals of the inbox, within their budget.
-pub(crate) fn blocked(handoffs: &[HandoffEntry]) -> Blocked {
-    blocked_text(handoffs, BLOCKED_BUDGET)
+/// The blocked Signals of the repository's inbox, within their budget, each with
+/// where it is and, when it came from another work tree than the project's at
+/// `root`, which one.
+pub(crate) fn blocked(handoffs: &[HandoffEntry], root: &std::path::Path) -> Blocked {
+    blocked_text(handoffs, root, BLOCKED_BUDGET)
 }
 
 /// What the policy says of the handoff this session took (`None`: it took none).
@@ -576,7 +578,7 @@ fn live_session_line(last: &LastSession) -> String {
     )
 }
 
-fn blocked_text(handoffs: &[HandoffEntry], budget: usize) -> Blocked {
+fn blocked_text(handoffs: &[HandoffEntry], root: &std::path::Path, budget: usize) -> Blocked {
     let all: Vec<_> = handoffs.iter().filter(|h| h.is_blocked()).collect();
     let mut out = Blocked::default();
     // Room for the "and N more" line, whatever N is.
@@ -588,7 +590,7 @@ fn blocked_text(handoffs: &[HandoffEntry], budget: usize) -> Blocked {
     };
     let reserve = units(&more(all.len()));
     for (i, h) in all.iter().enumerate() {
-        let lines = clip_lines(&redact(&blocked_lines(h)), LINE_MAX).into_owned();
+        let lines = clip_lines(&redact(&blocked_lines(h, root)), LINE_MAX).into_owned();
         let last = i + 1 == all.len();
         let room = if last {
             budget
@@ -614,14 +616,14 @@ fn blocked_text(handoffs: &[HandoffEntry], budget: usize) -> Blocked {
     out
 }
 
-fn blocked_lines(h: &HandoffEntry) -> String {
+fn blocked_lines(h: &HandoffEntry, root: &std::path::Path) -> String {
     let mut out = String::new();
     let task = h.task().unwrap_or("?");
     let route = h.route().unwrap_or_default();
     let _ = writeln!(
         out,
-        "Blocked agent signal: task {task} ({route}) in .forge/handoffs/{}",
-        h.file_name
+        "Blocked agent signal: task {task} ({route}) in {}",
+        h.place(root)
     );
     if let Some(s) = h
         .signal

@@ -375,6 +375,17 @@ pub(crate) fn end_if_client_gone(
     true
 }
 
+/// The branch a git `HEAD` file names (`ref: refs/heads/main` → `main`), or
+/// `detached@<sha7>` for a detached one; `None` for anything else.
+pub(crate) fn branch_of_head(head: &str) -> Option<String> {
+    let head = head.trim();
+    if let Some(r) = head.strip_prefix("ref:") {
+        let r = r.trim();
+        return Some(r.strip_prefix("refs/heads/").unwrap_or(r).to_owned());
+    }
+    head.get(..7).map(|s| format!("detached@{s}"))
+}
+
 /// `logs/git-cache.json`: git facts written by hooks so the statusline never runs git.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]

@@ -1,0 +1,344 @@
+//! The repository's inbox: the agent handoffs (Signals) of every work tree of one git
+//! repository, read as one list (docs/design.md#the-repositorys-inbox).
+//!
+//! Each work tree keeps its own `.forge/` (its sessions, session handoffs, logs, the
+//! pending resume). Its agent handoffs are the repository's: forge writes a new one
+//! into the **home** folder — the main work tree's `.forge/handoffs/` (for a bare
+//! repository, `.forge/handoffs/` in its git folder), which outlives every linked
+//! work tree — and reads those of every work tree's `.forge/handoffs/`, so a Signal
+//! written or copied by hand into one is found from all the others. In a checkout
+//! with no linked work tree, the home is the project's own folder: nothing changes.
+//!
+//! The work trees are the ones git itself records: the main one (the folder that
+//! holds the common git folder `.git`) and each `<common>/worktrees/<name>` whose
+//! `gitdir` names a `.git` file that names that entry back. A `.git` file, a
+//! `gitdir` or a `commondir` can point anywhere (a repository can ship a `.git`
+//! file): a pointer is followed only when the other end points back, the common
+//! folder and its `worktrees/` must be real folders of the user's, every pointer is
+//! read as `store::safe` reads (no FIFO, at most 4 KiB), at most [`MAX_WORKTREES`]
+//! entries are looked at, and each work tree's `.forge/` is used only when it passes
+//! [`Paths::check`]. Anything that does not hold up leaves the project alone with
+//! its own folder, never an error: a work tree removed with `git worktree remove`
+//! (or deleted by hand) is simply not there.
+//!
+//! A project in a sub-folder of its work tree (`<tree>/app/.forge`) shares with the
+//! same sub-folder of every other work tree (`<other>/app/.forge`).
+//!
+//! This is the one place that says which folders a repository's Signals are in
+//! ([`Inbox::of`]); `store::handoffs::repository` lists them, and the status line's
+//! count (`store::handoffs::count_blocked`) caches over the same folders.
+
+use std::path::{Path, PathBuf};
+
+use super::{Paths, safe};
+use crate::model::handoff::entry::{HandoffKind, Origin};
+
+/// The most linked work trees of one repository looked at (the first ones by name).
+pub(crate) const MAX_WORKTREES: usize = 64;
+
+/// The most bytes read of one pointer file (`.git`, `gitdir`, `commondir`, `HEAD`).
+const POINTER_CAP: u64 = 4096;
+
+/// One work tree's project in the repository's inbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Folder {
+    /// Its project: the work tree's root, or the same sub-folder of it as this
+    /// project's (for a bare repository's home: its git folder).
+    pub(crate) paths: Paths,
+    /// The work tree's root (`None`: a bare repository's home, in no work tree).
+    pub(crate) worktree: Option<PathBuf>,
+    /// The git folder whose `HEAD` names the work tree's branch.
+    git_dir: Option<PathBuf>,
+}
+
+impl Folder {
+    /// The work tree's branch now, from its `HEAD` (one capped read).
+    pub(crate) fn branch(&self) -> Option<String> {
+        let head = safe::read_capped(
+            &self.git_dir.as_ref()?.join("HEAD"),
+            POINTER_CAP,
+            safe::Follow::No,
+        )
+        .ok()?;
+        crate::model::session::state::branch_of_head(&String::from_utf8_lossy(&head))
+    }
+
+    /// Where an agent handoff found in this folder came from, when it does not say.
+    pub(crate) fn origin(&self) -> Option<Origin> {
+        Some(Origin {
+            worktree: self.worktree.as_ref()?.display().to_string(),
+            branch: self.branch(),
+        })
+    }
+}
+
+/// Where a project's Signals are: the home forge writes them into, and every folder
+/// they are read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Inbox {
+    /// Where forge writes a new agent handoff.
+    pub(crate) home: Paths,
+    /// Every folder whose agent handoffs are the repository's: this project's first,
+    /// then the home, then the other work trees by name; each once.
+    pub(crate) folders: Vec<Folder>,
+    /// What, when it changes, can change `folders` (this work tree's `.git`, the
+    /// repository's `worktrees/` and each entry's `gitdir`): the status line's cache
+    /// is valid while none of them and none of the folders changed.
+    pub(crate) marks: Vec<Mark>,
+}
+
+/// A file or folder whose change says the list of folders may have changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Mark {
+    /// Its path.
+    pub(crate) path: PathBuf,
+    /// Only its inode counts, not its change time: a `.git` folder, which changes at
+    /// every `git status`.
+    pub(crate) inode_only: bool,
+}
+
+impl Inbox {
+    /// The project alone: no repository, or one forge cannot vouch for.
+    pub(crate) fn alone(paths: &Paths) -> Self {
+        Self {
+            home: paths.clone(),
+            folders: vec![Folder {
+                paths: paths.clone(),
+                worktree: None,
+                git_dir: None,
+            }],
+            marks: Vec::new(),
+        }
+    }
+
+    /// The inbox of the project at `paths` (see the module documentation).
+    pub(crate) fn of(paths: &Paths) -> Self {
+        discover(paths).unwrap_or_else(|| Self::alone(paths))
+    }
+
+    /// The folders other than the project's own.
+    pub(crate) fn others(&self) -> impl Iterator<Item = &Folder> {
+        self.folders.iter().skip(1)
+    }
+
+    /// Where forge writes a new agent handoff, ready: the home when its `.forge/` is
+    /// sound (created, with its `.gitignore`, when missing), else the project's own
+    /// folder (`Err` says why the home was not used, for the error log).
+    pub(crate) fn writable_home(&self, own: &Paths) -> (Paths, Option<String>) {
+        if self.home == *own {
+            return (own.clone(), None);
+        }
+        match self.home.check() {
+            Ok(()) => match self.home.ensure_dirs() {
+                Ok(()) => (self.home.clone(), None),
+                Err(e) => (
+                    own.clone(),
+                    Some(format!(
+                        "creating the repository's inbox {}: {e}",
+                        self.home.handoffs().display()
+                    )),
+                ),
+            },
+            Err(refusal) => (own.clone(), Some(refusal.to_string())),
+        }
+    }
+}
+
+/// The canonical form of `p`, when it exists.
+fn canonical(p: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(p).ok()
+}
+
+/// A pointer file's text, trimmed: a regular file (never through a final link,
+/// never a FIFO), at most [`POINTER_CAP`] bytes, one line.
+fn pointer(path: &Path) -> Option<String> {
+    let bytes = safe::read_capped(path, POINTER_CAP, safe::Follow::No).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    let text = text.trim();
+    (!text.is_empty() && !text.contains(['\n', '\0'])).then(|| text.to_owned())
+}
+
+/// `rel` against `base` unless it is absolute.
+fn against(base: &Path, rel: &str) -> PathBuf {
+    let p = Path::new(rel);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    }
+}
+
+/// The git folder a linked work tree's `.git` file names and its repository's
+/// common folder (both canonical), when every pointer agrees, as `git worktree add`
+/// writes them: the `.git` file says `gitdir: <common>/worktrees/<name>`, that
+/// folder's `commondir` names `<common>`, and its `gitdir` names this very `.git`
+/// file back.
+fn linked(dot_git: &Path) -> Option<(PathBuf, PathBuf)> {
+    let text = pointer(dot_git)?;
+    let named = text.strip_prefix("gitdir:")?.trim();
+    let git_dir = canonical(&against(dot_git.parent()?, named))?;
+    let common = canonical(&against(&git_dir, &pointer(&git_dir.join("commondir"))?))?;
+    if git_dir.parent()? != common.join("worktrees") {
+        return None;
+    }
+    let back = canonical(&against(&git_dir, &pointer(&git_dir.join("gitdir"))?))?;
+    (back == canonical(dot_git)?).then_some((git_dir, common))
+}
+
+/// The work trees of the repository whose common folder is `common`, other than the
+/// main one: each entry of `<common>/worktrees/` (the first [`MAX_WORKTREES`] by
+/// name) whose `gitdir` names a `.git` file that [`linked`] names back. Returns each
+/// work tree's root and git folder, and the entries' `gitdir` files (marks).
+fn linked_trees(common: &Path) -> (Vec<(PathBuf, PathBuf)>, Vec<PathBuf>) {
+    let dir = common.join("worktrees");
+    let Ok(read) = std::fs::read_dir(&dir) else {
+        return (Vec::new(), Vec::new());
+    };
+    let mut names: Vec<_> = read
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.file_name())
+        .take(MAX_WORKTREES * 4)
+        .collect();
+    names.sort();
+    names.truncate(MAX_WORKTREES);
+    let mut trees = Vec::new();
+    let mut marks = Vec::new();
+    for name in names {
+        let entry = dir.join(&name);
+        let gitdir = entry.join("gitdir");
+        marks.push(gitdir.clone());
+        let Some(dot_git) = pointer(&gitdir).map(|t| against(&entry, &t)) else {
+            continue;
+        };
+        let Some(tree) = dot_git.parent().map(Path::to_path_buf) else {
+            continue;
+        };
+        if linked(&dot_git)
+            .is_some_and(|(g, c)| c == common && Some(&g) == canonical(&entry).as_ref())
+        {
+            trees.push((tree, entry));
+        }
+    }
+    (trees, marks)
+}
+
+/// The inbox of a project in a git work tree whose repository forge can vouch for;
+/// `None` otherwise (then the project is alone).
+fn discover(paths: &Paths) -> Option<Inbox> {
+    let root = canonical(&paths.root)?;
+    let top = super::paths::work_tree_root(&root)?.to_path_buf();
+    let rel = root.strip_prefix(&top).ok()?.to_path_buf();
+    let dot_git = top.join(".git");
+    let meta = std::fs::symlink_metadata(&dot_git).ok()?;
+    let (own_git, common) = if meta.is_dir() {
+        // A `.git` folder with a `commondir` of its own is not one git writes.
+        if std::fs::symlink_metadata(dot_git.join("commondir")).is_ok() {
+            return None;
+        }
+        let c = canonical(&dot_git)?;
+        (c.clone(), c)
+    } else if meta.is_file() {
+        linked(&dot_git)?
+    } else {
+        return None;
+    };
+    safe::check_dir(&common).ok()?;
+    let worktrees = common.join("worktrees");
+    safe::check_dir(&worktrees).ok()?;
+    // The main work tree: the folder whose `.git` is the common folder itself.
+    let main = common
+        .file_name()
+        .filter(|n| *n == ".git")
+        .and(common.parent())
+        .filter(|m| {
+            let g = m.join(".git");
+            safe::is_real_dir(&g) && canonical(&g).as_ref() == Some(&common)
+        })
+        .map(Path::to_path_buf);
+    let (linked, mut gitdirs) = linked_trees(&common);
+    let mut marks = vec![
+        Mark {
+            path: dot_git,
+            inode_only: meta.is_dir(),
+        },
+        Mark {
+            path: worktrees,
+            inode_only: false,
+        },
+    ];
+    marks.extend(gitdirs.drain(..).map(|path| Mark {
+        path,
+        inode_only: false,
+    }));
+    let own = Folder {
+        paths: paths.clone(),
+        worktree: Some(top.clone()),
+        git_dir: Some(own_git),
+    };
+    let mut folders = vec![own.clone()];
+    let mut seen = vec![root];
+    let mut add = |folders: &mut Vec<Folder>, folder: Folder| {
+        let key = canonical(&folder.paths.root).unwrap_or_else(|| folder.paths.root.clone());
+        if !seen.contains(&key) {
+            seen.push(key);
+            folders.push(folder);
+        }
+    };
+    let home = match &main {
+        Some(m) => Folder {
+            paths: Paths::new(m.join(&rel)),
+            worktree: Some(m.clone()),
+            git_dir: Some(common.clone()),
+        },
+        // A bare repository: its git folder holds the inbox, for a project at the
+        // root of its work trees (a sub-folder's shares nothing to write into).
+        None if rel.as_os_str().is_empty() => Folder {
+            paths: Paths::new(&common),
+            worktree: None,
+            git_dir: None,
+        },
+        None => own,
+    };
+    let home_paths = if canonical(&home.paths.root) == canonical(&paths.root) {
+        paths.clone()
+    } else {
+        home.paths.clone()
+    };
+    add(&mut folders, home);
+    for (tree, git_dir) in linked {
+        add(
+            &mut folders,
+            Folder {
+                paths: Paths::new(tree.join(&rel)),
+                worktree: Some(tree),
+                git_dir: Some(git_dir),
+            },
+        );
+    }
+    Some(Inbox {
+        home: home_paths,
+        folders,
+        marks,
+    })
+}
+
+/// The file `name` (a handoff's file name) in the repository's inbox: this
+/// project's folder first, then the others in order. `None` when the name is not a
+/// handoff's or no folder has it.
+pub(crate) fn find(paths: &Paths, name: &str) -> Option<PathBuf> {
+    if name.contains(['/', '\\']) || HandoffKind::of_file_name(name).is_none() {
+        return None;
+    }
+    let own = paths.handoffs().join(name);
+    if safe::is_regular(&own) {
+        return Some(own);
+    }
+    Inbox::of(paths)
+        .others()
+        .filter(|f| f.paths.check().is_ok())
+        .map(|f| f.paths.handoffs().join(name))
+        .find(|p| {
+            HandoffKind::of_file_name(name) == Some(HandoffKind::Agent) && safe::is_regular(p)
+        })
+}
