@@ -31,9 +31,7 @@ const COMMAND_BASELINE_DEADLINE: std::time::Duration = std::time::Duration::from
 pub(super) fn session(call: &Call) -> Session {
     Session {
         id: call.wire.session_id.clone(),
-        bridge: call
-            .session_id()
-            .and_then(|s| files::read_bridge(&call.paths, s)),
+        bridge: call.bridge(),
         client_pid: call.env.claude_pid,
     }
 }

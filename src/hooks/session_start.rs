@@ -62,8 +62,40 @@ pub(super) fn run(call: &Call, source: Option<&str>) -> Applied {
             _ => None,
         }),
     };
-    let plan = start::compose(&facts, &blocked, &found, call.wire, now);
+    let mut plan = start::compose(&facts, &blocked, &found, call.wire, now);
+    // Who the session runs as is fixed now, while its tmux pane exists; a compacted
+    // session keeps the reading it compacted from (see `SessionBridge`).
+    if let Some(edit) = plan.bridge.as_mut() {
+        edit.identity = Some(identity(call));
+        edit.compacted = facts.compacted();
+    }
     apply(call, plan, facts.session.bridge).knowing_git(found.git)
+}
+
+/// Who this session runs as and where: `$FORGE_AGENT`, else the tmux session's name
+/// (the name `[agents.<name>]` tables are matched by; asked once, about this very
+/// pane, or the name recorded when the session started), cut to the registry's
+/// bound; its tmux pane and server socket from the hook's `TMUX_PANE` and `TMUX`.
+fn identity(call: &Call) -> crate::model::session::state::Identity {
+    use crate::model::agents::fleet::{MAX_AGENT, is_pane_id};
+    let env = call.env;
+    crate::model::session::state::Identity {
+        agent: env
+            .agent_name()
+            .map(|a| {
+                crate::model::text::sanitize::cut_chars(
+                    &crate::model::text::sanitize::single_line_trimmed(&a),
+                    MAX_AGENT,
+                )
+            })
+            .filter(|a| !a.is_empty()),
+        tmux_pane: env.tmux_pane.clone().filter(|p| env.tmux && is_pane_id(p)),
+        tmux_socket: env
+            .tmux_socket
+            .as_ref()
+            .filter(|_| env.tmux)
+            .and_then(|p| p.to_str().map(str::to_owned)),
+    }
 }
 
 /// Runs the user's `[[on_session_start]]` commands (from their own config only)

@@ -73,12 +73,17 @@ impl Project {
         }
     }
 
-    /// This session's agent: `$FORGE_AGENT`, else the tmux session's name.
+    /// This session's agent: `$FORGE_AGENT`, else the agent its SessionStart
+    /// recorded in its bridge, else the tmux session's name (of this very pane).
     fn agent(&self) -> Option<String> {
         self.agent
             .get_or_init(|| {
-                self.env
-                    .agent_name()
+                let recorded = || {
+                    self.env.forge_agent.is_none().then_some(())?;
+                    files::read_bridge(&self.paths, self.session.as_deref()?)?.agent
+                };
+                recorded()
+                    .or_else(|| self.env.agent_name())
                     .map(|a| crate::model::text::sanitize::single_line_trimmed(&a))
                     .filter(|a| !a.is_empty())
             })

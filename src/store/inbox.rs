@@ -223,9 +223,28 @@ fn linked_trees(common: &Path) -> (Vec<(PathBuf, PathBuf)>, Vec<PathBuf>) {
     (trees, marks)
 }
 
-/// The inbox of a project in a git work tree whose repository forge can vouch for;
-/// `None` otherwise (then the project is alone).
-fn discover(paths: &Paths) -> Option<Inbox> {
+/// Where a project sits in its repository, found as [`discover`] finds it.
+struct Located {
+    /// The project's root, canonical.
+    root: PathBuf,
+    /// The root of the work tree that holds it.
+    top: PathBuf,
+    /// The project's place inside its work tree (empty at the work tree's root).
+    rel: PathBuf,
+    /// The work tree's `.git`, and whether it is a folder (the main work tree's).
+    dot_git: (PathBuf, bool),
+    /// The work tree's own git folder.
+    own_git: PathBuf,
+    /// The repository's common git folder.
+    common: PathBuf,
+    /// The main work tree's root (`None`: a bare repository).
+    main: Option<PathBuf>,
+}
+
+/// The repository of a project in a git work tree forge can vouch for: the work
+/// tree, its git folder, the common folder and the main work tree (see the module
+/// documentation for what is checked). `None` otherwise.
+fn locate(paths: &Paths) -> Option<Located> {
     let root = canonical(&paths.root)?;
     let top = super::paths::work_tree_root(&root)?.to_path_buf();
     let rel = root.strip_prefix(&top).ok()?.to_path_buf();
@@ -244,8 +263,7 @@ fn discover(paths: &Paths) -> Option<Inbox> {
         return None;
     };
     safe::check_dir(&common).ok()?;
-    let worktrees = common.join("worktrees");
-    safe::check_dir(&worktrees).ok()?;
+    safe::check_dir(&common.join("worktrees")).ok()?;
     // The main work tree: the folder whose `.git` is the common folder itself.
     let main = common
         .file_name()
@@ -256,11 +274,48 @@ fn discover(paths: &Paths) -> Option<Inbox> {
             safe::is_real_dir(&g) && canonical(&g).as_ref() == Some(&common)
         })
         .map(Path::to_path_buf);
+    Some(Located {
+        root,
+        top,
+        rel,
+        dot_git: (dot_git, meta.is_dir()),
+        own_git,
+        common,
+        main,
+    })
+}
+
+/// The project of the repository's main work tree that the project at `paths`
+/// shares its inbox with, when the project is in one of its linked work trees (for
+/// a bare repository, its git folder): the repository the fleet views say it
+/// belongs to. `None` in the main work tree, in a checkout without linked work
+/// trees, or outside git. No work tree is listed: a few reads.
+pub(crate) fn repository_root(paths: &Paths) -> Option<PathBuf> {
+    let l = locate(paths)?;
+    if l.dot_git.1 {
+        return None;
+    }
+    Some(l.main.map_or(l.common, |m| m.join(&l.rel)))
+}
+
+/// The inbox of a project in a git work tree whose repository forge can vouch for;
+/// `None` otherwise (then the project is alone).
+fn discover(paths: &Paths) -> Option<Inbox> {
+    let Located {
+        root,
+        top,
+        rel,
+        dot_git: (dot_git, git_is_dir),
+        own_git,
+        common,
+        main,
+    } = locate(paths)?;
+    let worktrees = common.join("worktrees");
     let (linked, mut gitdirs) = linked_trees(&common);
     let mut marks = vec![
         Mark {
             path: dot_git,
-            inode_only: meta.is_dir(),
+            inode_only: git_is_dir,
         },
         Mark {
             path: worktrees,
