@@ -288,6 +288,14 @@ fn a_signal_written_in_one_worktree_reaches_the_other_and_is_resolved_from_there
     assert_eq!(r.status(&r.a)["blocked"], json!([]));
     let start = r.session_start(&r.a, "sess-a2", "alice");
     assert!(!start.contains("Blocked agent signal"), "{start}");
+    // alice's next session is told of bob's answer, once.
+    assert!(
+        start.contains("Signal for alice: task T-7 is partial, from bob, in "),
+        "{start}"
+    );
+    assert!(start.contains("  Answer: Twenty\n"), "{start}");
+    let again = r.session_start(&r.a, "sess-a3", "alice");
+    assert!(!again.contains("Signal for alice"), "{again}");
     // bob's answer, written into the main work tree, outlives work tree B.
     let inbox = r.mcp(&r.a, "alice", "inbox", json!({}));
     assert_eq!(inbox["structuredContent"]["signals"][0]["from"], "bob");

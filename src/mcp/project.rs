@@ -641,30 +641,10 @@ fn inbox_item(h: &HandoffEntry) -> Value {
     })
 }
 
-/// The lines under `### <heading>` of an agent handoff (bullets without their `- `),
-/// up to the next heading; `(none)` is nothing. Each on one line, without control
-/// characters.
+/// The lines under `### <heading>` of an agent handoff, at most a tool's list
+/// ([`crate::model::handoff::signal::section_items`]).
 fn section(text: &str, heading: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut inside = false;
-    for line in text.lines() {
-        let t = line.trim();
-        if let Some(h) = t.strip_prefix("###") {
-            if inside {
-                break;
-            }
-            inside = h.trim().eq_ignore_ascii_case(heading);
-            continue;
-        }
-        if !inside || t.is_empty() {
-            continue;
-        }
-        let item = t.strip_prefix("- ").unwrap_or(t);
-        if item != "(none)" && out.len() < tools::LIST_MAX {
-            out.push(crate::model::text::sanitize::single_line_trimmed(item));
-        }
-    }
-    out
+    crate::model::handoff::signal::section_items(text, heading, tools::LIST_MAX)
 }
 
 #[cfg(test)]

@@ -397,3 +397,56 @@ pub(crate) fn find(paths: &Paths, name: &str) -> Option<PathBuf> {
             HandoffKind::of_file_name(name) == Some(HandoffKind::Agent) && safe::is_regular(p)
         })
 }
+
+/// The most file names an agent's record of the Signals it was told of keeps (the
+/// newest).
+const TOLD_MAX: usize = 500;
+
+/// The record of the Signals addressed to `agent` its sessions' starts were told
+/// of: `logs/inbox-told/<agent>.txt` in the home's `.forge/` (one for the whole
+/// repository, so an agent that moves to another work tree is not told twice), one
+/// file name a line.
+fn told_file(home: &Paths, agent: &str) -> PathBuf {
+    home.logs()
+        .join("inbox-told")
+        .join(format!("{}.txt", super::sanitize_id(agent.trim())))
+}
+
+/// The file names of the Signals `agent` was told of at its sessions' starts.
+pub(crate) fn told(paths: &Paths, agent: &str) -> std::collections::HashSet<String> {
+    let home = Inbox::of(paths).home;
+    let home = if home.check().is_ok() {
+        home
+    } else {
+        paths.clone()
+    };
+    safe::read_capped(&told_file(&home, agent), 64 * 1024, safe::Follow::No)
+        .map(|b| {
+            String::from_utf8_lossy(&b)
+                .lines()
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Adds `names` to what `agent` was told of (the newest [`TOLD_MAX`] kept).
+pub(crate) fn mark_told(paths: &Paths, agent: &str, names: &[String]) -> std::io::Result<()> {
+    if names.is_empty() {
+        return Ok(());
+    }
+    let inbox = Inbox::of(paths);
+    let (home, _) = inbox.writable_home(paths);
+    let file = told_file(&home, agent);
+    let old = safe::read_capped(&file, 64 * 1024, safe::Follow::No).unwrap_or_default();
+    let old = String::from_utf8_lossy(&old);
+    let mut lines: Vec<&str> = old
+        .lines()
+        .filter(|l| !names.iter().any(|n| n == l))
+        .collect();
+    lines.extend(names.iter().map(String::as_str));
+    let skip = lines.len().saturating_sub(TOLD_MAX);
+    let mut text = lines.split_off(skip).join("\n");
+    text.push('\n');
+    super::write_state(&file, text.as_bytes())
+}

@@ -133,6 +133,33 @@ pub(crate) struct AgentHeader {
     pub(crate) branch: Option<String>,
 }
 
+/// The lines under `### <heading>` of an agent handoff (bullets without their `- `),
+/// up to the next heading, at most `max`; `(none)` is nothing. Each on one line,
+/// without control characters: the answer of a resolving Signal is its first
+/// `Findings` item.
+pub(crate) fn section_items(text: &str, heading: &str, max: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(h) = t.strip_prefix("###") {
+            if inside {
+                break;
+            }
+            inside = h.trim().eq_ignore_ascii_case(heading);
+            continue;
+        }
+        if !inside || t.is_empty() {
+            continue;
+        }
+        let item = t.strip_prefix("- ").unwrap_or(t);
+        if item != "(none)" && out.len() < max {
+            out.push(crate::model::text::sanitize::single_line_trimmed(item));
+        }
+    }
+    out
+}
+
 /// Reads the header lines that come before the first `###` section.
 pub(crate) fn parse_header(text: &str) -> AgentHeader {
     let mut h = AgentHeader::default();
