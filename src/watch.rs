@@ -320,6 +320,51 @@ mod tests {
     const F: &str = "/p/.forge";
 
     #[test]
+    fn a_change_in_another_worktrees_inbox_folder_is_a_full_reload() {
+        let others = [PathBuf::from("/wt-b/.forge/handoffs")];
+        let batch =
+            |kind: EventKind, path: &str| -> DebounceEventResult { Ok(vec![ev(kind, &[path])]) };
+        let mut p = Pending::default();
+        p.add_elsewhere(
+            &batch(
+                EventKind::Access(AccessKind::Any),
+                "/wt-b/.forge/handoffs/agent-T-1-20261121-094500.md",
+            ),
+            &others,
+        );
+        p.add_elsewhere(
+            &batch(
+                EventKind::Create(CreateKind::File),
+                "/wt-b/.forge/handoffs/.forge-x.tmp",
+            ),
+            &others,
+        );
+        p.add_elsewhere(
+            &batch(EventKind::Create(CreateKind::File), "/wt-b/src/main.rs"),
+            &others,
+        );
+        assert!(p.is_empty(), "{p:?}");
+        p.add_elsewhere(
+            &batch(
+                EventKind::Create(CreateKind::File),
+                "/wt-b/.forge/handoffs/agent-T-1-20261121-094500.md",
+            ),
+            &others,
+        );
+        assert!(p.full);
+        // Its .forge/ appearing (watched until then) counts too.
+        let mut p = Pending::default();
+        p.add_elsewhere(
+            &batch(
+                EventKind::Create(CreateKind::Folder),
+                "/wt-b/.forge/handoffs",
+            ),
+            &others,
+        );
+        assert!(p.full);
+    }
+
+    #[test]
     fn classify_table() {
         let h = |n: &str| format!("/p/.forge/handoffs/{n}");
         let new_h = h("handoff-20261121-094500.md");

@@ -57,9 +57,11 @@ impl Repo {
         c
     }
 
-    /// `forge status --json` in `dir`.
+    /// `forge status --json` in `dir` (set up or not: it prints the snapshot either
+    /// way).
     fn status(&self, dir: &Path) -> Value {
-        serde_json::from_str(&ok_stdout(self.forge(dir).args(["status", "--json"]))).unwrap()
+        let out = self.forge(dir).args(["status", "--json"]).output().unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
     }
 
     /// One status-line tick of session `sid` in `dir`, at 30 %.
@@ -204,6 +206,16 @@ fn a_signal_written_in_one_worktree_reaches_the_other_and_is_resolved_from_there
         text.contains(&format!("from worktree {} (branch feat-a)", r.a.display())),
         "{text}"
     );
+    // The dashboard lists it blocked, and its preview says where it came from.
+    let frame = ok_stdout(
+        r.forge(&r.b)
+            .args(["tui", "--once", "--width", "160", "--height", "40"]),
+    );
+    assert!(
+        frame.contains("T-7") && frame.contains("blocked"),
+        "{frame}"
+    );
+    assert!(frame.contains("⇄ from worktree"), "{frame}");
     // SessionStart tells bob's next session, with the question.
     let start = r.session_start(&r.b, "sess-b2", "bob");
     assert!(
@@ -302,4 +314,53 @@ fn a_signal_written_in_one_worktree_reaches_the_other_and_is_resolved_from_there
     for dir in [&r.a, &r.p.root] {
         assert_eq!(Repo::errors(dir), "", "{}", dir.display());
     }
+}
+
+#[test]
+fn another_worktrees_folder_is_read_only_when_sound_and_its_links_never() {
+    let r = Repo::new();
+    let fixture =
+        std::fs::read_to_string(common::fixtures().join("handoffs/agent-T-012-20261121-101502.md"))
+            .unwrap();
+    // Work tree B's .forge/ is a link to a folder elsewhere that holds a blocked
+    // Signal: refused, as its own sessions refuse it, so A never reads it.
+    let elsewhere = r.p.dir.path().join("elsewhere/.forge");
+    std::fs::create_dir_all(elsewhere.join("handoffs")).unwrap();
+    std::fs::write(
+        elsewhere.join("handoffs/agent-T-1-20261121-101502.md"),
+        fixture.replace("T-012", "T-1"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&elsewhere, r.b.join(".forge")).unwrap();
+    // Work tree A's own folder holds a link named like a Signal: never followed.
+    std::fs::create_dir_all(r.a.join(".forge/handoffs")).unwrap();
+    std::os::unix::fs::symlink(
+        elsewhere.join("handoffs/agent-T-1-20261121-101502.md"),
+        r.a.join(".forge/handoffs/agent-T-2-20261121-101502.md"),
+    )
+    .unwrap();
+    // The main work tree's inbox: writable from A, read from B.
+    let status = r.status(&r.p.root);
+    assert_eq!(status["blocked"], json!([]), "{status:#}");
+    let line = r.statusline(&r.p.root, "sess-main");
+    assert!(!line.contains('⚑'), "{line}");
+    // A Signal written from A lands in the main work tree and is seen from there.
+    ok_stdout(r.forge(&r.a).args([
+        "signal",
+        "--from",
+        "a",
+        "--to",
+        "m",
+        "--task",
+        "T-3",
+        "--status",
+        "blocked",
+        "--question",
+        "ok?",
+    ]));
+    let status = r.status(&r.p.root);
+    let blocked: Vec<String> = serde_json::from_value(status["blocked"].clone()).unwrap();
+    assert_eq!(blocked.len(), 1, "{status:#}");
+    assert!(blocked[0].starts_with("agent-T-3-"), "{status:#}");
+    assert_eq!(Repo::errors(&r.p.root), "");
 }

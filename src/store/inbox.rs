@@ -450,3 +450,207 @@ pub(crate) fn mark_told(paths: &Paths, agent: &str, names: &[String]) -> std::io
     text.push('\n');
     super::write_state(&file, text.as_bytes())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git::tests::git;
+
+    /// A repository `main` with one commit, in a fresh temp folder (canonical).
+    fn repo() -> (tempfile::TempDir, PathBuf) {
+        let t = tempfile::tempdir().unwrap();
+        let main = t.path().canonicalize().unwrap().join("main");
+        std::fs::create_dir_all(&main).unwrap();
+        git(&main, &["init", "-q", "-b", "main"]);
+        git(&main, &["commit", "-q", "--allow-empty", "-m", "one"]);
+        (t, main)
+    }
+
+    fn add(main: &Path, wt: &Path, branch: &str) {
+        git(
+            main,
+            &["worktree", "add", "-q", "-b", branch, wt.to_str().unwrap()],
+        );
+    }
+
+    fn roots(inbox: &Inbox) -> Vec<PathBuf> {
+        inbox.folders.iter().map(|f| f.paths.root.clone()).collect()
+    }
+
+    #[test]
+    fn every_worktree_of_a_repository_is_one_inbox_written_in_the_main_one() {
+        let (t, main) = repo();
+        // One checkout: the project alone, its own folder the home.
+        let alone = Inbox::of(&Paths::new(&main));
+        assert_eq!(roots(&alone), [main.clone()]);
+        assert_eq!(alone.home, Paths::new(&main));
+        let (a, b) = (t.path().join("wt-a"), t.path().join("wt-b"));
+        add(&main, &a, "feat-a");
+        add(&main, &b, "feat-b");
+        let (a, b) = (a.canonicalize().unwrap(), b.canonicalize().unwrap());
+        // From a linked work tree: itself first, then the main one (the home), then
+        // the others by name.
+        let inbox = Inbox::of(&Paths::new(&b));
+        assert_eq!(roots(&inbox), [b.clone(), main.clone(), a.clone()]);
+        assert_eq!(inbox.home, Paths::new(&main));
+        assert_eq!(inbox.folders[0].branch().as_deref(), Some("feat-b"));
+        assert_eq!(inbox.folders[1].branch().as_deref(), Some("main"));
+        assert_eq!(inbox.folders[2].branch().as_deref(), Some("feat-a"));
+        assert_eq!(repository_root(&Paths::new(&b)), Some(main.clone()));
+        assert_eq!(repository_root(&Paths::new(&main)), None);
+        // From the main one: itself (the home), then the linked ones.
+        let from_main = Inbox::of(&Paths::new(&main));
+        assert_eq!(roots(&from_main), [main.clone(), a.clone(), b.clone()]);
+        // What can change the list: this `.git`, `worktrees/`, each entry's gitdir.
+        let marks: Vec<_> = inbox.marks.iter().map(|m| m.path.clone()).collect();
+        assert_eq!(
+            marks,
+            [
+                b.join(".git"),
+                main.join(".git/worktrees"),
+                main.join(".git/worktrees/wt-a/gitdir"),
+                main.join(".git/worktrees/wt-b/gitdir"),
+            ]
+        );
+        assert!(
+            from_main.marks[0].inode_only,
+            "a .git folder: its inode only"
+        );
+        // A project in a sub-folder shares with the same sub-folder of the others.
+        for d in [&main, &a, &b] {
+            std::fs::create_dir_all(d.join("app/.forge")).unwrap();
+        }
+        let sub = Inbox::of(&Paths::new(a.join("app")));
+        assert_eq!(
+            roots(&sub),
+            [a.join("app"), main.join("app"), b.join("app")]
+        );
+        assert_eq!(sub.home, Paths::new(main.join("app")));
+        // A work tree removed: simply not there.
+        git(&main, &["worktree", "remove", b.to_str().unwrap()]);
+        assert_eq!(
+            roots(&Inbox::of(&Paths::new(&a))),
+            [a.clone(), main.clone()]
+        );
+        // Deleted by hand (not yet pruned): not there either.
+        std::fs::remove_dir_all(&a).unwrap();
+        assert_eq!(roots(&Inbox::of(&Paths::new(&main))), [main.clone()]);
+    }
+
+    #[test]
+    fn a_bare_repositorys_inbox_is_in_its_git_folder() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        let (src, bare) = (base.join("src"), base.join("repo.git"));
+        std::fs::create_dir_all(&src).unwrap();
+        git(&src, &["init", "-q", "-b", "main"]);
+        git(&src, &["commit", "-q", "--allow-empty", "-m", "one"]);
+        git(
+            &base,
+            &[
+                "clone",
+                "-q",
+                "--bare",
+                src.to_str().unwrap(),
+                bare.to_str().unwrap(),
+            ],
+        );
+        let wt = base.join("wt");
+        add(&bare, &wt, "feat");
+        let inbox = Inbox::of(&Paths::new(&wt));
+        assert_eq!(roots(&inbox), [wt.clone(), bare.clone()]);
+        assert_eq!(inbox.home, Paths::new(&bare));
+        assert_eq!(repository_root(&Paths::new(&wt)), Some(bare));
+    }
+
+    #[test]
+    fn a_pointer_that_does_not_point_back_is_not_followed() {
+        let (t, main) = repo();
+        let a = t.path().canonicalize().unwrap().join("wt-a");
+        add(&main, &a, "feat-a");
+        // A shipped folder whose `.git` file names main's worktree entry: the entry
+        // names wt-a back, not it, so it is alone.
+        let intruder = t.path().canonicalize().unwrap().join("intruder");
+        std::fs::create_dir_all(&intruder).unwrap();
+        std::fs::write(
+            intruder.join(".git"),
+            format!("gitdir: {}\n", main.join(".git/worktrees/wt-a").display()),
+        )
+        .unwrap();
+        assert_eq!(
+            roots(&Inbox::of(&Paths::new(&intruder))),
+            [intruder.clone()]
+        );
+        // A fake repository it ships itself, whose worktree entry names a real
+        // project's `.git`: that project does not name the fake back, so it is not
+        // read, and the fake's own home is not the real project.
+        let fake = intruder.join("fake");
+        std::fs::create_dir_all(fake.join("objects")).unwrap();
+        std::fs::create_dir_all(fake.join("refs")).unwrap();
+        std::fs::create_dir_all(fake.join("worktrees/me")).unwrap();
+        std::fs::create_dir_all(fake.join("worktrees/victim")).unwrap();
+        std::fs::write(fake.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(fake.join("worktrees/me/HEAD"), "ref: refs/heads/x\n").unwrap();
+        std::fs::write(fake.join("worktrees/me/commondir"), "../..\n").unwrap();
+        std::fs::write(
+            fake.join("worktrees/me/gitdir"),
+            format!("{}\n", intruder.join(".git").display()),
+        )
+        .unwrap();
+        std::fs::write(
+            fake.join("worktrees/victim/gitdir"),
+            format!("{}\n", a.join(".git").display()),
+        )
+        .unwrap();
+        std::fs::write(
+            intruder.join(".git"),
+            format!("gitdir: {}\n", fake.join("worktrees/me").display()),
+        )
+        .unwrap();
+        let inbox = Inbox::of(&Paths::new(&intruder));
+        assert!(!roots(&inbox).contains(&a), "{:?}", roots(&inbox));
+        assert!(!roots(&inbox).contains(&main), "{:?}", roots(&inbox));
+        // A FIFO where a pointer is read is never waited on: the entry is skipped.
+        let fifo = main.join(".git/worktrees/wt-a/gitdir");
+        std::fs::remove_file(&fifo).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let started = std::time::Instant::now();
+        assert_eq!(roots(&Inbox::of(&Paths::new(&main))), [main.clone()]);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        // A `.git` that is a link, or a `.git` folder with a commondir of its own:
+        // alone.
+        let odd = t.path().canonicalize().unwrap().join("odd");
+        std::fs::create_dir_all(odd.join(".git")).unwrap();
+        std::fs::write(odd.join(".git/commondir"), "../main/.git\n").unwrap();
+        assert_eq!(roots(&Inbox::of(&Paths::new(&odd))), [odd.clone()]);
+    }
+
+    #[test]
+    fn at_most_max_worktrees_are_looked_at() {
+        let (t, main) = repo();
+        let base = t.path().canonicalize().unwrap();
+        // Entries beyond the cap (made by hand, no git needed): only the first ones
+        // by name are read.
+        for i in 0..MAX_WORKTREES + 5 {
+            let entry = main.join(format!(".git/worktrees/w{i:03}"));
+            std::fs::create_dir_all(&entry).unwrap();
+            std::fs::write(
+                entry.join("gitdir"),
+                format!("{}/w{i:03}/.git\n", base.display()),
+            )
+            .unwrap();
+        }
+        let inbox = Inbox::of(&Paths::new(&main));
+        // None of them points back (no such work trees), and no more than the cap
+        // were looked at.
+        assert_eq!(roots(&inbox), [main.clone()]);
+        assert_eq!(inbox.marks.len(), 2 + MAX_WORKTREES);
+    }
+}
