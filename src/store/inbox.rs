@@ -452,6 +452,10 @@ pub(crate) fn mark_told(paths: &Paths, agent: &str, names: &[String]) -> std::io
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::cloned_ref_to_slice_refs,
+    reason = "the expected folder lists read best as lists of paths"
+)]
 mod tests {
     use super::*;
     use crate::git::tests::git;
