@@ -53,65 +53,100 @@ fn wake(log: &std::path::Path, trigger: &str, n: usize) -> String {
     .unwrap_or_else(|| panic!("{trigger} #{n}: {:#?}", wake_messages(log)))
 }
 
-#[test]
-fn wake_messages_name_the_agent_the_session_started_as_its_block_and_its_server() {
-    if !Tmux::here() {
-        return;
+/// A tmux server of two sessions — the agent "rev" and "keep" — and a project whose
+/// `[notify]` orchestrator logs each message (and the `FORGE_AGENT` it ran with);
+/// the session "rev-session" started in rev's pane.
+struct Fleet {
+    p: TestProject,
+    tmux: Tmux,
+    pane: String,
+    socket: String,
+    log: std::path::PathBuf,
+}
+
+impl Fleet {
+    fn start() -> Option<Self> {
+        if !Tmux::here() {
+            return None;
+        }
+        let p = TestProject::new();
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let mut tmux = Tmux::server(
+            format!("forge-wake-{}-{nanos}", std::process::id()),
+            "rev",
+            false,
+        );
+        tmux.open(80, 24, "sleep 600").unwrap();
+        tmux.run(&["new-session", "-d", "-s", "keep", "sleep 600"]);
+        let pane = tmux
+            .run(&["display-message", "-p", "-t", "rev", "#{pane_id}"])
+            .trim()
+            .to_owned();
+        let socket = tmux.socket_path().unwrap().display().to_string();
+        let log = p.dir.path().join("wake.log");
+        let script = p.dir.path().join("orchestrator.sh");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\nfor last; do :; done\nprintf '%s\\n---\\n' \"$last\" >> '{log}'\n\
+                 printf '%s\\n' \"$FORGE_AGENT\" >> '{log}.agent'\n",
+                log = log.display()
+            ),
+        )
+        .unwrap();
+        user_config(
+            &p,
+            &format!(
+                "[notify]\ncommand = [\"sh\", \"{}\"]\nevents = [\"stop\", \"session_end\"]\n",
+                script.display()
+            ),
+        );
+        let f = Self {
+            p,
+            tmux,
+            pane,
+            socket,
+            log,
+        };
+        f.hook("SessionStart", json!({"source": "startup"}));
+        Some(f)
     }
-    let p = TestProject::new();
-    // A tmux server of two sessions: the agent "rev", and "keep".
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let mut tmux = Tmux::server(
-        format!("forge-wake-{}-{nanos}", std::process::id()),
-        "rev",
-        false,
-    );
-    tmux.open(80, 24, "sleep 600").unwrap();
-    tmux.run(&["new-session", "-d", "-s", "keep", "sleep 600"]);
-    let pane = tmux
-        .run(&["display-message", "-p", "-t", "rev", "#{pane_id}"])
-        .trim()
-        .to_owned();
-    let socket = tmux.socket_path().unwrap().display().to_string();
-    // The orchestrator: each message (and the FORGE_AGENT it ran with) logged.
-    let log = p.dir.path().join("wake.log");
-    let script = p.dir.path().join("orchestrator.sh");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\nfor last; do :; done\nprintf '%s\\n---\\n' \"$last\" >> '{log}'\n\
-             printf '%s\\n' \"$FORGE_AGENT\" >> '{log}.agent'\n",
-            log = log.display()
-        ),
-    )
-    .unwrap();
-    user_config(
-        &p,
-        &format!(
-            "[notify]\ncommand = [\"sh\", \"{}\"]\nevents = [\"stop\", \"session_end\"]\n",
-            script.display()
-        ),
-    );
 
-    // The session starts in rev's pane: its agent is fixed now.
-    hook(
-        &p,
-        &socket,
-        &pane,
-        "SessionStart",
-        json!({"source": "startup"}),
-    );
+    fn hook(&self, event: &str, extra: serde_json::Value) {
+        hook(&self.p, &self.socket, &self.pane, event, extra);
+    }
+}
+
+#[test]
+fn after_kill_session_of_one_of_two_tmux_sessions_the_message_names_the_agent_it_started_as() {
+    let Some(f) = Fleet::start() else { return };
+    // The session of rev is killed; the server lives on with "keep", which tmux
+    // names when asked about rev's pane now.
+    f.tmux.run(&["kill-session", "-t", "rev"]);
+    f.hook("SessionEnd", json!({"reason": "other"}));
+    let end = wake(&f.log, "session_end", 1);
+    assert!(end.contains("agent: rev\n"), "{end}");
+    assert!(!end.contains("keep"), "{end}");
+    let agents = std::fs::read_to_string(f.log.with_extension("log.agent")).unwrap();
+    assert!(agents.lines().all(|a| a == "rev"), "{agents:?}");
+    // It was fixed at the start, in the bridge, with its pane and server.
     let bridge: serde_json::Value =
-        serde_json::from_str(&p.read(".forge/logs/sessions/rev-session.json")).unwrap();
+        serde_json::from_str(&f.p.read(".forge/logs/sessions/rev-session.json")).unwrap();
     assert_eq!(bridge["agent"], "rev", "{bridge:#}");
-    assert_eq!(bridge["tmux_pane"], pane.as_str());
-    assert_eq!(bridge["tmux_socket"], socket.as_str());
+    assert_eq!(bridge["tmux_pane"], f.pane.as_str());
+    assert_eq!(bridge["tmux_socket"], f.socket.as_str());
+    // Nothing names the other session as the agent, the fleet registry neither.
+    let reg = std::fs::read_to_string(f.p.registry()).unwrap();
+    assert!(!reg.contains("keep"), "{reg}");
+}
 
-    // rev blocks on lead, then its turn ends: the message says on whom and what.
-    ok_stdout(p.forge().args([
+#[test]
+fn the_message_after_an_agent_blocks_says_on_whom_and_what() {
+    let Some(f) = Fleet::start() else { return };
+    ok_stdout(f.p.forge().args([
         "signal",
         "--from",
         "rev",
@@ -124,14 +159,8 @@ fn wake_messages_name_the_agent_the_session_started_as_its_block_and_its_server(
         "--question",
         "Ship it behind a flag?",
     ]));
-    hook(
-        &p,
-        &socket,
-        &pane,
-        "Stop",
-        json!({"stop_hook_active": false}),
-    );
-    let stop = wake(&log, "response_complete", 1);
+    f.hook("Stop", json!({"stop_hook_active": false}));
+    let stop = wake(&f.log, "response_complete", 1);
     assert!(stop.contains("agent: rev\n"), "{stop}");
     assert!(
         stop.contains("state: idle\nblocked_on: lead (task T-3)\n"),
@@ -151,43 +180,42 @@ fn wake_messages_name_the_agent_the_session_started_as_its_block_and_its_server(
         stop.contains("- answer for lead: forge signal resolve T-3 --from lead --answer"),
         "{stop}"
     );
-    // What to type into the session names its own server.
+    // Answered: the next message is not blocked any more.
+    ok_stdout(
+        f.p.forge()
+            .args(["signal", "resolve", "T-3", "--answer", "yes"]),
+    );
+    f.hook("Stop", json!({"stop_hook_active": false}));
+    let stop = wake(&f.log, "response_complete", 2);
+    assert!(!stop.contains("blocked_on"), "{stop}");
+}
+
+#[test]
+fn the_send_keys_advice_names_the_sessions_own_tmux_server() {
+    let Some(f) = Fleet::start() else { return };
+    f.hook("Stop", json!({"stop_hook_active": false}));
+    let stop = wake(&f.log, "response_complete", 1);
+    assert!(stop.contains("tmux: rev:0.0\n"), "{stop}");
     assert!(
         stop.contains(&format!(
-            "- type into the session: tmux -S {socket} send-keys -t rev:0.0 '/compact' Enter"
+            "- type into the session: tmux -S {} send-keys -t rev:0.0 '/compact' Enter",
+            f.socket
         )),
         "{stop}"
     );
-
     // The fleet's row says who and where, as the fleet list shows it.
     let fleet: serde_json::Value =
-        serde_json::from_str(&ok_stdout(p.forge().args(["status", "--all", "--json"]))).unwrap();
+        serde_json::from_str(&ok_stdout(f.p.forge().args(["status", "--all", "--json"]))).unwrap();
     let row = &fleet["rows"][0];
     assert_eq!(row["agent"], "rev", "{fleet:#}");
-    assert_eq!(row["tmux"]["pane"], pane.as_str(), "{fleet:#}");
-    assert_eq!(row["tmux"]["socket"], socket.as_str(), "{fleet:#}");
+    assert_eq!(row["tmux"]["pane"], f.pane.as_str(), "{fleet:#}");
+    assert_eq!(row["tmux"]["socket"], f.socket.as_str(), "{fleet:#}");
     assert_eq!(
         row["tmux"]["attach"],
-        format!("tmux -S {socket} attach -t {pane}"),
+        format!("tmux -S {} attach -t {}", f.socket, f.pane),
         "{fleet:#}"
     );
-    assert_eq!(row["worktree"], p.root.display().to_string());
-    assert_eq!(row["repository"], p.root.display().to_string());
+    assert_eq!(row["worktree"], f.p.root.display().to_string());
+    assert_eq!(row["repository"], f.p.root.display().to_string());
     assert_eq!(row["branch"], "main");
-
-    // The session of rev is killed; the server lives on with "keep".
-    tmux.run(&["kill-session", "-t", "rev"]);
-    hook(&p, &socket, &pane, "SessionEnd", json!({"reason": "other"}));
-    let end = wake(&log, "session_end", 1);
-    assert!(end.contains("agent: rev\n"), "{end}");
-    assert!(!end.contains("keep"), "{end}");
-    assert!(
-        !end.contains("blocked_on"),
-        "an ended session waits for nobody: {end}"
-    );
-    let agents = std::fs::read_to_string(log.with_extension("log.agent")).unwrap();
-    assert!(agents.lines().all(|a| a == "rev"), "{agents:?}");
-    // Nothing names the other session as the agent, the registry neither.
-    let reg = std::fs::read_to_string(p.registry()).unwrap();
-    assert!(!reg.contains("keep"), "{reg}");
 }
