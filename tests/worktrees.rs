@@ -364,3 +364,57 @@ fn another_worktrees_folder_is_read_only_when_sound_and_its_links_never() {
     assert!(blocked[0].starts_with("agent-T-3-"), "{status:#}");
     assert_eq!(Repo::errors(&r.p.root), "");
 }
+
+#[test]
+fn a_linked_worktrees_sessions_handoffs_and_payloads_stay_its_own() {
+    let r = Repo::new();
+    let payload = r.p.dir.path().join("start-payload.json");
+    common::user_config(
+        &r.p,
+        &format!(
+            "[[on_session_start]]\ncommand = \"cat > '{}'\"\n",
+            payload.display()
+        ),
+    );
+    // herdctl's session_start payload: the work tree's own path.
+    r.session_start(&r.a, "sess-a", "alice");
+    let sent: Value = serde_json::from_str(&std::fs::read_to_string(&payload).unwrap()).unwrap();
+    assert_eq!(
+        sent["session"]["worktree_path"],
+        r.a.display().to_string(),
+        "{sent:#}"
+    );
+    assert_eq!(
+        sent["session"]["working_directory"],
+        r.a.display().to_string()
+    );
+    // A Signal from B, then a session handoff in A: the handoff is A's own, and its
+    // open Signals say where the Signal is.
+    ok_stdout(r.forge(&r.b).args([
+        "signal",
+        "--from",
+        "bob",
+        "--to",
+        "alice",
+        "--task",
+        "T-5",
+        "--status",
+        "blocked",
+        "--question",
+        "Which?",
+    ]));
+    let out = ok_stdout(r.forge(&r.a).arg("handoff"));
+    let handoff = PathBuf::from(out.trim());
+    assert_eq!(handoff.parent().unwrap(), r.a.join(".forge/handoffs"));
+    let text = std::fs::read_to_string(&handoff).unwrap();
+    assert!(
+        text.contains(&format!(
+            "- blocked: task T-5 (bob→alice) in {}/.forge/handoffs/agent-T-5-",
+            r.p.root.display()
+        )),
+        "{text}"
+    );
+    // The main work tree's .forge/ holds the repository's inbox, and no session of A.
+    assert!(!r.p.root.join(".forge/logs/sessions/sess-a.json").exists());
+    assert!(r.a.join(".forge/logs/sessions/sess-a.json").exists());
+}

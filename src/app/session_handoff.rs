@@ -74,10 +74,15 @@ pub(crate) fn open_signals(paths: &Paths) -> Vec<OpenSignal> {
                 .and_then(SignalParse::signal)
                 .map(|s| s.open_questions.clone())
                 .unwrap_or_default();
+            let here = h.path.parent() == Some(paths.handoffs().as_path());
             Some(OpenSignal {
                 task: h.task().map(str::to_owned),
                 route: h.route(),
-                file_name: h.file_name,
+                file_name: if here {
+                    h.file_name
+                } else {
+                    h.path.display().to_string()
+                },
                 status,
                 questions,
             })
