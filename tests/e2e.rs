@@ -1039,8 +1039,10 @@ fn wake_messages_across_an_auto_compaction_and_after_exit() {
     let stops = wait_wakes(&log, "response_complete", 4);
     // In tmux: the pane, and what to type into it.
     assert!(stops[0].contains("tmux: e2e:0.0\n"), "{}", stops[0]);
+    // On the session's own server: `-S` its socket (the harness's private one).
     assert!(
-        stops[0].contains("tmux send-keys -t e2e:0.0"),
+        stops[0].contains(" send-keys -t e2e:0.0")
+            && stops[0].contains("- type into the session: tmux -S /"),
         "{}",
         stops[0]
     );
