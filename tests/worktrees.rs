@@ -418,3 +418,51 @@ fn a_linked_worktrees_sessions_handoffs_and_payloads_stay_its_own() {
     assert!(!r.p.root.join(".forge/logs/sessions/sess-a.json").exists());
     assert!(r.a.join(".forge/logs/sessions/sess-a.json").exists());
 }
+
+#[test]
+fn pruning_the_main_worktree_keeps_the_answer_to_another_worktrees_question() {
+    let r = Repo::new();
+    let fixture =
+        std::fs::read_to_string(common::fixtures().join("handoffs/agent-T-012-20261121-101502.md"))
+            .unwrap();
+    let stamp = |days: i64| {
+        (chrono::Utc::now() - chrono::Duration::days(days))
+            .format("%Y%m%d-%H%M%S")
+            .to_string()
+    };
+    // A question written by hand in B's own folder, answered in the main work tree's
+    // inbox; both old.
+    std::fs::create_dir_all(r.b.join(".forge/handoffs")).unwrap();
+    std::fs::write(
+        r.b.join(format!(".forge/handoffs/agent-T-9-{}.md", stamp(60))),
+        fixture.replace("T-012", "T-9"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(r.p.root.join(".forge/handoffs")).unwrap();
+    let answer =
+        r.p.root
+            .join(format!(".forge/handoffs/agent-T-9-{}.md", stamp(50)));
+    std::fs::write(
+        &answer,
+        fixture
+            .replace("T-012", "T-9")
+            .replace("\"blocked\"", "\"complete\"")
+            .replace("\"blocking\": true", "\"blocking\": false"),
+    )
+    .unwrap();
+    assert_eq!(r.status(&r.b)["blocked"], json!([]));
+    let out = ok_stdout(r.forge(&r.p.root).args([
+        "handoff",
+        "prune",
+        "--older-than",
+        "30d",
+        "--keep",
+        "0",
+    ]));
+    assert!(answer.exists(), "{out}");
+    assert!(
+        out.contains("the answer to a blocked Signal of another work tree"),
+        "{out}"
+    );
+    assert_eq!(r.status(&r.b)["blocked"], json!([]), "still answered");
+}

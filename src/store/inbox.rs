@@ -123,7 +123,7 @@ impl Inbox {
 
     /// Where forge writes a new agent handoff, ready: the home when its `.forge/` is
     /// sound (created, with its `.gitignore`, when missing), else the project's own
-    /// folder (`Err` says why the home was not used, for the error log).
+    /// folder, with why the home was not used (for the error log).
     pub(crate) fn writable_home(&self, own: &Paths) -> (Paths, Option<String>) {
         if self.home == *own {
             return (own.clone(), None);

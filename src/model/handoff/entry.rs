@@ -732,6 +732,9 @@ pub(crate) enum KeptBecause {
     Blocked,
     /// The pending resume.
     Pending,
+    /// The Signal that resolves a blocked one kept in another work tree's folder
+    /// (the repository's inbox): without it that question would be open again.
+    Answers,
 }
 
 impl KeptBecause {
@@ -740,6 +743,7 @@ impl KeptBecause {
         match self {
             Self::Blocked => "an unresolved blocked Signal",
             Self::Pending => "the pending resume",
+            Self::Answers => "the answer to a blocked Signal of another work tree",
         }
     }
 }
