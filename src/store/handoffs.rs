@@ -810,6 +810,80 @@ mod tests {
     }
 
     #[test]
+    fn the_count_is_of_every_worktree_and_a_change_in_any_is_seen() {
+        use crate::git::tests::git;
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        let main = base.join("main");
+        std::fs::create_dir_all(&main).unwrap();
+        git(&main, &["init", "-q", "-b", "main"]);
+        git(&main, &["commit", "-q", "--allow-empty", "-m", "one"]);
+        let wt = base.join("wt");
+        git(
+            &main,
+            &["worktree", "add", "-q", "-b", "b", wt.to_str().unwrap()],
+        );
+        let (here, there) = (Paths::new(&wt), Paths::new(&main));
+        std::fs::create_dir_all(here.logs()).unwrap();
+        std::fs::create_dir_all(there.handoffs()).unwrap();
+        let fixture = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/handoffs/agent-T-012-20261121-101502.md"),
+        )
+        .unwrap();
+        let put = |dir: &Paths, task: &str| {
+            std::fs::write(
+                dir.handoffs()
+                    .join(format!("agent-{task}-20261121-101502.md")),
+                fixture.replace("T-012", task),
+            )
+            .unwrap();
+        };
+        put(&there, "T-1");
+        let now = SystemTime::now;
+        let later = || now() + SIGNAL_RACY + Duration::from_secs(1);
+        assert_eq!(count_blocked(&here, now()), 1, "the main work tree's inbox");
+        assert_eq!(count_blocked(&here, later()), 1, "rebuilt");
+        // Served from the head alone now: a forged answer shows it.
+        let cache = here.logs().join(SIGNAL_CACHE);
+        let text = std::fs::read_to_string(&cache).unwrap();
+        assert!(
+            text.contains(&format!(
+                "folders {} {}\n",
+                encode_path(&here.handoffs()),
+                encode_path(&there.handoffs())
+            )),
+            "{text}"
+        );
+        let (first, rest) = text.split_once('\n').unwrap();
+        std::fs::write(
+            &cache,
+            format!("{} 9\n{rest}", first.rsplit_once(' ').unwrap().0),
+        )
+        .unwrap();
+        assert_eq!(count_blocked(&here, later()), 9);
+        // A file added in the other folder changes its change time: counted at once.
+        put(&there, "T-2");
+        assert_eq!(count_blocked(&here, later()), 2);
+        // So is a new work tree (the repository's worktrees/ changed) with its own.
+        let wt2 = base.join("wt2");
+        git(
+            &main,
+            &["worktree", "add", "-q", "-b", "c", wt2.to_str().unwrap()],
+        );
+        let third = Paths::new(&wt2);
+        std::fs::create_dir_all(third.handoffs()).unwrap();
+        put(&third, "T-3");
+        assert_eq!(count_blocked(&here, later()), 3);
+        // And its removal.
+        git(
+            &main,
+            &["worktree", "remove", "--force", wt2.to_str().unwrap()],
+        );
+        assert_eq!(count_blocked(&here, later()), 2);
+    }
+
+    #[test]
     fn a_later_signal_of_the_task_resolves_the_count_also_from_the_cache() {
         let t = tempfile::tempdir().unwrap();
         let paths = Paths::new(t.path());
