@@ -14,8 +14,9 @@
 #
 # Targets: one work tree costs what it did (forge / floor as bench-statusline.sh
 # finds it: ≤ 1.5×; with BASELINE=/path/to/an/older/forge that forge is timed in
-# the same run on the same repository, for the "no cost" comparison), and ten work
-# trees ≤ 1.2× one.
+# the same run on a copy of the same repository — a copy, since the two would
+# otherwise rewrite each other's Signal cache, whose format changed — for the "no
+# cost" comparison), and ten work trees ≤ 1.2× one.
 #
 # Usage: scripts/bench-statusline-worktrees.sh [RUNS]   (default 300 runs per cell)
 set -euo pipefail
@@ -78,6 +79,7 @@ ONE="$WORK/one"
 TEN="$WORK/ten"
 make_repo "$ONE"
 make_repo "$TEN"
+[ -n "${BASELINE:-}" ] && make_repo "$WORK/base"
 for n in $(seq 1 9); do
   (cd "$TEN" && git worktree add -q -b "wt$n" "$WORK/ten-wt$n")
   mkdir -p "$WORK/ten-wt$n/.forge/handoffs"
@@ -96,18 +98,20 @@ payload() { # $1 project folder -> stdout
 payload "$ONE" > "$WORK/p-one.json"
 payload "$TEN" > "$WORK/p-ten.json"
 payload "$LINKED" > "$WORK/p-linked.json"
-for p in one ten linked; do
-  dir=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['cwd'])" "$WORK/p-$p.json")
-  (cd "$dir" && printf '{"session_id":"bench","cwd":"%s","hook_event_name":"Stop","stop_hook_active":false}' "$dir" |
-    "$FORGE" hook Stop >/dev/null)
-done
+payload "$WORK/base" > "$WORK/p-base.json"
+stop() { # $1 forge, $2 folder
+  (cd "$2" && printf '{"session_id":"bench","cwd":"%s","hook_event_name":"Stop","stop_hook_active":false}' "$2" |
+    "$1" hook Stop >/dev/null)
+}
+for dir in "$ONE" "$TEN" "$LINKED"; do stop "$FORGE" "$dir"; done
+[ -n "${BASELINE:-}" ] && stop "$WORK/bin/forge-baseline" "$WORK/base"
 sleep 3
 for p in one ten linked; do
   "$FORGE" statusline < "$WORK/p-$p.json" > "$WORK/line-$p.txt"
 done
 if [ -n "${BASELINE:-}" ]; then
-  BASE_CMD=(::: "<$WORK/p-one.json" "$WORK/bin/forge-baseline" statusline)
-  "$WORK/bin/forge-baseline" statusline < "$WORK/p-one.json" > /dev/null
+  BASE_CMD=(::: "<$WORK/p-base.json" "$WORK/bin/forge-baseline" statusline)
+  "$WORK/bin/forge-baseline" statusline < "$WORK/p-base.json" > /dev/null
 fi
 
 cd "$ONE"
