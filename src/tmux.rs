@@ -53,6 +53,23 @@ pub(crate) fn ask(
 }
 
 impl Env {
+    /// Where this process runs in tmux, from its environment alone: its pane (`%N`,
+    /// `$TMUX_PANE`) and the server's socket (the first part of `$TMUX`); both
+    /// `None` outside tmux.
+    pub(crate) fn tmux_place(&self) -> (Option<String>, Option<String>) {
+        if !self.tmux {
+            return (None, None);
+        }
+        (
+            self.tmux_pane
+                .clone()
+                .filter(|p| crate::model::agents::fleet::is_pane_id(p)),
+            self.tmux_socket
+                .as_ref()
+                .and_then(|p| p.to_str().map(str::to_owned)),
+        )
+    }
+
     /// The agent this process runs as, for `[agents.<name>]` settings: `$FORGE_AGENT`,
     /// else the name of the tmux session this process's pane (`$TMUX_PANE`) is in
     /// (inside tmux; one `tmux display-message`, at most 500 ms, once per process —

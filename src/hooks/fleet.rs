@@ -79,18 +79,7 @@ pub(super) fn register(
     row.agent = bridge
         .and_then(|b| b.agent.clone())
         .or_else(|| call.env.forge_agent.clone());
-    if call.env.tmux {
-        row.tmux_pane = call
-            .env
-            .tmux_pane
-            .clone()
-            .filter(|p| crate::model::agents::fleet::is_pane_id(p));
-        row.tmux_socket = call
-            .env
-            .tmux_socket
-            .as_ref()
-            .and_then(|p| p.to_str().map(str::to_owned));
-    }
+    (row.tmux_pane, row.tmux_socket) = call.env.tmux_place();
     if row.tmux_pane.is_none()
         && let Some(b) = bridge
     {

@@ -175,10 +175,8 @@ pub(super) fn send(
         blocked: blocked_on(call, agent.as_deref(), kind),
         tmux_socket: call
             .env
-            .tmux_socket
-            .as_ref()
-            .filter(|_| call.env.tmux)
-            .and_then(|p| p.to_str().map(str::to_owned))
+            .tmux_place()
+            .1
             .or_else(|| bridge.and_then(|b| b.tmux_socket.clone())),
         agent,
         tmux,

@@ -150,24 +150,20 @@ fn writer(call: &Call, id: String) -> start::Writer {
 /// pane, or the name recorded when the session started), cut to the registry's
 /// bound; its tmux pane and server socket from the hook's `TMUX_PANE` and `TMUX`.
 fn identity(call: &Call) -> crate::model::session::state::Identity {
-    use crate::model::agents::fleet::{MAX_AGENT, is_pane_id};
-    let env = call.env;
+    let (tmux_pane, tmux_socket) = call.env.tmux_place();
     crate::model::session::state::Identity {
-        agent: env
+        agent: call
+            .env
             .agent_name()
             .map(|a| {
                 crate::model::text::sanitize::cut_chars(
                     &crate::model::text::sanitize::single_line_trimmed(&a),
-                    MAX_AGENT,
+                    crate::model::agents::fleet::MAX_AGENT,
                 )
             })
             .filter(|a| !a.is_empty()),
-        tmux_pane: env.tmux_pane.clone().filter(|p| env.tmux && is_pane_id(p)),
-        tmux_socket: env
-            .tmux_socket
-            .as_ref()
-            .filter(|_| env.tmux)
-            .and_then(|p| p.to_str().map(str::to_owned)),
+        tmux_pane,
+        tmux_socket,
     }
 }
 
