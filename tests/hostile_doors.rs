@@ -1,0 +1,146 @@
+//! The doors an attack review of the landed build found open (issue "21 of 24", its
+//! "Open doors" table). Each test builds the hostile tree of one row — what a
+//! cloned repository, a tarball or a shared folder can ship — runs the real binary on
+//! it, and checks that forge did not act on it; each also checks that what *you*
+//! configured still happens, so a test cannot pass by forge doing nothing at all.
+//! Every one of them failed on the build before that issue (`FORGE_TEST_BIN` runs
+//! them against another binary).
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use common::{TestProject, git, ok_stdout};
+use serde_json::Value;
+
+/// An executable shell script at `path` that appends `name` to `mark` (and, for a
+/// filter, passes its input through).
+fn planted_program(path: &Path, name: &str, mark: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        path,
+        format!("#!/bin/sh\necho {name} >> '{}'\ncat\n", mark.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn marks(mark: &Path) -> String {
+    std::fs::read_to_string(mark).unwrap_or_default()
+}
+
+/// A tree whose index is past the size from which forge asks the `git` binary
+/// rather than libgit2.
+fn large_tree(p: &TestProject) {
+    for i in 0..2500 {
+        p.write(&format!("src/m{:02}/f{i}.rs", i / 400), &format!("{i:05}"));
+    }
+    git(&p.root, &["add", "-A"]);
+    git(&p.root, &["commit", "-qm", "a large tree"]);
+}
+
+/// Row 1: the repository's `.git/config` (a shipped `.git/`: a tarball, a zip, a
+/// shared folder) says `core.worktree = ../sub`, and `sub/` is a nested repository
+/// whose own config names a filter. forge judged the outer configuration (no
+/// filter), then ran `git -C sub status`, and git, finding `sub/.git`, read the
+/// nested configuration and ran its filter on every changed file. Now git reads
+/// exactly the repository forge judged (`--git-dir` and `--work-tree` on its command
+/// line), under `hook Stop` and under `forge status`.
+#[test]
+fn row1_a_core_worktree_into_a_nested_repository_never_runs_its_filter() {
+    let p = TestProject::new();
+    large_tree(&p);
+    let mark = p.dir.path().join("filter-ran");
+    let filter = p.dir.path().join("filter.sh");
+    planted_program(&filter, "filter", &mark);
+    let sub = p.root.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    git(&sub, &["init", "-q", "-b", "main"]);
+    p.write("sub/.gitattributes", "* filter=x\n");
+    for i in 0..3 {
+        p.write(&format!("sub/g{i}.txt"), &format!("{i:05}"));
+    }
+    git(&sub, &["add", "-A"]);
+    git(&sub, &["commit", "-qm", "nested"]);
+    git(
+        &sub,
+        &["config", "filter.x.clean", filter.to_str().unwrap()],
+    );
+    // Edited to the same size: git must hash them, through the filter.
+    for i in 0..3 {
+        p.write(&format!("sub/g{i}.txt"), &format!("{:05}", i + 90000));
+    }
+    git(&p.root, &["config", "core.worktree", "../sub"]);
+    std::fs::create_dir_all(p.forge_dir().join("logs")).unwrap();
+
+    let out = p
+        .forge()
+        .args(["hook", "Stop"])
+        .write_stdin(p.payload("hooks/Stop.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(marks(&mark), "", "hook Stop's git ran the nested filter");
+    let status = ok_stdout(p.forge().arg("status"));
+    assert_eq!(marks(&mark), "", "forge status's git ran the nested filter");
+    // Still counted: the outer repository's files are gone from its work tree
+    // (`sub/`), and the nested repository's edits are untracked files of it.
+    let cache: Value = serde_json::from_str(&p.read(".forge/logs/git-cache.json")).unwrap();
+    assert!(
+        cache["uncommitted_changes"].as_u64().unwrap() >= 2500,
+        "{cache}"
+    );
+    assert!(status.contains("main"), "{status}");
+}
+
+/// Row 1, the environment's side: variables that move which configuration git reads
+/// (a project's `.claude/settings.json` can set a session's environment, which the
+/// hooks inherit). `GIT_CONFIG_GLOBAL`, `GIT_CONFIG_COUNT` entries and a relative
+/// `XDG_CONFIG_HOME` made git read a repository's file as *your* configuration, which
+/// the verdict leaves to you; now a `git` child of forge gets none of them.
+#[test]
+fn row1_git_variables_that_move_its_configuration_never_reach_forges_git() {
+    let p = TestProject::new();
+    large_tree(&p);
+    let mark = p.dir.path().join("filter-ran");
+    let filter = p.dir.path().join("filter.sh");
+    planted_program(&filter, "filter", &mark);
+    p.write(".gitattributes", "* filter=x\n");
+    let cfg = format!("[filter \"x\"]\n\tclean = {}\n", filter.display());
+    p.write("team.gitconfig", &cfg);
+    p.write("git/config", &cfg);
+    for i in [0, 1, 2] {
+        p.write(&format!("src/m00/f{i}.rs"), &format!("{:05}", i + 90000));
+    }
+    std::fs::create_dir_all(p.forge_dir().join("logs")).unwrap();
+    let cases: [&[(&str, &str)]; 3] = [
+        &[("GIT_CONFIG_GLOBAL", "team.gitconfig")],
+        &[
+            ("GIT_CONFIG_COUNT", "1"),
+            ("GIT_CONFIG_KEY_0", "filter.x.clean"),
+            ("GIT_CONFIG_VALUE_0", filter.to_str().unwrap()),
+        ],
+        &[("XDG_CONFIG_HOME", ".")],
+    ];
+    for vars in cases {
+        let out = p
+            .forge()
+            .args(["hook", "Stop"])
+            .envs(vars.iter().copied())
+            .write_stdin(p.payload("hooks/Stop.json"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(
+            marks(&mark),
+            "",
+            "forge's git ran the filter under {vars:?}"
+        );
+        let cache: Value = serde_json::from_str(&p.read(".forge/logs/git-cache.json")).unwrap();
+        // The three edits, .gitattributes, team.gitconfig and git/.
+        assert_eq!(cache["uncommitted_changes"], 6, "{vars:?}: {cache}");
+    }
+}
