@@ -12,8 +12,9 @@ mod common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
-use common::{TestProject, git, ok_stdout};
+use common::{TestProject, git, ok_stdout, sh_quote, statusline, user_config, wait_until};
 use serde_json::Value;
 
 /// An executable shell script at `path` that appends `name` to `mark` (and, for a
@@ -143,4 +144,66 @@ fn row1_git_variables_that_move_its_configuration_never_reach_forges_git() {
         // The three edits, .gitattributes, team.gitconfig and git/.
         assert_eq!(cache["uncommitted_changes"], 6, "{vars:?}: {cache}");
     }
+}
+
+fn commits(p: &TestProject) -> usize {
+    let out = std::process::Command::new("git")
+        .args(["rev-list", "--count", "HEAD"])
+        .current_dir(&p.root)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
+/// Row 2: a shipped `.forge/config.toml` sets the context levels and the handoff
+/// threshold, which counted as display-only: `warn = 1, critical = 2, emergency = 3`
+/// made *your own* `L2 = ["wip_commit"]` commit at 5 %, and `handoff_threshold = 2`
+/// ran *your own* `[[on_threshold]]` command at 5 %. Now those values change what
+/// the status line shows, and your steps wait on your own values until you trust the
+/// file.
+#[test]
+fn row2_shipped_levels_never_decide_when_your_own_steps_run() {
+    let p = TestProject::new();
+    git(&p.root, &["config", "user.name", "You"]);
+    git(&p.root, &["config", "user.email", "you@example.com"]);
+    let mark = p.dir.path().join("hook-ran");
+    user_config(
+        &p,
+        &format!(
+            "[ladder]\nL2 = [\"wip_commit\"]\nprotected_branches = []\n\
+             [[on_threshold]]\ncommand = \"echo ran >> {}\"\n",
+            sh_quote(&mark)
+        ),
+    );
+    p.write(
+        ".forge/config.toml",
+        "[context]\nwarn = 1\ncritical = 2\nemergency = 3\nhandoff_threshold = 2\n",
+    );
+    std::fs::write(p.root.join("README.md"), "# your work in progress\n").unwrap();
+    let before = commits(&p);
+
+    let line = statusline(&p, 5);
+    // What it shows, it may: the warning at its own threshold.
+    assert!(line.contains("⚠ CTX 5%"), "{line}");
+    // The detached children would commit and run the hook within a second or two.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while commits(&p) == before && marks(&mark).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(commits(&p), before, "your L2 committed at 5 %");
+    assert_eq!(marks(&mark), "", "your [[on_threshold]] command ran at 5 %");
+    assert!(p.session_handoffs().is_empty(), "a handoff at 5 %");
+    // At your own values they run: the hook and the handoff at 70, L2 at 85.
+    statusline(&p, 72);
+    wait_until("your [[on_threshold]] command", || !marks(&mark).is_empty());
+    wait_until("the threshold handoff", || p.session_handoffs().len() == 1);
+    assert_eq!(commits(&p), before, "L2 before 85 %");
+    statusline(&p, 86);
+    wait_until("your L2's WIP commit", || commits(&p) == before + 1);
+    // Said, with the command that makes them decide.
+    let status = ok_stdout(p.forge().args(["trust", "--status"]));
+    assert!(
+        status.contains("context.warn = 1") && status.contains("when your ladder's L1 actions run"),
+        "{status}"
+    );
 }

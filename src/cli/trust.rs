@@ -81,7 +81,9 @@ fn read_file(paths: &Paths) -> anyhow::Result<FileFacts> {
         };
     let mut table: toml::Table =
         toml::from_str(&text).map_err(|e| anyhow!("{}: not valid TOML: {e}", path.display()))?;
-    let acting = config::take_acting(&mut table);
+    let mut acting = config::take_acting(&mut table);
+    acting.extend(config::gating(&table));
+    acting.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(FileFacts {
         sha256: Some(content_hash(text.as_bytes())),
         text: Some(text),
@@ -97,7 +99,7 @@ fn describe(key: &str, value: &toml::Value) -> String {
         None => key,
     };
     let what = config::key_side(base)
-        .filter(|k| k.side == Side::Acts)
+        .filter(|k| matches!(k.side, Side::Acts | Side::Gates))
         .map_or("", |k| k.what);
     format!("  {key} = {value}\n      {what}\n")
 }
