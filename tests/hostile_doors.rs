@@ -207,3 +207,82 @@ fn row2_shipped_levels_never_decide_when_your_own_steps_run() {
         "{status}"
     );
 }
+
+/// This build (or `FORGE_TEST_BIN`'s) as `forge` in the test's own absolute PATH
+/// folder, as an installed forge is found.
+fn forge_on_path(p: &TestProject) {
+    std::fs::create_dir_all(p.bin_dir()).unwrap();
+    let bin = std::env::var_os("FORGE_TEST_BIN").map_or_else(
+        || env!("CARGO_BIN_EXE_forge").into(),
+        std::path::PathBuf::from,
+    );
+    std::os::unix::fs::symlink(bin, p.bin_dir().join("forge")).unwrap();
+}
+
+/// Row 3, `forge init`'s side: the entries it writes with the bare name `forge` (so
+/// a committed file works on every machine) were `command -v forge … && exec forge
+/// hook E`, and with a relative `PATH` entry first the repository's own `./forge`
+/// ran on every event and tick (Claude Code runs hooks and the status line in the
+/// project folder). Now each entry runs only a `forge` found in an absolute folder
+/// of `PATH` — the hooks, the status line and the wrapped status line.
+#[test]
+fn row3_init_entries_never_run_a_forge_from_a_relative_path_entry() {
+    let p = TestProject::new();
+    forge_on_path(&p);
+    let mark = p.dir.path().join("planted-ran");
+    planted_program(&p.root.join("forge"), "planted", &mark);
+    p.write(
+        ".claude/settings.json",
+        "{\"statusLine\": {\"type\": \"command\", \"command\": \"echo theirs\"}}\n",
+    );
+    ok_stdout(p.forge().args(["init", "--wrap-statusline"]));
+    let settings: Value = serde_json::from_str(&p.read(".claude/settings.json")).unwrap();
+    let path = format!(".:{}:/usr/local/bin:/usr/bin:/bin", p.bin_dir().display());
+    let run = |command: &str, stdin: String| {
+        let out = assert_cmd::Command::new("bash")
+            .args(["-c", command])
+            .current_dir(&p.root)
+            .env("PATH", &path)
+            .env("HOME", &p.home)
+            .env("XDG_CONFIG_HOME", &p.xdg)
+            .env("XDG_STATE_HOME", p.state())
+            .write_stdin(stdin)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{command}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for (event, fixture) in [
+        ("SessionStart", "hooks/SessionStart-startup.json"),
+        ("Stop", "hooks/Stop.json"),
+    ] {
+        let command = settings["hooks"][event][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap();
+        run(command, p.payload(fixture));
+        assert_eq!(marks(&mark), "", "the repository's ./forge ran for {event}");
+    }
+    let line = run(
+        settings["statusLine"]["command"].as_str().unwrap(),
+        p.payload("statusline/used-74.json"),
+    );
+    assert_eq!(
+        marks(&mark),
+        "",
+        "the repository's ./forge ran the status line"
+    );
+    // Your forge ran each time: both events recorded, the line composed.
+    let events = p.read(".forge/logs/events.jsonl");
+    assert!(
+        events.contains("\"SessionStart\"") && events.contains("\"Stop\""),
+        "{events}"
+    );
+    assert!(line.contains("theirs") && line.contains("74%"), "{line}");
+    // Without a forge in an absolute folder, the fallback: nothing runs, exit 0.
+    std::fs::remove_file(p.bin_dir().join("forge")).unwrap();
+    let command = settings["hooks"]["Stop"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    run(command, p.payload("hooks/Stop.json"));
+    assert_eq!(marks(&mark), "");
+}
