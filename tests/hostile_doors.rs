@@ -286,3 +286,50 @@ fn row3_init_entries_never_run_a_forge_from_a_relative_path_entry() {
     run(command, p.payload("hooks/Stop.json"));
     assert_eq!(marks(&mark), "");
 }
+
+/// Whether process `pid` still exists (a zombie counts: nobody reaped it).
+fn alive(pid: i32) -> bool {
+    rustix::process::Pid::from_raw(pid)
+        .is_some_and(|p| rustix::process::test_kill_process(p).is_ok())
+}
+
+/// Row 5: a wrapped status line's descendant that leaves its process group
+/// (`setsid`) outlived forge: the group kill at the deadline missed it, and so did
+/// forge's return when the command exited at once. Now forge is the subreaper of the
+/// wrapped command's tree while it runs and kills what is left of it when it returns:
+/// whether the command ends at once or holds its output past the deadline.
+#[test]
+fn row5_a_wrapped_status_lines_setsid_child_never_outlives_forge() {
+    let p = TestProject::new();
+    for (case, tail) in [
+        // The child lets go of the line's output: forge returns at once.
+        ("returns at once", ">/dev/null 2>&1"),
+        // The child holds the line's output: forge gives up at the 2 s deadline.
+        ("held past the deadline", ""),
+    ] {
+        let pidfile = p.dir.path().join(format!("setsid-{}.pid", case.len()));
+        let command = format!(
+            "setsid sh -c 'echo $$ > {}; exec sleep 30' {tail} & sleep 0.3; echo theirs",
+            sh_quote(&pidfile)
+        );
+        let line = ok_stdout(
+            p.forge()
+                .args(["statusline", "--wrap", &command])
+                .write_stdin(p.payload("statusline/used-74.json")),
+        );
+        assert!(line.contains("74%"), "{case}: {line}");
+        let pid: i32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let gone = !alive(pid);
+        if !gone {
+            let _ = rustix::process::kill_process(
+                rustix::process::Pid::from_raw(pid).unwrap(),
+                rustix::process::Signal::KILL,
+            );
+        }
+        assert!(gone, "{case}: the setsid child {pid} outlived forge");
+    }
+}
