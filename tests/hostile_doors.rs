@@ -333,3 +333,42 @@ fn row5_a_wrapped_status_lines_setsid_child_never_outlives_forge() {
         assert!(gone, "{case}: the setsid child {pid} outlived forge");
     }
 }
+
+/// Row 6: `forge init` on a settings file with a key twice re-serialised the whole
+/// file: the duplicates collapsed, `\u` escapes were decoded, a 30-digit integer
+/// became `1.2345678901234568e+29`, and `--uninstall` did not give it back. Now such
+/// a file is refused like invalid JSON, naming the key, and nothing is written; a
+/// file without duplicates keeps its numbers and escapes byte for byte, through
+/// init and `--uninstall`.
+#[test]
+fn row6_init_never_rewrites_a_settings_file_it_cannot_keep() {
+    let p = TestProject::new();
+    forge_on_path(&p);
+    let twice = "{\n  \"model\": \"opus\",\n  \"cleanupPeriodDays\": 123456789012345678901234567890,\n  \
+                 \"env\": {\"GREETING\": \"caf\\u00e9\"},\n  \"model\": \"sonnet\"\n}\n";
+    let path = p.write(".claude/settings.json", twice);
+    for args in [&["init"][..], &["init", "--uninstall"][..]] {
+        let out = p.forge().args(args).output().unwrap();
+        assert_ne!(out.status.code(), Some(0), "{args:?} accepted a key twice");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("\"model\" is there twice"), "{args:?}: {err}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            twice,
+            "{args:?} wrote"
+        );
+    }
+    // Without the duplicate: init keeps every byte of it it does not change, and
+    // --uninstall gives the file back as it was.
+    let once = "{\n  \"cleanupPeriodDays\": 123456789012345678901234567890,\n  \
+                \"env\": {\"GREETING\": \"caf\\u00e9\"}\n}\n";
+    std::fs::write(&path, once).unwrap();
+    ok_stdout(p.forge().arg("init"));
+    let wired = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        wired.contains("123456789012345678901234567890") && wired.contains("caf\\u00e9"),
+        "{wired}"
+    );
+    ok_stdout(p.forge().args(["init", "--uninstall"]));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), once);
+}

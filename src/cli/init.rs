@@ -418,14 +418,24 @@ fn plan_settings(args: &InitArgs, target: &Target, env: &Env) -> anyhow::Result<
         })?,
     };
     let shape_error = |e: settings::ShapeError| anyhow!("{}: {e}", path.display());
+    let unedited = |e: json_edit::Unedited| {
+        anyhow!(
+            "{}: {e}; fix it or move it away, then run `forge init` again (nothing was changed)",
+            path.display()
+        )
+    };
     let (outcome, new_text) = if args.uninstall {
         let outcome = settings::uninstall(&old_value, Emptied::Remove).map_err(shape_error)?;
         let new_text = uninstalled_text(args, target, old_text.as_deref(), &old_value, &outcome)
-            .map_err(shape_error)?;
+            .map_err(|e| match e {
+                Unkept::Shape(e) => shape_error(e),
+                Unkept::Text(e) => unedited(e),
+            })?;
         (outcome, new_text)
     } else {
         let outcome = install(args, target, env, &old_value).map_err(shape_error)?;
-        let new_text = json_edit::apply(old_text.as_deref().unwrap_or(""), &outcome.settings);
+        let new_text = json_edit::apply(old_text.as_deref().unwrap_or(""), &outcome.settings)
+            .map_err(unedited)?;
         (outcome, new_text)
     };
     Ok(SettingsPlan {
@@ -472,6 +482,14 @@ fn install(
     )
 }
 
+/// Why [`uninstalled_text`] has no text.
+enum Unkept {
+    /// The settings are not in the shape Claude Code reads.
+    Shape(settings::ShapeError),
+    /// The text cannot be edited without losing part of it.
+    Text(json_edit::Unedited),
+}
+
 /// The settings text once forge's entries are out (`outcome`).
 ///
 /// An event list or `hooks` object that only forge's entries filled is removed
@@ -484,24 +502,26 @@ fn uninstalled_text(
     old_text: Option<&str>,
     old_value: &Value,
     outcome: &Outcome,
-) -> Result<String, settings::ShapeError> {
+) -> Result<String, Unkept> {
     let edit = |value: &Value| json_edit::apply(old_text.unwrap_or(""), value);
     let project = (!args.user).then_some(&target.paths);
     for before in backup_texts(&target.settings_path, project) {
         let Ok(before_value) = serde_json::from_str::<Value>(&before) else {
             continue;
         };
-        let kept = settings::uninstall(old_value, Emptied::KeepAsIn(&before_value))?;
+        let kept = settings::uninstall(old_value, Emptied::KeepAsIn(&before_value))
+            .map_err(Unkept::Shape)?;
         // A wrapped status line given back: with or without the refresh interval it
         // has now (the person's own, or forge's).
         let with_interval = settings::with_refresh_interval_of(&kept.settings, old_value);
         if [&kept.settings, &with_interval].iter().any(|candidate| {
-            !json_edit::same(candidate, &outcome.settings) && edit(candidate) == before
+            !json_edit::same(candidate, &outcome.settings)
+                && edit(candidate).is_ok_and(|t| t == before)
         }) {
             return Ok(before);
         }
     }
-    Ok(edit(&outcome.settings))
+    edit(&outcome.settings).map_err(Unkept::Text)
 }
 
 /// The settings file's change, if it changes: `--uninstall --local` takes away the
