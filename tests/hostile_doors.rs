@@ -389,8 +389,10 @@ fn row7_y_copies_a_shipped_handoffs_path_quoted_for_a_shell() {
         std::fs::read_to_string(common::fixtures().join("handoffs/agent-T-012-20261121-101502.md"))
             .unwrap();
     p.write(&format!(".forge/handoffs/{name}"), &fixture);
-    let bin = std::env::var_os("FORGE_TEST_BIN")
-        .map_or_else(|| env!("CARGO_BIN_EXE_forge").into(), std::path::PathBuf::from);
+    let bin = std::env::var_os("FORGE_TEST_BIN").map_or_else(
+        || env!("CARGO_BIN_EXE_forge").into(),
+        std::path::PathBuf::from,
+    );
     let command = format!(
         "cd {} && env -u CLAUDE_PROJECT_DIR HOME={} XDG_CONFIG_HOME={} XDG_STATE_HOME= NO_COLOR=1 {} tui",
         sh_quote(&p.root),
@@ -411,4 +413,44 @@ fn row7_y_copies_a_shipped_handoffs_path_quoted_for_a_shell() {
         "the clipboard got the path unquoted"
     );
     tmux.keys(&["q"]);
+}
+
+/// Row 8: the agent name (`FORGE_AGENT`, else the tmux session's name) picks which
+/// of *your own* `[[agents.X.on_session_start]]` commands run: whoever names a
+/// session `deployer` on a shared tmux server runs your deployer's commands in it.
+/// That is how it works (shown here); docs/security.md now says so, and what it
+/// means on a shared tmux server.
+#[test]
+fn row8_the_agent_name_picks_your_own_agent_commands_and_the_docs_say_so() {
+    let p = TestProject::new();
+    user_config(
+        &p,
+        "[[agents.deployer.on_session_start]]\ncommand = \"echo DEPLOYER-CONTEXT\"\n",
+    );
+    let start = |agent: Option<&str>| {
+        let mut cmd = p.forge();
+        if let Some(a) = agent {
+            cmd.env("FORGE_AGENT", a);
+        }
+        ok_stdout(
+            cmd.args(["hook", "SessionStart"])
+                .write_stdin(p.payload("hooks/SessionStart-startup.json")),
+        )
+    };
+    assert!(start(Some("deployer")).contains("DEPLOYER-CONTEXT"));
+    assert!(!start(Some("builder")).contains("DEPLOYER-CONTEXT"));
+    assert!(!start(None).contains("DEPLOYER-CONTEXT"));
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/security.md"))
+            .unwrap();
+    let flat = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    for said in [
+        "## Who you are: the agent name",
+        "`$FORGE_AGENT`, else the name of the tmux session",
+        "makes forge run *your* `[[agents.deployer.on_session_start]]` commands",
+        "On a tmux server of your own that is you. On a **shared tmux server**",
+        "`$FORGE_AGENT` wins over the tmux session name",
+    ] {
+        assert!(flat.contains(said), "docs/security.md does not say: {said}");
+    }
 }
