@@ -111,8 +111,14 @@ impl Program {
     }
 }
 
-/// The line `forge init` adds to `.gitignore`.
-const IGNORE_LINE: &str = ".forge/";
+/// The lines `forge init` adds to `.gitignore`: everything in `.forge/` but the
+/// project's config, which a team may commit (`.forge/` itself would keep git from
+/// looking inside, and `!.forge/config.toml` could not bring it back).
+const IGNORE_LINES: &str = ".forge/*\n!.forge/config.toml\n";
+
+/// The line earlier versions added, which `forge init` replaces with
+/// [`IGNORE_LINES`].
+const OLD_IGNORE_LINE: &str = ".forge/";
 
 /// The personal settings file (`--local`), relative to the project root.
 const LOCAL_SETTINGS: &str = ".claude/settings.local.json";
@@ -382,6 +388,17 @@ fn plan(args: &InitArgs, target: &Target, env: &Env) -> anyhow::Result<Plan> {
                 path: ignore_path,
                 old: ignore_old,
                 new: Some(new),
+                backup: false,
+            });
+        }
+        // `.forge/.gitignore` as earlier versions wrote it ignored the config too.
+        let inner = paths.forge_dir().join(".gitignore");
+        let inner_old = target.read(&inner)?;
+        if inner_old.as_deref() == Some(store::paths::OLD_FORGE_GITIGNORE) {
+            plan.changes.push(FileChange {
+                path: inner,
+                old: inner_old,
+                new: Some(store::paths::FORGE_GITIGNORE.to_owned()),
                 backup: false,
             });
         }
@@ -1079,25 +1096,41 @@ fn is_unguarded(words: &[String]) -> bool {
     settings::forge_role(words).is_some() && !settings::is_guarded(words)
 }
 
-/// The `.gitignore` text with `.forge/` added, or `None` when it is already ignored.
+/// The `.gitignore` text with [`IGNORE_LINES`] added (in place of the `.forge/`
+/// line earlier versions wrote), or `None` when `.forge/` is already ignored
+/// another way the person wrote, or as forge writes it now.
 pub(crate) fn with_ignore_line(old: Option<&str>) -> Option<String> {
-    let listed = old.is_some_and(|t| {
-        t.lines().map(str::trim).any(|l| {
-            matches!(
-                l,
-                ".forge" | ".forge/" | "/.forge" | "/.forge/" | ".forge/*" | "/.forge/*"
-            )
-        })
-    });
-    if listed {
+    let text = old.unwrap_or("");
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    if lines.contains(&"!.forge/config.toml") {
         return None;
     }
-    let mut text = old.unwrap_or("").to_owned();
+    if lines.contains(&OLD_IGNORE_LINE) {
+        // Forge's own line from before: the same rule, with the config let through.
+        let mut out = String::with_capacity(text.len() + IGNORE_LINES.len());
+        for line in text.split_inclusive('\n') {
+            if line.trim() == OLD_IGNORE_LINE {
+                out.push_str(IGNORE_LINES);
+            } else {
+                out.push_str(line);
+            }
+        }
+        return Some(out);
+    }
+    let own = lines.iter().any(|l| {
+        matches!(
+            *l,
+            ".forge" | "/.forge" | "/.forge/" | ".forge/*" | "/.forge/*"
+        )
+    });
+    if own {
+        return None;
+    }
+    let mut text = text.to_owned();
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
-    text.push_str(IGNORE_LINE);
-    text.push('\n');
+    text.push_str(IGNORE_LINES);
     Some(text)
 }
 
@@ -1365,10 +1398,13 @@ fn forge_dir_is_pristine(paths: &Paths) -> bool {
                 .map(|mut r| r.next().is_none())
                 .unwrap_or(false),
             Some(".gitignore") if meta.is_file() => {
-                store::safe::read_to_string_whole(&path, 4096, store::safe::Follow::No)
-                    .ok()
-                    .as_deref()
-                    == Some(store::paths::FORGE_GITIGNORE)
+                let text =
+                    store::safe::read_to_string_whole(&path, 4096, store::safe::Follow::No).ok();
+                [
+                    store::paths::FORGE_GITIGNORE,
+                    store::paths::OLD_FORGE_GITIGNORE,
+                ]
+                .contains(&text.as_deref().unwrap_or_default())
             }
             _ => false,
         };
@@ -1444,6 +1480,8 @@ fn project_paths_touched(
     ];
     if !args.uninstall && !args.local {
         v.push((paths.root.join(".gitignore"), Want::File));
+        v.push((paths.forge_dir(), Want::Dir));
+        v.push((paths.forge_dir().join(".gitignore"), Want::File));
     }
     if args.plugin {
         // --plugin reads both project settings files (which still run forge's hooks).
@@ -1484,15 +1522,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn gitignore_line_added_once() {
-        assert_eq!(with_ignore_line(None).as_deref(), Some(".forge/\n"));
+    fn gitignore_lines_added_once_letting_the_config_through() {
+        assert_eq!(
+            with_ignore_line(None).as_deref(),
+            Some(".forge/*\n!.forge/config.toml\n")
+        );
         assert_eq!(
             with_ignore_line(Some("target")).as_deref(),
-            Some("target\n.forge/\n")
+            Some("target\n.forge/*\n!.forge/config.toml\n")
         );
+        // The person's own rule is theirs.
         assert_eq!(with_ignore_line(Some("target\n/.forge\n")), None);
         let once = with_ignore_line(Some("a\n")).unwrap();
         assert_eq!(with_ignore_line(Some(&once)), None);
+        // The line earlier versions wrote becomes the pair, where it was.
+        assert_eq!(
+            with_ignore_line(Some("target/\n.forge/\nnode_modules/\n")).as_deref(),
+            Some("target/\n.forge/*\n!.forge/config.toml\nnode_modules/\n")
+        );
     }
 
     #[test]
