@@ -84,6 +84,64 @@ pub(crate) fn open_checked(dir: &Path) -> Result<Option<Repository>, Refusal> {
     Ok(Repository::discover(dir).ok().filter(|r| !r.is_bare()))
 }
 
+/// The key `forge trust` keeps a project's trust under: the project's folder as it
+/// is in the repository's *main* work tree, so that trust given once covers every
+/// work tree of the repository (`git worktree add`) while the file's content is the
+/// same. For a linked work tree that is the main work tree's root (the folder of the
+/// common git folder, `…/.git`) joined with where the project sits in this work
+/// tree; for the main work tree, a folder outside git, or anything forge cannot
+/// follow, the project's own canonical root (so the key of a main work tree is the
+/// one trust records had before).
+///
+/// A linked work tree counts only as `git worktree add` makes one: a `.git` *file*
+/// naming a folder in the common git folder's `worktrees/`, whose `gitdir` file
+/// names this work tree's `.git` back. A repository cannot ship that pointing into
+/// another repository of yours, so no folder borrows the trust of one it is not a
+/// work tree of. Cheap: a few `stat`s and three small reads, only for a project
+/// file that waits for trust.
+pub(crate) fn trust_key(root: &Path) -> Option<String> {
+    let canonical = std::fs::canonicalize(root).ok()?;
+    let own = || canonical.clone().into_os_string().into_string().ok();
+    let Ok(Some(layout)) = guard::locate(&canonical) else {
+        return own();
+    };
+    let (Some(work_dir), Ok(git_dir), Ok(common)) = (
+        layout.work_dir.as_deref(),
+        std::fs::canonicalize(&layout.git_dir),
+        std::fs::canonicalize(&layout.common_dir),
+    ) else {
+        return own();
+    };
+    if git_dir == common {
+        return own();
+    }
+    let dot_git = work_dir.join(".git");
+    let back = crate::store::safe::read_capped(
+        &git_dir.join("gitdir"),
+        4096,
+        crate::store::safe::Follow::No,
+    )
+    .ok()
+    .map(|b| PathBuf::from(String::from_utf8_lossy(&b).trim()));
+    let linked = crate::store::safe::is_regular(&dot_git)
+        && git_dir.parent() == Some(common.join("worktrees").as_path())
+        && back
+            .and_then(|b| std::fs::canonicalize(b).ok())
+            .is_some_and(|b| std::fs::canonicalize(&dot_git).is_ok_and(|d| d == b));
+    let main = match (linked, common.file_name()) {
+        (true, Some(name)) if name == ".git" => common.parent()?.to_path_buf(),
+        (true, _) => common,
+        (false, _) => return own(),
+    };
+    let inside = canonical.strip_prefix(work_dir).ok()?;
+    let key = if inside.as_os_str().is_empty() {
+        main
+    } else {
+        main.join(inside)
+    };
+    key.into_os_string().into_string().ok()
+}
+
 /// The branch name of HEAD, with detached and unborn HEADs handled.
 pub(crate) fn branch(repo: &Repository) -> Option<String> {
     match repo.head() {

@@ -126,7 +126,7 @@ fn row3_a_shipped_ladder_never_commits_until_you_trust_that_content() {
     );
 
     // You trust it: it shows what it would do first, then it acts.
-    let t = ok_stdout(p.forge().arg("trust"));
+    let t = ok_stdout(p.forge().args(["trust", "--yes"]));
     assert!(
         t.contains("ladder.L1 = [\"wip_commit\"]")
             && t.contains("WIP commit")
@@ -594,7 +594,7 @@ fn forge_trust_shows_checks_trusts_and_revokes_one_content() {
         "{s}"
     );
     assert_eq!(status(&p)["trust"]["state"], "untrusted");
-    let t = ok_stdout(p.forge().arg("trust"));
+    let t = ok_stdout(p.forge().args(["trust", "--yes"]));
     assert!(t.contains("Trusted"), "{t}");
     let v = status(&p);
     assert_eq!(v["trust"]["state"], "trusted");

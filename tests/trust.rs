@@ -58,3 +58,192 @@ fn a_team_can_commit_the_project_config_after_forge_init() {
         );
     }
 }
+
+/// The binary under test (`FORGE_TEST_BIN` names another build).
+fn forge_bin() -> std::path::PathBuf {
+    std::env::var_os("FORGE_TEST_BIN").map_or_else(
+        || env!("CARGO_BIN_EXE_forge").into(),
+        std::path::PathBuf::from,
+    )
+}
+
+fn trust_state(p: &TestProject) -> String {
+    let v: serde_json::Value =
+        serde_json::from_str(&ok_stdout(p.forge().args(["trust", "--status", "--json"]))).unwrap();
+    v["trust"]["state"].as_str().unwrap().to_owned()
+}
+
+/// `forge trust` shows the acting keys and their values first, then asks; it trusts
+/// only on a yes typed at the terminal, or with `--yes`, never without a terminal.
+/// A long value is cut so the keys after it stay on the screen.
+#[test]
+fn forge_trust_shows_first_then_asks_and_trusts_only_on_a_yes() {
+    let p = TestProject::new();
+    let branches: Vec<String> = (0..400).map(|i| format!("\"release/{i:04}\"")).collect();
+    p.write(
+        ".forge/config.toml",
+        &format!(
+            "[ladder]\nprotected_branches = [{}]\n[relay]\nmax_handoffs = 9\n",
+            branches.join(", ")
+        ),
+    );
+    // No terminal, no --yes: shown, not trusted, and told how.
+    let out = p.forge().arg("trust").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("relay.max_handoffs = 9") && shown.contains("ladder.protected_branches"),
+        "{shown}"
+    );
+    assert!(
+        shown.lines().all(|l| l.chars().count() <= 160),
+        "a long value pushed the others off the screen:\n{shown}"
+    );
+    assert!(shown.contains("(6400 characters)"), "{shown}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no terminal") && err.contains("--yes"),
+        "{err}"
+    );
+    assert_eq!(trust_state(&p), "untrusted");
+
+    // At a terminal: asked after the keys were shown; a no trusts nothing, a yes does.
+    if common::tmux::Tmux::here() {
+        for (answer, state) in [("n", "untrusted"), ("y", "trusted")] {
+            let exit = p.dir.path().join(format!("exit-{answer}"));
+            let command = format!(
+                "cd {} && env -u CLAUDE_PROJECT_DIR HOME={} XDG_CONFIG_HOME={} XDG_STATE_HOME={} {} trust; echo EXIT=$? > {}",
+                common::sh_quote(&p.root),
+                common::sh_quote(&p.home),
+                common::sh_quote(&p.xdg),
+                common::sh_quote(&p.state()),
+                common::sh_quote(&forge_bin()),
+                common::sh_quote(&exit),
+            );
+            let tmux = common::tmux::Tmux::start(120, 40, &command);
+            let screen = tmux.wait_for("[y/N]");
+            let asked = screen.find("[y/N]").unwrap();
+            let listed = screen.find("relay.max_handoffs = 9").unwrap();
+            assert!(listed < asked, "asked before it showed the keys:\n{screen}");
+            tmux.keys(&[answer, "Enter"]);
+            common::wait_until("forge trust to end", || exit.exists());
+            assert_eq!(trust_state(&p), state, "after {answer}");
+        }
+    }
+    // --yes (scripts): shows and trusts.
+    ok_stdout(p.forge().args(["trust", "--revoke"]));
+    let t = ok_stdout(p.forge().args(["trust", "--yes"]));
+    assert!(
+        t.contains("relay.max_handoffs = 9") && t.contains("Trusted"),
+        "{t}"
+    );
+    assert_eq!(trust_state(&p), "trusted");
+}
+
+/// `forge trust --status` on a file `forge trust` would refuse says so, with the
+/// error, instead of advising a `forge trust` that then refuses.
+#[test]
+fn trust_status_never_advises_a_trust_that_would_be_refused() {
+    let p = TestProject::new();
+    p.write(".forge/config.toml", "[notify]\nmode = \"sync\"\n");
+    let s = ok_stdout(p.forge().args(["trust", "--status"]));
+    assert!(!s.contains("Run `forge trust`"), "{s}");
+    assert!(
+        s.contains("would not trust it") && s.contains("`notify.mode` must be"),
+        "{s}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&ok_stdout(p.forge().args(["trust", "--status", "--json"]))).unwrap();
+    assert_eq!(v["trustable"], false, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("notify.mode"), "{v}");
+    // Fixed, it advises the trust that then works.
+    p.write(".forge/config.toml", "[notify]\nmode = \"bidirectional\"\n");
+    let s = ok_stdout(p.forge().args(["trust", "--status"]));
+    assert!(s.contains("Run `forge trust`"), "{s}");
+    ok_stdout(p.forge().args(["trust", "--yes"]));
+}
+
+/// Trust is of the file's content for the repository, not of one folder: trusted in
+/// the main work tree, the same content applies in a worktree made with `git
+/// worktree add` (and trusted there, in the main one); an edit in one revokes it
+/// there only; a folder whose `.git` file merely names the repository is not one of
+/// its worktrees and borrows nothing.
+#[test]
+fn trust_given_once_covers_every_worktree_of_the_repository() {
+    let p = TestProject::new();
+    ok_stdout(p.forge().arg("init"));
+    let config = "[relay]\nmax_handoffs = 7\n";
+    p.write(".forge/config.toml", config);
+    git(&p.root, &["add", "-A"]);
+    git(&p.root, &["add", "-f", ".forge/config.toml"]);
+    git(&p.root, &["commit", "-qm", "the team's forge config"]);
+    let wt = p.dir.path().join("wt-feature");
+    git(
+        &p.root,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "feature",
+            wt.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        std::fs::read_to_string(wt.join(".forge/config.toml")).unwrap(),
+        config
+    );
+    let state_in = |dir: &std::path::Path| -> String {
+        let v: serde_json::Value = serde_json::from_str(&ok_stdout(
+            p.forge()
+                .current_dir(dir)
+                .args(["trust", "--status", "--json"]),
+        ))
+        .unwrap();
+        v["trust"]["state"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(state_in(&wt), "untrusted");
+    ok_stdout(p.forge().args(["trust", "--yes"]));
+    assert_eq!(state_in(&p.root), "trusted");
+    assert_eq!(
+        state_in(&wt),
+        "trusted",
+        "the worktree did not share the trust"
+    );
+    let shown: serde_json::Value = serde_json::from_str(&ok_stdout(
+        p.forge()
+            .current_dir(&wt)
+            .args(["config", "show", "--json"]),
+    ))
+    .unwrap();
+    assert_eq!(shown["ignored"], serde_json::json!([]), "{shown}");
+    // An edit in the worktree: untrusted there, still trusted in the main one.
+    std::fs::write(
+        wt.join(".forge/config.toml"),
+        "[relay]\nmax_handoffs = 20\n",
+    )
+    .unwrap();
+    assert_eq!(state_in(&wt), "untrusted");
+    assert_eq!(state_in(&p.root), "trusted");
+    // Trusted from the worktree, for the repository: the main one follows.
+    std::fs::write(wt.join(".forge/config.toml"), config).unwrap();
+    ok_stdout(p.forge().args(["trust", "--revoke"]));
+    ok_stdout(p.forge().current_dir(&wt).args(["trust", "--yes"]));
+    assert_eq!(state_in(&p.root), "trusted");
+    // A folder whose .git file names the repository's worktree folder, but which
+    // that folder does not name back, is another project.
+    let stray = p.dir.path().join("stray");
+    std::fs::create_dir_all(stray.join(".forge")).unwrap();
+    std::fs::write(stray.join(".forge/config.toml"), config).unwrap();
+    let gitdir = p.root.join(".git/worktrees/wt-feature");
+    std::fs::write(
+        stray.join(".git"),
+        format!("gitdir: {}\n", gitdir.display()),
+    )
+    .unwrap();
+    assert_eq!(
+        state_in(&stray),
+        "untrusted",
+        "a stray .git file borrowed the trust"
+    );
+}

@@ -337,8 +337,8 @@ fn judge_trust(paths: &Paths, env: &Env, sha256: &str, trust_as: Option<&str>) -
             trusted_at: String::new(),
         };
     }
-    let record = crate::store::registry::root_key(&paths.root)
-        .and_then(|root| crate::store::trust::read(env, &root));
+    let record =
+        crate::git::trust_key(&paths.root).and_then(|root| crate::store::trust::read(env, &root));
     Trust::judge(sha256, record.as_ref())
 }
 
@@ -818,7 +818,7 @@ fn notice_ignored(paths: &Paths, env: &Env, l: &Loaded) -> Option<Outcome> {
     let Trust::Untrusted { sha256, .. } = &l.trust else {
         return None;
     };
-    let root = crate::store::registry::root_key(&paths.root)?;
+    let root = crate::git::trust_key(&paths.root)?;
     if crate::store::trust::noticed(env, &root, sha256) {
         return None;
     }
