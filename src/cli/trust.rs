@@ -239,6 +239,18 @@ pub(crate) fn run(args: &TrustArgs, env: &Env) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     super::print_out(&out);
+    confirm_and_record(args, env, root, &file.display().to_string(), sha)
+}
+
+/// Asks (unless `--yes`), then keeps the trust record of content `sha` of the
+/// project file `file`, under the repository key `root`.
+fn confirm_and_record(
+    args: &TrustArgs,
+    env: &Env,
+    root: String,
+    file: &str,
+    sha: &str,
+) -> anyhow::Result<ExitCode> {
     let consent = if args.yes {
         Consent::Given
     } else {
@@ -262,8 +274,8 @@ pub(crate) fn run(args: &TrustArgs, env: &Env) -> anyhow::Result<ExitCode> {
         &Record {
             version: VERSION,
             project: root,
-            config: file.display().to_string(),
-            sha256: sha.clone(),
+            config: file.to_owned(),
+            sha256: sha.to_owned(),
             trusted_at: crate::model::time::iso(env.now),
         },
     )
