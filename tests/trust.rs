@@ -247,3 +247,52 @@ fn trust_given_once_covers_every_worktree_of_the_repository() {
         "a stray .git file borrowed the trust"
     );
 }
+
+/// An untrusted project file is said where the person looks, naming `forge trust`:
+/// at the top of `forge status` (and in its JSON, which `forge mcp`'s status tool
+/// gives too) and in the dashboard's header — until it is trusted.
+#[test]
+fn an_untrusted_file_is_said_in_forge_status_and_the_dashboard_header() {
+    let p = TestProject::new();
+    ok_stdout(p.forge().arg("init"));
+    p.write(
+        ".forge/config.toml",
+        "[relay]\nthreshold = 60\n[context]\nhandoff_threshold = 60\n",
+    );
+    let status = ok_stdout(p.forge().arg("status"));
+    let first = status.lines().next().unwrap();
+    assert!(
+        first.starts_with("⚠ .forge/config.toml is not trusted")
+            && first.contains("context.handoff_threshold, relay.threshold")
+            && first.contains("`forge trust`"),
+        "{status}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&ok_stdout(p.forge().args(["status", "--json"]))).unwrap();
+    assert!(
+        v["untrusted_config"]
+            .as_str()
+            .unwrap()
+            .contains("forge trust"),
+        "{v}"
+    );
+    let frame = ok_stdout(
+        p.forge()
+            .args(["tui", "--once", "--width", "120", "--height", "12"]),
+    );
+    assert!(
+        frame.contains("⚠ .forge/config.toml untrusted: 2 keys wait · forge trust"),
+        "{frame}"
+    );
+    // Trusted: said nowhere.
+    ok_stdout(p.forge().args(["trust", "--yes"]));
+    assert!(!ok_stdout(p.forge().arg("status")).contains("not trusted"));
+    let v: serde_json::Value =
+        serde_json::from_str(&ok_stdout(p.forge().args(["status", "--json"]))).unwrap();
+    assert_eq!(v["untrusted_config"], serde_json::Value::Null);
+    let frame = ok_stdout(
+        p.forge()
+            .args(["tui", "--once", "--width", "120", "--height", "12"]),
+    );
+    assert!(!frame.contains("untrusted"), "{frame}");
+}

@@ -161,6 +161,23 @@ impl Loaded {
     }
 }
 
+impl Loaded {
+    /// The keys waiting for trust, as named in messages.
+    fn waiting_keys(&self) -> Vec<String> {
+        self.ignored.iter().map(|i| i.key.clone()).collect()
+    }
+
+    /// The line that tells the person the project file waits for their trust
+    /// ([`crate::model::setup::trust::untrusted_line`]), while it does: for `forge
+    /// status` and the dashboard's header.
+    pub(crate) fn untrusted_line(&self) -> Option<String> {
+        crate::model::setup::trust::untrusted_line(PROJECT_FILE, &self.waiting_keys(), &self.trust)
+    }
+}
+
+/// The project file as the person's notices name it.
+const PROJECT_FILE: &str = ".forge/config.toml";
+
 /// The user config file: `$XDG_CONFIG_HOME/forge/config.toml` or `~/.config/forge/config.toml`.
 pub(crate) fn user_path(env: &Env) -> Option<PathBuf> {
     env.user_config_dir().map(|d| d.join("config.toml"))
@@ -811,6 +828,66 @@ pub(crate) fn load_noting(paths: &Paths, env: &Env) -> (Config, Option<Outcome>)
         }
         Err(e) => (defaults_after(paths, &e), None),
     }
+}
+
+/// What a SessionStart tells the person about an untrusted project file, once per
+/// content: the line, and the content hash [`mark_told`] keeps once it was shown.
+///
+/// Not wired into SessionStart's output yet: that waits for the channel of notices
+/// to the person SessionStart is getting (issue 28); until then only the tests call
+/// [`load_noting_for_person`] and [`mark_told`] (see note-31 for the wiring).
+#[cfg_attr(not(test), allow(dead_code))]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PersonNotice {
+    /// The line ([`crate::model::setup::trust::untrusted_line`]).
+    pub(crate) line: String,
+    /// The content it is about.
+    pub(crate) sha256: String,
+    /// The repository's trust key ([`crate::git::trust_key`]).
+    root: String,
+}
+
+/// [`load_noting`] for SessionStart: also the notice to the person about an
+/// untrusted project file, when this content was not told yet
+/// ([`crate::model::setup::trust::person_notice`]; one more small read, only for a
+/// file that waits for trust). Once the line is shown, [`mark_told`] keeps it said.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn load_noting_for_person(
+    paths: &Paths,
+    env: &Env,
+) -> (Config, Option<Outcome>, Option<PersonNotice>) {
+    match load(paths, env) {
+        Ok(l) => {
+            let notice = notice_ignored(paths, env, &l);
+            let person = person_notice_of(paths, env, &l);
+            (l.config, notice, person)
+        }
+        Err(e) => (defaults_after(paths, &e), None, None),
+    }
+}
+
+/// The [`PersonNotice`] of `l`, when the person was not told of this content yet.
+#[cfg_attr(not(test), allow(dead_code))]
+fn person_notice_of(paths: &Paths, env: &Env, l: &Loaded) -> Option<PersonNotice> {
+    if !matches!(l.trust, Trust::Untrusted { .. }) {
+        return None;
+    }
+    let root = crate::git::trust_key(&paths.root)?;
+    let said = crate::store::trust::told(env, &root);
+    let (line, sha256) = crate::model::setup::trust::person_notice(
+        PROJECT_FILE,
+        &l.waiting_keys(),
+        &l.trust,
+        said.as_deref(),
+    )?;
+    Some(PersonNotice { line, sha256, root })
+}
+
+/// Keeps `notice` as told (the person saw its line), so the next SessionStart does
+/// not say it again for this content.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn mark_told(env: &Env, notice: &PersonNotice) -> std::io::Result<()> {
+    crate::store::trust::mark_told(env, &notice.root, &notice.sha256)
 }
 
 /// The [`Outcome::ConfigIgnored`] of `l`, when it is news (see [`load_noting`]).

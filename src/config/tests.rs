@@ -541,6 +541,43 @@ fn the_ignored_keys_are_said_once_per_content() {
     assert_eq!(load_noting(&p, &no_state).1, None);
 }
 
+/// The SessionStart notice to the person: said until it was shown once for this
+/// content (its mark is apart from the event log's), said again for an edit, never
+/// for a trusted file, and forgotten by a revoke.
+#[test]
+fn the_person_is_told_of_an_untrusted_file_once_per_content() {
+    let (_t, p, env) = setup();
+    std::fs::create_dir_all(p.logs()).unwrap();
+    std::fs::write(p.config(), "[ladder]\nL1 = [\"wip_commit\"]\n").unwrap();
+    // The event log hears of it first (a status-line tick): the person still does.
+    assert!(load_noting(&p, &env).1.is_some());
+    let (_, _, first) = load_noting_for_person(&p, &env);
+    let first = first.expect("the person is told");
+    assert!(
+        first.line.contains(".forge/config.toml is not trusted")
+            && first.line.contains("ladder.L1")
+            && first.line.contains("`forge trust`"),
+        "{}",
+        first.line
+    );
+    // Not shown (not marked): said again; shown: not again.
+    assert!(load_noting_for_person(&p, &env).2.is_some());
+    mark_told(&env, &first).unwrap();
+    assert_eq!(load_noting_for_person(&p, &env).2, None);
+    std::fs::write(p.config(), "[ladder]\nL2 = [\"wip_commit\"]\n").unwrap();
+    let edited = load_noting_for_person(&p, &env).2.expect("an edit is news");
+    mark_told(&env, &edited).unwrap();
+    assert_eq!(load_noting_for_person(&p, &env).2, None);
+    trust_file(&p, &env);
+    assert_eq!(load_noting_for_person(&p, &env).2, None, "trusted");
+    let root = crate::git::trust_key(&p.root).unwrap();
+    crate::store::trust::revoke(&env, &root).unwrap();
+    assert!(
+        load_noting_for_person(&p, &env).2.is_some(),
+        "revoked: the person is told again"
+    );
+}
+
 #[test]
 fn every_key_has_a_side_and_only_known_keys_do() {
     // The keys serde knows (the schema) are the keys SIDES places, each once.
