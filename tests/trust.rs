@@ -296,3 +296,57 @@ fn an_untrusted_file_is_said_in_forge_status_and_the_dashboard_header() {
     );
     assert!(!frame.contains("untrusted"), "{frame}");
 }
+
+/// `forge init` in the home folder wired `~/.claude/settings.json` for every project
+/// and made `~/.forge` and `~/.gitignore`, without a word, and doctor there said all
+/// was well. Now it refuses, writes nothing, and says what `--user` is for (which
+/// works there); doctor there warns.
+#[test]
+fn forge_init_in_the_home_folder_refuses_and_says_what_user_is_for() {
+    let p = TestProject::new();
+    std::fs::create_dir_all(p.bin_dir()).unwrap();
+    for args in [
+        &["init"][..],
+        &["init", "--local"][..],
+        &["init", "--uninstall"][..],
+    ] {
+        let out = p.forge().current_dir(&p.home).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("is your home folder, not a project")
+                && err.contains("forge init --user")
+                && err.contains("Nothing was written"),
+            "{args:?}: {err}"
+        );
+    }
+    for made in [
+        ".forge",
+        ".gitignore",
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+    ] {
+        assert!(
+            !p.home.join(made).exists(),
+            "{made} was made in the home folder"
+        );
+    }
+    let doctor = String::from_utf8(
+        p.forge()
+            .current_dir(&p.home)
+            .arg("doctor")
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        doctor.contains("warn  project") && doctor.contains("this is your home folder"),
+        "{doctor}"
+    );
+    assert!(!doctor.contains("Everything looks right."), "{doctor}");
+    // --user is the way there, and makes nothing but the user settings.
+    let out = ok_stdout(p.forge().current_dir(&p.home).args(["init", "--user"]));
+    assert!(p.home.join(".claude/settings.json").exists(), "{out}");
+    assert!(!p.home.join(".forge").exists() && !p.home.join(".gitignore").exists());
+}

@@ -184,7 +184,7 @@ pub(crate) fn run_checks(paths: &Paths, env: &Env) -> Vec<Check> {
         .iter()
         .find(|p| p.wires_hooks())
         .or_else(|| plugins.first());
-    vec![
+    let mut checks = vec![
         check_state_folders(paths),
         with_plugin_hooks(check_hooks(&files, paths), plugin, &files, paths),
         with_plugin_binary(check_binary(&files, paths, expand, env), plugin, env),
@@ -214,7 +214,29 @@ pub(crate) fn run_checks(paths: &Paths, env: &Env) -> Vec<Check> {
             refused("own-commands")
         },
         check_redaction(),
-    ]
+    ];
+    if let Some(home) = check_home_folder(paths, env) {
+        checks.insert(0, home);
+    }
+    checks
+}
+
+/// In the home folder itself: a warning that it is no project (its
+/// `.claude/settings.json` is the user's settings, for every project), and what
+/// `forge init --user` is for; `None` elsewhere.
+fn check_home_folder(paths: &Paths, env: &Env) -> Option<Check> {
+    let home = env.home.as_deref()?;
+    crate::store::same_file(&paths.root, home).then(|| {
+        Check::new(
+            "project",
+            Status::Warn,
+            "this is your home folder, not a project: its .claude/settings.json is your user \
+             settings, which Claude Code reads for every project, so what this report says of \
+             \"the project\" is of every one. Check a project from its folder; \
+             `forge init --user` is the way to wire forge into every project (it edits \
+             ~/.claude/settings.json only, no .forge/ or .gitignore)",
+        )
+    })
 }
 
 /// forge's plugins enabled for the project (see [`crate::app::plugin::detect`]).

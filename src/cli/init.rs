@@ -111,6 +111,27 @@ impl Program {
     }
 }
 
+/// Why `forge init` (a project install) does not run in the home folder, and what
+/// `--user` is for: the home folder's `.claude/settings.json` *is* your user
+/// settings, which Claude Code reads for every project, and a `.forge/` and
+/// `.gitignore` there would make the whole home folder one project.
+fn home_refusal(args: &InitArgs, root: &Path) -> String {
+    let user = if args.uninstall {
+        "forge init --user --uninstall"
+    } else {
+        "forge init --user"
+    };
+    format!(
+        "{} is your home folder, not a project: its .claude/settings.json is your user settings, \
+         which Claude Code reads for every project, and forge init would also make a .forge/ and a \
+         .gitignore here, as if your whole home folder were one project. Nothing was written.\n\
+         - To wire forge into every project, run `{user}`: it edits ~/.claude/settings.json only \
+         (no .forge/, no .gitignore).\n\
+         - To wire one project, cd into it (or pass --project DIR) and run `forge init` there.",
+        root.display()
+    )
+}
+
 /// The lines `forge init` adds to `.gitignore`: everything in `.forge/` but the
 /// project's config, which a team may commit (`.forge/` itself would keep git from
 /// looking inside, and `!.forge/config.toml` could not bring it back).
@@ -163,7 +184,10 @@ pub(crate) struct InitArgs {
     #[arg(long, value_name = "DIR")]
     pub(crate) project: Option<PathBuf>,
     /// Edit the user settings ($CLAUDE_CONFIG_DIR or ~/.claude/settings.json) instead
-    /// of the project's .claude/settings.json.
+    /// of the project's .claude/settings.json: forge's hooks then run in every
+    /// project you open with Claude Code, and nothing is written into any project
+    /// (no .forge/, no .gitignore). The way to wire forge from the home folder, where
+    /// a plain `forge init` refuses (the home folder is not a project).
     #[arg(long, conflicts_with = "local")]
     pub(crate) user: bool,
     /// Edit the project's .claude/settings.local.json (your own settings for this
@@ -232,6 +256,12 @@ struct Target {
 impl Target {
     fn resolve(args: &InitArgs, env: &Env) -> anyhow::Result<Self> {
         let paths = project_paths(args.project.as_ref(), env)?;
+        if !args.user
+            && let Some(home) = env.home.as_deref()
+            && store::same_file(&paths.root, home)
+        {
+            return Err(anyhow!("{}", home_refusal(args, &paths.root)));
+        }
         let claude_base = if args.user {
             env.claude_dir().ok_or_else(|| {
                 anyhow!("HOME is not set: set HOME or CLAUDE_CONFIG_DIR and try again")
