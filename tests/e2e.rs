@@ -2149,6 +2149,83 @@ fn the_plugin_runs_only_a_forge_from_an_absolute_path_folder() {
     );
 }
 
+/// The check of one name in `forge doctor --json`.
+fn doctor_check(w: &World, name: &str) -> Value {
+    let out = w.forge(&["doctor", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .cloned()
+        .unwrap_or_else(|| panic!("no {name} check: {v:#}"))
+}
+
+/// Issue 31: a teammate installs the plugin for themselves in a project whose
+/// committed .claude/settings.json runs forge for everyone. doctor's first fix for the
+/// double wiring was `forge init --plugin`, which strips the hooks teammates without
+/// the plugin rely on. Now it offers the fix that breaks nobody — the plugin off for
+/// you in this project (`--scope local`) — and the real client's command does it:
+/// each event runs once, and the shared file is untouched.
+#[test]
+fn doctors_fix_for_a_double_wiring_keeps_the_teams_shared_settings() {
+    let Some(mut w) = World::new("doctors_fix_for_a_double_wiring_keeps_the_teams_shared_settings")
+    else {
+        return;
+    };
+    w.forge_on_path();
+    let shared_before = std::fs::read_to_string(w.root.join(".claude/settings.json")).unwrap();
+    install_plugin(&w);
+    let plugin = doctor_check(&w, "plugin");
+    assert_eq!(plugin["status"], "warn", "{plugin}");
+    let summary = plugin["summary"].as_str().unwrap();
+    let disable = summary
+        .find("`claude plugin disable forge@forge --scope local`")
+        .unwrap_or_else(|| panic!("no fix that keeps the shared file: {summary}"));
+    if let Some(strip) = summary.find("`forge init --plugin`") {
+        assert!(
+            disable < strip,
+            "stripping the shared file is offered first: {summary}"
+        );
+    }
+    let out = w.claude(&["plugin", "disable", "forge@forge", "--scope", "local"]);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.root.join(".claude/settings.json")).unwrap(),
+        shared_before,
+        "the shared settings changed"
+    );
+    for name in ["plugin", "wired-twice", "hooks"] {
+        assert_eq!(doctor_check(&w, name)["status"], "ok", "{name}");
+    }
+    let out = w.print("hello");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let names = core_events(&w);
+    assert_eq!(
+        names
+            .iter()
+            .filter(|n| *n == "SessionStart:startup")
+            .count(),
+        1,
+        "{names:?}"
+    );
+    assert_eq!(
+        names.iter().filter(|n| *n == "Stop").count(),
+        1,
+        "{names:?}"
+    );
+}
+
 #[test]
 fn an_agent_blocks_through_the_plugins_tool_and_the_next_session_resolves_it() {
     let Some(mut w) = World::new_unwired(

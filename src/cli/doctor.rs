@@ -430,26 +430,35 @@ fn check_plugin(
             .iter()
             .map(|(f, events)| format!("{}: {}", shown(&f.path, paths), events.join(", ")))
             .collect();
+        let files_words = twice
+            .iter()
+            .map(|(f, _)| shown(&f.path, paths))
+            .collect::<Vec<_>>()
+            .join(" and ");
+        let shared = paths.root.join(".claude/settings.json");
+        let in_shared = twice.iter().any(|(f, _)| f.path == shared);
         let fixes: Vec<String> = twice
             .iter()
             .map(|(f, _)| init_plugin_fix(&f.path, paths))
             .collect();
-        return Check::new(
-            "plugin",
-            Status::Warn,
+        let summary = if in_shared && p.enabled_in != shared {
+            // The shared file is the team's: teammates without the plugin run forge
+            // through it. The fix that breaks nobody turns the plugin off for you here.
             format!(
-                "forge's hooks are wired twice: by {} and by `forge hook` entries in {}. Claude Code runs a plugin's hooks and the settings' separately, so every event runs twice. Keep the plugin: {} (takes forge's hook entries out and keeps the status line); or keep the settings: `claude plugin disable {}`",
+                "forge's hooks are wired twice: by {} and by `forge hook` entries in {files_words}. Claude Code runs a plugin's hooks and the settings' separately, so every event runs twice. The shared .claude/settings.json is what teammates without the plugin run forge by, so keep it: `claude plugin disable {} --scope local` turns the plugin off for you in this project only. (Only if the whole team moves to the plugin: {} takes forge's hook entries out of the files and keeps the status line, and then every teammate needs the plugin.)",
                 plugin_words(p, paths),
-                twice
-                    .iter()
-                    .map(|(f, _)| shown(&f.path, paths))
-                    .collect::<Vec<_>>()
-                    .join(" and "),
+                p.id,
+                fixes.join(", "),
+            )
+        } else {
+            format!(
+                "forge's hooks are wired twice: by {} and by `forge hook` entries in {files_words}. Claude Code runs a plugin's hooks and the settings' separately, so every event runs twice. Keep the plugin: {} (takes forge's hook entries out and keeps the status line); or keep the settings: `claude plugin disable {}`",
+                plugin_words(p, paths),
                 fixes.join(", "),
                 p.id
-            ),
-        )
-        .with(details);
+            )
+        };
+        return Check::new("plugin", Status::Warn, summary).with(details);
     }
     if !p.wires_hooks() {
         return Check::new(
