@@ -278,6 +278,24 @@ fn row3_init_entries_never_run_a_forge_from_a_relative_path_entry() {
         "{events}"
     );
     assert!(line.contains("theirs") && line.contains("74%"), "{line}");
+    // A file an earlier version wired: doctor names the entries, and forge init
+    // rewrites them.
+    let mut older = settings.clone();
+    older["hooks"]["Stop"][0]["hooks"][0]["command"] =
+        serde_json::json!("command -v forge >/dev/null 2>&1 && exec forge hook Stop || true");
+    std::fs::write(
+        p.root.join(".claude/settings.json"),
+        serde_json::to_string_pretty(&older).unwrap(),
+    )
+    .unwrap();
+    let doctor = String::from_utf8(p.forge().arg("doctor").output().unwrap().stdout).unwrap();
+    assert!(
+        doctor.contains("warn  path-search") && doctor.contains(".claude/settings.json: Stop"),
+        "{doctor}"
+    );
+    ok_stdout(p.forge().args(["init", "--wrap-statusline"]));
+    let doctor = String::from_utf8(p.forge().arg("doctor").output().unwrap().stdout).unwrap();
+    assert!(doctor.contains("ok    path-search"), "{doctor}");
     // Without a forge in an absolute folder, the fallback: nothing runs, exit 0.
     std::fs::remove_file(p.bin_dir().join("forge")).unwrap();
     let command = settings["hooks"]["Stop"][0]["hooks"][0]["command"]

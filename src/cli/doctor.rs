@@ -189,6 +189,7 @@ pub(crate) fn run_checks(paths: &Paths, env: &Env) -> Vec<Check> {
         with_plugin_hooks(check_hooks(&files, paths), plugin, &files, paths),
         with_plugin_binary(check_binary(&files, paths, expand, env), plugin, env),
         check_teammates(&files, paths),
+        check_path_search(&files, paths),
         check_twice(&files, paths),
         check_plugin(plugin, &files, paths),
         with_plugin_commands(check_commands(paths, env, expand), plugin),
@@ -958,6 +959,46 @@ fn check_teammates(files: &[SettingsFile], paths: &Paths) -> Check {
         ),
     )
     .with(plain)
+}
+
+/// forge's entries in the guarded form earlier versions wrote (`command -v forge …
+/// && exec forge …`): with a relative entry in `$PATH` (a leading `:`, a `.`) it runs
+/// a `./forge` of the folder Claude Code runs the hook in — the project's own. `forge
+/// init` rewrites them to the search of `$PATH`'s absolute folders.
+fn check_path_search(files: &[SettingsFile], paths: &Paths) -> Check {
+    let mut old = Vec::new();
+    for f in files {
+        let Ok(v) = &f.value else { continue };
+        let mut words: Vec<(String, Vec<String>)> = settings::command_hooks(v)
+            .into_iter()
+            .map(|h| (h.event, h.words))
+            .collect();
+        if let Some(cmd) = settings::statusline_command(v) {
+            words.push(("statusLine".into(), settings::split_words(cmd)));
+        }
+        for (event, w) in words {
+            if settings::is_old_bare_guard(&w) {
+                old.push(format!("{}: {event}", shown(&f.path, paths)));
+            }
+        }
+    }
+    if old.is_empty() {
+        return Check::new(
+            "path-search",
+            Status::Ok,
+            "forge's entries run only a forge found in an absolute folder of PATH (or named by its path)",
+        );
+    }
+    Check::new(
+        "path-search",
+        Status::Warn,
+        format!(
+            "{} in the guarded form of earlier versions (`command -v forge … && exec forge`): with a relative entry in PATH it runs a ./forge of the project first. Run `forge init` (with the same options) to rewrite {} to the search of PATH's absolute folders",
+            super::count(old.len(), "of forge's entries is", "of forge's entries are"),
+            if old.len() == 1 { "it" } else { "them" },
+        ),
+    )
+    .with(old)
 }
 
 /// Where a program named in a forge command is.

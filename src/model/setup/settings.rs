@@ -246,6 +246,16 @@ pub(crate) fn short_display(command: &str) -> String {
     }
 }
 
+/// Whether the words are the guarded form earlier versions wrote for a bare program
+/// name (`command -v forge … && exec forge …`), which finds a `./forge` first when
+/// `$PATH` has a relative entry; [`guarded`] writes a search of the absolute folders
+/// instead.
+pub(crate) fn is_old_bare_guard(words: &[String]) -> bool {
+    unguard_command_v(words).is_some_and(|inner| {
+        plain_role(inner).is_some() && inner.first().is_some_and(|p| !p.contains('/'))
+    })
+}
+
 /// Whether the words are forge's guarded form ([`guarded`]).
 pub(crate) fn is_guarded(words: &[String]) -> bool {
     unguard(words).is_some_and(|inner| plain_role(inner).is_some())
@@ -1373,6 +1383,12 @@ mod tests {
         // rewrites it and --uninstall takes it).
         let old = w("command -v forge >/dev/null 2>&1 && exec forge hook Stop || true");
         assert!(is_guarded(&old));
+        assert!(is_old_bare_guard(&old));
+        assert!(!is_old_bare_guard(&w(&guarded_hook("forge", "Stop"))));
+        assert!(!is_old_bare_guard(&w(&guarded_hook(
+            "/opt/bin/forge",
+            "Stop"
+        ))));
         assert_eq!(forge_program(&old), Some("forge"));
         assert_eq!(forge_program(&w("/x/forge hook Stop")), Some("/x/forge"));
         assert!(!is_guarded(&w("/x/forge hook Stop")));
