@@ -1357,27 +1357,8 @@ mod tests {
     }
 
     #[test]
-    fn guarded_commands_are_forges_and_wrappers_of_ones_own_are_not() {
+    fn a_bare_name_is_searched_in_absolute_folders_and_the_older_form_is_still_forges() {
         let w = |s: &str| split_words(s);
-        for program in ["forge", "/opt/bin/forge", "'/opt/my tools/forge'"] {
-            for e in FORGE_EVENTS {
-                let words = w(&hook_entry(program, e));
-                assert!(is_guarded(&words), "{program} {e}");
-                assert_eq!(forge_role(&words), Some("hook"));
-                assert_eq!(forge_words(&words).unwrap()[2], e);
-                assert_eq!(
-                    forge_program(&words),
-                    split_words(program).first().map(String::as_str)
-                );
-            }
-            let words = w(&guarded_statusline(program));
-            assert_eq!(forge_role(&words), Some("statusline"));
-            assert!(is_forge_command(&guarded_statusline(program)));
-        }
-        assert_eq!(
-            guarded_hook("/opt/bin/forge", "Stop"),
-            "command -v /opt/bin/forge >/dev/null 2>&1 && exec /opt/bin/forge hook Stop || true"
-        );
         assert!(guarded_hook("forge", "Stop").starts_with("p=$PATH:; while"));
         // The form earlier versions wrote for a bare name is still forge's (so init
         // rewrites it and --uninstall takes it).
@@ -1402,6 +1383,30 @@ mod tests {
         ] {
             assert_eq!(forge_role(&w(&not)), None, "{not}");
         }
+    }
+
+    #[test]
+    fn guarded_commands_are_forges_and_wrappers_of_ones_own_are_not() {
+        let w = |s: &str| split_words(s);
+        for program in ["forge", "/opt/bin/forge", "'/opt/my tools/forge'"] {
+            for e in FORGE_EVENTS {
+                let words = w(&hook_entry(program, e));
+                assert!(is_guarded(&words), "{program} {e}");
+                assert_eq!(forge_role(&words), Some("hook"));
+                assert_eq!(forge_words(&words).unwrap()[2], e);
+                assert_eq!(
+                    forge_program(&words),
+                    split_words(program).first().map(String::as_str)
+                );
+            }
+            let words = w(&guarded_statusline(program));
+            assert_eq!(forge_role(&words), Some("statusline"));
+            assert!(is_forge_command(&guarded_statusline(program)));
+        }
+        assert_eq!(
+            guarded_hook("/opt/bin/forge", "Stop"),
+            "command -v /opt/bin/forge >/dev/null 2>&1 && exec /opt/bin/forge hook Stop || true"
+        );
         for not in [
             // Someone's own wrapper: another fallback, another program, no guard.
             "command -v forge >/dev/null 2>&1 && exec forge hook Stop || notify-send x",
