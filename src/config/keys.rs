@@ -231,8 +231,7 @@ pub(crate) fn hook_list_keys(list: &str) -> Vec<&'static str> {
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Side {
     /// Changes what forge shows, or how it orients the session of this very project
-    /// (levels, thresholds, segments, wording, what SessionStart injects): applies
-    /// from any file.
+    /// (segments, widths, wording, what SessionStart injects): applies from any file.
     Shows,
     /// Changes what forge shows from any file, like [`Side::Shows`], and decides *when*
     /// your own steps act — the context levels and the handoff threshold, at which
