@@ -13,8 +13,9 @@
 //! process group of another child forge spawned (what that child left behind is
 //! its own run's to stop), nor one still in forge's own group (a child started
 //! some other way). What is left is in the command's group, or in a group or
-//! session it made itself. Children are listed from `/proc/self/task/*/children`
-//! (Linux 3.5, `CONFIG_PROC_CHILDREN`), else from every process's `stat`.
+//! session it made itself. Children are listed from the main thread's
+//! `/proc/self/task/<pid>/children` (Linux 3.5, `CONFIG_PROC_CHILDREN`), else from
+//! every process's `stat`.
 
 use std::sync::Mutex;
 
@@ -76,24 +77,23 @@ pub(super) fn sweep(root: Option<Pid>) -> usize {
     killed
 }
 
-/// The process ids of this process's children.
+/// The process ids of this process's children that it may have adopted: the
+/// kernel re-parents an orphan to the subreaper's first live thread, its main one,
+/// so one small read of `/proc/self/task/<pid>/children` lists them (children
+/// another thread spawned are listed under that thread, and forge spawned those
+/// itself).
 fn children() -> Vec<i32> {
-    let mut out = Vec::new();
-    let mut listed = false;
-    if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
-        for task in tasks.flatten() {
-            if let Some(text) = read_small(&task.path().join("children")) {
-                listed = true;
-                out.extend(
-                    text.split_ascii_whitespace()
-                        .filter_map(|p| p.parse::<i32>().ok()),
-                );
-            }
-        }
-    }
-    if !listed {
-        out = children_from_stat();
-    }
+    let me = rustix::process::getpid().as_raw_nonzero().get();
+    let listed = read_small(std::path::Path::new(&format!(
+        "/proc/self/task/{me}/children"
+    )));
+    let mut out = match listed {
+        Some(text) => text
+            .split_ascii_whitespace()
+            .filter_map(|p| p.parse::<i32>().ok())
+            .collect(),
+        None => children_from_stat(),
+    };
     out.sort_unstable();
     out.dedup();
     out
