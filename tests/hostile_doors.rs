@@ -201,6 +201,11 @@ fn row2_shipped_levels_never_decide_when_your_own_steps_run() {
     statusline(&p, 86);
     wait_until("your L2's WIP commit", || commits(&p) == before + 1);
     // Said, with the command that makes them decide.
+    let show = ok_stdout(p.forge().args(["config", "show"]));
+    assert!(
+        show.contains("context.warn = 1.0") && show.contains("#   context.warn = 1   (shown"),
+        "{show}"
+    );
     let status = ok_stdout(p.forge().args(["trust", "--status"]));
     assert!(
         status.contains("context.warn = 1") && status.contains("when your ladder's L1 actions run"),
