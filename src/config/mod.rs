@@ -148,8 +148,9 @@ impl Loaded {
         Some(format!(
             "ignored {} of {} ({}): {}; `forge trust --project {}` shows what they do and trusts the file",
             match (keys.len(), self.ignored.iter().all(|i| i.shown)) {
-                (1, true) => "for what it does (it still applies to what forge shows) the key",
-                (_, true) => "for what it does (they still apply to what forge shows) the keys",
+                (1, true) => "for when your steps run (what forge shows still follows it) the key",
+                (_, true) =>
+                    "for when your steps run (what forge shows still follows them) the keys",
                 (1, false) => "the acting key",
                 (_, false) => "the acting keys",
             },
@@ -159,9 +160,7 @@ impl Loaded {
             crate::model::setup::settings::shell_quote(&project.to_string_lossy())
         ))
     }
-}
 
-impl Loaded {
     /// The keys waiting for trust, as named in messages.
     fn waiting_keys(&self) -> Vec<String> {
         self.ignored.iter().map(|i| i.key.clone()).collect()

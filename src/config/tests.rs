@@ -408,7 +408,7 @@ fn gating_values_of_an_untrusted_file_show_but_never_decide_when_your_steps_act(
     assert!(
         l.ignored_summary(&p.root)
             .unwrap()
-            .contains("still apply to what forge shows"),
+            .contains("what forge shows still follows them"),
         "{:?}",
         l.ignored_summary(&p.root)
     );
