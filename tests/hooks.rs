@@ -1539,3 +1539,150 @@ fn status_prints_the_snapshot_as_text_and_json() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no such folder"));
 }
+
+// ----- PostCompact ------------------------------------------------------------------
+
+const SUMMARY_SECRET: &str = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKL";
+
+/// A session with one request and one edit, compacted: its transcript, and the
+/// PostCompact payload the pinned client sends (tests/fixtures/hooks/PostCompact-manual.json)
+/// with a key in its summary.
+fn compacted_session(p: &TestProject) -> String {
+    let root = p.root.display().to_string();
+    p.write("src/db/pool.rs", "// pool\n");
+    write_transcript(
+        p,
+        &[
+            json!({"type":"user","timestamp":"2026-11-21T09:00:00Z","message":{"role":"user",
+                "content":"Refactor the connection pool and move every handler to it."}}),
+            tool_call(
+                "Write",
+                json!({"file_path": format!("{root}/src/db/pool.rs")}),
+            ),
+            json!({"type":"system","subtype":"compact_boundary","timestamp":"2026-11-21T09:30:00Z",
+                "compactMetadata":{"trigger":"manual","preTokens":150_000}}),
+        ],
+    );
+    let payload = p.payload("hooks/PostCompact-manual.json");
+    let summary = payload.parse::<Value>().unwrap()["compact_summary"]
+        .as_str()
+        .unwrap()
+        .replace(
+            "Run the whole test suite",
+            &format!("Run the whole test suite with {SUMMARY_SECRET}"),
+        );
+    with(&payload, json!({ "compact_summary": summary }))
+}
+
+fn compaction_count(p: &TestProject) -> usize {
+    std::fs::read_to_string(p.forge_dir().join("logs/compactions.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .count()
+}
+
+/// The pinned client proves a compaction twice: SessionStart(compact), then
+/// PostCompact a few milliseconds later (seen with 2.1.330). One compaction counts
+/// once whichever comes first, and an older client's SessionStart alone counts it.
+#[test]
+fn post_compact_and_session_start_count_one_compaction_once() {
+    let p = TestProject::new();
+    let post = compacted_session(&p);
+    let marker = p.forge_dir().join(format!("logs/sessions/{SID}.compacted"));
+    // The client's order: SessionStart(compact), then PostCompact.
+    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    let start = hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-compact.json"),
+    );
+    assert!(
+        start.contains("Context was compacted. Re-read before continuing"),
+        "{start}"
+    );
+    assert_eq!(
+        hook(&p, "PostCompact", post.clone()),
+        "",
+        "PostCompact prints nothing"
+    );
+    assert_eq!(compaction_count(&p), 1, "one compaction, counted once");
+    assert!(marker.exists());
+    let known = common::outcomes(&p, "PostCompact");
+    assert!(
+        known.iter().any(|o| o["kind"] == "compaction_known"),
+        "{known:?}"
+    );
+    assert!(
+        known.iter().any(|o| o["kind"] == "summary_kept"),
+        "{known:?}"
+    );
+    // The other order (PostCompact first) counts once too.
+    std::thread::sleep(Duration::from_millis(1100));
+    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    hook(&p, "PostCompact", post);
+    hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-compact.json"),
+    );
+    assert_eq!(compaction_count(&p), 2);
+    // An older client: SessionStart(compact) alone still counts.
+    std::thread::sleep(Duration::from_millis(1100));
+    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-compact.json"),
+    );
+    assert_eq!(compaction_count(&p), 3);
+}
+
+/// PostCompact's summary is kept redacted, and the next handoff quotes it, marked
+/// as the client's, its pending work and next step.
+#[test]
+fn the_summary_post_compact_sends_reaches_the_next_handoff_redacted() {
+    let p = TestProject::new();
+    let post = compacted_session(&p);
+    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-compact.json"),
+    );
+    hook(&p, "PostCompact", post);
+    let kept = p.read(&format!(".forge/logs/sessions/{SID}.summary.json"));
+    assert!(
+        kept.contains("Move the users handler to the pool"),
+        "{kept}"
+    );
+    assert!(!kept.contains(SUMMARY_SECRET), "stored redacted: {kept}");
+    let out = p
+        .forge()
+        .args(["handoff", "--session", SID])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = String::from_utf8(out.stdout).unwrap();
+    let doc = std::fs::read_to_string(path.trim()).unwrap();
+    assert!(doc.contains("## Claude Code's summary\n"), "{doc}");
+    assert!(doc.contains("(sent by its PostCompact hook)"), "{doc}");
+    assert!(
+        doc.contains("Pending tasks:\n> - Move the users handler to the pool\n> - Run the whole test suite with [REDACTED]\n"),
+        "{doc}"
+    );
+    assert!(
+        doc.contains("Next step:\n> Finish src/routes/users.rs, then run `cargo test`.\n"),
+        "{doc}"
+    );
+    assert!(!doc.contains(SUMMARY_SECRET), "{doc}");
+    assert!(
+        doc.contains(
+            "# Session handoff — Refactor the connection pool and move every handler to it.\n"
+        ),
+        "{doc}"
+    );
+}

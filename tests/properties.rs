@@ -372,6 +372,7 @@ proptest! {
             has_state_json: false,
             notes: Default::default(),
             task: None,
+            budget: 8 * 1024,
         };
         let doc = compose(&inputs);
         let head: Vec<&str> = doc.lines().collect();

@@ -647,6 +647,12 @@ fn check_ranges(c: &Config) -> Result<(), Invalid> {
         "1 to 120",
         r.grace_secs,
     )?;
+    let key = "handoffs.max_bytes";
+    let b = c.handoffs.max_bytes;
+    require((2048..=65_536).contains(&b), key, key, "2048 to 65536", b)?;
+    let key = "resume.max_bytes";
+    let b = c.resume.max_bytes;
+    require((1024..=10_240).contains(&b), key, key, "1024 to 10240", b)?;
     let n = &c.notify;
     let key = "notify.timeout_secs";
     require(

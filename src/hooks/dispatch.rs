@@ -230,6 +230,11 @@ fn run(call: &Call, event: &HookEvent) -> Applied {
             let plan = compaction::pre_compact(&facts, payload, now);
             apply(call, plan, facts.session.bridge)
         }
+        HookEvent::PostCompact { .. } => {
+            let facts = gather::post_compact(call);
+            let plan = compaction::post_compact(&facts, payload, now);
+            apply(call, plan, facts.session.bridge)
+        }
         HookEvent::PreToolUse => {
             let facts = gather::tool(call);
             let plan = tool::pre_tool_use(&facts, payload, now);

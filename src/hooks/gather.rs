@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::call::Call;
-use crate::model::hook::compaction::{CompactFacts, reread_list};
+use crate::model::hook::compaction::{CompactFacts, PostCompactFacts, reread_list};
 use crate::model::hook::start::{Relay, StartFacts};
 use crate::model::hook::tool::{self, ToolFacts};
 use crate::model::hook::turn::{self, TurnFacts};
@@ -133,6 +133,18 @@ pub(super) fn compact(call: &Call) -> CompactFacts {
         settings: call.settings.clone(),
         git,
         git_refused,
+    }
+}
+
+/// PostCompact: the bridge, the pre-compact capture, the inbox and the transcript's
+/// files to re-read.
+pub(super) fn post_compact(call: &Call) -> PostCompactFacts {
+    PostCompactFacts {
+        session: session(call),
+        settings: call.settings.clone(),
+        pre_compact: files::read_pre_compact(&call.paths),
+        handoffs: handoffs::list(&call.paths),
+        transcript_files: transcript_files(call),
     }
 }
 

@@ -58,7 +58,9 @@ pub(super) fn run(call: &Call, source: Option<&str>) -> Applied {
         git_to_save: git.to_save,
         git_refused: git.refused,
         reread: call.last_recorded(|o| match o {
-            Outcome::CompactionRecorded { reread, .. } => Some(reread.clone()),
+            Outcome::CompactionRecorded { reread, .. } | Outcome::CompactionKnown { reread } => {
+                Some(reread.clone())
+            }
             _ => None,
         }),
     };

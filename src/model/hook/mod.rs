@@ -163,6 +163,17 @@ pub(crate) enum Effect {
         /// Arm the marker.
         armed: bool,
     },
+    /// PostCompact: the client's compaction summary (redacted) kept in
+    /// `logs/sessions/<id>.summary.json` for the session's next handoff:
+    /// `summary_kept`, or an error `PostCompact summary`.
+    KeepSummary {
+        /// The session.
+        session: String,
+        /// The summary, redacted.
+        text: String,
+        /// `auto` or `manual`.
+        trigger: Option<String>,
+    },
     /// PreCompact's safety net: a session handoff (trigger `pre-compact`) made the
     /// pending resume; `handoff_written` (and an error per marker that could not be
     /// written), or an error `PreCompact handoff`. Its `handoff_written_at` goes
