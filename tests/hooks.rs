@@ -44,6 +44,21 @@ fn hook(p: &TestProject, event: &str, stdin: impl Into<Vec<u8>>) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// What a SessionStart's stdout gives the model and the person: its plain text and
+/// no notice, or its JSON's `additionalContext` and `systemMessage`.
+fn start_parts(out: &str) -> (String, String) {
+    match serde_json::from_str::<Value>(out) {
+        Ok(v) if v.is_object() => (
+            v["hookSpecificOutput"]["additionalContext"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            v["systemMessage"].as_str().unwrap_or_default().to_owned(),
+        ),
+        _ => (out.to_owned(), String::new()),
+    }
+}
+
 /// Writes the session transcript where the fixtures' `transcript_path` points.
 fn write_transcript(p: &TestProject, records: &[Value]) -> std::path::PathBuf {
     let v: Value = serde_json::from_str(&p.payload("hooks/Stop.json")).unwrap();
@@ -710,7 +725,7 @@ fn a_session_that_touched_no_file_is_told_of_its_handoff_alone_never_gits_names(
     p.write("src/db.rs", "// changed\n");
     p.write(".forge/state.json", r#"{"phase":"build"}"#);
     write_transcript(&p, &[]);
-    let start = compact(&p);
+    let start = start_parts(&compact(&p)).0;
     let handoff = std::fs::read_dir(p.forge_dir().join("handoffs"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -1117,11 +1132,12 @@ fn session_start_after_compaction_says_what_to_reread() {
     hook(&p, "PreToolUse", edit);
     hook(&p, "Stop", p.payload("hooks/Stop.json"));
     hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
-    let out = hook(
+    let out = start_parts(&hook(
         &p,
         "SessionStart",
         p.payload("hooks/SessionStart-compact.json"),
-    );
+    ))
+    .0;
     assert!(
         out.contains("Context was compacted. Re-read before continuing: .forge/handoffs/handoff-"),
         "{out}"
@@ -1314,16 +1330,18 @@ fn session_start_output_stays_under_ten_thousand_characters() {
         );
     }
     hook(&p, "Stop", p.payload("hooks/Stop.json"));
-    let out = hook(
+    // The client caps the context and the person's notice at 10,000 characters each.
+    let (out, notice) = start_parts(&hook(
         &p,
         "SessionStart",
         p.payload("hooks/SessionStart-startup.json"),
-    );
+    ));
     assert!(
         out.chars().count() < 10_000,
         "{} chars",
         out.chars().count()
     );
+    assert!(notice.starts_with("forge: resumed \"Huge\""), "{notice}");
     assert!(out.starts_with("Last session:"), "{}", &out[..200]);
     // Blocked Signals are cut at whole lines with a pointer to the rest…
     assert!(
@@ -1685,4 +1703,70 @@ fn the_summary_post_compact_sends_reaches_the_next_handoff_redacted() {
         ),
         "{doc}"
     );
+}
+
+/// A threshold handoff being written when the compaction starts (the status line
+/// started it a moment before): PreCompact returns only once it is on disk, and
+/// writes no second one.
+#[test]
+fn pre_compact_waits_for_a_handoff_being_written_and_writes_no_second_one() {
+    let p = TestProject::new();
+    hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-startup.json"),
+    );
+    let bridge = p.forge_dir().join(format!("logs/sessions/{SID}.json"));
+    let crossed = chrono::Utc::now() - chrono::Duration::seconds(2);
+    std::fs::write(
+        &bridge,
+        json!({"session_id": SID, "threshold_crossed_at": crossed.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)})
+            .to_string(),
+    )
+    .unwrap();
+    // The writer holds the project's handoff lock until its handoff is on disk.
+    let lock = std::fs::File::create(p.forge_dir().join("logs/.handoff.lock")).unwrap();
+    lock.lock().unwrap();
+    let handoffs = p.forge_dir().join("handoffs");
+    let writer = {
+        let (bridge, handoffs) = (bridge.clone(), handoffs.clone());
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(600));
+            std::fs::create_dir_all(&handoffs).unwrap();
+            std::fs::write(
+                handoffs.join("handoff-20261121-101502.md"),
+                "---\nkind: session-handoff\ntrigger: context-threshold\n---\n# T\n",
+            )
+            .unwrap();
+            let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+            std::fs::write(
+                &bridge,
+                json!({"session_id": SID, "threshold_crossed_at": "2026-01-01T00:00:00Z",
+                       "handoff_written_at": now})
+                .to_string(),
+            )
+            .unwrap();
+            lock.unlock().unwrap();
+        })
+    };
+    let started = Instant::now();
+    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    let took = started.elapsed();
+    writer.join().unwrap();
+    assert!(
+        took >= Duration::from_millis(500),
+        "returned before the handoff landed: {took:?}"
+    );
+    let said = common::outcomes(&p, "PreCompact");
+    assert!(
+        said.iter()
+            .any(|o| o["kind"] == "handoff_awaited" && o["landed"] == true),
+        "{said:?}"
+    );
+    assert!(
+        said.iter().any(|o| o["kind"] == "handoff_skipped"
+            && o["why"] == "this session wrote one since it crossed the threshold"),
+        "{said:?}"
+    );
+    assert_eq!(p.session_handoffs().len(), 1, "no second handoff");
 }

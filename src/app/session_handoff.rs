@@ -338,7 +338,11 @@ fn write_inner(
     let path = write_unique(paths, now, &text)?;
     let path = std::path::absolute(&path).unwrap_or(path);
     if let Some(sid) = session_id.as_ref().filter(|_| records) {
-        record_in_bridge(paths, sid, now);
+        // The status line marks a threshold handoff (its own) once: `✎ handoff`.
+        let mark = (req.trigger == Trigger::ContextThreshold)
+            .then(|| path.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .flatten();
+        record_in_bridge(paths, sid, now, mark);
     }
     let markers = if req.pending {
         make_pending(paths, env, &path, req.trigger)
@@ -491,13 +495,22 @@ fn git_facts(paths: &Paths, git: GitInput<'_>) -> Option<crate::git::GitFacts> {
     }
 }
 
-/// `handoff_written_at` in the session's bridge. The handoff exists: a bridge that
-/// cannot be updated (a busy lock, a full disk) only means PreCompact may write a
-/// second one. Logged, not fatal.
-fn record_in_bridge(paths: &Paths, sid: &str, now: chrono::DateTime<chrono::Utc>) {
+/// `handoff_written_at` in the session's bridge, and the status line's one-tick
+/// `mark` for a threshold handoff. The handoff exists: a bridge that cannot be
+/// updated (a busy lock, a full disk) only means PreCompact may write a second one
+/// (and the line shows no mark). Logged, not fatal.
+fn record_in_bridge(
+    paths: &Paths,
+    sid: &str,
+    now: chrono::DateTime<chrono::Utc>,
+    mark: Option<String>,
+) {
     let at = crate::model::time::iso(now);
     if let Err(e) = files::update_bridge(paths, sid, now, |b| {
         b.handoff_written_at = Some(at);
+        if mark.is_some() {
+            b.handoff_mark = mark;
+        }
         true
     }) {
         store::log_error(paths, "handoff", &format!("session bridge: {e}"));

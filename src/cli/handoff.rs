@@ -186,6 +186,9 @@ pub(crate) fn run(args: &HandoffArgs, env: &Env) -> ExitCode {
     if let Some(HandoffAction::Prune(p)) = &args.action {
         return super::report(prune(p, args.project.as_ref(), env));
     }
+    // Held from the threshold's claim until the handoff is on disk: a PreCompact
+    // meanwhile waits for it rather than racing it with a second one.
+    let _writing = writing_lock(args, env);
     if args.auto {
         if args.claim_threshold && !claim(args, env) {
             return ExitCode::SUCCESS;
@@ -291,6 +294,21 @@ fn not_pending(path: &std::path::Path, e: &std::io::Error) -> String {
         path.display(),
         path.display()
     )
+}
+
+/// How long `forge handoff` waits for another handoff of the project being written.
+const WRITING_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The project's handoff lock ([`Paths::handoff_lock`]), when its logs folder exists
+/// and the lock is had within [`WRITING_WAIT`] (else the handoff is written without
+/// it: two at once only means two files).
+fn writing_lock(args: &HandoffArgs, env: &Env) -> Option<store::FileLock> {
+    let paths = super::project::project_paths(args.project.as_ref(), env).ok()?;
+    paths
+        .logs()
+        .is_dir()
+        .then(|| store::FileLock::acquire(&paths.handoff_lock(), WRITING_WAIT))
+        .flatten()
 }
 
 /// Claims the session's threshold crossing: true for the one process that wins it.

@@ -97,6 +97,8 @@ fn settings(cfg: &Config) -> Settings {
             .handoffs
             .auto_prune
             .then(|| (cfg.handoffs.older_than(), cfg.handoffs.keep)),
+        resume_max_bytes: cfg.resume.max_bytes,
+        zone: crate::model::time::Zone::Local,
     }
 }
 

@@ -119,6 +119,48 @@ pub(super) fn tool(call: &Call) -> ToolFacts {
     }
 }
 
+/// How long PreCompact waits for a handoff of this project that is being written
+/// (the status line's threshold handoff, started a moment before): the compaction
+/// waits for it to land, never longer than this.
+pub(super) const PRE_COMPACT_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// PreCompact's first step: takes the project's handoff lock, waiting up to `wait`
+/// while another process holds it (a handoff being written), so the compaction
+/// starts only once that handoff is on disk. Records how long it waited when it
+/// had to; past `wait`, records that it stopped waiting and logs it, and returns
+/// `None` (the compaction goes on: PreCompact never refuses one). The lock is held
+/// while PreCompact writes its own handoff.
+pub(super) fn await_handoff(
+    call: &Call,
+    wait: std::time::Duration,
+) -> Result<Option<store::FileLock>, ()> {
+    let lock = call.paths.handoff_lock();
+    if let Some(held) = store::FileLock::acquire(&lock, std::time::Duration::ZERO) {
+        return Ok(Some(held));
+    }
+    let until = crate::env::deadline_after(wait);
+    let got = store::FileLock::acquire(&lock, wait);
+    let waited = wait.saturating_sub(crate::env::time_left(until));
+    let waited_ms = u64::try_from(waited.as_millis()).unwrap_or(u64::MAX);
+    call.record(crate::model::outcome::Outcome::HandoffAwaited {
+        waited_ms,
+        landed: got.is_some(),
+    });
+    match got {
+        Some(held) => Ok(Some(held)),
+        None => {
+            store::log_error(
+                &call.paths,
+                "PreCompact",
+                &format!(
+                    "a handoff of this project was still being written after {waited_ms} ms; the compaction went on"
+                ),
+            );
+            Err(())
+        }
+    }
+}
+
 /// PreCompact: git's facts (waited for, within [`crate::git::GIT_DEADLINE`]) and
 /// the bridge, read meanwhile.
 pub(super) fn compact(call: &Call) -> CompactFacts {
@@ -133,6 +175,7 @@ pub(super) fn compact(call: &Call) -> CompactFacts {
         settings: call.settings.clone(),
         git,
         git_refused,
+        handoff_in_flight: false,
     }
 }
 

@@ -63,6 +63,9 @@ pub(super) fn run(call: &Call, source: Option<&str>) -> Applied {
             }
             _ => None,
         }),
+        // Lines for the person's screen from the steps above (none yet): see
+        // ARCHITECTURE.md, "A notice to the person at SessionStart".
+        notices: Vec::new(),
     };
     let plan = start::compose(&facts, &blocked, &found, call.wire, now);
     apply(call, plan, facts.session.bridge).knowing_git(found.git)

@@ -97,6 +97,12 @@ pub(crate) enum Outcome {
         /// The files the session is asked to re-read.
         reread: Vec<String>,
     },
+    /// SessionStart showed the person these one-line notices (the client draws its
+    /// `systemMessage` under the session's banner).
+    PersonNotified {
+        /// The lines.
+        lines: Vec<String>,
+    },
     /// PostCompact kept the client's compaction summary for the next handoff.
     SummaryKept {
         /// Its length in characters (redacted).
@@ -441,6 +447,7 @@ impl Outcome {
                 "the compaction was counted already by its other hook; re-read: {}",
                 reread.join(", ")
             ),
+            Self::PersonNotified { lines } => format!("told the person: {}", lines.join(" / ")),
             Self::SummaryKept { chars } => format!(
                 "kept Claude Code's compaction summary ({chars} characters, redacted) for the next handoff"
             ),

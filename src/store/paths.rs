@@ -65,6 +65,12 @@ impl Paths {
         self.sessions()
             .join(format!("{}.compacted", sanitize_id(session_id)))
     }
+    /// Held while a session handoff of this project is being written
+    /// (`forge handoff`, the status line's threshold handoff, PreCompact's): PreCompact
+    /// waits on it, so a compaction does not start before the handoff is on disk.
+    pub(crate) fn handoff_lock(&self) -> PathBuf {
+        self.logs().join(".handoff.lock")
+    }
     /// The first proof of the session's latest compaction, until the second comes
     /// (`crate::store::files::first_proof`).
     pub(crate) fn compaction_claim(&self, session_id: &str) -> PathBuf {

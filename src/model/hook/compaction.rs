@@ -25,6 +25,9 @@ pub(crate) struct CompactFacts {
     pub(crate) git: Option<GitCache>,
     /// Why git would not open the repository.
     pub(crate) git_refused: Option<String>,
+    /// Another handoff of this project was still being written when PreCompact
+    /// stopped waiting for it.
+    pub(crate) handoff_in_flight: bool,
 }
 
 /// PreCompact: a compaction *may* follow (it can be cancelled, or abandoned and
@@ -60,6 +63,10 @@ pub(crate) fn pre_compact(
     };
     if !f.settings.handoff_on_precompact {
         plan.record(skipped("[hooks] handoff_on_precompact is off"));
+    } else if f.handoff_in_flight {
+        plan.record(skipped(
+            "another handoff of this project is still being written: the compaction goes on without a second one",
+        ));
     } else if let Some(sid) = f.session.id() {
         // The safety net: a handoff when this session wrote none since it crossed the
         // threshold (or none at all).
