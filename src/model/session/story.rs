@@ -182,15 +182,20 @@ impl Story {
         }
     }
 
-    /// A compaction summary sent by the PostCompact hook, when it is newer than the
-    /// transcript's.
+    /// A compaction summary sent by the PostCompact hook: it takes the place of the
+    /// transcript's unless the transcript's is of a later compaction (more than
+    /// [`SAME_COMPACTION`] after it; PostCompact's time is when forge heard it, a
+    /// moment after the client wrote its record).
     pub(crate) fn offer_summary(&mut self, summary: ClientSummary) {
-        let newer = match (&self.summary, &summary.at) {
+        let takes = match (&self.summary, &summary.at) {
             (None, _) => true,
-            (Some(s), Some(at)) => s.at.as_deref().is_none_or(|t| later(at, t)),
+            (Some(s), Some(at)) => {
+                s.at.as_deref()
+                    .is_none_or(|t| !later_by(t, at, SAME_COMPACTION))
+            }
             (Some(_), None) => false,
         };
-        if newer {
+        if takes {
             self.summary = Some(summary);
         }
     }
@@ -452,15 +457,18 @@ impl Story {
     }
 }
 
-/// Whether ISO time `a` is later than `b` (both as the client writes them; any
-/// RFC 3339 time compares by its instant).
-fn later(a: &str, b: &str) -> bool {
+/// How far apart two summaries of one compaction may be dated.
+const SAME_COMPACTION: chrono::Duration = chrono::Duration::minutes(2);
+
+/// Whether time `a` is more than `by` later than `b` (RFC 3339 times, compared by
+/// their instant; unreadable ones never are).
+fn later_by(a: &str, b: &str, by: chrono::Duration) -> bool {
     match (
         crate::model::time::parse_iso(a),
         crate::model::time::parse_iso(b),
     ) {
-        (Some(a), Some(b)) => a > b,
-        _ => a > b,
+        (Some(a), Some(b)) => a - b > by,
+        _ => false,
     }
 }
 
@@ -881,19 +889,22 @@ mod tests {
                 commands: 1
             }
         );
-        // A PostCompact summary replaces it only when newer.
+        // PostCompact's summary of the same compaction takes its place (heard a
+        // moment later, or dated to the second before the record's milliseconds)…
+        let mut t = s.clone();
+        t.offer_summary(ClientSummary {
+            text: "the same compaction".into(),
+            at: Some("2026-11-21T10:00:01Z".into()),
+            source: "post-compact",
+        });
+        assert_eq!(t.summary.as_ref().unwrap().source, "post-compact");
+        // …one of an earlier compaction does not.
         let mut t = s.clone();
         t.offer_summary(ClientSummary {
             text: "older".into(),
-            at: Some("2026-11-21T09:59:00Z".into()),
+            at: Some("2026-11-21T09:40:00Z".into()),
             source: "post-compact",
         });
         assert!(t.summary.as_ref().unwrap().text.contains("write tests"));
-        t.offer_summary(ClientSummary {
-            text: "newer".into(),
-            at: Some("2026-11-21T10:00:02Z".into()),
-            source: "post-compact",
-        });
-        assert_eq!(t.summary.unwrap().source, "post-compact");
     }
 }
