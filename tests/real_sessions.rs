@@ -256,7 +256,16 @@ fn the_long_worktree_session_hands_off_its_task_the_clients_pending_work_and_the
         doc.contains(", 0 requests of the person, 47 shell commands.\n"),
         "{doc}"
     );
-    assert!(doc.contains("Claude's last words (2026-02-11 22:54 UTC):\n> That's a notification from a background task"), "{doc}");
+    // Its last words to the person say the work is done, which the stale summary
+    // does not; what it said to the client's own notice after that comes second.
+    assert!(
+        doc.contains("Claude's last words (2026-02-11 22:54 UTC):\n> All done. Here's the summary:\n> ## spotter-fum Epic — Complete\n> All 4 tasks completed and pushed:\n"),
+        "{doc}"
+    );
+    assert!(
+        doc.contains("Then, answering Claude Code's own notice (a background task's end) (2026-02-11 22:54 UTC):\n> That's a notification from a background task"),
+        "{doc}"
+    );
     // The background test run was reported finished (its <task-notification>).
     assert!(!doc.contains("## Loose ends"), "{doc}");
 }

@@ -300,22 +300,40 @@ pub(super) fn loose_ends(s: &Story) -> Option<String> {
     Some(d)
 }
 
-/// Claude's last words, quoted (at most a few lines): where the session stopped.
+/// Claude's last words in the person's turns, quoted (at most a few lines): where
+/// the session stopped; then the first line of what it said after, answering the
+/// client's own notice (a background command's end), when it did.
 pub(super) fn last_words(d: &mut String, s: &Story) {
-    let Some(w) = s.last_words.as_ref() else {
-        return;
-    };
+    if let Some(w) = s.last_words.as_ref() {
+        quote_words(d, w, "Claude's last words");
+    }
+    if let Some(w) = s.notice_words.as_ref() {
+        quote_words(
+            d,
+            w,
+            "Then, answering Claude Code's own notice (a background task's end)",
+        );
+    }
+}
+
+/// `label (time):` and `w`'s first lines with words in them, quoted (a table's
+/// rules and blank lines left out).
+fn quote_words(d: &mut String, w: &Said, label: &str) {
+    const LINES: usize = 8;
     let _ = writeln!(
         d,
-        "\nClaude's last words{}:",
+        "\n{label}{}:",
         when(w.at.as_deref()).map_or_else(String::new, |t| format!(" ({t})"))
     );
-    let (lines, cut) = quote(&w.text, 500);
-    let n = lines.len();
-    for l in lines.into_iter().take(8) {
+    let (lines, cut) = quote(&w.text, 800);
+    let worded: Vec<String> = lines
+        .into_iter()
+        .filter(|l| l.chars().any(char::is_alphanumeric))
+        .collect();
+    for l in worded.iter().take(LINES) {
         let _ = writeln!(d, "{l}");
     }
-    if cut || n > 8 {
+    if cut || worded.len() > LINES {
         let _ = writeln!(d, "> …");
     }
 }

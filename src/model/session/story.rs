@@ -149,13 +149,19 @@ pub struct Story {
     pub background: Vec<Background>,
     /// The last failed command, unless one like it succeeded after it.
     pub failure: Option<Failure>,
-    /// Claude's last text.
+    /// Claude's last text in the person's turns.
     pub last_words: Option<Said>,
+    /// Its last text after that, answering what the client reported itself (a
+    /// background command's end), when there is one.
+    pub notice_words: Option<Said>,
     #[serde(skip)]
     pending: Vec<(String, Pending)>,
     /// Claude wrote text after the person's last request.
     #[serde(skip)]
     answered_since_last_request: bool,
+    /// The turn going on answers a client's notice, not the person.
+    #[serde(skip)]
+    answering_notice: bool,
 }
 
 fn at_of(rec: &Value) -> Option<String> {
@@ -221,12 +227,18 @@ impl Story {
                     let text = b.get("text").and_then(Value::as_str).unwrap_or("");
                     if !text.trim().is_empty() {
                         self.answered_since_last_request = true;
-                        self.last_words = Some(Said {
+                        let words = Some(Said {
                             text: kept(text, TEXT_KEPT),
                             at: at_of(rec),
                             times: 1,
                             interrupted: false,
                         });
+                        if self.answering_notice {
+                            self.notice_words = words;
+                        } else {
+                            self.last_words = words;
+                            self.notice_words = None;
+                        }
                     }
                 }
                 Some("tool_use") => self.tool_use(b),
@@ -299,6 +311,7 @@ impl Story {
                 if let Some(id) = n.id {
                     self.background.retain(|b| b.id != id);
                 }
+                self.answering_notice = true;
             }
             Some(UserRecord::Client(user_record::ClientText::Interrupted)) => {
                 let answered = self.answered_since_last_request;
@@ -318,6 +331,7 @@ impl Story {
     fn said(&mut self, text: String, at: Option<String>) {
         self.since.requests += 1;
         self.answered_since_last_request = false;
+        self.answering_notice = false;
         if self.first.is_none() {
             self.first = Some(Said {
                 text: text.clone(),
@@ -688,6 +702,40 @@ mod tests {
             s.task().unwrap().at.as_deref(),
             Some("2026-11-21T09:01:00Z")
         );
+    }
+
+    #[test]
+    fn the_last_words_are_those_to_the_person_not_to_a_clients_notice() {
+        let text = |t: &str| {
+            json!({"type":"assistant","timestamp":"2026-11-21T10:00:00Z","message":{"role":"assistant",
+                "content":[{"type":"text","text":t}]}})
+        };
+        let s = story(&[
+            said("ship it", "2026-11-21T09:00:00Z"),
+            text("All done: pushed."),
+            said(
+                "<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>",
+                "2026-11-21T10:01:00Z",
+            ),
+            text("That old background run finished; nothing to do."),
+        ]);
+        assert_eq!(s.last_words.unwrap().text, "All done: pushed.");
+        assert_eq!(
+            s.notice_words.unwrap().text,
+            "That old background run finished; nothing to do."
+        );
+        // The person speaking again makes Claude's next words the last ones.
+        let s = story(&[
+            said(
+                "<task-notification><task-id>b1</task-id></task-notification>",
+                "2026-11-21T10:01:00Z",
+            ),
+            text("noted"),
+            said("go on", "2026-11-21T10:02:00Z"),
+            text("Going on."),
+        ]);
+        assert_eq!(s.last_words.unwrap().text, "Going on.");
+        assert!(s.notice_words.is_none());
     }
 
     #[test]
