@@ -12,7 +12,11 @@
 # with nulls (forces the transcript tail read). Prints a markdown table; then a
 # second one: the same tick with 0, 2,000 and 20,000 handoff files (HANDOFF_COUNTS).
 #
-# Usage: scripts/bench-statusline.sh [RUNS]   (default 300 runs per cell)
+# With BASE=/path/to/forge (another build, e.g. the one a branch started from), that
+# binary runs in the same interleaved rounds and the first table gets its median and
+# forge / base: "unchanged" is measured, not remembered.
+#
+# Usage: [BASE=/path/to/forge] scripts/bench-statusline.sh [RUNS]   (default 300 runs per cell)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${1:-300}"
@@ -34,6 +38,11 @@ fi
 mkdir -p "$WORK/bin"
 install -m755 target/release/forge "$WORK/bin/forge"
 FORGE="$WORK/bin/forge"
+if [ -n "${BASE:-}" ]; then
+  mkdir -p "$WORK/base"
+  install -m755 "$BASE" "$WORK/base/forge"
+  BASE_FORGE="$WORK/base/forge"
+fi
 
 cat > "$WORK/floor.rs" <<'EOF'
 use std::io::Read;
@@ -128,8 +137,13 @@ export CLAUDE_PROJECT_DIR="$REPO"
 echo "tool: rustc-built timer (spawn + wait; forge, floor and /bin/true interleaved), runs per cell: $RUNS"
 echo "repo: $(git ls-files | wc -l) tracked files; $(ls .forge/handoffs | wc -l) handoff files"
 echo
-echo "| transcript | payload | forge statusline median (min) | floor median | /bin/true median | forge / floor | ≤ 3 ms and ≤ 1.5× floor |"
-echo "|---|---|---|---|---|---|---|"
+if [ -n "${BASE_FORGE:-}" ]; then
+  echo "| transcript | payload | forge statusline median (min) | floor median | /bin/true median | forge / floor | ≤ 3 ms and ≤ 1.5× floor | base median | forge / base |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+else
+  echo "| transcript | payload | forge statusline median (min) | floor median | /bin/true median | forge / floor | ≤ 3 ms and ≤ 1.5× floor |"
+  echo "|---|---|---|---|---|---|---|"
+fi
 fail=0
 for t in 200k 50m; do
   tr="$HOME/.claude/projects/p/$t.jsonl"
@@ -144,12 +158,20 @@ for t in 200k 50m; do
     fi
     # One untimed tick so the session bridge exists (steady state: no write per tick).
     "$FORGE" statusline < "$WORK/p.json" > "$WORK/line.txt"
-    { read -r f_med f_min _; read -r fl_med _ _; read -r t_med _ _; } < <(
-      "$WORK/timer" "$RUNS" "$WORK/p.json" "$FORGE" statusline ::: "$WORK/floor" ::: /bin/true)
+    if [ -n "${BASE_FORGE:-}" ]; then
+      "$BASE_FORGE" statusline < "$WORK/p.json" > /dev/null
+      { read -r f_med f_min _; read -r fl_med _ _; read -r t_med _ _; read -r b_med _ _; } < <(
+        "$WORK/timer" "$RUNS" "$WORK/p.json" "$FORGE" statusline ::: "$WORK/floor" ::: /bin/true ::: "$BASE_FORGE" statusline)
+      base_cols=" ${b_med} ms | $(python3 -c "print('%.2f' % ($f_med / $b_med))")× |"
+    else
+      { read -r f_med f_min _; read -r fl_med _ _; read -r t_med _ _; } < <(
+        "$WORK/timer" "$RUNS" "$WORK/p.json" "$FORGE" statusline ::: "$WORK/floor" ::: /bin/true)
+      base_cols=""
+    fi
     ratio=$(python3 -c "print('%.2f' % ($f_med / $fl_med))")
     ok=$(python3 -c "print('yes' if $f_med <= 3.0 and $f_med <= 1.5 * $fl_med else 'NO')")
     [ "$ok" = yes ] || fail=1
-    echo "| $size | $label | ${f_med} ms (${f_min}) | ${fl_med} ms | ${t_med} ms | ${ratio}× | $ok |"
+    echo "| $size | $label | ${f_med} ms (${f_min}) | ${fl_med} ms | ${t_med} ms | ${ratio}× | $ok |${base_cols}"
   done
 done
 echo

@@ -110,9 +110,15 @@ pub(crate) fn read_facts(path: &Path) -> io::Result<(TranscriptFacts, bool)> {
     read_facts_capped(path, FACTS_CAP)
 }
 
+/// How far from a transcript's start its first request is looked for when the
+/// handoff's read of its end was cut: a session's first request comes before the
+/// work it asks for (the first prompt of a real session is within its first few
+/// hundred KB; a 13-turn session was 892 KB in all).
+pub(crate) const HEAD_CAP: u64 = 4 * 1024 * 1024;
+
 /// [`read_facts`] with an explicit cap. When the read was cut, the person's first
 /// request (the session's task) is looked for from the file's start, reading only
-/// as far as it is (at most [`FACTS_CAP`] bytes).
+/// as far as it is (at most [`HEAD_CAP`] bytes).
 pub(crate) fn read_facts_capped(path: &Path, cap: u64) -> io::Result<(TranscriptFacts, bool)> {
     let mut file = safe::open_read(path, Follow::Yes)?;
     let len = file.metadata()?.len();
@@ -121,7 +127,7 @@ pub(crate) fn read_facts_capped(path: &Path, cap: u64) -> io::Result<(Transcript
     drop(text);
     if cut {
         file.seek(SeekFrom::Start(0))?;
-        if let Some(first) = first_request(io::BufReader::new(file.take(FACTS_CAP)))? {
+        if let Some(first) = first_request(io::BufReader::new(file.take(HEAD_CAP)))? {
             facts.story.first = Some(first);
         }
     }
@@ -148,7 +154,11 @@ fn first_request(
             skip_line(&mut reader)?;
             continue;
         }
-        if memchr::memmem::find(&line, b"\"user\"").is_none() {
+        // Only a user record can hold a request, and one with a tool result never
+        // does: most lines of a long session are skipped without being parsed.
+        if memchr::memmem::find(&line, b"\"user\"").is_none()
+            || memchr::memmem::find(&line, b"\"tool_result\"").is_some()
+        {
             continue;
         }
         let Ok(rec) = serde_json::from_slice::<serde_json::Value>(&line) else {

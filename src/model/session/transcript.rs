@@ -464,13 +464,6 @@ fn push_recent(list: &mut Vec<String>, item: &str) {
     list.push(item.to_owned());
 }
 
-/// The person's request in a `user` record (docs/client-reference.md §6.5): what
-/// they typed, or a slash command that asks the model for something — never what
-/// the client writes in their role ([`super::user_record`]).
-fn user_request(rec: &Value) -> Option<String> {
-    super::user_record::classify(rec)?.request()
-}
-
 /// Which todo source was used last.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum TodoSource {
@@ -664,13 +657,12 @@ pub fn extract_facts<'a>(lines: impl Iterator<Item = &'a str>) -> TranscriptFact
                         }
                     }
                 }
-                if let Some(text) = user_request(&rec) {
-                    facts.last_request = Some(text);
-                }
             }
             _ => {}
         }
     }
+    // The story classified every user record once; its newest request is the last.
+    facts.last_request = facts.story.requests.last().map(|s| s.text.clone());
     facts.todos = match last_source {
         Some(TodoSource::TodoWrite) => todo_write,
         Some(TodoSource::Tasks) => replay.tasks,
