@@ -375,6 +375,7 @@ proptest! {
             budget: 8 * 1024,
         };
         let doc = compose(&inputs);
+        prop_assert!(doc.len() <= 8 * 1024, "{} bytes", doc.len());
         let head: Vec<&str> = doc.lines().collect();
         let end = head.iter().skip(1).position(|l| *l == "---").unwrap() + 1;
         let keys: Vec<&str> = head[1..end].iter().map(|l| l.split(':').next().unwrap()).collect();

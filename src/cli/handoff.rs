@@ -21,9 +21,13 @@ use crate::store::{self, Paths, files, transcript};
 
 /// Write a session handoff to .forge/handoffs/handoff-YYYYMMDD-HHMMSS.md
 ///
-/// The document holds the context level, the current task and last request (secrets
-/// redacted), the todo list and files touched from the session transcript, git state,
-/// open agent Signals, what to reload and next steps. Its absolute path goes to
+/// The document tells the session in the person's words (secrets redacted): their
+/// task (their first request), their later requests, Claude's last words; after a
+/// compaction, Claude Code's own summary (pending tasks, current work, next step) and
+/// what happened since; the plan they approved, their answers to the agent's
+/// questions, background commands still running, the last failing command; the todo
+/// list and files touched, git state, open agent Signals, what to reload and next
+/// steps — within [handoffs] max_bytes (8 KiB). Its absolute path goes to
 /// .forge/pending-resume and ~/.claude/pending-resume, so the next session loads it.
 ///
 /// The session is the one named by --session, else the most recently active one

@@ -1430,6 +1430,93 @@ mod tests {
         );
     }
 
+    /// A long session's story: many requests, a long plan, a summary, and a Reload
+    /// list of forty files.
+    fn long_story(i: &mut HandoffInputs<'_>) {
+        use crate::model::session::story::{ApprovedPlan, ClientSummary, Said};
+        let f = i.transcript.as_mut().unwrap();
+        let said = |n: usize| Said {
+            text: format!(
+                "request {n}: {}",
+                "please keep going with the pool ".repeat(6)
+            ),
+            at: Some("2026-11-21T10:00:00Z".into()),
+            times: 1,
+            interrupted: false,
+        };
+        f.story.first = Some(Said {
+            text: "Refactor the pool and move every handler to it".into(),
+            ..said(0)
+        });
+        f.story.requests = (1..80).map(said).collect();
+        f.story.plan = Some(ApprovedPlan {
+            text: (0..200)
+                .map(|n| format!("{n}. a step of the plan\n"))
+                .collect(),
+            at: None,
+            edited: false,
+        });
+        f.story.summary = Some(ClientSummary {
+            text: "Summary:\n7. Pending Tasks:\n   - PENDING-ONE\n9. Optional Next Step:\n   NEXT-ONE\n"
+                .into(),
+            at: Some("2026-11-21T10:00:00Z".into()),
+            source: "transcript",
+        });
+        f.compactions = 1;
+        f.read = (0..40).map(|n| format!("/repo/src/file{n}.rs")).collect();
+    }
+
+    #[test]
+    fn a_long_session_stays_within_its_budget_dropping_sections_by_rank() {
+        let root = Path::new("/repo");
+        let mut i = inputs(root);
+        i.workflow.task = None;
+        long_story(&mut i);
+        let full = compose(&HandoffInputs {
+            budget: 64 * 1024,
+            ..i.clone()
+        });
+        assert!(full.len() > 8 * 1024, "the premise: {} bytes", full.len());
+        let doc = compose(&i);
+        assert!(doc.len() <= 8 * 1024, "{} bytes", doc.len());
+        // The headings stay; the first to give up their text are Reload and the
+        // Signals; the task, the summary's pending work and the steps stay.
+        for h in [
+            "## Why this handoff",
+            "## Current task",
+            "## Reload",
+            "## Open agent signals",
+            "## Next steps",
+        ] {
+            assert!(doc.contains(h), "{h}:\n{doc}");
+        }
+        assert!(
+            doc.contains("## Reload\n(Left out to keep this handoff within its 8 KiB budget: [handoffs] max_bytes.)\n"),
+            "{doc}"
+        );
+        assert!(
+            doc.contains("# Session handoff — Refactor the pool and move every handler to it\n")
+        );
+        assert!(doc.contains("> - PENDING-ONE\n"), "{doc}");
+        assert!(
+            doc.contains(
+                "Claude Code's summary said next (check it against what happened since): NEXT-ONE"
+            ),
+            "{doc}"
+        );
+        // The requests kept are the newest.
+        assert!(doc.contains("request 79:"), "{doc}");
+        assert!(!doc.contains("request 1:"), "{doc}");
+        // A tighter budget drops more, in the same order, still whole lines.
+        let tight = compose(&HandoffInputs {
+            budget: 3 * 1024,
+            ..i.clone()
+        });
+        assert!(tight.len() <= 3 * 1024, "{} bytes", tight.len());
+        assert!(tight.contains("## Plan\n(Left out"), "{tight}");
+        assert!(tight.contains("> - PENDING-ONE\n"), "{tight}");
+    }
+
     #[test]
     fn names_get_a_suffix_for_the_same_second() {
         let t = Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap();
