@@ -913,8 +913,10 @@ fn clear_resumes_the_handoff_and_exit_records_the_end() {
         .cloned()
         .expect("the first request of the new session");
     let text = first.all_text();
+    // A resumed handoff comes with a notice for the person, so SessionStart answers
+    // in JSON: the client frames its additionalContext so.
     assert!(
-        text.contains("SessionStart:clear hook success:")
+        text.contains("SessionStart hook additional context:")
             && text.contains(&format!(
                 "Resuming from handoff {}",
                 w.root.join(".forge/handoffs").join(&handoff).display()
@@ -1671,7 +1673,10 @@ fn what_the_model_reads_at_session_start_is_redacted() {
         .api
         .messages()
         .into_iter()
-        .find(|r| r.all_text().contains("SessionStart:startup hook success"))
+        .find(|r| {
+            r.all_text()
+                .contains("SessionStart hook additional context")
+        })
         .expect("a request with forge's SessionStart text");
     let text = first.all_text();
     assert!(text.contains("Resuming from handoff"), "{text}");
@@ -1996,6 +2001,7 @@ fn the_plugin_and_the_pinned_client_validate_without_a_warning() {
                     "Stop",
                     "SessionEnd",
                     "PreCompact",
+                    "PostCompact",
                     "PreToolUse",
                     "Notification",
                     "PermissionRequest",
