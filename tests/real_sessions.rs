@@ -25,8 +25,6 @@ use serde_json::Value;
 struct Labels {
     /// The fixture (under `tests/fixtures/`).
     file: &'static str,
-    /// The folder the session ran in (its paths are moved to the test project).
-    ran_in: &'static str,
     /// The person's task, as they wrote it: the title starts with its first words.
     task: &'static str,
     /// The title's words (the task's first line, cut).
@@ -47,11 +45,16 @@ struct Labels {
     background: &'static [&'static str],
 }
 
-/// Writes the fixture as this project's transcript; returns its path.
+/// Writes the fixture as this project's transcript, its paths moved from the folder
+/// it ran in (its records' `cwd`) to this project; returns its path.
 fn transcript(p: &TestProject, l: &Labels) -> PathBuf {
-    let text = std::fs::read_to_string(common::fixtures().join(l.file))
-        .unwrap()
-        .replace(l.ran_in, &p.root.display().to_string());
+    let text = std::fs::read_to_string(common::fixtures().join(l.file)).unwrap();
+    let ran_in = text
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find_map(|r| r["cwd"].as_str().map(str::to_owned))
+        .expect("a record with its cwd");
+    let text = text.replace(&ran_in, &p.root.display().to_string());
     let name = Path::new(l.file).file_name().unwrap();
     let path = p.home.join(".claude/projects/-project").join(name);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -201,7 +204,6 @@ fn judged(p: &TestProject, l: &Labels) -> String {
 
 const LONG: Labels = Labels {
     file: "real-transcripts/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl",
-    ran_in: "/home/USER/projects/spotter-worktrees/spotter-fum",
     task: "Work on bead spotter-fum. Run bd show spotter-fum to see the issue details and bd ready to find available subtasks. Start with the first ready task.",
     title: "Work on bead spotter-fum. Run bd show spotter-fum to see th…",
     latest: None,
@@ -277,7 +279,6 @@ fn the_short_session_is_its_one_request_and_a_refused_call_is_no_failure() {
         &p,
         &Labels {
             file: "real-transcripts/short.jsonl",
-            ran_in: "/home/marco/projects/spotter",
             task: "mix phx.server doesnt seem to start",
             title: "mix phx.server doesnt seem to start",
             ..Labels::default()
@@ -295,7 +296,6 @@ fn the_subagent_session_is_the_persons_skill_command_and_their_answers() {
         &p,
         &Labels {
             file: "real-transcripts/subagent.jsonl",
-            ran_in: "/home/marco/projects/spotter",
             task: "/handgemacht:create-beads websearch to learn how to fastest setup credo, dialyzer, mix_audit (basically all supported by https://github.com/bradleygolden/claude-marketplace-elixir)",
             title: "/handgemacht:create-beads websearch to learn how to fastest…",
             latest: Some("Their latest request (2026-02-10 22:01 UTC):\n> create the beads"),
@@ -321,7 +321,6 @@ fn the_tool_heavy_session_keeps_its_first_task_and_its_server_still_running() {
         &p,
         &Labels {
             file: "real-transcripts/tool_heavy.jsonl",
-            ran_in: "/home/marco/projects/spotter",
             task: "start phoenix in background",
             title: "start phoenix in background",
             latest: Some(
@@ -340,7 +339,6 @@ fn the_pinned_clients_recorded_session_hands_off_plan_decision_job_and_pending_w
         &p,
         &Labels {
             file: "transcripts/recorded-plan-question-background-compact.jsonl",
-            ran_in: "/tmp/forge-e2e-Ge44jG/project",
             task: "ORIGINAL-TASK: build the blue widget as SPEC.md says",
             title: "ORIGINAL-TASK: build the blue widget as SPEC.md says",
             latest: Some("Their latest request (2026-12-02 03:03 UTC):\n> continue"),

@@ -230,7 +230,7 @@ fn run(call: &Call, event: &HookEvent) -> Applied {
             // starts; then the bridge is read, so it is known to be written.
             let writing = gather::await_handoff(call, gather::PRE_COMPACT_WAIT);
             let mut facts = gather::compact(call);
-            facts.handoff_in_flight = writing.is_err();
+            facts.handoff_in_flight = writing.is_none();
             let plan = compaction::pre_compact(&facts, payload, now);
             apply(call, plan, facts.session.bridge)
         }

@@ -126,17 +126,14 @@ pub(super) const PRE_COMPACT_WAIT: std::time::Duration = std::time::Duration::fr
 
 /// PreCompact's first step: takes the project's handoff lock, waiting up to `wait`
 /// while another process holds it (a handoff being written), so the compaction
-/// starts only once that handoff is on disk. Records how long it waited when it
-/// had to; past `wait`, records that it stopped waiting and logs it, and returns
-/// `None` (the compaction goes on: PreCompact never refuses one). The lock is held
-/// while PreCompact writes its own handoff.
-pub(super) fn await_handoff(
-    call: &Call,
-    wait: std::time::Duration,
-) -> Result<Option<store::FileLock>, ()> {
+/// starts only once that handoff is on disk; the lock is then held while PreCompact
+/// writes its own. Records how long it waited when it had to; past `wait`, records
+/// that it stopped waiting, logs it, and returns `None`: the compaction goes on
+/// (PreCompact never refuses one).
+pub(super) fn await_handoff(call: &Call, wait: std::time::Duration) -> Option<store::FileLock> {
     let lock = call.paths.handoff_lock();
     if let Some(held) = store::FileLock::acquire(&lock, std::time::Duration::ZERO) {
-        return Ok(Some(held));
+        return Some(held);
     }
     let until = crate::env::deadline_after(wait);
     let got = store::FileLock::acquire(&lock, wait);
@@ -146,19 +143,16 @@ pub(super) fn await_handoff(
         waited_ms,
         landed: got.is_some(),
     });
-    match got {
-        Some(held) => Ok(Some(held)),
-        None => {
-            store::log_error(
-                &call.paths,
-                "PreCompact",
-                &format!(
-                    "a handoff of this project was still being written after {waited_ms} ms; the compaction went on"
-                ),
-            );
-            Err(())
-        }
+    if got.is_none() {
+        store::log_error(
+            &call.paths,
+            "PreCompact",
+            &format!(
+                "a handoff of this project was still being written after {waited_ms} ms; the compaction went on"
+            ),
+        );
     }
+    got
 }
 
 /// PreCompact: git's facts (waited for, within [`crate::git::GIT_DEADLINE`]) and

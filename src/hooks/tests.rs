@@ -650,7 +650,7 @@ fn pre_compact_stops_waiting_for_a_handoff_past_its_deadline_and_says_so() {
     let call = super::call::Call::new(paths.clone(), &p.env, &wire, "PreCompact");
     let started = std::time::Instant::now();
     let got = super::gather::await_handoff(&call, std::time::Duration::from_millis(300));
-    assert!(got.is_err(), "it stops waiting: the compaction goes on");
+    assert!(got.is_none(), "it stops waiting: the compaction goes on");
     assert!(started.elapsed() >= std::time::Duration::from_millis(300));
     let said = call.take_outcomes();
     assert!(
@@ -665,9 +665,6 @@ fn pre_compact_stops_waiting_for_a_handoff_past_its_deadline_and_says_so() {
     // Once the writer is done, the lock is had at once and nothing is recorded.
     drop(held);
     let call = super::call::Call::new(paths, &p.env, &wire, "PreCompact");
-    assert!(matches!(
-        super::gather::await_handoff(&call, std::time::Duration::from_millis(300)),
-        Ok(Some(_))
-    ));
+    assert!(super::gather::await_handoff(&call, std::time::Duration::from_millis(300)).is_some());
     assert!(call.take_outcomes().is_empty());
 }
