@@ -21,14 +21,16 @@
 # Targets (issue 12): median <= 1.3x git status's at both sizes. It exits 1 when a
 # target is missed.
 #
-# The guard (issue 22): Claude Code runs every hook command through `sh -c`, and the
-# entries forge writes are `command -v forge >/dev/null 2>&1 && exec forge hook <E>
-# || true` (so a teammate without forge gets no failed hook). Two more rows run
-# Stop that way, as the client does, with forge found on PATH: `sh -c` of the bare
-# `forge hook Stop` (what the entries were) and `sh -c` of the guarded command
+# The guard (issues 22 and 31): Claude Code runs every hook command through `sh -c`,
+# and the entries forge writes search PATH's absolute folders with shell built-ins
+# and `exec` the first forge (so a teammate without forge gets no failed hook, and a
+# relative PATH entry never runs a repository's ./forge). Three more rows run Stop
+# that way, as the client does, with forge found on PATH: `sh -c` of the bare
+# `forge hook Stop` (what the entries once were), `sh -c` of the guarded command
 # (taken from plugin/hooks/hooks.json, which a unit test keeps equal to what `forge
-# init` writes); the last column of those rows is guarded / bare: the guard's cost
-# is that ratio (one PATH lookup in the shell that was started anyway; `exec` adds
+# init` writes), and `sh -c` of the `command -v forge … && exec forge …` guard
+# earlier versions wrote; the last column of those rows is the guard's cost against
+# the bare entry (the search runs in the shell that was started anyway; `exec` adds
 # no process). Reported, not a target.
 # Against an earlier forge (issue 23: "no slower than today"): with BASE set to another
 # build's binary, a row more runs that build's `forge hook Stop` interleaved with the
@@ -97,7 +99,8 @@ binp, n, base, repos = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 # generated from the same function as `forge init`'s entries).
 with open("plugin/hooks/hooks.json") as f:
     guarded = json.load(f)["hooks"]["Stop"][0]["hooks"][0]["command"]
-assert guarded.startswith("command -v forge ") and "exec forge hook Stop" in guarded, guarded
+assert guarded.startswith("p=$PATH:; while") and 'exec "$d/forge" hook Stop' in guarded, guarded
+older = "command -v forge >/dev/null 2>&1 && exec forge hook Stop || true"
 # forge found on PATH, as installed: the shell's lookup is part of what is measured.
 path_env = dict(os.environ, PATH=os.path.dirname(binp) + ":" + os.environ["PATH"])
 print(f"forge hook benchmark, {n} interleaved runs per command (wall time incl. process start)\n")
@@ -133,6 +136,7 @@ for cwd in repos:
         "forge hook SessionStart": ([binp, "hook", "SessionStart"], f"{cwd}.start.json"),
         "sh -c 'forge hook Stop'": (["sh", "-c", "forge hook Stop"], f"{cwd}.stop.json"),
         "sh -c guarded Stop": (["sh", "-c", guarded], f"{cwd}.stop.json"),
+        "sh -c older guard Stop": (["sh", "-c", older], f"{cwd}.stop.json"),
     }
     if base:
         cmds["BASE hook Stop"] = ([base, "hook", "Stop"], f"{cwd}.stop.json")
@@ -150,7 +154,7 @@ for cwd in repos:
             event = label.removeprefix("forge hook ")
             if base:
                 verdict += f"; {s['median'] / r['BASE hook ' + event]['median']:.2f}× BASE's {event}"
-        elif label == "sh -c guarded Stop":
+        elif label in ("sh -c guarded Stop", "sh -c older guard Stop"):
             verdict = f"guard: {s['median'] / bare:.3f}× the bare entry"
         print(f"| {files}, {where_} | `{label}` | {s['median']:.2f} | {s['p90']:.2f} | {ratio:.2f}× | {verdict} |")
 # Every hook replaces a state file or two, which takes a new inode. On ext4 without a

@@ -16,7 +16,10 @@
 # forge's share = forge − other, the floor's = floor − other; target: forge's share
 # ≤ 1.5× the floor's (issue 22). It exits 1 when the target is missed.
 #
-# Usage: scripts/bench-statusline-wrap.sh [RUNS]   (default 300 runs per command)
+# With BASE set to another forge binary (the build a change started from), its
+# `statusline --wrap` is timed too, interleaved, with forge / BASE.
+#
+# Usage: [BASE=/path/to/old/forge] scripts/bench-statusline-wrap.sh [RUNS]   (default 300 runs per command)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${1:-300}"
@@ -28,6 +31,8 @@ trap 'cd /; rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/bin"
 install -m755 target/release/forge "$WORK/bin/forge"
 FORGE="$WORK/bin/forge"
+BASE_BIN=""
+if [ -n "${BASE:-}" ]; then install -Dm755 "$BASE" "$WORK/base/forge"; BASE_BIN="$WORK/base/forge"; fi
 
 cat > "$WORK/floor.rs" <<'EOF'
 use std::io::{Read, Write};
@@ -102,6 +107,17 @@ echo
 echo "| forge's share (forge − other) | floor's share (floor − other) | forge / floor | ≤ 1.5× |"
 echo "|---|---|---|---|"
 echo "| ${share} ms | ${floor_share} ms | ${ratio}× | $ok |"
+if [ -n "$BASE_BIN" ]; then
+  "$BASE_BIN" statusline --wrap "$OTHER" < "$WORK/p.json" > /dev/null
+  { read -r f2_med _ _; read -r b_med b_min _; } < <("$WORK/timer" "$RUNS" "$WORK/p.json" \
+    "$FORGE" statusline --wrap "$OTHER" ::: "$BASE_BIN" statusline --wrap "$OTHER")
+  echo
+  echo "| \`statusline --wrap\` | median ms |"
+  echo "|---|---|"
+  echo "| forge | ${f2_med} |"
+  echo "| BASE | ${b_med} (${b_min}) |"
+  echo "| forge / BASE | $(python3 -c "print('%.2f' % ($f2_med / $b_med))")× |"
+fi
 echo
 echo "sample output: $(sed 's/\x1b\[[0-9;]*m//g' "$WORK/line.txt" | tr '\n' '/')"
 [ "$ok" = yes ]

@@ -12,11 +12,12 @@
 # with nulls (forces the transcript tail read). Prints a markdown table; then a
 # second one: the same tick with 0, 2,000 and 20,000 handoff files (HANDOFF_COUNTS).
 #
-# With BASE=/path/to/forge (another build, e.g. the one a branch started from), that
-# binary runs in the same interleaved rounds and the first table gets its median and
-# forge / base: "unchanged" is measured, not remembered.
+# With BASE set to another forge binary (the build a change started from), each tick
+# of the first table runs it too, interleaved, with a column forge / BASE; and a third
+# table times the tick of a project whose .forge/config.toml has keys waiting for
+# `forge trust` (what the trust check costs), forge and BASE.
 #
-# Usage: [BASE=/path/to/forge] scripts/bench-statusline.sh [RUNS]   (default 300 runs per cell)
+# Usage: [BASE=/path/to/old/forge] scripts/bench-statusline.sh [RUNS]   (default 300 runs per cell)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${1:-300}"
@@ -38,11 +39,8 @@ fi
 mkdir -p "$WORK/bin"
 install -m755 target/release/forge "$WORK/bin/forge"
 FORGE="$WORK/bin/forge"
-if [ -n "${BASE:-}" ]; then
-  mkdir -p "$WORK/base"
-  install -m755 "$BASE" "$WORK/base/forge"
-  BASE_FORGE="$WORK/base/forge"
-fi
+BASE_BIN=""
+if [ -n "${BASE:-}" ]; then install -Dm755 "$BASE" "$WORK/base/forge"; BASE_BIN="$WORK/base/forge"; fi
 
 cat > "$WORK/floor.rs" <<'EOF'
 use std::io::Read;
@@ -137,8 +135,8 @@ export CLAUDE_PROJECT_DIR="$REPO"
 echo "tool: rustc-built timer (spawn + wait; forge, floor and /bin/true interleaved), runs per cell: $RUNS"
 echo "repo: $(git ls-files | wc -l) tracked files; $(ls .forge/handoffs | wc -l) handoff files"
 echo
-if [ -n "${BASE_FORGE:-}" ]; then
-  echo "| transcript | payload | forge statusline median (min) | floor median | /bin/true median | forge / floor | ≤ 3 ms and ≤ 1.5× floor | base median | forge / base |"
+if [ -n "$BASE_BIN" ]; then
+  echo "| transcript | payload | forge statusline median (min) | BASE median | forge / BASE | floor median | /bin/true median | forge / floor | ≤ 3 ms and ≤ 1.5× floor |"
   echo "|---|---|---|---|---|---|---|---|---|"
 else
   echo "| transcript | payload | forge statusline median (min) | floor median | /bin/true median | forge / floor | ≤ 3 ms and ≤ 1.5× floor |"
@@ -158,20 +156,24 @@ for t in 200k 50m; do
     fi
     # One untimed tick so the session bridge exists (steady state: no write per tick).
     "$FORGE" statusline < "$WORK/p.json" > "$WORK/line.txt"
-    if [ -n "${BASE_FORGE:-}" ]; then
-      "$BASE_FORGE" statusline < "$WORK/p.json" > /dev/null
-      { read -r f_med f_min _; read -r fl_med _ _; read -r t_med _ _; read -r b_med _ _; } < <(
-        "$WORK/timer" "$RUNS" "$WORK/p.json" "$FORGE" statusline ::: "$WORK/floor" ::: /bin/true ::: "$BASE_FORGE" statusline)
-      base_cols=" ${b_med} ms | $(python3 -c "print('%.2f' % ($f_med / $b_med))")× |"
-    else
+    if [ -n "$BASE_BIN" ]; then
+      "$BASE_BIN" statusline < "$WORK/p.json" > /dev/null
+      { read -r f_med f_min _; read -r b_med _ _; read -r fl_med _ _; read -r t_med _ _; } < <(
+        "$WORK/timer" "$RUNS" "$WORK/p.json" "$FORGE" statusline ::: "$BASE_BIN" statusline ::: "$WORK/floor" ::: /bin/true)
+      vs=$(python3 -c "print('%.2f' % ($f_med / $b_med))")
+    fi
+    if [ -z "$BASE_BIN" ]; then
       { read -r f_med f_min _; read -r fl_med _ _; read -r t_med _ _; } < <(
         "$WORK/timer" "$RUNS" "$WORK/p.json" "$FORGE" statusline ::: "$WORK/floor" ::: /bin/true)
-      base_cols=""
     fi
     ratio=$(python3 -c "print('%.2f' % ($f_med / $fl_med))")
     ok=$(python3 -c "print('yes' if $f_med <= 3.0 and $f_med <= 1.5 * $fl_med else 'NO')")
     [ "$ok" = yes ] || fail=1
-    echo "| $size | $label | ${f_med} ms (${f_min}) | ${fl_med} ms | ${t_med} ms | ${ratio}× | $ok |${base_cols}"
+    if [ -n "$BASE_BIN" ]; then
+      echo "| $size | $label | ${f_med} ms (${f_min}) | ${b_med} ms | ${vs}× | ${fl_med} ms | ${t_med} ms | ${ratio}× | $ok |"
+    else
+      echo "| $size | $label | ${f_med} ms (${f_min}) | ${fl_med} ms | ${t_med} ms | ${ratio}× | $ok |"
+    fi
   done
 done
 echo
@@ -220,4 +222,25 @@ rm -rf .forge/handoffs
 mv "$WORK/handoffs-fixtures" .forge/handoffs
 echo
 echo "sample line: $(sed 's/\x1b\[[0-9;]*m//g' "$WORK/line.txt")"
+
+# What the trust check costs a tick: a project config with keys that wait for
+# `forge trust` (an acting and a gating one), forge and BASE interleaved.
+if [ -n "$BASE_BIN" ]; then
+  echo
+  echo "| .forge/config.toml | forge statusline median (min) | BASE median | forge / BASE | floor median | forge / floor |"
+  echo "|---|---|---|---|---|---|"
+  export XDG_STATE_HOME="$WORK/state"
+  for cfg in none untrusted; do
+    rm -f .forge/config.toml
+    if [ "$cfg" = untrusted ]; then
+      printf '[context]\nhandoff_threshold = 65\n[relay]\nthreshold = 60\n' > .forge/config.toml
+    fi
+    "$FORGE" statusline < "$WORK/p.json" > /dev/null
+    "$BASE_BIN" statusline < "$WORK/p.json" > /dev/null
+    { read -r f_med f_min _; read -r b_med _ _; read -r fl_med _ _; } < <(
+      "$WORK/timer" "$RUNS" "$WORK/p.json" "$FORGE" statusline ::: "$BASE_BIN" statusline ::: "$WORK/floor")
+    echo "| $cfg | ${f_med} ms (${f_min}) | ${b_med} ms | $(python3 -c "print('%.2f' % ($f_med / $b_med))")× | ${fl_med} ms | $(python3 -c "print('%.2f' % ($f_med / $fl_med))")× |"
+  done
+  rm -f .forge/config.toml
+fi
 exit $fail

@@ -84,6 +84,64 @@ pub(crate) fn open_checked(dir: &Path) -> Result<Option<Repository>, Refusal> {
     Ok(Repository::discover(dir).ok().filter(|r| !r.is_bare()))
 }
 
+/// The key `forge trust` keeps a project's trust under: the project's folder as it
+/// is in the repository's *main* work tree, so that trust given once covers every
+/// work tree of the repository (`git worktree add`) while the file's content is the
+/// same. For a linked work tree that is the main work tree's root (the folder of the
+/// common git folder, `…/.git`) joined with where the project sits in this work
+/// tree; for the main work tree, a folder outside git, or anything forge cannot
+/// follow, the project's own canonical root (so the key of a main work tree is the
+/// one trust records had before).
+///
+/// A linked work tree counts only as `git worktree add` makes one: a `.git` *file*
+/// naming a folder in the common git folder's `worktrees/`, whose `gitdir` file
+/// names this work tree's `.git` back. A repository cannot ship that pointing into
+/// another repository of yours, so no folder borrows the trust of one it is not a
+/// work tree of. Cheap: a few `stat`s and three small reads, only for a project
+/// file that waits for trust.
+pub(crate) fn trust_key(root: &Path) -> Option<String> {
+    let canonical = std::fs::canonicalize(root).ok()?;
+    let own = || canonical.clone().into_os_string().into_string().ok();
+    let Ok(Some(layout)) = guard::locate(&canonical) else {
+        return own();
+    };
+    let (Some(work_dir), Ok(git_dir), Ok(common)) = (
+        layout.work_dir.as_deref(),
+        std::fs::canonicalize(&layout.git_dir),
+        std::fs::canonicalize(&layout.common_dir),
+    ) else {
+        return own();
+    };
+    if git_dir == common {
+        return own();
+    }
+    let dot_git = work_dir.join(".git");
+    let back = crate::store::safe::read_capped(
+        &git_dir.join("gitdir"),
+        4096,
+        crate::store::safe::Follow::No,
+    )
+    .ok()
+    .map(|b| PathBuf::from(String::from_utf8_lossy(&b).trim()));
+    let linked = crate::store::safe::is_regular(&dot_git)
+        && git_dir.parent() == Some(common.join("worktrees").as_path())
+        && back
+            .and_then(|b| std::fs::canonicalize(b).ok())
+            .is_some_and(|b| std::fs::canonicalize(&dot_git).is_ok_and(|d| d == b));
+    let main = match (linked, common.file_name()) {
+        (true, Some(name)) if name == ".git" => common.parent()?.to_path_buf(),
+        (true, _) => common,
+        (false, _) => return own(),
+    };
+    let inside = canonical.strip_prefix(work_dir).ok()?;
+    let key = if inside.as_os_str().is_empty() {
+        main
+    } else {
+        main.join(inside)
+    };
+    key.into_os_string().into_string().ok()
+}
+
 /// The branch name of HEAD, with detached and unborn HEADs handled.
 pub(crate) fn branch(repo: &Repository) -> Option<String> {
     match repo.head() {
@@ -274,11 +332,11 @@ fn facts_until_checked(root: &Path, until: Instant, git: GitBinary<'_>) -> Answe
     let Some(repo) = open_checked(root)? else {
         return Ok(None);
     };
-    Ok(scan(&repo, until, git))
+    Ok(scan(&repo, root, until, git))
 }
 
-/// The facts of the opened `repo` (see [`facts_until`]).
-fn scan(repo: &Repository, until: Instant, git: GitBinary<'_>) -> Option<GitFacts> {
+/// The facts of `repo`, opened from `start` (see [`facts_until`]).
+fn scan(repo: &Repository, start: &Path, until: Instant, git: GitBinary<'_>) -> Option<GitFacts> {
     let workdir = repo.workdir()?.to_path_buf();
     let branch = branch(repo).unwrap_or_else(|| "HEAD".to_owned());
     let index_len = std::fs::metadata(repo.path().join("index")).map_or(0, |m| m.len());
@@ -290,19 +348,23 @@ fn scan(repo: &Repository, until: Instant, git: GitBinary<'_>) -> Option<GitFact
         GitBinary::At(p) => Some(p),
         GitBinary::Never => None,
     };
+    let at = GitAt {
+        git_dir: repo.path(),
+        work_tree: &workdir,
+    };
     let verdict = |p: &Path| match plain_config_runs_nothing(repo) {
         Some(answer) => Ok(answer),
-        None => runs_nothing(p, &workdir, until),
+        None => runs_nothing(p, at, until),
     };
     let by_git = match program.map(|p| (p, verdict(p))) {
-        Some((program, Ok(true))) => status_by_git(program, &workdir, until),
+        Some((program, Ok(true))) => status_by_git(program, at, until),
         Some((_, Err(Stopped::TimedOut))) => GitScan::TimedOut,
         _ => GitScan::Unavailable,
     };
     let mut changed = match by_git {
         GitScan::Paths(paths) => paths.into_iter().collect(),
         GitScan::TimedOut => return None,
-        GitScan::Unavailable => changes_by_libgit2(repo, &workdir, index_len)?,
+        GitScan::Unavailable => changes_by_libgit2(repo, start, &workdir, index_len)?,
     };
     changed.retain(|name| name != ".forge" && !name.starts_with(".forge/"));
     let head = head_commit(repo);
@@ -315,9 +377,12 @@ fn scan(repo: &Repository, until: Instant, git: GitBinary<'_>) -> Option<GitFact
 }
 
 /// Staged and work-tree changes through libgit2; on a large tree (index of
-/// `index_len` bytes) the work-tree scan is split between two threads.
+/// `index_len` bytes) the work-tree scan is split between two threads, the second
+/// opening the repository again from `start`, as `repo` was (not from its work
+/// tree, which `core.worktree` may have put inside another repository).
 fn changes_by_libgit2(
     repo: &Repository,
+    start: &Path,
     workdir: &Path,
     index_len: u64,
 ) -> Option<BTreeSet<String>> {
@@ -328,7 +393,7 @@ fn changes_by_libgit2(
     let ok = std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::channel::<Option<PathSpecs>>();
         let helper = big.then(|| {
-            let dir = workdir.to_path_buf();
+            let dir = start.to_path_buf();
             scope.spawn(move || -> Option<Vec<String>> {
                 // The same repository, checked again as every open is.
                 let repo = open(&dir)?;
@@ -392,8 +457,8 @@ enum GitScan {
 /// choice, as they are for your own `git status`. A `git config` that fails or is
 /// fails is a "no"; one still running at `until` is killed (`Err(TimedOut)`: libgit2
 /// would be no faster on a machine that slow).
-fn runs_nothing(program: &Path, workdir: &Path, until: Instant) -> Result<bool, Stopped> {
-    let mut cmd = git_command(program, workdir);
+fn runs_nothing(program: &Path, at: GitAt<'_>, until: Instant) -> Result<bool, Stopped> {
+    let mut cmd = git_command(program, at);
     cmd.args([
         "--no-pager",
         "config",
@@ -495,17 +560,44 @@ fn runs_a_program(key: &[u8]) -> bool {
     }
 }
 
-/// `git -C WORKDIR` run by `program`, hardened like [`status_by_git`]: nothing of
-/// git's location variables, no prompt, no optional locks (stdin closed and stderr
-/// dropped, as every [`Cmd`] starts).
-fn git_command(program: &Path, workdir: &Path) -> Cmd {
+/// The repository a `git` child is pointed at: the git folder and work tree libgit2
+/// opened (and [`guard`] looked at), both given on git's command line so that git
+/// reads exactly the configuration forge judged. Left to itself, `git -C WORK_TREE`
+/// finds its repository again: a `core.worktree` pointing into a nested
+/// repository (`core.worktree = ../sub`, with `sub/.git`) made git read the nested
+/// one's config, filters included, after forge had judged the outer one.
+#[derive(Debug, Clone, Copy)]
+struct GitAt<'a> {
+    git_dir: &'a Path,
+    work_tree: &'a Path,
+}
+
+/// `git --git-dir=GIT_DIR --work-tree=WORK_TREE -C WORK_TREE` run by `program`,
+/// hardened like [`status_by_git`]: none of git's variables that move which
+/// repository, work tree, index or configuration it reads ([`GIT_LOCATION_VARS`]),
+/// a relative `$HOME` or `$XDG_CONFIG_HOME` left out (git would read a
+/// repository's file as your global config, which forge does not judge), no
+/// prompt, no optional locks (stdin closed and stderr dropped, as every [`Cmd`]
+/// starts).
+fn git_command(program: &Path, at: GitAt<'_>) -> Cmd {
     let mut cmd = Cmd::new(program);
-    cmd.arg("-C")
-        .arg(workdir)
+    let mut git_dir = std::ffi::OsString::from("--git-dir=");
+    git_dir.push(at.git_dir);
+    let mut work_tree = std::ffi::OsString::from("--work-tree=");
+    work_tree.push(at.work_tree);
+    cmd.arg(git_dir)
+        .arg(work_tree)
+        .arg("-C")
+        .arg(at.work_tree)
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_OPTIONAL_LOCKS", "0");
     for var in GIT_LOCATION_VARS {
         cmd.env_remove(var);
+    }
+    for var in ["HOME", "XDG_CONFIG_HOME"] {
+        if std::env::var_os(var).is_some_and(|v| !Path::new(&v).is_absolute()) {
+            cmd.env_remove(var);
+        }
     }
     cmd
 }
@@ -526,17 +618,31 @@ fn run_capped(cmd: &mut Cmd, until: Instant, cap: usize) -> Result<Vec<u8>, Stop
 /// left to the cache).
 const GIT_OUTPUT_CAP: usize = 256 * 1024 * 1024;
 
-/// Environment variables that would point git at another repository, index or
-/// object store than the work tree libgit2 opened.
-const GIT_LOCATION_VARS: [&str; 8] = [
+/// Environment variables that would point git at another repository, work tree,
+/// index or object store than the one libgit2 opened, or at other configuration than
+/// what forge judged: `GIT_CONFIG` (read by `git config` alone, so the verdict would
+/// be of another file than `git status` reads), the global and system files'
+/// overrides and `-c` entries passed down (a project's `.claude/settings.json` can
+/// set a session's environment; without them git reads your `~/.gitconfig` as it
+/// does in your shell), and the attributes' source.
+const GIT_LOCATION_VARS: [&str; 17] = [
     "GIT_DIR",
     "GIT_WORK_TREE",
     "GIT_INDEX_FILE",
+    "GIT_INDEX_VERSION",
     "GIT_OBJECT_DIRECTORY",
     "GIT_ALTERNATE_OBJECT_DIRECTORIES",
     "GIT_COMMON_DIR",
     "GIT_NAMESPACE",
     "GIT_PREFIX",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    "GIT_CONFIG",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_ATTR_SOURCE",
 ];
 
 /// Runs `git status --porcelain=v2 -z` in `workdir` with `program` (an absolute path)
@@ -552,8 +658,8 @@ const GIT_LOCATION_VARS: [&str; 8] = [
 /// [`runs_nothing`] keeps such repositories away from here. No pager, no prompt,
 /// stdin closed. Untracked files and submodules are set explicitly to what the
 /// libgit2 scan counts (`normal`, submodules ignored), whatever `status.*` says.
-fn status_by_git(program: &Path, workdir: &Path, until: Instant) -> GitScan {
-    let mut cmd = git_command(program, workdir);
+fn status_by_git(program: &Path, at: GitAt<'_>, until: Instant) -> GitScan {
+    let mut cmd = git_command(program, at);
     cmd.args([
         "--no-pager",
         "--no-optional-locks",
@@ -1148,6 +1254,15 @@ pub(crate) mod tests {
         assert!(ok, "git {args:?}");
     }
 
+    /// The repository of the work tree `d` (a plain `.git` folder), as a `git`
+    /// child is pointed at it.
+    fn at(d: &Path) -> GitAt<'static> {
+        GitAt {
+            git_dir: Box::leak(d.join(".git").into_boxed_path()),
+            work_tree: Box::leak(d.to_path_buf().into_boxed_path()),
+        }
+    }
+
     #[test]
     fn unborn_then_commits_then_detached() {
         let t = tempfile::tempdir().unwrap();
@@ -1461,14 +1576,14 @@ u UU N... 100644 100644 100644 100644 d1 d2 d3 conflict.rs\0\
             std::fs::read_to_string(&ran).unwrap()
         );
         let soon = || Instant::now() + Duration::from_secs(30);
-        assert_eq!(runs_nothing(&git_binary(), d, soon()), Ok(true));
+        assert_eq!(runs_nothing(&git_binary(), at(d), soon()), Ok(true));
         let repo = || Repository::open(d).unwrap();
         assert_eq!(plain_config_runs_nothing(&repo()), Some(true));
         // A filter driver cannot be switched off from the command line: libgit2
         // (which runs no program) scans such a repository, with the same answer.
         git(d, &["config", "filter.x.clean", evil]);
         std::fs::write(d.join(".gitattributes"), "*.rs filter=x\n").unwrap();
-        assert_eq!(runs_nothing(&git_binary(), d, soon()), Ok(false));
+        assert_eq!(runs_nothing(&git_binary(), at(d), soon()), Ok(false));
         // Read in process too, as git reads it (no include: libgit2 sees all).
         assert_eq!(plain_config_runs_nothing(&repo()), Some(false));
         std::fs::write(d.join("src/m00/f2.rs"), "changed").unwrap();
@@ -1752,7 +1867,10 @@ u UU N... 100644 100644 100644 100644 d1 d2 d3 conflict.rs\0\
         let hangs = fake("hangs", "exec sleep 30");
         let started = Instant::now();
         let soon = Instant::now() + Duration::from_millis(200);
-        assert!(matches!(status_by_git(&hangs, d, soon), GitScan::TimedOut));
+        assert!(matches!(
+            status_by_git(&hangs, at(d), soon),
+            GitScan::TimedOut
+        ));
         assert!(facts_until(d, soon, GitBinary::At(&hangs)).is_none());
         assert!(started.elapsed() < Duration::from_secs(10), "it waited");
     }

@@ -204,6 +204,8 @@ pub(crate) struct Cmd {
     stderr: Output,
     grace: Duration,
     stop: Option<Arc<AtomicBool>>,
+    /// Its whole tree is killed at its end, not only its group ([`Cmd::whole_tree`]).
+    tree: bool,
 }
 
 impl Cmd {
@@ -228,6 +230,7 @@ impl Cmd {
             stderr: Output::Null,
             grace: DEFAULT_GRACE,
             stop: None,
+            tree: false,
         }
     }
 
@@ -341,6 +344,16 @@ impl Cmd {
         self
     }
 
+    /// With [`Cmd::begin`]: when it ends (exits, times out, is stopped or dropped),
+    /// every descendant of it is killed too, not only its process group — one that
+    /// left the group (`setsid`) included: forge is made their child subreaper while
+    /// it runs ([`orphans`]). Where the system refuses that, only the group is
+    /// killed, as without it.
+    pub(crate) fn whole_tree(&mut self) -> &mut Self {
+        self.tree = true;
+        self
+    }
+
     /// [`Cmd::run_until`] with a deadline `timeout` from now.
     pub(crate) fn run_for(&mut self, timeout: Duration) -> Result<Finished, Error> {
         self.run_until(deadline_after(timeout))
@@ -361,6 +374,7 @@ impl Cmd {
     pub(crate) fn begin(&mut self) -> Result<Pending, Error> {
         let started = Instant::now();
         self.command.process_group(0);
+        let tree = self.tree && orphans::adopt();
         let input = self.take_stdin();
         let mut child = self.spawn(input.stdio)?;
         let pid = pid_of(&child);
@@ -396,6 +410,7 @@ impl Cmd {
             started,
             grace: self.grace,
             stop: self.stop.clone(),
+            tree,
         };
         let nonblocking = pending.pipes().try_for_each(|fd| {
             let flags = rustix::fs::fcntl_getfl(fd)?;
@@ -528,7 +543,11 @@ impl Cmd {
             .stdin(stdin)
             .stdout(out(self.stdout))
             .stderr(out(self.stderr));
-        self.command.spawn().map_err(|source| {
+        let spawned = self.command.spawn();
+        if let Ok(child) = &spawned {
+            orphans::note_spawned(child.id());
+        }
+        spawned.map_err(|source| {
             if source.kind() == io::ErrorKind::NotFound {
                 Error::NotFound {
                     program: self.program.clone(),
@@ -619,6 +638,8 @@ pub(crate) struct Pending {
     started: Instant,
     grace: Duration,
     stop: Option<Arc<AtomicBool>>,
+    /// Its descendants outside its group are killed at its end ([`Cmd::whole_tree`]).
+    tree: bool,
 }
 
 impl std::fmt::Debug for Feed {
@@ -669,6 +690,7 @@ impl Pending {
             source,
         })?;
         self.reaped = true;
+        self.sweep();
         // A process outside the group may still hold a pipe: what was read so far
         // is what there is.
         self.pump();
@@ -799,6 +821,15 @@ impl Pending {
         kill_group(self.pid, Signal::KILL);
         let _ = self.child.wait();
         self.reaped = true;
+        self.sweep();
+    }
+
+    /// With [`Cmd::whole_tree`]: kills what of its tree left its group (see
+    /// [`orphans`]), once.
+    fn sweep(&mut self) {
+        if std::mem::take(&mut self.tree) {
+            orphans::sweep(self.pid);
+        }
     }
 }
 
@@ -911,3 +942,5 @@ impl Running {
 
 #[cfg(test)]
 mod tests;
+
+mod orphans;

@@ -209,7 +209,11 @@ fn init_keeps_foreign_removes_dead_backs_up_and_is_idempotent() {
     assert!(text.contains(".forge/backups/settings.json."), "{text}");
     assert!(p.forge_dir().join("logs").is_dir());
     assert!(p.forge_dir().join("handoffs").is_dir());
-    assert_eq!(p.read(".gitignore"), "target\n.forge/\n");
+    // (Since issue 31 the config may be tracked: `.forge/*` and its exception.)
+    assert_eq!(
+        p.read(".gitignore"),
+        "target\n.forge/*\n!.forge/config.toml\n"
+    );
 
     // Second run: nothing changes.
     let before = p.read(".claude/settings.json");
@@ -220,7 +224,11 @@ fn init_keeps_foreign_removes_dead_backs_up_and_is_idempotent() {
         .stdout(contains("nothing changed"));
     assert_eq!(p.read(".claude/settings.json"), before);
     assert_eq!(backups(&p), baks);
-    assert_eq!(p.read(".gitignore"), "target\n.forge/\n");
+    // (Since issue 31 the config may be tracked: `.forge/*` and its exception.)
+    assert_eq!(
+        p.read(".gitignore"),
+        "target\n.forge/*\n!.forge/config.toml\n"
+    );
     // And a dry run now has nothing to show.
     p.forge()
         .args(["init", "--dry-run"])

@@ -22,10 +22,11 @@ mod harness;
 mod mock_api;
 
 use std::io::Write as _;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
-use common::wake_messages;
+use common::{sh_quote, wake_messages};
 use harness::{World, poll, status_line, wait_until};
 use mock_api::Reply;
 use serde_json::{Value, json};
@@ -1960,6 +1961,22 @@ fn agent_handoffs(w: &World) -> Vec<String> {
     v
 }
 
+/// The plugin manifest's MCP entry's `args`: `/bin/sh -c` a search of `PATH`'s
+/// absolute folders for `forge` (so a relative entry never starts a repository's
+/// own `./forge`).
+fn mcp_entry_args() -> Value {
+    let manifest: Value =
+        serde_json::from_str(include_str!("../plugin/.claude-plugin/plugin.json"))
+            .expect("plugin.json parses");
+    let args = manifest["mcpServers"]["forge"]["args"].clone();
+    assert_eq!(args[0], "-c");
+    assert!(
+        args[1].as_str().unwrap().contains("case $d in /*)"),
+        "{args}"
+    );
+    args
+}
+
 #[test]
 fn the_plugin_and_the_pinned_client_validate_without_a_warning() {
     let Some(w) = World::new_unwired("the_plugin_and_the_pinned_client_validate_without_a_warning")
@@ -2010,7 +2027,12 @@ fn the_plugin_and_the_pinned_client_validate_without_a_warning() {
             );
             assert_eq!(
                 report["provides"]["mcpServers"][0],
-                json!({"name": "forge", "type": "stdio", "target": "forge", "args": ["mcp"]})
+                json!({
+                    "name": "forge",
+                    "type": "stdio",
+                    "target": "/bin/sh",
+                    "args": mcp_entry_args(),
+                })
             );
             assert_eq!(
                 report["provides"]["commands"],
@@ -2047,7 +2069,7 @@ fn without_forge_the_plugin_is_silent_and_says_how_to_install_it() {
     let log = w.debug_log();
     let ran: Vec<&str> = log
         .lines()
-        .filter(|l| l.contains("exec forge hook") && l.contains("with status"))
+        .filter(|l| l.contains("/forge") && l.contains(" hook ") && l.contains("with status"))
         .collect();
     assert!(
         ran.iter().any(|l| l.contains("SessionStart")) && ran.iter().any(|l| l.contains("Stop")),
@@ -2073,6 +2095,141 @@ fn without_forge_the_plugin_is_silent_and_says_how_to_install_it() {
     assert!(!screen.to_lowercase().contains("failed"), "{screen}");
     // forge never ran: nothing recorded.
     assert!(!w.root.join(".forge").exists());
+}
+
+/// Issue 31, row 3: with a relative `PATH` entry first, the plugin's hooks and MCP
+/// server ran the repository's own `./forge` (the client runs hooks in the project
+/// folder). Now both run only a `forge` found in an absolute folder of `PATH`: the
+/// planted one never runs, and the installed one records the session and answers
+/// the model's tool call.
+#[test]
+fn the_plugin_runs_only_a_forge_from_an_absolute_path_folder() {
+    let Some(mut w) =
+        World::new_unwired("the_plugin_runs_only_a_forge_from_an_absolute_path_folder")
+    else {
+        return;
+    };
+    w.forge_on_path();
+    w.relative_path_entry_first();
+    let mark = w.root.parent().unwrap().join("planted-ran");
+    let planted = w.write(
+        "forge",
+        &format!("#!/bin/sh\necho \"$*\" >> {}\n", sh_quote(&mark)),
+    );
+    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).unwrap();
+    w.commit_all();
+    install_plugin(&w);
+    script_tool_call(
+        &w,
+        "BLOCK-ON-POOL",
+        SIGNAL_TOOL,
+        json!({
+            "from": "builder",
+            "to": "lead",
+            "task": "T-7",
+            "status": "blocked",
+            "questions": ["Which pool size?"]
+        }),
+        "Wrote .forge/handoffs/agent-T-7-",
+    );
+    let out = w.print_with(
+        &["--allowedTools", SIGNAL_TOOL, "--"],
+        "please BLOCK-ON-POOL",
+    );
+    assert!(
+        out.status.success(),
+        "claude -p: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let planted_ran = std::fs::read_to_string(&mark).unwrap_or_default();
+    assert_eq!(planted_ran, "", "the repository's ./forge ran");
+    let names = core_events(&w);
+    for e in ["SessionStart:startup", "UserPromptSubmit", "Stop"] {
+        assert!(names.iter().any(|n| n == e), "{e} missing: {names:?}");
+    }
+    let results = tool_results(&w, SIGNAL_TOOL);
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(
+        results[0].contains("a blocked Signal of task T-7"),
+        "{results:?}"
+    );
+}
+
+/// The check of one name in `forge doctor --json`.
+fn doctor_check(w: &World, name: &str) -> Value {
+    let out = w.forge(&["doctor", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .cloned()
+        .unwrap_or_else(|| panic!("no {name} check: {v:#}"))
+}
+
+/// Issue 31: a teammate installs the plugin for themselves in a project whose
+/// committed .claude/settings.json runs forge for everyone. doctor's first fix for the
+/// double wiring was `forge init --plugin`, which strips the hooks teammates without
+/// the plugin rely on. Now it offers the fix that breaks nobody — the plugin off for
+/// you in this project (`--scope local`) — and the real client's command does it:
+/// each event runs once, and the shared file is untouched.
+#[test]
+fn doctors_fix_for_a_double_wiring_keeps_the_teams_shared_settings() {
+    let Some(mut w) = World::new("doctors_fix_for_a_double_wiring_keeps_the_teams_shared_settings")
+    else {
+        return;
+    };
+    w.forge_on_path();
+    let shared_before = std::fs::read_to_string(w.root.join(".claude/settings.json")).unwrap();
+    install_plugin(&w);
+    let plugin = doctor_check(&w, "plugin");
+    assert_eq!(plugin["status"], "warn", "{plugin}");
+    let summary = plugin["summary"].as_str().unwrap();
+    let disable = summary
+        .find("`claude plugin disable forge@forge --scope local`")
+        .unwrap_or_else(|| panic!("no fix that keeps the shared file: {summary}"));
+    if let Some(strip) = summary.find("`forge init --plugin`") {
+        assert!(
+            disable < strip,
+            "stripping the shared file is offered first: {summary}"
+        );
+    }
+    let out = w.claude(&["plugin", "disable", "forge@forge", "--scope", "local"]);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.root.join(".claude/settings.json")).unwrap(),
+        shared_before,
+        "the shared settings changed"
+    );
+    for name in ["plugin", "wired-twice", "hooks"] {
+        assert_eq!(doctor_check(&w, name)["status"], "ok", "{name}");
+    }
+    let out = w.print("hello");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let names = core_events(&w);
+    assert_eq!(
+        names
+            .iter()
+            .filter(|n| *n == "SessionStart:startup")
+            .count(),
+        1,
+        "{names:?}"
+    );
+    assert_eq!(
+        names.iter().filter(|n| *n == "Stop").count(),
+        1,
+        "{names:?}"
+    );
 }
 
 #[test]
@@ -2283,7 +2440,9 @@ fn a_clone_of_a_wired_project_without_forge_says_one_line_and_no_hook_fails() {
     );
     let shared = std::fs::read_to_string(w.root.join(".claude/settings.json")).unwrap();
     assert!(
-        shared.contains("command -v forge >/dev/null 2>&1 && exec forge hook Stop || true"),
+        shared.contains(
+            "case $d in /*) [ -f \\\"$d/forge\\\" ] && [ -x \\\"$d/forge\\\" ] && exec \\\"$d/forge\\\" hook Stop ;; esac; done; true"
+        ),
         "{shared}"
     );
     w.commit_all();
@@ -2320,7 +2479,7 @@ fn a_clone_of_a_wired_project_without_forge_says_one_line_and_no_hook_fails() {
     let log = w.debug_log();
     let ran: Vec<&str> = log
         .lines()
-        .filter(|l| l.contains("exec forge hook") && l.contains("with status"))
+        .filter(|l| l.contains("/forge") && l.contains(" hook ") && l.contains("with status"))
         .collect();
     for event in ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop"] {
         assert!(

@@ -253,8 +253,14 @@ fn no_git_repo_and_missing_forge_still_work() {
     let last = json_file(&p.forge_dir().join("logs/last-session.json"));
     assert_eq!(last["branch"], Value::Null);
     assert_eq!(last["uncommitted_changes"], 0);
-    // A fresh .forge/ ignores itself, so it never shows up in git status.
-    assert_eq!(p.read(".forge/.gitignore").lines().last(), Some("*"));
+    // A fresh .forge/ ignores itself, so it never shows up in git status — but for
+    // the project's config.toml, which a team may commit (issue 31).
+    let lines: Vec<String> = p
+        .read(".forge/.gitignore")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(lines[1..], ["*", "!config.toml"]);
 }
 
 #[test]

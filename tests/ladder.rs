@@ -91,7 +91,7 @@ fn wip_commits_only_tracked_changes_on_an_unprotected_branch_without_secrets() {
     git(&p.root, &["config", "user.email", "forge@example.com"]);
     p.write(".forge/config.toml", "[ladder]\nL2 = [\"wip_commit\"]\n");
     // The project file's ladder acts: it applies once you trust it.
-    ok_stdout(p.forge().arg("trust"));
+    ok_stdout(p.forge().args(["trust", "--yes"]));
     p.write(".forge/state.json", r#"{"task": "T-012"}"#);
     // On main (protected): no commit.
     std::fs::write(p.root.join("README.md"), "# changed\n").unwrap();

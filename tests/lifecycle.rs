@@ -417,7 +417,7 @@ fn auto_prune_from_the_config_runs_when_a_session_starts() {
     )
     .unwrap();
     // Deleting files is acting: a project file does it once you trust it.
-    ok_stdout(p.forge().arg("trust"));
+    ok_stdout(p.forge().args(["trust", "--yes"]));
     session_start(&p);
     assert!(!old.exists());
     let outcomes = last_outcomes(&p, "SessionStart");
@@ -478,7 +478,7 @@ fn a_silent_or_ended_session_leaves_attention_and_the_limit_is_the_configs() {
     // A longer limit in the config keeps it.
     p.write(".forge/config.toml", "[attention]\nstale_after = \"1h\"\n");
     // It reaches the fleet views of other projects too: it applies once trusted.
-    ok_stdout(p.forge().arg("trust"));
+    ok_stdout(p.forge().args(["trust", "--yes"]));
     assert_eq!(listed(&p), [ids[0].clone(), ids[1].clone()]);
     // Ended: gone whatever the limit.
     let end = p

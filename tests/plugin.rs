@@ -193,15 +193,12 @@ fn settings_entries_beside_the_plugin_are_wired_twice_and_init_plugin_fixes_it()
             .starts_with(".claude/settings.json: SessionStart"),
         "{plugin}"
     );
-    // The same entries in the committed form (guarded for machines without forge)
-    // are the same double wiring.
-    let guarded = std::fs::read_to_string(p.root.join(".claude/settings.json"))
-        .unwrap()
-        .replace(
-            "\"forge hook Stop\"",
-            "\"command -v forge >/dev/null 2>&1 && exec forge hook Stop || true\"",
-        );
-    std::fs::write(p.root.join(".claude/settings.json"), guarded).unwrap();
+    // The same entries in the committed form (guarded for machines without forge),
+    // and in the guarded form earlier versions wrote, are the same double wiring.
+    let mut guarded = read_json(&p.root.join(".claude/settings.json"));
+    guarded["hooks"]["Stop"][0]["hooks"][0]["command"] =
+        json!("command -v forge >/dev/null 2>&1 && exec forge hook Stop || true");
+    write_json(&p.root.join(".claude/settings.json"), &guarded);
     let out = ok_stdout(p.forge().args(["init", "--plugin"]));
     assert!(
         out.contains("Took forge's hook entries from .claude/settings.json"),

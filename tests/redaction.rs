@@ -336,6 +336,41 @@ fn the_shapes_that_leaked_everywhere_are_in_the_corpus() {
     }
 }
 
+/// The shapes issue 31's attack review found leaking at every exit (handoffs,
+/// SessionStart, status, bridges, "Last commits", MCP results), and the fixed-prefix
+/// families beside them, are in the corpus, in context: every exit's test above
+/// and below runs over them.
+#[test]
+fn the_shapes_issue_31_found_leaking_are_in_the_corpus() {
+    let (secrets, ordinary) = corpus();
+    for (id, context) in [
+        ("azure-devops-pat-prose", "az devops login with PAT "),
+        ("algolia-api-key-prose", "algolia admin key "),
+        ("adafruit-io-key", "aio_"),
+        ("contentful-personal-access-token", "CFPAT-"),
+        ("private-key-base64", "LS0tLS1CRUdJTi"),
+        ("private-key-base64", "tls.key: "),
+        ("circleci-personal-api-token", "CCIPAT_"),
+        ("posthog-personal-api-key", "phx_"),
+        ("hubspot-private-app-token", "pat-na1-"),
+        ("yandex-api-key", "AQVN"),
+    ] {
+        assert!(
+            secrets
+                .iter()
+                .any(|e| e.id == id && e.text.contains(context)),
+            "{id} with {context:?}"
+        );
+    }
+    // A certificate, base64-encoded as a Secret's `tls.crt` is, is no secret.
+    assert!(
+        ordinary
+            .iter()
+            .any(|e| e.text.contains("tls.crt: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS")),
+        "the certificate entry of ordinary.txt"
+    );
+}
+
 /// Handoff documents: the last request, a todo item, a commit subject, a Signal
 /// question, the task and the agent's own decisions, next steps and notes (the
 /// handoff tool of `forge mcp`), each an entry of the corpus (composed in-process; the

@@ -158,7 +158,7 @@ pub(crate) fn fire_threshold(
 pub(crate) fn at_handoff_threshold(cfg: &crate::config::Config) -> (Vec<usize>, bool) {
     let at: Vec<usize> = cfg
         .threshold_hooks()
-        .filter(|(_, _, t)| (*t - cfg.context.handoff_threshold).abs() < 1e-9)
+        .filter(|(_, _, t)| (*t - cfg.acting_context().handoff_threshold).abs() < 1e-9)
         .map(|(i, _, _)| i)
         .collect();
     let replace = at.iter().any(|i| cfg.on_threshold[*i].replace_handoff);

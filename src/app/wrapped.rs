@@ -14,7 +14,9 @@
 //! passes ([`Pending::finish_within`]: no thread, one `poll` on its pipes and a
 //! pidfd). At the deadline the command's whole process group is killed (it runs in
 //! one of its own; no SIGTERM first: a late status line is worth nothing), and a
-//! signal that ends forge (Claude Code aborting this run) ends it too.
+//! signal that ends forge (Claude Code aborting this run) ends it too. What of its
+//! tree left the group (`setsid`) is killed when it ends as well
+//! ([`Cmd::whole_tree`]): it never outlives forge.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -92,6 +94,7 @@ impl Wrapped {
             .stderr(Output::Null)
             .grace(Duration::ZERO)
             .stop_on(Arc::clone(&stop))
+            .whole_tree()
             .begin()
             .map_err(|e| format!("could not start sh: {e}"))?;
         Ok(Self { child, stop })

@@ -270,7 +270,12 @@ fn show_text(loaded: &Loaded) -> anyhow::Result<String> {
             loaded.trust.why_ignored()
         );
         for i in &loaded.ignored {
-            let _ = writeln!(out, "#   {} = {}", i.key, i.value);
+            let shown = if i.shown {
+                "   (shown: above; when your steps run waits for trust)"
+            } else {
+                ""
+            };
+            let _ = writeln!(out, "#   {} = {}{shown}", i.key, i.value);
         }
     }
     Ok(out)
@@ -336,6 +341,7 @@ fn show_json(loaded: &Loaded) -> anyhow::Result<serde_json::Value> {
                 "value": serde_json::to_value(&i.value).context("encoding a value")?,
                 "path": project_file(loaded),
                 "why": loaded.trust.why_ignored(),
+                "shown": i.shown,
             }))
         })
         .collect::<anyhow::Result<_>>()?;

@@ -184,11 +184,12 @@ pub(crate) fn run_checks(paths: &Paths, env: &Env) -> Vec<Check> {
         .iter()
         .find(|p| p.wires_hooks())
         .or_else(|| plugins.first());
-    vec![
+    let mut checks = vec![
         check_state_folders(paths),
         with_plugin_hooks(check_hooks(&files, paths), plugin, &files, paths),
         with_plugin_binary(check_binary(&files, paths, expand, env), plugin, env),
         check_teammates(&files, paths),
+        check_path_search(&files, paths),
         check_twice(&files, paths),
         check_plugin(plugin, &files, paths),
         with_plugin_commands(check_commands(paths, env, expand), plugin),
@@ -214,7 +215,29 @@ pub(crate) fn run_checks(paths: &Paths, env: &Env) -> Vec<Check> {
             refused("own-commands")
         },
         check_redaction(),
-    ]
+    ];
+    if let Some(home) = check_home_folder(paths, env) {
+        checks.insert(0, home);
+    }
+    checks
+}
+
+/// In the home folder itself: a warning that it is no project (its
+/// `.claude/settings.json` is the user's settings, for every project), and what
+/// `forge init --user` is for; `None` elsewhere.
+fn check_home_folder(paths: &Paths, env: &Env) -> Option<Check> {
+    let home = env.home.as_deref()?;
+    crate::store::same_file(&paths.root, home).then(|| {
+        Check::new(
+            "project",
+            Status::Warn,
+            "this is your home folder, not a project: its .claude/settings.json is your user \
+             settings, which Claude Code reads for every project, so what this report says of \
+             \"the project\" is of every one. Check a project from its folder; \
+             `forge init --user` is the way to wire forge into every project (it edits \
+             ~/.claude/settings.json only, no .forge/ or .gitignore)",
+        )
+    })
 }
 
 /// forge's plugins enabled for the project (see [`crate::app::plugin::detect`]).
@@ -408,26 +431,35 @@ fn check_plugin(
             .iter()
             .map(|(f, events)| format!("{}: {}", shown(&f.path, paths), events.join(", ")))
             .collect();
+        let files_words = twice
+            .iter()
+            .map(|(f, _)| shown(&f.path, paths))
+            .collect::<Vec<_>>()
+            .join(" and ");
+        let shared = paths.root.join(".claude/settings.json");
+        let in_shared = twice.iter().any(|(f, _)| f.path == shared);
         let fixes: Vec<String> = twice
             .iter()
             .map(|(f, _)| init_plugin_fix(&f.path, paths))
             .collect();
-        return Check::new(
-            "plugin",
-            Status::Warn,
+        let summary = if in_shared && p.enabled_in != shared {
+            // The shared file is the team's: teammates without the plugin run forge
+            // through it. The fix that breaks nobody turns the plugin off for you here.
             format!(
-                "forge's hooks are wired twice: by {} and by `forge hook` entries in {}. Claude Code runs a plugin's hooks and the settings' separately, so every event runs twice. Keep the plugin: {} (takes forge's hook entries out and keeps the status line); or keep the settings: `claude plugin disable {}`",
+                "forge's hooks are wired twice: by {} and by `forge hook` entries in {files_words}. Claude Code runs a plugin's hooks and the settings' separately, so every event runs twice. The shared .claude/settings.json is what teammates without the plugin run forge by, so keep it: `claude plugin disable {} --scope local` turns the plugin off for you in this project only. (Only if the whole team moves to the plugin: {} takes forge's hook entries out of the files and keeps the status line, and then every teammate needs the plugin.)",
                 plugin_words(p, paths),
-                twice
-                    .iter()
-                    .map(|(f, _)| shown(&f.path, paths))
-                    .collect::<Vec<_>>()
-                    .join(" and "),
+                p.id,
+                fixes.join(", "),
+            )
+        } else {
+            format!(
+                "forge's hooks are wired twice: by {} and by `forge hook` entries in {files_words}. Claude Code runs a plugin's hooks and the settings' separately, so every event runs twice. Keep the plugin: {} (takes forge's hook entries out and keeps the status line); or keep the settings: `claude plugin disable {}`",
+                plugin_words(p, paths),
                 fixes.join(", "),
                 p.id
-            ),
-        )
-        .with(details);
+            )
+        };
+        return Check::new("plugin", Status::Warn, summary).with(details);
     }
     if !p.wires_hooks() {
         return Check::new(
@@ -927,6 +959,46 @@ fn check_teammates(files: &[SettingsFile], paths: &Paths) -> Check {
         ),
     )
     .with(plain)
+}
+
+/// forge's entries in the guarded form earlier versions wrote (`command -v forge …
+/// && exec forge …`): with a relative entry in `$PATH` (a leading `:`, a `.`) it runs
+/// a `./forge` of the folder Claude Code runs the hook in — the project's own. `forge
+/// init` rewrites them to the search of `$PATH`'s absolute folders.
+fn check_path_search(files: &[SettingsFile], paths: &Paths) -> Check {
+    let mut old = Vec::new();
+    for f in files {
+        let Ok(v) = &f.value else { continue };
+        let mut words: Vec<(String, Vec<String>)> = settings::command_hooks(v)
+            .into_iter()
+            .map(|h| (h.event, h.words))
+            .collect();
+        if let Some(cmd) = settings::statusline_command(v) {
+            words.push(("statusLine".into(), settings::split_words(cmd)));
+        }
+        for (event, w) in words {
+            if settings::is_old_bare_guard(&w) {
+                old.push(format!("{}: {event}", shown(&f.path, paths)));
+            }
+        }
+    }
+    if old.is_empty() {
+        return Check::new(
+            "path-search",
+            Status::Ok,
+            "forge's entries run only a forge found in an absolute folder of PATH (or named by its path)",
+        );
+    }
+    Check::new(
+        "path-search",
+        Status::Warn,
+        format!(
+            "{} in the guarded form of earlier versions (`command -v forge … && exec forge`): with a relative entry in PATH it runs a ./forge of the project first. Run `forge init` (with the same options) to rewrite {} to the search of PATH's absolute folders",
+            super::count(old.len(), "of forge's entries is", "of forge's entries are"),
+            if old.len() == 1 { "it" } else { "them" },
+        ),
+    )
+    .with(old)
 }
 
 /// Where a program named in a forge command is.

@@ -111,8 +111,35 @@ impl Program {
     }
 }
 
-/// The line `forge init` adds to `.gitignore`.
-const IGNORE_LINE: &str = ".forge/";
+/// Why `forge init` (a project install) does not run in the home folder, and what
+/// `--user` is for: the home folder's `.claude/settings.json` *is* your user
+/// settings, which Claude Code reads for every project, and a `.forge/` and
+/// `.gitignore` there would make the whole home folder one project.
+fn home_refusal(args: &InitArgs, root: &Path) -> String {
+    let user = if args.uninstall {
+        "forge init --user --uninstall"
+    } else {
+        "forge init --user"
+    };
+    format!(
+        "{} is your home folder, not a project: its .claude/settings.json is your user settings, \
+         which Claude Code reads for every project, and forge init would also make a .forge/ and a \
+         .gitignore here, as if your whole home folder were one project. Nothing was written.\n\
+         - To wire forge into every project, run `{user}`: it edits ~/.claude/settings.json only \
+         (no .forge/, no .gitignore).\n\
+         - To wire one project, cd into it (or pass --project DIR) and run `forge init` there.",
+        root.display()
+    )
+}
+
+/// The lines `forge init` adds to `.gitignore`: everything in `.forge/` but the
+/// project's config, which a team may commit (`.forge/` itself would keep git from
+/// looking inside, and `!.forge/config.toml` could not bring it back).
+const IGNORE_LINES: &str = ".forge/*\n!.forge/config.toml\n";
+
+/// The line earlier versions added, which `forge init` replaces with
+/// [`IGNORE_LINES`].
+const OLD_IGNORE_LINE: &str = ".forge/";
 
 /// The personal settings file (`--local`), relative to the project root.
 const LOCAL_SETTINGS: &str = ".claude/settings.local.json";
@@ -157,7 +184,10 @@ pub(crate) struct InitArgs {
     #[arg(long, value_name = "DIR")]
     pub(crate) project: Option<PathBuf>,
     /// Edit the user settings ($CLAUDE_CONFIG_DIR or ~/.claude/settings.json) instead
-    /// of the project's .claude/settings.json.
+    /// of the project's .claude/settings.json: forge's hooks then run in every
+    /// project you open with Claude Code, and nothing is written into any project
+    /// (no .forge/, no .gitignore). The way to wire forge from the home folder, where
+    /// a plain `forge init` refuses (the home folder is not a project).
     #[arg(long, conflicts_with = "local")]
     pub(crate) user: bool,
     /// Edit the project's .claude/settings.local.json (your own settings for this
@@ -226,6 +256,12 @@ struct Target {
 impl Target {
     fn resolve(args: &InitArgs, env: &Env) -> anyhow::Result<Self> {
         let paths = project_paths(args.project.as_ref(), env)?;
+        if !args.user
+            && let Some(home) = env.home.as_deref()
+            && store::same_file(&paths.root, home)
+        {
+            return Err(anyhow!("{}", home_refusal(args, &paths.root)));
+        }
         let claude_base = if args.user {
             env.claude_dir().ok_or_else(|| {
                 anyhow!("HOME is not set: set HOME or CLAUDE_CONFIG_DIR and try again")
@@ -385,6 +421,17 @@ fn plan(args: &InitArgs, target: &Target, env: &Env) -> anyhow::Result<Plan> {
                 backup: false,
             });
         }
+        // `.forge/.gitignore` as earlier versions wrote it ignored the config too.
+        let inner = paths.forge_dir().join(".gitignore");
+        let inner_old = target.read(&inner)?;
+        if inner_old.as_deref() == Some(store::paths::OLD_FORGE_GITIGNORE) {
+            plan.changes.push(FileChange {
+                path: inner,
+                old: inner_old,
+                new: Some(store::paths::FORGE_GITIGNORE.to_owned()),
+                backup: false,
+            });
+        }
     }
     if args.local
         && let Some(change) = local_excludes(args, paths, &target.settings_path, &mut plan.report)?
@@ -418,14 +465,24 @@ fn plan_settings(args: &InitArgs, target: &Target, env: &Env) -> anyhow::Result<
         })?,
     };
     let shape_error = |e: settings::ShapeError| anyhow!("{}: {e}", path.display());
+    let unedited = |e: json_edit::Unedited| {
+        anyhow!(
+            "{}: {e}; fix it or move it away, then run `forge init` again (nothing was changed)",
+            path.display()
+        )
+    };
     let (outcome, new_text) = if args.uninstall {
         let outcome = settings::uninstall(&old_value, Emptied::Remove).map_err(shape_error)?;
         let new_text = uninstalled_text(args, target, old_text.as_deref(), &old_value, &outcome)
-            .map_err(shape_error)?;
+            .map_err(|e| match e {
+                Unkept::Shape(e) => shape_error(e),
+                Unkept::Text(e) => unedited(e),
+            })?;
         (outcome, new_text)
     } else {
         let outcome = install(args, target, env, &old_value).map_err(shape_error)?;
-        let new_text = json_edit::apply(old_text.as_deref().unwrap_or(""), &outcome.settings);
+        let new_text = json_edit::apply(old_text.as_deref().unwrap_or(""), &outcome.settings)
+            .map_err(unedited)?;
         (outcome, new_text)
     };
     Ok(SettingsPlan {
@@ -472,6 +529,14 @@ fn install(
     )
 }
 
+/// Why [`uninstalled_text`] has no text.
+enum Unkept {
+    /// The settings are not in the shape Claude Code reads.
+    Shape(settings::ShapeError),
+    /// The text cannot be edited without losing part of it.
+    Text(json_edit::Unedited),
+}
+
 /// The settings text once forge's entries are out (`outcome`).
 ///
 /// An event list or `hooks` object that only forge's entries filled is removed
@@ -484,24 +549,26 @@ fn uninstalled_text(
     old_text: Option<&str>,
     old_value: &Value,
     outcome: &Outcome,
-) -> Result<String, settings::ShapeError> {
+) -> Result<String, Unkept> {
     let edit = |value: &Value| json_edit::apply(old_text.unwrap_or(""), value);
     let project = (!args.user).then_some(&target.paths);
     for before in backup_texts(&target.settings_path, project) {
         let Ok(before_value) = serde_json::from_str::<Value>(&before) else {
             continue;
         };
-        let kept = settings::uninstall(old_value, Emptied::KeepAsIn(&before_value))?;
+        let kept = settings::uninstall(old_value, Emptied::KeepAsIn(&before_value))
+            .map_err(Unkept::Shape)?;
         // A wrapped status line given back: with or without the refresh interval it
         // has now (the person's own, or forge's).
         let with_interval = settings::with_refresh_interval_of(&kept.settings, old_value);
         if [&kept.settings, &with_interval].iter().any(|candidate| {
-            !json_edit::same(candidate, &outcome.settings) && edit(candidate) == before
+            !json_edit::same(candidate, &outcome.settings)
+                && edit(candidate).is_ok_and(|t| t == before)
         }) {
             return Ok(before);
         }
     }
-    Ok(edit(&outcome.settings))
+    edit(&outcome.settings).map_err(Unkept::Text)
 }
 
 /// The settings file's change, if it changes: `--uninstall --local` takes away the
@@ -1059,25 +1126,41 @@ fn is_unguarded(words: &[String]) -> bool {
     settings::forge_role(words).is_some() && !settings::is_guarded(words)
 }
 
-/// The `.gitignore` text with `.forge/` added, or `None` when it is already ignored.
+/// The `.gitignore` text with [`IGNORE_LINES`] added (in place of the `.forge/`
+/// line earlier versions wrote), or `None` when `.forge/` is already ignored
+/// another way the person wrote, or as forge writes it now.
 pub(crate) fn with_ignore_line(old: Option<&str>) -> Option<String> {
-    let listed = old.is_some_and(|t| {
-        t.lines().map(str::trim).any(|l| {
-            matches!(
-                l,
-                ".forge" | ".forge/" | "/.forge" | "/.forge/" | ".forge/*" | "/.forge/*"
-            )
-        })
-    });
-    if listed {
+    let text = old.unwrap_or("");
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    if lines.contains(&"!.forge/config.toml") {
         return None;
     }
-    let mut text = old.unwrap_or("").to_owned();
+    if lines.contains(&OLD_IGNORE_LINE) {
+        // Forge's own line from before: the same rule, with the config let through.
+        let mut out = String::with_capacity(text.len() + IGNORE_LINES.len());
+        for line in text.split_inclusive('\n') {
+            if line.trim() == OLD_IGNORE_LINE {
+                out.push_str(IGNORE_LINES);
+            } else {
+                out.push_str(line);
+            }
+        }
+        return Some(out);
+    }
+    let own = lines.iter().any(|l| {
+        matches!(
+            *l,
+            ".forge" | "/.forge" | "/.forge/" | ".forge/*" | "/.forge/*"
+        )
+    });
+    if own {
+        return None;
+    }
+    let mut text = text.to_owned();
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
-    text.push_str(IGNORE_LINE);
-    text.push('\n');
+    text.push_str(IGNORE_LINES);
     Some(text)
 }
 
@@ -1345,10 +1428,13 @@ fn forge_dir_is_pristine(paths: &Paths) -> bool {
                 .map(|mut r| r.next().is_none())
                 .unwrap_or(false),
             Some(".gitignore") if meta.is_file() => {
-                store::safe::read_to_string_whole(&path, 4096, store::safe::Follow::No)
-                    .ok()
-                    .as_deref()
-                    == Some(store::paths::FORGE_GITIGNORE)
+                let text =
+                    store::safe::read_to_string_whole(&path, 4096, store::safe::Follow::No).ok();
+                [
+                    store::paths::FORGE_GITIGNORE,
+                    store::paths::OLD_FORGE_GITIGNORE,
+                ]
+                .contains(&text.as_deref().unwrap_or_default())
             }
             _ => false,
         };
@@ -1424,6 +1510,8 @@ fn project_paths_touched(
     ];
     if !args.uninstall && !args.local {
         v.push((paths.root.join(".gitignore"), Want::File));
+        v.push((paths.forge_dir(), Want::Dir));
+        v.push((paths.forge_dir().join(".gitignore"), Want::File));
     }
     if args.plugin {
         // --plugin reads both project settings files (which still run forge's hooks).
@@ -1464,15 +1552,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn gitignore_line_added_once() {
-        assert_eq!(with_ignore_line(None).as_deref(), Some(".forge/\n"));
+    fn gitignore_lines_added_once_letting_the_config_through() {
+        assert_eq!(
+            with_ignore_line(None).as_deref(),
+            Some(".forge/*\n!.forge/config.toml\n")
+        );
         assert_eq!(
             with_ignore_line(Some("target")).as_deref(),
-            Some("target\n.forge/\n")
+            Some("target\n.forge/*\n!.forge/config.toml\n")
         );
+        // The person's own rule is theirs.
         assert_eq!(with_ignore_line(Some("target\n/.forge\n")), None);
         let once = with_ignore_line(Some("a\n")).unwrap();
         assert_eq!(with_ignore_line(Some(&once)), None);
+        // The line earlier versions wrote becomes the pair, where it was.
+        assert_eq!(
+            with_ignore_line(Some("target/\n.forge/\nnode_modules/\n")).as_deref(),
+            Some("target/\n.forge/*\n!.forge/config.toml\nnode_modules/\n")
+        );
     }
 
     #[test]

@@ -68,11 +68,14 @@ pub(crate) fn run(args: &StatusArgs, env: &Env) -> anyhow::Result<ExitCode> {
         }))?;
     } else {
         let snap = load(&paths, env.now, GitSource::Live);
-        let cfg = config_or_default(&paths, env, |e| {
+        let (cfg, untrusted) = config_or_default(&paths, env, |e| {
             super::print_err(&format!(
                 "forge: warning: {e} (using the built-in defaults; see `forge config validate`)\n"
             ));
         });
+        if let Some(line) = untrusted {
+            super::print_out(&format!("{line}\n"));
+        }
         super::print_shown(&render_text(
             &snap,
             cfg.attention.stale_after(),
@@ -89,17 +92,21 @@ pub(crate) fn run(args: &StatusArgs, env: &Env) -> anyhow::Result<ExitCode> {
 }
 
 /// The project's config, or the built-in defaults when it does not load (`warn` is
-/// told why).
+/// told why); with the line saying that the project file waits for trust, while it
+/// does ([`crate::config::Loaded::untrusted_line`]).
 fn config_or_default(
     paths: &Paths,
     env: &Env,
     warn: impl FnOnce(&dyn std::fmt::Display),
-) -> crate::config::Config {
+) -> (crate::config::Config, Option<String>) {
     match crate::config::load(paths, env) {
-        Ok(l) => l.config,
+        Ok(l) => {
+            let line = l.untrusted_line();
+            (l.config, line)
+        }
         Err(e) => {
             warn(&e);
-            crate::config::Config::default()
+            (crate::config::Config::default(), None)
         }
     }
 }
@@ -115,7 +122,7 @@ pub(crate) fn project_json(
     warn: impl FnOnce(&dyn std::fmt::Display),
 ) -> Value {
     let snap = load(paths, env.now, GitSource::Live);
-    let cfg = config_or_default(paths, env, warn);
+    let (cfg, untrusted) = config_or_default(paths, env, warn);
     let mut v = to_json(
         &snap,
         cfg.attention.stale_after(),
@@ -124,6 +131,7 @@ pub(crate) fn project_json(
     if let Some(obj) = v.as_object_mut() {
         obj.insert("set_up".into(), json!(set_up));
         obj.insert("chains".into(), json!(crate::store::chains::list(paths)));
+        obj.insert("untrusted_config".into(), json!(untrusted));
         if !set_up {
             obj.insert(
                 "hint".into(),

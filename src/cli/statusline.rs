@@ -425,7 +425,10 @@ fn record(paths: &Paths, env: &Env, tick: &Record<'_>, sid: &str) -> std::io::Re
             _ => {}
         }
     }
-    let threshold = cfg.context.handoff_threshold;
+    // Every crossing waits on the acting values: a project file you have not
+    // trusted changes where the line shows ⚠ CTX, never when your steps run.
+    let acting = cfg.acting_context();
+    let threshold = acting.handoff_threshold;
     if ctx.pct.is_some_and(|p| p >= threshold) {
         if !paths.forge_dir().is_dir() {
             paths.ensure_dirs()?;
@@ -448,7 +451,7 @@ fn record(paths: &Paths, env: &Env, tick: &Record<'_>, sid: &str) -> std::io::Re
     // ones at the handoff threshold fire with the handoff). One lstat per guard per
     // tick, only for levels with actions and for such hooks.
     if let Some(pct) = ctx.pct {
-        let t = cfg.context.thresholds();
+        let t = acting.thresholds();
         let levels = [
             (Level::L1, t.warn),
             (Level::L2, t.critical),

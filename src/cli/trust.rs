@@ -17,23 +17,29 @@ use crate::store::{self, Paths};
 /// Trust this project's .forge/config.toml, so its keys that make forge act apply
 ///
 /// A project's .forge/config.toml ships with the repository. What it changes in what
-/// forge shows (levels, thresholds, segments, wording) applies as soon as it is there.
-/// Its keys that make forge act — [ladder] actions and protected_branches, [notify]
-/// (but `command`), [relay], [handoffs] retention, [attention] stale_after, and the
-/// same keys in [agents.NAME] tables — apply only once you trusted the file's exact
-/// content: until then they are ignored (`forge config show` lists them, the event
-/// log says so once). `forge trust` shows each of them with its value and what it
-/// makes forge do, then keeps the content's SHA-256 in your state folder
-/// ($XDG_STATE_HOME/forge/trust/, else ~/.local/state/forge/trust/). Any edit of the
-/// file revokes it. Keys that run commands ([notify] command, [[on_threshold]],
-/// [[on_session_start]]) are never taken from a project file, trusted or not.
+/// forge shows (segments, wording, the levels' colours) applies as soon as it is
+/// there. Its keys that make forge act — [ladder] actions and protected_branches,
+/// [notify] (but `command`), [relay], [handoffs] retention, [attention] stale_after,
+/// and the same keys in [agents.NAME] tables — apply only once you trusted the file's
+/// exact content, and so do its [context] levels and handoff_threshold as far as
+/// they decide *when* your own steps run: until then forge says so (`forge status`,
+/// the dashboard, the session start) and `forge config show` lists them. `forge
+/// trust` first shows each of them with its value and what it makes forge do, then
+/// asks; on your yes it keeps the content's SHA-256 in your state folder
+/// ($XDG_STATE_HOME/forge/trust/, else ~/.local/state/forge/trust/). Without a
+/// terminal to ask on it trusts nothing unless given --yes. The trust is of the
+/// content for the repository: every git worktree of it shares it while the file is
+/// the same. Any edit of the file revokes it. Keys that run commands ([notify]
+/// command, [[on_threshold]], [[on_session_start]]) are never taken from a project
+/// file, trusted or not.
 #[derive(clap::Args, Debug)]
 #[command(
     verbatim_doc_comment,
     after_help = concat!(
         "Examples:\n",
         "  forge trust --status        # what the file would make forge do; trusts nothing\n",
-        "  forge trust                 # show it and trust this content\n",
+        "  forge trust                 # show it, ask, and trust this content on a yes\n",
+        "  forge trust --yes           # the same without asking (scripts, provisioning)\n",
         "  forge trust --revoke        # ignore its acting keys again"
     )
 )]
@@ -53,6 +59,11 @@ pub(crate) struct TrustArgs {
     /// With --status: print as JSON.
     #[arg(long, requires = "status")]
     pub(crate) json: bool,
+    /// Trust without asking, after showing what the file makes forge do (for
+    /// scripts; without it forge asks on the terminal, and trusts nothing when there
+    /// is none).
+    #[arg(long, short = 'y', conflicts_with_all = ["status", "revoke"])]
+    pub(crate) yes: bool,
 }
 
 /// What the project file holds, as `forge trust` reads it once.
@@ -81,7 +92,9 @@ fn read_file(paths: &Paths) -> anyhow::Result<FileFacts> {
         };
     let mut table: toml::Table =
         toml::from_str(&text).map_err(|e| anyhow!("{}: not valid TOML: {e}", path.display()))?;
-    let acting = config::take_acting(&mut table);
+    let mut acting = config::take_acting(&mut table);
+    acting.extend(config::gating(&table));
+    acting.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(FileFacts {
         sha256: Some(content_hash(text.as_bytes())),
         text: Some(text),
@@ -89,7 +102,12 @@ fn read_file(paths: &Paths) -> anyhow::Result<FileFacts> {
     })
 }
 
-/// One acting key, its value and what it makes forge do (two lines).
+/// The most characters of one value shown: a value longer than that (a list of a
+/// thousand branches) is cut, so every key still fits on the screen.
+const VALUE_SHOWN: usize = 72;
+
+/// One acting key, its value (on one line, cut at [`VALUE_SHOWN`] characters with how
+/// long it is in all) and what it makes forge do: two lines.
 fn describe(key: &str, value: &toml::Value) -> String {
     // `agents.builder.ladder.L1` is `ladder.L1` for one agent.
     let base = match key.strip_prefix("agents.") {
@@ -97,16 +115,54 @@ fn describe(key: &str, value: &toml::Value) -> String {
         None => key,
     };
     let what = config::key_side(base)
-        .filter(|k| k.side == Side::Acts)
+        .filter(|k| matches!(k.side, Side::Acts | Side::Gates))
         .map_or("", |k| k.what);
-    format!("  {key} = {value}\n      {what}\n")
+    let text = value.to_string();
+    let one = crate::model::text::sanitize::single_line(&text);
+    let shown = match one.chars().count() {
+        n if n > VALUE_SHOWN => format!(
+            "{} ({n} characters)",
+            crate::model::text::sanitize::cut_chars(&one, VALUE_SHOWN)
+        ),
+        _ => one.into_owned(),
+    };
+    let key = crate::model::text::sanitize::cut_chars(key, 120);
+    format!("  {key} = {shown}\n      {what}\n")
+}
+
+/// How `forge trust` got its yes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Consent {
+    /// `--yes`.
+    Given,
+    /// Asked on the terminal: the answer.
+    Answered(bool),
+    /// No terminal to ask on.
+    NoTerminal,
+}
+
+/// Asks on the terminal whether to trust what was shown (a `y` or `yes`, any case,
+/// is a yes; anything else, or the end of input, a no). No terminal: no answer.
+fn ask(question: &str) -> Consent {
+    use std::io::{BufRead, IsTerminal, Write};
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        return Consent::NoTerminal;
+    }
+    let mut out = std::io::stdout().lock();
+    let _ = write!(out, "{question} [y/N] ");
+    let _ = out.flush();
+    let mut line = String::new();
+    let _ = stdin.lock().read_line(&mut line);
+    let answer = line.trim().to_ascii_lowercase();
+    Consent::Answered(answer == "y" || answer == "yes")
 }
 
 /// Runs `forge trust`.
 pub(crate) fn run(args: &TrustArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
     let file = paths.config();
-    let root = store::registry::root_key(&paths.root)
+    let root = crate::git::trust_key(&paths.root)
         .ok_or_else(|| anyhow!("the project path {} is not UTF-8", paths.root.display()))?;
     if store::trust::dir(env).is_none() {
         return Err(anyhow!(
@@ -133,7 +189,14 @@ pub(crate) fn run(args: &TrustArgs, env: &Env) -> anyhow::Result<ExitCode> {
         (Some(_), Some(sha)) => Trust::judge(sha, record.as_ref()),
     };
     if args.status {
-        return status(args, &paths, &facts, &trust);
+        // Whether `forge trust` would take it: every value checked as if trusted.
+        let refused = match (&trust, &facts.sha256) {
+            (Trust::Untrusted { .. }, Some(sha)) => config::load_trusting(&paths, env, sha)
+                .err()
+                .map(|e| e.to_string()),
+            _ => None,
+        };
+        return status(args, &paths, &facts, &trust, refused.as_deref());
     }
     let Some(sha) = &facts.sha256 else {
         return Err(anyhow!(
@@ -175,24 +238,53 @@ pub(crate) fn run(args: &TrustArgs, env: &Env) -> anyhow::Result<ExitCode> {
         super::print_out(&out);
         return Ok(ExitCode::SUCCESS);
     }
+    super::print_out(&out);
+    confirm_and_record(args, env, root, &file.display().to_string(), sha)
+}
+
+/// Asks (unless `--yes`), then keeps the trust record of content `sha` of the
+/// project file `file`, under the repository key `root`.
+fn confirm_and_record(
+    args: &TrustArgs,
+    env: &Env,
+    root: String,
+    file: &str,
+    sha: &str,
+) -> anyhow::Result<ExitCode> {
+    let consent = if args.yes {
+        Consent::Given
+    } else {
+        ask("Trust this content of the file, so these keys apply?")
+    };
+    match consent {
+        Consent::Given | Consent::Answered(true) => {}
+        Consent::Answered(false) => {
+            super::print_out("Not trusted: nothing changed.\n");
+            return Ok(ExitCode::from(1));
+        }
+        Consent::NoTerminal => {
+            return Err(anyhow!(
+                "not trusted: forge trust asks before it trusts, and there is no terminal to ask on; \
+                 read the keys above, then run `forge trust` in a terminal, or `forge trust --yes` to trust this content"
+            ));
+        }
+    }
     let written = store::trust::write(
         env,
         &Record {
             version: VERSION,
             project: root,
-            config: file.display().to_string(),
-            sha256: sha.clone(),
+            config: file.to_owned(),
+            sha256: sha.to_owned(),
             trusted_at: crate::model::time::iso(env.now),
         },
     )
     .context("keeping the trust record")?;
-    let _ = writeln!(
-        out,
-        "Trusted: forge applies these keys from now on (recorded in {}).\n\
-         Any edit of the file revokes this; `forge trust --revoke` revokes it now.",
+    super::print_out(&format!(
+        "Trusted: forge applies these keys from now on, in every worktree of this repository while the file is the same (recorded in {}).\n\
+         Any edit of the file revokes this; `forge trust --revoke` revokes it now.\n",
         written.display()
-    );
-    super::print_out(&out);
+    ));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -206,6 +298,7 @@ fn status(
     paths: &Paths,
     facts: &FileFacts,
     trust: &Trust,
+    refused: Option<&str>,
 ) -> anyhow::Result<ExitCode> {
     let file = paths.config();
     if args.json {
@@ -227,6 +320,8 @@ fn status(
             "sha256": facts.sha256,
             "trust": trust,
             "acting": acting,
+            "trustable": refused.is_none(),
+            "error": refused,
         }))?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -261,11 +356,21 @@ fn status(
     for (key, value) in &facts.acting {
         out.push_str(&describe(key, value));
     }
-    if matches!(trust, Trust::Untrusted { .. }) {
-        let _ = writeln!(
-            out,
-            "Run `forge trust` to trust this content, if it does only what you want."
-        );
+    match (trust, refused) {
+        (Trust::Untrusted { .. }, Some(error)) => {
+            let _ = writeln!(
+                out,
+                "`forge trust` would not trust it as it is, because the file has an error: {error}\n\
+                 Fix it first; until then its acting keys stay ignored."
+            );
+        }
+        (Trust::Untrusted { .. }, None) => {
+            let _ = writeln!(
+                out,
+                "Run `forge trust` to trust this content, if it does only what you want."
+            );
+        }
+        _ => {}
     }
     super::print_out(&out);
     Ok(ExitCode::SUCCESS)

@@ -231,9 +231,15 @@ pub(crate) fn hook_list_keys(list: &str) -> Vec<&'static str> {
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Side {
     /// Changes what forge shows, or how it orients the session of this very project
-    /// (levels, thresholds, segments, wording, what SessionStart injects): applies
-    /// from any file.
+    /// (segments, widths, wording, what SessionStart injects): applies from any file.
     Shows,
+    /// Changes what forge shows from any file, like [`Side::Shows`], and decides *when*
+    /// your own steps act — the context levels and the handoff threshold, at which
+    /// your ladder's actions, the threshold handoff, your `[[on_threshold]]` commands
+    /// and `forge run`'s hooks fire. From a project file nobody trusted it applies to
+    /// what forge shows only; what acts waits on your own file's value (or the
+    /// default) until you trust the file.
+    Gates,
     /// Makes forge act for you — commit, send to or wait for an orchestrator, delete
     /// files, start or stop sessions, or change what other projects' views show:
     /// from a project file only once you trusted that file's exact content.
@@ -263,6 +269,14 @@ const fn shows(key: &'static str, what: &'static str) -> KeySide {
     }
 }
 
+const fn gates(key: &'static str, what: &'static str) -> KeySide {
+    KeySide {
+        key,
+        side: Side::Gates,
+        what,
+    }
+}
+
 const fn acts(key: &'static str, what: &'static str) -> KeySide {
     KeySide {
         key,
@@ -283,12 +297,21 @@ const fn yours_only(key: &'static str, what: &'static str) -> KeySide {
 /// what acts (a test fails when a key of the config structs has no side here, and
 /// [`take_acting`] takes a key with no side for one that acts).
 pub(crate) const SIDES: [KeySide; 37] = [
-    shows("context.warn", "where L1 starts"),
-    shows("context.critical", "where L2 starts"),
-    shows("context.emergency", "where L3 starts"),
-    shows(
+    gates(
+        "context.warn",
+        "where L1 starts: when your ladder's L1 actions run",
+    ),
+    gates(
+        "context.critical",
+        "where L2 starts: when your ladder's L2 actions run",
+    ),
+    gates(
+        "context.emergency",
+        "where L3 starts: when your ladder's L3 actions run",
+    ),
+    gates(
         "context.handoff_threshold",
-        "where the status line shows ⚠ CTX and writes the automatic handoff (a file in .forge/)",
+        "where the status line shows ⚠ CTX, the automatic handoff is written and your [[on_threshold]] commands without a threshold of their own run",
     ),
     shows("statusline.segments", "the status line's parts"),
     shows("statusline.bar_width", "the context bar's width"),
@@ -439,12 +462,46 @@ fn take_acting_in(table: &mut toml::Table, prefix: &str, out: &mut Vec<(String, 
         // trusted.
         let acting: Vec<String> = inner
             .keys()
-            .filter(|k| side_of(&format!("{section}.{k}")) != Some(Side::Shows))
+            .filter(|k| {
+                !matches!(
+                    side_of(&format!("{section}.{k}")),
+                    Some(Side::Shows | Side::Gates)
+                )
+            })
             .cloned()
             .collect();
         for k in acting {
             if let Some(v) = inner.remove(&k) {
                 out.push((format!("{prefix}{section}.{k}"), v));
+            }
+        }
+    }
+}
+
+/// The keys of a project file's table (its own sections and its agent tables) that
+/// decide when your own steps act ([`Side::Gates`]), named as in messages, with their
+/// values, sorted by name. They stay in the table: they still apply to what forge
+/// shows.
+pub(crate) fn gating(table: &toml::Table) -> Vec<(String, toml::Value)> {
+    let mut out = Vec::new();
+    gating_in(table, "", &mut out);
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+fn gating_in(table: &toml::Table, prefix: &str, out: &mut Vec<(String, toml::Value)>) {
+    for (section, value) in table {
+        if section == AGENTS && prefix.is_empty() {
+            for (name, t) in value.as_table().into_iter().flatten() {
+                if let Some(t) = t.as_table() {
+                    gating_in(t, &format!("{AGENTS}.{name}."), out);
+                }
+            }
+            continue;
+        }
+        for (k, v) in value.as_table().into_iter().flatten() {
+            if side_of(&format!("{section}.{k}")) == Some(Side::Gates) {
+                out.push((format!("{prefix}{section}.{k}"), v.clone()));
             }
         }
     }

@@ -27,7 +27,7 @@ pub(crate) mod keys;
 pub(crate) mod sections;
 mod words;
 
-pub(crate) use keys::{Side, key_side, take_acting};
+pub(crate) use keys::{Side, gating, key_side, take_acting};
 pub use sections::*;
 
 use keys::{THRESHOLD_ONLY, commands_in, split_agents, unknown_keys};
@@ -110,13 +110,18 @@ pub(crate) struct Loaded {
     pub(crate) ignored: Vec<Ignored>,
 }
 
-/// A key of the project file left out because the file is not trusted.
+/// A key of the project file left out of what forge does because the file is not
+/// trusted.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct Ignored {
     /// As named in messages: `ladder.L1`, `agents.builder.notify.mode`.
     pub(crate) key: String,
     /// Its value in the file.
     pub(crate) value: toml::Value,
+    /// The key decides when your steps act and applies to what forge shows
+    /// ([`Side::Gates`]): only the acting side waits for trust.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) shown: bool,
 }
 
 impl Loaded {
@@ -142,10 +147,12 @@ impl Loaded {
         let keys: Vec<&str> = self.ignored.iter().map(|i| i.key.as_str()).collect();
         Some(format!(
             "ignored {} of {} ({}): {}; `forge trust --project {}` shows what they do and trusts the file",
-            if keys.len() == 1 {
-                "the acting key"
-            } else {
-                "the acting keys"
+            match (keys.len(), self.ignored.iter().all(|i| i.shown)) {
+                (1, true) => "for when your steps run (what forge shows still follows it) the key",
+                (_, true) =>
+                    "for when your steps run (what forge shows still follows them) the keys",
+                (1, false) => "the acting key",
+                (_, false) => "the acting keys",
             },
             project.join(".forge/config.toml").display(),
             self.trust.why_ignored(),
@@ -153,7 +160,22 @@ impl Loaded {
             crate::model::setup::settings::shell_quote(&project.to_string_lossy())
         ))
     }
+
+    /// The keys waiting for trust, as named in messages.
+    fn waiting_keys(&self) -> Vec<String> {
+        self.ignored.iter().map(|i| i.key.clone()).collect()
+    }
+
+    /// The line that tells the person the project file waits for their trust
+    /// ([`crate::model::setup::trust::untrusted_line`]), while it does: for `forge
+    /// status` and the dashboard's header.
+    pub(crate) fn untrusted_line(&self) -> Option<String> {
+        crate::model::setup::trust::untrusted_line(PROJECT_FILE, &self.waiting_keys(), &self.trust)
+    }
 }
+
+/// The project file as the person's notices name it.
+const PROJECT_FILE: &str = ".forge/config.toml";
 
 /// The user config file: `$XDG_CONFIG_HOME/forge/config.toml` or `~/.config/forge/config.toml`.
 pub(crate) fn user_path(env: &Env) -> Option<PathBuf> {
@@ -331,8 +353,8 @@ fn judge_trust(paths: &Paths, env: &Env, sha256: &str, trust_as: Option<&str>) -
             trusted_at: String::new(),
         };
     }
-    let record = crate::store::registry::root_key(&paths.root)
-        .and_then(|root| crate::store::trust::read(env, &root));
+    let record =
+        crate::git::trust_key(&paths.root).and_then(|root| crate::store::trust::read(env, &root));
     Trust::judge(sha256, record.as_ref())
 }
 
@@ -355,7 +377,9 @@ fn load_with(
         layers.add_file(paths, env, source, skip, trust_as)?;
     }
     let (agent, agents) = layers.add_agent(env, agent);
-    let config = typed(paths, layers.merged, &layers.sources)?;
+    let gate_source = layers.gates_needed().then(|| layers.gate_context.clone());
+    let mut config = typed(paths, layers.merged, &layers.sources)?;
+    config.gates = gate_source.and_then(|t| gates_of(t, &config.context));
     Ok(Loaded {
         config,
         sources: layers.sources,
@@ -375,8 +399,13 @@ struct Layers {
     files: Vec<(Source, bool)>,
     trust: Trust,
     ignored: Vec<Ignored>,
-    /// Each file's `[agents.<name>]` tables (merged last, over both files).
-    agent_tables: Vec<(PathBuf, BTreeMap<String, toml::Table>)>,
+    /// Each file's `[agents.<name>]` tables (merged last, over both files), and
+    /// whether they may set what acts (not: a project file nobody trusted).
+    agent_tables: Vec<(PathBuf, BTreeMap<String, toml::Table>, bool)>,
+    /// `[context]` as merged from the files that may decide when your steps act:
+    /// what [`Config::gates`] is made of when an untrusted project file set some of
+    /// it.
+    gate_context: toml::Table,
 }
 
 impl Layers {
@@ -394,6 +423,7 @@ impl Layers {
             toml::Value::Table(t) => t,
             _ => toml::Table::new(),
         };
+        let gate_context = context_of(&merged).cloned().unwrap_or_default();
         Ok(Self {
             merged,
             sources,
@@ -401,6 +431,7 @@ impl Layers {
             trust: Trust::Absent,
             ignored: Vec::new(),
             agent_tables: Vec::new(),
+            gate_context,
         })
     }
 
@@ -442,8 +473,32 @@ impl Layers {
         check_types(&path, &table)?;
         let (own, agents) = split_agents(&table);
         merge(&mut self.merged, &own, &source, "", &mut self.sources);
-        self.agent_tables.push((path, agents));
+        let acts = !project || self.trust.applies();
+        if acts {
+            self.merge_gates(&own);
+        }
+        self.agent_tables.push((path, agents, acts));
         Ok(())
+    }
+
+    /// Merges the `[context]` of `table` into [`Layers::gate_context`].
+    fn merge_gates(&mut self, table: &toml::Table) {
+        if let Some(context) = context_of(table) {
+            let mut unused = BTreeMap::new();
+            merge(
+                &mut self.gate_context,
+                context,
+                &Source::Default,
+                "",
+                &mut unused,
+            );
+        }
+    }
+
+    /// Whether a key of an untrusted project file applies to what forge shows but
+    /// not to when it acts: then [`Config::gates`] is worked out ([`gates_of`]).
+    fn gates_needed(&self) -> bool {
+        self.ignored.iter().any(|i| i.shown)
     }
 
     /// The project file's `table` as it applies: whole when nothing in it acts or
@@ -459,7 +514,8 @@ impl Layers {
     ) -> toml::Table {
         let mut rest = table.clone();
         let acting = take_acting(&mut rest);
-        self.trust = if acting.is_empty() {
+        let gating = keys::gating(&rest);
+        self.trust = if acting.is_empty() && gating.is_empty() {
             Trust::Inert
         } else {
             let sha256 = crate::model::setup::trust::content_hash(text.as_bytes());
@@ -470,8 +526,18 @@ impl Layers {
         }
         self.ignored = acting
             .into_iter()
-            .map(|(key, value)| Ignored { key, value })
+            .map(|(key, value)| Ignored {
+                key,
+                value,
+                shown: false,
+            })
+            .chain(gating.into_iter().map(|(key, value)| Ignored {
+                key,
+                value,
+                shown: true,
+            }))
             .collect();
+        self.ignored.sort_by(|a, b| a.key.cmp(&b.key));
         rest
     }
 
@@ -482,7 +548,7 @@ impl Layers {
         let mut defined: Vec<String> = self
             .agent_tables
             .iter()
-            .flat_map(|(_, a)| a.keys().cloned())
+            .flat_map(|(_, a, _)| a.keys().cloned())
             .collect();
         defined.sort();
         defined.dedup();
@@ -492,15 +558,37 @@ impl Layers {
             agent.map(str::to_owned).or_else(|| env.agent_name())
         };
         if let Some(name) = &agent {
-            for (path, agents) in &self.agent_tables {
+            let tables = std::mem::take(&mut self.agent_tables);
+            for (path, agents, acts) in &tables {
                 if let Some(t) = agents.get(name) {
                     let source = Source::Agent(name.clone(), path.clone());
                     merge(&mut self.merged, t, &source, "", &mut self.sources);
+                    if *acts {
+                        self.merge_gates(t);
+                    }
                 }
             }
+            self.agent_tables = tables;
         }
         (agent, defined)
     }
+}
+
+/// [`Config::gates`] from `[context]` as merged by the files that may decide when
+/// your steps act (`gate_context`): `None` when that is what forge shows anyway; the
+/// defaults when those values alone do not rise (a file nobody trusted filled the
+/// gap between them).
+fn gates_of(gate_context: toml::Table, shown: &ContextConfig) -> Option<ContextConfig> {
+    let gates = ContextConfig::deserialize(toml::Value::Table(gate_context))
+        .ok()
+        .filter(|c| check_levels(c).is_ok())
+        .unwrap_or_default();
+    (gates != *shown).then_some(gates)
+}
+
+/// The `[context]` table of a config table.
+fn context_of(table: &toml::Table) -> Option<&toml::Table> {
+    table.get("context").and_then(toml::Value::as_table)
 }
 
 /// A project file that sets a key which runs commands is an error: forge takes those
@@ -747,12 +835,68 @@ pub(crate) fn load_noting(paths: &Paths, env: &Env) -> (Config, Option<Outcome>)
     }
 }
 
+/// What a SessionStart tells the person about an untrusted project file, once per
+/// content: the line, and the content hash [`mark_told`] keeps once it was shown.
+///
+/// SessionStart adds the line to its notices to the person
+/// (`crate::model::hook::start::Found::notices`) and calls [`mark_told`] once the
+/// line is in its output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PersonNotice {
+    /// The line ([`crate::model::setup::trust::untrusted_line`]).
+    pub(crate) line: String,
+    /// The content it is about.
+    pub(crate) sha256: String,
+    /// The repository's trust key ([`crate::git::trust_key`]).
+    root: String,
+}
+
+/// [`load_noting`] for SessionStart: also the notice to the person about an
+/// untrusted project file, when this content was not told yet
+/// ([`crate::model::setup::trust::person_notice`]; one more small read, only for a
+/// file that waits for trust). Once the line is shown, [`mark_told`] keeps it said.
+pub(crate) fn load_noting_for_person(
+    paths: &Paths,
+    env: &Env,
+) -> (Config, Option<Outcome>, Option<PersonNotice>) {
+    match load(paths, env) {
+        Ok(l) => {
+            let notice = notice_ignored(paths, env, &l);
+            let person = person_notice_of(paths, env, &l);
+            (l.config, notice, person)
+        }
+        Err(e) => (defaults_after(paths, &e), None, None),
+    }
+}
+
+/// The [`PersonNotice`] of `l`, when the person was not told of this content yet.
+fn person_notice_of(paths: &Paths, env: &Env, l: &Loaded) -> Option<PersonNotice> {
+    if !matches!(l.trust, Trust::Untrusted { .. }) {
+        return None;
+    }
+    let root = crate::git::trust_key(&paths.root)?;
+    let said = crate::store::trust::told(env, &root);
+    let (line, sha256) = crate::model::setup::trust::person_notice(
+        PROJECT_FILE,
+        &l.waiting_keys(),
+        &l.trust,
+        said.as_deref(),
+    )?;
+    Some(PersonNotice { line, sha256, root })
+}
+
+/// Keeps `notice` as told (the person saw its line), so the next SessionStart does
+/// not say it again for this content.
+pub(crate) fn mark_told(env: &Env, notice: &PersonNotice) -> std::io::Result<()> {
+    crate::store::trust::mark_told(env, &notice.root, &notice.sha256)
+}
+
 /// The [`Outcome::ConfigIgnored`] of `l`, when it is news (see [`load_noting`]).
 fn notice_ignored(paths: &Paths, env: &Env, l: &Loaded) -> Option<Outcome> {
     let Trust::Untrusted { sha256, .. } = &l.trust else {
         return None;
     };
-    let root = crate::store::registry::root_key(&paths.root)?;
+    let root = crate::git::trust_key(&paths.root)?;
     if crate::store::trust::noticed(env, &root, sha256) {
         return None;
     }

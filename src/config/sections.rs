@@ -373,14 +373,29 @@ pub struct Config {
     pub(crate) on_threshold: Vec<UserHook>,
     /// `[[on_session_start]]`: commands whose output is added to SessionStart's text.
     pub(crate) on_session_start: Vec<UserHook>,
+    /// The context values that decide when forge acts for you, when they differ from
+    /// [`Config::context`]: a project file nobody trusted set some (they apply to what
+    /// forge shows; see `Side::Gates`). Not a key: set by the loader.
+    #[serde(skip)]
+    pub(crate) gates: Option<ContextConfig>,
 }
 
 impl Config {
-    /// The `on_threshold` hooks with their effective thresholds.
+    /// The context levels and handoff threshold at which your own steps act (the
+    /// ladder, the threshold handoff, `[[on_threshold]]`, `forge run`'s hooks): from
+    /// your own file, the defaults, or a project file you trusted — never from one
+    /// you did not, whose values only change what forge shows.
+    pub(crate) fn acting_context(&self) -> &ContextConfig {
+        self.gates.as_ref().unwrap_or(&self.context)
+    }
+
+    /// The `on_threshold` hooks with their effective thresholds (a hook without one
+    /// runs at the acting handoff threshold).
     pub(crate) fn threshold_hooks(&self) -> impl Iterator<Item = (usize, &UserHook, f64)> {
+        let at = self.acting_context().handoff_threshold;
         self.on_threshold
             .iter()
             .enumerate()
-            .map(|(i, h)| (i, h, h.threshold.unwrap_or(self.context.handoff_threshold)))
+            .map(move |(i, h)| (i, h, h.threshold.unwrap_or(at)))
     }
 }

@@ -216,8 +216,10 @@ fn the_shipped_example_config_is_valid_for_every_agent() {
     assert_eq!(reviewer.context.handoff_threshold, 70.0);
     // As a project's file, the keys it marks "acts" wait for trust, and only those.
     let text = include_str!("../../assets/examples/config.toml");
-    let marked = text.lines().filter(|l| l.contains("# acts")).count();
-    assert_eq!(l.ignored.len(), marked, "{:?}", l.ignored);
+    let marked = |word: &str| text.lines().filter(|l| l.contains(word)).count();
+    let (acting, gating): (Vec<_>, Vec<_>) = l.ignored.iter().partition(|i| !i.shown);
+    assert_eq!(acting.len(), marked("# acts"), "{acting:?}");
+    assert_eq!(gating.len(), marked("# gates"), "{gating:?}");
     let sha = crate::model::setup::trust::content_hash(text.as_bytes());
     assert!(load_trusting(&p, &env, &sha).unwrap().ignored.is_empty());
     trust_file(&p, &env);
@@ -358,16 +360,84 @@ fn a_project_files_acting_keys_apply_only_while_its_content_is_trusted() {
     assert!(matches!(l.trust, Trust::Untrusted { changed: true, .. }));
     assert!(l.ignored_summary(&p.root).unwrap().contains("changed"));
     // A file with nothing that acts needs no trust.
-    std::fs::write(p.config(), "[context]\nwarn = 60\n").unwrap();
+    std::fs::write(p.config(), "[statusline]\nbar_width = 20\n").unwrap();
     assert_eq!(load(&p, &env).unwrap().trust, Trust::Inert);
     std::fs::remove_file(p.config()).unwrap();
     assert_eq!(load(&p, &env).unwrap().trust, Trust::Absent);
 }
 
+/// The levels and the handoff threshold of a file nobody trusted show, but when your
+/// own steps act is decided by your file (its agent tables too), or the defaults.
+#[test]
+fn gating_values_of_an_untrusted_file_show_but_never_decide_when_your_steps_act() {
+    let (t, p, env) = setup();
+    let user = t.path().join("xdg/forge/config.toml");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(
+        &user,
+        "[context]\nwarn = 50\n[agents.builder.context]\nhandoff_threshold = 65\n\
+         [[on_threshold]]\ncommand = \"true\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.config(),
+        "[context]\nwarn = 1\ncritical = 2\nemergency = 3\nhandoff_threshold = 2\n\
+         [agents.builder.context]\nhandoff_threshold = 4\n",
+    )
+    .unwrap();
+    let l = load(&p, &env).unwrap();
+    assert!(matches!(l.trust, Trust::Untrusted { .. }), "{:?}", l.trust);
+    assert_eq!(
+        (l.config.context.warn, l.config.context.handoff_threshold),
+        (1.0, 2.0),
+        "shown"
+    );
+    let acting = l.config.acting_context();
+    assert_eq!(
+        (
+            acting.warn,
+            acting.critical,
+            acting.emergency,
+            acting.handoff_threshold
+        ),
+        (50.0, 85.0, 95.0, 70.0)
+    );
+    let hook_at: Vec<f64> = l.config.threshold_hooks().map(|(_, _, t)| t).collect();
+    assert_eq!(hook_at, [70.0], "a hook with no threshold waits on yours");
+    assert!(l.ignored.iter().all(|i| i.shown));
+    assert!(
+        l.ignored_summary(&p.root)
+            .unwrap()
+            .contains("what forge shows still follows them"),
+        "{:?}",
+        l.ignored_summary(&p.root)
+    );
+    let builder = load_as(&p, &env, "builder").unwrap().config;
+    assert_eq!(builder.context.handoff_threshold, 4.0);
+    assert_eq!(builder.acting_context().handoff_threshold, 65.0);
+    // Your values alone do not rise (the file filled the gap): the defaults act.
+    std::fs::write(&user, "[context]\nwarn = 90\n").unwrap();
+    std::fs::write(p.config(), "[context]\ncritical = 95\nemergency = 99\n").unwrap();
+    let l = load(&p, &env).unwrap();
+    assert_eq!(l.config.acting_context(), &ContextConfig::default());
+    // Trusted, the file decides both.
+    std::fs::write(
+        p.config(),
+        "[context]\nwarn = 1\ncritical = 2\nemergency = 3\n",
+    )
+    .unwrap();
+    trust_file(&p, &env);
+    let l = load(&p, &env).unwrap();
+    assert_eq!(l.config.gates, None);
+    assert_eq!(l.config.acting_context().warn, 1.0);
+}
+
 /// Untrusted: what the file shows applies, what acts does not (no error either).
 fn untrusted_applies_what_shows_only(p: &Paths, env: &Env) {
     let l = load(p, env).unwrap();
+    // The level shows from the file; when your steps act, it does not decide.
     assert_eq!(l.config.context.warn, 60.0);
+    assert_eq!(l.config.acting_context().warn, 70.0);
     assert_eq!(l.config.statusline.bar_width, 20);
     let d = Config::default();
     assert_eq!(l.config.ladder, d.ladder);
@@ -382,6 +452,7 @@ fn untrusted_applies_what_shows_only(p: &Paths, env: &Env) {
         [
             "agents.builder.ladder.L2",
             "attention.stale_after",
+            "context.warn",
             "handoffs.auto_prune",
             "handoffs.keep",
             "ladder.L1",
@@ -408,6 +479,8 @@ fn trusted_applies_everything(p: &Paths, env: &Env) {
     let l = load(p, env).unwrap();
     assert!(l.ignored.is_empty());
     assert!(matches!(l.trust, Trust::Trusted { .. }));
+    assert_eq!(l.config.gates, None);
+    assert_eq!(l.config.acting_context().warn, 60.0);
     assert_eq!(names(&l.config.ladder.l1), ["wip_commit"]);
     assert!(l.config.ladder.protected_branches.is_empty());
     assert_eq!(l.config.notify.mode.name(), "bidirectional");
@@ -466,6 +539,43 @@ fn the_ignored_keys_are_said_once_per_content() {
     no_state.home = None;
     std::fs::write(p.config(), "[ladder]\nL3 = [\"wip_commit\"]\n").unwrap();
     assert_eq!(load_noting(&p, &no_state).1, None);
+}
+
+/// The SessionStart notice to the person: said until it was shown once for this
+/// content (its mark is apart from the event log's), said again for an edit, never
+/// for a trusted file, and forgotten by a revoke.
+#[test]
+fn the_person_is_told_of_an_untrusted_file_once_per_content() {
+    let (_t, p, env) = setup();
+    std::fs::create_dir_all(p.logs()).unwrap();
+    std::fs::write(p.config(), "[ladder]\nL1 = [\"wip_commit\"]\n").unwrap();
+    // The event log hears of it first (a status-line tick): the person still does.
+    assert!(load_noting(&p, &env).1.is_some());
+    let (_, _, first) = load_noting_for_person(&p, &env);
+    let first = first.expect("the person is told");
+    assert!(
+        first.line.contains(".forge/config.toml is not trusted")
+            && first.line.contains("ladder.L1")
+            && first.line.contains("`forge trust`"),
+        "{}",
+        first.line
+    );
+    // Not shown (not marked): said again; shown: not again.
+    assert!(load_noting_for_person(&p, &env).2.is_some());
+    mark_told(&env, &first).unwrap();
+    assert_eq!(load_noting_for_person(&p, &env).2, None);
+    std::fs::write(p.config(), "[ladder]\nL2 = [\"wip_commit\"]\n").unwrap();
+    let edited = load_noting_for_person(&p, &env).2.expect("an edit is news");
+    mark_told(&env, &edited).unwrap();
+    assert_eq!(load_noting_for_person(&p, &env).2, None);
+    trust_file(&p, &env);
+    assert_eq!(load_noting_for_person(&p, &env).2, None, "trusted");
+    let root = crate::git::trust_key(&p.root).unwrap();
+    crate::store::trust::revoke(&env, &root).unwrap();
+    assert!(
+        load_noting_for_person(&p, &env).2.is_some(),
+        "revoked: the person is told again"
+    );
 }
 
 #[test]

@@ -444,3 +444,46 @@ fn finish_within_counts_from_the_start_not_from_the_call() {
     );
     assert!(f.elapsed >= Duration::from_millis(500), "{f:?}");
 }
+
+#[test]
+fn whole_tree_ends_a_descendant_that_left_the_group_and_spares_a_detached_child() {
+    let t = tempfile::tempdir().unwrap();
+    // Detached first (it must outlive the run, as the status line's children do).
+    let detached = shell(t.path(), "exec sleep 30").detach().unwrap();
+    // The run leaves a `setsid` grandchild behind and exits at once.
+    let f = shell(
+        t.path(),
+        "setsid sh -c 'echo $$ > gc.pid; exec sleep 30' >/dev/null 2>&1 & sleep 0.2; echo done",
+    )
+    .stdout(Output::Capture(1024))
+    .whole_tree()
+    .run_for(Duration::from_secs(5))
+    .unwrap();
+    assert!(f.success(), "{f:?}");
+    let gc: u32 = written(&t.path().join("gc.pid")).trim().parse().unwrap();
+    // Killed and reaped before the run returned: no wait needed.
+    assert_eq!(state(gc), None, "the setsid grandchild outlived the run");
+    assert!(
+        matches!(state(detached), Some(s) if s != 'Z'),
+        "the detached child was killed"
+    );
+    kill_group(
+        i32::try_from(detached).ok().and_then(Pid::from_raw),
+        Signal::KILL,
+    );
+    // A run without whole_tree leaves it (only its group is killed).
+    let f = shell(
+        t.path(),
+        "setsid sh -c 'echo $$ > gc2.pid; exec sleep 30' >/dev/null 2>&1 & sleep 0.2; echo done",
+    )
+    .stdout(Output::Capture(1024))
+    .run_for(Duration::from_secs(5))
+    .unwrap();
+    assert!(f.success());
+    let gc2: u32 = written(&t.path().join("gc2.pid")).trim().parse().unwrap();
+    assert!(state(gc2).is_some());
+    let _ = rustix::process::kill_process(
+        i32::try_from(gc2).ok().and_then(Pid::from_raw).unwrap(),
+        Signal::KILL,
+    );
+}

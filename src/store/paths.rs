@@ -196,8 +196,14 @@ impl Paths {
     }
 }
 
-/// The `.forge/.gitignore` that [`Paths::ensure_dirs`] writes into a new `.forge/`.
-pub(crate) const FORGE_GITIGNORE: &str = "# forge state: local to this machine\n*\n";
+/// The `.forge/.gitignore` that [`Paths::ensure_dirs`] writes into a new `.forge/`:
+/// everything is this machine's state, but `config.toml`, the project's config a
+/// team may commit (and each teammate trusts: `forge trust`).
+pub(crate) const FORGE_GITIGNORE: &str = "# forge state: local to this machine (config.toml is the project's: commit it to share it)\n*\n!config.toml\n";
+
+/// The `.forge/.gitignore` earlier versions wrote (every file ignored, the config
+/// too): `forge init` replaces it with [`FORGE_GITIGNORE`].
+pub(crate) const OLD_FORGE_GITIGNORE: &str = "# forge state: local to this machine\n*\n";
 
 /// Why a folder is not a project (see [`Paths::is_project`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -37,6 +37,12 @@ fn noticed_path(env: &Env, root_key: &str) -> Option<PathBuf> {
     dir(env).map(|d| d.join(format!("{}.noticed", project_id(root_key))))
 }
 
+/// Beside [`noticed_path`]: the hash of the last untrusted content the *person* was
+/// told about at a SessionStart (`model::setup::trust::person_notice`).
+fn told_path(env: &Env, root_key: &str) -> Option<PathBuf> {
+    dir(env).map(|d| d.join(format!("{}.told", project_id(root_key))))
+}
+
 /// The state folder and the trust folder pass `safe::check_dir` (when they exist).
 fn check(trust_dir: &Path) -> io::Result<()> {
     let denied = |r: safe::Refusal| io::Error::new(io::ErrorKind::PermissionDenied, r.to_string());
@@ -77,6 +83,7 @@ pub(crate) fn revoke(env: &Env, root_key: &str) -> io::Result<bool> {
         check(dir)?;
     }
     let _ = noticed_path(env, root_key).map(|p| super::remove_if_exists(&p));
+    let _ = told_path(env, root_key).map(|p| super::remove_if_exists(&p));
     super::remove_if_exists(&path)
 }
 
@@ -90,7 +97,27 @@ pub(crate) fn noticed(env: &Env, root_key: &str, sha256: &str) -> bool {
 
 /// Records that the event log was told about the content `sha256`.
 pub(crate) fn mark_noticed(env: &Env, root_key: &str, sha256: &str) -> io::Result<()> {
-    let path = noticed_path(env, root_key).ok_or_else(no_state_dir)?;
+    mark(noticed_path(env, root_key), sha256)
+}
+
+/// The content hash the person was last told about at a SessionStart (one small
+/// read), if any.
+pub(crate) fn told(env: &Env, root_key: &str) -> Option<String> {
+    let path = told_path(env, root_key)?;
+    check(path.parent()?).ok()?;
+    safe::read_capped(&path, 128, safe::Follow::No)
+        .ok()
+        .map(|b| String::from_utf8_lossy(b.trim_ascii()).into_owned())
+}
+
+/// Records that the person was told about the content `sha256`.
+pub(crate) fn mark_told(env: &Env, root_key: &str, sha256: &str) -> io::Result<()> {
+    mark(told_path(env, root_key), sha256)
+}
+
+/// Writes `sha256` to the mark file at `path` (in a private trust folder).
+fn mark(path: Option<PathBuf>, sha256: &str) -> io::Result<()> {
+    let path = path.ok_or_else(no_state_dir)?;
     let dir = path.parent().ok_or_else(no_state_dir)?;
     check(dir)?;
     if !safe::is_real_dir(dir) {
@@ -143,6 +170,9 @@ mod tests {
             .mode();
         assert_eq!(mode & 0o077, 0, "{mode:o}");
         assert!(!noticed(&env, "/p/a", "cc"));
+        assert_eq!(told(&env, "/p/a"), None);
+        mark_told(&env, "/p/a", "cc").unwrap();
+        assert_eq!(told(&env, "/p/a").as_deref(), Some("cc"));
         mark_noticed(&env, "/p/a", "cc").unwrap();
         assert!(noticed(&env, "/p/a", "cc"));
         assert!(!noticed(&env, "/p/a", "dd"));
@@ -150,6 +180,7 @@ mod tests {
         assert!(!revoke(&env, "/p/a").unwrap());
         assert_eq!(read(&env, "/p/a"), None);
         assert!(!noticed(&env, "/p/a", "cc"));
+        assert_eq!(told(&env, "/p/a"), None, "a revoke forgets what was told");
         assert!(read(&env, "/p/b").is_some());
         // A record that names another project (copied over) is not this one's.
         std::fs::copy(

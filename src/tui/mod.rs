@@ -245,10 +245,18 @@ pub(crate) struct Session {
 
 /// Reads the project and builds the first model.
 pub(crate) fn initial_model(paths: &Paths, env: &Env, git: GitSource) -> Model {
-    let config = crate::config::load_or_default(paths, env);
+    let (config, untrusted_keys) = match crate::config::load(paths, env) {
+        Ok(l) if l.untrusted_line().is_some() => {
+            let n = l.ignored.len();
+            (l.config, n)
+        }
+        Ok(l) => (l.config, 0),
+        Err(_) => (crate::config::load_or_default(paths, env), 0),
+    };
     let snap = snapshot::load_for_inbox(paths, env.now, git);
     let mut m = Model::new(snap, config.context.thresholds(), env.now);
     m.stale_after = config.attention.stale_after();
+    m.untrusted_keys = untrusted_keys;
     m
 }
 

@@ -199,6 +199,22 @@ fn header(m: &Model, width: u16) -> Paragraph<'static> {
             false,
         ));
     }
+    if m.untrusted_keys > 0 {
+        // The project's config waits for trust: said where the person looks.
+        let n = m.untrusted_keys;
+        let waiting = if n == 1 {
+            "1 key waits".to_owned()
+        } else {
+            format!("{n} keys wait")
+        };
+        pieces.push((
+            vec![Span::styled(
+                format!(" ⚠ .forge/config.toml untrusted: {waiting} · forge trust "),
+                WARN,
+            )],
+            false,
+        ));
+    }
     if m.demo {
         pieces.push((
             vec![Span::styled(

@@ -382,6 +382,16 @@ impl World {
         self.path = Some(format!("{}:{rest}", bin.display()));
     }
 
+    /// `PATH` from now on: a relative entry (`.`, the folder the client and its
+    /// hooks run in) first, then the `PATH` set so far.
+    pub fn relative_path_entry_first(&mut self) {
+        let rest = self
+            .path
+            .take()
+            .unwrap_or_else(|| std::env::var("PATH").unwrap_or_default());
+        self.path = Some(format!(".:{rest}"));
+    }
+
     /// Runs the client with `args` (`plugin install …`) in the project, with the
     /// test's environment; returns its output.
     pub fn claude(&self, args: &[&str]) -> Output {

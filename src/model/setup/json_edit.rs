@@ -22,20 +22,66 @@
 //! removing a last entry cuts.
 //!
 //! The result is always parsed again and compared with the wanted value (keys in
-//! order); if they differ (a shape this editor does not handle, such as an object
-//! with a key twice) the value is printed afresh in the file's style instead, so the
-//! file is never wrong, only less minimal.
+//! order); if they differ (a shape this editor does not handle, such as kept keys in
+//! another order) the value is printed afresh in the file's style instead, so the
+//! file is never wrong, only less minimal — but only when that loses nothing: every
+//! number and string of the old text must print back as the very same text
+//! (`serde_json` reads a 30-digit integer as an `f64`, and decodes `\u` escapes), or
+//! [`apply`] refuses ([`Unedited::Reprint`]). A text with a key twice in one object
+//! is refused outright ([`Unedited::DuplicateKey`]): `serde_json` keeps one of them,
+//! so no edit can keep the file as it was.
 
 use serde_json::Value;
+
+/// Why [`apply`] leaves a text as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Unedited {
+    /// An object has the key `key` twice; `at` is where the object is (`hooks.Stop[0]`,
+    /// empty at the top).
+    DuplicateKey {
+        /// The key.
+        key: String,
+        /// The keys and indexes leading to the object.
+        at: String,
+    },
+    /// No minimal edit fits, and printing the file afresh would change `literal`.
+    Reprint {
+        /// A number or string of the file as written.
+        literal: String,
+    },
+}
+
+impl std::fmt::Display for Unedited {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::DuplicateKey { key, at } if at.is_empty() => write!(
+                f,
+                "the key \"{key}\" is there twice at the top of the file (JSON tools keep one of them, so forge will not edit it)"
+            ),
+            Self::DuplicateKey { key, at } => write!(
+                f,
+                "the key \"{key}\" is there twice in {at} (JSON tools keep one of them, so forge will not edit it)"
+            ),
+            Self::Reprint { literal } => write!(
+                f,
+                "forge cannot edit this file in place, and writing it afresh would change {literal} (JSON tools read it differently from how it is written)"
+            ),
+        }
+    }
+}
 
 /// The text of `new`, written into `old_text` with as few changes as possible.
 ///
 /// `old_text` that is empty or not JSON is replaced by `new` pretty-printed with a
-/// final newline.
-pub(crate) fn apply(old_text: &str, new: &Value) -> String {
+/// final newline. `Err` for a text with a key twice in one object, and for one this
+/// editor would have to print afresh at the cost of one of its numbers or strings.
+pub(crate) fn apply(old_text: &str, new: &Value) -> Result<String, Unedited> {
     let Some(root) = parse(old_text) else {
-        return fresh(new);
+        return Ok(fresh(new));
     };
+    if let Some(twice) = duplicate_key(&root, "") {
+        return Err(twice);
+    }
     let editor = Editor {
         text: old_text,
         style: Style::detect(old_text, &root),
@@ -47,16 +93,103 @@ pub(crate) fn apply(old_text: &str, new: &Value) -> String {
         out.push_str(old_text.get(root.end..).unwrap_or(""));
         out
     };
+    let mut unprintable = Vec::new();
+    unprintable_literals(old_text, &root, &mut unprintable);
+    // A literal serde_json would print otherwise, still in the new value, must be
+    // in the new text as written.
+    let keeps = |out: &str| -> Result<(), Unedited> {
+        match unprintable
+            .iter()
+            .find(|(lit, v)| holds(new, v) && !out.contains(lit.as_str()))
+        {
+            Some((lit, _)) => Err(Unedited::Reprint {
+                literal: lit.clone(),
+            }),
+            None => Ok(()),
+        }
+    };
     let minimal = splice(&editor.rewrite(&root, new, 0, None));
     if parses_to(&minimal, new) {
-        return minimal;
+        keeps(&minimal)?;
+        return Ok(minimal);
     }
     let indent = editor.line_indent(root.start);
     let whole = splice(&editor.render(new, Some(&root), &indent, 0, None));
-    if parses_to(&whole, new) {
-        return whole;
+    let out = if parses_to(&whole, new) {
+        whole
+    } else {
+        fresh(new)
+    };
+    keeps(&out)?;
+    Ok(out)
+}
+
+/// The first object of `node` (in text order) with a key twice.
+fn duplicate_key(node: &Node, at: &str) -> Option<Unedited> {
+    match &node.kind {
+        Kind::Object(members) => {
+            for (i, m) in members.iter().enumerate() {
+                if members.iter().take(i).any(|o| o.key == m.key) {
+                    return Some(Unedited::DuplicateKey {
+                        key: m.key.clone(),
+                        at: at.to_owned(),
+                    });
+                }
+            }
+            members.iter().find_map(|m| {
+                let here = if at.is_empty() {
+                    m.key.clone()
+                } else {
+                    format!("{at}.{}", m.key)
+                };
+                duplicate_key(&m.value, &here)
+            })
+        }
+        Kind::Array(elems) => elems
+            .iter()
+            .enumerate()
+            .find_map(|(i, e)| duplicate_key(e, &format!("{at}[{i}]"))),
+        Kind::Scalar => None,
     }
-    fresh(new)
+}
+
+/// The numbers and strings of the text (keys included) that `serde_json` would not
+/// print back as written — a number it reads as an inexact `f64`, an escape it
+/// decodes — each with the value it reads, in text order.
+fn unprintable_literals(text: &str, node: &Node, out: &mut Vec<(String, Value)>) {
+    let check = |start: usize, end: usize, out: &mut Vec<(String, Value)>| {
+        let lit = text.get(start..end).unwrap_or("");
+        if let Ok(v) = serde_json::from_str::<Value>(lit)
+            && serde_json::to_string(&v).ok().as_deref() != Some(lit)
+        {
+            out.push((lit.to_owned(), v));
+        }
+    };
+    match &node.kind {
+        Kind::Scalar => check(node.start, node.end, out),
+        Kind::Object(members) => {
+            for m in members {
+                check(m.start, m.key_end, out);
+                unprintable_literals(text, &m.value, out);
+            }
+        }
+        Kind::Array(elems) => {
+            for e in elems {
+                unprintable_literals(text, e, out);
+            }
+        }
+    }
+}
+
+/// Whether `v` is somewhere in `tree`: a value, or (for a string) a key.
+fn holds(tree: &Value, v: &Value) -> bool {
+    match tree {
+        Value::Object(m) => m
+            .iter()
+            .any(|(k, child)| v.as_str() == Some(k.as_str()) || holds(child, v)),
+        Value::Array(a) => a.iter().any(|child| holds(child, v)),
+        scalar => scalar == v,
+    }
 }
 
 /// `new` pretty-printed with a final newline (forge's style for a new file).
@@ -845,7 +978,7 @@ mod tests {
     fn edit(text: &str, f: impl FnOnce(&mut Value)) -> String {
         let mut v: Value = serde_json::from_str(text).unwrap();
         f(&mut v);
-        apply(text, &v)
+        apply(text, &v).unwrap()
     }
 
     #[test]
@@ -1002,18 +1135,67 @@ mod tests {
 
     #[test]
     fn odd_input_falls_back_to_a_correct_text() {
-        // A key twice: serde_json keeps the last; the result is still right.
-        let text = "{\"a\": 1, \"a\": 2}";
-        let want = json!({"a": 3});
-        let out = apply(text, &want);
-        assert!(parses_to(&out, &want), "{out}");
         // Keys reordered: printed afresh in the file's style.
         let text = "{\"a\": 1, \"b\": 2}";
         let want = json!({"b": 2, "a": 1});
-        assert_eq!(apply(text, &want), "{\"b\": 2, \"a\": 1}");
+        assert_eq!(apply(text, &want).unwrap(), "{\"b\": 2, \"a\": 1}");
         // Not JSON or empty: a fresh pretty text.
-        assert_eq!(apply("", &json!({"a": 1})), "{\n  \"a\": 1\n}\n");
-        assert_eq!(apply("nope", &json!([])), "[]\n");
+        assert_eq!(apply("", &json!({"a": 1})).unwrap(), "{\n  \"a\": 1\n}\n");
+        assert_eq!(apply("nope", &json!([])).unwrap(), "[]\n");
+    }
+
+    #[test]
+    fn a_key_twice_is_refused_naming_it_and_where() {
+        // serde_json keeps one of the two: any edit would lose the other.
+        let text = "{\"a\": 1, \"a\": 2}";
+        assert_eq!(
+            apply(text, &json!({"a": 3})),
+            Err(Unedited::DuplicateKey {
+                key: "a".into(),
+                at: String::new()
+            })
+        );
+        let text = "{\"hooks\": {\"Stop\": [{\"x\": 1, \"y\": 2, \"x\": 3}]}}";
+        let e = apply(text, &json!({})).unwrap_err();
+        assert_eq!(
+            e,
+            Unedited::DuplicateKey {
+                key: "x".into(),
+                at: "hooks.Stop[0]".into()
+            }
+        );
+        assert!(
+            e.to_string()
+                .contains("\"x\" is there twice in hooks.Stop[0]"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn no_number_or_escape_is_printed_afresh_through_serde() {
+        // Kept in place when the edit is minimal: the 30 digits stay as written.
+        let text = "{\"big\": 123456789012345678901234567890, \"s\": \"\\u00e9\"}";
+        let out = edit(text, |v| v["hooks"] = json!({}));
+        assert!(
+            out.contains("123456789012345678901234567890") && out.contains("\\u00e9"),
+            "{out}"
+        );
+        // A change that needs the file printed afresh: refused, naming the literal.
+        let reordered = json!({"s": "é", "big": 1.2345678901234568e29});
+        assert_eq!(
+            apply(text, &reordered),
+            Err(Unedited::Reprint {
+                literal: "123456789012345678901234567890".into()
+            })
+        );
+        let text = "{\"s\": \"\\u00e9\", \"n\": 1}";
+        let e = apply(text, &json!({"n": 1, "s": "é"})).unwrap_err();
+        assert_eq!(
+            e,
+            Unedited::Reprint {
+                literal: "\"\\u00e9\"".into()
+            }
+        );
     }
 
     #[test]

@@ -69,6 +69,25 @@ pub(crate) fn session_start_command() -> String {
     settings::guarded_session_start("forge", MISSING_FOR_PERSON, MISSING_FOR_MODEL)
 }
 
+/// The shell the plugin's MCP entry starts, by its absolute path: a bare `sh` would
+/// be looked up in `$PATH` too.
+#[cfg(test)]
+pub(crate) const MCP_SHELL: &str = "/bin/sh";
+
+/// The script [`MCP_SHELL`] runs for the plugin's MCP server: `forge mcp` from an
+/// absolute folder of `$PATH` ([`settings::guarded`]'s search: Claude Code would
+/// start the first `forge` `$PATH` names, a repository's own `./forge` included,
+/// given a relative entry), else one line on stderr and exit 127, as a missing
+/// program does.
+#[cfg(test)]
+pub(crate) fn mcp_command() -> String {
+    settings::guarded(
+        PLUGIN,
+        "mcp",
+        "echo 'forge: no forge program in an absolute folder of PATH' >&2; exit 127",
+    )
+}
+
 /// The plugin's `hooks/hooks.json`: one command per event forge handles, in
 /// [`FORGE_EVENTS`]' order.
 #[cfg(test)]
@@ -305,7 +324,9 @@ mod tests {
     fn guarded_commands_name_their_event_and_plain_ones_too() {
         assert_eq!(
             guarded_hook_command("Stop"),
-            "command -v forge >/dev/null 2>&1 && exec forge hook Stop || true"
+            "p=$PATH:; while [ -n \"$p\" ]; do d=${p%%:*}; p=${p#*:}; case $d in /*) \
+             [ -f \"$d/forge\" ] && [ -x \"$d/forge\" ] && exec \"$d/forge\" hook Stop ;; \
+             esac; done; true"
         );
         for e in FORGE_EVENTS {
             assert_eq!(hook_event_of(&guarded_hook_command(e)).as_deref(), Some(e));
@@ -339,7 +360,7 @@ mod tests {
         }
         let cmd = session_start_command();
         let json = cmd
-            .split_once("|| echo '")
+            .split_once("; done; echo '")
             .unwrap()
             .1
             .strip_suffix('\'')
@@ -369,7 +390,7 @@ mod tests {
         assert_eq!(manifest["version"], env!("CARGO_PKG_VERSION"));
         assert_eq!(
             manifest["mcpServers"]["forge"],
-            json!({"command": "forge", "args": ["mcp"]})
+            json!({"command": MCP_SHELL, "args": ["-c", mcp_command()]})
         );
         let market: Value =
             serde_json::from_str(include_str!("../../../.claude-plugin/marketplace.json")).unwrap();
@@ -408,7 +429,7 @@ mod tests {
             if e == "SessionStart" {
                 // The same guard; only the line said where forge is missing differs
                 // (the plugin's speaks of the plugin, init's of the project).
-                let head = |c: &str| c.split_once(" || ").unwrap().0.to_owned();
+                let head = |c: &str| c.split_once("; done; ").unwrap().0.to_owned();
                 assert_eq!(head(plugin), head(&init));
                 assert_ne!(plugin, init);
             } else {

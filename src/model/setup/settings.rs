@@ -213,9 +213,11 @@ pub(crate) fn forge_words(words: &[String]) -> Option<&[String]> {
     plain_role(inner).map(|_| inner)
 }
 
-/// The forge program the words run (as written: `forge`, `/opt/bin/forge`).
+/// The forge program the words run (as written: `forge`, `/opt/bin/forge`; the
+/// bare name for [`guarded`]'s search of `$PATH`).
 pub(crate) fn forge_program(words: &[String]) -> Option<&str> {
-    forge_words(words)?.first().map(String::as_str)
+    let first = forge_words(words)?.first()?;
+    Some(first.strip_prefix(SEARCHED).unwrap_or(first))
 }
 
 /// Whether a command string runs forge (`forge hook …` / `forge statusline`), plainly
@@ -231,11 +233,28 @@ pub(crate) fn short_display(command: &str) -> String {
     let words = split_words(command);
     match unguard(&words) {
         Some(inner) if plain_role(inner).is_some() => {
-            let shown: Vec<String> = inner.iter().map(|w| shell_quote(w)).collect();
+            let shown: Vec<String> = inner
+                .iter()
+                .enumerate()
+                .map(|(i, w)| match w.strip_prefix(SEARCHED) {
+                    Some(name) if i == 0 => shell_quote(name),
+                    _ => shell_quote(w),
+                })
+                .collect();
             format!("{} (guarded)", shown.join(" "))
         }
         _ => command.to_owned(),
     }
+}
+
+/// Whether the words are the guarded form earlier versions wrote for a bare program
+/// name (`command -v forge … && exec forge …`), which finds a `./forge` first when
+/// `$PATH` has a relative entry; [`guarded`] writes a search of the absolute folders
+/// instead.
+pub(crate) fn is_old_bare_guard(words: &[String]) -> bool {
+    unguard_command_v(words).is_some_and(|inner| {
+        plain_role(inner).is_some() && inner.first().is_some_and(|p| !p.contains('/'))
+    })
 }
 
 /// Whether the words are forge's guarded form ([`guarded`]).
@@ -243,17 +262,40 @@ pub(crate) fn is_guarded(words: &[String]) -> bool {
     unguard(words).is_some_and(|inner| plain_role(inner).is_some())
 }
 
-/// The guard around every command forge writes into a settings file:
-/// `command -v P >/dev/null 2>&1 && exec P RUN || FALLBACK`. Where forge is
-/// installed, the shell Claude Code already starts for the hook finds it and
-/// `exec`s it (no process more than the bare `P RUN`); where it is not, the command
-/// runs `FALLBACK` and exits 0, so a teammate who has not installed forge gets no
-/// failed hook on every event and tool call. This is the one place the form is
-/// written: the plugin's `hooks/hooks.json` and `forge init` both build it here, and
-/// [`unguard`] reads it back.
+/// The guard around every command forge writes into a settings file. For a bare
+/// program name `P` (`forge`), each folder of `$PATH` in turn, the absolute ones
+/// only:
+///
+/// ```text
+/// p=$PATH:; while [ -n "$p" ]; do d=${p%%:*}; p=${p#*:}; case $d in /*) [ -f "$d/P" ] && [ -x "$d/P" ] && exec "$d/P" RUN ;; esac; done; FALLBACK
+/// ```
+///
+/// A relative entry (a leading `:`, `.`) would name a file of whatever folder the
+/// hook runs in — the project's, as Claude Code runs hooks there — so a
+/// repository's own `./forge` would run on every event (`command -v forge`, which
+/// the form was before, finds it). Only shell built-ins run before `exec`, in
+/// `sh`, `bash` and `zsh` alike, so it costs no process more than the bare `P RUN`.
+/// For a program given by its path, `command -v P >/dev/null 2>&1 && exec P RUN ||
+/// FALLBACK`. Where forge is missing, the command runs `FALLBACK` and exits 0, so a
+/// teammate who has not installed forge gets no failed hook on every event and tool
+/// call. This is the one place the form is written: the plugin's
+/// `hooks/hooks.json` and `forge init` both build it here, and [`unguard`] reads it
+/// back (the older `command -v` form with a bare name too, as earlier versions
+/// wrote it, so `forge init` rewrites it and `--uninstall` takes it).
 pub(crate) fn guarded(program: &str, run: &str, fallback: &str) -> String {
-    format!("command -v {program} >/dev/null 2>&1 && exec {program} {run} || {fallback}")
+    if program.contains('/') {
+        format!("command -v {program} >/dev/null 2>&1 && exec {program} {run} || {fallback}")
+    } else {
+        format!(
+            "p=$PATH:; while [ -n \"$p\" ]; do d=${{p%%:*}}; p=${{p#*:}}; case $d in /*) \
+             [ -f \"$d/{program}\" ] && [ -x \"$d/{program}\" ] && exec \"$d/{program}\" {run} ;; \
+             esac; done; {fallback}"
+        )
+    }
 }
+
+/// The folder variable of [`guarded`]'s search, as the program's path starts in it.
+const SEARCHED: &str = "$d/";
 
 /// `forge hook <event>` behind the guard, doing nothing where forge is missing.
 pub fn guarded_hook(program: &str, event: &str) -> String {
@@ -348,6 +390,40 @@ pub(crate) fn wrapped_statusline(command: &str) -> Option<String> {
 /// one word); `None` for anything else, so a wrapper of the person's own is never
 /// taken for forge's.
 pub(crate) fn unguard(words: &[String]) -> Option<&[String]> {
+    unguard_search(words).or_else(|| unguard_command_v(words))
+}
+
+/// The fallbacks forge writes: `true`, or `echo` / `eval` of one word.
+fn known_fallback(fallback: &[String]) -> bool {
+    match fallback {
+        [t] => t == "true",
+        [verb, _] => verb == "echo" || verb == "eval",
+        _ => false,
+    }
+}
+
+/// [`unguard`] of the search of absolute `$PATH` folders [`guarded`] writes for a
+/// bare name: the words from `"$d/P"` to `;;`.
+fn unguard_search(words: &[String]) -> Option<&[String]> {
+    let exec = words.iter().position(|w| w == "exec")?;
+    let name = words.get(exec + 1)?.strip_prefix(SEARCHED)?;
+    if name.is_empty() || name.contains(['/', ' ', '"', '\'', '$']) {
+        return None;
+    }
+    let template = split_words(&guarded(name, "RUN", "FALLBACK"));
+    let head = template.get(..exec + 2)?;
+    if words.get(..exec + 2)? != head {
+        return None;
+    }
+    let end = (exec + 2..words.len()).find(|i| words[*i] == ";;")?;
+    if words.get(end..end + 3)? != template.get(exec + 3..exec + 6)? {
+        return None;
+    }
+    known_fallback(words.get(end + 3..)?).then(|| words.get(exec + 1..end))?
+}
+
+/// [`unguard`] of `command -v P >/dev/null 2>&1 && exec P RUN || FALLBACK`.
+fn unguard_command_v(words: &[String]) -> Option<&[String]> {
     let w = |i: usize| words.get(i).map(String::as_str);
     let program = w(2)?;
     let head = [
@@ -364,13 +440,7 @@ pub(crate) fn unguard(words: &[String]) -> Option<&[String]> {
         return None;
     }
     let or = (8..words.len()).find(|i| w(*i) == Some("||"))?;
-    let fallback = words.get(or + 1..)?;
-    let known = match fallback {
-        [t] => t == "true",
-        [verb, _] => verb == "echo" || verb == "eval",
-        _ => false,
-    };
-    known.then(|| words.get(7..or)).flatten()
+    known_fallback(words.get(or + 1..)?).then(|| words.get(7..or))?
 }
 
 /// Expands `~`, `$HOME` and `$CLAUDE_PROJECT_DIR` at the start of a word into a path;
@@ -1288,6 +1358,35 @@ mod tests {
     }
 
     #[test]
+    fn a_bare_name_is_searched_in_absolute_folders_and_the_older_form_is_still_forges() {
+        let w = |s: &str| split_words(s);
+        assert!(guarded_hook("forge", "Stop").starts_with("p=$PATH:; while"));
+        // The form earlier versions wrote for a bare name is still forge's (so init
+        // rewrites it and --uninstall takes it).
+        let old = w("command -v forge >/dev/null 2>&1 && exec forge hook Stop || true");
+        assert!(is_guarded(&old));
+        assert!(is_old_bare_guard(&old));
+        assert!(!is_old_bare_guard(&w(&guarded_hook("forge", "Stop"))));
+        assert!(!is_old_bare_guard(&w(&guarded_hook(
+            "/opt/bin/forge",
+            "Stop"
+        ))));
+        assert_eq!(forge_program(&old), Some("forge"));
+        assert_eq!(forge_program(&w("/x/forge hook Stop")), Some("/x/forge"));
+        assert!(!is_guarded(&w("/x/forge hook Stop")));
+        let search = guarded_hook("forge", "Stop");
+        for not in [
+            // The search with someone else's fallback, program or run.
+            search.replace("; done; true", "; done; notify-send x"),
+            search.replace("\"$d/forge\" hook", "\"$d/other\" hook"),
+            search.replace("case $d in /*)", "case $d in *)"),
+            search.replace("hook Stop", "status"),
+        ] {
+            assert_eq!(forge_role(&w(&not)), None, "{not}");
+        }
+    }
+
+    #[test]
     fn guarded_commands_are_forges_and_wrappers_of_ones_own_are_not() {
         let w = |s: &str| split_words(s);
         for program in ["forge", "/opt/bin/forge", "'/opt/my tools/forge'"] {
@@ -1306,11 +1405,9 @@ mod tests {
             assert!(is_forge_command(&guarded_statusline(program)));
         }
         assert_eq!(
-            guarded_hook("forge", "Stop"),
-            "command -v forge >/dev/null 2>&1 && exec forge hook Stop || true"
+            guarded_hook("/opt/bin/forge", "Stop"),
+            "command -v /opt/bin/forge >/dev/null 2>&1 && exec /opt/bin/forge hook Stop || true"
         );
-        assert_eq!(forge_program(&w("/x/forge hook Stop")), Some("/x/forge"));
-        assert!(!is_guarded(&w("/x/forge hook Stop")));
         for not in [
             // Someone's own wrapper: another fallback, another program, no guard.
             "command -v forge >/dev/null 2>&1 && exec forge hook Stop || notify-send x",
@@ -1327,7 +1424,7 @@ mod tests {
             assert!(!text.contains('\''), "{text}");
         }
         let start = session_start_entry("forge");
-        let json = start.split_once("|| echo '").unwrap().1;
+        let json = start.split_once("; done; echo '").unwrap().1;
         let v: Value = serde_json::from_str(json.strip_suffix('\'').unwrap()).unwrap();
         assert_eq!(v["systemMessage"], MISSING_FOR_PERSON);
         assert_eq!(
@@ -1422,7 +1519,9 @@ mod tests {
         let line = &out.settings["statusLine"];
         assert_eq!(
             line["command"],
-            "command -v forge >/dev/null 2>&1 && exec forge statusline --wrap 'npx -y ccstatusline@latest' || eval 'npx -y ccstatusline@latest'"
+            "p=$PATH:; while [ -n \"$p\" ]; do d=${p%%:*}; p=${p#*:}; case $d in /*) \
+             [ -f \"$d/forge\" ] && [ -x \"$d/forge\" ] && exec \"$d/forge\" statusline --wrap 'npx -y ccstatusline@latest' ;; \
+             esac; done; eval 'npx -y ccstatusline@latest'"
         );
         assert_eq!(line["padding"], 1);
         assert_eq!(line["refreshInterval"], REFRESH_INTERVAL_SECS);

@@ -107,9 +107,146 @@ impl Trust {
     }
 }
 
+/// How many keys a notice names before it says how many more there are.
+const KEYS_NAMED: usize = 3;
+
+/// The line that tells the person a project config waits for their trust: which
+/// file, why, which keys it leaves out of what forge does (the first few, then how
+/// many more), and the command that shows them and asks. `None` unless `trust` is
+/// [`Trust::Untrusted`] and some key waits (`keys`, as named in messages:
+/// `ladder.L1`, `agents.builder.notify.mode`). `forge status` and the dashboard say
+/// it while it holds; the SessionStart notice to the person says it once per content
+/// ([`person_notice`]).
+pub(crate) fn untrusted_line(file: &str, keys: &[String], trust: &Trust) -> Option<String> {
+    let Trust::Untrusted { changed, .. } = trust else {
+        return None;
+    };
+    if keys.is_empty() {
+        return None;
+    }
+    let named: Vec<&str> = keys.iter().take(KEYS_NAMED).map(String::as_str).collect();
+    let more = keys.len().saturating_sub(KEYS_NAMED);
+    let more = match more {
+        0 => String::new(),
+        1 => " and 1 more".to_owned(),
+        n => format!(" and {n} more"),
+    };
+    Some(format!(
+        "⚠ {file} is not trusted{}: forge leaves out what {} would make it do ({}{more}); `forge trust` shows {} and asks",
+        if *changed { " since it changed" } else { "" },
+        if keys.len() == 1 {
+            "its key"
+        } else {
+            "its keys"
+        },
+        named.join(", "),
+        if keys.len() == 1 { "it" } else { "them" },
+    ))
+}
+
+/// The SessionStart notice to the person about an untrusted project config, once
+/// per content of the file: the line ([`untrusted_line`]) and the content hash to
+/// keep as said, when `said` (the hash said last) is another content's. `None` when
+/// there is nothing to say, or this very content was said already. Its end: the
+/// file trusted, emptied of what waits, removed — or said once for this content; an
+/// edit is a new content, said again.
+pub(crate) fn person_notice(
+    file: &str,
+    keys: &[String],
+    trust: &Trust,
+    said: Option<&str>,
+) -> Option<(String, String)> {
+    let Trust::Untrusted { sha256, .. } = trust else {
+        return None;
+    };
+    if said == Some(sha256.as_str()) {
+        return None;
+    }
+    untrusted_line(file, keys, trust).map(|line| (line, sha256.clone()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn untrusted(sha: &str, changed: bool) -> Trust {
+        Trust::Untrusted {
+            sha256: sha.into(),
+            changed,
+        }
+    }
+
+    fn keys(names: &[&str]) -> Vec<String> {
+        names.iter().map(|k| (*k).to_owned()).collect()
+    }
+
+    #[test]
+    fn the_untrusted_line_names_the_file_the_keys_and_forge_trust() {
+        let line = untrusted_line(
+            ".forge/config.toml",
+            &keys(&["context.warn", "ladder.L2"]),
+            &untrusted("aa", false),
+        )
+        .unwrap();
+        assert_eq!(
+            line,
+            "⚠ .forge/config.toml is not trusted: forge leaves out what its keys would make it do \
+             (context.warn, ladder.L2); `forge trust` shows them and asks"
+        );
+        let many = untrusted_line(
+            ".forge/config.toml",
+            &keys(&["a.a", "b.b", "c.c", "d.d", "e.e"]),
+            &untrusted("aa", true),
+        )
+        .unwrap();
+        assert!(
+            many.contains("not trusted since it changed")
+                && many.contains("(a.a, b.b, c.c and 2 more)"),
+            "{many}"
+        );
+        let one =
+            untrusted_line("f", &keys(&["relay.threshold"]), &untrusted("aa", false)).unwrap();
+        assert!(
+            one.contains("what its key would") && one.contains("shows it and asks"),
+            "{one}"
+        );
+        // Nothing to say: trusted, inert, absent, or no key waits.
+        for t in [
+            Trust::Absent,
+            Trust::Inert,
+            Trust::Trusted {
+                sha256: "aa".into(),
+                trusted_at: String::new(),
+            },
+        ] {
+            assert_eq!(untrusted_line("f", &keys(&["a.b"]), &t), None, "{t:?}");
+        }
+        assert_eq!(untrusted_line("f", &[], &untrusted("aa", false)), None);
+    }
+
+    #[test]
+    fn the_person_is_told_once_per_content() {
+        let k = keys(&["ladder.L1"]);
+        let (line, sha) = person_notice("f", &k, &untrusted("aa", false), None).unwrap();
+        assert!(line.contains("forge trust"));
+        assert_eq!(sha, "aa");
+        // Said for this content: not again.
+        assert_eq!(
+            person_notice("f", &k, &untrusted("aa", false), Some("aa")),
+            None
+        );
+        // An edit is another content: said again.
+        assert_eq!(
+            person_notice("f", &k, &untrusted("bb", true), Some("aa")).map(|(_, s)| s),
+            Some("bb".to_owned())
+        );
+        // Trusted: nothing, whatever was said.
+        let trusted = Trust::Trusted {
+            sha256: "bb".into(),
+            trusted_at: String::new(),
+        };
+        assert_eq!(person_notice("f", &k, &trusted, Some("aa")), None);
+    }
 
     #[test]
     fn hashes_are_sha256_and_ids_fixed_length() {

@@ -108,6 +108,48 @@ pub(super) fn not_hash(_: &Captures<'_>, secret: &str) -> bool {
     !secret.chars().all(|c| c.is_ascii_hexdigit()) && looks_random(secret)
 }
 
+/// A base64 value whose first line decodes to a PEM private key's header
+/// (`-----BEGIN … PRIVATE KEY-----`): a Kubernetes Secret's `tls.key`, not its
+/// `tls.crt`.
+pub(super) fn base64_private_key(_: &Captures<'_>, secret: &str) -> bool {
+    let first: Vec<u8> = secret
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+        .take(96)
+        .collect();
+    let decoded = decode_base64(&first);
+    decoded
+        .windows(b"PRIVATE KEY".len())
+        .any(|w| w == b"PRIVATE KEY")
+}
+
+/// Standard base64 (`+/`, padding ignored) decoded as far as it goes: a whole group
+/// of four characters at a time, stopping at the first character outside the
+/// alphabet.
+fn decode_base64(text: &[u8]) -> Vec<u8> {
+    let value = |c: u8| -> Option<u32> {
+        match c {
+            b'A'..=b'Z' => Some(u32::from(c - b'A')),
+            b'a'..=b'z' => Some(u32::from(c - b'a') + 26),
+            b'0'..=b'9' => Some(u32::from(c - b'0') + 52),
+            b'+' => Some(62),
+            b'/' => Some(63),
+            _ => None,
+        }
+    };
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    for group in text.chunks_exact(4) {
+        let Some(n) = group
+            .iter()
+            .try_fold(0u32, |n, c| value(*c).map(|v| n << 6 | v))
+        else {
+            break;
+        };
+        out.extend_from_slice(&n.to_be_bytes()[1..]);
+    }
+    out
+}
+
 /// A value found only by the name near it (`ALGOLIA_ADMIN_KEY=…`): it must not be a
 /// placeholder and must look generated (gitleaks' entropy 3 on these shapes).
 pub(super) fn high_entropy(c: &Captures<'_>, secret: &str) -> bool {

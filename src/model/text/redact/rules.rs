@@ -11,8 +11,8 @@
 
 use super::Rule;
 use super::checks::{
-    always, assignment, flag_value, high_entropy, not_hash, not_placeholder, prose, random,
-    very_high_entropy, xml_secret,
+    always, assignment, base64_private_key, flag_value, high_entropy, not_hash, not_placeholder,
+    prose, random, very_high_entropy, xml_secret,
 };
 
 /// A value found by a vendor's name before it, the way gitleaks' contextual rules
@@ -88,6 +88,18 @@ pub const RULES: &[Rule] = &[
         // base64 lines that follow go with it.
         r"(?:b3BlbnNzaC1rZXktdjE|MII[A-Za-z0-9+/]{2,3}IBAAK|MII[A-Za-z0-9+/]{2,3}IBADAN|MHcCAQEEI|MIGkAgEBBD|MC4CAQAwBQYDK2Vw)[A-Za-z0-9+/=]*(?:(?:\r?\n|\\n)[ \t]*[A-Za-z0-9+/=]{16,})*",
         always
+    ),
+    named!(
+        "private-key-base64",
+        "private key block",
+        ["ls0tls1crudjti"],
+        // A PEM block base64-encoded once more, as a Kubernetes Secret holds it
+        // (`kubectl get secret -o yaml` prints `tls.key: LS0tLS1CRUdJTi…`): it starts
+        // with `-----BEGIN` encoded, and the check decodes its first line to see a
+        // private key's header (a certificate's `tls.crt` is no secret). No key name
+        // is needed around it; the wrapped lines that follow go with it.
+        r"\bLS0tLS1CRUdJTi[A-Za-z0-9+/]*={0,2}(?:(?:\r?\n|\\n)[ \t]*[A-Za-z0-9+/=]{16,})*",
+        base64_private_key
     ),
     named!(
         "putty-private-key",
@@ -351,6 +363,16 @@ pub const RULES: &[Rule] = &[
             r"azure[\w.-]{0,12}devops|devops[_-]?(?:pat|token|ext)|vsts|azdo|ado[_-]?(?:pat|token)|system[._]accesstoken",
             "[a-z2-7]{52}"
         )
+    ),
+    named!(
+        "azure-devops-pat-prose",
+        "Azure DevOps token",
+        ["devops", "vsts", "azdo"],
+        // The 52-character base32 format said in prose or a command line with the
+        // service named before it on the same line (`az devops login with PAT …`):
+        // 52 lowercase letters and digits 2–7 is no word, hash or id.
+        r"(?i-u:azure[ \t._-]*devops|\bdevops\b|\bvsts\b|\bazdo\b)[^\n]{0,80}?\b(?P<s>[a-z2-7]{52})\b",
+        always
     ),
     token!(
         "digitalocean-token",
@@ -996,6 +1018,53 @@ pub const RULES: &[Rule] = &[
             r"launch[_-]?darkly",
             r"(?:api|sdk|mob)-[0-9a-f-]{36}|[A-Za-z0-9=_-]{40}"
         )
+    ),
+    token!(
+        "adafruit-io-key",
+        "Adafruit IO key",
+        ["aio_"],
+        r"\baio_[A-Za-z0-9]{28}\b"
+    ),
+    token!(
+        "contentful-personal-access-token",
+        "Contentful token",
+        ["cfpat-"],
+        r"\bCFPAT-[A-Za-z0-9_-]{40,50}(?:[^A-Za-z0-9_-]|\z)"
+    ),
+    token!(
+        "circleci-personal-api-token",
+        "CircleCI token",
+        ["ccipat_"],
+        r"\bCCIPAT_[A-Za-z0-9]{20,30}_[a-f0-9]{40}\b"
+    ),
+    token!(
+        "posthog-personal-api-key",
+        "PostHog personal API key",
+        ["phx_"],
+        r"\bphx_[A-Za-z0-9]{40,60}\b"
+    ),
+    token!(
+        "hubspot-private-app-token",
+        "HubSpot token",
+        ["pat-na1-", "pat-eu1-"],
+        r"\bpat-(?:na|eu)1-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+    ),
+    token!(
+        "yandex-api-key",
+        "Yandex Cloud API key",
+        ["aqvn"],
+        r"\bAQVN[A-Za-z0-9_-]{35,38}\b",
+        random
+    ),
+    named!(
+        "algolia-api-key-prose",
+        "Algolia API key",
+        ["algolia"],
+        // Algolia's admin and search keys are 32 hex digits; said with the service
+        // named before them on the same line (`algolia admin key …`), without the
+        // assignment the generic rule needs.
+        r"(?i-u:algolia)[^\n]{0,60}?\b(?P<s>[a-fA-F0-9]{32})\b",
+        always
     ),
     named!(
         "saas-api-key",
