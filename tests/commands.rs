@@ -827,12 +827,12 @@ fn committed_entries_stay_silent_for_a_teammate_without_forge() {
     // (doctor fails here: nothing git-ignores .forge/ yet.)
     let text = stdout_of(&p.forge().arg("doctor").output().unwrap());
     assert!(
-        text.contains("ok    hooks            forge handles all 8 hook events"),
+        text.contains("ok    hooks            forge handles all 9 hook events"),
         "{text}"
     );
     assert!(text.contains("warn  teammates"), "{text}");
     assert!(
-        text.contains("9 of forge's entries in the shared .claude/settings.json run forge unguarded, so a teammate without forge gets a failed hook on every event and tool call: run `forge init`"),
+        text.contains("10 of forge's entries in the shared .claude/settings.json run forge unguarded, so a teammate without forge gets a failed hook on every event and tool call: run `forge init`"),
         "{text}"
     );
     assert!(
@@ -842,7 +842,7 @@ fn committed_entries_stay_silent_for_a_teammate_without_forge() {
 
     let text = ok_stdout(p.forge().arg("init"));
     assert!(
-        text.contains("Upgraded 9 unguarded forge entries in place: they now do nothing where forge is missing."),
+        text.contains("Upgraded 10 unguarded forge entries in place: they now do nothing where forge is missing."),
         "{text}"
     );
     assert!(
@@ -858,7 +858,7 @@ fn committed_entries_stay_silent_for_a_teammate_without_forge() {
     let text = ok_stdout(p.forge().args(["doctor"]));
     // doctor takes both forms for forge's.
     assert!(
-        text.contains("ok    hooks            forge handles all 8 hook events"),
+        text.contains("ok    hooks            forge handles all 9 hook events"),
         "{text}"
     );
     assert!(text.contains("ok    binary"), "{text}");
@@ -1491,7 +1491,7 @@ fn doctor_warns_when_forge_runs_twice_and_not_when_claude_code_merges_it() {
     p.forge().args(["init", "--user"]).assert().success();
     let text = ok_stdout(p.forge().arg("doctor"));
     assert!(text.contains("warn  wired-twice"), "{text}");
-    assert!(text.contains("runs twice for 8 events"), "{text}");
+    assert!(text.contains("runs twice for 9 events"), "{text}");
     let exe = forge_exe().display().to_string();
     let user = p.home.join(".claude/settings.json").display().to_string();
     assert!(

@@ -170,6 +170,7 @@ fn hook_completes_event_names_and_man_command_names() {
             "Stop",
             "SessionEnd",
             "PreCompact",
+            "PostCompact",
             "PreToolUse",
             "Notification",
             "PermissionRequest",

@@ -914,8 +914,10 @@ fn clear_resumes_the_handoff_and_exit_records_the_end() {
         .cloned()
         .expect("the first request of the new session");
     let text = first.all_text();
+    // A resumed handoff comes with a notice for the person, so SessionStart answers
+    // in JSON: the client frames its additionalContext so.
     assert!(
-        text.contains("SessionStart:clear hook success:")
+        text.contains("SessionStart hook additional context:")
             && text.contains(&format!(
                 "Resuming from handoff {}",
                 w.root.join(".forge/handoffs").join(&handoff).display()
@@ -1674,7 +1676,10 @@ fn what_the_model_reads_at_session_start_is_redacted() {
         .api
         .messages()
         .into_iter()
-        .find(|r| r.all_text().contains("SessionStart:startup hook success"))
+        .find(|r| {
+            r.all_text()
+                .contains("SessionStart hook additional context")
+        })
         .expect("a request with forge's SessionStart text");
     let text = first.all_text();
     assert!(text.contains("Resuming from handoff"), "{text}");
@@ -2015,6 +2020,7 @@ fn the_plugin_and_the_pinned_client_validate_without_a_warning() {
                     "Stop",
                     "SessionEnd",
                     "PreCompact",
+                    "PostCompact",
                     "PreToolUse",
                     "Notification",
                     "PermissionRequest",
@@ -2858,5 +2864,210 @@ fn a_wrapped_status_line_shows_the_other_output_and_forge_at_the_threshold() {
     assert_eq!(
         back["statusLine"],
         json!({"type": "command", "command": theirs})
+    );
+}
+
+// ----- a handoff a real session continues from ------------------------------------------------
+
+/// The summary the mock model writes when the client asks it to compact: the
+/// sections the pinned client asks for, a pending task and a next step to find again.
+const WIDGET_SUMMARY: &str = "<analysis>\nThe user wants the blue widget; the plan is approved, the colour chosen, a long job runs.\n</analysis>\n\n<summary>\n1. Primary Request and Intent:\n   The user asked: \"ORIGINAL-TASK: build the blue widget as SPEC.md says\".\n\n2. Key Technical Concepts:\n   - widgets\n\n3. Files and Code Sections:\n   - SPEC.md (read)\n\n4. Errors and fixes:\n   - none\n\n5. Problem Solving:\n   none\n\n6. All user messages:\n   - \"ORIGINAL-TASK: build the blue widget as SPEC.md says\"\n\n7. Pending Tasks:\n   - PENDING-WORK: wire the blue widget into the dashboard\n\n8. Current Work:\n   Waiting for the long job (sleep 300) started in the background.\n\n9. Optional Next Step:\n   NEXT-STEP: run the widget tests once the long job ends.\n</summary>";
+
+/// Answers the dialogs the client shows while `done` is not on the screen: plan
+/// approval, the question (its first option), a permission prompt. A key sent while
+/// a dialog is still being drawn can be lost, so each is pressed until it goes.
+fn answer_dialogs_until(w: &World, done: &str) -> String {
+    poll(Duration::from_secs(90), || {
+        let s = w.screen();
+        if s.contains(done) {
+            return Some(s);
+        }
+        if [
+            "Exit plan mode?",
+            "Ready to code?",
+            "Which colour should",
+            "Do you want to proceed?",
+        ]
+        .iter()
+        .any(|d| s.contains(d))
+        {
+            std::thread::sleep(Duration::from_millis(600));
+            w.keys(&["Enter"]);
+        }
+        std::thread::sleep(Duration::from_millis(500));
+        None
+    })
+    .unwrap_or_else(|| panic!("waited for {done:?}: {}", w.screen()))
+}
+
+/// Presses Enter while `dialog` is on the screen (its first option).
+fn answer_until_gone(w: &World, dialog: &str) {
+    w.wait_screen(dialog, |s| s.contains(dialog));
+    let gone = poll(harness::WAIT, || {
+        if !w.screen().contains(dialog) {
+            return Some(());
+        }
+        w.keys(&["Enter"]);
+        std::thread::sleep(Duration::from_secs(1));
+        None
+    });
+    assert!(gone.is_some(), "{dialog} did not go: {}", w.screen());
+}
+
+/// A session with an approved plan, a question the person answered, a background
+/// command still running and a compaction crosses the threshold: its handoff
+/// carries the person's task, the plan, the decision, the loose end and the
+/// client's pending work; the status line marks it once; the next session's first
+/// request carries the task and the pending work, and the person's screen says what
+/// was resumed. With FORGE_RECORD_FIXTURES=1 it also records the session's
+/// transcript as tests/fixtures/transcripts/recorded-plan-question-background-compact.jsonl.
+#[test]
+fn a_session_with_a_plan_a_question_a_background_command_and_a_compaction_hands_off() {
+    let Some(mut w) = World::new(
+        "a_session_with_a_plan_a_question_a_background_command_and_a_compaction_hands_off",
+    ) else {
+        return;
+    };
+    w.api.set_summary(WIDGET_SUMMARY);
+    w.start(&["--permission-mode", "plan"]);
+    // In plan mode the plan is a file the model writes, which plan mode's reminder
+    // in the request names.
+    let plan = "# Plan\n1. PLAN-STEP-ONE: draw the widget\n2. PLAN-STEP-TWO: colour it\n";
+    w.api.on_with("ORIGINAL-TASK", move |r| {
+        let text = r.all_text();
+        let plan_file = text
+            .split(|c: char| c.is_whitespace() || "\"`'()".contains(c))
+            .find(|t| t.contains(".claude/plans/") && t.ends_with(".md"))
+            .expect("the plan file in plan mode's reminder")
+            .to_owned();
+        Reply::tool("Write", json!({"file_path": plan_file, "content": plan}))
+    });
+    w.api.on_tool_result(
+        "created successfully",
+        Reply::tool("ExitPlanMode", json!({"plan": plan})),
+    );
+    w.api.on_tool_result(
+        "approved your plan",
+        Reply::tool(
+            "AskUserQuestion",
+            json!({"questions":[{"question":"Which colour should the widget be?","header":"Colour",
+                "options":[{"label":"Blue","description":"as SPEC.md says"},{"label":"Red","description":"bold"}],
+                "multiSelect":false}]}),
+        ),
+    );
+    w.api.on_tool_result(
+        "have been answered",
+        Reply::tool(
+            "Bash",
+            json!({"command":"sleep 300","description":"LONG-JOB","run_in_background":true}),
+        ),
+    );
+    w.api.on_tool_result(
+        "running in background",
+        Reply::text("Started the long job."),
+    );
+    w.type_line("ORIGINAL-TASK: build the blue widget as SPEC.md says");
+    answer_dialogs_until(&w, "Started the long job.");
+    w.wait_events("Stop", 1);
+
+    // The compaction: both proofs come, one compaction is counted, the summary kept.
+    w.type_line("/compact");
+    w.wait_events("SessionStart:compact", 1);
+    w.wait_events("PostCompact", 1);
+    let sid = w.session_of("SessionStart:startup");
+    assert_eq!(compaction_lines(&w), 1);
+    wait_until("PostCompact's summary", || {
+        w.root
+            .join(format!(".forge/logs/sessions/{sid}.summary.json"))
+            .is_file()
+    });
+
+    // Past the threshold: the status line's handoff, marked once on the line.
+    w.api.set_context(150_000);
+    w.turn("continue");
+    w.wait_screen("✎ handoff on the status line", |s| {
+        status_line(s).is_some_and(|l| l.contains("✎ handoff"))
+    });
+    w.wait_screen("the mark gone at the next refresh", |s| {
+        status_line(s).is_some_and(|l| l.contains("CTX") && !l.contains('✎'))
+    });
+    let handoffs = session_handoffs(&w);
+    let threshold: Vec<String> = handoffs
+        .iter()
+        .map(|h| w.forge_text(&format!("handoffs/{h}")))
+        .filter(|d| d.contains("trigger: context-threshold"))
+        .collect();
+    assert_eq!(threshold.len(), 1, "{handoffs:?}");
+    let doc = &threshold[0];
+    for (what, text) in [
+        (
+            "the title is the task",
+            "# Session handoff — ORIGINAL-TASK: build the blue widget as SPEC.md says\n",
+        ),
+        (
+            "the task",
+            "> ORIGINAL-TASK: build the blue widget as SPEC.md says\n",
+        ),
+        ("the latest request", "Their latest request"),
+        ("the plan", "> 1. PLAN-STEP-ONE: draw the widget\n"),
+        ("the decision", "## Decisions\n"),
+        ("the answer", "- Which colour should the widget be? → Blue"),
+        (
+            "the background command",
+            "not reported finished: `sleep 300` — LONG-JOB",
+        ),
+        ("the client's summary", "(sent by its PostCompact hook)"),
+        (
+            "its pending work",
+            "> - PENDING-WORK: wire the blue widget into the dashboard\n",
+        ),
+        (
+            "its next step",
+            "> NEXT-STEP: run the widget tests once the long job ends.\n",
+        ),
+    ] {
+        assert!(doc.contains(text), "{what}: {text:?} not in\n{doc}");
+    }
+    assert!(doc.len() <= 8 * 1024, "{} bytes", doc.len());
+    if std::env::var_os("FORGE_RECORD_FIXTURES").is_some() {
+        let out = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/transcripts/recorded-plan-question-background-compact.jsonl");
+        std::fs::write(&out, transcript_fixture(&w.transcript(&sid))).unwrap();
+    }
+
+    // The next session: the model gets the task and the pending work in its first
+    // request, the person sees what was resumed.
+    w.type_line("/exit");
+    // The client asks what becomes of the background job: it stops with the session.
+    answer_until_gone(&w, "Background work is running");
+    w.wait_events("SessionEnd:prompt_input_exit", 1);
+    let before = w.api.messages().len();
+    // The finished client's pane stays (remain-on-exit): a new one in its place.
+    w.close();
+    w.start(&[]);
+    let screen = w.wait_screen("the resume notice", |s| {
+        s.contains("SessionStart:startup says: forge: resumed")
+    });
+    assert!(
+        screen.contains("ORIGINAL-TASK: build the blue widget"),
+        "{screen}"
+    );
+    w.turn("hello again");
+    let first = w.api.messages()[before..]
+        .iter()
+        .find(|r| r.last_user_text().contains("hello again"))
+        .expect("the next session's first request")
+        .all_text();
+    assert!(
+        first.contains("ORIGINAL-TASK: build the blue widget"),
+        "{first}"
+    );
+    assert!(
+        first.contains("PENDING-WORK: wire the blue widget into the dashboard"),
+        "{first}"
+    );
+    assert!(
+        !first.contains("forge: resumed"),
+        "the notice is for the person, not the model"
     );
 }

@@ -44,6 +44,21 @@ fn hook(p: &TestProject, event: &str, stdin: impl Into<Vec<u8>>) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// What a SessionStart's stdout gives the model and the person: its plain text and
+/// no notice, or its JSON's `additionalContext` and `systemMessage`.
+fn start_parts(out: &str) -> (String, String) {
+    match serde_json::from_str::<Value>(out) {
+        Ok(v) if v.is_object() => (
+            v["hookSpecificOutput"]["additionalContext"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            v["systemMessage"].as_str().unwrap_or_default().to_owned(),
+        ),
+        _ => (out.to_owned(), String::new()),
+    }
+}
+
 /// Writes the session transcript where the fixtures' `transcript_path` points.
 fn write_transcript(p: &TestProject, records: &[Value]) -> std::path::PathBuf {
     let v: Value = serde_json::from_str(&p.payload("hooks/Stop.json")).unwrap();
@@ -716,7 +731,7 @@ fn a_session_that_touched_no_file_is_told_of_its_handoff_alone_never_gits_names(
     p.write("src/db.rs", "// changed\n");
     p.write(".forge/state.json", r#"{"phase":"build"}"#);
     write_transcript(&p, &[]);
-    let start = compact(&p);
+    let start = start_parts(&compact(&p)).0;
     let handoff = std::fs::read_dir(p.forge_dir().join("handoffs"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -1123,11 +1138,12 @@ fn session_start_after_compaction_says_what_to_reread() {
     hook(&p, "PreToolUse", edit);
     hook(&p, "Stop", p.payload("hooks/Stop.json"));
     hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
-    let out = hook(
+    let out = start_parts(&hook(
         &p,
         "SessionStart",
         p.payload("hooks/SessionStart-compact.json"),
-    );
+    ))
+    .0;
     assert!(
         out.contains("Context was compacted. Re-read before continuing: .forge/handoffs/handoff-"),
         "{out}"
@@ -1320,16 +1336,18 @@ fn session_start_output_stays_under_ten_thousand_characters() {
         );
     }
     hook(&p, "Stop", p.payload("hooks/Stop.json"));
-    let out = hook(
+    // The client caps the context and the person's notice at 10,000 characters each.
+    let (out, notice) = start_parts(&hook(
         &p,
         "SessionStart",
         p.payload("hooks/SessionStart-startup.json"),
-    );
+    ));
     assert!(
         out.chars().count() < 10_000,
         "{} chars",
         out.chars().count()
     );
+    assert!(notice.starts_with("forge: resumed \"Huge\""), "{notice}");
     assert!(out.starts_with("Last session:"), "{}", &out[..200]);
     // Blocked Signals are cut at whole lines with a pointer to the rest…
     assert!(
@@ -1544,4 +1562,217 @@ fn status_prints_the_snapshot_as_text_and_json() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no such folder"));
+}
+
+// ----- PostCompact ------------------------------------------------------------------
+
+const SUMMARY_SECRET: &str = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKL";
+
+/// A session with one request and one edit, compacted: its transcript, and the
+/// PostCompact payload the pinned client sends (tests/fixtures/hooks/PostCompact-manual.json)
+/// with a key in its summary.
+fn compacted_session(p: &TestProject) -> String {
+    let root = p.root.display().to_string();
+    p.write("src/db/pool.rs", "// pool\n");
+    write_transcript(
+        p,
+        &[
+            json!({"type":"user","timestamp":"2026-11-21T09:00:00Z","message":{"role":"user",
+                "content":"Refactor the connection pool and move every handler to it."}}),
+            tool_call(
+                "Write",
+                json!({"file_path": format!("{root}/src/db/pool.rs")}),
+            ),
+            json!({"type":"system","subtype":"compact_boundary","timestamp":"2026-11-21T09:30:00Z",
+                "compactMetadata":{"trigger":"manual","preTokens":150_000}}),
+        ],
+    );
+    let payload = p.payload("hooks/PostCompact-manual.json");
+    let summary = payload.parse::<Value>().unwrap()["compact_summary"]
+        .as_str()
+        .unwrap()
+        .replace(
+            "Run the whole test suite",
+            &format!("Run the whole test suite with {SUMMARY_SECRET}"),
+        );
+    with(&payload, json!({ "compact_summary": summary }))
+}
+
+fn compaction_count(p: &TestProject) -> usize {
+    std::fs::read_to_string(p.forge_dir().join("logs/compactions.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .count()
+}
+
+/// The pinned client proves a compaction twice: SessionStart(compact), then
+/// PostCompact a few milliseconds later (seen with 2.1.330). One compaction counts
+/// once whichever comes first, and an older client's SessionStart alone counts it.
+#[test]
+fn post_compact_and_session_start_count_one_compaction_once() {
+    let p = TestProject::new();
+    let post = compacted_session(&p);
+    let marker = p.forge_dir().join(format!("logs/sessions/{SID}.compacted"));
+    // The client's order: SessionStart(compact), then PostCompact.
+    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    let start = hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-compact.json"),
+    );
+    assert!(
+        start.contains("Context was compacted. Re-read before continuing"),
+        "{start}"
+    );
+    assert_eq!(
+        hook(&p, "PostCompact", post.clone()),
+        "",
+        "PostCompact prints nothing"
+    );
+    assert_eq!(compaction_count(&p), 1, "one compaction, counted once");
+    assert!(marker.exists());
+    let known = common::outcomes(&p, "PostCompact");
+    assert!(
+        known.iter().any(|o| o["kind"] == "compaction_known"),
+        "{known:?}"
+    );
+    assert!(
+        known.iter().any(|o| o["kind"] == "summary_kept"),
+        "{known:?}"
+    );
+    // The other order (PostCompact first) counts once too.
+    std::thread::sleep(Duration::from_millis(1100));
+    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    hook(&p, "PostCompact", post);
+    hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-compact.json"),
+    );
+    assert_eq!(compaction_count(&p), 2);
+    // An older client: SessionStart(compact) alone still counts.
+    std::thread::sleep(Duration::from_millis(1100));
+    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-compact.json"),
+    );
+    assert_eq!(compaction_count(&p), 3);
+}
+
+/// PostCompact's summary is kept redacted, and the next handoff quotes it, marked
+/// as the client's, its pending work and next step.
+#[test]
+fn the_summary_post_compact_sends_reaches_the_next_handoff_redacted() {
+    let p = TestProject::new();
+    let post = compacted_session(&p);
+    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-compact.json"),
+    );
+    hook(&p, "PostCompact", post);
+    let kept = p.read(&format!(".forge/logs/sessions/{SID}.summary.json"));
+    assert!(
+        kept.contains("Move the users handler to the pool"),
+        "{kept}"
+    );
+    assert!(!kept.contains(SUMMARY_SECRET), "stored redacted: {kept}");
+    let out = p
+        .forge()
+        .args(["handoff", "--session", SID])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = String::from_utf8(out.stdout).unwrap();
+    let doc = std::fs::read_to_string(path.trim()).unwrap();
+    assert!(doc.contains("## Claude Code's summary\n"), "{doc}");
+    assert!(doc.contains("(sent by its PostCompact hook)"), "{doc}");
+    assert!(
+        doc.contains("Pending tasks:\n> - Move the users handler to the pool\n> - Run the whole test suite with [REDACTED]\n"),
+        "{doc}"
+    );
+    assert!(
+        doc.contains("Next step:\n> Finish src/routes/users.rs, then run `cargo test`.\n"),
+        "{doc}"
+    );
+    assert!(!doc.contains(SUMMARY_SECRET), "{doc}");
+    assert!(
+        doc.contains(
+            "# Session handoff — Refactor the connection pool and move every handler to it.\n"
+        ),
+        "{doc}"
+    );
+}
+
+/// A threshold handoff being written when the compaction starts (the status line
+/// started it a moment before): PreCompact returns only once it is on disk, and
+/// writes no second one.
+#[test]
+fn pre_compact_waits_for_a_handoff_being_written_and_writes_no_second_one() {
+    let p = TestProject::new();
+    hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-startup.json"),
+    );
+    let bridge = p.forge_dir().join(format!("logs/sessions/{SID}.json"));
+    let crossed = chrono::Utc::now() - chrono::Duration::seconds(2);
+    std::fs::write(
+        &bridge,
+        json!({"session_id": SID, "threshold_crossed_at": crossed.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)})
+            .to_string(),
+    )
+    .unwrap();
+    // The writer holds the project's handoff lock until its handoff is on disk.
+    let lock = std::fs::File::create(p.forge_dir().join("logs/.handoff.lock")).unwrap();
+    lock.lock().unwrap();
+    let handoffs = p.forge_dir().join("handoffs");
+    let writer = {
+        let (bridge, handoffs) = (bridge.clone(), handoffs.clone());
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(600));
+            std::fs::create_dir_all(&handoffs).unwrap();
+            std::fs::write(
+                handoffs.join("handoff-20261121-101502.md"),
+                "---\nkind: session-handoff\ntrigger: context-threshold\n---\n# T\n",
+            )
+            .unwrap();
+            let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+            std::fs::write(
+                &bridge,
+                json!({"session_id": SID, "threshold_crossed_at": "2026-01-01T00:00:00Z",
+                       "handoff_written_at": now})
+                .to_string(),
+            )
+            .unwrap();
+            lock.unlock().unwrap();
+        })
+    };
+    let started = Instant::now();
+    hook(&p, "PreCompact", p.payload("hooks/PreCompact-auto.json"));
+    let took = started.elapsed();
+    writer.join().unwrap();
+    assert!(
+        took >= Duration::from_millis(500),
+        "returned before the handoff landed: {took:?}"
+    );
+    let said = common::outcomes(&p, "PreCompact");
+    assert!(
+        said.iter()
+            .any(|o| o["kind"] == "handoff_awaited" && o["landed"] == true),
+        "{said:?}"
+    );
+    assert!(
+        said.iter().any(|o| o["kind"] == "handoff_skipped"
+            && o["why"] == "this session wrote one since it crossed the threshold"),
+        "{said:?}"
+    );
+    assert_eq!(p.session_handoffs().len(), 1, "no second handoff");
 }

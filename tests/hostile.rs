@@ -51,12 +51,29 @@ fn hook(p: &TestProject, event: &str, stdin: &str) -> String {
     text(&out)
 }
 
+/// A SessionStart's text for the model: its plain stdout, or (when it has a notice
+/// for the person) its JSON's `additionalContext`.
 fn session_start(p: &TestProject) -> String {
-    hook(
+    session_start_parts(p).0
+}
+
+/// A SessionStart's text for the model and its notice for the person.
+fn session_start_parts(p: &TestProject) -> (String, String) {
+    let out = hook(
         p,
         "SessionStart",
         &p.payload("hooks/SessionStart-startup.json"),
-    )
+    );
+    match serde_json::from_str::<Value>(&out) {
+        Ok(v) if v.is_object() => (
+            v["hookSpecificOutput"]["additionalContext"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            v["systemMessage"].as_str().unwrap_or_default().to_owned(),
+        ),
+        _ => (out, String::new()),
+    }
 }
 
 /// A statusline payload for this project, with `used_percentage`.
@@ -674,7 +691,9 @@ fn session_start_output_stays_within_the_cap_whatever_the_files_hold() {
     let out = run(p.forge().args(["resume", "handoff-20261120-000000.md"]));
     assert_eq!(out.status.code(), Some(0));
 
-    let out = session_start(&p);
+    let (out, notice) = session_start_parts(&p);
+    assert!(notice.encode_utf16().count() <= 10_000, "{notice}");
+    assert!(notice.lines().all(|l| l.chars().count() <= 400), "{notice}");
     let utf16 = out.encode_utf16().count();
     assert!(
         out.chars().count() <= 10_000,

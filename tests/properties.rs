@@ -372,8 +372,10 @@ proptest! {
             has_state_json: false,
             notes: Default::default(),
             task: None,
+            budget: 8 * 1024,
         };
         let doc = compose(&inputs);
+        prop_assert!(doc.len() <= 8 * 1024, "{} bytes", doc.len());
         let head: Vec<&str> = doc.lines().collect();
         let end = head.iter().skip(1).position(|l| *l == "---").unwrap() + 1;
         let keys: Vec<&str> = head[1..end].iter().map(|l| l.split(':').next().unwrap()).collect();
@@ -492,8 +494,16 @@ fn assert_documented_hook_output(event: &str, out: &str) -> Result<(), TestCaseE
             "{out:?}"
         );
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        let context_ok = v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .is_some_and(|c| c.encode_utf16().count() < 10_000);
         let shape_ok = keys == ["systemMessage"]
             || keys == ["decision", "reason"]
+            // SessionStart's notice to the person with its text for the model.
+            || (keys == ["systemMessage", "hookSpecificOutput"]
+                && event.eq_ignore_ascii_case("SessionStart")
+                && v["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+                && context_ok)
             || (keys == ["hookSpecificOutput"]
                 && v["hookSpecificOutput"]["permissionDecision"] == "deny"
                 && v["hookSpecificOutput"]["hookEventName"] == "PreToolUse");

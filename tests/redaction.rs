@@ -432,6 +432,7 @@ fn handoff_documents_carry_no_secret_of_the_corpus() {
                 next_steps: vec![e.text.clone()],
                 notes: Some(e.text.clone()),
             },
+            budget: 8 * 1024,
         })
     };
     for e in &secrets {

@@ -564,3 +564,47 @@ fn a_slow_wrapped_command_is_killed_with_its_group_at_the_deadline() {
         "the command's background child outlived the deadline"
     );
 }
+
+/// The rule that sets the mark: a threshold handoff (the one the line starts) marks
+/// the session; the rule that clears it: the next tick shows `✎ handoff` once and
+/// drops it, so the tick after shows none. A handoff by hand marks nothing.
+#[test]
+fn the_line_marks_a_threshold_handoff_for_one_tick_then_drops_it() {
+    let p = TestProject::new();
+    let payload = p.payload("statusline/used-74.json");
+    let bridge = p.forge_dir().join(format!("logs/sessions/{S74}.json"));
+    let first = tick(&p, &payload);
+    assert!(!first.contains('✎'), "{first}");
+    wait_for("the threshold handoff's mark in the bridge", || {
+        std::fs::read_to_string(&bridge)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .is_some_and(|v| v["handoff_mark"].is_string())
+    });
+    let v: serde_json::Value =
+        serde_json::from_str(&p.read(&format!(".forge/logs/sessions/{S74}.json"))).unwrap();
+    let files = p.session_handoffs();
+    assert_eq!(
+        v["handoff_mark"],
+        files[0].file_name().unwrap().to_string_lossy().as_ref()
+    );
+    let marked = tick(&p, &payload);
+    assert!(marked.contains("⚠ CTX 74% L1 ✎ handoff"), "{marked}");
+    let v: serde_json::Value =
+        serde_json::from_str(&p.read(&format!(".forge/logs/sessions/{S74}.json"))).unwrap();
+    assert!(
+        v["handoff_mark"].is_null(),
+        "cleared by the tick that showed it: {v}"
+    );
+    let after = tick(&p, &payload);
+    assert!(!after.contains('✎'), "{after}");
+    // A handoff a person asks for is theirs: no mark.
+    p.forge()
+        .args(["handoff", "--session", S74])
+        .assert()
+        .success();
+    let v: serde_json::Value =
+        serde_json::from_str(&p.read(&format!(".forge/logs/sessions/{S74}.json"))).unwrap();
+    assert!(v["handoff_mark"].is_null(), "{v}");
+    assert!(!tick(&p, &payload).contains('✎'));
+}

@@ -297,6 +297,49 @@ fn an_untrusted_file_is_said_in_forge_status_and_the_dashboard_header() {
     assert!(!frame.contains("untrusted"), "{frame}");
 }
 
+/// SessionStart tells the person — on their screen (the JSON `systemMessage`), not
+/// only in the model's context — that the project's config waits for `forge trust`,
+/// once per content: a second session is not told again, an edit of the file is
+/// told anew, and a trusted file is told nothing.
+#[test]
+fn session_start_tells_the_person_of_an_untrusted_file_once_per_content() {
+    let p = TestProject::new();
+    ok_stdout(p.forge().arg("init"));
+    p.write(".forge/config.toml", "[relay]\nthreshold = 60\n");
+    let start = || {
+        let out = p
+            .forge()
+            .args(["hook", "SessionStart"])
+            .write_stdin(p.payload("hooks/SessionStart-startup.json"))
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let told = |stdout: &str| -> Option<String> {
+        let v: serde_json::Value = serde_json::from_str(stdout).ok()?;
+        v["systemMessage"]
+            .as_str()
+            .filter(|m| m.contains("is not trusted"))
+            .map(str::to_owned)
+    };
+    let first = start();
+    let line = told(&first).unwrap_or_else(|| panic!("not told: {first}"));
+    assert!(
+        line.contains(".forge/config.toml")
+            && line.contains("relay.threshold")
+            && line.contains("`forge trust`"),
+        "{line}"
+    );
+    assert_eq!(told(&start()), None, "told twice for one content");
+    p.write(".forge/config.toml", "[relay]\nthreshold = 65\n");
+    let edited = start();
+    assert!(told(&edited).is_some(), "an edit was not told: {edited}");
+    p.write(".forge/config.toml", "[relay]\nthreshold = 70\n");
+    ok_stdout(p.forge().args(["trust", "--yes"]));
+    assert_eq!(told(&start()), None, "a trusted file was told");
+}
+
 /// `forge init` in the home folder wired `~/.claude/settings.json` for every project
 /// and made `~/.forge` and `~/.gitignore`, without a word, and doctor there said all
 /// was well. Now it refuses, writes nothing, and says what `--user` is for (which

@@ -119,6 +119,8 @@ fn keep_project_files(root: &Path, mut facts: TranscriptFacts) -> TranscriptFact
     let canonical = canonical.as_deref().filter(|c| *c != root);
     facts.touched = project_files(root, canonical, std::mem::take(&mut facts.touched));
     facts.read = project_files(root, canonical, std::mem::take(&mut facts.read));
+    let since = std::mem::take(&mut facts.story.since.files);
+    facts.story.since.files = project_files(root, canonical, since);
     facts
 }
 
@@ -302,7 +304,10 @@ fn write_inner(
         .or_else(|| bridge.as_ref().map(|b| b.session_id.clone()))
         .filter(|s| !s.is_empty());
     let transcript_path = transcript_path(env, req, bridge.as_ref());
-    let (facts, cut, problem) = transcript_facts(paths, transcript_path.as_deref());
+    let (mut facts, cut, problem) = transcript_facts(paths, transcript_path.as_deref());
+    if let (Some(f), Some(sid)) = (facts.as_mut(), session_id.as_deref()) {
+        offer_post_compact_summary(paths, sid, f);
+    }
     let context = Context::of(bridge.as_ref(), transcript_path.as_deref());
     let git = git_facts(paths, req.git);
     let inputs = HandoffInputs {
@@ -332,12 +337,17 @@ fn write_inner(
         has_state_json: store::safe::is_regular(&paths.state_json()),
         notes: notes.clone(),
         task: req.task.map(str::to_owned),
+        budget: cfg.handoffs.max_bytes,
     };
     let text = handoff_doc::compose(&inputs);
     let path = write_unique(paths, now, &text)?;
     let path = std::path::absolute(&path).unwrap_or(path);
     if let Some(sid) = session_id.as_ref().filter(|_| records) {
-        record_in_bridge(paths, sid, now);
+        // The status line marks a threshold handoff (its own) once: `✎ handoff`.
+        let mark = (req.trigger == Trigger::ContextThreshold)
+            .then(|| path.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .flatten();
+        record_in_bridge(paths, sid, now, mark);
     }
     let markers = if req.pending {
         make_pending(paths, env, &path, req.trigger)
@@ -409,6 +419,38 @@ fn transcript_facts(
     }
 }
 
+/// The summary PostCompact kept for the session (`logs/sessions/<id>.summary.json`),
+/// offered to the story when it is of the transcript's latest compaction (received
+/// after it) and newer than the transcript's own summary record.
+fn offer_post_compact_summary(paths: &Paths, sid: &str, facts: &mut TranscriptFacts) {
+    let Some(kept) = store::read_json::<serde_json::Value>(&paths.compact_summary(sid)) else {
+        return;
+    };
+    let text = kept.get("summary").and_then(serde_json::Value::as_str);
+    let at = kept
+        .get("received_at")
+        .and_then(serde_json::Value::as_str)
+        .and_then(crate::model::time::parse_iso);
+    let compacted = facts
+        .story
+        .compacted_at
+        .as_deref()
+        .and_then(crate::model::time::parse_iso);
+    let (Some(text), Some(at), Some(compacted)) = (text, at, compacted) else {
+        return;
+    };
+    if at + chrono::Duration::minutes(1) < compacted {
+        return;
+    }
+    facts
+        .story
+        .offer_summary(crate::model::session::story::ClientSummary {
+            text: text.to_owned(),
+            at: Some(crate::model::time::iso(at)),
+            source: "post-compact",
+        });
+}
+
 /// How full the context was: the bridge's figures, else the transcript's last usage.
 struct Context {
     pct: Option<f64>,
@@ -458,13 +500,22 @@ fn git_facts(paths: &Paths, git: GitInput<'_>) -> Option<crate::git::GitFacts> {
     }
 }
 
-/// `handoff_written_at` in the session's bridge. The handoff exists: a bridge that
-/// cannot be updated (a busy lock, a full disk) only means PreCompact may write a
-/// second one. Logged, not fatal.
-fn record_in_bridge(paths: &Paths, sid: &str, now: chrono::DateTime<chrono::Utc>) {
+/// `handoff_written_at` in the session's bridge, and the status line's one-tick
+/// `mark` for a threshold handoff. The handoff exists: a bridge that cannot be
+/// updated (a busy lock, a full disk) only means PreCompact may write a second one
+/// (and the line shows no mark). Logged, not fatal.
+fn record_in_bridge(
+    paths: &Paths,
+    sid: &str,
+    now: chrono::DateTime<chrono::Utc>,
+    mark: Option<String>,
+) {
     let at = crate::model::time::iso(now);
     if let Err(e) = files::update_bridge(paths, sid, now, |b| {
         b.handoff_written_at = Some(at);
+        if mark.is_some() {
+            b.handoff_mark = mark;
+        }
         true
     }) {
         store::log_error(paths, "handoff", &format!("session bridge: {e}"));

@@ -21,9 +21,13 @@ use crate::store::{self, Paths, files, transcript};
 
 /// Write a session handoff to .forge/handoffs/handoff-YYYYMMDD-HHMMSS.md
 ///
-/// The document holds the context level, the current task and last request (secrets
-/// redacted), the todo list and files touched from the session transcript, git state,
-/// open agent Signals, what to reload and next steps. Its absolute path goes to
+/// The document tells the session in the person's words (secrets redacted): their
+/// task (their first request), their later requests, Claude's last words; after a
+/// compaction, Claude Code's own summary (pending tasks, current work, next step) and
+/// what happened since; the plan they approved, their answers to the agent's
+/// questions, background commands still running, the last failing command; the todo
+/// list and files touched, git state, open agent Signals, what to reload and next
+/// steps — within [handoffs] max_bytes (8 KiB). Its absolute path goes to
 /// .forge/pending-resume and ~/.claude/pending-resume, so the next session loads it.
 ///
 /// The session is the one named by --session, else the most recently active one
@@ -186,6 +190,9 @@ pub(crate) fn run(args: &HandoffArgs, env: &Env) -> ExitCode {
     if let Some(HandoffAction::Prune(p)) = &args.action {
         return super::report(prune(p, args.project.as_ref(), env));
     }
+    // Held from the threshold's claim until the handoff is on disk: a PreCompact
+    // meanwhile waits for it rather than racing it with a second one.
+    let _writing = writing_lock(args, env);
     if args.auto {
         if args.claim_threshold && !claim(args, env) {
             return ExitCode::SUCCESS;
@@ -291,6 +298,21 @@ fn not_pending(path: &std::path::Path, e: &std::io::Error) -> String {
         path.display(),
         path.display()
     )
+}
+
+/// How long `forge handoff` waits for another handoff of the project being written.
+const WRITING_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The project's handoff lock ([`Paths::handoff_lock`]), when its logs folder exists
+/// and the lock is had within [`WRITING_WAIT`] (else the handoff is written without
+/// it: two at once only means two files).
+fn writing_lock(args: &HandoffArgs, env: &Env) -> Option<store::FileLock> {
+    let paths = super::project::project_paths(args.project.as_ref(), env).ok()?;
+    paths
+        .logs()
+        .is_dir()
+        .then(|| store::FileLock::acquire(&paths.handoff_lock(), WRITING_WAIT))
+        .flatten()
 }
 
 /// Claims the session's threshold crossing: true for the one process that wins it.

@@ -19,7 +19,7 @@ use crate::hooks;
     Try it by hand:\n  echo '{\"session_id\":\"s1\",\"cwd\":\"'\"$PWD\"'\"}' | forge hook Stop"
 )]
 pub(crate) struct HookArgs {
-    /// The hook event (SessionStart, Stop, SessionEnd, PreCompact, PreToolUse,
+    /// The hook event (SessionStart, Stop, SessionEnd, PreCompact, PostCompact, PreToolUse,
     /// Notification, PermissionRequest, UserPromptSubmit; PostToolUse in `forge run`'s
     /// sessions only); unknown names are logged only.
     #[arg(add = ArgValueCandidates::new(super::completions::complete_hook_event))]

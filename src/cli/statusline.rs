@@ -150,6 +150,9 @@ struct Tick {
     trusted: bool,
     cfg: Config,
     state: SessionState,
+    /// The session's bridge, read once for the line (its handoff mark) and the
+    /// tick's record.
+    bridge: Option<SessionBridge>,
     color: bool,
 }
 
@@ -194,14 +197,15 @@ impl Tick {
         } else {
             Config::default()
         };
-        let mut state = if trusted {
+        let (mut state, bridge) = if trusted {
             gather(&paths, &payload, env.now)
         } else {
-            SessionState {
+            let state = SessionState {
                 project: project_name(&paths),
                 branch: crate::git::branch_from_head_file(&paths.root),
                 ..SessionState::default()
-            }
+            };
+            (state, None)
         };
         let shown = if wrapped {
             &cfg.statusline.wrap_segments
@@ -217,6 +221,7 @@ impl Tick {
             trusted,
             cfg,
             state,
+            bridge,
             color: !(env.no_color || args.plain),
         }
     }
@@ -247,7 +252,13 @@ impl Tick {
         if let Some(sid) = payload.session_id.as_deref().filter(|_| !lost) {
             let ctx = resolve_context(payload, self.state.tail.as_ref());
             // A busy bridge lock is not an error: the next tick writes.
-            if let Err(e) = record(paths, env, &self.cfg, payload, &ctx, sid)
+            let tick = Record {
+                cfg: &self.cfg,
+                payload,
+                ctx: &ctx,
+                current: self.bridge.as_ref(),
+            };
+            if let Err(e) = record(paths, env, &tick, sid)
                 && e.kind() != std::io::ErrorKind::WouldBlock
                 && paths.logs().is_dir()
             {
@@ -257,8 +268,13 @@ impl Tick {
     }
 }
 
-/// Reads what the line shows from the small state files (and `.git/HEAD`).
-pub(crate) fn gather(paths: &Paths, payload: &Payload, now: DateTime<Utc>) -> SessionState {
+/// Reads what the line shows from the small state files (and `.git/HEAD`), with the
+/// session's bridge (its handoff mark; the tick's record compares against it).
+pub(crate) fn gather(
+    paths: &Paths,
+    payload: &Payload,
+    now: DateTime<Utc>,
+) -> (SessionState, Option<SessionBridge>) {
     let cache = files::read_git_cache(paths);
     let branch = crate::git::branch_from_head_file(&paths.root)
         .or_else(|| cache.as_ref().and_then(|c| c.branch.clone()));
@@ -270,7 +286,11 @@ pub(crate) fn gather(paths: &Paths, payload: &Payload, now: DateTime<Utc>) -> Se
     } else {
         None
     };
-    SessionState {
+    let bridge = payload
+        .session_id
+        .as_deref()
+        .and_then(|sid| files::read_bridge(paths, sid));
+    let state = SessionState {
         project: project_name(paths),
         branch,
         dirty: cache.as_ref().map(|c| c.uncommitted_changes),
@@ -282,7 +302,9 @@ pub(crate) fn gather(paths: &Paths, payload: &Payload, now: DateTime<Utc>) -> Se
         learn_pending: store::safe::is_regular(&paths.learn_pending()),
         tail,
         waiting_elsewhere: 0,
-    }
+        handoff_mark: bridge.as_ref().is_some_and(|b| b.handoff_mark.is_some()),
+    };
+    (state, bridge)
 }
 
 /// The live sessions of other projects that wait for a person, from the fleet
@@ -309,9 +331,21 @@ fn project_name(paths: &Paths) -> Option<String> {
         .map(|n| n.to_string_lossy().into_owned())
 }
 
-/// Applies this tick's values to a bridge; returns whether anything changed.
-fn apply(b: &mut SessionBridge, p: &Payload, ctx: &ContextInfo, now: DateTime<Utc>) -> bool {
+/// Applies this tick's values to a bridge; returns whether anything changed. `shown`:
+/// the handoff mark this tick's line showed, which goes (a newer one stays for the
+/// next tick).
+fn apply(
+    b: &mut SessionBridge,
+    p: &Payload,
+    ctx: &ContextInfo,
+    now: DateTime<Utc>,
+    shown: Option<&str>,
+) -> bool {
     let mut changed = false;
+    if shown.is_some() && b.handoff_mark.as_deref() == shown {
+        b.handoff_mark = None;
+        changed = true;
+    }
     let set = |changed: &mut bool, field: &mut Option<String>, v: Option<&String>| {
         if let Some(v) = v
             && field.as_ref() != Some(v)
@@ -357,22 +391,30 @@ fn apply(b: &mut SessionBridge, p: &Payload, ctx: &ContextInfo, now: DateTime<Ut
     changed
 }
 
+/// What one tick records: the config, the payload, its context figure and the
+/// bridge as the tick read it.
+struct Record<'a> {
+    cfg: &'a Config,
+    payload: &'a Payload,
+    ctx: &'a ContextInfo,
+    current: Option<&'a SessionBridge>,
+}
+
 /// Writes the session bridge only when a value changed (checked before taking the
 /// lock), then fires the threshold handoff once per session per crossing.
-fn record(
-    paths: &Paths,
-    env: &Env,
-    cfg: &Config,
-    payload: &Payload,
-    ctx: &ContextInfo,
-    sid: &str,
-) -> std::io::Result<()> {
+fn record(paths: &Paths, env: &Env, tick: &Record<'_>, sid: &str) -> std::io::Result<()> {
+    let Record {
+        cfg,
+        payload,
+        ctx,
+        current,
+    } = *tick;
     if !paths.may_create_state(env.home.as_deref()) {
         return Ok(());
     }
-    let current = files::read_bridge(paths, sid);
-    let differs = match &current {
-        Some(b) => apply(&mut b.clone(), payload, ctx, env.now),
+    let shown = current.and_then(|b| b.handoff_mark.as_deref());
+    let differs = match current {
+        Some(b) => apply(&mut b.clone(), payload, ctx, env.now, shown),
         None => true,
     };
     if differs {
@@ -382,7 +424,7 @@ fn record(
         // The line must not wait: a busy lock skips this tick's write (the next tick
         // finds the bridge still different and writes it).
         match files::update_bridge_within(paths, sid, env.now, BRIDGE_LOCK_WAIT, |b| {
-            apply(b, payload, ctx, env.now)
+            apply(b, payload, ctx, env.now, shown)
         }) {
             Err(e) if e.kind() != std::io::ErrorKind::WouldBlock => return Err(e),
             _ => {}

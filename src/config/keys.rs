@@ -296,7 +296,7 @@ const fn yours_only(key: &'static str, what: &'static str) -> KeySide {
 /// Every key of the config structs ([`schema`]) with its side: the one typed list of
 /// what acts (a test fails when a key of the config structs has no side here, and
 /// [`take_acting`] takes a key with no side for one that acts).
-pub(crate) const SIDES: [KeySide; 35] = [
+pub(crate) const SIDES: [KeySide; 37] = [
     gates(
         "context.warn",
         "where L1 starts: when your ladder's L1 actions run",
@@ -351,6 +351,14 @@ pub(crate) const SIDES: [KeySide; 35] = [
     shows(
         "resume.max_age",
         "how old an injected automatic handoff may be",
+    ),
+    shows(
+        "resume.max_bytes",
+        "how much of the orientation and resumed handoff SessionStart gives the model",
+    ),
+    shows(
+        "handoffs.max_bytes",
+        "how long a session handoff document may be",
     ),
     acts(
         "attention.stale_after",

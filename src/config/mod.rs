@@ -735,6 +735,12 @@ fn check_ranges(c: &Config) -> Result<(), Invalid> {
         "1 to 120",
         r.grace_secs,
     )?;
+    let key = "handoffs.max_bytes";
+    let b = c.handoffs.max_bytes;
+    require((2048..=65_536).contains(&b), key, key, "2048 to 65536", b)?;
+    let key = "resume.max_bytes";
+    let b = c.resume.max_bytes;
+    require((1024..=10_240).contains(&b), key, key, "1024 to 10240", b)?;
     let n = &c.notify;
     let key = "notify.timeout_secs";
     require(
@@ -832,10 +838,9 @@ pub(crate) fn load_noting(paths: &Paths, env: &Env) -> (Config, Option<Outcome>)
 /// What a SessionStart tells the person about an untrusted project file, once per
 /// content: the line, and the content hash [`mark_told`] keeps once it was shown.
 ///
-/// Not wired into SessionStart's output yet: that waits for the channel of notices
-/// to the person SessionStart is getting (issue 28); until then only the tests call
-/// [`load_noting_for_person`] and [`mark_told`] (see note-31 for the wiring).
-#[cfg_attr(not(test), allow(dead_code))]
+/// SessionStart adds the line to its notices to the person
+/// (`crate::model::hook::start::Found::notices`) and calls [`mark_told`] once the
+/// line is in its output.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PersonNotice {
     /// The line ([`crate::model::setup::trust::untrusted_line`]).
@@ -850,7 +855,6 @@ pub(crate) struct PersonNotice {
 /// untrusted project file, when this content was not told yet
 /// ([`crate::model::setup::trust::person_notice`]; one more small read, only for a
 /// file that waits for trust). Once the line is shown, [`mark_told`] keeps it said.
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn load_noting_for_person(
     paths: &Paths,
     env: &Env,
@@ -866,7 +870,6 @@ pub(crate) fn load_noting_for_person(
 }
 
 /// The [`PersonNotice`] of `l`, when the person was not told of this content yet.
-#[cfg_attr(not(test), allow(dead_code))]
 fn person_notice_of(paths: &Paths, env: &Env, l: &Loaded) -> Option<PersonNotice> {
     if !matches!(l.trust, Trust::Untrusted { .. }) {
         return None;
@@ -884,7 +887,6 @@ fn person_notice_of(paths: &Paths, env: &Env, l: &Loaded) -> Option<PersonNotice
 
 /// Keeps `notice` as told (the person saw its line), so the next SessionStart does
 /// not say it again for this content.
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn mark_told(env: &Env, notice: &PersonNotice) -> std::io::Result<()> {
     crate::store::trust::mark_told(env, &notice.root, &notice.sha256)
 }

@@ -145,6 +145,10 @@ pub(crate) struct ResumeConfig {
     pub(crate) auto: ResumeAuto,
     /// The age limit of `auto = "recent"`: `30m`, `12h`, `2d`…
     pub(crate) max_age: Span,
+    /// The most bytes SessionStart gives the model (the orientation with the resumed
+    /// handoff), 1024 to 10240; never more than Claude Code's own cap of 10,000
+    /// characters, so forge stops at 9,500 whatever this says.
+    pub(crate) max_bytes: usize,
 }
 
 impl Default for ResumeConfig {
@@ -152,6 +156,7 @@ impl Default for ResumeConfig {
         Self {
             auto: ResumeAuto::Recent,
             max_age: Span::default_of("12h"),
+            max_bytes: 10 * 1024,
         }
     }
 }
@@ -190,6 +195,9 @@ pub(crate) struct HandoffsConfig {
     pub(crate) older_than: Span,
     /// The newest this many handoffs are always kept.
     pub(crate) keep: usize,
+    /// The most bytes a session handoff document takes, 2048 to 65536: past it,
+    /// sections give up their text in a stated order (docs/design.md#handoff-documents).
+    pub(crate) max_bytes: usize,
 }
 
 impl Default for HandoffsConfig {
@@ -198,6 +206,7 @@ impl Default for HandoffsConfig {
             auto_prune: false,
             older_than: Span::default_of("30d"),
             keep: 50,
+            max_bytes: 8 * 1024,
         }
     }
 }

@@ -952,3 +952,39 @@ fn unknown_key_and_wrong_type_name_key_and_file() {
     assert!(e.contains("must rise") && e.contains("config.toml"), "{e}");
     assert_eq!(load_or_default(&p, &env), Config::default());
 }
+
+/// `[handoffs] max_bytes` and `[resume] max_bytes`: read, kept in their range, and
+/// what a project's file may set (they change what forge shows).
+#[test]
+fn the_handoff_and_resume_budgets_are_read_ranged_and_shown_only() {
+    let (_t, paths, env) = setup();
+    assert_eq!(load(&paths, &env).unwrap().config.handoffs.max_bytes, 8192);
+    assert_eq!(load(&paths, &env).unwrap().config.resume.max_bytes, 10_240);
+    std::fs::write(
+        paths.config(),
+        "[handoffs]\nmax_bytes = 4096\n\n[resume]\nmax_bytes = 6000\n",
+    )
+    .unwrap();
+    let c = load(&paths, &env).unwrap().config;
+    assert_eq!((c.handoffs.max_bytes, c.resume.max_bytes), (4096, 6000));
+    let msg = |edit: &dyn Fn(&mut Config)| {
+        let mut c = Config::default();
+        edit(&mut c);
+        validate(&c).unwrap_err().1
+    };
+    assert_eq!(
+        msg(&|c| c.handoffs.max_bytes = 100),
+        "`handoffs.max_bytes` must be 2048 to 65536, found 100"
+    );
+    assert_eq!(
+        msg(&|c| c.resume.max_bytes = 20_000),
+        "`resume.max_bytes` must be 1024 to 10240, found 20000"
+    );
+    assert!(
+        error_for("[handoffs]\nmax_bytes = \"8 KiB\"\n").contains("handoffs.max_bytes"),
+        "a wrong type names the key"
+    );
+    for k in ["handoffs.max_bytes", "resume.max_bytes"] {
+        assert_eq!(side_of(k), Some(Side::Shows), "{k}");
+    }
+}

@@ -169,15 +169,45 @@ fn carry_out(
             record,
             reread,
             armed,
-        } => match record_compaction(call, &record, &reread, armed) {
-            Ok(()) => call.record(Outcome::CompactionRecorded { reread, armed }),
-            Err(e) => call.fail("SessionStart compaction", &e.to_string()),
-        },
+        } => count_compaction(call, &record, reread, armed),
+        Effect::KeepSummary {
+            session,
+            text,
+            trigger,
+        } => keep_summary(call, &session, &text, trigger),
         Effect::SafetyNetHandoff { session, git } => {
             safety_net(call, &session, git.as_ref(), edit, gathered);
         }
     }
     Ok(())
+}
+
+/// A proof of a compaction: counted, unless its other proof came first
+/// (SessionStart(compact) and PostCompact both prove one).
+fn count_compaction(call: &Call, record: &CompactionRecord, reread: Vec<String>, armed: bool) {
+    if !files::first_proof(&call.paths, record, &call.event) {
+        call.record(Outcome::CompactionKnown { reread });
+        return;
+    }
+    match record_compaction(call, record, &reread, armed) {
+        Ok(()) => call.record(Outcome::CompactionRecorded { reread, armed }),
+        Err(e) => call.fail(&format!("{} compaction", call.event), &e.to_string()),
+    }
+}
+
+/// PostCompact's summary (redacted already), kept for the session's next handoff.
+fn keep_summary(call: &Call, session: &str, text: &str, trigger: Option<String>) {
+    let kept = json!({
+        "received_at": crate::model::time::iso(call.env.now),
+        "trigger": trigger,
+        "summary": text,
+    });
+    match store::write_json(&call.paths.compact_summary(session), &kept) {
+        Ok(()) => call.record(Outcome::SummaryKept {
+            chars: text.chars().count(),
+        }),
+        Err(e) => call.fail("PostCompact summary", &e.to_string()),
+    }
 }
 
 /// Counts a proven compaction in `compactions.jsonl`, and arms the session's

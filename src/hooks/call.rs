@@ -29,6 +29,9 @@ pub(super) struct Call<'a> {
     /// out): the first outcome of the call's line, since it explains what the call
     /// did not do.
     config_notice: Option<Outcome>,
+    /// SessionStart only: the line telling the person that the project's config waits
+    /// for `forge trust`, when this content was not told yet (issue 31).
+    pub(super) person_notice: Option<config::PersonNotice>,
     /// What the call did so far, in order (see [`Call::record`]): kept outside the
     /// steps so a panic loses none of it.
     outcomes: RefCell<Vec<Outcome>>,
@@ -54,7 +57,12 @@ impl<'a> Call<'a> {
             }
             let _ = bridge.set(read);
         }
-        let (config, config_notice) = config::load_noting(&paths, env);
+        let (config, config_notice, person_notice) = if event == "SessionStart" {
+            config::load_noting_for_person(&paths, env)
+        } else {
+            let (config, notice) = config::load_noting(&paths, env);
+            (config, notice, None)
+        };
         Self {
             settings: settings(&config),
             paths,
@@ -63,6 +71,7 @@ impl<'a> Call<'a> {
             event: event.to_owned(),
             config,
             config_notice,
+            person_notice,
             outcomes: RefCell::default(),
             bridge,
         }
@@ -127,6 +136,8 @@ fn settings(cfg: &Config) -> Settings {
             .handoffs
             .auto_prune
             .then(|| (cfg.handoffs.older_than(), cfg.handoffs.keep)),
+        resume_max_bytes: cfg.resume.max_bytes,
+        zone: crate::model::time::Zone::Local,
     }
 }
 

@@ -226,8 +226,17 @@ fn run(call: &Call, event: &HookEvent) -> Applied {
             apply(call, plan, facts.session.bridge).knowing_git(facts.git)
         }
         HookEvent::PreCompact { .. } => {
-            let facts = gather::compact(call);
+            // A handoff being written (the threshold's) lands before the compaction
+            // starts; then the bridge is read, so it is known to be written.
+            let writing = gather::await_handoff(call, gather::PRE_COMPACT_WAIT);
+            let mut facts = gather::compact(call);
+            facts.handoff_in_flight = writing.is_none();
             let plan = compaction::pre_compact(&facts, payload, now);
+            apply(call, plan, facts.session.bridge)
+        }
+        HookEvent::PostCompact { .. } => {
+            let facts = gather::post_compact(call);
+            let plan = compaction::post_compact(&facts, payload, now);
             apply(call, plan, facts.session.bridge)
         }
         HookEvent::PreToolUse => {

@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::call::Call;
-use crate::model::hook::compaction::{CompactFacts, reread_list};
+use crate::model::hook::compaction::{CompactFacts, PostCompactFacts, reread_list};
 use crate::model::hook::start::{Relay, StartFacts};
 use crate::model::hook::tool::{self, ToolFacts};
 use crate::model::hook::turn::{self, TurnFacts};
@@ -117,6 +117,42 @@ pub(super) fn tool(call: &Call) -> ToolFacts {
     }
 }
 
+/// How long PreCompact waits for a handoff of this project that is being written
+/// (the status line's threshold handoff, started a moment before): the compaction
+/// waits for it to land, never longer than this.
+pub(super) const PRE_COMPACT_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// PreCompact's first step: takes the project's handoff lock, waiting up to `wait`
+/// while another process holds it (a handoff being written), so the compaction
+/// starts only once that handoff is on disk; the lock is then held while PreCompact
+/// writes its own. Records how long it waited when it had to; past `wait`, records
+/// that it stopped waiting, logs it, and returns `None`: the compaction goes on
+/// (PreCompact never refuses one).
+pub(super) fn await_handoff(call: &Call, wait: std::time::Duration) -> Option<store::FileLock> {
+    let lock = call.paths.handoff_lock();
+    if let Some(held) = store::FileLock::acquire(&lock, std::time::Duration::ZERO) {
+        return Some(held);
+    }
+    let until = crate::env::deadline_after(wait);
+    let got = store::FileLock::acquire(&lock, wait);
+    let waited = wait.saturating_sub(crate::env::time_left(until));
+    let waited_ms = u64::try_from(waited.as_millis()).unwrap_or(u64::MAX);
+    call.record(crate::model::outcome::Outcome::HandoffAwaited {
+        waited_ms,
+        landed: got.is_some(),
+    });
+    if got.is_none() {
+        store::log_error(
+            &call.paths,
+            "PreCompact",
+            &format!(
+                "a handoff of this project was still being written after {waited_ms} ms; the compaction went on"
+            ),
+        );
+    }
+    got
+}
+
 /// PreCompact: git's facts (waited for, within [`crate::git::GIT_DEADLINE`]) and
 /// the bridge, read meanwhile.
 pub(super) fn compact(call: &Call) -> CompactFacts {
@@ -131,6 +167,19 @@ pub(super) fn compact(call: &Call) -> CompactFacts {
         settings: call.settings.clone(),
         git,
         git_refused,
+        handoff_in_flight: false,
+    }
+}
+
+/// PostCompact: the bridge, the pre-compact capture, the inbox and the transcript's
+/// files to re-read.
+pub(super) fn post_compact(call: &Call) -> PostCompactFacts {
+    PostCompactFacts {
+        session: session(call),
+        settings: call.settings.clone(),
+        pre_compact: files::read_pre_compact(&call.paths),
+        handoffs: handoffs::list(&call.paths),
+        transcript_files: transcript_files(call),
     }
 }
 

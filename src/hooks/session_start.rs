@@ -68,9 +68,14 @@ pub(super) fn run(call: &Call, source: Option<&str>) -> Applied {
         git_to_save: git.to_save,
         git_refused: git.refused,
         reread: call.last_recorded(|o| match o {
-            Outcome::CompactionRecorded { reread, .. } => Some(reread.clone()),
+            Outcome::CompactionRecorded { reread, .. } | Outcome::CompactionKnown { reread } => {
+                Some(reread.clone())
+            }
             _ => None,
         }),
+        // Lines for the person's screen from the steps above: see ARCHITECTURE.md,
+        // "A notice to the person at SessionStart".
+        notices: call.person_notice.iter().map(|n| n.line.clone()).collect(),
     };
     let mut plan = start::compose(&facts, &blocked, &found, call.wire, now);
     // Who the session runs as is fixed now, while its tmux pane exists; a compacted
@@ -78,6 +83,16 @@ pub(super) fn run(call: &Call, source: Option<&str>) -> Applied {
     if let Some(edit) = plan.bridge.as_mut() {
         edit.identity = Some(me);
         edit.compacted = facts.compacted();
+    }
+    // The steps' notices come first among at most NOTICES_MAX, so the line is in the
+    // person's part of the output (a JSON object whenever there is a notice).
+    let told = call
+        .person_notice
+        .as_ref()
+        .filter(|_| plan.stdout.starts_with('{'));
+    if let Some(notice) = told {
+        // Said once per content; a failure here only means it is said again.
+        let _ = crate::config::mark_told(call.env, notice);
     }
     apply(call, plan, facts.session.bridge).knowing_git(found.git)
 }

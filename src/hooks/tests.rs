@@ -220,7 +220,9 @@ fn session_start_says_what_it_resumed_surfaced_and_cleared() {
     );
 
     let (out, start) = p.hook("SessionStart", json!({"source": "startup"}));
+    let (out, notice) = crate::model::hook::notice::split(&out);
     assert!(out.contains("Carry on."), "{out}");
+    assert!(notice.starts_with("forge: resumed "), "{notice}");
     assert!(
         start.contains(&Outcome::ResumeInjected { path: canonical }),
         "{start:?}"
@@ -631,4 +633,38 @@ fn each_call_reads_each_file_once_and_writes_the_bridge_at_most_once() {
     // after it blocked once.
     assert!(p.paths().compactions().exists());
     assert_eq!(p.last_line().event, "SessionEnd");
+}
+
+#[test]
+fn pre_compact_stops_waiting_for_a_handoff_past_its_deadline_and_says_so() {
+    let p = Project::new();
+    p.outcomes("SessionStart", json!({"source": "startup"}));
+    let paths = p.paths();
+    // Another process is writing a handoff: it holds the project's handoff lock.
+    let held = crate::store::FileLock::acquire(&paths.handoff_lock(), std::time::Duration::ZERO)
+        .expect("the lock is free");
+    let wire = crate::model::hook::wire::WireHookInput {
+        session_id: Some(SID.into()),
+        ..Default::default()
+    };
+    let call = super::call::Call::new(paths.clone(), &p.env, &wire, "PreCompact");
+    let started = std::time::Instant::now();
+    let got = super::gather::await_handoff(&call, std::time::Duration::from_millis(300));
+    assert!(got.is_none(), "it stops waiting: the compaction goes on");
+    assert!(started.elapsed() >= std::time::Duration::from_millis(300));
+    let said = call.take_outcomes();
+    assert!(
+        matches!(
+            said.as_slice(),
+            [Outcome::HandoffAwaited { landed: false, waited_ms }] if *waited_ms >= 300
+        ),
+        "{said:?}"
+    );
+    let log = std::fs::read_to_string(paths.logs().join("errors.log")).unwrap();
+    assert!(log.contains("still being written"), "{log}");
+    // Once the writer is done, the lock is had at once and nothing is recorded.
+    drop(held);
+    let call = super::call::Call::new(paths, &p.env, &wire, "PreCompact");
+    assert!(super::gather::await_handoff(&call, std::time::Duration::from_millis(300)).is_some());
+    assert!(call.take_outcomes().is_empty());
 }

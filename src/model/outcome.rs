@@ -99,6 +99,30 @@ pub(crate) enum Outcome {
         /// compaction_reread`, and something to re-read).
         armed: bool,
     },
+    /// SessionStart(`compact`) or PostCompact found the compaction counted already
+    /// by the other (the pinned client sends both): not counted twice.
+    CompactionKnown {
+        /// The files the session is asked to re-read.
+        reread: Vec<String>,
+    },
+    /// SessionStart showed the person these one-line notices (the client draws its
+    /// `systemMessage` under the session's banner).
+    PersonNotified {
+        /// The lines.
+        lines: Vec<String>,
+    },
+    /// PostCompact kept the client's compaction summary for the next handoff.
+    SummaryKept {
+        /// Its length in characters (redacted).
+        chars: usize,
+    },
+    /// PreCompact waited for a handoff of this session that was being written.
+    HandoffAwaited {
+        /// How long it waited, in milliseconds.
+        waited_ms: u64,
+        /// It landed within the wait (else the compaction went on without it).
+        landed: bool,
+    },
     /// PreCompact captured the state a compaction may lose.
     StateCaptured {
         /// The branch then.
@@ -433,6 +457,30 @@ impl Outcome {
                 };
                 format!("recorded a compaction; {what}: {}", reread.join(", "))
             }
+            Self::CompactionKnown { reread } if reread.is_empty() => {
+                "the compaction was counted already by its other hook; nothing to re-read"
+                    .to_owned()
+            }
+            Self::CompactionKnown { reread } => format!(
+                "the compaction was counted already by its other hook; re-read: {}",
+                reread.join(", ")
+            ),
+            Self::PersonNotified { lines } => format!("told the person: {}", lines.join(" / ")),
+            Self::SummaryKept { chars } => format!(
+                "kept Claude Code's compaction summary ({chars} characters, redacted) for the next handoff"
+            ),
+            Self::HandoffAwaited {
+                waited_ms,
+                landed: true,
+            } => format!(
+                "waited {waited_ms} ms for this session's handoff to land before the compaction"
+            ),
+            Self::HandoffAwaited {
+                waited_ms,
+                landed: false,
+            } => format!(
+                "this session's handoff was still being written after {waited_ms} ms: the compaction goes on without waiting longer"
+            ),
             Self::StateCaptured {
                 branch,
                 uncommitted,

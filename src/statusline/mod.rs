@@ -309,6 +309,9 @@ pub struct SessionState {
     /// Live sessions of other projects waiting for a person (from the fleet
     /// registry; read only when the `elsewhere` segment is on).
     pub waiting_elsewhere: usize,
+    /// A threshold handoff was written and no tick has marked it yet: this one shows
+    /// `✎ handoff` beside the context figure (and the tick's record clears it).
+    pub handoff_mark: bool,
 }
 
 /// The terminal the line is for.
@@ -360,6 +363,16 @@ fn level_color(level: Level) -> &'static str {
         Level::L2 => "31",
         Level::L3 => "1;31",
     }
+}
+
+/// The context segment, with `✎ handoff` after the figure for the one tick that
+/// marks a threshold handoff just written.
+fn marked_context(ctx: &ContextInfo, cfg: &Config, with_bar: bool, s: &SessionState) -> Shown {
+    let mut shown = context_segment(ctx, cfg, with_bar);
+    if s.handoff_mark {
+        shown.parts.push((" ✎ handoff".to_owned(), "1;36"));
+    }
+    shown
 }
 
 fn context_segment(ctx: &ContextInfo, cfg: &Config, with_bar: bool) -> Shown {
@@ -442,7 +455,7 @@ fn build_segment(
             }
             seg(parts)
         }
-        Segment::Context => Some(context_segment(ctx, cfg, true)),
+        Segment::Context => Some(marked_context(ctx, cfg, true, s)),
         Segment::Task => {
             let text = match (&s.workflow.phase, &s.workflow.task) {
                 (Some(ph), Some(t)) => format!("{ph} {t}"),
@@ -666,7 +679,7 @@ pub fn render_statusline(
         .filter_map(Shown::sanitized)
         .collect();
     if segs.is_empty() {
-        segs.push(context_segment(&ctx, cfg, true));
+        segs.push(marked_context(&ctx, cfg, true, state));
     }
     if let Some(max) = term.width.map(usize::from) {
         if line_width(&segs) > max {
@@ -689,7 +702,7 @@ pub fn render_statusline(
         if line_width(&segs) > max {
             for s in &mut segs {
                 if s.key == Segment::Context {
-                    *s = context_segment(&ctx, cfg, false);
+                    *s = marked_context(&ctx, cfg, false, state);
                 }
             }
         }

@@ -26,6 +26,7 @@ fn state() -> SessionState {
         learn_pending: false,
         tail: None,
         waiting_elsewhere: 0,
+        handoff_mark: false,
     }
 }
 
@@ -56,6 +57,31 @@ fn at_74_percent_warns_with_level() {
     );
     // The figure is said once: the warning carries it.
     assert_eq!(line.matches("74%").count(), 1, "{line}");
+}
+
+#[test]
+fn a_threshold_handoff_just_written_is_marked_beside_the_figure() {
+    let mut s = state();
+    s.handoff_mark = true;
+    let line = render(&fixture("used-74.json"), &s);
+    assert_eq!(
+        line,
+        "Opus 4.6 │ acme-api ⎇ main ●3 │ ███████░░░ ⚠ CTX 74% L1 ✎ handoff │ build T-012 │ ⚑1 blocked"
+    );
+    // The mark goes with the context figure, which is never dropped.
+    let narrow = render_statusline(
+        &fixture("used-74.json"),
+        &s,
+        &Config::default(),
+        &Term {
+            color: false,
+            width: Some(24),
+        },
+        now(),
+    );
+    assert!(narrow.contains("✎ handoff"), "{narrow}");
+    s.handoff_mark = false;
+    assert!(!render(&fixture("used-74.json"), &s).contains('✎'));
 }
 
 #[test]

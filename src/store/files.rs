@@ -353,14 +353,21 @@ pub(crate) fn prune_sessions(paths: &Paths, max_age: Duration, keep: Option<&str
             let Some(n) = name.to_str() else { continue };
             let session = (dir == paths.sessions() && !n.starts_with('.'))
                 .then(|| {
-                    [".json", ".compacted", ".reread", ".alert"]
-                        .iter()
-                        .find_map(|ext| n.strip_suffix(ext))
-                        .or_else(|| {
-                            // `<id>.threshold`, `<id>.hook<N>`, `<id>.L1`…: its guards.
-                            let (id, ext) = n.rsplit_once('.')?;
-                            Crossing::is_extension(ext).then_some(id)
-                        })
+                    [
+                        ".summary.json",
+                        ".json",
+                        ".compacted",
+                        ".counted",
+                        ".reread",
+                        ".alert",
+                    ]
+                    .iter()
+                    .find_map(|ext| n.strip_suffix(ext))
+                    .or_else(|| {
+                        // `<id>.threshold`, `<id>.hook<N>`, `<id>.L1`…: its guards.
+                        let (id, ext) = n.rsplit_once('.')?;
+                        Crossing::is_extension(ext).then_some(id)
+                    })
                 })
                 .flatten();
             let stale = match session {
@@ -478,6 +485,62 @@ pub(crate) fn rearm_threshold_files(
 /// so they do not fire twice. Returns whether there was a flag to remove.
 pub(crate) fn clear_threshold_flag(paths: &Paths) -> bool {
     super::remove_if_exists(&paths.threshold_flag()).unwrap_or(false)
+}
+
+/// How far apart the two proofs of one compaction (SessionStart(`compact`) and
+/// PostCompact) may come and still be taken for one.
+const PROOFS_APART: Duration = Duration::from_secs(120);
+
+/// Whether `record`, proved by the hook event `by`, is the first proof of its
+/// compaction: the pinned client sends two (SessionStart(`compact`) and
+/// PostCompact, near the same moment), an older one only SessionStart. The first
+/// writes `logs/sessions/<id>.counted` (its event, the compaction's PreCompact
+/// capture time, when it was seen); the second — the other event, the same
+/// capture, within [`PROOFS_APART`] — finds it and removes it, so one compaction
+/// counts once whichever comes first, and a client that sends one event a
+/// compaction counts each. Checked and written under the sessions' lock. A record
+/// without a session, or a lock not had in time, counts (once too many beats never).
+pub(crate) fn first_proof(
+    paths: &Paths,
+    record: &crate::model::session::state::CompactionRecord,
+    by: &str,
+) -> bool {
+    let Some(sid) = record.session_id.as_deref() else {
+        return true;
+    };
+    let file = paths.compaction_claim(sid);
+    let lock = paths.sessions().join(".lock");
+    let Some(_lock) = super::FileLock::acquire(&lock, Duration::from_millis(500)) else {
+        return true;
+    };
+    let seen: Option<serde_json::Value> = super::read_json(&file);
+    let field = |v: &serde_json::Value, k: &str| {
+        v.get(k)
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned)
+    };
+    let same = seen.as_ref().is_some_and(|v| {
+        let near = match (
+            field(v, "seen_at")
+                .as_deref()
+                .and_then(crate::model::time::parse_iso),
+            crate::model::time::parse_iso(&record.compacted_at),
+        ) {
+            (Some(a), Some(b)) => (b - a).abs().to_std().is_ok_and(|d| d <= PROOFS_APART),
+            _ => false,
+        };
+        near && field(v, "captured_at") == record.captured_at
+            && field(v, "by").is_some_and(|b| b != by)
+    });
+    if same {
+        let _ = super::remove_if_exists(&file);
+        return false;
+    }
+    let _ = super::write_json(
+        &file,
+        &serde_json::json!({"by": by, "captured_at": record.captured_at, "seen_at": record.compacted_at}),
+    );
+    true
 }
 
 #[cfg(test)]

@@ -65,6 +65,24 @@ impl Paths {
         self.sessions()
             .join(format!("{}.compacted", sanitize_id(session_id)))
     }
+    /// Held while a session handoff of this project is being written
+    /// (`forge handoff`, the status line's threshold handoff, PreCompact's): PreCompact
+    /// waits on it, so a compaction does not start before the handoff is on disk.
+    pub(crate) fn handoff_lock(&self) -> PathBuf {
+        self.logs().join(".handoff.lock")
+    }
+    /// The first proof of the session's latest compaction, until the second comes
+    /// (`crate::store::files::first_proof`).
+    pub(crate) fn compaction_claim(&self, session_id: &str) -> PathBuf {
+        self.sessions()
+            .join(format!("{}.counted", sanitize_id(session_id)))
+    }
+    /// The client's latest compaction summary for one session, as PostCompact sent
+    /// it (redacted): what the session's next handoff quotes.
+    pub(crate) fn compact_summary(&self, session_id: &str) -> PathBuf {
+        self.sessions()
+            .join(format!("{}.summary.json", sanitize_id(session_id)))
+    }
     /// Flag beside the compaction marker: a read-only tool ran since the compaction,
     /// so the session is re-reading and Stop need not ask it to.
     pub(crate) fn reread_started(&self, session_id: &str) -> PathBuf {

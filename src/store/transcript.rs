@@ -18,7 +18,7 @@
 //! final link is followed: the path comes from Claude Code or the user).
 
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, BufRead as _, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use super::safe::{self, Follow};
@@ -110,12 +110,91 @@ pub(crate) fn read_facts(path: &Path) -> io::Result<(TranscriptFacts, bool)> {
     read_facts_capped(path, FACTS_CAP)
 }
 
-/// [`read_facts`] with an explicit cap.
+/// How far from a transcript's start its first request is looked for when the
+/// handoff's read of its end was cut: a session's first request comes before the
+/// work it asks for (the first prompt of a real session is within its first few
+/// hundred KB; a 13-turn session was 892 KB in all).
+pub(crate) const HEAD_CAP: u64 = 4 * 1024 * 1024;
+
+/// [`read_facts`] with an explicit cap. When the read was cut, the person's first
+/// request (the session's task) is looked for from the file's start, reading only
+/// as far as it is (at most [`HEAD_CAP`] bytes).
 pub(crate) fn read_facts_capped(path: &Path, cap: u64) -> io::Result<(TranscriptFacts, bool)> {
     let mut file = safe::open_read(path, Follow::Yes)?;
     let len = file.metadata()?.len();
     let (text, cut) = read_tail(&mut file, len, cap)?;
-    Ok((transcript::extract_facts(text.lines()), cut))
+    let mut facts = transcript::extract_facts(text.lines());
+    drop(text);
+    if cut {
+        file.seek(SeekFrom::Start(0))?;
+        if let Some(first) = first_request(io::BufReader::new(file.take(HEAD_CAP)))? {
+            facts.story.first = Some(first);
+        }
+    }
+    Ok((facts, cut))
+}
+
+/// The person's first request among the lines `reader` gives, read one line at a
+/// time until it is found: only `user` lines are parsed, and a line longer than
+/// [`LINE_MAX`] (a huge tool result) is skipped without being held whole.
+fn first_request(
+    mut reader: impl io::BufRead,
+) -> io::Result<Option<crate::model::session::story::Said>> {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = (&mut reader)
+            .take(LINE_MAX as u64 + 1)
+            .read_until(b'\n', &mut line)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if !line.ends_with(b"\n") && n > LINE_MAX {
+            // The rest of an overlong line: skipped, not gathered.
+            skip_line(&mut reader)?;
+            continue;
+        }
+        // Only a user record can hold a request, and one with a tool result never
+        // does: most lines of a long session are skipped without being parsed.
+        if memchr::memmem::find(&line, b"\"user\"").is_none()
+            || memchr::memmem::find(&line, b"\"tool_result\"").is_some()
+        {
+            continue;
+        }
+        let Ok(rec) = serde_json::from_slice::<serde_json::Value>(&line) else {
+            continue;
+        };
+        let Some(text) =
+            crate::model::session::user_record::classify(&rec).and_then(|r| r.request())
+        else {
+            continue;
+        };
+        return Ok(Some(crate::model::session::story::Said {
+            text: crate::model::text::sanitize::cut_chars(text.trim(), 4000),
+            at: rec
+                .get("timestamp")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned),
+            times: 1,
+            interrupted: false,
+        }));
+    }
+}
+
+/// Reads past the end of the current line.
+fn skip_line(reader: &mut impl io::BufRead) -> io::Result<()> {
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(());
+        }
+        if let Some(i) = memchr::memchr(b'\n', buf) {
+            reader.consume(i + 1);
+            return Ok(());
+        }
+        let n = buf.len();
+        reader.consume(n);
+    }
 }
 
 /// The conversation of the transcript at `path`, as a person reads it
@@ -386,6 +465,50 @@ mod tests {
         let boundary = boundary_line();
         std::fs::write(&p, boundary).unwrap();
         assert_eq!(count_compactions(&p, COUNT_CAP).unwrap(), (1, false));
+    }
+
+    #[test]
+    fn a_cut_read_still_finds_the_sessions_first_request_at_its_start() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("t.jsonl");
+        let user = |text: &str, at: &str| {
+            serde_json::json!({"type":"user","timestamp":at,"message":{"role":"user","content":text}})
+                .to_string()
+        };
+        let mut text = String::new();
+        // The client's lines first, an overlong record, then the person's first words.
+        text.push_str(&user(
+            "<command-name>/model</command-name>",
+            "2026-11-21T09:00:00Z",
+        ));
+        text.push('\n');
+        let pad = "p".repeat(LINE_MAX + 5);
+        text.push_str("{\"type\":\"user\",\"pad\":\"");
+        text.push_str(&pad);
+        text.push_str("\"}\n");
+        text.push_str(&user("ORIGINAL: port the pool", "2026-11-21T09:01:00Z"));
+        text.push('\n');
+        for n in 0..200 {
+            text.push_str(&user(&format!("continue {n}"), "2026-11-21T10:00:00Z"));
+            text.push('\n');
+        }
+        std::fs::write(&p, &text).unwrap();
+        let (facts, cut) = read_facts_capped(&p, 4000).unwrap();
+        assert!(cut);
+        assert!(
+            facts
+                .story
+                .requests
+                .iter()
+                .all(|r| !r.text.contains("ORIGINAL"))
+        );
+        let first = facts.story.first.unwrap();
+        assert_eq!(first.text, "ORIGINAL: port the pool");
+        assert_eq!(first.at.as_deref(), Some("2026-11-21T09:01:00Z"));
+        // Read whole, the first request is the one the forward scan met.
+        let (facts, cut) = read_facts(&p).unwrap();
+        assert!(!cut);
+        assert_eq!(facts.story.first.unwrap().text, "ORIGINAL: port the pool");
     }
 
     #[test]

@@ -560,6 +560,12 @@ impl World {
         self.tmux = Some(tmux);
     }
 
+    /// Closes the interactive client's tmux server (its pane kept the finished
+    /// client's screen), so [`Self::start`] can open the next session's.
+    pub fn close(&mut self) {
+        self.tmux = None;
+    }
+
     fn tmux(&self) -> &Tmux {
         self.tmux
             .as_ref()

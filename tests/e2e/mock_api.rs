@@ -178,6 +178,19 @@ impl Recorded {
 struct Rule {
     word: String,
     reply: Reply,
+    /// Makes the reply from the request instead (a path only the request names).
+    make: Option<Maker>,
+}
+
+/// A reply made from the request it answers.
+type Maker = Arc<dyn Fn(&Recorded) -> Reply + Send + Sync>;
+
+impl Rule {
+    fn reply_to(&self, r: &Recorded) -> Reply {
+        self.make
+            .as_ref()
+            .map_or_else(|| self.reply.clone(), |make| make(r))
+    }
 }
 
 struct Script {
@@ -187,6 +200,8 @@ struct Script {
     /// `(base, per)`: the context is `base + per × messages in the request`.
     per_message: Option<(u64, u64)>,
     summary_delay: Duration,
+    /// The compaction summary's text (`None`: a two-line one).
+    summary: Option<String>,
     /// How long every other model turn takes (a real model is not instant).
     reply_delay: Duration,
     requests: Vec<Recorded>,
@@ -216,6 +231,7 @@ impl MockApi {
             usage: Usage::context(12_000),
             per_message: None,
             summary_delay: Duration::ZERO,
+            summary: None,
             reply_delay: Duration::ZERO,
             requests: Vec::new(),
             responses: 0,
@@ -258,6 +274,17 @@ impl MockApi {
         lock(&self.script).prompt_rules.push(Rule {
             word: word.to_owned(),
             reply,
+            make: None,
+        });
+    }
+
+    /// [`MockApi::on`] with a reply made from the request (the plan file plan mode's
+    /// reminder names, say).
+    pub fn on_with(&self, word: &str, make: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) {
+        lock(&self.script).prompt_rules.push(Rule {
+            word: word.to_owned(),
+            reply: Reply::text(""),
+            make: Some(Arc::new(make)),
         });
     }
 
@@ -267,6 +294,7 @@ impl MockApi {
         lock(&self.script).tool_result_rules.push(Rule {
             word: word.to_owned(),
             reply,
+            make: None,
         });
     }
 
@@ -284,6 +312,12 @@ impl MockApi {
     /// The compaction summary comes after `delay` (a slow summary can be cancelled).
     pub fn set_summary_delay(&self, delay: Duration) {
         lock(&self.script).summary_delay = delay;
+    }
+
+    /// The compaction summary is `text` from now on (the `<analysis>` and
+    /// `<summary>` blocks a real model writes, its numbered sections inside).
+    pub fn set_summary(&self, text: &str) {
+        lock(&self.script).summary = Some(text.to_owned());
     }
 
     /// Every model turn but the compaction summary takes `delay` from now on (as a
@@ -590,17 +624,20 @@ fn serve(conn: TcpStream, script: &Mutex<Script>, stop: &AtomicBool) -> std::io:
 /// The reply to a model turn and how long to wait before giving it.
 fn choose(s: &Script, r: &Recorded) -> (Reply, Duration) {
     if r.is_compaction() {
-        let summary = "<analysis>The user is testing forge with a mock model.</analysis>\n\
-                       <summary>1. Primary Request and Intent: exercise forge's hooks.\n\
-                       2. Pending Tasks: none.</summary>";
-        return (Reply::text(summary), s.summary_delay);
+        let summary = s.summary.clone().unwrap_or_else(|| {
+            "<analysis>The user is testing forge with a mock model.</analysis>\n\
+             <summary>1. Primary Request and Intent: exercise forge's hooks.\n\
+             2. Pending Tasks: none.</summary>"
+                .to_owned()
+        });
+        return (Reply::text(&summary), s.summary_delay);
     }
     if let Some(result) = tool_result_text(&r.body) {
         let reply = s
             .tool_result_rules
             .iter()
             .find(|rule| result.contains(&rule.word))
-            .map_or_else(|| Reply::text("Done."), |rule| rule.reply.clone());
+            .map_or_else(|| Reply::text("Done."), |rule| rule.reply_to(r));
         return (reply, s.reply_delay);
     }
     let text = r.last_user_text();
@@ -608,7 +645,7 @@ fn choose(s: &Script, r: &Recorded) -> (Reply, Duration) {
         .prompt_rules
         .iter()
         .find(|rule| text.contains(&rule.word))
-        .map_or_else(|| Reply::text("OK."), |rule| rule.reply.clone());
+        .map_or_else(|| Reply::text("OK."), |rule| rule.reply_to(r));
     (reply, s.reply_delay)
 }
 

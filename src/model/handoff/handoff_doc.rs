@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
-use std::path::{Component, Path};
+use std::path::Path;
 
 use chrono::{DateTime, Utc};
 
@@ -16,7 +16,7 @@ use crate::model::session::level::Level;
 use crate::model::session::state::WorkflowState;
 use crate::model::session::transcript::{Todo, TodoStatus, TranscriptFacts};
 use crate::model::text::redact::{redact, redact_cow};
-use crate::model::text::sanitize::{single_line, single_line_trimmed};
+use crate::model::text::sanitize::single_line;
 
 /// Why a handoff was written (the front matter's `trigger`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,6 +148,9 @@ pub struct HandoffInputs<'a> {
     /// chain task): the title and the current task, instead of the transcript's last
     /// request (in a continuation, that is the long continuation prompt).
     pub task: Option<String>,
+    /// The most bytes the document may take (`[handoffs] max_bytes`): past it,
+    /// sections give up their text in the order of [`super::budget::DROP_ORDER`].
+    pub budget: usize,
 }
 
 /// How many characters of the last request are kept.
@@ -166,37 +169,7 @@ pub(crate) fn file_name(created_at: DateTime<Utc>, n: u32) -> String {
     }
 }
 
-/// A file path as the document shows it: relative to the root, on one line and
-/// redacted. `None` for anything that is not a file inside the project: a path
-/// outside the root (`~/.ssh/id_rsa`, `/etc/hosts`, `../x`), the root itself, or a
-/// relative path that leaves it or starts at `~`. (Folders are dropped by the caller,
-/// which can look at the disk.)
-pub(crate) fn project_path(root: &Path, p: &str) -> Option<String> {
-    let path = Path::new(p);
-    let rel = if path.is_absolute() {
-        path.strip_prefix(root).ok()?
-    } else {
-        path
-    };
-    let mut parts = rel.components().filter(|c| *c != Component::CurDir);
-    let first = parts.next()?;
-    let inside = matches!(first, Component::Normal(n) if !n.to_string_lossy().starts_with('~'))
-        && parts.all(|c| matches!(c, Component::Normal(_)));
-    if !inside {
-        return None;
-    }
-    let shown = redacted_field(&rel.display().to_string(), 400);
-    (!shown.is_empty()).then_some(shown)
-}
-
-/// Redacted, then on one line (control characters folded, see [`single_line`]) and
-/// cut to `max` characters.
-fn redacted_field(text: &str, max: usize) -> String {
-    // Redacted while its lines are still lines (a key block, a continued string),
-    // then folded onto one.
-    let red = redact(text);
-    cut(&single_line_trimmed(&red), max)
-}
+pub(crate) use super::fields::{project_path, redacted_field};
 
 /// A front matter value: on one line (a newline would end the value and break the
 /// front matter), then as a YAML scalar (see [`yaml_scalar`]).
@@ -309,24 +282,63 @@ fn thousands(n: u64) -> String {
 }
 
 /// The document text: the front matter, the title, then one section after another
-/// (each written by the function named after it), and the whole once more through
-/// the redactor.
+/// (each written by the function named after it), fitted to the byte budget
+/// ([`super::budget::fit`]: sections give up their text in a stated order, never a
+/// line cut in two), and the whole once more through the redactor.
 pub fn compose(i: &HandoffInputs<'_>) -> String {
-    let mut d = String::new();
-    front_matter(&mut d, i);
-    let _ = writeln!(d, "# Session handoff — {}\n", title(i));
-    why_this_handoff(&mut d, i);
-    current_task(&mut d, i);
-    progress(&mut d, i);
-    the_agents_words(&mut d, i);
-    files_touched(&mut d, i);
-    git_state(&mut d, i);
-    open_agent_signals(&mut d, i);
-    reload(&mut d, i);
-    let _ = writeln!(d, "## Next steps");
+    use super::budget::{Part, Section, fit};
+    use super::story_sections as story;
+    let mut head = String::new();
+    front_matter(&mut head, i);
+    let _ = writeln!(head, "# Session handoff — {}\n", title(i));
+    let written = |f: &dyn Fn(&mut String)| {
+        let mut d = String::new();
+        f(&mut d);
+        d
+    };
+    let mut parts: Vec<(Part, Option<String>)> = vec![
+        (Part::Kept, Some(written(&|d| why_this_handoff(d, i)))),
+        (Part::Kept, Some(written(&|d| current_task(d, i)))),
+    ];
+    let st = i.transcript.as_ref().map(|f| &f.story);
+    let requests = st.and_then(story::requests);
+    let shrinks_from = requests.as_ref().map(|(_, from)| *from);
+    parts.push((Part::Requests, requests.map(|(text, _)| text)));
+    parts.extend([
+        (
+            Part::Summary,
+            st.and_then(|s| story::client_summary(s, i.root, i.created_at)),
+        ),
+        (Part::Plan, st.and_then(story::plan)),
+        (Part::Decisions, st.and_then(story::decisions)),
+        (
+            Part::AgentDecisions,
+            written(&|d| agents_decisions(d, i)).into(),
+        ),
+        (Part::Notes, written(&|d| agents_notes(d, i)).into()),
+        (Part::Progress, Some(written(&|d| progress(d, i)))),
+        (Part::LooseEnds, st.and_then(story::loose_ends)),
+        (Part::Files, Some(written(&|d| files_touched(d, i)))),
+        (Part::Git, Some(written(&|d| git_state(d, i)))),
+        (Part::Signals, Some(written(&|d| open_agent_signals(d, i)))),
+        (Part::Reload, Some(written(&|d| reload(d, i)))),
+    ]);
+    let mut steps = String::from("## Next steps\n");
     for (n, s) in next_steps(i).iter().enumerate() {
-        let _ = writeln!(d, "{}. {s}", n + 1);
+        let _ = writeln!(steps, "{}. {s}", n + 1);
     }
+    parts.push((Part::Kept, Some(steps)));
+    let sections: Vec<Section> = parts
+        .into_iter()
+        .filter_map(|(part, text)| {
+            let mut s = Section::of(part, text.as_deref().filter(|t| !t.trim().is_empty())?)?;
+            if part == Part::Requests {
+                s.shrinks_from = shrinks_from;
+            }
+            Some(s)
+        })
+        .collect();
+    let (d, _) = fit(&head, sections, i.budget);
     // The whole document once more, as it leaves: every field was redacted before
     // it was cut, and this catches what only shows across fields or lines.
     match redact_cow(&d) {
@@ -340,18 +352,44 @@ fn given_task<'s>(i: &'s HandoffInputs<'_>) -> Option<&'s str> {
     i.task.as_deref().map(str::trim).filter(|t| !t.is_empty())
 }
 
-/// The request the document quotes, with its label: the given task, else the
-/// transcript's last request (as recorded).
-fn quoted_request<'s>(i: &'s HandoffInputs<'_>) -> (&'static str, Option<&'s str>) {
-    match given_task(i) {
-        Some(t) => ("The task (given to `forge run`):", Some(t)),
-        None => (
-            "Last request:",
-            i.transcript
-                .as_ref()
-                .and_then(|f| f.last_request.as_deref()),
-        ),
+/// The request the document quotes, with its label: the given task; else the
+/// person's own task (their first request that says more than "continue"); else
+/// the task as Claude Code's summary states it; else the transcript's last request
+/// (as recorded).
+fn quoted_request(i: &HandoffInputs<'_>) -> (String, Option<String>) {
+    use super::story_sections::when;
+    if let Some(t) = given_task(i) {
+        return (
+            "The task (given to `forge run`):".to_owned(),
+            Some(t.to_owned()),
+        );
     }
+    if let Some(t) = person_task(i) {
+        let first = i
+            .transcript
+            .as_ref()
+            .and_then(|f| f.story.first.as_ref())
+            .is_some_and(|f| f.text == t.text);
+        let at = when(t.at.as_deref()).map_or_else(String::new, |w| format!(", {w}"));
+        let label = if first {
+            format!("The task, in the person's words (their first request of the session{at}):")
+        } else {
+            format!(
+                "The task, in the person's words (their first request that says more than \"continue\"{at}):"
+            )
+        };
+        return (label, Some(t.text.clone()));
+    }
+    if let Some(r) = story_of(i).and_then(super::story_sections::summary_request) {
+        return (
+            "The task, as Claude Code's summary states it (no request of the person is in the part of the transcript read):".to_owned(),
+            Some(r),
+        );
+    }
+    (
+        "Last request:".to_owned(),
+        i.transcript.as_ref().and_then(|f| f.last_request.clone()),
+    )
 }
 
 /// The transcript's todo list (empty without a transcript).
@@ -389,9 +427,20 @@ fn front_matter(d: &mut String, i: &HandoffInputs<'_>) {
     let _ = writeln!(d, "---");
 }
 
-/// A title that says what the session was doing: the task, else the last request
-/// (cut; `redacted_field` redacts), else the branch, else the project.
+/// A title that says what the session was doing: the task — given by `forge run`,
+/// in `state.json`, else the person's own task (their first request that says more
+/// than "continue"), else the task as Claude Code's summary states it — and only
+/// then the last request, the branch, the project. A request gives its first line
+/// (cut; `redacted_field` redacts).
 fn title(i: &HandoffInputs<'_>) -> String {
+    let first_line = |t: &str| {
+        let line = t
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("");
+        redacted_field(line, 60)
+    };
     let request = i
         .transcript
         .as_ref()
@@ -401,7 +450,14 @@ fn title(i: &HandoffInputs<'_>) -> String {
     given_task(i)
         .map(|t| redacted_field(t, 60))
         .or_else(|| i.workflow.task.as_deref().map(|t| redacted_field(t, 100)))
-        .or_else(|| request.map(|r| redacted_field(r, 60)))
+        .or_else(|| person_task(i).map(|t| first_line(&t.text)))
+        .or_else(|| {
+            story_of(i)
+                .and_then(super::story_sections::summary_request)
+                .map(|t| first_line(&t))
+        })
+        .or_else(|| request.map(first_line))
+        .filter(|t| !t.is_empty())
         .or_else(|| i.branch.as_deref().map(|b| redacted_field(b, 100)))
         .unwrap_or_else(|| {
             i.root.file_name().map_or_else(
@@ -409,6 +465,16 @@ fn title(i: &HandoffInputs<'_>) -> String {
                 |n| redacted_field(&n.to_string_lossy(), 100),
             )
         })
+}
+
+/// The transcript's story, when a transcript was read.
+fn story_of<'s>(i: &'s HandoffInputs<'_>) -> Option<&'s crate::model::session::story::Story> {
+    i.transcript.as_ref().map(|f| &f.story)
+}
+
+/// The person's task from the transcript's story.
+fn person_task<'s>(i: &'s HandoffInputs<'_>) -> Option<&'s crate::model::session::story::Said> {
+    i.transcript.as_ref()?.story.task()
 }
 
 fn why_this_handoff(d: &mut String, i: &HandoffInputs<'_>) {
@@ -483,12 +549,47 @@ fn current_task(d: &mut String, i: &HandoffInputs<'_>) {
             if text.chars().count() < full.chars().count() {
                 let _ = writeln!(d, "(cut; the full request is in the transcript)");
             }
+            latest_request(d, i, &r);
         }
         (_, None) => {
             let _ = writeln!(d, "No user request found in the transcript.");
         }
     }
+    if let Some(s) = story_of(i) {
+        super::story_sections::last_words(d, s);
+    }
     let _ = writeln!(d);
+}
+
+/// The person's latest request, when it is not the task quoted above.
+fn latest_request(d: &mut String, i: &HandoffInputs<'_>, task: &str) {
+    if given_task(i).is_some() {
+        return;
+    }
+    let Some(last) = i.transcript.as_ref().and_then(|f| f.story.requests.last()) else {
+        return;
+    };
+    if last.text.trim() == task.trim() {
+        return;
+    }
+    let _ = writeln!(
+        d,
+        "\nTheir latest request{}{}:",
+        super::story_sections::when(last.at.as_deref())
+            .map_or_else(String::new, |w| format!(" ({w})")),
+        if last.interrupted {
+            ", interrupted before Claude answered"
+        } else {
+            ""
+        }
+    );
+    let (lines, cut) = super::story_sections::quote(&last.text, 600);
+    for l in lines {
+        let _ = writeln!(d, "{l}");
+    }
+    if cut {
+        let _ = writeln!(d, "(cut; the full request is in the transcript)");
+    }
 }
 
 fn progress(d: &mut String, i: &HandoffInputs<'_>) {
@@ -522,33 +623,41 @@ fn progress(d: &mut String, i: &HandoffInputs<'_>) {
     let _ = writeln!(d);
 }
 
-/// The agent's own words: decisions and notes (redacted, each on one line); no
-/// section when it said nothing.
-fn the_agents_words(d: &mut String, i: &HandoffInputs<'_>) {
-    if !i.notes.decisions.is_empty() {
-        let _ = writeln!(d, "## Decisions (from the session)");
-        for (decision, why) in i.notes.decisions.iter().take(LIST_MAX) {
-            let why = redacted_field(why, 600);
-            if why.is_empty() {
-                let _ = writeln!(d, "- {}", redacted_field(decision, 600));
-            } else {
-                let _ = writeln!(d, "- {} — why: {why}", redacted_field(decision, 600));
-            }
-        }
-        let _ = writeln!(d);
+/// The agent's own decisions (redacted, each on one line); no section when it
+/// said nothing.
+fn agents_decisions(d: &mut String, i: &HandoffInputs<'_>) {
+    if i.notes.decisions.is_empty() {
+        return;
     }
-    if let Some(notes) = i
+    let _ = writeln!(d, "## Decisions (from the session)");
+    for (decision, why) in i.notes.decisions.iter().take(LIST_MAX) {
+        let why = redacted_field(why, 600);
+        if why.is_empty() {
+            let _ = writeln!(d, "- {}", redacted_field(decision, 600));
+        } else {
+            let _ = writeln!(d, "- {} — why: {why}", redacted_field(decision, 600));
+        }
+    }
+}
+
+/// The agent's own notes, quoted whole lines; no section when it wrote none.
+fn agents_notes(d: &mut String, i: &HandoffInputs<'_>) {
+    let Some(notes) = i
         .notes
         .notes
         .as_deref()
         .map(str::trim)
         .filter(|n| !n.is_empty())
-    {
-        let _ = writeln!(d, "## Notes from the session");
-        for line in cut(&redact(notes), 4000).lines() {
-            let _ = writeln!(d, "> {}", single_line(line));
-        }
-        let _ = writeln!(d);
+    else {
+        return;
+    };
+    let _ = writeln!(d, "## Notes from the session");
+    let (lines, cut) = super::story_sections::quote(notes, 4000);
+    for line in lines {
+        let _ = writeln!(d, "{line}");
+    }
+    if cut {
+        let _ = writeln!(d, "(cut)");
     }
 }
 
@@ -573,14 +682,52 @@ fn files_touched(d: &mut String, i: &HandoffInputs<'_>) {
         .map(|p| redacted_field(p, 400))
         .filter(|p| !touched.contains(p))
         .collect();
+    let since = since_compaction(i);
     if touched.is_empty() && also.is_empty() {
-        let _ = writeln!(d, "None recorded.");
+        let _ = writeln!(d, "None recorded.\n");
+        return;
     }
-    for p in touched.iter().take(LIST_MAX) {
-        let _ = writeln!(d, "- {p}");
+    match &since {
+        Some((at, files)) => {
+            let git_known = i.branch.is_some();
+            let _ = writeln!(
+                d,
+                "Edited since the compaction{} (newest first{}):",
+                at.as_deref()
+                    .map_or_else(String::new, |w| format!(" at {w}")),
+                if git_known {
+                    "; git's word on each"
+                } else {
+                    ""
+                }
+            );
+            if files.is_empty() {
+                let _ = writeln!(d, "- none");
+            }
+            for p in files.iter().take(LIST_MAX) {
+                let mark = match (git_known, i.changed_files.contains(p)) {
+                    (false, _) => "",
+                    (true, true) => " (uncommitted)",
+                    (true, false) => " (no uncommitted change)",
+                };
+                let _ = writeln!(d, "- {p}{mark}");
+            }
+            let before: Vec<&String> = touched.iter().filter(|p| !files.contains(p)).collect();
+            if !before.is_empty() {
+                let _ = writeln!(d, "\nEdited before it:");
+                for p in before.into_iter().take(LIST_MAX) {
+                    let _ = writeln!(d, "- {p}");
+                }
+            }
+        }
+        None => {
+            for p in touched.iter().take(LIST_MAX) {
+                let _ = writeln!(d, "- {p}");
+            }
+        }
     }
     if !also.is_empty() {
-        if !touched.is_empty() {
+        if !touched.is_empty() || since.is_some() {
             let _ = writeln!(d, "\nAlso changed in the work tree:");
         }
         for p in also.iter().take(LIST_MAX) {
@@ -588,6 +735,27 @@ fn files_touched(d: &mut String, i: &HandoffInputs<'_>) {
         }
     }
     let _ = writeln!(d);
+}
+
+/// When the transcript shows a compaction: its time and the project files edited
+/// after it (newest first).
+fn since_compaction(i: &HandoffInputs<'_>) -> Option<(Option<String>, Vec<String>)> {
+    let f = i.transcript.as_ref()?;
+    if f.compactions == 0 {
+        return None;
+    }
+    let files = f
+        .story
+        .since
+        .files
+        .iter()
+        .rev()
+        .filter_map(|p| project_path(i.root, p))
+        .collect();
+    Some((
+        super::story_sections::when(f.story.compacted_at.as_deref()),
+        files,
+    ))
 }
 
 fn git_state(d: &mut String, i: &HandoffInputs<'_>) {
@@ -704,10 +872,36 @@ fn next_steps(i: &HandoffInputs<'_>) -> Vec<String> {
     {
         steps.push(format!("Then: {}", redacted_field(&t.content, 300)));
     }
+    if let Some(next) = story_of(i).and_then(super::story_sections::summary_next_step) {
+        steps.push(format!(
+            "Claude Code's summary said next (check it against what happened since): {next}"
+        ));
+    }
     if steps.is_empty() && given_task(i).is_some() {
         steps.push("Continue the task (under Current task).".to_owned());
-    } else if steps.is_empty() && quoted_request(i).1.is_some() {
-        steps.push("Continue with the last request (under Current task).".to_owned());
+    } else if steps.is_empty() {
+        match quoted_request(i) {
+            (label, Some(_)) if label == "Last request:" => {
+                steps.push("Continue with the last request (under Current task).".to_owned());
+            }
+            (_, Some(_)) => steps.push("Continue the task (under Current task).".to_owned()),
+            (_, None) => {}
+        }
+    }
+    if let Some(s) = i.transcript.as_ref().map(|f| &f.story) {
+        if !s.background.is_empty() {
+            steps.push(format!(
+                "Check on the background command{} under Loose ends: {} still running when this was written.",
+                if s.background.len() == 1 { "" } else { "s" },
+                if s.background.len() == 1 { "it was" } else { "they were" }
+            ));
+        }
+        if s.failure.is_some() {
+            steps.push(
+                "Look at the last failing command under Loose ends: nothing like it has succeeded since."
+                    .to_owned(),
+            );
+        }
     }
     let blocked: Vec<&OpenSignal> = i.signals.iter().filter(|s| s.status == "blocked").collect();
     if !blocked.is_empty() {
@@ -739,6 +933,7 @@ fn next_steps(i: &HandoffInputs<'_>) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::model::handoff::entry::{HandoffEntry, split_front_matter};
+    use crate::model::session::story::Story;
     use crate::model::session::transcript::Todo;
     use chrono::TimeZone;
 
@@ -782,6 +977,7 @@ mod tests {
                 ),
                 compactions: 0,
                 lines: 10,
+                story: Story::default(),
             }),
             transcript_cut: None,
             transcript_problem: None,
@@ -804,6 +1000,7 @@ mod tests {
             has_state_json: true,
             notes: AgentNotes::default(),
             task: None,
+            budget: 8192,
         }
     }
 
@@ -1238,6 +1435,93 @@ mod tests {
             doc.contains("Continue the task (under Current task)."),
             "{doc}"
         );
+    }
+
+    /// A long session's story: many requests, a long plan, a summary, and a Reload
+    /// list of forty files.
+    fn long_story(i: &mut HandoffInputs<'_>) {
+        use crate::model::session::story::{ApprovedPlan, ClientSummary, Said};
+        let f = i.transcript.as_mut().unwrap();
+        let said = |n: usize| Said {
+            text: format!(
+                "request {n}: {}",
+                "please keep going with the pool ".repeat(6)
+            ),
+            at: Some("2026-11-21T10:00:00Z".into()),
+            times: 1,
+            interrupted: false,
+        };
+        f.story.first = Some(Said {
+            text: "Refactor the pool and move every handler to it".into(),
+            ..said(0)
+        });
+        f.story.requests = (1..80).map(said).collect();
+        f.story.plan = Some(ApprovedPlan {
+            text: (0..200)
+                .map(|n| format!("{n}. a step of the plan\n"))
+                .collect(),
+            at: None,
+            edited: false,
+        });
+        f.story.summary = Some(ClientSummary {
+            text: "Summary:\n7. Pending Tasks:\n   - PENDING-ONE\n9. Optional Next Step:\n   NEXT-ONE\n"
+                .into(),
+            at: Some("2026-11-21T10:00:00Z".into()),
+            source: "transcript",
+        });
+        f.compactions = 1;
+        f.read = (0..40).map(|n| format!("/repo/src/file{n}.rs")).collect();
+    }
+
+    #[test]
+    fn a_long_session_stays_within_its_budget_dropping_sections_by_rank() {
+        let root = Path::new("/repo");
+        let mut i = inputs(root);
+        i.workflow.task = None;
+        long_story(&mut i);
+        let full = compose(&HandoffInputs {
+            budget: 64 * 1024,
+            ..i.clone()
+        });
+        assert!(full.len() > 8 * 1024, "the premise: {} bytes", full.len());
+        let doc = compose(&i);
+        assert!(doc.len() <= 8 * 1024, "{} bytes", doc.len());
+        // The headings stay; the first to give up their text are Reload and the
+        // Signals; the task, the summary's pending work and the steps stay.
+        for h in [
+            "## Why this handoff",
+            "## Current task",
+            "## Reload",
+            "## Open agent signals",
+            "## Next steps",
+        ] {
+            assert!(doc.contains(h), "{h}:\n{doc}");
+        }
+        assert!(
+            doc.contains("## Reload\n(Left out to keep this handoff within its 8 KiB budget: [handoffs] max_bytes.)\n"),
+            "{doc}"
+        );
+        assert!(
+            doc.contains("# Session handoff — Refactor the pool and move every handler to it\n")
+        );
+        assert!(doc.contains("> - PENDING-ONE\n"), "{doc}");
+        assert!(
+            doc.contains(
+                "Claude Code's summary said next (check it against what happened since): NEXT-ONE"
+            ),
+            "{doc}"
+        );
+        // The requests kept are the newest.
+        assert!(doc.contains("request 79:"), "{doc}");
+        assert!(!doc.contains("request 1:"), "{doc}");
+        // A tighter budget drops more, in the same order, still whole lines.
+        let tight = compose(&HandoffInputs {
+            budget: 3 * 1024,
+            ..i.clone()
+        });
+        assert!(tight.len() <= 3 * 1024, "{} bytes", tight.len());
+        assert!(tight.contains("## Plan\n(Left out"), "{tight}");
+        assert!(tight.contains("> - PENDING-ONE\n"), "{tight}");
     }
 
     #[test]

@@ -9,6 +9,10 @@
 //! one broken file cannot hide the others. Everything a document takes from a
 //! session goes through `text::redact` before it is cut.
 
+pub(crate) mod budget;
+pub(crate) mod client_summary;
 pub mod entry;
+pub(crate) mod fields;
 pub mod handoff_doc;
 pub mod signal;
+pub(crate) mod story_sections;

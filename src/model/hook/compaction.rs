@@ -25,6 +25,9 @@ pub(crate) struct CompactFacts {
     pub(crate) git: Option<GitCache>,
     /// Why git would not open the repository.
     pub(crate) git_refused: Option<String>,
+    /// Another handoff of this project was still being written when PreCompact
+    /// stopped waiting for it.
+    pub(crate) handoff_in_flight: bool,
 }
 
 /// PreCompact: a compaction *may* follow (it can be cancelled, or abandoned and
@@ -60,6 +63,10 @@ pub(crate) fn pre_compact(
     };
     if !f.settings.handoff_on_precompact {
         plan.record(skipped("[hooks] handoff_on_precompact is off"));
+    } else if f.handoff_in_flight {
+        plan.record(skipped(
+            "another handoff of this project is still being written: the compaction goes on without a second one",
+        ));
     } else if let Some(sid) = f.session.id() {
         // The safety net: a handoff when this session wrote none since it crossed the
         // threshold (or none at all).
@@ -85,6 +92,79 @@ pub(crate) fn pre_compact(
             now,
             f.session.client_pid,
         )));
+    }
+    plan
+}
+
+/// What a PostCompact knows, gathered once.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PostCompactFacts {
+    /// The session and its bridge.
+    pub(crate) session: Session,
+    /// The config's say.
+    pub(crate) settings: Settings,
+    /// `logs/pre-compact-state.json`.
+    pub(crate) pre_compact: Option<PreCompactState>,
+    /// The handoff inbox, newest first.
+    pub(crate) handoffs: Vec<HandoffEntry>,
+    /// The files of the transcript to re-read (edited, then read, newest first;
+    /// those that exist, relative inside the project).
+    pub(crate) transcript_files: Vec<String>,
+}
+
+/// PostCompact, where the client sends it (docs/client-reference.md §9.2): a proof
+/// of a compaction, as SessionStart(`compact`) is (the pinned client sends both, a
+/// few milliseconds apart, SessionStart first; an older one only SessionStart). It
+/// keeps the client's summary (redacted) for the session's next handoff, re-arms
+/// the threshold handoff, and counts the compaction and arms the re-read marker —
+/// which the first of the two to arrive does, the other finding it done
+/// (`crate::hooks::apply`, under a lock). It prints nothing: the client discards
+/// PostCompact's output.
+pub(crate) fn post_compact(
+    f: &PostCompactFacts,
+    payload: &WireHookInput,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Plan {
+    let mut plan = Plan::default();
+    let sid = f.session.id();
+    if let (Some(sid), Some(summary)) = (
+        sid,
+        payload
+            .compact_summary
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty()),
+    ) {
+        plan.then(Effect::KeepSummary {
+            session: sid.to_owned(),
+            text: crate::model::text::redact::redact(summary),
+            trigger: payload.trigger.clone(),
+        });
+    }
+    if let Some(sid) = sid {
+        plan.then(Effect::RearmThreshold {
+            session: sid.to_owned(),
+        });
+    }
+    let reread = reread_list(&f.handoffs, sid, f.transcript_files.clone());
+    plan.then(record_compaction(
+        &f.settings,
+        sid,
+        f.pre_compact.as_ref(),
+        reread,
+        now,
+    ));
+    if f.session.id.is_some() {
+        let mut edit = BridgeEdit::touch(Touch::new(
+            "PostCompact",
+            None,
+            None,
+            payload,
+            now,
+            f.session.client_pid,
+        ));
+        edit.threshold_rearmed = true;
+        plan.bridge = Some(edit);
     }
     plan
 }
@@ -230,6 +310,70 @@ mod tests {
                 Effect::Record(Outcome::HandoffSkipped { .. })
             ]
         ));
+    }
+
+    #[test]
+    fn post_compact_counts_the_compaction_keeps_the_summary_and_marks_the_bridge() {
+        let f = PostCompactFacts {
+            session: Session {
+                id: Some("s1".into()),
+                ..Session::default()
+            },
+            transcript_files: vec!["src/a.rs".into()],
+            ..PostCompactFacts::default()
+        };
+        let payload = WireHookInput {
+            session_id: Some("s1".into()),
+            trigger: Some("manual".into()),
+            compact_summary: Some(
+                "7. Pending Tasks:\n- rotate sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"
+                    .into(),
+            ),
+            ..WireHookInput::default()
+        };
+        let plan = post_compact(&f, &payload, now());
+        let [
+            Effect::KeepSummary {
+                session,
+                text,
+                trigger,
+            },
+            Effect::RearmThreshold { .. },
+            Effect::RecordCompaction { reread, armed, .. },
+        ] = plan.effects.as_slice()
+        else {
+            panic!("{:?}", plan.effects)
+        };
+        assert_eq!(session, "s1");
+        assert!(
+            text.contains("Pending Tasks") && !text.contains("sk-ant"),
+            "{text}"
+        );
+        assert_eq!(trigger.as_deref(), Some("manual"));
+        assert_eq!(reread, &["src/a.rs"]);
+        assert!(armed);
+        assert!(
+            plan.stdout.is_empty(),
+            "the client discards PostCompact's output"
+        );
+        assert!(plan.bridge.unwrap().threshold_rearmed);
+        // No summary sent: nothing kept, the compaction still counted.
+        let bare = WireHookInput {
+            compact_summary: Some("  ".into()),
+            ..payload
+        };
+        let plan = post_compact(&f, &bare, now());
+        assert!(
+            !plan
+                .effects
+                .iter()
+                .any(|e| matches!(e, Effect::KeepSummary { .. }))
+        );
+        assert!(
+            plan.effects
+                .iter()
+                .any(|e| matches!(e, Effect::RecordCompaction { .. }))
+        );
     }
 
     #[test]

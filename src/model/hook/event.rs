@@ -26,6 +26,11 @@ pub(crate) enum HookEvent {
         /// `auto` or `manual`.
         trigger: Option<String>,
     },
+    /// A compaction happened (the client sends its summary).
+    PostCompact {
+        /// `auto` or `manual`.
+        trigger: Option<String>,
+    },
     /// A tool is about to run.
     PreToolUse,
     /// A tool ran. forge's hook for it exists only in `forge run`'s sessions (added
@@ -69,6 +74,9 @@ impl HookEvent {
             "precompact" => Self::PreCompact {
                 trigger: w.trigger.clone(),
             },
+            "postcompact" => Self::PostCompact {
+                trigger: w.trigger.clone(),
+            },
             "pretooluse" => Self::PreToolUse,
             "posttooluse" => Self::PostToolUse {
                 tool_name: w.tool_name.clone(),
@@ -92,6 +100,7 @@ impl HookEvent {
             Self::Stop { .. } => "Stop",
             Self::SessionEnd { .. } => "SessionEnd",
             Self::PreCompact { .. } => "PreCompact",
+            Self::PostCompact { .. } => "PostCompact",
             Self::PreToolUse => "PreToolUse",
             Self::PostToolUse { .. } => "PostToolUse",
             Self::Notification { .. } => "Notification",

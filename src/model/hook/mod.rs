@@ -31,6 +31,7 @@ pub(crate) mod attention;
 pub(crate) mod bridge;
 pub(crate) mod compaction;
 pub(crate) mod event;
+pub(crate) mod notice;
 pub(crate) mod start;
 pub(crate) mod text;
 pub(crate) mod tool;
@@ -163,6 +164,17 @@ pub(crate) enum Effect {
         /// Arm the marker.
         armed: bool,
     },
+    /// PostCompact: the client's compaction summary (redacted) kept in
+    /// `logs/sessions/<id>.summary.json` for the session's next handoff:
+    /// `summary_kept`, or an error `PostCompact summary`.
+    KeepSummary {
+        /// The session.
+        session: String,
+        /// The summary, redacted.
+        text: String,
+        /// `auto` or `manual`.
+        trigger: Option<String>,
+    },
     /// PreCompact's safety net: a session handoff (trigger `pre-compact`) made the
     /// pending resume; `handoff_written` (and an error per marker that could not be
     /// written), or an error `PreCompact handoff`. Its `handoff_written_at` goes
@@ -195,6 +207,10 @@ pub(crate) struct Settings {
     pub(crate) stale_after: chrono::Duration,
     /// `[handoffs] auto_prune`: how old, and how many stay (`None`: off).
     pub(crate) auto_prune: Option<(chrono::Duration, usize)>,
+    /// `[resume] max_bytes`: the most bytes SessionStart gives the model.
+    pub(crate) resume_max_bytes: usize,
+    /// Where the times a person reads are shown (the process's zone).
+    pub(crate) zone: crate::model::time::Zone,
 }
 
 impl Default for Settings {
@@ -209,6 +225,8 @@ impl Default for Settings {
             resume_max_age: Span::default_of("12h"),
             stale_after: chrono::Duration::minutes(30),
             auto_prune: None,
+            resume_max_bytes: 10 * 1024,
+            zone: crate::model::time::Zone::Local,
         }
     }
 }

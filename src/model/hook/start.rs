@@ -493,6 +493,11 @@ pub(crate) struct Found {
     /// A compacted session: the files its recorded compaction asks to re-read
     /// (`None`: the record failed; then its handoff alone is named).
     pub(crate) reread: Option<Vec<String>>,
+    /// One-line notices to the person that the steps before [`compose`] add (one
+    /// line each, at most [`super::notice::NOTICES_MAX`] in all with the resume's):
+    /// drawn on the person's screen, never given to the model (ARCHITECTURE.md, "A
+    /// notice to the person at SessionStart").
+    pub(crate) notices: Vec<String>,
 }
 
 /// The session's orientation — the last session, the learn notice, the re-read
@@ -516,69 +521,20 @@ pub(crate) fn compose(
             message: why.clone(),
         });
     }
+    let budget = start_budget(&f.settings);
+    let mut notices = found.notices.clone();
     let mut out = head(f, found.reread.as_deref(), now);
     out.push_str(&blocked.text);
-    let resume = resume(found.take.as_ref(), &f.settings, now);
-    match (&found.take, resume) {
-        (Some(Take::Taken { handoff, .. }), Some(r)) => {
-            let room = SESSION_START_BUDGET.saturating_sub(units(&out) + units(&found.user_text));
-            let path = r.target.display().to_string();
-            if r.decision == ResumeDecision::Name {
-                // An old automatic handoff is rarely what a new session is about:
-                // one line names it, and the person decides.
-                let name = r
-                    .target
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                out.push_str(&clip_line(&waiting_line(r.age, &name), LINE_MAX));
-                plan.record(Outcome::ResumeSkipped {
-                    path,
-                    why: if f.settings.resume_auto == ResumeAuto::Never {
-                        "automatic, and [resume] auto = \"never\": named, not loaded".to_owned()
-                    } else {
-                        format!(
-                            "automatic, and older than [resume] max_age ({}): named, not loaded",
-                            f.settings.resume_max_age
-                        )
-                    },
-                });
-            } else {
-                match resume_text(&r.target, handoff.as_ref(), found.git.as_ref(), now, room) {
-                    Ok(text) => {
-                        out.push_str(&text);
-                        plan.record(Outcome::ResumeInjected { path });
-                    }
-                    Err(text) => {
-                        out.push_str(&text);
-                        plan.record(Outcome::ResumeSkipped {
-                            path,
-                            why: "the handoff no longer exists".to_owned(),
-                        });
-                    }
-                }
-            }
-        }
-        (Some(Take::Left { target, why }), _) => plan.record(Outcome::ResumeSkipped {
-            path: target.display().to_string(),
-            why: (*why).to_owned(),
-        }),
-        (Some(Take::Offered { target, whose }), _) => {
-            out.push_str(&clip_line(&offered_line(target, whose), LINE_MAX));
-            plan.record(Outcome::ResumeSkipped {
-                path: target.display().to_string(),
-                why: format!("automatic, and written by {whose}: offered, not loaded"),
-            });
-        }
-        _ => {}
-    }
+    let room = budget.saturating_sub(units(&out) + units(&found.user_text));
+    out.push_str(&resumed_part(f, found, room, &mut plan, &mut notices, now));
     out.push_str(&found.user_text);
     // Whatever the parts hold, the whole stays within the budget.
     let out = cut_lines(
         &clip_lines(&out, BODY_LINE_MAX),
-        SESSION_START_BUDGET,
+        budget,
         "[forge: cut to fit Claude Code's limit]\n",
     );
+    let out = cut_bytes(out, f.settings.resume_max_bytes);
     let attention = if f.compacted() {
         Attention::Busy
     } else {
@@ -608,8 +564,117 @@ pub(crate) fn compose(
             chars: out.chars().count(),
         });
     }
-    plan.stdout = out;
+    notices.truncate(super::notice::NOTICES_MAX);
+    if !notices.is_empty() {
+        plan.record(Outcome::PersonNotified {
+            lines: notices.clone(),
+        });
+    }
+    plan.stdout = super::notice::output(out, &notices);
     plan
+}
+
+/// The resumed handoff's part of the orientation (its text within `room`, or the
+/// line that names it), with its outcome and its notice to the person.
+fn resumed_part(
+    f: &StartFacts,
+    found: &Found,
+    room: usize,
+    plan: &mut Plan,
+    notices: &mut Vec<String>,
+    now: DateTime<Utc>,
+) -> String {
+    let mut out = String::new();
+    let resume = resume(found.take.as_ref(), &f.settings, now);
+    match (&found.take, resume) {
+        (Some(Take::Taken { handoff, .. }), Some(r)) => {
+            let path = r.target.display().to_string();
+            if r.decision == ResumeDecision::Name {
+                // An old automatic handoff is rarely what a new session is about:
+                // one line names it, and the person decides.
+                let name = r
+                    .target
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                out.push_str(&clip_line(&waiting_line(r.age, &name), LINE_MAX));
+                notices.push(super::notice::waiting(
+                    r.age.map(age_words).as_deref(),
+                    &name,
+                ));
+                plan.record(Outcome::ResumeSkipped {
+                    path,
+                    why: if f.settings.resume_auto == ResumeAuto::Never {
+                        "automatic, and [resume] auto = \"never\": named, not loaded".to_owned()
+                    } else {
+                        format!(
+                            "automatic, and older than [resume] max_age ({}): named, not loaded",
+                            f.settings.resume_max_age
+                        )
+                    },
+                });
+            } else {
+                match resume_text(&r.target, handoff.as_ref(), found.git.as_ref(), now, room) {
+                    Ok(text) => {
+                        out.push_str(&text);
+                        plan.record(Outcome::ResumeInjected { path });
+                        if let Some((entry, _)) = handoff {
+                            notices.push(super::notice::resumed(entry, now, f.settings.zone));
+                        }
+                    }
+                    Err(text) => {
+                        out.push_str(&text);
+                        plan.record(Outcome::ResumeSkipped {
+                            path,
+                            why: "the handoff no longer exists".to_owned(),
+                        });
+                    }
+                }
+            }
+        }
+        (Some(Take::Left { target, why }), _) => plan.record(Outcome::ResumeSkipped {
+            path: target.display().to_string(),
+            why: (*why).to_owned(),
+        }),
+        (Some(Take::Offered { target, whose }), _) => {
+            // Another session's (or agent's) automatic handoff: named for the model
+            // and for the person, never loaded.
+            let line = offered_line(target, whose);
+            out.push_str(&clip_line(&line, LINE_MAX));
+            notices.push(format!("forge: {}", line.trim()));
+            plan.record(Outcome::ResumeSkipped {
+                path: target.display().to_string(),
+                why: format!("automatic, and written by {whose}: offered, not loaded"),
+            });
+        }
+        _ => {}
+    }
+    out
+}
+
+/// What SessionStart may give the model, in UTF-16 units: `[resume] max_bytes`, never
+/// more than [`SESSION_START_BUDGET`] (Claude Code's own cap is 10,000 characters).
+fn start_budget(settings: &Settings) -> usize {
+    settings.resume_max_bytes.min(SESSION_START_BUDGET)
+}
+
+/// `text` cut at a line boundary to at most `max` bytes (`[resume] max_bytes` counts
+/// bytes; the client's cap counts UTF-16 units, which a text of other scripts has
+/// fewer of).
+fn cut_bytes(text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let note = "[forge: cut to [resume] max_bytes]\n";
+    let mut out = String::with_capacity(max);
+    for line in text.split_inclusive('\n') {
+        if out.len() + line.len() + note.len() > max {
+            break;
+        }
+        out.push_str(line);
+    }
+    out.push_str(note);
+    out
 }
 
 /// The lines before the Signals: the last session (or the other session still live
@@ -954,17 +1019,26 @@ mod tests {
             &WireHookInput::default(),
             now(),
         );
+        // The model gets the handoff; the person, one line saying what was resumed.
+        let (context, notice) = super::super::notice::split(&plan.stdout);
         assert!(
-            plan.stdout
+            context
                 .contains("Resuming from handoff /p/.forge/handoffs/handoff-20261121-101502.md:\n"),
-            "{}",
-            plan.stdout
+            "{context}"
         );
-        assert!(plan.stdout.contains("Carry on."));
+        assert!(context.contains("Carry on."));
+        assert!(
+            notice.starts_with("forge: resumed ") && notice.contains("handoff-20261121-101502.md"),
+            "{notice}"
+        );
         let outcomes: Vec<_> = plan.recorded().collect();
         assert!(matches!(
             outcomes.as_slice(),
-            [Outcome::ResumeInjected { .. }, Outcome::ContextAdded { .. }]
+            [
+                Outcome::ResumeInjected { .. },
+                Outcome::ContextAdded { .. },
+                Outcome::PersonNotified { .. }
+            ]
         ));
         assert_eq!(plan.bridge.unwrap().chain_handoffs, Some(3));
     }
@@ -988,11 +1062,14 @@ mod tests {
             &WireHookInput::default(),
             now(),
         );
+        let (context, notice) = super::super::notice::split(&plan.stdout);
         assert!(
-            plan.stdout
-                .starts_with("An automatic handoff from 2 days ago"),
-            "{}",
-            plan.stdout
+            context.starts_with("An automatic handoff from 2 days ago"),
+            "{context}"
+        );
+        assert!(
+            notice.starts_with("forge: an automatic handoff (2 days old) is waiting"),
+            "{notice}"
         );
         assert!(plan.recorded().any(|o| matches!(
             o,

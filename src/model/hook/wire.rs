@@ -48,7 +48,13 @@ pub(crate) struct WireHookInput {
     /// `prompt_id`: the person's prompt this turn answers (absent before the
     /// first). The transcript's user records carry it as `promptId`.
     pub(crate) prompt_id: Option<String>,
+    /// PostCompact `compact_summary`: the client's compaction summary (at most
+    /// [`SUMMARY_MAX`] characters; redacted before it is kept).
+    pub(crate) compact_summary: Option<String>,
 }
+
+/// How much of a PostCompact's `compact_summary` is read.
+pub(crate) const SUMMARY_MAX: usize = 64 * 1024;
 
 /// How much of a Stop's `last_assistant_message` is kept.
 pub(crate) const REPLY_HEAD: usize = 200;
@@ -83,6 +89,8 @@ impl WireHookInput {
             last_reply_head: text(v, "last_assistant_message")
                 .map(|m| m.chars().take(REPLY_HEAD).collect()),
             prompt_id: text(v, "prompt_id").filter(|p| p.len() <= 100),
+            compact_summary: text(v, "compact_summary")
+                .map(|s| s.chars().take(SUMMARY_MAX).collect()),
         }
     }
 

@@ -91,6 +91,13 @@ pub(crate) fn render<'a>(lines: impl Iterator<Item = &'a str>, zone: Zone, cut: 
                         UserPiece::Failed(text) => {
                             let _ = writeln!(out, "  ✗ {text}");
                         }
+                        UserPiece::Notice(text) => {
+                            if last.is_some() {
+                                out.push('\n');
+                            }
+                            let _ = writeln!(out, "(Claude Code: {text})");
+                            last = None;
+                        }
                     }
                 }
             }
@@ -204,70 +211,72 @@ enum UserPiece {
     Summary(usize),
     /// A tool call that failed: the first line of its error (cleaned, redacted).
     Failed(String),
+    /// What the client reported in the person's role that a reader wants to see (a
+    /// background command's end), as one line.
+    Notice(String),
 }
 
+/// What a `user` record shows, by who wrote it ([`super::user_record`]): the
+/// person's words, their commands, the summary a compaction left, a background
+/// command's end, a failed call's error — and nothing of the rest the client writes
+/// in the person's role.
 fn user_pieces(rec: &Value) -> Vec<UserPiece> {
-    let flag = |k: &str| rec.get(k).and_then(Value::as_bool) == Some(true);
-    let Some(content) = rec.get("message").and_then(|m| m.get("content")) else {
-        return Vec::new();
-    };
-    if flag("isCompactSummary") {
-        let text = super::transcript::content_text(content);
-        return vec![UserPiece::Summary(text.lines().count().max(1))];
-    }
-    if flag("isMeta") {
-        return Vec::new();
-    }
-    let mut pieces = Vec::new();
-    if let Value::Array(blocks) = content {
-        for b in blocks {
-            if b.get("type").and_then(Value::as_str) == Some("tool_result")
-                && b.get("is_error").and_then(Value::as_bool) == Some(true)
-            {
-                let first =
-                    super::transcript::content_text(b.get("content").unwrap_or(&Value::Null))
-                        .lines()
-                        .map(str::trim)
-                        .find(|l| !l.is_empty())
-                        .unwrap_or("(no message)")
-                        .to_owned();
-                pieces.push(UserPiece::Failed(cut_chars(
-                    &redact(&single_line(&first)),
-                    ERROR_MAX,
-                )));
-            }
+    use super::user_record::{UserRecord, classify};
+    match classify(rec) {
+        Some(UserRecord::CompactSummary(text)) => {
+            vec![UserPiece::Summary(text.lines().count().max(1))]
         }
-        if blocks
-            .iter()
-            .any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-        {
-            return pieces;
-        }
-    }
-    let text = super::transcript::content_text(content);
-    let trimmed = text.trim();
-    if trimmed.is_empty() || trimmed.starts_with("<local-command-") {
-        return pieces;
-    }
-    if trimmed.starts_with("<command-name>") || trimmed.starts_with("<command-message>") {
-        if let Some(name) = between(trimmed, "<command-name>", "</command-name>") {
-            let args = between(trimmed, "<command-args>", "</command-args>").unwrap_or("");
-            let cmd = format!("{} {}", name.trim(), args.trim());
-            pieces.push(UserPiece::Command(cut_chars(
+        Some(UserRecord::ToolResult) => failed_results(rec),
+        Some(UserRecord::Typed(text)) => vec![UserPiece::Said(text)],
+        Some(UserRecord::Command { name, args }) => {
+            let cmd = format!("/{name} {args}");
+            vec![UserPiece::Command(cut_chars(
                 &redact(&single_line(cmd.trim())),
                 CALL_MAX,
-            )));
+            ))]
         }
-        return pieces;
+        Some(UserRecord::Shell(cmd)) => vec![UserPiece::Command(cut_chars(
+            &redact(&single_line(&format!("! {cmd}"))),
+            CALL_MAX,
+        ))],
+        Some(UserRecord::TaskNotification(n)) => {
+            let what = n
+                .summary
+                .or_else(|| {
+                    n.id.map(|id| format!("background task {id} {}", n.status.unwrap_or_default()))
+                })
+                .unwrap_or_else(|| "a background task ended".to_owned());
+            vec![UserPiece::Notice(cut_chars(
+                &redact(&single_line(&what)),
+                ERROR_MAX,
+            ))]
+        }
+        Some(UserRecord::Client(_)) | None => Vec::new(),
     }
-    pieces.push(UserPiece::Said(trimmed.to_owned()));
-    pieces
 }
 
-fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
-    let start = text.find(open)? + open.len();
-    let end = start + text[start..].find(close)?;
-    Some(&text[start..end])
+/// The first line of each failed tool result's error.
+fn failed_results(rec: &Value) -> Vec<UserPiece> {
+    let blocks = rec
+        .pointer("/message/content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten();
+    blocks
+        .filter(|b| {
+            b.get("type").and_then(Value::as_str) == Some("tool_result")
+                && b.get("is_error").and_then(Value::as_bool) == Some(true)
+        })
+        .map(|b| {
+            let text = super::transcript::content_text(b.get("content").unwrap_or(&Value::Null));
+            let first = text
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .unwrap_or("(no message)");
+            UserPiece::Failed(cut_chars(&redact(&single_line(first)), ERROR_MAX))
+        })
+        .collect()
 }
 
 /// A tool call on one line: the tool, then what it was called on — never a file's
@@ -362,6 +371,49 @@ mod tests {
         ] {
             assert!(!text.contains(noise), "{noise}: {text}");
         }
+    }
+
+    #[test]
+    fn in_real_sessions_only_the_persons_words_read_as_theirs() {
+        // tests/fixtures/real-transcripts (MIT, see its LICENSE): the long session
+        // ends with the client's <task-notification>; the tool-heavy one has /mcp
+        // with its caveat and output, and interruption markers.
+        let long = include_str!(
+            "../../../tests/fixtures/real-transcripts/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
+        );
+        let text = render(long.lines(), utc(), false);
+        assert!(!text.contains("task-notification"), "{text}");
+        assert!(
+            text.contains(
+                "(Claude Code: Background command \"Run transcript renderer tests\" completed (exit code 0))"
+            ),
+            "{text}"
+        );
+        let text = format!("\n{text}");
+        let said: Vec<&str> = text
+            .split("\nyou · ")
+            .skip(1)
+            .filter_map(|b| b.lines().nth(1))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                "  Work on bead spotter-fum. Run bd show spotter-fum to see the issue details and bd ready to find available subtasks. Start with the first ready task."
+            ],
+            "{text}"
+        );
+        let heavy = include_str!("../../../tests/fixtures/real-transcripts/tool_heavy.jsonl");
+        let text = render(heavy.lines(), utc(), false);
+        assert!(text.contains("you ran /mcp\n"), "{text}");
+        for noise in [
+            "local-command",
+            "Caveat:",
+            "Request interrupted",
+            "Reconnected",
+        ] {
+            assert!(!text.contains(noise), "{noise}: {text}");
+        }
+        assert!(text.contains("  start phoenix in background\n"), "{text}");
     }
 
     #[test]

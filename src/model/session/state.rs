@@ -297,6 +297,11 @@ pub(crate) struct SessionBridge {
     /// See [`SessionBridge::client_pid`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) client_started: Option<u64>,
+    /// A threshold handoff was written and the status line has not marked it yet
+    /// (the handoff's file name): set by the threshold handoff, cleared by the
+    /// status line's next tick, which shows `✎ handoff` once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) handoff_mark: Option<String>,
     /// How many handoffs led to this session (0: it started fresh; one more than
     /// the session whose handoff it resumed; a `forge run` chain's count), for the
     /// `handoff_count` of `[[on_session_start]]`'s payload. Set by SessionStart.

@@ -21,6 +21,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::story::Story;
+
 /// The input-side and output token counts of one API response.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Usage {
@@ -111,32 +113,7 @@ impl TailScan {
     }
 }
 
-/// Whether a record is a `compact_boundary` (`type: system`, `subtype:
-/// compact_boundary`).
-pub(crate) fn is_boundary(rec: &Value) -> bool {
-    rec.get("type").and_then(Value::as_str) == Some("system")
-        && rec.get("subtype").and_then(Value::as_str) == Some("compact_boundary")
-}
-
-/// Whether a record is a subagent's (`isSidechain`), not the main chain's.
-pub(crate) fn is_sidechain(rec: &Value) -> bool {
-    rec.get("isSidechain").and_then(Value::as_bool) == Some(true)
-}
-
-/// The text of a message's `content`: the string, or its `text` blocks joined with
-/// newlines (empty when there is none).
-pub(crate) fn content_text(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
+pub(crate) use super::record::{content_text, is_boundary, is_sidechain};
 
 /// The usage a main-chain assistant record contributes, per docs/client-reference.md
 /// §6.4, steps 2–3.
@@ -472,6 +449,9 @@ pub struct TranscriptFacts {
     pub last_request: Option<String>,
     /// `compact_boundary` records seen.
     pub compactions: usize,
+    /// The session's story: the person's requests, the client's summary, the plan,
+    /// the decisions, loose ends ([`super::story`]).
+    pub story: Story,
     /// Lines looked at.
     pub lines: usize,
 }
@@ -482,58 +462,6 @@ fn push_recent(list: &mut Vec<String>, item: &str) {
     }
     list.retain(|x| x != item);
     list.push(item.to_owned());
-}
-
-/// The text of a real user request in a `user` record, per docs/client-reference.md §6.5.
-fn user_request(rec: &Value) -> Option<String> {
-    if rec.get("type").and_then(Value::as_str) != Some("user")
-        || is_sidechain(rec)
-        || rec.get("isMeta").and_then(Value::as_bool) == Some(true)
-        || rec.get("isCompactSummary").and_then(Value::as_bool) == Some(true)
-        || rec
-            .get("isVisibleInTranscriptOnly")
-            .and_then(Value::as_bool)
-            == Some(true)
-    {
-        return None;
-    }
-    let content = rec.get("message")?.get("content")?;
-    let is_result = |b: &Value| b.get("type").and_then(Value::as_str) == Some("tool_result");
-    if content
-        .as_array()
-        .is_some_and(|blocks| blocks.iter().any(is_result))
-    {
-        return None;
-    }
-    let text = content_text(content);
-    let trimmed = text.trim();
-    // Slash-command plumbing (`/compact`, `/clear`, their output) is not a request,
-    // and neither is what the client writes in the person's name.
-    if trimmed.is_empty()
-        || trimmed.starts_with("<command-name>")
-        || trimmed.starts_with("<command-message>")
-        || trimmed.starts_with("<local-command-")
-        || is_synthetic_user_text(trimmed)
-    {
-        return None;
-    }
-    Some(trimmed.to_owned())
-}
-
-/// A user message the client writes itself, not the person (seen with 2.1.330,
-/// tests/fixtures/stream-json): the interruption markers it adds when a session is
-/// ended mid-reply (`[Request interrupted by user]`, `… for tool use]`, and the one
-/// for an agent cut short), the text of a refused tool call, and "No response
-/// requested.".
-pub(crate) fn is_synthetic_user_text(text: &str) -> bool {
-    const SYNTHETIC: [&str; 4] = [
-        "[Request interrupted",
-        "The user doesn't want to proceed with this tool use",
-        "The user doesn't want to take this action right now",
-        "No response requested.",
-    ];
-    let t = text.trim_start();
-    SYNTHETIC.iter().any(|s| t.starts_with(s))
 }
 
 /// Which todo source was used last.
@@ -657,11 +585,12 @@ pub fn extract_facts<'a>(lines: impl Iterator<Item = &'a str>) -> TranscriptFact
         let Ok(rec) = serde_json::from_str::<Value>(line) else {
             continue;
         };
-        if is_boundary(&rec) {
-            facts.compactions += 1;
+        if is_sidechain(&rec) {
             continue;
         }
-        if is_sidechain(&rec) {
+        facts.story.observe(&rec);
+        if is_boundary(&rec) {
+            facts.compactions += 1;
             continue;
         }
         match rec.get("type").and_then(Value::as_str) {
@@ -728,13 +657,12 @@ pub fn extract_facts<'a>(lines: impl Iterator<Item = &'a str>) -> TranscriptFact
                         }
                     }
                 }
-                if let Some(text) = user_request(&rec) {
-                    facts.last_request = Some(text);
-                }
             }
             _ => {}
         }
     }
+    // The story classified every user record once; its newest request is the last.
+    facts.last_request = facts.story.requests.last().map(|s| s.text.clone());
     facts.todos = match last_source {
         Some(TodoSource::TodoWrite) => todo_write,
         Some(TodoSource::Tasks) => replay.tasks,
@@ -804,11 +732,13 @@ mod tests {
             "The user doesn't want to proceed with this tool use. The tool use was rejected",
             "No response requested.",
         ] {
-            assert!(is_synthetic_user_text(synthetic), "{synthetic}");
+            let kind = crate::model::session::user_record::classify_text(synthetic);
+            assert_eq!(kind.request(), None, "{synthetic}");
         }
-        assert!(!is_synthetic_user_text(
-            "Request the interrupted build again"
-        ));
+        let theirs = crate::model::session::user_record::classify_text(
+            "Request the interrupted build again",
+        );
+        assert!(theirs.request().is_some());
     }
     use serde_json::json;
 

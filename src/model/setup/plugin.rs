@@ -35,8 +35,9 @@ pub(crate) const PLUGIN: &str = "forge";
 pub(crate) const MARKETPLACE: &str = "forge";
 
 /// The hook command for `event` that does nothing, silently and successfully, where
-/// forge is not installed: `command -v forge >/dev/null 2>&1 && exec forge hook
-/// <Event> || true` ([`settings::guarded_hook`], the form `forge init` writes too).
+/// forge is not installed: a search of `PATH`'s absolute folders for `forge` that
+/// execs `forge hook <Event>` there, else `true` ([`settings::guarded_hook`], the
+/// form `forge init` writes too).
 /// (A missing program would otherwise be a failing hook on every event, shown to
 /// the person.) SessionStart says once that forge is missing instead (see
 /// [`session_start_command`]).
@@ -111,8 +112,9 @@ pub(crate) fn hooks_json() -> Value {
 }
 
 /// The event a forge hook command handles: `forge hook <Event>` run directly (any
-/// path to forge) or through the guard of [`guarded_hook_command`] (`command -v forge
-/// … && exec forge hook <Event> || …`). `None` for anything else.
+/// path to forge) or through the guard of [`guarded_hook_command`] (today's search of
+/// `PATH`'s absolute folders, or the `command -v forge … && exec forge hook <Event> ||
+/// …` earlier versions wrote). `None` for anything else.
 pub(crate) fn hook_event_of(command: &str) -> Option<String> {
     let words = split_words(command);
     let inner = settings::forge_words(&words)?;

@@ -11,11 +11,12 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 /// The hook events `forge init` wires to `forge hook <Event>`.
-pub const FORGE_EVENTS: [&str; 8] = [
+pub const FORGE_EVENTS: [&str; 9] = [
     "SessionStart",
     "Stop",
     "SessionEnd",
     "PreCompact",
+    "PostCompact",
     "PreToolUse",
     "Notification",
     "PermissionRequest",
@@ -1231,7 +1232,7 @@ mod tests {
         let exists = |p: &Path| p == Path::new("/usr/bin/notify-send");
         let installed = install(&sample(), &opts(&exists)).unwrap().settings;
         let out = uninstall(&installed, Emptied::Remove).unwrap();
-        assert_eq!(out.removed_forge.len(), 8);
+        assert_eq!(out.removed_forge.len(), FORGE_EVENTS.len());
         let hooks = command_hooks(&out.settings);
         assert!(hooks.iter().all(|h| !is_forge_command(&h.command)));
         assert_eq!(hooks.len(), 2);
