@@ -1156,11 +1156,18 @@ mod tests {
             &WireHookInput::default(),
             now(),
         );
+        // The model is told in its context, the person on the screen.
+        let (context, notice) = super::super::notice::split(&plan.stdout);
         assert_eq!(
-            plan.stdout,
+            context,
             "A pending handoff is not loaded: handoff-20261121-101502.md belongs to session \
              3f0c2a9e (alice), still live. `forge resume handoff-20261121-101502.md` makes the \
              next session resume from it anyway.\n"
+        );
+        assert!(
+            notice
+                .starts_with("forge: A pending handoff is not loaded: handoff-20261121-101502.md"),
+            "{notice}"
         );
         assert!(plan.recorded().any(|o| matches!(
             o,
