@@ -1,6 +1,7 @@
 // timer RUNS INPUT CMD [ARGS] [::: CMD [ARGS]]... : runs the commands round-robin,
-// RUNS times each after 10 untimed rounds, each with INPUT on stdin; prints one line
-// per command: median min mean (ms).
+// RUNS times each after 10 untimed rounds, each with INPUT on stdin (a command that
+// starts with `<FILE` gets FILE instead); prints one line per command: median min
+// mean (ms).
 use std::process::{Command, Stdio};
 use std::time::Instant;
 fn main() {
@@ -10,7 +11,11 @@ fn main() {
     let mut t = vec![Vec::with_capacity(runs); cmds.len()];
     for i in 0..runs + 10 {
         for (c, cmd) in cmds.iter().enumerate() {
-            let input = std::fs::File::open(&a[2]).unwrap();
+            let (file, cmd) = match cmd[0].strip_prefix('<') {
+                Some(f) => (f, &cmd[1..]),
+                None => (a[2].as_str(), *cmd),
+            };
+            let input = std::fs::File::open(file).unwrap();
             let start = Instant::now();
             let status = Command::new(&cmd[0]).args(&cmd[1..]).stdin(input)
                 .stdout(Stdio::null()).stderr(Stdio::null()).status().unwrap();

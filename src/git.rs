@@ -194,13 +194,7 @@ pub(crate) fn branch_from_head_file(root: &Path) -> Option<String> {
     } else {
         dot_git
     };
-    let head = read(&git_dir.join("HEAD"))?;
-    let head = head.trim();
-    if let Some(r) = head.strip_prefix("ref:") {
-        let r = r.trim();
-        return Some(r.strip_prefix("refs/heads/").unwrap_or(r).to_owned());
-    }
-    head.get(..7).map(|s| format!("detached@{s}"))
+    crate::model::session::state::branch_of_head(&read(&git_dir.join("HEAD"))?)
 }
 
 /// The cheap signs that the git facts may have changed: where HEAD points and which

@@ -53,10 +53,32 @@ pub(crate) fn ask(
 }
 
 impl Env {
+    /// Where this process runs in tmux, from its environment alone: its pane (`%N`,
+    /// `$TMUX_PANE`) and the server's socket (the first part of `$TMUX`); both
+    /// `None` outside tmux.
+    pub(crate) fn tmux_place(&self) -> (Option<String>, Option<String>) {
+        if !self.tmux {
+            return (None, None);
+        }
+        (
+            self.tmux_pane
+                .clone()
+                .filter(|p| crate::model::agents::fleet::is_pane_id(p)),
+            self.tmux_socket
+                .as_ref()
+                .and_then(|p| p.to_str().map(str::to_owned)),
+        )
+    }
+
     /// The agent this process runs as, for `[agents.<name>]` settings: `$FORGE_AGENT`,
-    /// else the tmux session's name (inside tmux; one `tmux display-message`, at most
-    /// 500 ms, once per process), else none. Only asked when a config file has agent
-    /// tables.
+    /// else the name of the tmux session this process's pane (`$TMUX_PANE`) is in
+    /// (inside tmux; one `tmux display-message`, at most 500 ms, once per process —
+    /// or the name a hook call found recorded in its session's bridge, see
+    /// `hooks::call`), else none.
+    ///
+    /// The question names the pane, and the answer counts only when it is about that
+    /// very pane: once the pane is gone (`tmux kill-session`) tmux answers about
+    /// whatever pane is current on the server, another session's.
     ///
     /// (A method of [`Env`] kept here, above `proc`: `env` is the floor `proc` stands
     /// on, so it runs no child itself.)
@@ -69,9 +91,19 @@ impl Env {
         }
         self.tmux_session
             .get_or_init(|| {
-                let out = ask(self, None, &["display-message", "-p", "#S"], WAIT).ok()?;
-                let name = out.trim();
-                (!name.is_empty() && name.len() <= 200).then(|| name.to_owned())
+                let pane = self
+                    .tmux_pane
+                    .as_deref()
+                    .filter(|p| crate::model::agents::fleet::is_pane_id(p))?;
+                let out = ask(
+                    self,
+                    None,
+                    &["display-message", "-p", "-t", pane, "#{pane_id} #S"],
+                    WAIT,
+                )
+                .ok()?;
+                let (id, name) = out.trim().split_once(' ')?;
+                (id == pane && !name.is_empty() && name.len() <= 200).then(|| name.to_owned())
             })
             .clone()
     }
@@ -122,8 +154,9 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let mut env = fake_tmux(
             t.path(),
-            r#"[ "$*" = "display-message -p #S" ] && echo builder"#,
+            r#"[ "$*" = "display-message -p -t %3 #{pane_id} #S" ] && echo '%3 builder'"#,
         );
+        env.tmux_pane = Some("%3".into());
         assert_eq!(env.agent_name().as_deref(), Some("builder"));
         env.forge_agent = Some("reviewer".into());
         assert_eq!(env.agent_name().as_deref(), Some("reviewer"));
@@ -136,13 +169,28 @@ mod tests {
     fn the_session_name_is_asked_once_per_process() {
         let t = tempfile::tempdir().unwrap();
         let asked = t.path().join("asked");
-        let env = fake_tmux(
+        let mut env = fake_tmux(
             t.path(),
-            &format!("echo x >> '{}'; echo builder", asked.display()),
+            &format!("echo x >> '{}'; echo '%3 builder'", asked.display()),
         );
+        env.tmux_pane = Some("%3".into());
         assert_eq!(env.agent_name().as_deref(), Some("builder"));
         assert_eq!(env.agent_name().as_deref(), Some("builder"));
         assert_eq!(std::fs::read_to_string(&asked).unwrap(), "x\n");
+    }
+
+    #[test]
+    fn a_gone_pane_names_no_agent_though_tmux_answers_about_another() {
+        let t = tempfile::tempdir().unwrap();
+        // After `tmux kill-session` of the session that held %3, tmux answers a
+        // question about %3 with whatever pane is current: another session's.
+        let mut env = fake_tmux(t.path(), "echo '%9 keep'");
+        env.tmux_pane = Some("%3".into());
+        assert_eq!(env.agent_name(), None);
+        // Without a pane of its own to ask about, nothing is asked.
+        let mut env = fake_tmux(t.path(), "echo '%3 builder'");
+        env.tmux_pane = None;
+        assert_eq!(env.agent_name(), None);
     }
 
     #[test]

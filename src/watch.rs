@@ -131,6 +131,30 @@ impl Pending {
         }
     }
 
+    /// Folds in a delivery's events about the other folders of the repository's inbox
+    /// (`others`: their `handoffs/` folders, see [`Watcher::others`]): anything there
+    /// but forge's temp and lock files means a full reload (the inbox is listed
+    /// again, with where each Signal came from).
+    pub(crate) fn add_elsewhere(&mut self, result: &DebounceEventResult, others: &[PathBuf]) {
+        let Ok(events) = result else {
+            return;
+        };
+        let touches = |path: &Path| {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            !is_noise(name)
+                && others
+                    .iter()
+                    .filter_map(|h| h.parent())
+                    .any(|forge| path.starts_with(forge))
+        };
+        if events
+            .iter()
+            .any(|e| !matches!(e.kind, EventKind::Access(_)) && e.paths.iter().any(|p| touches(p)))
+        {
+            self.full = true;
+        }
+    }
+
     /// Whether nothing needs reading.
     pub(crate) fn is_empty(&self) -> bool {
         !self.full && !self.state && self.handoffs.is_empty()
@@ -179,13 +203,32 @@ pub(crate) struct Watcher {
     dir: PathBuf,
     anchor: Option<PathBuf>,
     watching_dir: bool,
+    /// The `handoffs/` folders of the repository's other work trees (the project's
+    /// inbox, `store::inbox`).
+    others: Vec<PathBuf>,
+    /// What is watched for each of them (not recursively): the folder once it exists,
+    /// else its `.forge/`, else that work tree's root.
+    others_watched: Vec<Option<PathBuf>>,
 }
 
 impl Watcher {
     /// Starts watching the project at `paths`; `handler` receives debounced batches
     /// on the debouncer's thread.
     pub(crate) fn start(paths: &Paths, handler: impl DebounceEventHandler) -> notify::Result<Self> {
-        Self::folder(&paths.forge_dir(), handler)
+        let mut w = Self::folder(&paths.forge_dir(), handler)?;
+        w.others = crate::store::inbox::Inbox::of(paths)
+            .others()
+            .map(|f| f.paths.handoffs())
+            .collect();
+        w.others_watched = vec![None; w.others.len()];
+        w.sync()?;
+        Ok(w)
+    }
+
+    /// The `handoffs/` folders of the repository's other work trees this watcher
+    /// also reports on (see [`Pending::add_elsewhere`]).
+    pub(crate) fn others(&self) -> &[PathBuf] {
+        &self.others
     }
 
     /// Starts watching `dir` (which may not exist yet); `handler` receives debounced
@@ -197,6 +240,8 @@ impl Watcher {
             dir: dir.to_path_buf(),
             anchor: None,
             watching_dir: false,
+            others: Vec::new(),
+            others_watched: Vec::new(),
         };
         w.sync()?;
         Ok(w)
@@ -230,6 +275,27 @@ impl Watcher {
             let _ = self.debouncer.unwatch(&self.dir);
             self.watching_dir = false;
         }
+        for (handoffs, watched) in self.others.iter().zip(&mut self.others_watched) {
+            // A work tree removed meanwhile has nothing left to watch: no error.
+            let want = handoffs
+                .ancestors()
+                .take(3)
+                .find(|a| crate::store::safe::is_real_dir(a))
+                .map(Path::to_path_buf);
+            if want != *watched {
+                if let Some(old) = watched.take() {
+                    let _ = self.debouncer.unwatch(&old);
+                }
+                if let Some(new) = want
+                    && self
+                        .debouncer
+                        .watch(&new, RecursiveMode::NonRecursive)
+                        .is_ok()
+                {
+                    *watched = Some(new);
+                }
+            }
+        }
         Ok(())
     }
 }
@@ -252,6 +318,51 @@ mod tests {
     }
 
     const F: &str = "/p/.forge";
+
+    #[test]
+    fn a_change_in_another_worktrees_inbox_folder_is_a_full_reload() {
+        let others = [PathBuf::from("/wt-b/.forge/handoffs")];
+        let batch =
+            |kind: EventKind, path: &str| -> DebounceEventResult { Ok(vec![ev(kind, &[path])]) };
+        let mut p = Pending::default();
+        p.add_elsewhere(
+            &batch(
+                EventKind::Access(AccessKind::Any),
+                "/wt-b/.forge/handoffs/agent-T-1-20261121-094500.md",
+            ),
+            &others,
+        );
+        p.add_elsewhere(
+            &batch(
+                EventKind::Create(CreateKind::File),
+                "/wt-b/.forge/handoffs/.forge-x.tmp",
+            ),
+            &others,
+        );
+        p.add_elsewhere(
+            &batch(EventKind::Create(CreateKind::File), "/wt-b/src/main.rs"),
+            &others,
+        );
+        assert!(p.is_empty(), "{p:?}");
+        p.add_elsewhere(
+            &batch(
+                EventKind::Create(CreateKind::File),
+                "/wt-b/.forge/handoffs/agent-T-1-20261121-094500.md",
+            ),
+            &others,
+        );
+        assert!(p.full);
+        // Its .forge/ appearing (watched until then) counts too.
+        let mut p = Pending::default();
+        p.add_elsewhere(
+            &batch(
+                EventKind::Create(CreateKind::Folder),
+                "/wt-b/.forge/handoffs",
+            ),
+            &others,
+        );
+        assert!(p.full);
+    }
 
     #[test]
     fn classify_table() {

@@ -1042,8 +1042,10 @@ fn wake_messages_across_an_auto_compaction_and_after_exit() {
     let stops = wait_wakes(&log, "response_complete", 4);
     // In tmux: the pane, and what to type into it.
     assert!(stops[0].contains("tmux: e2e:0.0\n"), "{}", stops[0]);
+    // On the session's own server: `-S` its socket (the harness's private one).
     assert!(
-        stops[0].contains("tmux send-keys -t e2e:0.0"),
+        stops[0].contains(" send-keys -t e2e:0.0")
+            && stops[0].contains("- type into the session: tmux -S /"),
         "{}",
         stops[0]
     );
@@ -2389,6 +2391,192 @@ fn an_agent_blocks_through_the_plugins_tool_and_the_next_session_resolves_it() {
     assert!(
         !first.contains("Should the pool size come from config.toml"),
         "{first}"
+    );
+}
+
+// ----- agents in parallel: two work trees, one inbox ------------------------------------------
+
+/// `git` in `dir` with the test's identity.
+fn git_in(dir: &Path, args: &[&str]) {
+    common::git(dir, args);
+}
+
+#[test]
+fn two_agents_in_two_worktrees_talk_through_the_plugins_tools() {
+    let Some(mut w) =
+        World::new_unwired("two_agents_in_two_worktrees_talk_through_the_plugins_tools")
+    else {
+        return;
+    };
+    w.forge_on_path();
+    install_plugin(&w);
+    let init = w.forge(&["init", "--plugin"]);
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    w.commit_all();
+    // Two work trees of the repository, each its agent's.
+    let main = w.root.clone();
+    let parent = main.parent().unwrap().to_path_buf();
+    let (a, b) = (parent.join("wt-a"), parent.join("wt-b"));
+    git_in(
+        &main,
+        &["worktree", "add", "-q", "-b", "feat-a", a.to_str().unwrap()],
+    );
+    git_in(
+        &main,
+        &["worktree", "add", "-q", "-b", "feat-b", b.to_str().unwrap()],
+    );
+    for d in [&a, &b] {
+        w.trust_folder(d);
+    }
+
+    // alice, in work tree A, cannot go on without bob's answer: the plugin's tool.
+    w.root.clone_from(&a);
+    w.agent = Some("alice".into());
+    script_tool_call(
+        &w,
+        "BLOCK-ON-BOB",
+        SIGNAL_TOOL,
+        json!({
+            "to": "bob",
+            "task": "T-42",
+            "status": "blocked",
+            "questions": ["Should the pool size come from config.toml or the environment?"],
+        }),
+        "a blocked Signal of task T-42",
+    );
+    let out = w.print_with(
+        &["--allowedTools", SIGNAL_TOOL, "--"],
+        "please BLOCK-ON-BOB",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results = tool_results(&w, SIGNAL_TOOL);
+    assert_eq!(results.len(), 1, "{results:?}");
+    // The Signal is the repository's: in the main work tree's inbox, from alice (her
+    // session's agent), saying which work tree and branch asked.
+    let inbox = main.join(".forge/handoffs");
+    let signals: Vec<_> = std::fs::read_dir(&inbox)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("agent-T-42-")
+        })
+        .collect();
+    assert_eq!(signals.len(), 1, "{signals:?}");
+    let text = std::fs::read_to_string(&signals[0]).unwrap();
+    let parsed = forge::model::handoff::signal::parse_signal(&text);
+    let s = parsed
+        .signal()
+        .unwrap_or_else(|| panic!("{parsed:?}\n{text}"));
+    assert_eq!((s.from.as_str(), s.to.as_str()), ("alice", "bob"));
+    assert!(
+        text.contains(&format!("Worktree: {}\nBranch: feat-a\n", a.display())),
+        "{text}"
+    );
+
+    // bob, in work tree B: his next session is told at its start, and he answers
+    // through the plugin's tool.
+    w.root.clone_from(&b);
+    w.agent = Some("bob".into());
+    let before = w.api.messages().len();
+    script_tool_call(
+        &w,
+        "ANSWER-ALICE",
+        RESOLVE_TOOL,
+        json!({"task": "T-42", "answer": "From config.toml, default 20"}),
+        "Resolved task T-42",
+    );
+    let out = w.print_with(
+        &["--allowedTools", RESOLVE_TOOL, "--"],
+        "please ANSWER-ALICE",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = w.api.messages()[before].all_text();
+    assert!(
+        first.contains("Blocked agent signal: task T-42 (alice→bob)"),
+        "{first}"
+    );
+    assert!(
+        first.contains("Should the pool size come from config.toml or the environment?"),
+        "{first}"
+    );
+    assert!(
+        first.contains(&format!("from worktree {} (branch feat-a)", a.display())),
+        "{first}"
+    );
+    let results = tool_results(&w, RESOLVE_TOOL);
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(results[0].contains("Resolved task T-42"), "{results:?}");
+    let status: Value = serde_json::from_slice(&w.forge(&["status", "--json"]).stdout).unwrap();
+    assert_eq!(status["blocked"], json!([]), "{status:#}");
+
+    // alice's next session, in work tree A, sees it resolved: told of bob's answer,
+    // and no longer of a blocked question.
+    w.root.clone_from(&a);
+    w.agent = Some("alice".into());
+    let before = w.api.messages().len();
+    let out = w.print("hello again");
+    assert!(out.status.success());
+    let first = w.api.messages()[before].all_text();
+    assert!(!first.contains("Blocked agent signal"), "{first}");
+    assert!(
+        first.contains("Signal for alice: task T-42 is partial, from bob"),
+        "{first}"
+    );
+    assert!(
+        first.contains("Answer: From config.toml, default 20"),
+        "{first}"
+    );
+    assert!(
+        first.contains(&format!("from worktree {} (branch feat-b)", b.display())),
+        "{first}"
+    );
+
+    // alice works on, live, in work tree A, past the handoff threshold.
+    w.api.set_context(150_000);
+    w.start(&["--permission-mode", "default"]);
+    w.turn("carry on");
+    let handoffs = poll(harness::WAIT, || {
+        let h = session_handoffs(&w);
+        let marker = std::fs::read_to_string(a.join(".forge/pending-resume")).ok()?;
+        (!h.is_empty() && !marker.is_empty()).then_some(h)
+    })
+    .expect("alice's threshold handoff, pending");
+    let alice = w.session_of("SessionStart:startup");
+    // A third session in work tree A while alice is live (carol): not handed alice's
+    // handoff, only told of it.
+    w.agent = Some("carol".into());
+    let before = w.api.messages().len();
+    let out = w.print("hello from carol");
+    assert!(out.status.success());
+    let first = w.api.messages()[before].all_text();
+    assert!(!first.contains("Resuming from handoff"), "{first}");
+    assert!(
+        first.contains(&format!(
+            "A pending handoff is not loaded: {} belongs to session {} (alice), still live.",
+            handoffs[0],
+            &alice[..8]
+        )),
+        "{first}"
+    );
+    assert!(
+        a.join(".forge/pending-resume").exists(),
+        "still alice's to take"
     );
 }
 

@@ -641,3 +641,37 @@ fn the_status_tool_says_what_forge_status_says_of_the_live_session() {
     same(&ended, &cli(&p));
     s.close();
 }
+
+#[test]
+fn the_server_signs_as_the_agent_its_session_started_as() {
+    let p = set_up();
+    // The session's SessionStart recorded its agent (in tmux, no FORGE_AGENT).
+    std::fs::create_dir_all(p.root.join(".forge/logs/sessions")).unwrap();
+    std::fs::write(
+        p.root.join(".forge/logs/sessions/s-rev.json"),
+        json!({"session_id": "s-rev", "agent": "rev", "tmux_pane": "%3"}).to_string(),
+    )
+    .unwrap();
+    // Its MCP server: no FORGE_AGENT, and a tmux whose pane is gone (no such server).
+    let mut s = Server::start(
+        &p,
+        &[
+            ("CLAUDE_CODE_SESSION_ID", "s-rev"),
+            ("TMUX", "/nonexistent/forge-test-socket,1,0"),
+            ("TMUX_PANE", "%3"),
+        ],
+    );
+    s.handshake();
+    let r = s.call(
+        "signal",
+        json!({"to": "lead", "task": "T-1", "status": "blocked", "questions": ["ok?"]}),
+    );
+    assert_eq!(r["isError"], false, "{r}");
+    assert_eq!(r["structuredContent"]["from"], "rev", "{r}");
+    let inbox = s.call("inbox", json!({"to": "lead"}));
+    assert_eq!(
+        inbox["structuredContent"]["signals"][0]["from"], "rev",
+        "{inbox}"
+    );
+    s.close();
+}

@@ -627,7 +627,7 @@ fn inside_tmux_a_wake_message_carries_the_pane() {
         bin = sh_quote(&bin),
         payload = sh_quote(&payload),
     );
-    let _tmux = Tmux::start(80, 20, &command);
+    let tmux = Tmux::start(80, 20, &command);
     let m = wait_file(&got);
     assert!(m.contains("tmux: t:0.0"), "{m}");
     assert!(
@@ -635,7 +635,14 @@ fn inside_tmux_a_wake_message_carries_the_pane() {
         "the tmux session names the agent: {m}"
     );
     assert!(m.contains("[PANE CONTENT]\n> PANE-MARKER-123"), "{m}");
-    assert!(m.contains("tmux send-keys -t t:0.0"), "{m}");
+    // On the session's own server (its socket from $TMUX).
+    assert!(
+        m.contains(&format!(
+            "tmux -S {} send-keys -t t:0.0",
+            tmux.socket_path().unwrap().display()
+        )),
+        "{m}"
+    );
 }
 
 /// Runs hook `event` for session `sid` in `p`, with the home, config and state folders

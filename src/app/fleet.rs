@@ -12,28 +12,36 @@ use crate::store::{Paths, handoffs, registry};
 /// How long a command waits for the registry's lock.
 const LOCK_WAIT: Duration = Duration::from_millis(200);
 
-/// Sets the blocked-Signal count of `paths`' entry in the fleet registry, when the
-/// project is registered and the count changed (a project forge's hooks never ran in
-/// is not added: the hooks register projects). Its sessions and `seen_at` are left
-/// as the hooks wrote them.
+/// Sets the blocked-Signal count of `paths`' entry in the fleet registry, and of the
+/// entries of its repository's other work trees (they share one inbox:
+/// `store::inbox`), when they are registered and the count changed (a project
+/// forge's hooks never ran in is not added: the hooks register projects). Their
+/// sessions and `seen_at` are left as the hooks wrote them.
 pub(crate) fn refresh_blocked(paths: &Paths, env: &Env) -> io::Result<()> {
     let Some(file) = registry::path(env) else {
         return Ok(());
     };
-    let Some(root) = registry::root_key(&paths.root) else {
+    let roots: Vec<String> = crate::store::inbox::Inbox::of(paths)
+        .folders
+        .iter()
+        .filter_map(|f| registry::root_key(&f.paths.root))
+        .collect();
+    if roots.is_empty() {
         return Ok(());
-    };
+    }
     let blocked = handoffs::count_blocked(paths, std::time::SystemTime::from(env.now));
     let blocked = u32::try_from(blocked).unwrap_or(u32::MAX);
     let differs = |reg: &crate::model::agents::fleet::Registry| {
-        reg.entry(&root).is_some_and(|e| e.blocked != blocked)
+        roots
+            .iter()
+            .any(|root| reg.entry(root).is_some_and(|e| e.blocked != blocked))
     };
     if !differs(&registry::read(&file)?) {
         return Ok(());
     }
     registry::update(&file, LOCK_WAIT, |reg| {
         let changed = differs(reg);
-        if let Some(e) = reg.projects.iter_mut().find(|p| p.root == root) {
+        for e in reg.projects.iter_mut().filter(|p| roots.contains(&p.root)) {
             e.blocked = blocked;
         }
         changed

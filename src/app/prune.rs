@@ -20,7 +20,10 @@ pub(crate) struct Pruned {
 }
 
 /// Prunes the project's handoffs older than `older_than` beyond the newest `keep`.
-/// With `dry_run` nothing is removed.
+/// With `dry_run` nothing is removed. Only the project's own folder is pruned, but
+/// its Signals' threads are the repository's inbox's (`store::inbox`): a Signal here
+/// is unresolved or not across every work tree, and one that resolves a blocked
+/// Signal kept in another work tree's folder stays.
 pub(crate) fn prune(
     paths: &Paths,
     env: &Env,
@@ -28,10 +31,25 @@ pub(crate) fn prune(
     keep: usize,
     dry_run: bool,
 ) -> Pruned {
-    let entries = handoffs::list(paths);
+    let own = paths.handoffs();
+    let (entries, elsewhere): (Vec<_>, Vec<_>) = handoffs::repository(paths)
+        .into_iter()
+        .partition(|h| h.path.parent() == Some(own.as_path()));
+    // The Signals here that answer a blocked one of another work tree's folder.
+    let answers: Vec<&str> = elsewhere
+        .iter()
+        .filter(|h| h.signal_blocks())
+        .filter_map(|h| h.superseded_by.as_deref())
+        .collect();
     let pending = files::pending_resume(paths, env).map(|(_, t)| t);
     let pending: Vec<&std::path::Path> = pending.iter().map(PathBuf::as_path).collect();
-    let plan = prune_plan(&entries, env.now, older_than, keep, &pending);
+    let mut plan = prune_plan(&entries, env.now, older_than, keep, &pending);
+    let (answering, remove): (Vec<_>, Vec<_>) = std::mem::take(&mut plan.remove)
+        .into_iter()
+        .partition(|h| answers.contains(&h.file_name.as_str()));
+    plan.remove = remove;
+    plan.kept
+        .extend(answering.into_iter().map(|h| (h, KeptBecause::Answers)));
     let mut out = Pruned {
         kept: plan
             .kept

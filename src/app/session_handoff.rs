@@ -19,7 +19,7 @@ use crate::model::session::state::{ResumeOrigin, SessionBridge};
 use crate::model::session::transcript::{
     TailScan, TranscriptFacts, infer_window, pct_of, round_pct,
 };
-use crate::store::{self, Paths, files, handoffs, transcript};
+use crate::store::{self, Paths, files, transcript};
 
 /// How many commit subjects a handoff lists.
 const COMMITS: usize = 5;
@@ -60,7 +60,7 @@ pub(crate) enum GitInput<'a> {
 /// Blocked and partial agent Signals that are still their task's state (no newer
 /// Signal of the task supersedes them), newest first.
 pub(crate) fn open_signals(paths: &Paths) -> Vec<OpenSignal> {
-    handoffs::list(paths)
+    crate::store::handoffs::repository(paths)
         .into_iter()
         .filter(|h| h.kind == HandoffKind::Agent && !h.is_superseded())
         .filter_map(|h| {
@@ -74,10 +74,15 @@ pub(crate) fn open_signals(paths: &Paths) -> Vec<OpenSignal> {
                 .and_then(SignalParse::signal)
                 .map(|s| s.open_questions.clone())
                 .unwrap_or_default();
+            let here = h.path.parent() == Some(paths.handoffs().as_path());
             Some(OpenSignal {
                 task: h.task().map(str::to_owned),
                 route: h.route(),
-                file_name: h.file_name,
+                file_name: if here {
+                    h.file_name
+                } else {
+                    h.path.display().to_string()
+                },
                 status,
                 questions,
             })

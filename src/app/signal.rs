@@ -9,6 +9,7 @@ use anyhow::{Context, bail};
 use serde_json::json;
 
 use crate::env::Env;
+use crate::model::handoff::entry::Origin;
 use crate::model::handoff::signal::SignalStatus;
 use crate::model::text::sanitize::single_line_trimmed;
 use crate::store::{self, Paths, sanitize_id};
@@ -114,6 +115,25 @@ impl Draft {
     }
 }
 
+/// The header lines that say where a Signal comes from, each after a line break
+/// (nothing when unknown).
+fn origin_lines(origin: Option<&Origin>) -> String {
+    let Some(o) = origin else {
+        return String::new();
+    };
+    let mut out = format!("\nWorktree: {}", single_line_trimmed(&o.worktree));
+    if let Some(b) = o
+        .branch
+        .as_deref()
+        .map(single_line_trimmed)
+        .filter(|b| !b.is_empty())
+    {
+        out.push_str("\nBranch: ");
+        out.push_str(&b);
+    }
+    out
+}
+
 fn bullets(items: &[String]) -> String {
     if items.is_empty() {
         return "- (none)".to_owned();
@@ -152,8 +172,14 @@ pub(crate) fn repo_relative(file: &str, root: &Path) -> String {
 
 /// Renders the handoff text from the shipped template (its free text redacted, see
 /// [`Draft::redacted`]). `root` is the project root, for making `--file` paths
-/// repo-relative.
-pub(crate) fn render(args: &Draft, root: &Path, timestamp: &str) -> String {
+/// repo-relative; `origin` the work tree (and branch) it is written from, said in
+/// its `Worktree:` and `Branch:` lines.
+pub(crate) fn render(
+    args: &Draft,
+    root: &Path,
+    origin: Option<&Origin>,
+    timestamp: &str,
+) -> String {
     let args = &args.redacted();
     let status = args.status;
     let from = single_line_trimmed(&args.from);
@@ -207,6 +233,7 @@ pub(crate) fn render(args: &Draft, root: &Path, timestamp: &str) -> String {
         ("{{to}}", to.clone()),
         ("{{timestamp}}", timestamp.to_owned()),
         ("{{task}}", task.clone()),
+        ("{{origin}}", origin_lines(origin)),
         ("{{context}}", paragraph(&args.context)),
         ("{{findings}}", bullets(&args.findings)),
         ("{{files_modified}}", bullets(&files)),
@@ -257,12 +284,38 @@ pub(crate) fn write(paths: &Paths, task: &str, stamp: &str, text: &str) -> io::R
     ))
 }
 
-/// Writes `draft` as a new agent handoff (stamped now); returns its path.
+/// Writes `draft` as a new agent handoff (stamped now) into the repository's inbox
+/// (`store::inbox`: the main work tree's `.forge/handoffs/`, this project's own in a
+/// checkout without linked work trees), saying which work tree and branch it comes
+/// from; returns its path.
 pub(crate) fn write_draft(paths: &Paths, draft: &Draft, env: &Env) -> anyhow::Result<PathBuf> {
-    let text = render(draft, &paths.root, &crate::model::time::iso(env.now));
+    let inbox = store::inbox::Inbox::of(paths);
+    let (home, why) = inbox.writable_home(paths);
+    if let Some(why) = why {
+        store::log_error(
+            paths,
+            "signal",
+            &format!("{why}; the Signal is written into this work tree's own .forge/handoffs/"),
+        );
+    }
+    let own = inbox.folders.first();
+    let origin = Origin {
+        worktree: own
+            .and_then(|f| f.worktree.as_ref())
+            .unwrap_or(&paths.root)
+            .display()
+            .to_string(),
+        branch: own.and_then(store::inbox::Folder::branch),
+    };
+    let text = render(
+        draft,
+        &paths.root,
+        Some(&origin),
+        &crate::model::time::iso(env.now),
+    );
     let stamp = env.now.format("%Y%m%d-%H%M%S").to_string();
-    let path = write(paths, &draft.task, &stamp, &text)
-        .with_context(|| format!("writing the handoff into {}", paths.handoffs().display()))?;
+    let path = write(&home, &draft.task, &stamp, &text)
+        .with_context(|| format!("writing the handoff into {}", home.handoffs().display()))?;
     // The fleet's blocked count follows at once (best effort: the project's next hook
     // call writes it anyway).
     if let Err(e) = super::fleet::refresh_blocked(paths, env) {
@@ -344,7 +397,7 @@ pub(crate) fn resolve_task(
     answer: Option<&str>,
     complete: bool,
 ) -> anyhow::Result<Resolved> {
-    let entries = store::handoffs::list(paths);
+    let entries = store::handoffs::repository(paths);
     let head = blocked_head(&entries, task)?;
     let draft = Draft::resolving(head, from, answer, complete);
     let path = write_draft(paths, &draft, env)?;
@@ -355,7 +408,7 @@ pub(crate) fn resolve_task(
     })
 }
 
-/// Resolves the blocked Signal in `blocked` (a file of this project's handoffs) with
+/// Resolves the blocked Signal in `blocked` (a file of the repository's inbox) with
 /// `answer`, from `from`: writes the superseding Signal and returns its path.
 pub(crate) fn resolve_file(
     paths: &Paths,
@@ -364,9 +417,12 @@ pub(crate) fn resolve_file(
     from: &str,
     answer: Option<&str>,
 ) -> anyhow::Result<PathBuf> {
-    let entries = store::handoffs::list(paths);
+    let entries = store::handoffs::repository(paths);
     let Some(entry) = entries.iter().find(|h| h.path == blocked) else {
-        bail!("{} is no longer in the handoffs folder", blocked.display());
+        bail!(
+            "{} is no longer in the repository's inbox",
+            blocked.display()
+        );
     };
     let Some(task) = entry.task() else {
         bail!(
@@ -402,6 +458,7 @@ mod tests {
         let text = render(
             &args(SignalStatus::Blocked),
             Path::new("/nowhere"),
+            None,
             "2026-11-21T10:15:02Z",
         );
         for section in [
@@ -426,7 +483,12 @@ mod tests {
         assert_eq!(s.files_modified, ["src/db/pool.rs", "src/main.rs"]);
         assert_eq!(s.open_questions, ["Pool size from env or config?"]);
         assert_eq!(parse_header(&text).task.as_deref(), Some("T-012"));
-        let complete = render(&args(SignalStatus::Complete), Path::new("/nowhere"), "t");
+        let complete = render(
+            &args(SignalStatus::Complete),
+            Path::new("/nowhere"),
+            None,
+            "t",
+        );
         assert!(!parse_signal(&complete).is_blocked());
     }
 
@@ -434,7 +496,7 @@ mod tests {
     fn template_keys_in_user_text_are_not_expanded() {
         let mut a = args(SignalStatus::Partial);
         a.context = Some("literally {{from}}".into());
-        let text = render(&a, Path::new("/nowhere"), "t");
+        let text = render(&a, Path::new("/nowhere"), None, "t");
         assert!(text.contains("literally {{from}}"));
     }
 

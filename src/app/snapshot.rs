@@ -25,7 +25,7 @@ pub(crate) enum GitSource {
 /// Reads everything forge knows about the project at `paths`.
 pub(crate) fn load(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
     let mut snap = load_state(paths, now, git);
-    snap.handoffs = handoffs::list(paths);
+    snap.handoffs = handoffs::repository(paths);
     snap
 }
 
@@ -33,7 +33,7 @@ pub(crate) fn load(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapsho
 /// ([`crate::model::handoff::entry::HandoffEntry::for_inbox`]), so thousands of them stay small.
 pub(crate) fn load_for_inbox(paths: &Paths, now: DateTime<Utc>, git: GitSource) -> Snapshot {
     let mut snap = load_state(paths, now, git);
-    snap.handoffs = handoffs::list_for_inbox(paths);
+    snap.handoffs = handoffs::repository_for_inbox(paths);
     snap
 }
 

@@ -169,17 +169,32 @@ fn run_all(json: bool, env: &Env) -> anyhow::Result<ExitCode> {
 
 /// The fleet as JSON: `rows` in the order of the list (live sessions most urgent
 /// first, then projects with no live session, whose session fields are `null`).
+/// Each row says, as the fleet list shows them, the session's agent and tmux target
+/// (`pane`, the server's `socket`, and the `attach` command that reaches it), and
+/// its work tree (`worktree`, the project root), branch and `repository` (the main
+/// work tree's project it shares its Signals with; its own root otherwise).
 pub(crate) fn fleet_json(reg: &Registry, file: &Path, now: DateTime<Utc>) -> Value {
     let rows: Vec<Value> = reg
         .rows(now)
         .iter()
         .map(|r| {
             let s = r.session;
+            let tmux = s.and_then(FleetSession::tmux_target).map(|(pane, socket)| {
+                json!({
+                    "pane": pane,
+                    "socket": socket,
+                    "attach": crate::model::dashboard::fleet::attach_command(pane, socket),
+                })
+            });
             json!({
                 "project": r.project.name,
                 "root": r.project.root,
+                "worktree": r.project.root,
+                "repository": r.project.repository.as_deref().unwrap_or(&r.project.root),
                 "branch": r.project.branch,
                 "blocked": r.project.blocked,
+                "agent": s.and_then(|s| s.agent.as_deref()),
+                "tmux": tmux,
                 "session_id": s.map(|s| &s.id),
                 "context_pct": s.and_then(|s| s.context_pct),
                 "level": s.and_then(|s| s.level.as_deref()),
@@ -549,7 +564,7 @@ fn handoff_lines(out: &mut String, snap: &Snapshot) {
             h.kind.as_str(),
             h.status_word(),
             crate::model::text::sanitize::cut_chars(&redacted_line(h.task().unwrap_or("-")), 12),
-            single_line(&h.file_name),
+            shown_place(h, &snap.root),
             if drift.any() { "  (drift)" } else { "" }
         );
         if let Some(crate::model::handoff::signal::SignalParse::Malformed { reason }) = &h.signal {
@@ -572,6 +587,17 @@ fn handoff_lines(out: &mut String, snap: &Snapshot) {
             "  … and {} more (forge resume lists them all)",
             snap.handoffs.len() - shown
         );
+    }
+}
+
+/// A handoff as `forge status` lists it: its file name when it is in the project's
+/// own folder and came from its own work tree, else where it is and where it came
+/// from ([`crate::model::handoff::entry::HandoffEntry::place`]).
+fn shown_place(h: &crate::model::handoff::entry::HandoffEntry, root: &Path) -> String {
+    let place = h.place(root);
+    match place.strip_prefix(".forge/handoffs/") {
+        Some(rest) => rest.to_owned(),
+        None => place,
     }
 }
 
@@ -743,6 +769,7 @@ mod tests {
                 root: "/home/me/a\nb".into(),
                 name: "two\nlines".into(),
                 branch: Some("main".into()),
+                repository: None,
                 blocked: 2,
                 seen_at: at.clone(),
                 stale_after_secs: 1800,

@@ -371,6 +371,11 @@ fn apply(
     }
     // A reading of no tokens is never a real one (docs/client-reference.md §9.1 #1).
     if let Some(pct) = ctx.pct.filter(|_| ctx.tokens != Some(0)) {
+        // The first reading since the compaction that is not the one before it.
+        if b.compacted_from.is_some() && !b.is_from_before_compaction(pct, ctx.tokens) {
+            b.compacted_from = None;
+            changed = true;
+        }
         let pct_changed = b.used_percentage.is_none_or(|old| (old - pct).abs() > 1e-9);
         if pct_changed || b.tokens != ctx.tokens {
             b.used_percentage = Some(pct);
@@ -425,6 +430,18 @@ fn record(paths: &Paths, env: &Env, tick: &Record<'_>, sid: &str) -> std::io::Re
             _ => {}
         }
     }
+    // A figure equal to the reading before the session's last compaction is that old
+    // reading (the client's payload, or the transcript before its compaction record
+    // is written): it crosses nothing, so a compaction that re-armed the threshold
+    // gets no second handoff from it.
+    let ctx = &ContextInfo {
+        pct: ctx.pct.filter(|p| {
+            !current
+                .as_ref()
+                .is_some_and(|b| b.is_from_before_compaction(*p, ctx.tokens))
+        }),
+        ..*ctx
+    };
     // Every crossing waits on the acting values: a project file you have not
     // trusted changes where the line shows ⚠ CTX, never when your steps run.
     let acting = cfg.acting_context();

@@ -3,14 +3,15 @@
 //! need of it, and the record of what the call did — the outcomes its one line in
 //! `events.jsonl` lists.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 
 use super::wire::WireHookInput;
 use crate::config::{self, Config};
 use crate::env::Env;
 use crate::model::hook::Settings;
 use crate::model::outcome::Outcome;
-use crate::store::{self, Paths};
+use crate::model::session::state::SessionBridge;
+use crate::store::{self, Paths, files};
 
 /// One hook call: the project, the environment, the payload as sent, the config
 /// (read once), and the record of what the call did.
@@ -34,10 +35,28 @@ pub(super) struct Call<'a> {
     /// What the call did so far, in order (see [`Call::record`]): kept outside the
     /// steps so a panic loses none of it.
     outcomes: RefCell<Vec<Outcome>>,
+    /// The session's bridge as the call found it, read at most once ([`Call::bridge`]).
+    bridge: OnceCell<Option<SessionBridge>>,
 }
 
 impl<'a> Call<'a> {
     pub(super) fn new(paths: Paths, env: &'a Env, wire: &'a WireHookInput, event: &str) -> Self {
+        let bridge = OnceCell::new();
+        // Who the session runs as was fixed at its start: inside tmux, without
+        // `$FORGE_AGENT`, the name its bridge recorded is taken before anything asks
+        // tmux (the config's agent tables, a wake message, the fleet registry), so a
+        // pane gone since is never asked about. The bridge read here is the call's
+        // one read of it.
+        if env.forge_agent.is_none()
+            && env.tmux
+            && let Some(sid) = wire.session_id.as_deref()
+        {
+            let read = files::read_bridge(&paths, sid);
+            if let Some(agent) = read.as_ref().and_then(|b| b.agent.clone()) {
+                let _ = env.tmux_session.set(Some(agent));
+            }
+            let _ = bridge.set(read);
+        }
         let (config, config_notice, person_notice) = if event == "SessionStart" {
             config::load_noting_for_person(&paths, env)
         } else {
@@ -54,7 +73,18 @@ impl<'a> Call<'a> {
             config_notice,
             person_notice,
             outcomes: RefCell::default(),
+            bridge,
         }
+    }
+
+    /// The session's bridge as the call found it (read once, however many steps ask).
+    pub(super) fn bridge(&self) -> Option<SessionBridge> {
+        self.bridge
+            .get_or_init(|| {
+                self.session_id()
+                    .and_then(|s| files::read_bridge(&self.paths, s))
+            })
+            .clone()
     }
 
     /// Records what the call did (written into its event line at the end).

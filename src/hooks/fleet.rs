@@ -65,24 +65,26 @@ pub(super) fn register(
     ) else {
         return;
     };
+    // A linked work tree says which repository's inbox it shares.
+    let repository =
+        crate::store::inbox::repository_root(&call.paths).and_then(|r| registry::root_key(&r));
+    let facts = facts.in_repository(repository.as_deref());
     let mut row = SessionRow::of(
         &crate::store::sanitize_id(sid),
         bridge,
         &cfg.context.thresholds(),
     );
-    // Who runs it, and where to find it: from the hook's environment, no process.
-    row.agent.clone_from(&call.env.forge_agent);
-    if call.env.tmux {
-        row.tmux_pane = call
-            .env
-            .tmux_pane
-            .clone()
-            .filter(|p| crate::model::agents::fleet::is_pane_id(p));
-        row.tmux_socket = call
-            .env
-            .tmux_socket
-            .as_ref()
-            .and_then(|p| p.to_str().map(str::to_owned));
+    // Who runs it, and where to find it: as its SessionStart recorded them in the
+    // bridge, else from the hook's environment; no process, no tmux question.
+    row.agent = bridge
+        .and_then(|b| b.agent.clone())
+        .or_else(|| call.env.forge_agent.clone());
+    (row.tmux_pane, row.tmux_socket) = call.env.tmux_place();
+    if row.tmux_pane.is_none()
+        && let Some(b) = bridge
+    {
+        row.tmux_pane.clone_from(&b.tmux_pane);
+        row.tmux_socket.clone_from(&b.tmux_socket);
     }
     let now = call.env.now;
     let stored = match registry::read(&file) {

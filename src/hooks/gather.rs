@@ -31,9 +31,7 @@ const COMMAND_BASELINE_DEADLINE: std::time::Duration = std::time::Duration::from
 pub(super) fn session(call: &Call) -> Session {
     Session {
         id: call.wire.session_id.clone(),
-        bridge: call
-            .session_id()
-            .and_then(|s| files::read_bridge(&call.paths, s)),
+        bridge: call.bridge(),
         client_pid: call.env.claude_pid,
     }
 }
@@ -213,7 +211,8 @@ pub(super) fn start(call: &Call, source: Option<&str>) -> (StartFacts, crate::gi
     } else {
         None
     };
-    let handoffs = handoffs::list(paths);
+    // The repository's inbox: the Signals of every work tree (store::inbox).
+    let handoffs = crate::store::handoffs::repository(paths);
     let learn = if compacted {
         LearnFlag::default()
     } else {

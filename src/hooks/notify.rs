@@ -7,7 +7,9 @@ use serde_json::{Value, json};
 
 use super::call::Call;
 use super::event::HookEvent;
-use crate::model::agents::notify::{Facts, NotifyEvent, NotifyMode, block_reason, message};
+use crate::model::agents::notify::{
+    BlockedOn, Facts, NotifyEvent, NotifyMode, block_reason, message,
+};
 use crate::model::outcome::Outcome;
 use crate::model::session::level::Level;
 
@@ -99,6 +101,37 @@ fn wait_for_reply(call: &Call) {
     }
 }
 
+/// The unresolved blocked Signals of the repository's inbox that `agent` wrote (it
+/// waits for their answers), newest first; none for an ended session or an unknown
+/// agent.
+fn blocked_on(call: &Call, agent: Option<&str>, kind: NotifyEvent) -> Vec<BlockedOn> {
+    let Some(agent) = agent.map(str::trim).filter(|a| !a.is_empty()) else {
+        return Vec::new();
+    };
+    if kind == NotifyEvent::SessionEnd {
+        return Vec::new();
+    }
+    crate::store::handoffs::repository(&call.paths)
+        .iter()
+        .filter(|h| h.is_blocked())
+        .filter_map(|h| {
+            let s = h
+                .signal
+                .as_ref()
+                .and_then(crate::model::handoff::signal::SignalParse::signal)?;
+            s.from
+                .trim()
+                .eq_ignore_ascii_case(agent)
+                .then(|| BlockedOn {
+                    to: s.to.clone(),
+                    task: s.task_id.clone(),
+                    questions: s.open_questions.clone(),
+                    file: h.place(&call.paths.root),
+                })
+        })
+        .collect()
+}
+
 /// Sends the wake message for `event` when `[notify]` asks for it; returns the
 /// hook's stdout (for a bidirectional Stop, with the orchestrator's block).
 /// `bridge` is the session's bridge as this call left it.
@@ -133,8 +166,19 @@ pub(super) fn send(
         && !already_blocks;
     let (pct, estimate, pct_note) = context(call, event, bridge);
     let (tmux, pane) = crate::app::notify::pane(call.env, n.pane_capture_lines);
+    // Who the session runs as, fixed at its start (its bridge), never asked of tmux
+    // now: after `kill-session` the pane is gone and tmux would name another.
+    let agent = bridge
+        .and_then(|b| b.agent.clone())
+        .or_else(|| call.env.agent_name());
     let facts = Facts {
-        agent: call.env.agent_name(),
+        blocked: blocked_on(call, agent.as_deref(), kind),
+        tmux_socket: call
+            .env
+            .tmux_place()
+            .1
+            .or_else(|| bridge.and_then(|b| b.tmux_socket.clone())),
+        agent,
         tmux,
         session_id: call.session_id().map(str::to_owned),
         cwd: call.paths.root.display().to_string(),

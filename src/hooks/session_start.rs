@@ -25,14 +25,24 @@ pub(super) fn run(call: &Call, source: Option<&str>) -> Applied {
     // 1. Gather: the bridges, the last session, the inbox, the flags; git scans
     //    meanwhile.
     let (facts, git) = gather::start(call, source);
-    let blocked = start::blocked(&facts.handoffs);
+    let mut blocked = start::blocked(&facts.handoffs, &call.paths.root);
     // 2. Tidy: a new session prunes and clears flags, a compacted one records its
     //    compaction — before the take, so the pending handoff is never pruned.
     apply(call, start::tidy(&facts, &blocked, now), None);
-    // 3. Take the pending resume: a new session whatever is pending, a session that
-    //    goes on only its own handoff. Taken before the user's commands run, since
-    //    their payload says whose work this session continues.
-    let take = take_pending_resume(call, start::own_only(source));
+    // Who this session runs as, fixed now (asked of tmux at most once, about this
+    // very pane): an automatic handoff is taken only by its own agent's session,
+    // and what is addressed to the agent is told to it.
+    let me = identity(call);
+    if !facts.compacted()
+        && let Some(agent) = me.agent.as_deref()
+    {
+        tell_addressed(call, &facts.handoffs, agent, &mut blocked);
+    }
+    // 3. Take the pending resume: a new session whatever is pending (an automatic
+    //    handoff only when it is this session's to take), a session that goes on
+    //    only its own handoff. Taken before the user's commands run, since their
+    //    payload says whose work this session continues.
+    let take = take_pending_resume(call, start::own_only(source), me.agent.as_deref());
     // 4. Whose work this continues, and the user's commands, which run before the
     //    resume is read so their output keeps its room whatever the handoff holds.
     let resume = start::resume(take.as_ref(), &facts.settings, now);
@@ -67,7 +77,13 @@ pub(super) fn run(call: &Call, source: Option<&str>) -> Applied {
         // "A notice to the person at SessionStart".
         notices: call.person_notice.iter().map(|n| n.line.clone()).collect(),
     };
-    let plan = start::compose(&facts, &blocked, &found, call.wire, now);
+    let mut plan = start::compose(&facts, &blocked, &found, call.wire, now);
+    // Who the session runs as is fixed now, while its tmux pane exists; a compacted
+    // session keeps the reading it compacted from (see `SessionBridge`).
+    if let Some(edit) = plan.bridge.as_mut() {
+        edit.identity = Some(me);
+        edit.compacted = facts.compacted();
+    }
     // The steps' notices come first among at most NOTICES_MAX, so the line is in the
     // person's part of the output (a JSON object whenever there is a notice).
     let told = call
@@ -79,6 +95,91 @@ pub(super) fn run(call: &Call, source: Option<&str>) -> Applied {
         let _ = crate::config::mark_told(call.env, notice);
     }
     apply(call, plan, facts.session.bridge).knowing_git(found.git)
+}
+
+/// Tells a new session of `agent` the Signals of the repository's inbox addressed to
+/// it that no start of its told yet ([`start::addressed_to`]), with their findings
+/// (where an answer is), after the blocked ones; records them as told.
+fn tell_addressed(
+    call: &Call,
+    handoffs: &[crate::model::handoff::entry::HandoffEntry],
+    agent: &str,
+    out: &mut start::Blocked,
+) {
+    let told = store::inbox::told(&call.paths, agent);
+    let items: Vec<_> = start::addressed_to(handoffs, agent, &told)
+        .into_iter()
+        .map(|h| {
+            let text = store::safe::read_capped(&h.path, 256 * 1024, store::safe::Follow::No)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default();
+            let findings = crate::model::handoff::signal::section_items(
+                &crate::model::text::redact::redact_document(&text),
+                "Findings",
+                3,
+            );
+            (h, findings)
+        })
+        .collect();
+    if items.is_empty() {
+        return;
+    }
+    let text = start::addressed_text(&items, agent, &call.paths.root);
+    if text.tasks.is_empty() {
+        return;
+    }
+    out.text.push_str(&text.text);
+    let names: Vec<String> = items
+        .iter()
+        .take(text.tasks.len())
+        .map(|(h, _)| h.file_name.clone())
+        .filter(|n| !n.contains('\n'))
+        .collect();
+    if let Err(e) = store::inbox::mark_told(&call.paths, agent, &names) {
+        call.fail("inbox", &format!("recording what {agent} was told: {e}"));
+    }
+    call.record(Outcome::SignalsTold {
+        agent: agent.to_owned(),
+        tasks: text.tasks,
+    });
+}
+
+/// The session `id` that wrote a handoff, as its bridge says now: the agent it
+/// recorded, and whether it is live (its client process there).
+fn writer(call: &Call, id: String) -> start::Writer {
+    let bridge = files::read_bridge(&call.paths, &id).map(|mut b| {
+        b.end_if_client_gone(crate::store::process::is_gone);
+        b
+    });
+    start::Writer {
+        agent: bridge.as_ref().and_then(|b| b.agent.clone()),
+        live: bridge.as_ref().is_some_and(|b| {
+            crate::model::snapshot::is_live(b, call.env.now, call.settings.stale_after)
+        }),
+        session: id,
+    }
+}
+
+/// Who this session runs as and where: `$FORGE_AGENT`, else the tmux session's name
+/// (the name `[agents.<name>]` tables are matched by; asked once, about this very
+/// pane, or the name recorded when the session started), cut to the registry's
+/// bound; its tmux pane and server socket from the hook's `TMUX_PANE` and `TMUX`.
+fn identity(call: &Call) -> crate::model::session::state::Identity {
+    let (tmux_pane, tmux_socket) = call.env.tmux_place();
+    crate::model::session::state::Identity {
+        agent: call
+            .env
+            .agent_name()
+            .map(|a| {
+                crate::model::text::sanitize::cut_chars(
+                    &crate::model::text::sanitize::single_line_trimmed(&a),
+                    crate::model::agents::fleet::MAX_AGENT,
+                )
+            })
+            .filter(|a| !a.is_empty()),
+        tmux_pane,
+        tmux_socket,
+    }
 }
 
 /// Runs the user's `[[on_session_start]]` commands (from their own config only)
@@ -125,7 +226,10 @@ fn run_start_hooks(call: &Call, source: Option<&str>, lineage: &Lineage) -> Stri
 /// `agent-*.md` file in this project's `.forge/handoffs/` (`files::resume_target`):
 /// nothing outside the project enters the context. Markers naming the same handoff
 /// are removed together. With `own_only`, a handoff written for another session is
-/// left pending. The handoff taken is read once, here.
+/// left pending. An automatic handoff (the threshold's, PreCompact's) is left
+/// pending and offered when it is another's ([`start::owned_elsewhere`]: its writer
+/// is live, or ran as another agent than `agent`); a chosen one is taken whatever.
+/// The handoff taken is read once, here.
 ///
 /// All of it happens under one short lock (`logs/.resume.lock`): without it, a
 /// session could take the global marker while another was between removing the
@@ -133,7 +237,7 @@ fn run_start_hooks(call: &Call, source: Option<&str>, lineage: &Lineage) -> Stri
 /// session that cannot get the lock in time resumes nothing: the holder does.
 ///
 /// `None` when nothing is pending.
-fn take_pending_resume(call: &Call, own_only: bool) -> Option<Take> {
+fn take_pending_resume(call: &Call, own_only: bool, agent: Option<&str>) -> Option<Take> {
     let (paths, env) = (&call.paths, call.env);
     // A session of `forge run` has its task in its prompt: a pending resume is for
     // the person's next interactive session.
@@ -166,16 +270,27 @@ fn take_pending_resume(call: &Call, own_only: bool) -> Option<Take> {
         .iter()
         .find_map(|(m, read)| read.as_ref().map(|(t, o)| (m.clone(), t.clone(), *o)))?;
     let handoff = handoffs::load_with_text(&target);
+    let owner = handoff
+        .as_ref()
+        .and_then(|(h, _)| h.front.get("session_id").map(str::to_owned));
     if own_only {
-        let owner = handoff
+        if owner
             .as_ref()
-            .and_then(|(h, _)| h.front.get("session_id").map(str::to_owned));
-        if owner.is_some_and(|o| !o.is_empty() && Some(o.as_str()) != call.session_id()) {
+            .is_some_and(|o| !o.is_empty() && Some(o.as_str()) != call.session_id())
+        {
             return Some(Take::Left {
                 target,
                 why: start::LEFT_FOR_NEW,
             });
         }
+    } else if origin == ResumeOrigin::Auto
+        && let Some(whose) = start::owned_elsewhere(
+            owner.map(|o| writer(call, o)).as_ref(),
+            call.session_id(),
+            agent,
+        )
+    {
+        return Some(Take::Offered { target, whose });
     }
     if !store::remove_if_exists(&marker).unwrap_or(false) {
         return Some(Take::Left {

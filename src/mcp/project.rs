@@ -73,12 +73,17 @@ impl Project {
         }
     }
 
-    /// This session's agent: `$FORGE_AGENT`, else the tmux session's name.
+    /// This session's agent: `$FORGE_AGENT`, else the agent its SessionStart
+    /// recorded in its bridge, else the tmux session's name (of this very pane).
     fn agent(&self) -> Option<String> {
         self.agent
             .get_or_init(|| {
-                self.env
-                    .agent_name()
+                let recorded = || {
+                    self.env.forge_agent.is_none().then_some(())?;
+                    files::read_bridge(&self.paths, self.session.as_deref()?)?.agent
+                };
+                recorded()
+                    .or_else(|| self.env.agent_name())
                     .map(|a| crate::model::text::sanitize::single_line_trimmed(&a))
                     .filter(|a| !a.is_empty())
             })
@@ -91,6 +96,16 @@ impl Project {
                 "{role} is required here: this session has no agent name ($FORGE_AGENT is not set and it does not run in tmux)"
             )
         })
+    }
+
+    /// A handoff's path as the model is told it: `.forge/handoffs/<file>` in this
+    /// project's own folder, else where it is (another work tree's, or the
+    /// repository's inbox in the main work tree).
+    fn shown(&self, path: &Path) -> String {
+        match path.strip_prefix(self.paths.handoffs()) {
+            Ok(file) => format!(".forge/handoffs/{}", file.display()),
+            Err(_) => path.display().to_string(),
+        }
     }
 
     /// Whether forge may read this project's `.forge/` (its folders are the user's,
@@ -165,8 +180,12 @@ impl Project {
         let file = file_name(&path);
         let id = file.strip_suffix(".md").unwrap_or(&file).to_owned();
         let mut text = format!(
-            "Wrote .forge/handoffs/{file}: a {} Signal of task {} from {} to {}",
-            draft.status, draft.task, draft.from, draft.to
+            "Wrote {}: a {} Signal of task {} from {} to {}",
+            self.shown(&path),
+            draft.status,
+            draft.task,
+            draft.from,
+            draft.to
         );
         if draft.status == crate::model::handoff::signal::SignalStatus::Blocked {
             let _ = write!(
@@ -204,7 +223,7 @@ impl Project {
     fn inbox(&self, to: Option<String>) -> Result<(ToolResult, Outcome), String> {
         self.readable()?;
         let agent = to.or_else(|| self.agent());
-        let entries = store::handoffs::list(&self.paths);
+        let entries = store::handoffs::repository(&self.paths);
         let mut mine: Vec<&HandoffEntry> = entries
             .iter()
             .filter(|h| h.kind == HandoffKind::Agent && !h.is_superseded())
@@ -225,6 +244,7 @@ impl Project {
             .iter()
             .map(|h| {
                 let mut item = inbox_item(h);
+                item["path"] = json!(h.path);
                 redact_json(&mut item);
                 item
             })
@@ -247,15 +267,15 @@ impl Project {
             }
         );
         text.push_str(if items.is_empty() { ".\n" } else { ":\n" });
-        for item in &items {
+        for (item, h) in items.iter().zip(&mine) {
             let _ = writeln!(
                 text,
-                "- {} task {} ({} → {}) in .forge/handoffs/{}",
+                "- {} task {} ({} → {}) in {}",
                 item["status"].as_str().unwrap_or("?"),
                 item["task"].as_str().unwrap_or("?"),
                 item["from"].as_str().unwrap_or("?"),
                 item["to"].as_str().unwrap_or("?"),
-                item["file"].as_str().unwrap_or("?"),
+                redact(&h.place(&self.paths.root)),
             );
             for (key, label) in [("questions", "Open question"), ("findings", "Finding")] {
                 for q in item[key].as_array().into_iter().flatten() {
@@ -304,8 +324,13 @@ impl Project {
         .map_err(|e| format!("{e:#}"))?;
         let file = file_name(&done.path);
         let text = format!(
-            "Resolved task {}: wrote .forge/handoffs/{file}, a {} Signal from {} back to {} with the answer. The blocked Signal {} is history now and no longer counts as blocked.",
-            done.draft.task, done.draft.status, done.draft.from, done.draft.to, done.resolves
+            "Resolved task {}: wrote {}, a {} Signal from {} back to {} with the answer. The blocked Signal {} is history now and no longer counts as blocked.",
+            done.draft.task,
+            self.shown(&done.path),
+            done.draft.status,
+            done.draft.from,
+            done.draft.to,
+            done.resolves
         );
         let result = ToolResult {
             text,
@@ -476,7 +501,7 @@ impl Backend for Project {
         if self.readable().is_err() {
             return Vec::new();
         }
-        store::handoffs::list(&self.paths)
+        store::handoffs::repository(&self.paths)
             .iter()
             .take(LIST_MAX)
             .map(|h| {
@@ -547,7 +572,8 @@ impl Project {
             .ok_or_else(|| {
                 format!("no resource {shown}: forge's resources are {RESOURCE_PREFIX}<file>")
             })?;
-        let path = self.paths.handoffs().join(name);
+        let path = store::inbox::find(&self.paths, name)
+            .ok_or_else(|| format!("{shown}: no such handoff in the repository's inbox"))?;
         let bytes = store::safe::read_capped(&path, READ_MAX, store::safe::Follow::No)
             .map_err(|e| format!("{shown}: {e}"))?;
         Ok((
@@ -606,6 +632,8 @@ fn inbox_item(h: &HandoffEntry) -> Value {
         "to": signal.map(|s| s.to.as_str()),
         "status": h.status_word(),
         "blocked": h.is_blocked(),
+        "worktree": h.origin.as_ref().map(|o| o.worktree.as_str()),
+        "branch": h.origin.as_ref().and_then(|o| o.branch.as_deref()),
         "written_at": h.created.map(crate::model::time::iso),
         "questions": signal.map(|s| s.open_questions.clone()).unwrap_or_default(),
         "findings": section(&text, "Findings"),
@@ -613,30 +641,10 @@ fn inbox_item(h: &HandoffEntry) -> Value {
     })
 }
 
-/// The lines under `### <heading>` of an agent handoff (bullets without their `- `),
-/// up to the next heading; `(none)` is nothing. Each on one line, without control
-/// characters.
+/// The lines under `### <heading>` of an agent handoff, at most a tool's list
+/// ([`crate::model::handoff::signal::section_items`]).
 fn section(text: &str, heading: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut inside = false;
-    for line in text.lines() {
-        let t = line.trim();
-        if let Some(h) = t.strip_prefix("###") {
-            if inside {
-                break;
-            }
-            inside = h.trim().eq_ignore_ascii_case(heading);
-            continue;
-        }
-        if !inside || t.is_empty() {
-            continue;
-        }
-        let item = t.strip_prefix("- ").unwrap_or(t);
-        if item != "(none)" && out.len() < tools::LIST_MAX {
-            out.push(crate::model::text::sanitize::single_line_trimmed(item));
-        }
-    }
-    out
+    crate::model::handoff::signal::section_items(text, heading, tools::LIST_MAX)
 }
 
 #[cfg(test)]

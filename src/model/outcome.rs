@@ -83,6 +83,14 @@ pub(crate) enum Outcome {
         /// Their tasks, newest first.
         tasks: Vec<String>,
     },
+    /// SessionStart told the session of the Signals addressed to its agent that it
+    /// had not been told of (answers to its questions among them).
+    SignalsTold {
+        /// The agent.
+        agent: String,
+        /// Their tasks, newest first.
+        tasks: Vec<String>,
+    },
     /// SessionStart(`compact`) counted a proven compaction.
     CompactionRecorded {
         /// The files the session is asked to re-read.
@@ -369,6 +377,10 @@ impl Outcome {
                 to: redact(&to),
                 resolves,
             },
+            Self::SignalsTold { agent, tasks } => Self::SignalsTold {
+                agent: redact(&agent),
+                tasks: tasks.iter().map(|t| redact(t)).collect(),
+            },
             Self::ToolAnswered { tool, summary } => Self::ToolAnswered {
                 tool,
                 summary: redact(&summary),
@@ -422,6 +434,12 @@ impl Outcome {
             Self::FlagCleared { flag, why } => with_why(format!("cleared {flag}"), why),
             Self::SignalsSurfaced { tasks } => format!(
                 "surfaced {} blocked Signal{}: {}",
+                tasks.len(),
+                if tasks.len() == 1 { "" } else { "s" },
+                tasks.join(", ")
+            ),
+            Self::SignalsTold { agent, tasks } => format!(
+                "told {agent} of {} Signal{} addressed to it: {}",
                 tasks.len(),
                 if tasks.len() == 1 { "" } else { "s" },
                 tasks.join(", ")

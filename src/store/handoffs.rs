@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use chrono::{DateTime, Utc};
@@ -16,26 +16,70 @@ use crate::model::handoff::signal::SignalParse;
 /// How much of each handoff file is read when listing (front matter, header, Signal).
 const READ_CAP: u64 = 256 * 1024;
 
-/// Lists every handoff of the project, parsed, newest first. Unreadable files are
-/// skipped; an agent file whose Signal is broken is kept (as malformed).
+/// Lists every handoff of this project's own folder, parsed, newest first (for the
+/// repository's inbox, the Signals of its other work trees too: `store::inbox`).
+/// Unreadable files are skipped; an agent file whose Signal is broken is kept (as
+/// malformed).
 pub(crate) fn list(paths: &Paths) -> Vec<HandoffEntry> {
     list_dir(&paths.handoffs())
 }
 
-/// Lists the handoffs of the project as the dashboard's inbox keeps them (see
-/// [`HandoffEntry::for_inbox`]), newest first: each entry is slimmed as it is read,
-/// so a folder of thousands never holds them whole.
-pub(crate) fn list_for_inbox(paths: &Paths) -> Vec<HandoffEntry> {
-    list_dir_with(&paths.handoffs(), HandoffEntry::for_inbox)
+/// The repository's inbox (`store::inbox`): every handoff of the project (its
+/// session handoffs and agent handoffs) and the agent handoffs of the other work
+/// trees' folders, newest first,
+/// their threads linked across all of them: a blocked Signal in one work tree is
+/// resolved by a later Signal of its task in any. An agent handoff found in another
+/// work tree's folder that does not say where it came from is said to come from
+/// that work tree.
+pub(crate) fn repository(paths: &Paths) -> Vec<HandoffEntry> {
+    repository_with(paths, |e| e)
+}
+
+/// [`repository`] as the dashboard's inbox keeps it ([`HandoffEntry::for_inbox`]).
+pub(crate) fn repository_for_inbox(paths: &Paths) -> Vec<HandoffEntry> {
+    repository_with(paths, HandoffEntry::for_inbox)
+}
+
+fn repository_with(
+    paths: &Paths,
+    keep: impl Fn(HandoffEntry) -> HandoffEntry,
+) -> Vec<HandoffEntry> {
+    let inbox = super::inbox::Inbox::of(paths);
+    let mut out = load_dir(&paths.handoffs(), None, &keep);
+    for folder in inbox.others() {
+        if folder.paths.check().is_err() {
+            continue;
+        }
+        let mut entries = load_dir(&folder.paths.handoffs(), Some(HandoffKind::Agent), &keep);
+        if entries.iter().any(|e| e.origin.is_none())
+            && let Some(origin) = folder.origin().map(Box::new)
+        {
+            for e in entries.iter_mut().filter(|e| e.origin.is_none()) {
+                e.origin = Some(origin.clone());
+            }
+        }
+        out.append(&mut entries);
+    }
+    sort_newest_first(&mut out);
+    link_threads(&mut out);
+    out
 }
 
 /// Lists the handoffs in `dir`, newest first.
 pub(crate) fn list_dir(dir: &Path) -> Vec<HandoffEntry> {
-    list_dir_with(dir, |e| e)
+    let mut out = load_dir(dir, None, &|e| e);
+    sort_newest_first(&mut out);
+    link_threads(&mut out);
+    out
 }
 
-/// [`list_dir`], with `keep` applied to each entry as it is read.
-fn list_dir_with(dir: &Path, keep: impl Fn(HandoffEntry) -> HandoffEntry) -> Vec<HandoffEntry> {
+/// The handoffs in `dir` (only those of `kind`, when given), parsed, `keep` applied
+/// to each as it is read, in no order and with no thread linked.
+pub(crate) fn load_dir(
+    dir: &Path,
+    kind: Option<HandoffKind>,
+    keep: &impl Fn(HandoffEntry) -> HandoffEntry,
+) -> Vec<HandoffEntry> {
     let Ok(read) = fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -48,47 +92,63 @@ fn list_dir_with(dir: &Path, keep: impl Fn(HandoffEntry) -> HandoffEntry) -> Vec
             e.file_name()
                 .to_str()
                 .and_then(HandoffKind::of_file_name)
-                .is_some()
+                .is_some_and(|k| kind.is_none_or(|want| want == k))
         })
         .map(|e| e.path())
         .collect();
     files.shrink_to_fit();
     let mut out: Vec<HandoffEntry> = Vec::with_capacity(files.len());
     // Each path moves into its entry: no second copy of the list's paths.
-    out.extend(files.into_iter().filter_map(|p| load_owned(p).map(&keep)));
-    sort_newest_first(&mut out);
-    link_threads(&mut out);
+    out.extend(files.into_iter().filter_map(|p| load_owned(p).map(keep)));
     out
 }
 
-/// `logs/signal-cache.txt`: a first line `dir <ctime_ns> <built_ns> <blocked>` (the
-/// handoffs folder's change time when the cache was built, when it was built, and
-/// the answer), then one line per agent file, `<state> <len> <mtime_ns> <created> <task>
-/// <name>`, so a rebuild parses an agent file only when it changed: `state` is `b`
-/// (the Signal blocks), `v` (valid, not blocking) or `m` (malformed); `created` the
-/// file's time in seconds (`-` when unknown); `task` the Signal's task id,
-/// percent-encoded (`-` when none). Plain text: a tick reads only the first line.
+/// `logs/signal-cache.txt`: the blocked-Signal count of the repository's inbox
+/// (`store::inbox`: this project's `handoffs/` and those of its repository's other
+/// work trees), so that a status-line tick reads three short lines and `stat`s a few
+/// paths instead of listing folders:
+///
+/// ```text
+/// dir <digest> <built_ns> <blocked>
+/// folders <handoffs folder> …    this project's first
+/// marks <i|c><path> …            what can change that list of folders
+/// <state> <len> <mtime_ns> <created> <task> <folder> <name>
+/// ```
+///
+/// `digest` sums up, when the cache was built, the change time (`ctime`, which no
+/// archive tool or `touch` can set) and inode of every folder and mark (`i`: the
+/// inode only, for a `.git` folder git changes all the time), `built_ns` is when it
+/// was built and `blocked` the answer. Then one row per agent file, so a rebuild
+/// parses an agent file only when it changed: `state` is `b` (the Signal blocks),
+/// `v` (valid, not blocking) or `m` (malformed); `created` the file's time in
+/// seconds (`-` when unknown); `task` the Signal's task id (`-` when none);
+/// `folder` its folder's place in `folders`. Paths and task ids are
+/// percent-encoded, so none splits or fakes a field.
 const SIGNAL_CACHE: &str = "signal-cache.txt";
 
 /// The most bytes a rebuild reads of the cache per agent file listed (a row is
 /// ~80 bytes; a long task id takes more, and a row cut short is only parsed again).
 const SIGNAL_ROW_CAP: u64 = 512;
 
-/// How many bytes of the cache a tick reads: its first line and no more.
-const SIGNAL_HEAD_CAP: u64 = 96;
+/// How many bytes of the cache a tick reads: its three first lines (a repository of
+/// many work trees with long paths may need more: then every tick rebuilds, which is
+/// slower and still right).
+const SIGNAL_HEAD_CAP: u64 = 16 * 1024;
 
-/// How much older than the cache the folder's last change must be for the cache to
+/// How much older than the cache the folders' last change must be for the cache to
 /// answer alone ("racy git": a file added in the same clock tick as the rebuild
-/// leaves the folder's mtime where the rebuild saw it). Coarse file-system clocks
-/// tick at most every 2 s (FAT); until then each tick rebuilds, which stats only.
+/// leaves the folder's change time where the rebuild saw it). Coarse file-system
+/// clocks tick at most every 2 s (FAT); until then each tick rebuilds, which stats
+/// only.
 const SIGNAL_RACY: Duration = Duration::from_secs(2);
 
 /// The rebuild reads the whole cache, up to this much (one row is ~80 bytes).
 const SIGNAL_CACHE_CAP: u64 = 64 * 1024 * 1024;
 
-/// The folder's change time in nanoseconds: it moves whenever an entry is added,
-/// removed or renamed, and unlike the mtime no archive tool or `touch` can set it,
-/// so a shipped cache cannot be made to match a folder it was not built from.
+/// A path's change time in nanoseconds: it moves whenever a folder's entry is
+/// added, removed or renamed, and unlike the mtime no archive tool or `touch` can
+/// set it, so a shipped cache cannot be made to match a folder it was not built
+/// from.
 fn ctime_ns(meta: &fs::Metadata) -> u128 {
     use std::os::unix::fs::MetadataExt;
     u128::try_from(meta.ctime()).unwrap_or(0) * 1_000_000_000
@@ -110,11 +170,12 @@ struct CacheRow {
     mtime: u128,
     created: Option<i64>,
     task: Option<String>,
+    folder: usize,
     name: String,
 }
 
 impl CacheRow {
-    fn of(name: &str, len: u64, mtime: u128, entry: Option<&HandoffEntry>) -> Self {
+    fn of(folder: usize, name: &str, len: u64, mtime: u128, entry: Option<&HandoffEntry>) -> Self {
         let state = match entry.and_then(|h| h.signal.as_ref()) {
             Some(SignalParse::Valid(s)) if s.is_blocked() => b'b',
             Some(SignalParse::Valid(_)) => b'v',
@@ -128,13 +189,14 @@ impl CacheRow {
             task: entry
                 .and_then(HandoffEntry::task)
                 .map(|t| t.trim().to_owned()),
+            folder,
             name: name.to_owned(),
         }
     }
 
     fn line(&self) -> String {
         format!(
-            "{} {} {} {} {} {}\n",
+            "{} {} {} {} {} {} {}\n",
             char::from(self.state),
             self.len,
             self.mtime,
@@ -143,12 +205,13 @@ impl CacheRow {
             self.task
                 .as_deref()
                 .map_or_else(|| "-".to_owned(), encode_task),
+            self.folder,
             self.name
         )
     }
 
     fn parse(line: &str) -> Option<Self> {
-        let mut it = line.splitn(6, ' ');
+        let mut it = line.splitn(7, ' ');
         let state = *it.next()?.as_bytes().first()?;
         let len = it.next()?.parse().ok()?;
         let mtime = it.next()?.parse().ok()?;
@@ -160,23 +223,25 @@ impl CacheRow {
             "-" => None,
             t => Some(decode_task(t)?),
         };
+        let folder = it.next()?.parse().ok()?;
         Some(Self {
             state,
             len,
             mtime,
             created,
             task,
+            folder,
             name: it.next()?.to_owned(),
         })
     }
 }
 
-/// A task id as one cache field: every byte outside `[A-Za-z0-9._]` as `%XX` (so a
-/// space, a newline or a lone `-` never splits or fakes a field).
-fn encode_task(task: &str) -> String {
-    let mut out = String::with_capacity(task.len());
-    for b in task.bytes() {
-        if b.is_ascii_alphanumeric() || b == b'.' || b == b'_' {
+/// `bytes` as one cache field: every byte outside `[A-Za-z0-9._]` and `extra` as
+/// `%XX`.
+fn encode(bytes: &[u8], extra: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for &b in bytes {
+        if b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || extra.contains(&b) {
             out.push(char::from(b));
         } else {
             let _ = write!(out, "%{b:02X}");
@@ -185,7 +250,7 @@ fn encode_task(task: &str) -> String {
     out
 }
 
-fn decode_task(field: &str) -> Option<String> {
+fn decode(field: &str) -> Option<Vec<u8>> {
     let bytes = field.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -199,11 +264,34 @@ fn decode_task(field: &str) -> Option<String> {
             i += 1;
         }
     }
-    String::from_utf8(out).ok()
+    Some(out)
+}
+
+/// A task id as one cache field (a space, a newline or a lone `-` never splits or
+/// fakes a field).
+fn encode_task(task: &str) -> String {
+    encode(task.as_bytes(), b"")
+}
+
+fn decode_task(field: &str) -> Option<String> {
+    String::from_utf8(decode(field)?).ok()
+}
+
+/// A path as one cache field.
+fn encode_path(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    encode(path.as_os_str().as_bytes(), b"/-")
+}
+
+fn decode_path(field: &str) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    let p = PathBuf::from(std::ffi::OsString::from_vec(decode(field)?));
+    p.is_absolute().then_some(p)
 }
 
 /// How many of `rows` are unresolved blocked Signals: blocking, and their task's
-/// newest valid Signal (see `model::handoff::entry::supersessions`).
+/// newest valid Signal (see `model::handoff::entry::supersessions`), across all the
+/// inbox's folders.
 fn open_blocked(mut rows: Vec<CacheRow>) -> usize {
     let time = |r: &CacheRow| {
         r.created
@@ -224,51 +312,194 @@ fn open_blocked(mut rows: Vec<CacheRow>) -> usize {
         .count()
 }
 
-/// Counts the unresolved blocked Signals (agent handoffs whose Signal blocks and that
-/// no newer Signal of their task supersedes). The statusline calls this every tick,
-/// so its cost must not grow with the number of handoffs: when the handoffs folder's
-/// mtime is the one the cache was built at (and older than the build by
-/// [`SIGNAL_RACY`]), the answer is the cache's first line — one `stat` and one read
-/// of at most [`SIGNAL_HEAD_CAP`] bytes. Otherwise (a file was added, removed or
-/// renamed, which is how every writer of forge's writes a handoff) it lists the
-/// folder, `stat`s each `agent-*.md` file, parses only the new or changed ones and
-/// rewrites the cache. A file rewritten in place by hand leaves the folder's mtime
-/// alone: it is seen at the folder's next change. Session handoffs are never opened.
-pub(crate) fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
-    let Ok(dir_meta) = fs::symlink_metadata(paths.handoffs()) else {
-        return 0;
-    };
-    if !dir_meta.is_dir() {
-        return 0;
+/// What the cache checks of the disk: the folders (their change time and inode, or
+/// nothing when missing) and the marks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Stamps {
+    /// An FNV-1a hash of every path and its stamp, in order.
+    digest: u64,
+    /// The latest change time among them.
+    newest: u128,
+}
+
+impl Stamps {
+    /// `stat`s each of `paths` (`true`: only its inode counts) and sums them up.
+    fn of<'a>(paths: impl Iterator<Item = (&'a Path, bool)>) -> Self {
+        use std::os::unix::ffi::OsStrExt;
+        use std::os::unix::fs::MetadataExt;
+        let mut digest: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut feed = |bytes: &[u8]| {
+            for &b in bytes {
+                digest ^= u64::from(b);
+                digest = digest.wrapping_mul(0x0100_0000_01b3);
+            }
+        };
+        let mut newest = 0;
+        for (path, inode_only) in paths {
+            feed(path.as_os_str().as_bytes());
+            let (ctime, ino) = match fs::symlink_metadata(path) {
+                Ok(m) if inode_only => (0, m.ino()),
+                Ok(m) => (ctime_ns(&m), m.ino()),
+                Err(_) => (0, 0),
+            };
+            newest = newest.max(ctime);
+            feed(format!(" {ctime} {ino}\n").as_bytes());
+        }
+        Self { digest, newest }
     }
-    let dir_stamp = ctime_ns(&dir_meta);
+}
+
+/// The cache's three first lines, parsed: the answer, and what it was built from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Head {
+    digest: u64,
+    built: u128,
+    blocked: usize,
+    folders: Vec<PathBuf>,
+    marks: Vec<(PathBuf, bool)>,
+}
+
+impl Head {
+    /// The head of a cache's text (whole lines only: a cut one could end in a cut
+    /// number or path).
+    fn parse(text: &[u8]) -> Option<Self> {
+        let mut lines = text.split(|&b| b == b'\n');
+        let first = std::str::from_utf8(lines.next()?).ok()?;
+        let folders = std::str::from_utf8(lines.next()?).ok()?;
+        let marks = std::str::from_utf8(lines.next()?).ok()?;
+        // A third newline must follow: `lines` yields the rest after it.
+        lines.next()?;
+        let mut it = first.split(' ');
+        if it.next()? != "dir" {
+            return None;
+        }
+        let digest = it.next()?.parse().ok()?;
+        let built = it.next()?.parse().ok()?;
+        let blocked = it.next()?.parse().ok()?;
+        if it.next().is_some() {
+            return None;
+        }
+        let mut f = folders.split(' ');
+        if f.next()? != "folders" {
+            return None;
+        }
+        let folders = f.map(decode_path).collect::<Option<Vec<_>>>()?;
+        let mut m = marks.split(' ');
+        if m.next()? != "marks" {
+            return None;
+        }
+        let marks = m
+            .filter(|f| !f.is_empty())
+            .map(|f| {
+                let (kind, path) = f.split_at_checked(1)?;
+                Some((decode_path(path)?, kind == "i"))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        (!folders.is_empty()).then_some(Self {
+            digest,
+            built,
+            blocked,
+            folders,
+            marks,
+        })
+    }
+
+    /// What was `stat`ed, in order: the folders, then the marks.
+    fn stamped(&self) -> impl Iterator<Item = (&Path, bool)> {
+        self.folders
+            .iter()
+            .map(|p| (p.as_path(), false))
+            .chain(self.marks.iter().map(|(p, i)| (p.as_path(), *i)))
+    }
+
+    fn text(&self) -> String {
+        let mut out = format!(
+            "dir {} {} {}\nfolders",
+            self.digest, self.built, self.blocked
+        );
+        for f in &self.folders {
+            out.push(' ');
+            out.push_str(&encode_path(f));
+        }
+        out.push_str("\nmarks");
+        for (p, inode_only) in &self.marks {
+            out.push(' ');
+            out.push(if *inode_only { 'i' } else { 'c' });
+            out.push_str(&encode_path(p));
+        }
+        out.push('\n');
+        out
+    }
+}
+
+/// The cache's answer, when the folders and marks are as they were when it was
+/// built (`project` must be its first folder) and the build came [`SIGNAL_RACY`]
+/// after their last change. A build stamped in the future is no build (a clock
+/// set back, or a forged line).
+fn fresh_answer(head: &Head, project: &Path, now_ns: u128) -> Option<usize> {
+    if head.folders.first().map(PathBuf::as_path) != Some(project) {
+        return None;
+    }
+    let now = Stamps::of(head.stamped());
+    let fresh = now.digest == head.digest
+        && now.newest.saturating_add(SIGNAL_RACY.as_nanos()) <= head.built
+        && head.built <= now_ns;
+    fresh.then_some(head.blocked)
+}
+
+/// Counts the unresolved blocked Signals of the repository's inbox (agent handoffs
+/// whose Signal blocks and that no newer Signal of their task, in any of its
+/// folders, supersedes). The statusline calls this every tick, so its cost must not
+/// grow with the number of handoffs, and barely with the number of work trees: when
+/// the folders and marks the cache names are as it was built from (and older than
+/// the build by [`SIGNAL_RACY`]), the answer is the cache's first line — one read of
+/// at most [`SIGNAL_HEAD_CAP`] bytes and one `stat` per folder and mark (three for a
+/// checkout without linked work trees). Otherwise (a file was added, removed or
+/// renamed in a folder, which is how every writer of forge's writes a handoff; a
+/// work tree was added, moved or removed) it finds the folders again
+/// (`store::inbox`), lists them, `stat`s each `agent-*.md` file, parses only the new
+/// or changed ones and rewrites the cache. A file rewritten in place by hand leaves
+/// its folder's change time alone: it is seen at the folder's next change. Session
+/// handoffs are never opened.
+pub(crate) fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
     let now_ns = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let cache_path = paths.logs().join(SIGNAL_CACHE);
-    // One open: the first line answers, else the rest is read from the same handle.
+    // One open: the head answers, else the rest is read from the same handle.
     let cache = super::safe::open_read_meta(&cache_path, super::safe::Follow::No).ok();
     let mut old_bytes = Vec::new();
     if let Some((file, meta)) = &cache {
         old_bytes =
             super::safe::read_file_capped(file, meta.len(), SIGNAL_HEAD_CAP).unwrap_or_default();
-        if let Some(blocked) = fresh_answer(&old_bytes, dir_stamp, now_ns) {
+        if let Some(blocked) =
+            Head::parse(&old_bytes).and_then(|h| fresh_answer(&h, &paths.handoffs(), now_ns))
+        {
             return blocked;
         }
     }
-    let Ok(read) = fs::read_dir(paths.handoffs()) else {
-        return 0;
-    };
-    let mut files = Vec::new();
-    for e in read.filter_map(Result::ok) {
-        let name = e.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if HandoffKind::of_file_name(name) != Some(HandoffKind::Agent) || name.contains('\n') {
-            continue;
-        }
-        let Ok(meta) = e.metadata() else { continue };
-        if meta.is_file() {
-            files.push((name.to_owned(), meta.len(), mtime_ns(&meta), e.path()));
+    let inbox = super::inbox::Inbox::of(paths);
+    // The folders this project reads (its own whatever it holds; another only when
+    // sound), and what can change them: a refused folder is a mark, so the cache
+    // notices when it is fixed.
+    let mut folders = Vec::new();
+    let mut marks: Vec<(PathBuf, bool)> = Vec::new();
+    for (i, f) in inbox.folders.iter().enumerate() {
+        if i == 0 || f.paths.check().is_ok() {
+            folders.push(f.paths.handoffs());
+        } else {
+            marks.push((f.paths.handoffs(), false));
         }
     }
+    marks.extend(inbox.marks.iter().map(|m| (m.path.clone(), m.inode_only)));
+    // Stamped before listing: a change while listing shows at the next tick.
+    let mut head = Head {
+        digest: 0,
+        built: now_ns,
+        blocked: 0,
+        folders,
+        marks,
+    };
+    head.digest = Stamps::of(head.stamped()).digest;
+    let files = agent_files(&head.folders);
     // The rest of the cache, at most what rows for these files can take: a cache
     // shipped with millions of rows is not read into memory.
     if let Some((file, meta)) = &cache
@@ -283,54 +514,84 @@ pub(crate) fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
         }
     }
     drop(cache);
-    let old_text = String::from_utf8_lossy(&old_bytes);
-    let listed: std::collections::HashSet<&str> = files.iter().map(|f| f.0.as_str()).collect();
-    let old: std::collections::HashMap<String, CacheRow> = old_text
-        .lines()
-        .skip(1)
-        .filter_map(CacheRow::parse)
-        .filter(|r| listed.contains(r.name.as_str()))
-        .map(|r| (r.name.clone(), r))
-        .collect();
-    let mut rows: Vec<CacheRow> = Vec::with_capacity(files.len());
-    for (name, len, mtime, path) in &files {
-        let row = match old.get(name.as_str()) {
-            Some(r) if r.len == *len && r.mtime == *mtime => r.clone(),
-            _ => CacheRow::of(name, *len, *mtime, load_one(path).as_ref()),
-        };
-        rows.push(row);
-    }
-    rows.sort_by(|a, b| a.name.cmp(&b.name));
+    let rows = rows_for(&files, &old_bytes);
     let mut body = String::with_capacity(rows.len() * 80);
     for r in &rows {
         body.push_str(&r.line());
     }
-    let blocked = open_blocked(rows);
+    head.blocked = open_blocked(rows);
     if super::safe::is_real_dir(&paths.logs()) {
-        let text = format!("dir {dir_stamp} {now_ns} {blocked}\n{body}");
+        let text = format!("{}{body}", head.text());
         let _ = super::write_state(&cache_path, text.as_bytes());
     }
-    blocked
+    head.blocked
 }
 
-/// The cache's answer from its first line, when the folder is as it was built and the
-/// build came [`SIGNAL_RACY`] after the folder's last change.
-fn fresh_answer(head: &[u8], dir_stamp: u128, now_ns: u128) -> Option<usize> {
-    // A whole first line: a cut one could end in a cut number.
-    let end = head.iter().position(|&b| b == b'\n')?;
-    let line = head.get(..end)?;
-    let mut it = std::str::from_utf8(line).ok()?.split(' ');
-    if it.next()? != "dir" {
-        return None;
+/// One agent file of a folder: the folder's place, its name, length, mtime and
+/// path.
+type AgentFile = (usize, String, u64, u128, PathBuf);
+
+/// Every `agent-*.md` regular file of `folders`.
+fn agent_files(folders: &[PathBuf]) -> Vec<AgentFile> {
+    let mut files = Vec::new();
+    for (i, dir) in folders.iter().enumerate() {
+        let Ok(read) = fs::read_dir(dir) else {
+            continue;
+        };
+        for e in read.filter_map(Result::ok) {
+            let name = e.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if HandoffKind::of_file_name(name) != Some(HandoffKind::Agent) || name.contains('\n') {
+                continue;
+            }
+            let Ok(meta) = e.metadata() else { continue };
+            if meta.is_file() {
+                files.push((i, name.to_owned(), meta.len(), mtime_ns(&meta), e.path()));
+            }
+        }
     }
-    let seen: u128 = it.next()?.parse().ok()?;
-    let built: u128 = it.next()?.parse().ok()?;
-    let blocked: usize = it.next()?.parse().ok()?;
-    // A build stamped in the future is no build (a clock set back, or a forged line).
-    let fresh = seen == dir_stamp
-        && seen.saturating_add(SIGNAL_RACY.as_nanos()) <= built
-        && built <= now_ns;
-    (fresh && it.next().is_none()).then_some(blocked)
+    files
+}
+
+/// The rows of `files`: the old cache's (`old`, its whole text) for a file whose
+/// length and mtime are unchanged, a fresh parse otherwise; sorted by folder and
+/// name.
+fn rows_for(files: &[AgentFile], old: &[u8]) -> Vec<CacheRow> {
+    let old_head = Head::parse(old);
+    let old_text = String::from_utf8_lossy(old);
+    let listed: std::collections::HashSet<(&Path, &str)> = files
+        .iter()
+        .map(|f| (f.4.parent().unwrap_or(Path::new("")), f.1.as_str()))
+        .collect();
+    let old: std::collections::HashMap<(PathBuf, String), CacheRow> = old_head
+        .map(|h| {
+            old_text
+                .lines()
+                .skip(3)
+                .filter_map(CacheRow::parse)
+                .filter_map(|r| {
+                    let dir = h.folders.get(r.folder)?.clone();
+                    listed
+                        .contains(&(dir.as_path(), r.name.as_str()))
+                        .then(|| ((dir, r.name.clone()), r))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut rows: Vec<CacheRow> = Vec::with_capacity(files.len());
+    for (folder, name, len, mtime, path) in files {
+        let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+        let row = match old.get(&(dir, name.clone())) {
+            Some(r) if r.len == *len && r.mtime == *mtime => CacheRow {
+                folder: *folder,
+                ..r.clone()
+            },
+            _ => CacheRow::of(*folder, name, *len, *mtime, load_one(path).as_ref()),
+        };
+        rows.push(row);
+    }
+    rows.sort_by(|a, b| (a.folder, &a.name).cmp(&(b.folder, &b.name)));
+    rows
 }
 
 /// Parses one handoff file: a regular file (never through a link planted in the
@@ -475,7 +736,8 @@ mod tests {
         assert_eq!(count_blocked(&paths, later), 0);
         let cache = paths.logs().join(SIGNAL_CACHE);
         let text = std::fs::read_to_string(&cache).unwrap();
-        assert_eq!(text.lines().count(), 51, "{text}");
+        // The three lines of the head (no work trees here: no marks), then a row a file.
+        assert_eq!(text.lines().count(), 53, "{text}");
         // The answer is the first line's: the folder is not listed, no file is
         // stat-ed, the rows are not read (a forged answer shows it).
         let (head, rows) = text.split_once('\n').unwrap();
@@ -496,11 +758,40 @@ mod tests {
         assert_eq!(count_blocked(&paths, later), 0);
         // A first line cut before its end is no answer, nor is one built in the
         // future.
-        let now = 5_000_000_000;
-        assert_eq!(fresh_answer(b"dir 1 3000000000 7", 1, now), None);
-        assert_eq!(fresh_answer(b"dir 1 3000000000 7\n", 1, now), Some(7));
-        assert_eq!(fresh_answer(b"dir 1 3000000000 7\n", 2, now), None);
-        assert_eq!(fresh_answer(b"dir 1 9000000000 7\n", 1, now), None);
+        let folder = paths.handoffs();
+        let stamps = Stamps::of(std::iter::once((folder.as_path(), false)));
+        let built = stamps.newest + SIGNAL_RACY.as_nanos();
+        let line = |digest: u64, built: u128| {
+            format!(
+                "dir {digest} {built} 7\nfolders {}\nmarks\n",
+                encode_path(&folder)
+            )
+        };
+        let now = built + 1;
+        let answer =
+            |text: &str| Head::parse(text.as_bytes()).and_then(|h| fresh_answer(&h, &folder, now));
+        let good = line(stamps.digest, built);
+        assert_eq!(answer(&good), Some(7));
+        assert_eq!(answer(good.trim_end()), None, "cut before its end");
+        assert_eq!(
+            answer(&line(stamps.digest ^ 1, built)),
+            None,
+            "another folder state"
+        );
+        assert_eq!(
+            answer(&line(stamps.digest, now + 1)),
+            None,
+            "built in the future"
+        );
+        assert_eq!(
+            Head::parse(good.as_bytes()).and_then(|h| fresh_answer(
+                &h,
+                Path::new("/elsewhere"),
+                now
+            )),
+            None,
+            "another project's cache"
+        );
         // A folder whose mtime is set back to the cache's (as tar or `touch` can)
         // is still seen to have changed: the stamp is the change time.
         std::fs::write(
@@ -516,6 +807,80 @@ mod tests {
         let dir = std::fs::File::open(paths.handoffs()).unwrap();
         dir.set_modified(racy).unwrap();
         assert_eq!(count_blocked(&paths, later), 1);
+    }
+
+    #[test]
+    fn the_count_is_of_every_worktree_and_a_change_in_any_is_seen() {
+        use crate::git::tests::git;
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        let main = base.join("main");
+        std::fs::create_dir_all(&main).unwrap();
+        git(&main, &["init", "-q", "-b", "main"]);
+        git(&main, &["commit", "-q", "--allow-empty", "-m", "one"]);
+        let wt = base.join("wt");
+        git(
+            &main,
+            &["worktree", "add", "-q", "-b", "b", wt.to_str().unwrap()],
+        );
+        let (here, there) = (Paths::new(&wt), Paths::new(&main));
+        std::fs::create_dir_all(here.logs()).unwrap();
+        std::fs::create_dir_all(there.handoffs()).unwrap();
+        let fixture = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/handoffs/agent-T-012-20261121-101502.md"),
+        )
+        .unwrap();
+        let put = |dir: &Paths, task: &str| {
+            std::fs::write(
+                dir.handoffs()
+                    .join(format!("agent-{task}-20261121-101502.md")),
+                fixture.replace("T-012", task),
+            )
+            .unwrap();
+        };
+        put(&there, "T-1");
+        let now = SystemTime::now;
+        let later = || now() + SIGNAL_RACY + Duration::from_secs(1);
+        assert_eq!(count_blocked(&here, now()), 1, "the main work tree's inbox");
+        assert_eq!(count_blocked(&here, later()), 1, "rebuilt");
+        // Served from the head alone now: a forged answer shows it.
+        let cache = here.logs().join(SIGNAL_CACHE);
+        let text = std::fs::read_to_string(&cache).unwrap();
+        assert!(
+            text.contains(&format!(
+                "folders {} {}\n",
+                encode_path(&here.handoffs()),
+                encode_path(&there.handoffs())
+            )),
+            "{text}"
+        );
+        let (first, rest) = text.split_once('\n').unwrap();
+        std::fs::write(
+            &cache,
+            format!("{} 9\n{rest}", first.rsplit_once(' ').unwrap().0),
+        )
+        .unwrap();
+        assert_eq!(count_blocked(&here, later()), 9);
+        // A file added in the other folder changes its change time: counted at once.
+        put(&there, "T-2");
+        assert_eq!(count_blocked(&here, later()), 2);
+        // So is a new work tree (the repository's worktrees/ changed) with its own.
+        let wt2 = base.join("wt2");
+        git(
+            &main,
+            &["worktree", "add", "-q", "-b", "c", wt2.to_str().unwrap()],
+        );
+        let third = Paths::new(&wt2);
+        std::fs::create_dir_all(third.handoffs()).unwrap();
+        put(&third, "T-3");
+        assert_eq!(count_blocked(&here, later()), 3);
+        // And its removal.
+        git(
+            &main,
+            &["worktree", "remove", "--force", wt2.to_str().unwrap()],
+        );
+        assert_eq!(count_blocked(&here, later()), 2);
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub(crate) mod events;
 pub(crate) mod files;
 pub(crate) mod guard;
 pub(crate) mod handoffs;
+pub(crate) mod inbox;
 pub(crate) mod memory;
 pub(crate) mod paths;
 pub(crate) mod process;

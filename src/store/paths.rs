@@ -314,7 +314,7 @@ pub(crate) fn resolve_root(claude_project_dir: Option<&Path>, cwd: &Path) -> Pat
 
 /// The nearest ancestor of `dir` (itself included) holding a `.git` folder or file
 /// that belongs to the user.
-fn work_tree_root(dir: &Path) -> Option<&Path> {
+pub(super) fn work_tree_root(dir: &Path) -> Option<&Path> {
     use std::os::unix::fs::MetadataExt;
     let me = safe::euid();
     dir.ancestors()

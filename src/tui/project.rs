@@ -175,6 +175,7 @@ impl App for ProjectApp<'_> {
         match event {
             LoopEvent::Fs(res) => {
                 self.pending.add_result(&res, self.watcher.forge_dir());
+                self.pending.add_elsewhere(&res, self.watcher.others());
                 false
             }
             LoopEvent::BodyHits(needle, paths) => {

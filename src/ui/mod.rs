@@ -981,6 +981,17 @@ fn preview_parts(m: &Model, width: u16) -> (Vec<Line<'static>>, Vec<Line<'static
             status_style("blocked"),
         ));
     }
+    // A Signal of the repository's inbox from another work tree says which.
+    if let Some(o) = h
+        .origin
+        .as_deref()
+        .filter(|o| std::path::Path::new(&o.worktree) != m.snapshot.root)
+    {
+        lines.push(Line::styled(
+            format!("⇄ from {}", single_line(&o.words())),
+            DIM,
+        ));
+    }
     if let Some(by) = &h.superseded_by {
         lines.push(Line::styled(
             format!(

@@ -803,6 +803,7 @@ fn fleet_model() -> crate::model::dashboard::fleet::FleetModel {
         root: root.into(),
         name: root.rsplit('/').next().unwrap().into(),
         branch: Some(branch.into()),
+        repository: None,
         blocked,
         seen_at: at(1),
         stale_after_secs: 1800,

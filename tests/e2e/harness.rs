@@ -193,8 +193,11 @@ pub struct World {
     pub api: MockApi,
     /// The temporary `HOME` of the client and forge.
     pub home: PathBuf,
-    /// The git project wired by `forge init`.
+    /// The git project wired by `forge init` (a test that drives sessions in other
+    /// work trees of it points this at the one it runs the client in next).
     pub root: PathBuf,
+    /// `FORGE_AGENT` for the client (and so forge's hooks and MCP server), when set.
+    pub agent: Option<String>,
     client: PathBuf,
     debug_log: PathBuf,
     tmux: Option<Tmux>,
@@ -248,6 +251,7 @@ impl World {
             debug_log: base.join("claude-debug.log"),
             home,
             root,
+            agent: None,
             client,
             tmux: None,
             path: None,
@@ -257,6 +261,17 @@ impl World {
         world.seed_home();
         world.init_project(wired);
         Some(world)
+    }
+
+    /// Marks `dir` trusted in `$HOME/.claude.json`, as [`Self::seed_home`] does for
+    /// the project (another work tree of it the client is started in).
+    pub fn trust_folder(&self, dir: &Path) {
+        let file = self.home.join(".claude.json");
+        let mut seed: Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        seed["projects"][dir.display().to_string()] =
+            json!({"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true});
+        std::fs::write(&file, serde_json::to_string_pretty(&seed).unwrap()).unwrap();
     }
 
     /// `$HOME/.claude.json` as the interactive client needs it to skip onboarding,
@@ -320,6 +335,14 @@ impl World {
     /// The environment the client (and so forge's hooks and status line) runs with:
     /// nothing from this process but `PATH`.
     fn client_env(&self) -> Vec<(String, String)> {
+        let mut env = self.base_env();
+        if let Some(a) = &self.agent {
+            env.push(("FORGE_AGENT".into(), a.clone()));
+        }
+        env
+    }
+
+    fn base_env(&self) -> Vec<(String, String)> {
         vec![
             (
                 "PATH".into(),

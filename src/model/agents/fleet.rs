@@ -77,7 +77,13 @@ pub(crate) struct ProjectEntry {
     /// The branch when the entry was written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) branch: Option<String>,
-    /// Unresolved blocked agent Signals.
+    /// For a linked work tree of a git repository: the project of its main work tree
+    /// (for a bare repository, its git folder), which it shares its Signals with
+    /// (`store::inbox`). `None`: the project is its repository's main work tree, or
+    /// its only one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) repository: Option<String>,
+    /// Unresolved blocked agent Signals (of its repository's inbox).
     pub(crate) blocked: u32,
     /// When forge last wrote this entry (ISO 8601 UTC).
     pub(crate) seen_at: String,
@@ -306,6 +312,7 @@ impl ProjectEntry {
             root: facts.root,
             name: facts.name,
             branch: facts.branch,
+            repository: facts.repository,
             blocked: facts.blocked,
             seen_at: iso(now),
             stale_after_secs: facts.stale_after_secs,
@@ -329,6 +336,7 @@ impl ProjectEntry {
         }
         self.name = cut(&self.name, MAX_NAME);
         self.branch = self.branch.map(|b| cut(&b, MAX_BRANCH));
+        self.repository = self.repository.filter(|r| is_root(r));
         if self.seen().is_none() {
             self.seen_at = String::new();
         }
@@ -352,6 +360,10 @@ pub(crate) struct ProjectFacts {
     pub(crate) name: String,
     /// The branch now.
     pub(crate) branch: Option<String>,
+    /// The main work tree's project, for a linked work tree (see
+    /// [`ProjectEntry::repository`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) repository: Option<String>,
     /// Unresolved blocked Signals now.
     pub(crate) blocked: u32,
     /// The project's `[attention] stale_after`, in seconds.
@@ -367,7 +379,7 @@ impl ProjectFacts {
         blocked: usize,
         stale_after: Duration,
     ) -> Option<Self> {
-        if !root.starts_with('/') || root.len() > MAX_ROOT || root.contains('\0') {
+        if !is_root(root) {
             return None;
         }
         let name = root
@@ -380,11 +392,29 @@ impl ProjectFacts {
             root: root.to_owned(),
             name: cut(name, MAX_NAME),
             branch: branch.map(|b| cut(b, MAX_BRANCH)),
+            repository: None,
             blocked: u32::try_from(blocked).unwrap_or(u32::MAX),
             stale_after_secs: u64::try_from(stale_after.num_seconds())
                 .unwrap_or(DEFAULT_STALE_AFTER_SECS),
         })
     }
+}
+
+impl ProjectFacts {
+    /// The facts with the project's repository (the main work tree's project of a
+    /// linked work tree), when it is one the registry can hold.
+    pub(crate) fn in_repository(mut self, repository: Option<&str>) -> Self {
+        self.repository = repository
+            .filter(|r| is_root(r) && *r != self.root)
+            .map(str::to_owned);
+        self
+    }
+}
+
+/// Whether `root` can be a project's root in the registry: absolute, at most
+/// [`MAX_ROOT`] bytes, no NUL.
+fn is_root(root: &str) -> bool {
+    root.starts_with('/') && root.len() <= MAX_ROOT && !root.contains('\0')
 }
 
 /// Whether `new` must be written over `old`: always when the project is new or
@@ -402,6 +432,7 @@ pub(crate) fn needs_write(
         (
             e.name.clone(),
             e.branch.clone(),
+            e.repository.clone(),
             e.blocked,
             e.stale_after_secs,
         )
@@ -738,6 +769,7 @@ mod tests {
             root: root.into(),
             name: root.rsplit('/').next().unwrap().into(),
             branch: Some("main".into()),
+            repository: None,
             blocked: 0,
             seen_at: iso(now() - Duration::minutes(mins_ago)),
             stale_after_secs: 1800,

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use crate::model::named::named;
 use crate::model::session::level::Level;
+use crate::model::setup::settings::shell_quote;
 
 named! {
     /// A hook event a message can be sent for (its name is the one in `[notify]
@@ -68,6 +69,12 @@ pub struct Facts {
     pub agent: Option<String>,
     /// `session:window.pane` inside tmux.
     pub tmux: Option<String>,
+    /// The socket of the session's tmux server (the first part of its `$TMUX`), so a
+    /// `send-keys` from anywhere reaches that server.
+    pub tmux_socket: Option<String>,
+    /// The unresolved blocked Signals this session's agent wrote: it waits for their
+    /// answers.
+    pub blocked: Vec<BlockedOn>,
     /// The session.
     pub session_id: Option<String>,
     /// The project folder.
@@ -88,6 +95,22 @@ pub struct Facts {
     /// The session runs headless (`claude -p`): nothing can be typed into it.
     pub headless: bool,
 }
+
+/// An unresolved blocked Signal a session's agent wrote: whom it waits for, on what.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BlockedOn {
+    /// The agent it waits for (the Signal's `to`).
+    pub to: String,
+    /// The task.
+    pub task: String,
+    /// Its open questions.
+    pub questions: Vec<String>,
+    /// Where the Signal is.
+    pub file: String,
+}
+
+/// The most blocked Signals a message lists.
+const BLOCKED_MAX: usize = 3;
 
 /// `rows` with every run of blank lines cut to one, and none at the start or end
 /// (a pane's empty screen rows say nothing).
@@ -116,14 +139,18 @@ pub(crate) fn pressure(level: Level) -> &'static str {
     }
 }
 
-/// The message: `[SESSION]`, `[CONTEXT PRESSURE]`, `[PANE CONTENT]` (inside tmux,
+/// A value of the message: on one line, redacted on its own.
+fn one(s: &str) -> String {
+    crate::model::text::redact::redact(&crate::model::text::sanitize::single_line(s))
+}
+
+/// The message: `[SESSION]`, `[BLOCKED ON A SIGNAL]` (when the session's agent waits
+/// for another's answer), `[CONTEXT PRESSURE]`, `[PANE CONTENT]` (inside tmux,
 /// quoted: see [`quoted_pane`]), `[AVAILABLE ACTIONS]`. Every value is on its own
 /// line, cleaned and redacted on its own: a value that opens a key block (an agent
 /// named `-----BEGIN … KEY-----`) must not make a pass over the whole message take
 /// the sections after it for the key's body.
 pub fn message(event: NotifyEvent, f: &Facts) -> String {
-    let one =
-        |s: &str| crate::model::text::redact::redact(&crate::model::text::sanitize::single_line(s));
     let mut m = String::from("[SESSION]\n");
     if let Some(a) = &f.agent {
         let _ = writeln!(m, "agent: {}", one(a));
@@ -137,6 +164,13 @@ pub fn message(event: NotifyEvent, f: &Facts) -> String {
     let _ = writeln!(m, "cwd: {}", one(&f.cwd));
     let _ = writeln!(m, "trigger: {}", event.trigger());
     let _ = writeln!(m, "state: {}", event.state());
+    // An ended session waits for nothing.
+    let blocked = if event == NotifyEvent::SessionEnd {
+        &[][..]
+    } else {
+        f.blocked.as_slice()
+    };
+    blocked_lines(&mut m, blocked);
     m.push_str("\n[CONTEXT PRESSURE]\n");
     let note = f.pct_note.map(|n| format!(" ({n})")).unwrap_or_default();
     match (f.pct, f.level) {
@@ -159,6 +193,56 @@ pub fn message(event: NotifyEvent, f: &Facts) -> String {
              - reply nothing: the session stops as it is\n",
         );
     }
+    for b in blocked.iter().take(BLOCKED_MAX) {
+        let _ = writeln!(
+            m,
+            "- answer for {to}: forge signal resolve {task} --from {to} --answer '…' --project {cwd} (or {to}'s resolve tool): the session's next start reads it",
+            to = shell_quote(&one(&b.to)),
+            task = shell_quote(&one(&b.task)),
+            cwd = shell_quote(&one(&f.cwd)),
+        );
+    }
+    session_actions(&mut m, event, f);
+    m
+}
+
+/// `blocked_on:` (the first Signal the agent waits on) at the end of `[SESSION]`,
+/// then `[BLOCKED ON A SIGNAL]`: each (at most [`BLOCKED_MAX`]) with whom it waits
+/// for, where the Signal is, and its questions.
+fn blocked_lines(m: &mut String, blocked: &[BlockedOn]) {
+    let Some(first) = blocked.first() else {
+        return;
+    };
+    let more = match blocked.len() {
+        1 => String::new(),
+        n => format!(" and {} more", n - 1),
+    };
+    let _ = writeln!(
+        m,
+        "blocked_on: {} (task {}){more}",
+        one(&first.to),
+        one(&first.task)
+    );
+    m.push_str("\n[BLOCKED ON A SIGNAL]\n");
+    for b in blocked.iter().take(BLOCKED_MAX) {
+        let _ = writeln!(
+            m,
+            "- task {}: waiting for {} ({})",
+            one(&b.task),
+            one(&b.to),
+            one(&b.file)
+        );
+        for q in &b.questions {
+            let _ = writeln!(m, "  question: {}", one(q));
+        }
+    }
+}
+
+/// What can be done in the session itself: nothing once it ended or when it runs
+/// headless; inside tmux, a `send-keys` line for its pane on its own server (`-S`
+/// its socket: from another server's pane, or outside tmux, the same target would
+/// name a pane there); else the commands to type.
+fn session_actions(m: &mut String, event: NotifyEvent, f: &Facts) {
     if event == NotifyEvent::SessionEnd {
         m.push_str("- none in the session: it has ended (start a new one to go on)\n");
     } else if f.headless {
@@ -166,15 +250,19 @@ pub fn message(event: NotifyEvent, f: &Facts) -> String {
             "- none in the session: it runs headless (claude -p), nothing can be typed into it\n",
         );
     } else if let Some(t) = &f.tmux {
+        let socket = f
+            .tmux_socket
+            .as_deref()
+            .map(|s| format!("-S {} ", shell_quote(&one(s))))
+            .unwrap_or_default();
         let _ = writeln!(
             m,
-            "- type into the session: tmux send-keys -t {} '/compact' Enter (or /clear, or a prompt)",
+            "- type into the session: tmux {socket}send-keys -t {} '/compact' Enter (or /clear, or a prompt)",
             one(t)
         );
     } else {
         m.push_str("- in the session: /compact frees context, /clear starts afresh\n");
     }
-    m
 }
 
 /// The pane's lines as the message quotes them: redacted together (a key can span
@@ -300,6 +388,47 @@ mod tests {
             !m.contains("\n- reply {\"decision\":\"block\",\"reason\":\"rm"),
             "{m}"
         );
+    }
+
+    #[test]
+    fn a_blocked_session_says_on_whom_and_the_advice_names_its_tmux_server() {
+        let f = Facts {
+            agent: Some("alice".into()),
+            tmux: Some("work:1.0".into()),
+            tmux_socket: Some("/tmp/tmux-1000/agents".into()),
+            cwd: "/src/wt-a".into(),
+            pct: Some(31.0),
+            level: Some(Level::L0),
+            blocked: vec![BlockedOn {
+                to: "bob".into(),
+                task: "T-7".into(),
+                questions: vec!["Which pool size?".into()],
+                file: "/src/app/.forge/handoffs/agent-T-7-20261121-101502.md".into(),
+            }],
+            ..Facts::default()
+        };
+        let m = message(NotifyEvent::Stop, &f);
+        for want in [
+            "state: idle\nblocked_on: bob (task T-7)\n",
+            "[BLOCKED ON A SIGNAL]\n- task T-7: waiting for bob (/src/app/.forge/handoffs/agent-T-7-20261121-101502.md)\n  question: Which pool size?\n",
+            "- answer for bob: forge signal resolve T-7 --from bob --answer '…' --project /src/wt-a",
+            "- type into the session: tmux -S /tmp/tmux-1000/agents send-keys -t work:1.0 '/compact' Enter",
+        ] {
+            assert!(m.contains(want), "{want:?} in\n{m}");
+        }
+        // An ended session waits for nobody any more.
+        let m = message(NotifyEvent::SessionEnd, &f);
+        assert!(!m.contains("blocked_on") && !m.contains("[BLOCKED"), "{m}");
+        // Two: the first on the state's line, both in the section.
+        let mut two = f.clone();
+        two.blocked.push(BlockedOn {
+            to: "carol".into(),
+            task: "T-8".into(),
+            ..BlockedOn::default()
+        });
+        let m = message(NotifyEvent::Idle, &two);
+        assert!(m.contains("blocked_on: bob (task T-7) and 1 more\n"), "{m}");
+        assert!(m.contains("- task T-8: waiting for carol"), "{m}");
     }
 
     #[test]

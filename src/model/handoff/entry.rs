@@ -297,6 +297,43 @@ pub(crate) fn title_of(body: &str) -> Option<String> {
         .map(|l| l.trim_start_matches('#').trim().to_owned())
 }
 
+/// Where an agent handoff came from: the work tree it was written in, and that work
+/// tree's branch then (docs/design.md#agent-handoffs-and-signals). Several work trees
+/// of one repository share one inbox (`store::inbox`), so a Signal says which one
+/// asked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct Origin {
+    /// The work tree's folder (absolute, as written).
+    pub(crate) worktree: String,
+    /// Its branch when the Signal was written (`None`: unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) branch: Option<String>,
+}
+
+impl Origin {
+    /// The origin an agent header names (`Worktree:`, `Branch:`), if it names one.
+    pub(crate) fn of_header(h: &AgentHeader) -> Option<Self> {
+        let worktree = h.worktree.as_deref()?.trim();
+        (!worktree.is_empty()).then(|| Self {
+            worktree: worktree.to_owned(),
+            branch: h
+                .branch
+                .as_deref()
+                .map(str::trim)
+                .filter(|b| !b.is_empty())
+                .map(str::to_owned),
+        })
+    }
+
+    /// `worktree /src/app-b (branch feat/b)`.
+    pub(crate) fn words(&self) -> String {
+        match &self.branch {
+            Some(b) => format!("worktree {} (branch {b})", self.worktree),
+            None => format!("worktree {}", self.worktree),
+        }
+    }
+}
+
 /// One handoff file, parsed.
 #[derive(Debug, Clone, Serialize)]
 pub struct HandoffEntry {
@@ -323,6 +360,11 @@ pub struct HandoffEntry {
     /// shown, never counted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) superseded_by: Option<String>,
+    /// Where an agent handoff came from: its `Worktree:` and `Branch:` lines, else
+    /// (set by `store::inbox`) the other work tree whose folder holds it. Boxed: most
+    /// entries of a large inbox have none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) origin: Option<Box<Origin>>,
 }
 
 impl HandoffEntry {
@@ -358,6 +400,7 @@ impl HandoffEntry {
                     .and_then(crate::model::time::parse_iso)
             })
             .or(mtime);
+        let origin = header.as_deref().and_then(Origin::of_header).map(Box::new);
         Some(Self {
             path,
             file_name,
@@ -368,6 +411,7 @@ impl HandoffEntry {
             header,
             signal,
             superseded_by: None,
+            origin,
         })
     }
 
@@ -458,6 +502,29 @@ impl HandoffEntry {
             h.from.as_deref().unwrap_or("?"),
             h.to.as_deref().unwrap_or("?")
         ))
+    }
+
+    /// Where this handoff is, and where it came from, as a session of the project at
+    /// `root` is told (on one line, cleaned): `.forge/handoffs/<file>` when it is in
+    /// the project's own folder, else its path (the repository's inbox in the main
+    /// work tree, or another work tree's folder); then `, from worktree <w> (branch
+    /// <b>)` when it came from another work tree.
+    pub(crate) fn place(&self, root: &std::path::Path) -> String {
+        use crate::model::text::sanitize::single_line;
+        let here = root.join(".forge").join("handoffs");
+        let mut out = match self.path.strip_prefix(&here) {
+            Ok(_) => format!(".forge/handoffs/{}", single_line(&self.file_name)),
+            Err(_) => single_line(&self.path.display().to_string()).into_owned(),
+        };
+        if let Some(o) = self
+            .origin
+            .as_deref()
+            .filter(|o| std::path::Path::new(&o.worktree) != root)
+        {
+            out.push_str(", from ");
+            out.push_str(&single_line(&o.words()));
+        }
+        out
     }
 
     /// The branch recorded in front matter.
@@ -665,6 +732,9 @@ pub(crate) enum KeptBecause {
     Blocked,
     /// The pending resume.
     Pending,
+    /// The Signal that resolves a blocked one kept in another work tree's folder
+    /// (the repository's inbox): without it that question would be open again.
+    Answers,
 }
 
 impl KeptBecause {
@@ -673,6 +743,7 @@ impl KeptBecause {
         match self {
             Self::Blocked => "an unresolved blocked Signal",
             Self::Pending => "the pending resume",
+            Self::Answers => "the answer to a blocked Signal of another work tree",
         }
     }
 }

@@ -64,7 +64,9 @@ impl Trigger {
 /// An open agent Signal to list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenSignal {
-    /// The handoff file's name.
+    /// The handoff file's name when it is in the project's own `.forge/handoffs/`,
+    /// else its path (the repository's inbox in the main work tree, or another work
+    /// tree's folder: `store::inbox`).
     pub file_name: String,
     /// `blocked` or `partial`.
     pub status: String,
@@ -796,9 +798,14 @@ fn open_agent_signals(d: &mut String, i: &HandoffInputs<'_>) {
         let _ = writeln!(d, "None.");
     }
     for s in &i.signals {
+        let folder = if s.file_name.contains('/') {
+            ""
+        } else {
+            ".forge/handoffs/"
+        };
         let _ = writeln!(
             d,
-            "- {}: task {}{} in .forge/handoffs/{}",
+            "- {}: task {}{} in {folder}{}",
             s.status,
             s.task
                 .as_deref()

@@ -110,7 +110,8 @@ impl SignalParse {
     }
 }
 
-/// The header lines of an agent handoff (`From:`, `To:`, `Timestamp:`, `Task:`, `Plan:`).
+/// The header lines of an agent handoff (`From:`, `To:`, `Timestamp:`, `Task:`,
+/// `Plan:`, and the `Worktree:` and `Branch:` it was written from).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub(crate) struct AgentHeader {
     /// `From:`.
@@ -123,6 +124,40 @@ pub(crate) struct AgentHeader {
     pub(crate) task: Option<String>,
     /// `Plan:`.
     pub(crate) plan: Option<String>,
+    /// `Worktree:`: the work tree the writer ran in (forge writes it; a handoff
+    /// written by hand may not say).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) worktree: Option<String>,
+    /// `Branch:`: that work tree's branch when it was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) branch: Option<String>,
+}
+
+/// The lines under `### <heading>` of an agent handoff (bullets without their `- `),
+/// up to the next heading, at most `max`; `(none)` is nothing. Each on one line,
+/// without control characters: the answer of a resolving Signal is its first
+/// `Findings` item.
+pub(crate) fn section_items(text: &str, heading: &str, max: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(h) = t.strip_prefix("###") {
+            if inside {
+                break;
+            }
+            inside = h.trim().eq_ignore_ascii_case(heading);
+            continue;
+        }
+        if !inside || t.is_empty() {
+            continue;
+        }
+        let item = t.strip_prefix("- ").unwrap_or(t);
+        if item != "(none)" && out.len() < max {
+            out.push(crate::model::text::sanitize::single_line_trimmed(item));
+        }
+    }
+    out
 }
 
 /// Reads the header lines that come before the first `###` section.
@@ -146,6 +181,8 @@ pub(crate) fn parse_header(text: &str) -> AgentHeader {
             "Timestamp" => &mut h.timestamp,
             "Task" => &mut h.task,
             "Plan" => &mut h.plan,
+            "Worktree" => &mut h.worktree,
+            "Branch" => &mut h.branch,
             _ => continue,
         };
         if slot.is_none() {

@@ -10,7 +10,7 @@
 //! as each of the separate writes did before they became this one.
 
 use crate::model::session::dirty::{self, DirtyWarning};
-use crate::model::session::state::{Attention, GitCache, SessionBridge};
+use crate::model::session::state::{Attention, GitCache, Identity, SessionBridge};
 
 /// The most of a notification's message a session bridge keeps (after redaction).
 pub(crate) const ATTENTION_MESSAGE_MAX: usize = 200;
@@ -40,6 +40,12 @@ pub(crate) struct BridgeEdit {
     pub(crate) dirty_at_start: Option<u64>,
     /// SessionStart: how many handoffs led to this session.
     pub(crate) chain_handoffs: Option<u64>,
+    /// SessionStart: who the session runs as and its tmux pane; each value found
+    /// replaces the one kept (a `--resume` runs in a new pane), none found keeps it.
+    pub(crate) identity: Option<Identity>,
+    /// SessionStart after a compaction: the reading before it is kept as
+    /// `compacted_from`, so that reading crosses no threshold again.
+    pub(crate) compacted: bool,
 }
 
 /// What becomes of the turn's command baseline.
@@ -166,6 +172,24 @@ impl BridgeEdit {
         }
         if let Some(n) = self.chain_handoffs {
             b.chain_handoffs = Some(n);
+        }
+        if let Some(id) = &self.identity {
+            for (field, value) in [
+                (&mut b.agent, &id.agent),
+                (&mut b.tmux_pane, &id.tmux_pane),
+                (&mut b.tmux_socket, &id.tmux_socket),
+            ] {
+                if value.is_some() && field != value {
+                    field.clone_from(value);
+                    changed = true;
+                }
+            }
+        }
+        if self.compacted
+            && let Some(r) = b.last_reading()
+        {
+            b.compacted_from = Some(r);
+            changed = true;
         }
         changed
     }

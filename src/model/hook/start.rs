@@ -120,6 +120,77 @@ pub(crate) enum Take {
         /// Why.
         why: &'static str,
     },
+    /// It stays pending: an automatic handoff of another session (or agent), which
+    /// this session is not handed, only told of ([`owned_elsewhere`]).
+    Offered {
+        /// The handoff.
+        target: PathBuf,
+        /// Whose it is, in words (`session 3f0c2a9e (alice), still live`).
+        whose: String,
+    },
+}
+
+/// The session that wrote an automatic handoff, as SessionStart finds it: its id,
+/// the agent its bridge recorded, and whether it is live now.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Writer {
+    /// Its session id (the handoff's `session_id`).
+    pub(crate) session: String,
+    /// The agent it runs as (its bridge's), when known.
+    pub(crate) agent: Option<String>,
+    /// It is live (not ended, heard from within `stale_after`, its client process
+    /// there).
+    pub(crate) live: bool,
+}
+
+/// Whether an automatic handoff (the threshold's, PreCompact's) written by `writer`
+/// belongs to another than this session (`session`, running as `agent`): it is for
+/// the session that wrote it and its agent. Another agent's session is not handed
+/// it, nor is any session while its writer is live; then it is offered, named
+/// (`Some` says whose it is). A handoff that names no session, or this one, or
+/// whose writer is gone and ran as this agent (or as none that is known), is this
+/// session's to take. A person's explicit choice (`forge resume`) is not asked
+/// about: it is taken whatever.
+pub(crate) fn owned_elsewhere(
+    writer: Option<&Writer>,
+    session: Option<&str>,
+    agent: Option<&str>,
+) -> Option<String> {
+    let w = writer.filter(|w| !w.session.trim().is_empty())?;
+    if Some(w.session.as_str()) == session {
+        return None;
+    }
+    let short = crate::model::text::sanitize::short_id(&w.session);
+    let named = match &w.agent {
+        Some(a) => format!("session {short} ({})", single_line(a)),
+        None => format!("session {short}"),
+    };
+    let other_agent = w
+        .agent
+        .as_deref()
+        .is_some_and(|a| agent.is_none_or(|me| !me.trim().eq_ignore_ascii_case(a.trim())));
+    match (w.live, other_agent) {
+        (true, _) => Some(format!("{named}, still live")),
+        (false, true) => Some(format!(
+            "{named}, and this session runs as {}",
+            agent.map_or_else(|| "no agent".to_owned(), |a| single_line(a).into_owned())
+        )),
+        (false, false) => None,
+    }
+}
+
+/// The line naming an automatic handoff this session is not handed: whose it is,
+/// and how to resume it anyway.
+fn offered_line(target: &std::path::Path, whose: &str) -> String {
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = single_line(&name);
+    format!(
+        "A pending handoff is not loaded: {name} belongs to {whose}. \
+         `forge resume {name}` makes the next session resume from it anyway.\n"
+    )
 }
 
 /// The unresolved blocked Signals as SessionStart lists them: every one, newest
@@ -217,9 +288,78 @@ pub(crate) fn tidy(f: &StartFacts, blocked: &Blocked, now: DateTime<Utc>) -> Pla
     plan
 }
 
-/// The blocked Signals of the inbox, within their budget.
-pub(crate) fn blocked(handoffs: &[HandoffEntry]) -> Blocked {
-    blocked_text(handoffs, BLOCKED_BUDGET)
+/// The blocked Signals of the repository's inbox, within their budget, each with
+/// where it is and, when it came from another work tree than the project's at
+/// `root`, which one.
+pub(crate) fn blocked(handoffs: &[HandoffEntry], root: &std::path::Path) -> Blocked {
+    blocked_text(handoffs, root, BLOCKED_BUDGET)
+}
+
+/// At most this many Signals addressed to the agent are told at its start; the rest
+/// wait for its next start (its `inbox` tool lists them all).
+pub(crate) const ADDRESSED_MAX: usize = 5;
+/// And at most this much of the start's text.
+const ADDRESSED_BUDGET: usize = 1_500;
+
+/// The Signals addressed to `agent` it has not been told of yet (`told`: the file
+/// names its earlier starts listed): each its task's state (not superseded), not
+/// blocked (every session is told of those), newest first, at most
+/// [`ADDRESSED_MAX`]. An answer to the agent's own question is one of them.
+pub(crate) fn addressed_to<'a>(
+    handoffs: &'a [HandoffEntry],
+    agent: &str,
+    told: &std::collections::HashSet<String>,
+) -> Vec<&'a HandoffEntry> {
+    let agent = agent.trim();
+    handoffs
+        .iter()
+        .filter(|h| !h.is_superseded() && !h.is_blocked() && !told.contains(&h.file_name))
+        .filter(|h| {
+            h.signal
+                .as_ref()
+                .and_then(crate::model::handoff::signal::SignalParse::signal)
+                .is_some_and(|s| s.to.trim().eq_ignore_ascii_case(agent))
+        })
+        .take(ADDRESSED_MAX)
+        .collect()
+}
+
+/// How a session of `agent` is told of the Signals addressed to it (`items`: each
+/// with its findings, where an answer is): `Signal for <agent>: task T-7 is partial,
+/// from bob, in <place>`, then its first findings, within its budget.
+pub(crate) fn addressed_text(
+    items: &[(&HandoffEntry, Vec<String>)],
+    agent: &str,
+    root: &std::path::Path,
+) -> Blocked {
+    let mut out = Blocked::default();
+    for (h, findings) in items {
+        let Some(s) = h
+            .signal
+            .as_ref()
+            .and_then(crate::model::handoff::signal::SignalParse::signal)
+        else {
+            continue;
+        };
+        let mut lines = format!(
+            "Signal for {}: task {} is {}, from {}, in {}\n",
+            single_line(agent.trim()),
+            single_line(&s.task_id),
+            h.status_word(),
+            single_line(&s.from),
+            h.place(root)
+        );
+        for f in findings.iter().take(3) {
+            let _ = writeln!(lines, "  {}", single_line(f));
+        }
+        let lines = clip_lines(&redact(&lines), LINE_MAX).into_owned();
+        if units(&out.text) + units(&lines) > ADDRESSED_BUDGET {
+            break;
+        }
+        out.text.push_str(&lines);
+        out.tasks.push(s.task_id.clone());
+    }
+    out
 }
 
 /// What the policy says of the handoff this session took (`None`: it took none).
@@ -496,6 +636,17 @@ fn resumed_part(
             path: target.display().to_string(),
             why: (*why).to_owned(),
         }),
+        (Some(Take::Offered { target, whose }), _) => {
+            // Another session's (or agent's) automatic handoff: named for the model
+            // and for the person, never loaded.
+            let line = offered_line(target, whose);
+            out.push_str(&clip_line(&line, LINE_MAX));
+            notices.push(format!("forge: {}", line.trim()));
+            plan.record(Outcome::ResumeSkipped {
+                path: target.display().to_string(),
+                why: format!("automatic, and written by {whose}: offered, not loaded"),
+            });
+        }
         _ => {}
     }
     out
@@ -637,7 +788,7 @@ fn live_session_line(last: &LastSession) -> String {
     )
 }
 
-fn blocked_text(handoffs: &[HandoffEntry], budget: usize) -> Blocked {
+fn blocked_text(handoffs: &[HandoffEntry], root: &std::path::Path, budget: usize) -> Blocked {
     let all: Vec<_> = handoffs.iter().filter(|h| h.is_blocked()).collect();
     let mut out = Blocked::default();
     // Room for the "and N more" line, whatever N is.
@@ -649,7 +800,7 @@ fn blocked_text(handoffs: &[HandoffEntry], budget: usize) -> Blocked {
     };
     let reserve = units(&more(all.len()));
     for (i, h) in all.iter().enumerate() {
-        let lines = clip_lines(&redact(&blocked_lines(h)), LINE_MAX).into_owned();
+        let lines = clip_lines(&redact(&blocked_lines(h, root)), LINE_MAX).into_owned();
         let last = i + 1 == all.len();
         let room = if last {
             budget
@@ -675,14 +826,14 @@ fn blocked_text(handoffs: &[HandoffEntry], budget: usize) -> Blocked {
     out
 }
 
-fn blocked_lines(h: &HandoffEntry) -> String {
+fn blocked_lines(h: &HandoffEntry, root: &std::path::Path) -> String {
     let mut out = String::new();
     let task = h.task().unwrap_or("?");
     let route = h.route().unwrap_or_default();
     let _ = writeln!(
         out,
-        "Blocked agent signal: task {task} ({route}) in .forge/handoffs/{}",
-        h.file_name
+        "Blocked agent signal: task {task} ({route}) in {}",
+        h.place(root)
     );
     if let Some(s) = h
         .signal
@@ -948,6 +1099,150 @@ mod tests {
             now(),
         );
         assert!(plan.stdout.contains("which no longer exists"));
+    }
+
+    #[test]
+    fn an_automatic_handoff_is_for_its_writer_and_its_agent() {
+        let w = |agent: Option<&str>, live: bool| Writer {
+            session: "3f0c2a9e-8b1d".into(),
+            agent: agent.map(str::to_owned),
+            live,
+        };
+        // Its own session, or one with nothing to say against it, takes it.
+        assert_eq!(owned_elsewhere(None, Some("me"), Some("carol")), None);
+        assert_eq!(
+            owned_elsewhere(Some(&w(Some("alice"), true)), Some("3f0c2a9e-8b1d"), None),
+            None
+        );
+        assert_eq!(
+            owned_elsewhere(Some(&w(Some("alice"), false)), Some("me"), Some("Alice")),
+            None,
+            "its agent's next session, once it is gone"
+        );
+        assert_eq!(
+            owned_elsewhere(Some(&w(None, false)), Some("me"), None),
+            None
+        );
+        // Any session while its writer is live, another agent's at any time: not.
+        assert_eq!(
+            owned_elsewhere(Some(&w(Some("alice"), true)), Some("me"), Some("alice")).as_deref(),
+            Some("session 3f0c2a9e (alice), still live")
+        );
+        assert_eq!(
+            owned_elsewhere(Some(&w(None, true)), Some("me"), None).as_deref(),
+            Some("session 3f0c2a9e, still live")
+        );
+        assert_eq!(
+            owned_elsewhere(Some(&w(Some("alice"), false)), Some("me"), Some("carol")).as_deref(),
+            Some("session 3f0c2a9e (alice), and this session runs as carol")
+        );
+        assert_eq!(
+            owned_elsewhere(Some(&w(Some("alice"), false)), Some("me"), None).as_deref(),
+            Some("session 3f0c2a9e (alice), and this session runs as no agent")
+        );
+        // Offered: named in one line, nothing of it loaded.
+        let f = facts("startup");
+        let found = Found {
+            take: Some(Take::Offered {
+                target: PathBuf::from("/p/.forge/handoffs/handoff-20261121-101502.md"),
+                whose: "session 3f0c2a9e (alice), still live".into(),
+            }),
+            ..Found::default()
+        };
+        let plan = compose(
+            &f,
+            &Blocked::default(),
+            &found,
+            &WireHookInput::default(),
+            now(),
+        );
+        // The model is told in its context, the person on the screen.
+        let (context, notice) = super::super::notice::split(&plan.stdout);
+        assert_eq!(
+            context,
+            "A pending handoff is not loaded: handoff-20261121-101502.md belongs to session \
+             3f0c2a9e (alice), still live. `forge resume handoff-20261121-101502.md` makes the \
+             next session resume from it anyway.\n"
+        );
+        assert!(
+            notice
+                .starts_with("forge: A pending handoff is not loaded: handoff-20261121-101502.md"),
+            "{notice}"
+        );
+        assert!(plan.recorded().any(|o| matches!(
+            o,
+            Outcome::ResumeSkipped { why, .. } if why.contains("offered, not loaded")
+        )));
+    }
+
+    #[test]
+    fn a_session_is_told_once_of_the_signals_addressed_to_its_agent() {
+        let signal = |name: &str, from: &str, to: &str, task: &str, status: &str| {
+            let text = format!(
+                "## FORGE AGENT HANDOFF\nTask: {task}\nWorktree: /src/wt-b\nBranch: feat-b\n\
+                 ### Signal\n```json\n{{\"from\":\"{from}\",\"to\":\"{to}\",\
+                 \"task_id\":\"{task}\",\"status\":\"{status}\"}}\n```\n"
+            );
+            HandoffEntry::parse(
+                PathBuf::from(format!("/src/app/.forge/handoffs/{name}")),
+                &text,
+                None,
+            )
+            .unwrap()
+        };
+        let mut list = vec![
+            signal(
+                "agent-T-7-20261121-110000.md",
+                "bob",
+                "alice",
+                "T-7",
+                "partial",
+            ),
+            signal(
+                "agent-T-8-20261121-105000.md",
+                "bob",
+                "Alice",
+                "T-8",
+                "blocked",
+            ),
+            signal(
+                "agent-T-9-20261121-104000.md",
+                "carol",
+                "dave",
+                "T-9",
+                "complete",
+            ),
+            signal(
+                "agent-T-7-20261121-100000.md",
+                "alice",
+                "bob",
+                "T-7",
+                "blocked",
+            ),
+        ];
+        crate::model::handoff::entry::link_threads(&mut list);
+        let none = std::collections::HashSet::new();
+        // The answer to alice's question; not the blocked one (every session hears of
+        // those), not another agent's, not the superseded question.
+        let names: Vec<_> = addressed_to(&list, "alice", &none)
+            .iter()
+            .map(|h| h.file_name.clone())
+            .collect();
+        assert_eq!(names, ["agent-T-7-20261121-110000.md"]);
+        let told: std::collections::HashSet<String> = names.iter().cloned().collect();
+        assert!(addressed_to(&list, "alice", &told).is_empty(), "told once");
+        let items: Vec<_> = addressed_to(&list, "alice", &none)
+            .into_iter()
+            .map(|h| (h, vec!["Answer: twenty".to_owned()]))
+            .collect();
+        let text = addressed_text(&items, "alice", std::path::Path::new("/src/wt-a"));
+        assert_eq!(
+            text.text,
+            "Signal for alice: task T-7 is partial, from bob, in \
+             /src/app/.forge/handoffs/agent-T-7-20261121-110000.md, from worktree /src/wt-b \
+             (branch feat-b)\n  Answer: twenty\n"
+        );
+        assert_eq!(text.tasks, ["T-7"]);
     }
 
     #[test]

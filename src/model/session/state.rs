@@ -307,8 +307,40 @@ pub(crate) struct SessionBridge {
     /// `handoff_count` of `[[on_session_start]]`'s payload. Set by SessionStart.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) chain_handoffs: Option<u64>,
+    /// The agent the session runs as, fixed when it starts (SessionStart:
+    /// `$FORGE_AGENT`, else the name its `[agents.<name>]` tables are matched by,
+    /// the tmux session's, asked once while its pane exists). Wake messages, the
+    /// fleet registry and `--json` take it from here, never from tmux after the
+    /// pane is gone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) agent: Option<String>,
+    /// Its tmux pane (`%N`) when it started in tmux.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) tmux_pane: Option<String>,
+    /// That pane's tmux server socket (the first part of `$TMUX`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) tmux_socket: Option<String>,
+    /// The last reading before the session's last compaction (SessionStart
+    /// `compact`): until a reading that differs arrives, a figure equal to it is
+    /// that old reading (the client's payload, or the transcript before its
+    /// compaction record is written), and crosses no threshold. Cleared by the first
+    /// reading that differs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) compacted_from: Option<Reading>,
     /// Last update of this file (ISO 8601 UTC).
     pub(crate) updated_at: Option<String>,
+}
+
+/// Who a session runs as, and where, as its SessionStart found it (see
+/// [`SessionBridge::agent`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Identity {
+    /// The agent.
+    pub(crate) agent: Option<String>,
+    /// The tmux pane (`%N`).
+    pub(crate) tmux_pane: Option<String>,
+    /// The tmux server's socket.
+    pub(crate) tmux_socket: Option<String>,
 }
 
 impl SessionBridge {
@@ -341,6 +373,31 @@ impl SessionBridge {
             self.attention_message = Some("its Claude Code process is gone".to_owned());
         }
         ended
+    }
+
+    /// The reading the session had when it last compacted, as [`Self::compacted_from`]
+    /// keeps it: its last reading, else its figure.
+    pub(crate) fn last_reading(&self) -> Option<Reading> {
+        self.readings.last().cloned().or_else(|| {
+            Some(Reading {
+                at: self.updated_at.clone().unwrap_or_default(),
+                tokens: self.tokens,
+                pct: self.used_percentage?,
+            })
+        })
+    }
+
+    /// Whether a figure (`pct`, with `tokens` when known) is the reading the session
+    /// had before its last compaction ([`Self::compacted_from`]): the same tokens, or
+    /// without tokens the same percentage. Such a reading is older than the
+    /// compaction: it crosses no threshold.
+    pub(crate) fn is_from_before_compaction(&self, pct: f64, tokens: Option<u64>) -> bool {
+        self.compacted_from
+            .as_ref()
+            .is_some_and(|r| match (tokens, r.tokens) {
+                (Some(t), Some(old)) => t == old,
+                _ => (r.pct - pct).abs() < 1e-9,
+            })
     }
 
     /// Adds a reading unless it repeats the last one; drops the oldest past the cap.
@@ -378,6 +435,17 @@ pub(crate) fn end_if_client_gone(
     }
     *attention = Some(Attention::Ended);
     true
+}
+
+/// The branch a git `HEAD` file names (`ref: refs/heads/main` → `main`), or
+/// `detached@<sha7>` for a detached one; `None` for anything else.
+pub(crate) fn branch_of_head(head: &str) -> Option<String> {
+    let head = head.trim();
+    if let Some(r) = head.strip_prefix("ref:") {
+        let r = r.trim();
+        return Some(r.strip_prefix("refs/heads/").unwrap_or(r).to_owned());
+    }
+    head.get(..7).map(|s| format!("detached@{s}"))
 }
 
 /// `logs/git-cache.json`: git facts written by hooks so the statusline never runs git.
