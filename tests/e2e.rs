@@ -2683,6 +2683,41 @@ fn a_clone_of_a_wired_project_without_forge_says_one_line_and_no_hook_fails() {
         !lower.contains("hook failed") && !lower.contains("hook error"),
         "{log}"
     );
+    // The hint was said (its stamp, in the teammate's own cache folder, holds
+    // today), so another session today says nothing.
+    let stamp = w.home.join(".cache/forge/hint-day");
+    let today = std::process::Command::new("date")
+        .arg("+%Y-%m-%d")
+        .output()
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&stamp).unwrap(),
+        String::from_utf8_lossy(&today.stdout),
+        "the hint's stamp"
+    );
+    // The off switch in the teammate's own settings (`env` of ~/.claude/settings.json,
+    // which the client hands its hooks): with no stamp, the hint is still not said
+    // (no stamp written), and every hook still succeeds.
+    std::fs::remove_file(&stamp).unwrap();
+    let user_settings = w.home.join(".claude/settings.json");
+    let before = std::fs::read_to_string(&user_settings).ok();
+    let mut user: Value = before
+        .as_deref()
+        .map_or_else(|| json!({}), |t| serde_json::from_str(t).unwrap());
+    user["env"] = json!({"FORGE_HINT": "off"});
+    std::fs::create_dir_all(user_settings.parent().unwrap()).unwrap();
+    std::fs::write(&user_settings, user.to_string()).unwrap();
+    let out = w.print_with(&["--allowedTools", "Bash", "--"], "please LIST-FILES");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!stamp.exists(), "FORGE_HINT=off: the hint was said");
+    match before {
+        Some(t) => std::fs::write(&user_settings, t).unwrap(),
+        None => std::fs::remove_file(&user_settings).unwrap(),
+    }
 
     // Interactive: the first screen has the one line, a tool call and the end of the
     // turn add nothing, and there is no status line.
@@ -2699,6 +2734,8 @@ fn a_clone_of_a_wired_project_without_forge_says_one_line_and_no_hook_fails() {
     let screen = format!("{screen}\n{}", w.screen());
     let flat = w.screen().split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(flat.contains("cargo install --locked"), "{screen}");
+    assert!(flat.contains("npm install -g ccforge"), "{screen}");
+    assert!(stamp.exists(), "the interactive session said the hint");
     assert_eq!(
         w.screen().matches(" says: ").count(),
         1,
