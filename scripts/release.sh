@@ -93,7 +93,10 @@ const [version, file] = process.argv.slice(2);
 const pkg = JSON.parse(fs.readFileSync(file, "utf8"));
 pkg.version = version;
 for (const dep of Object.keys(pkg.optionalDependencies || {})) pkg.optionalDependencies[dep] = version;
-fs.writeFileSync(file, JSON.stringify(pkg, null, 2) + "\n");
+// Written only when it changes: an unchanged file keeps its time, so the tarballs
+// built above stay newer than every source (tests/release/dist.rs).
+const text = JSON.stringify(pkg, null, 2) + "\n";
+if (fs.readFileSync(file, "utf8") !== text) fs.writeFileSync(file, text);
 EOF
 
 npm_out=$dist/npm

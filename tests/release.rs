@@ -329,8 +329,8 @@ fn the_npm_packages_are_in_step_with_cargo_toml() {
 
 /// The npm files installed into an empty prefix with no registry (a registry
 /// address nothing answers, and `--offline`).
-pub fn npm_offline(args: &[&str], cwd: &Path, cache: &Path) -> Output {
-    let out = Command::new("npm")
+fn npm_offline(args: &[&str], cwd: &Path, cache: &Path) -> Output {
+    Command::new("npm")
         .args(args)
         .args([
             "--offline",
@@ -343,12 +343,11 @@ pub fn npm_offline(args: &[&str], cwd: &Path, cache: &Path) -> Output {
         .env("npm_config_update_notifier", "false")
         .current_dir(cwd)
         .output()
-        .unwrap();
-    out
+        .unwrap()
 }
 
 #[test]
-fn the_npm_launcher_installs_offline_and_runs_forge_or_names_the_platform() {
+fn the_npm_launcher_installs_offline_and_runs_forge() {
     if !tool("npm", "the npm packages") {
         return;
     }
@@ -405,21 +404,21 @@ fn the_npm_launcher_installs_offline_and_runs_forge_or_names_the_platform() {
 
     // `npx ccforge init` from the packed files, offline, in a fresh project.
     let (_q, home2, proj2) = project();
-    let mut args = vec!["exec", "--yes"];
+    let mut args = vec![
+        "--yes",
+        "--offline",
+        "--no-audit",
+        "--no-fund",
+        "--registry",
+        "http://127.0.0.1:9/",
+    ];
     for f in &files {
         args.push("--package");
         args.push(f);
     }
     args.extend(["--", "ccforge", "init"]);
-    let out = Command::new("npm")
+    let out = Command::new("npx")
         .args(&args)
-        .args([
-            "--offline",
-            "--no-audit",
-            "--no-fund",
-            "--registry",
-            "http://127.0.0.1:9/",
-        ])
         .env("npm_config_cache", dir.path().join("cache2"))
         .env("HOME", &home2)
         .current_dir(&proj2)
@@ -436,7 +435,18 @@ fn the_npm_launcher_installs_offline_and_runs_forge_or_names_the_platform() {
             .unwrap()
             .contains("hook SessionStart")
     );
+}
 
+#[test]
+fn the_npm_launcher_without_its_platform_package_names_the_platform() {
+    if !tool("npm", "the npm packages") {
+        return;
+    }
+    let Some(dist) = dist_or_skip("the_npm_launcher_without_its_platform_package") else {
+        return;
+    };
+    let npm = dist.join("npm");
+    let dir = tempfile::tempdir().unwrap();
     // Without its platform package the launcher names the platform and the fix.
     let bare = dir.path().join("bare");
     let launcher = npm.join(&dist::npm_files()[0]);
