@@ -320,7 +320,7 @@ fn the_npm_packages_are_in_step_with_cargo_toml() {
         assert_eq!(v, VERSION);
     }
     // The launcher looks for the same packages.
-    let launcher = std::fs::read_to_string(root().join("npm/ccforge/bin/forge.js")).unwrap();
+    let launcher = std::fs::read_to_string(root().join("npm/ccforge/lib/platform.js")).unwrap();
     for name in names {
         assert!(launcher.contains(&format!("\"{name}\"")), "{name}");
     }
@@ -356,21 +356,54 @@ fn the_npm_launcher_installs_offline_and_runs_forge() {
     };
     let npm = dist.join("npm");
     let dir = tempfile::tempdir().unwrap();
-    let prefix = dir.path().join("prefix");
     let cache = dir.path().join("cache");
     let files: Vec<String> = dist::npm_files()
         .iter()
         .filter(|f| !f.contains("arm64"))
         .map(|f| npm.join(f).display().to_string())
         .collect();
-    let mut args = vec!["install", "-g", "--prefix", prefix.to_str().unwrap()];
-    args.extend(files.iter().map(String::as_str));
-    let out = npm_offline(&args, dir.path(), &cache);
+    let install = |prefix: &Path, extra: &[&str]| {
+        let mut args = vec!["install", "-g", "--prefix", prefix.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        args.extend(files.iter().map(String::as_str));
+        let out = npm_offline(&args, dir.path(), &cache);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::canonicalize(prefix.join("bin/forge")).unwrap()
+    };
+    // The install step put the binary itself where npm's `forge` points: no Node
+    // starts for a hook or a status-line tick.
+    let prefix = dir.path().join("prefix");
+    let linked = install(&prefix, &[]);
     assert!(
-        out.status.success(),
+        linked.ends_with("ccforge/bin/forge.js"),
         "{}",
-        String::from_utf8_lossy(&out.stderr)
+        linked.display()
     );
+    assert!(
+        std::fs::read(&linked).unwrap().starts_with(b"\x7fELF"),
+        "not the binary"
+    );
+    check_launched(&prefix);
+    // With install scripts off, the Node launcher stays and does the same.
+    let plain = dir.path().join("plain");
+    let linked = install(&plain, &["--ignore-scripts"]);
+    assert!(
+        std::fs::read(&linked)
+            .unwrap()
+            .starts_with(b"#!/usr/bin/env node")
+    );
+    check_launched(&plain);
+    // `npx ccforge init` from the packed files, offline, in a fresh project.
+    npx_init(&files, dir.path());
+}
+
+/// `forge` of an npm prefix: its version, `forge init` writing the portable bare
+/// `forge`, the status line, the exit status.
+fn check_launched(prefix: &Path) {
     let forge = prefix.join("bin/forge");
     let (_p, home, proj) = project();
     let path = format!("{}:/usr/bin:/bin", prefix.join("bin").display());
@@ -387,7 +420,7 @@ fn the_npm_launcher_installs_offline_and_runs_forge() {
         text(&run(cmd().arg("--version"))),
         format!("forge {VERSION}\n")
     );
-    // `forge init` through the launcher writes the portable bare `forge`.
+    // `forge init` through npm's `forge` writes the portable bare `forge`.
     let said = text(&run(cmd().arg("init")));
     assert!(said.contains("run `forge` from PATH"), "{said}");
     let settings = std::fs::read_to_string(proj.join(".claude/settings.json")).unwrap();
@@ -398,12 +431,14 @@ fn the_npm_launcher_installs_offline_and_runs_forge() {
     assert!(!settings.contains("node_modules"), "{settings}");
     let line = statusline(cmd());
     assert!(line.contains("42%"), "{line}");
-    // Exit status and stdin pass through.
+    // The exit status passes through.
     let bad = cmd().arg("no-such-command").output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
+}
 
-    // `npx ccforge init` from the packed files, offline, in a fresh project.
-    let (_q, home2, proj2) = project();
+/// `npx ccforge init` from the packed files, offline, in a fresh project.
+fn npx_init(files: &[String], dir: &Path) {
+    let (_q, home, proj) = project();
     let mut args = vec![
         "--yes",
         "--offline",
@@ -412,16 +447,16 @@ fn the_npm_launcher_installs_offline_and_runs_forge() {
         "--registry",
         "http://127.0.0.1:9/",
     ];
-    for f in &files {
+    for f in files {
         args.push("--package");
         args.push(f);
     }
     args.extend(["--", "ccforge", "init"]);
     let out = Command::new("npx")
         .args(&args)
-        .env("npm_config_cache", dir.path().join("cache2"))
-        .env("HOME", &home2)
-        .current_dir(&proj2)
+        .env("npm_config_cache", dir.join("cache-npx"))
+        .env("HOME", &home)
+        .current_dir(&proj)
         .output()
         .unwrap();
     assert!(
@@ -431,7 +466,7 @@ fn the_npm_launcher_installs_offline_and_runs_forge() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        std::fs::read_to_string(proj2.join(".claude/settings.json"))
+        std::fs::read_to_string(proj.join(".claude/settings.json"))
             .unwrap()
             .contains("hook SessionStart")
     );

@@ -2,33 +2,13 @@
 // ccforge's launcher: finds the forge binary of this platform's package (one of the
 // optionalDependencies, which npm installs only where its os/cpu/libc match) and runs
 // it with this process's arguments, standard streams and exit status. Anywhere
-// else it says which platform it is and what to do instead.
+// else it says which platform it is and what to do instead. (Where install scripts
+// run, install.js puts the binary itself in this file's place, so no Node starts.)
 "use strict";
-const path = require("path");
 const { spawnSync } = require("child_process");
+const { PACKAGES, find } = require("../lib/platform.js");
 
-const PACKAGES = {
-  "linux x64 glibc": "ccforge-linux-x64",
-  "linux arm64 glibc": "ccforge-linux-arm64",
-};
-
-function libc() {
-  if (process.platform !== "linux") return "";
-  const report = process.report && process.report.getReport ? process.report.getReport() : null;
-  const header = report && (typeof report === "string" ? JSON.parse(report) : report).header;
-  return header && header.glibcVersionRuntime ? "glibc" : "musl";
-}
-
-const platform = [process.platform, process.arch, libc()].filter(Boolean).join(" ");
-const pkg = PACKAGES[platform];
-let binary;
-if (pkg) {
-  try {
-    binary = path.join(path.dirname(require.resolve(pkg + "/package.json")), "bin", "forge");
-  } catch (_) {
-    binary = undefined;
-  }
-}
+const { platform, pkg, binary } = find();
 if (!binary) {
   const supported = Object.keys(PACKAGES).join(", ");
   process.stderr.write(
