@@ -2088,13 +2088,19 @@ fn without_forge_the_plugin_is_silent_and_says_how_to_install_it() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("hook"), "{stderr}");
+    // Said once today (the stamp in the teammate's cache folder); as on another day,
+    // the next session says it again once the stamp is gone.
+    let stamp = w.home.join(".cache/forge/hint-day");
+    assert!(stamp.exists(), "the hint's stamp");
+    std::fs::remove_file(&stamp).unwrap();
     // The person sees one line on how to install it, and no failed hook.
     w.start_without_status_line(&[]);
     let screen = w.wait_screen("SessionStart's message", |s| {
         s.contains("SessionStart:startup says: forge: this session runs the forge plugin")
     });
     let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(flat.contains("cargo install --locked --path"), "{screen}");
+    assert!(flat.contains("cargo install --locked --git"), "{screen}");
+    assert!(flat.contains("npm install -g ccforge"), "{screen}");
     assert!(!screen.to_lowercase().contains("hook error"), "{screen}");
     assert!(!screen.to_lowercase().contains("failed"), "{screen}");
     // forge never ran: nothing recorded.

@@ -58,28 +58,6 @@ pub(crate) fn once_a_day(say: &str) -> String {
     )
 }
 
-/// The word a fallback of [`once_a_day`] echoes (`echo 'WORD'`, the only `say`
-/// forge writes), when `words` (split as `settings::split_words` does) are that
-/// form; `None` for anything else, so a wrapper of the person's own is never taken
-/// for forge's.
-pub(crate) fn unwrap_once_a_day(words: &[String]) -> Option<&str> {
-    let template = super::settings::split_words(&once_a_day("SAY"));
-    let at = template.iter().position(|w| w == "SAY;")?;
-    let (head, tail) = (&template[..at], &template[at + 1..]);
-    if words.len() < head.len() + tail.len() + 1 || words.get(..head.len())? != head {
-        return None;
-    }
-    let end = words.len() - tail.len();
-    if words.get(end..)? != tail {
-        return None;
-    }
-    // The echoed word carries the `;` before `fi`.
-    match words.get(head.len()..end)? {
-        [echo, said] if echo == "echo" => said.strip_suffix(';'),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,21 +80,5 @@ mod tests {
             serde_json::from_str(include_str!("../../../npm/ccforge/package.json"))
                 .unwrap_or_default();
         assert_eq!(pkg["name"], NPM_PACKAGE);
-    }
-
-    #[test]
-    fn the_gate_is_recognised_around_its_say_and_nothing_else() {
-        let w = super::super::settings::split_words;
-        let cmd = once_a_day("echo 'hello there'");
-        let words = w(&cmd);
-        assert_eq!(unwrap_once_a_day(&words), Some("hello there"));
-        for not in [
-            "echo hi",
-            "true",
-            &cmd.replace("forge/hint-day", "other"),
-            &cmd.replace("fi", "rm -rf ~; fi"),
-        ] {
-            assert_eq!(unwrap_once_a_day(&w(not)), None, "{not}");
-        }
     }
 }

@@ -414,7 +414,29 @@ fn known_fallback(fallback: &[String]) -> bool {
     match fallback {
         [t] => t == "true",
         [verb, _] => verb == "echo" || verb == "eval",
-        _ => install::unwrap_once_a_day(fallback).is_some(),
+        _ => unwrap_once_a_day(fallback).is_some(),
+    }
+}
+
+/// The word a fallback of [`install::once_a_day`] echoes (`echo 'WORD'`, the only `say`
+/// forge writes), when `words` (split as [`split_words`] does) are that
+/// form; `None` for anything else, so a wrapper of the person's own is never taken
+/// for forge's.
+fn unwrap_once_a_day(words: &[String]) -> Option<&str> {
+    let template = split_words(&install::once_a_day("SAY"));
+    let at = template.iter().position(|w| w == "SAY;")?;
+    let (head, tail) = (&template[..at], &template[at + 1..]);
+    if words.len() < head.len() + tail.len() + 1 || words.get(..head.len())? != head {
+        return None;
+    }
+    let end = words.len() - tail.len();
+    if words.get(end..)? != tail {
+        return None;
+    }
+    // The echoed word carries the `;` before `fi`.
+    match words.get(head.len()..end)? {
+        [echo, said] if echo == "echo" => said.strip_suffix(';'),
+        _ => None,
     }
 }
 
@@ -1453,6 +1475,22 @@ mod tests {
             missing_for_model()
         );
         assert_eq!(forge_role(&w(&start)), Some("hook"));
+    }
+
+    #[test]
+    fn the_gate_is_recognised_around_its_say_and_nothing_else() {
+        let w = split_words;
+        let cmd = install::once_a_day("echo 'hello there'");
+        let words = w(&cmd);
+        assert_eq!(unwrap_once_a_day(&words), Some("hello there"));
+        for not in [
+            "echo hi",
+            "true",
+            &cmd.replace("forge/hint-day", "other"),
+            &cmd.replace("fi", "rm -rf ~; fi"),
+        ] {
+            assert_eq!(unwrap_once_a_day(&w(not)), None, "{not}");
+        }
     }
 
     #[test]
