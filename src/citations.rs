@@ -196,9 +196,18 @@ fn root() -> PathBuf {
 }
 
 /// The repository's files a citation may name, by path from the root (`None` for a
-/// file that is not there).
+/// file that is not there). A folder or a file that is not text (a Markdown link to
+/// `plugin/` or to an image) is there with no headings: an empty text.
 fn repo_doc(rel: &str) -> Option<String> {
-    std::fs::read_to_string(root().join(rel)).ok()
+    let path = root().join(rel);
+    if rel.is_empty() || rel.starts_with("..") {
+        return None;
+    }
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(_) if path.exists() => Some(String::new()),
+        Err(_) => None,
+    }
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -257,6 +266,25 @@ fn a_citation_that_names_nothing_is_caught() {
         assert!(
             !unresolved(text, "src/x.rs", &doc).is_empty(),
             "not caught: {text}"
+        );
+    }
+    // The README's links, from the root: a page, a heading of it, a folder.
+    assert!(
+        unresolved(
+            "[t](docs/design.md#times) [r](docs/client-reference.md)",
+            "README.md",
+            &doc
+        )
+        .is_empty()
+    );
+    for broken in [
+        "[x](docs/gone.md)",
+        "[x](docs/design.md#gone)",
+        "[x](design.md)",
+    ] {
+        assert!(
+            !unresolved(broken, "README.md", &doc).is_empty(),
+            "not caught: {broken}"
         );
     }
     // Links in Markdown: relative to the file, with their anchors.

@@ -69,6 +69,10 @@ pub struct Env {
     /// `DISABLE_AUTO_COMPACT`, `DISABLE_COMPACT`, `CLAUDE_CODE_AUTO_COMPACT_WINDOW`,
     /// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`, as set.
     pub(crate) compaction_vars: Vec<(String, String)>,
+    /// `$FORGE_LAUNCHER` (absolute paths only): the npm launcher script that started
+    /// this binary (npm/ccforge/bin/forge.js sets it), so `forge` on PATH being that
+    /// script counts as this forge.
+    pub(crate) launcher: Option<PathBuf>,
     /// The time the command started.
     pub(crate) now: DateTime<Utc>,
 }
@@ -161,6 +165,7 @@ impl Env {
                 .iter()
                 .filter_map(|k| Some(((*k).to_owned(), var(k)?.into_string().ok()?)))
                 .collect(),
+            launcher: absolute(var("FORGE_LAUNCHER")),
             now: Utc::now(),
         }
     }
@@ -191,6 +196,7 @@ impl Env {
             claude_pid: None,
             claude_entrypoint: None,
             compaction_vars: Vec::new(),
+            launcher: None,
             now: Utc::now(),
         }
     }

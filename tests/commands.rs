@@ -783,6 +783,17 @@ fn wired_unguarded() -> String {
 /// Runs a settings entry's command as Claude Code does (`sh -c`), with `stdin`, on a
 /// PATH that holds no forge: (exit code, stdout, stderr).
 fn run_without_forge(p: &TestProject, command: &str, stdin: &str) -> (i32, String, String) {
+    run_without_forge_with(p, command, stdin, &[])
+}
+
+/// [`run_without_forge`] with variables of the teammate's environment set (the
+/// hint's `XDG_CACHE_HOME` and `FORGE_HINT` are unset unless given).
+fn run_without_forge_with(
+    p: &TestProject,
+    command: &str,
+    stdin: &str,
+    vars: &[(&str, &str)],
+) -> (i32, String, String) {
     let empty = p.dir.path().join("no-forge-bin");
     std::fs::create_dir_all(&empty).unwrap();
     let path = format!("{}:/usr/bin:/bin", empty.display());
@@ -798,6 +809,9 @@ fn run_without_forge(p: &TestProject, command: &str, stdin: &str) -> (i32, Strin
         .current_dir(&p.root)
         .env("PATH", &path)
         .env("HOME", &p.home)
+        .env_remove("XDG_CACHE_HOME")
+        .env_remove("FORGE_HINT")
+        .envs(vars.iter().copied())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -883,6 +897,7 @@ fn committed_entries_stay_silent_for_a_teammate_without_forge() {
             let said = v["systemMessage"].as_str().unwrap();
             assert!(said.contains("use forge"), "{said}");
             assert!(said.contains("cargo install --locked"), "{said}");
+            assert!(said.contains("npm install -g ccforge"), "{said}");
             assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
         } else {
             assert_eq!(out, "", "{}", h.event);
@@ -907,6 +922,106 @@ fn committed_entries_stay_silent_for_a_teammate_without_forge() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+/// The teammate hint (SessionStart's fallback where forge is missing) names the
+/// real install commands, is said at most once a day per machine (a stamp in the
+/// teammate's cache folder; the day comes from `date`, faked here), and never once
+/// `FORGE_HINT=off` is set. The plugin's hooks carry the same gate.
+#[cfg(unix)]
+#[test]
+fn the_teammate_hint_is_said_once_a_day_and_never_once_turned_off() {
+    let p = TestProject::new();
+    put_forge_on_path(&p, true);
+    ok_stdout(p.forge().arg("init"));
+    let s = settings(&p);
+    let start = command_hooks(&s)
+        .into_iter()
+        .find(|h| h.event == "SessionStart")
+        .unwrap()
+        .command;
+    let plugin: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("plugin/hooks/hooks.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let plugin_start = plugin["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // A `date` of the test's own, first on PATH (the folder with no forge in it).
+    let bin = p.dir.path().join("no-forge-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let date = bin.join("date");
+    std::fs::write(&date, "#!/bin/sh\necho \"$FAKE_DAY\"\n").unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&date, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let payload = p.payload("hooks/SessionStart-startup.json");
+    for (which, command) in [("settings", &start), ("plugin", &plugin_start)] {
+        let cache = p.dir.path().join(format!("cache-{which}"));
+        let cache = cache.to_str().unwrap();
+        let run = |day: &str, extra: &[(&str, &str)]| {
+            let mut vars = vec![("FAKE_DAY", day), ("XDG_CACHE_HOME", cache)];
+            vars.extend_from_slice(extra);
+            let (code, out, err) = run_without_forge_with(&p, command, &payload, &vars);
+            assert_eq!((code, err.as_str()), (0, ""), "{which} {day}: {out}");
+            out
+        };
+        let first = run("2026-03-01", &[]);
+        let v: Value = serde_json::from_str(first.trim()).unwrap();
+        let said = v["systemMessage"].as_str().unwrap();
+        for part in [
+            "npm install -g ccforge",
+            "cargo install --locked --git https://github.com/ccforge/forge",
+            "FORGE_HINT=off",
+        ] {
+            assert!(said.contains(part), "{which}: {said}");
+        }
+        assert!(!said.contains('<'), "a placeholder: {said}");
+        let stamp = std::path::Path::new(cache).join("forge/hint-day");
+        assert_eq!(std::fs::read_to_string(&stamp).unwrap(), "2026-03-01\n");
+        // The same day: nothing, and still no failure.
+        assert_eq!(run("2026-03-01", &[]), "", "{which}");
+        assert_eq!(run("2026-03-01", &[]), "", "{which}");
+        // The next day: said once more.
+        assert!(
+            run("2026-03-02", &[]).contains("npm install -g ccforge"),
+            "{which}"
+        );
+        assert_eq!(run("2026-03-02", &[]), "", "{which}");
+        // Turned off: never again, whatever the day, and the stamp stays as it was.
+        for day in ["2026-03-03", "2026-04-01"] {
+            assert_eq!(run(day, &[("FORGE_HINT", "off")]), "", "{which}");
+        }
+        assert_eq!(std::fs::read_to_string(&stamp).unwrap(), "2026-03-02\n");
+        // Any other value leaves it on.
+        assert!(run("2026-04-02", &[("FORGE_HINT", "on")]).contains("ccforge"));
+        // A cache folder that cannot be written does not stop the hint or fail.
+        let blocked = p.dir.path().join(format!("blocked-{which}"));
+        std::fs::write(&blocked, "a file, not a folder").unwrap();
+        let blocked = blocked.to_str().unwrap();
+        for _ in 0..2 {
+            let (code, out, err) = run_without_forge_with(
+                &p,
+                command,
+                &payload,
+                &[("FAKE_DAY", "2026-05-01"), ("XDG_CACHE_HOME", blocked)],
+            );
+            assert_eq!((code, err.as_str()), (0, ""), "{which}");
+            assert!(out.contains("ccforge"), "{which}: {out}");
+        }
+    }
+    // forge still takes the entry for its own (a second init changes nothing,
+    // uninstall removes it).
+    let again = ok_stdout(p.forge().args(["init", "--dry-run"]));
+    assert!(!again.contains("+++"), "{again}");
+    ok_stdout(p.forge().args(["init", "--uninstall"]));
+    let gone = std::fs::read_to_string(p.root.join(".claude/settings.json")).unwrap_or_default();
+    assert!(!gone.contains("hint-day"), "{gone}");
 }
 
 /// `forge init` finds another status line: it keeps it and offers to wrap it;

@@ -16,6 +16,8 @@
 )]
 
 mod common;
+#[path = "release/dist.rs"]
+mod dist;
 #[path = "e2e/harness.rs"]
 mod harness;
 #[path = "e2e/mock_api.rs"]
@@ -2086,13 +2088,19 @@ fn without_forge_the_plugin_is_silent_and_says_how_to_install_it() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("hook"), "{stderr}");
+    // Said once today (the stamp in the teammate's cache folder); as on another day,
+    // the next session says it again once the stamp is gone.
+    let stamp = w.home.join(".cache/forge/hint-day");
+    assert!(stamp.exists(), "the hint's stamp");
+    std::fs::remove_file(&stamp).unwrap();
     // The person sees one line on how to install it, and no failed hook.
     w.start_without_status_line(&[]);
     let screen = w.wait_screen("SessionStart's message", |s| {
         s.contains("SessionStart:startup says: forge: this session runs the forge plugin")
     });
     let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(flat.contains("cargo install --locked --path"), "{screen}");
+    assert!(flat.contains("cargo install --locked --git"), "{screen}");
+    assert!(flat.contains("npm install -g ccforge"), "{screen}");
     assert!(!screen.to_lowercase().contains("hook error"), "{screen}");
     assert!(!screen.to_lowercase().contains("failed"), "{screen}");
     // forge never ran: nothing recorded.
@@ -2683,6 +2691,41 @@ fn a_clone_of_a_wired_project_without_forge_says_one_line_and_no_hook_fails() {
         !lower.contains("hook failed") && !lower.contains("hook error"),
         "{log}"
     );
+    // The hint was said (its stamp, in the teammate's own cache folder, holds
+    // today), so another session today says nothing.
+    let stamp = w.home.join(".cache/forge/hint-day");
+    let today = std::process::Command::new("date")
+        .arg("+%Y-%m-%d")
+        .output()
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&stamp).unwrap(),
+        String::from_utf8_lossy(&today.stdout),
+        "the hint's stamp"
+    );
+    // The off switch in the teammate's own settings (`env` of ~/.claude/settings.json,
+    // which the client hands its hooks): with no stamp, the hint is still not said
+    // (no stamp written), and every hook still succeeds.
+    std::fs::remove_file(&stamp).unwrap();
+    let user_settings = w.home.join(".claude/settings.json");
+    let before = std::fs::read_to_string(&user_settings).ok();
+    let mut user: Value = before
+        .as_deref()
+        .map_or_else(|| json!({}), |t| serde_json::from_str(t).unwrap());
+    user["env"] = json!({"FORGE_HINT": "off"});
+    std::fs::create_dir_all(user_settings.parent().unwrap()).unwrap();
+    std::fs::write(&user_settings, user.to_string()).unwrap();
+    let out = w.print_with(&["--allowedTools", "Bash", "--"], "please LIST-FILES");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!stamp.exists(), "FORGE_HINT=off: the hint was said");
+    match before {
+        Some(t) => std::fs::write(&user_settings, t).unwrap(),
+        None => std::fs::remove_file(&user_settings).unwrap(),
+    }
 
     // Interactive: the first screen has the one line, a tool call and the end of the
     // turn add nothing, and there is no status line.
@@ -2699,6 +2742,8 @@ fn a_clone_of_a_wired_project_without_forge_says_one_line_and_no_hook_fails() {
     let screen = format!("{screen}\n{}", w.screen());
     let flat = w.screen().split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(flat.contains("cargo install --locked"), "{screen}");
+    assert!(flat.contains("npm install -g ccforge"), "{screen}");
+    assert!(stamp.exists(), "the interactive session said the hint");
     assert_eq!(
         w.screen().matches(" says: ").count(),
         1,
@@ -2729,6 +2774,110 @@ fn a_clone_of_a_wired_project_without_forge_says_one_line_and_no_hook_fails() {
     }
     // forge never ran: nothing recorded.
     assert!(!w.root.join(".forge").exists());
+}
+
+// ----- forge installed from the npm packages ----------------------------------------------------
+
+/// The npm packages scripts/release.sh packs, installed from their files into an
+/// empty prefix with no registry: that `forge` (the Node launcher, then the
+/// platform package's binary) wires a project with `forge init`, writing the bare
+/// `forge` (the launcher is this forge), and the pinned client runs every hook
+/// through it, each exiting 0, and forge records the session.
+#[test]
+fn forge_installed_from_the_npm_files_wires_a_project_and_the_client_runs_its_hooks() {
+    let name = "forge_installed_from_the_npm_files_wires_a_project_and_the_client_runs_its_hooks";
+    // The release files (built on demand under CI; tests/release/dist.rs).
+    let Some(dist) = dist::dist_or_skip(name) else {
+        return;
+    };
+    let Some(mut w) = World::new_unwired(name) else {
+        return;
+    };
+    let prefix = w.home.parent().unwrap().join("npm-prefix");
+    let files: Vec<std::path::PathBuf> = dist::npm_files()
+        .iter()
+        .filter(|f| !f.contains("arm64"))
+        .map(|f| dist.join("npm").join(f))
+        .collect();
+    let out = std::process::Command::new("npm")
+        .args(["install", "-g", "--prefix"])
+        .arg(&prefix)
+        .args(&files)
+        .args([
+            "--offline",
+            "--no-audit",
+            "--no-fund",
+            "--registry",
+            "http://127.0.0.1:9/",
+        ])
+        .env(
+            "npm_config_cache",
+            w.home.parent().unwrap().join("npm-cache"),
+        )
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bin = prefix.join("bin");
+    w.first_on_path(&bin);
+    let forge = bin.join("forge");
+    let out = w.command(&forge).arg("init").output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.contains("forge's commands run `forge` from PATH"),
+        "{said}"
+    );
+    let settings = std::fs::read_to_string(w.root.join(".claude/settings.json")).unwrap();
+    assert!(
+        settings.contains("exec \\\"$d/forge\\\" hook Stop"),
+        "{settings}"
+    );
+    assert!(!settings.contains("node_modules"), "{settings}");
+    w.commit_all();
+
+    w.api.on("HELLO-NPM", Reply::text("HI-FROM-NPM"));
+    let out = w.print("please HELLO-NPM");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("HI-FROM-NPM"));
+    let log = w.debug_log();
+    let ran: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("/forge") && l.contains(" hook ") && l.contains("with status"))
+        .collect();
+    for event in ["SessionStart", "UserPromptSubmit", "Stop"] {
+        assert!(
+            ran.iter().any(|l| l.contains(&format!("hook {event}"))),
+            "{event}: {ran:#?}"
+        );
+    }
+    for l in &ran {
+        assert!(l.contains("status 0"), "{l}");
+    }
+    // The hooks ran forge (not the guard's fallback): the session is recorded.
+    let out = w
+        .command(&forge)
+        .args(["sessions", "--json"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{listed}");
+    let sessions: Value = serde_json::from_str(&listed).unwrap();
+    assert!(
+        sessions.as_array().is_some_and(|a| !a.is_empty()),
+        "no session recorded: {listed}"
+    );
 }
 
 // ----- the status line follows forge's files while the session idles --------------------------

@@ -652,11 +652,11 @@ fn a_threshold_claude_code_never_lets_a_session_reach_is_said_at_the_start() {
     assert!(!String::from_utf8_lossy(&out.stderr).contains("never reached"));
 }
 
-/// The `forge run` examples of README.md's *Relay* section, as written.
+/// The `forge run` examples of docs/relay.md (moved from the README), as written.
 fn readme_examples() -> Vec<Vec<String>> {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../docs/relay.md");
     let at = readme
-        .find("### Relay: `forge run`")
+        .find("# Relay: `forge run`")
         .expect("the Relay section");
     let block = &readme[at..];
     let start = block.find("```sh\n").expect("its examples") + 6;

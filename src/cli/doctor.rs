@@ -343,8 +343,9 @@ fn with_plugin_binary(
             "binary",
             Status::Fail,
             format!(
-                "the plugin {}'s hooks and MCP server run `forge` from PATH, but there is no forge on PATH here, so they do nothing: install forge on PATH (`cargo install --path . --locked` in forge's clone) and start Claude Code from a shell where it is found",
-                p.id
+                "the plugin {}'s hooks and MCP server run `forge` from PATH, but there is no forge on PATH here, so they do nothing: install forge on PATH ({}) and start Claude Code from a shell where it is found",
+                p.id,
+                crate::model::setup::install::commands()
             ),
         ),
         Some(found) => {
@@ -850,12 +851,13 @@ fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>, env: 
             "binary",
             Status::Fail,
             format!(
-                "forge's hooks run `forge` from PATH, but there is no forge on PATH here, so {}: install forge on PATH (`cargo install --path .` in forge's clone), or run `forge init` to name this binary ({here}) by its path",
+                "forge's hooks run `forge` from PATH, but there is no forge on PATH here, so {}: install forge on PATH ({install}), or run `forge init` to name this binary ({here}) by its path",
                 if all_guarded {
                     "they do nothing (silently: SessionStart only says forge is missing)"
                 } else {
                     "every hook fails"
-                }
+                },
+                install = crate::model::setup::install::commands(),
             ),
         )
         .with(not_found);
@@ -877,12 +879,13 @@ fn check_binary(files: &[SettingsFile], paths: &Paths, expand: Expand<'_>, env: 
             "binary",
             Status::Warn,
             format!(
-                "forge's entries in a file git tracks run forge by this machine's path, so for a teammate without that file {}: install forge on PATH (`cargo install --path .` in forge's clone) and run `forge init` again to write the portable `forge hook …`",
+                "forge's entries in a file git tracks run forge by this machine's path, so for a teammate without that file {}: install forge on PATH ({install}) and run `forge init` again to write the portable `forge hook …`",
                 if all_guarded {
                     "they do nothing even where forge is installed"
                 } else {
                     "every hook fails"
-                }
+                },
+                install = crate::model::setup::install::commands(),
             ),
         )
         .with(tracked);

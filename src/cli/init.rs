@@ -71,15 +71,19 @@ pub(crate) struct Program {
 }
 
 impl Program {
-    /// The bare `forge` when `forge` on PATH is this very binary (so the entries work
-    /// on every machine that has forge installed), else this binary's absolute path.
+    /// The bare `forge` when `forge` on PATH is this very binary, or the npm launcher
+    /// that started it (`$FORGE_LAUNCHER`), so the entries work on every machine that
+    /// has forge installed; else this binary's absolute path.
     pub(crate) fn find(env: &Env) -> anyhow::Result<Self> {
         let exe = std::env::current_exe().context("finding this forge binary's path")?;
         let on_path = env.find_program("forge");
-        let text = if on_path
-            .as_deref()
-            .is_some_and(|p| store::same_file(p, &exe))
-        {
+        let text = if on_path.as_deref().is_some_and(|p| {
+            store::same_file(p, &exe)
+                || env
+                    .launcher
+                    .as_deref()
+                    .is_some_and(|l| store::same_file(p, l))
+        }) {
             "forge".to_owned()
         } else {
             settings::shell_quote(&exe.to_string_lossy())
@@ -768,11 +772,12 @@ fn warn_tracked_absolute_path(report: &mut String, args: &InitArgs, target: &Tar
     if !tracked.is_empty() {
         let _ = writeln!(
             report,
-            "  Warning: {} {} tracked by git, so forge's commands there run {exe} on every machine that checks {} out, and do nothing for a teammate whose forge is elsewhere. Install forge on PATH (see the README: `cargo install --path .`) and run `forge init` again to write the portable `forge …`, or keep forge out of shared files: `forge init --uninstall`, then `forge init --local`.",
+            "  Warning: {} {} tracked by git, so forge's commands there run {exe} on every machine that checks {} out, and do nothing for a teammate whose forge is elsewhere. Install forge on PATH ({install}) and run `forge init` again to write the portable `forge …`, or keep forge out of shared files: `forge init --uninstall`, then `forge init --local`.",
             tracked.join(", "),
             if tracked.len() == 1 { "is" } else { "are" },
             if tracked.len() == 1 { "it" } else { "them" },
             exe = target.program.exe.display(),
+            install = crate::model::setup::install::commands(),
         );
     }
 }
@@ -1012,7 +1017,8 @@ fn plugin_notes(
     if program.on_path.is_none() {
         let _ = writeln!(
             out,
-            "  Warning: the plugin's hooks run `forge` from PATH, and there is none: install forge on PATH (`cargo install --path . --locked` in forge's clone)."
+            "  Warning: the plugin's hooks run `forge` from PATH, and there is none: install forge on PATH ({}).",
+            crate::model::setup::install::commands()
         );
     }
 }

@@ -405,6 +405,25 @@ impl World {
         self.path = Some(format!("{}:{rest}", bin.display()));
     }
 
+    /// `PATH` from now on: `dir` first (a forge installed there, by npm say), then
+    /// [`Self::forge_not_on_path`]'s.
+    pub fn first_on_path(&mut self, dir: &Path) {
+        self.forge_not_on_path();
+        let rest = self.path.take().unwrap_or_default();
+        self.path = Some(format!("{}:{rest}", dir.display()));
+    }
+
+    /// `program` run in the project with the test's environment (its `PATH`
+    /// included), as the client would run it.
+    pub fn command(&self, program: &Path) -> Command {
+        let mut c = Command::new(program);
+        c.current_dir(&self.root)
+            .env_clear()
+            .envs(self.client_env())
+            .env("NO_COLOR", "1");
+        c
+    }
+
     /// `PATH` from now on: a relative entry (`.`, the folder the client and its
     /// hooks run in) first, then the `PATH` set so far.
     pub fn relative_path_entry_first(&mut self) {

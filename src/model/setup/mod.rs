@@ -18,6 +18,7 @@
 //! way `forge init` is, once per project by its person.
 
 pub(crate) mod diff;
+pub(crate) mod install;
 pub(crate) mod json_edit;
 pub mod memory;
 pub(crate) mod plugin;

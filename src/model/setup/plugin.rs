@@ -24,6 +24,8 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 use serde_json::{Map, Value};
 
+#[cfg(test)]
+use super::install;
 use super::settings::{
     self, Emptied, FORGE_EVENTS, InstallOptions, Outcome, ShapeError, forge_role, split_words,
 };
@@ -49,25 +51,34 @@ pub(crate) fn guarded_hook_command(event: &str) -> String {
 /// What the person is told (Claude Code shows a hook's `systemMessage` under the
 /// prompt) when the plugin runs where forge is not installed.
 #[cfg(test)]
-pub(crate) const MISSING_FOR_PERSON: &str = "forge: this session runs the forge plugin, but the forge \
-program is not on PATH, so nothing is recorded. Install it from a clone of the forge repository \
-with cargo install --locked --path <the clone> (or --git <its URL>), put ~/.cargo/bin on PATH \
-and restart Claude Code.";
+pub(crate) fn missing_for_person() -> String {
+    format!(
+        "forge: this session runs the forge plugin, but the forge program is not on PATH, so \
+         nothing is recorded. To use it: {}, then restart Claude Code. {}",
+        install::commands(),
+        install::hint_off_how()
+    )
+}
 
 /// What the model is told in the same case.
 #[cfg(test)]
-pub(crate) const MISSING_FOR_MODEL: &str = "forge (session handoffs and agent Signals) is not \
-installed on this machine, so its hooks record nothing and its mcp tools fail in this session. \
-If the user asks: it installs with cargo install --locked --path <a clone of the forge repository>.";
+pub(crate) fn missing_for_model() -> String {
+    format!(
+        "forge (session handoffs and agent Signals) is not installed on this machine, so its \
+         hooks record nothing and its mcp tools fail in this session. If the user asks: it \
+         installs with {}.",
+        install::commands()
+    )
+}
 
 /// SessionStart's command: `forge hook SessionStart` where forge is installed; else
-/// one line of hook JSON that tells the person ([`MISSING_FOR_PERSON`], as a
-/// `systemMessage`) and the model ([`MISSING_FOR_MODEL`], as `additionalContext`),
+/// one line of hook JSON that tells the person ([`missing_for_person`], as a
+/// `systemMessage`) and the model ([`missing_for_model`], as `additionalContext`),
 /// and exits 0 ([`settings::guarded_session_start`]; `forge init`'s entry differs
 /// only in what it says).
 #[cfg(test)]
 pub(crate) fn session_start_command() -> String {
-    settings::guarded_session_start("forge", MISSING_FOR_PERSON, MISSING_FOR_MODEL)
+    settings::guarded_session_start("forge", &missing_for_person(), &missing_for_model())
 }
 
 /// The shell the plugin's MCP entry starts, by its absolute path: a bare `sh` would
@@ -354,7 +365,7 @@ mod tests {
 
     #[test]
     fn the_missing_forge_line_is_hook_json_that_the_shell_keeps_whole() {
-        for text in [MISSING_FOR_PERSON, MISSING_FOR_MODEL] {
+        for text in [missing_for_person(), missing_for_model()] {
             assert!(
                 !text.contains('\''),
                 "a single quote would end the echo: {text}"
@@ -362,19 +373,23 @@ mod tests {
         }
         let cmd = session_start_command();
         let json = cmd
-            .split_once("; done; echo '")
+            .split_once("; then { ")
             .unwrap()
             .1
-            .strip_suffix('\'')
+            .split_once("echo '")
+            .unwrap()
+            .1
+            .strip_suffix("'; fi")
             .unwrap();
         let v: Value = serde_json::from_str(json).unwrap();
-        assert_eq!(v["systemMessage"], MISSING_FOR_PERSON);
+        assert_eq!(v["systemMessage"], missing_for_person());
         assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
         assert_eq!(
             v["hookSpecificOutput"]["additionalContext"],
-            MISSING_FOR_MODEL
+            missing_for_model()
         );
-        assert!(MISSING_FOR_PERSON.contains("cargo install --locked"));
+        assert!(missing_for_person().contains(&install::cargo_command()));
+        assert!(missing_for_person().contains(&install::npm_command()));
     }
 
     #[test]

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+use super::install;
+
 /// The hook events `forge init` wires to `forge hook <Event>`.
 pub const FORGE_EVENTS: [&str; 9] = [
     "SessionStart",
@@ -305,8 +307,9 @@ pub fn guarded_hook(program: &str, event: &str) -> String {
 /// `forge hook SessionStart` behind the guard; where forge is missing it prints
 /// one line of hook JSON that tells the person `for_person` (as a
 /// `systemMessage`, shown once under the prompt) and the model `for_model` (as
-/// `additionalContext`), and exits 0. The texts must hold no single quote (they are
-/// echoed between single quotes).
+/// `additionalContext`), at most once a day per machine and never once the person
+/// set `FORGE_HINT=off` ([`install::once_a_day`]), and exits 0. The texts must hold
+/// no single quote (they are echoed between single quotes).
 pub(crate) fn guarded_session_start(program: &str, for_person: &str, for_model: &str) -> String {
     let said = json!({
         "systemMessage": for_person,
@@ -315,26 +318,38 @@ pub(crate) fn guarded_session_start(program: &str, for_person: &str, for_model: 
             "additionalContext": for_model,
         },
     });
-    guarded(program, "hook SessionStart", &format!("echo '{said}'"))
+    guarded(
+        program,
+        "hook SessionStart",
+        &install::once_a_day(&format!("echo '{said}'")),
+    )
 }
 
 /// What the person is told at SessionStart where a project's settings run forge's
 /// hooks and forge is not installed (see [`guarded_session_start`]).
-pub(crate) const MISSING_FOR_PERSON: &str = "forge: the Claude Code settings of this project use forge \
-(session handoffs, context levels, agent Signals), but the forge program is not on PATH here, \
-so it records nothing and nothing else changes. To use it: install forge with cargo install \
---locked --path <a clone of its repository> (or --git <its URL>), put ~/.cargo/bin on PATH and \
-restart Claude Code.";
+pub(crate) fn missing_for_person() -> String {
+    format!(
+        "forge: the Claude Code settings of this project use forge (session handoffs, context \
+         levels, agent Signals), but the forge program is not on PATH here, so it records nothing \
+         and nothing else changes. To use it: {}, then restart Claude Code. {}",
+        install::commands(),
+        install::hint_off_how()
+    )
+}
 
 /// What the model is told in the same case.
-pub(crate) const MISSING_FOR_MODEL: &str = "The settings of this project run forge (session handoffs, \
-context levels, agent Signals), which is not installed on this machine, so its hooks do nothing \
-in this session. If the user asks: it installs with cargo install --locked --path <a clone of \
-the forge repository>.";
+pub(crate) fn missing_for_model() -> String {
+    format!(
+        "The settings of this project run forge (session handoffs, context levels, agent \
+         Signals), which is not installed on this machine, so its hooks do nothing in this \
+         session. If the user asks: it installs with {}.",
+        install::commands()
+    )
+}
 
 /// The command of the SessionStart entry `forge init` writes.
 pub(crate) fn session_start_entry(program: &str) -> String {
-    guarded_session_start(program, MISSING_FOR_PERSON, MISSING_FOR_MODEL)
+    guarded_session_start(program, &missing_for_person(), &missing_for_model())
 }
 
 /// The hook entry `forge init` writes for `event`.
@@ -393,12 +408,35 @@ pub(crate) fn unguard(words: &[String]) -> Option<&[String]> {
     unguard_search(words).or_else(|| unguard_command_v(words))
 }
 
-/// The fallbacks forge writes: `true`, or `echo` / `eval` of one word.
+/// The fallbacks forge writes: `true`, `echo` / `eval` of one word, or the echo of
+/// one word once a day ([`install::once_a_day`]).
 fn known_fallback(fallback: &[String]) -> bool {
     match fallback {
         [t] => t == "true",
         [verb, _] => verb == "echo" || verb == "eval",
-        _ => false,
+        _ => unwrap_once_a_day(fallback).is_some(),
+    }
+}
+
+/// The word a fallback of [`install::once_a_day`] echoes (`echo 'WORD'`, the only `say`
+/// forge writes), when `words` (split as [`split_words`] does) are that
+/// form; `None` for anything else, so a wrapper of the person's own is never taken
+/// for forge's.
+fn unwrap_once_a_day(words: &[String]) -> Option<&str> {
+    let template = split_words(&install::once_a_day("SAY"));
+    let at = template.iter().position(|w| w == "SAY;")?;
+    let (head, tail) = (&template[..at], &template[at + 1..]);
+    if words.len() < head.len() + tail.len() + 1 || words.get(..head.len())? != head {
+        return None;
+    }
+    let end = words.len() - tail.len();
+    if words.get(end..)? != tail {
+        return None;
+    }
+    // The echoed word carries the `;` before `fi`.
+    match words.get(head.len()..end)? {
+        [echo, said] if echo == "echo" => said.strip_suffix(';'),
+        _ => None,
     }
 }
 
@@ -1420,18 +1458,39 @@ mod tests {
             assert_eq!(forge_role(&w(not)), None, "{not}");
         }
         // The texts are echoed between single quotes.
-        for text in [MISSING_FOR_PERSON, MISSING_FOR_MODEL] {
+        for text in [missing_for_person(), missing_for_model()] {
             assert!(!text.contains('\''), "{text}");
+            assert!(text.contains(&install::npm_command()), "{text}");
+            assert!(text.contains(&install::cargo_command()), "{text}");
+            assert!(!text.contains('<'), "a placeholder: {text}");
         }
         let start = session_start_entry("forge");
-        let json = start.split_once("; done; echo '").unwrap().1;
-        let v: Value = serde_json::from_str(json.strip_suffix('\'').unwrap()).unwrap();
-        assert_eq!(v["systemMessage"], MISSING_FOR_PERSON);
+        let json = start.split_once("; then { ").unwrap().1;
+        let json = json.split_once("echo '").unwrap().1;
+        let v: Value = serde_json::from_str(json.strip_suffix("'; fi").unwrap()).unwrap();
+        assert_eq!(v["systemMessage"], missing_for_person());
+        assert!(missing_for_person().contains("FORGE_HINT=off"));
         assert_eq!(
             v["hookSpecificOutput"]["additionalContext"],
-            MISSING_FOR_MODEL
+            missing_for_model()
         );
         assert_eq!(forge_role(&w(&start)), Some("hook"));
+    }
+
+    #[test]
+    fn the_gate_is_recognised_around_its_say_and_nothing_else() {
+        let w = split_words;
+        let cmd = install::once_a_day("echo 'hello there'");
+        let words = w(&cmd);
+        assert_eq!(unwrap_once_a_day(&words), Some("hello there"));
+        for not in [
+            "echo hi",
+            "true",
+            &cmd.replace("forge/hint-day", "other"),
+            &cmd.replace("fi", "rm -rf ~; fi"),
+        ] {
+            assert_eq!(unwrap_once_a_day(&w(not)), None, "{not}");
+        }
     }
 
     #[test]

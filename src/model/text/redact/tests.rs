@@ -1529,7 +1529,7 @@ fn first_call_costs() {
     let t = std::time::Instant::now();
     let _ = keywords();
     eprintln!("keyword index: {:?}", t.elapsed());
-    let text = include_str!("../../../../README.md");
+    let text = include_str!("../../../../docs/usage.md");
     let t = std::time::Instant::now();
     let small = candidates(text.get(..60_000).unwrap_or(text).as_bytes());
     eprintln!("a 60 KB text through the index: {:?}", t.elapsed());
