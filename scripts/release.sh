@@ -70,7 +70,8 @@ for t in "${targets[@]}"; do
   install -m 0755 "$build/$t/release/forge" "$stage/$name/forge"
   cp README.md "$stage/$name/README.md"
   cp docs/install.md "$stage/$name/INSTALL.md"
-  chmod 0644 "$stage/$name/README.md" "$stage/$name/INSTALL.md"
+  cp LICENSE "$stage/$name/LICENSE"
+  chmod 0644 "$stage/$name/README.md" "$stage/$name/INSTALL.md" "$stage/$name/LICENSE"
   # Sorted names, fixed owner and mtime, gzip without the file's name and time.
   tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner \
     --format=gnu -C "$stage" -cf - "$name" | gzip -n -9 >"$dist/$name.tar.gz"
@@ -112,6 +113,7 @@ for t in "${targets[@]}"; do
   dir=$(mktemp -d)/$pkg
   mkdir -p "$dir/bin"
   install -m 0755 "$build/$t/release/forge" "$dir/bin/forge"
+  install -m 0644 "$root/LICENSE" "$dir/LICENSE"
   cat >"$dir/package.json" <<EOF
 {
   "name": "$pkg",
@@ -126,11 +128,17 @@ for t in "${targets[@]}"; do
   "preferUnplugged": true
 }
 EOF
-  touch -d "@$SOURCE_DATE_EPOCH" "$dir/bin/forge" "$dir/package.json"
+  touch -d "@$SOURCE_DATE_EPOCH" "$dir/bin/forge" "$dir/package.json" "$dir/LICENSE"
   (cd "$npm_out" && npm pack --silent "$dir" >/dev/null)
   rm -rf "$(dirname "$dir")"
 done
-(cd "$npm_out" && npm pack --silent "$root/npm/ccforge" >/dev/null)
+# The launcher is packed from a copy that carries the licence beside it (npm packs a
+# package's LICENSE whatever its "files" say).
+launcher=$(mktemp -d)/ccforge
+cp -R "$root/npm/ccforge" "$launcher"
+install -m 0644 "$root/LICENSE" "$launcher/LICENSE"
+(cd "$npm_out" && npm pack --silent "$launcher" >/dev/null)
+rm -rf "$(dirname "$launcher")"
 (cd "$npm_out" && sha256sum ./*.tgz >SHA256SUMS)
 ls -l "$npm_out" >&2
 echo "release: forge $version in $dist" >&2

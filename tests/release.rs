@@ -72,6 +72,7 @@ fn unpack(dist: &Path, target: &str) -> (tempfile::TempDir, PathBuf) {
         [
             format!("{top}/"),
             format!("{top}/INSTALL.md"),
+            format!("{top}/LICENSE"),
             format!("{top}/README.md"),
             format!("{top}/forge"),
         ]

@@ -58,7 +58,13 @@ fn sources_time() -> SystemTime {
     let mut t = SystemTime::UNIX_EPOCH;
     newest(&root.join("src"), &mut t);
     newest(&root.join("npm"), &mut t);
-    for f in ["Cargo.toml", "Cargo.lock", "scripts/release.sh", "build.rs"] {
+    for f in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "scripts/release.sh",
+        "build.rs",
+        "LICENSE",
+    ] {
         if let Ok(m) = std::fs::metadata(root.join(f)).and_then(|m| m.modified()) {
             t = t.max(m);
         }
