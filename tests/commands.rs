@@ -926,8 +926,9 @@ fn committed_entries_stay_silent_for_a_teammate_without_forge() {
 
 /// The teammate hint (SessionStart's fallback where forge is missing) names the
 /// real install commands, is said at most once a day per machine (a stamp in the
-/// teammate's cache folder; the day comes from `date`, faked here), and never once
-/// `FORGE_HINT=off` is set. The plugin's hooks carry the same gate.
+/// teammate's cache folder; the day from the system's own `date`, never one a
+/// relative PATH entry finds in the project), and never once `FORGE_HINT=off` is
+/// set. The plugin's hooks carry the same gate.
 #[cfg(unix)]
 #[test]
 fn the_teammate_hint_is_said_once_a_day_and_never_once_turned_off() {
@@ -951,27 +952,47 @@ fn the_teammate_hint_is_said_once_a_day_and_never_once_turned_off() {
         .as_str()
         .unwrap()
         .to_owned();
-    // A `date` of the test's own, first on PATH (the folder with no forge in it).
-    let bin = p.dir.path().join("no-forge-bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let date = bin.join("date");
-    std::fs::write(&date, "#!/bin/sh\necho \"$FAKE_DAY\"\n").unwrap();
-    {
+    // The day is the system's own `date` (found by `command -p`, never PATH): a day
+    // passes by setting the stamp back. Planted `date`, `cat` and `mkdir` in the
+    // project, reached through a relative PATH entry (the hook runs in the
+    // project), must never run.
+    let mark = p.dir.path().join("planted-ran");
+    for tool in ["date", "cat", "mkdir"] {
+        let planted = p.root.join(tool);
+        std::fs::write(
+            &planted,
+            format!(
+                "#!/bin/sh\necho {tool} >>'{}'\necho 1999-01-01\n",
+                mark.display()
+            ),
+        )
+        .unwrap();
         use std::os::unix::fs::PermissionsExt as _;
-        std::fs::set_permissions(&date, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
+    let today = String::from_utf8(
+        std::process::Command::new("/bin/sh")
+            .args(["-c", "command -p date +%Y-%m-%d"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
     let payload = p.payload("hooks/SessionStart-startup.json");
+    let no_forge = p.dir.path().join("no-forge-bin");
+    let relative_first = format!(".:{}:/usr/bin:/bin", no_forge.display());
     for (which, command) in [("settings", &start), ("plugin", &plugin_start)] {
         let cache = p.dir.path().join(format!("cache-{which}"));
         let cache = cache.to_str().unwrap();
-        let run = |day: &str, extra: &[(&str, &str)]| {
-            let mut vars = vec![("FAKE_DAY", day), ("XDG_CACHE_HOME", cache)];
+        let run = |extra: &[(&str, &str)]| {
+            let mut vars = vec![("XDG_CACHE_HOME", cache), ("PATH", relative_first.as_str())];
             vars.extend_from_slice(extra);
             let (code, out, err) = run_without_forge_with(&p, command, &payload, &vars);
-            assert_eq!((code, err.as_str()), (0, ""), "{which} {day}: {out}");
+            assert_eq!((code, err.as_str()), (0, ""), "{which}: {out}");
             out
         };
-        let first = run("2026-03-01", &[]);
+        let stamp = std::path::Path::new(cache).join("forge/hint-day");
+        let first = run(&[]);
         let v: Value = serde_json::from_str(first.trim()).unwrap();
         let said = v["systemMessage"].as_str().unwrap();
         for part in [
@@ -982,24 +1003,23 @@ fn the_teammate_hint_is_said_once_a_day_and_never_once_turned_off() {
             assert!(said.contains(part), "{which}: {said}");
         }
         assert!(!said.contains('<'), "a placeholder: {said}");
-        let stamp = std::path::Path::new(cache).join("forge/hint-day");
-        assert_eq!(std::fs::read_to_string(&stamp).unwrap(), "2026-03-01\n");
+        assert_eq!(std::fs::read_to_string(&stamp).unwrap(), today);
         // The same day: nothing, and still no failure.
-        assert_eq!(run("2026-03-01", &[]), "", "{which}");
-        assert_eq!(run("2026-03-01", &[]), "", "{which}");
-        // The next day: said once more.
-        assert!(
-            run("2026-03-02", &[]).contains("npm install -g ccforge"),
-            "{which}"
-        );
-        assert_eq!(run("2026-03-02", &[]), "", "{which}");
+        assert_eq!(run(&[]), "", "{which}");
+        assert_eq!(run(&[]), "", "{which}");
+        // A day later (the stamp says an earlier day): said once more.
+        std::fs::write(&stamp, "2026-03-01\n").unwrap();
+        assert!(run(&[]).contains("npm install -g ccforge"), "{which}");
+        assert_eq!(std::fs::read_to_string(&stamp).unwrap(), today);
+        assert_eq!(run(&[]), "", "{which}");
         // Turned off: never again, whatever the day, and the stamp stays as it was.
-        for day in ["2026-03-03", "2026-04-01"] {
-            assert_eq!(run(day, &[("FORGE_HINT", "off")]), "", "{which}");
+        std::fs::write(&stamp, "2026-03-02\n").unwrap();
+        for _ in 0..2 {
+            assert_eq!(run(&[("FORGE_HINT", "off")]), "", "{which}");
         }
         assert_eq!(std::fs::read_to_string(&stamp).unwrap(), "2026-03-02\n");
         // Any other value leaves it on.
-        assert!(run("2026-04-02", &[("FORGE_HINT", "on")]).contains("ccforge"));
+        assert!(run(&[("FORGE_HINT", "on")]).contains("ccforge"));
         // A cache folder that cannot be written does not stop the hint or fail.
         let blocked = p.dir.path().join(format!("blocked-{which}"));
         std::fs::write(&blocked, "a file, not a folder").unwrap();
@@ -1009,12 +1029,37 @@ fn the_teammate_hint_is_said_once_a_day_and_never_once_turned_off() {
                 &p,
                 command,
                 &payload,
-                &[("FAKE_DAY", "2026-05-01"), ("XDG_CACHE_HOME", blocked)],
+                &[
+                    ("XDG_CACHE_HOME", blocked),
+                    ("PATH", relative_first.as_str()),
+                ],
             );
             assert_eq!((code, err.as_str()), (0, ""), "{which}");
             assert!(out.contains("ccforge"), "{which}: {out}");
         }
+        // A relative XDG_CACHE_HOME puts no stamp in the project: ~/.cache holds it.
+        let (code, _, err) = run_without_forge_with(
+            &p,
+            command,
+            &payload,
+            &[
+                ("XDG_CACHE_HOME", "cache"),
+                ("PATH", relative_first.as_str()),
+            ],
+        );
+        assert_eq!((code, err.as_str()), (0, ""), "{which}");
+        assert!(
+            !p.root.join("cache").exists(),
+            "{which}: a stamp in the project"
+        );
+        assert!(p.home.join(".cache/forge/hint-day").exists(), "{which}");
+        std::fs::remove_file(p.home.join(".cache/forge/hint-day")).unwrap();
     }
+    assert!(
+        !mark.exists(),
+        "a planted program ran: {:?}",
+        std::fs::read_to_string(&mark)
+    );
     // forge still takes the entry for its own (a second init changes nothing,
     // uninstall removes it).
     let again = ok_stdout(p.forge().args(["init", "--dry-run"]));

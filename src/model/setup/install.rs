@@ -35,8 +35,10 @@ pub(crate) const HINT_VAR: &str = "FORGE_HINT";
 pub(crate) const HINT_OFF: &str = "off";
 
 /// The stamp file holding the day the hint was last said, in the teammate's own
-/// cache folder (a shell word: expanded by `sh`).
-pub(crate) const HINT_STAMP: &str = "${XDG_CACHE_HOME:-$HOME/.cache}/forge/hint-day";
+/// cache folder: `$XDG_CACHE_HOME` when it is absolute, else `~/.cache` (a relative
+/// one would put the stamp in the project, which the hook runs in). Shell words:
+/// [`once_a_day`] sets `s` to the file.
+const HINT_STAMP: &str = "c=${XDG_CACHE_HOME:-$HOME/.cache}; case $c in /*) ;; *) c=$HOME/.cache ;; esac; s=$c/forge/hint-day;";
 
 /// How the person stops the hint, said in the hint itself.
 pub(crate) fn hint_off_how() -> String {
@@ -46,15 +48,18 @@ pub(crate) fn hint_off_how() -> String {
 }
 
 /// The shell that runs `say` (a command that prints the hint) only when the hint is
-/// not off and was not said today, writing today's date into [`HINT_STAMP`] first
-/// (a stamp that cannot be written does not stop the hint). It always exits 0:
-/// `if` without a branch taken is a success. POSIX `sh`, built-ins but `date`, `cat`
-/// and `mkdir`, run only where forge is missing.
+/// not off and was not said today, writing today's date into the stamp first (a
+/// stamp that cannot be written does not stop the hint). It always exits 0: `if`
+/// without a branch taken is a success. POSIX `sh`: built-ins (`read`, `[`, `echo`)
+/// and `date` and `mkdir` found by `command -p`, the system's own search, never
+/// `PATH` — the hook runs in the project folder, so a relative `PATH` entry would run
+/// a `date` the repository ships (as issue 31 found for forge itself). Run only
+/// where forge is missing.
 pub(crate) fn once_a_day(say: &str) -> String {
     format!(
-        "s={HINT_STAMP}; t=$(date +%Y-%m-%d); if [ \"${{{HINT_VAR}-}}\" != {HINT_OFF} ] && \
-         [ \"$(cat \"$s\" 2>/dev/null)\" != \"$t\" ]; then {{ mkdir -p \"${{s%/*}}\" && \
-         echo \"$t\" >\"$s\"; }} 2>/dev/null; {say}; fi"
+        "{HINT_STAMP} t=$(command -p date +%Y-%m-%d); l=; {{ read -r l <\"$s\"; }} 2>/dev/null; \
+         if [ \"${{{HINT_VAR}-}}\" != {HINT_OFF} ] && [ \"$l\" != \"$t\" ]; then \
+         {{ command -p mkdir -p \"${{s%/*}}\" && echo \"$t\" >\"$s\"; }} 2>/dev/null; {say}; fi"
     )
 }
 
