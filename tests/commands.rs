@@ -982,78 +982,7 @@ fn the_teammate_hint_is_said_once_a_day_and_never_once_turned_off() {
     let no_forge = p.dir.path().join("no-forge-bin");
     let relative_first = format!(".:{}:/usr/bin:/bin", no_forge.display());
     for (which, command) in [("settings", &start), ("plugin", &plugin_start)] {
-        let cache = p.dir.path().join(format!("cache-{which}"));
-        let cache = cache.to_str().unwrap();
-        let run = |extra: &[(&str, &str)]| {
-            let mut vars = vec![("XDG_CACHE_HOME", cache), ("PATH", relative_first.as_str())];
-            vars.extend_from_slice(extra);
-            let (code, out, err) = run_without_forge_with(&p, command, &payload, &vars);
-            assert_eq!((code, err.as_str()), (0, ""), "{which}: {out}");
-            out
-        };
-        let stamp = std::path::Path::new(cache).join("forge/hint-day");
-        let first = run(&[]);
-        let v: Value = serde_json::from_str(first.trim()).unwrap();
-        let said = v["systemMessage"].as_str().unwrap();
-        for part in [
-            "npm install -g ccforge",
-            "cargo install --locked --git https://github.com/ccforge/forge",
-            "FORGE_HINT=off",
-        ] {
-            assert!(said.contains(part), "{which}: {said}");
-        }
-        assert!(!said.contains('<'), "a placeholder: {said}");
-        assert_eq!(std::fs::read_to_string(&stamp).unwrap(), today);
-        // The same day: nothing, and still no failure.
-        assert_eq!(run(&[]), "", "{which}");
-        assert_eq!(run(&[]), "", "{which}");
-        // A day later (the stamp says an earlier day): said once more.
-        std::fs::write(&stamp, "2026-03-01\n").unwrap();
-        assert!(run(&[]).contains("npm install -g ccforge"), "{which}");
-        assert_eq!(std::fs::read_to_string(&stamp).unwrap(), today);
-        assert_eq!(run(&[]), "", "{which}");
-        // Turned off: never again, whatever the day, and the stamp stays as it was.
-        std::fs::write(&stamp, "2026-03-02\n").unwrap();
-        for _ in 0..2 {
-            assert_eq!(run(&[("FORGE_HINT", "off")]), "", "{which}");
-        }
-        assert_eq!(std::fs::read_to_string(&stamp).unwrap(), "2026-03-02\n");
-        // Any other value leaves it on.
-        assert!(run(&[("FORGE_HINT", "on")]).contains("ccforge"));
-        // A cache folder that cannot be written does not stop the hint or fail.
-        let blocked = p.dir.path().join(format!("blocked-{which}"));
-        std::fs::write(&blocked, "a file, not a folder").unwrap();
-        let blocked = blocked.to_str().unwrap();
-        for _ in 0..2 {
-            let (code, out, err) = run_without_forge_with(
-                &p,
-                command,
-                &payload,
-                &[
-                    ("XDG_CACHE_HOME", blocked),
-                    ("PATH", relative_first.as_str()),
-                ],
-            );
-            assert_eq!((code, err.as_str()), (0, ""), "{which}");
-            assert!(out.contains("ccforge"), "{which}: {out}");
-        }
-        // A relative XDG_CACHE_HOME puts no stamp in the project: ~/.cache holds it.
-        let (code, _, err) = run_without_forge_with(
-            &p,
-            command,
-            &payload,
-            &[
-                ("XDG_CACHE_HOME", "cache"),
-                ("PATH", relative_first.as_str()),
-            ],
-        );
-        assert_eq!((code, err.as_str()), (0, ""), "{which}");
-        assert!(
-            !p.root.join("cache").exists(),
-            "{which}: a stamp in the project"
-        );
-        assert!(p.home.join(".cache/forge/hint-day").exists(), "{which}");
-        std::fs::remove_file(p.home.join(".cache/forge/hint-day")).unwrap();
+        hint_gate_holds(&p, which, command, &payload, &relative_first, &today);
     }
     assert!(
         !mark.exists(),
@@ -1067,6 +996,85 @@ fn the_teammate_hint_is_said_once_a_day_and_never_once_turned_off() {
     ok_stdout(p.forge().args(["init", "--uninstall"]));
     let gone = std::fs::read_to_string(p.root.join(".claude/settings.json")).unwrap_or_default();
     assert!(!gone.contains("hint-day"), "{gone}");
+}
+
+/// One entry's gate, as [`the_teammate_hint_is_said_once_a_day_and_never_once_turned_off`]
+/// runs it for the settings entry and for the plugin's.
+#[cfg(unix)]
+fn hint_gate_holds(
+    p: &TestProject,
+    which: &str,
+    command: &str,
+    payload: &str,
+    relative_first: &str,
+    today: &str,
+) {
+    let cache = p.dir.path().join(format!("cache-{which}"));
+    let cache = cache.to_str().unwrap();
+    let run = |extra: &[(&str, &str)]| {
+        let mut vars = vec![("XDG_CACHE_HOME", cache), ("PATH", relative_first)];
+        vars.extend_from_slice(extra);
+        let (code, out, err) = run_without_forge_with(p, command, payload, &vars);
+        assert_eq!((code, err.as_str()), (0, ""), "{which}: {out}");
+        out
+    };
+    let stamp = std::path::Path::new(cache).join("forge/hint-day");
+    let first = run(&[]);
+    let v: Value = serde_json::from_str(first.trim()).unwrap();
+    let said = v["systemMessage"].as_str().unwrap();
+    for part in [
+        "npm install -g ccforge",
+        "cargo install --locked --git https://github.com/ccforge/forge",
+        "FORGE_HINT=off",
+    ] {
+        assert!(said.contains(part), "{which}: {said}");
+    }
+    assert!(!said.contains('<'), "a placeholder: {said}");
+    assert_eq!(std::fs::read_to_string(&stamp).unwrap(), today);
+    // The same day: nothing, and still no failure.
+    assert_eq!(run(&[]), "", "{which}");
+    assert_eq!(run(&[]), "", "{which}");
+    // A day later (the stamp says an earlier day): said once more.
+    std::fs::write(&stamp, "2026-03-01\n").unwrap();
+    assert!(run(&[]).contains("npm install -g ccforge"), "{which}");
+    assert_eq!(std::fs::read_to_string(&stamp).unwrap(), today);
+    assert_eq!(run(&[]), "", "{which}");
+    // Turned off: never again, whatever the day, and the stamp stays as it was.
+    std::fs::write(&stamp, "2026-03-02\n").unwrap();
+    for _ in 0..2 {
+        assert_eq!(run(&[("FORGE_HINT", "off")]), "", "{which}");
+    }
+    assert_eq!(std::fs::read_to_string(&stamp).unwrap(), "2026-03-02\n");
+    // Any other value leaves it on.
+    assert!(run(&[("FORGE_HINT", "on")]).contains("ccforge"));
+    // A cache folder that cannot be written does not stop the hint or fail.
+    let blocked = p.dir.path().join(format!("blocked-{which}"));
+    std::fs::write(&blocked, "a file, not a folder").unwrap();
+    let blocked = blocked.to_str().unwrap();
+    for _ in 0..2 {
+        let (code, out, err) = run_without_forge_with(
+            p,
+            command,
+            payload,
+            &[("XDG_CACHE_HOME", blocked), ("PATH", relative_first)],
+        );
+        assert_eq!((code, err.as_str()), (0, ""), "{which}");
+        assert!(out.contains("ccforge"), "{which}: {out}");
+    }
+    // A relative XDG_CACHE_HOME puts no stamp in the project: ~/.cache holds it.
+    let (code, _, err) = run_without_forge_with(
+        p,
+        command,
+        payload,
+        &[("XDG_CACHE_HOME", "cache"), ("PATH", relative_first)],
+    );
+    assert_eq!((code, err.as_str()), (0, ""), "{which}");
+    assert!(
+        !p.root.join("cache").exists(),
+        "{which}: a stamp in the project"
+    );
+    assert!(p.home.join(".cache/forge/hint-day").exists(), "{which}");
+    std::fs::remove_file(p.home.join(".cache/forge/hint-day")).unwrap();
 }
 
 /// `forge init` finds another status line: it keeps it and offers to wrap it;
