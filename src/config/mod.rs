@@ -459,8 +459,11 @@ impl Layers {
         } else {
             crate::store::safe::Follow::Yes
         };
-        let parsed = parse_file(&path, follow)?;
-        if project && let Some((_, t)) = &parsed {
+        let mut parsed = parse_file(&path, follow)?;
+        if project && let Some((_, t)) = &mut parsed {
+            // `[share]` is yours only and left out of any project file, trusted or
+            // not (docs/share.md).
+            keys::take_project_ignored(t);
             refuse_commands(env, &path, t)?;
         }
         self.files.push((source.clone(), parsed.is_some()));

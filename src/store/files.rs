@@ -241,6 +241,13 @@ pub(crate) fn write_pending_resume(
     origin: ResumeOrigin,
 ) -> io::Result<Markers> {
     let abs = std::fs::canonicalize(target).or_else(|_| std::path::absolute(target))?;
+    if super::share::is_cached(&abs) {
+        // A Signal from another machine is shown, never acted on (docs/share.md).
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "a remote Signal (fetched through the git remote) is shown, never resumed",
+        ));
+    }
     let mut written = Vec::new();
     write_atomic(&paths.pending_resume(), &marker_bytes(&abs, origin))?;
     written.push(paths.pending_resume());
