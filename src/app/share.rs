@@ -21,8 +21,6 @@ use crate::proc::{Input, Output};
 use crate::store::share::{Act, Status, WriterIndex};
 use crate::store::{self, Paths, files};
 
-/// How long one run may take, fetch and push together.
-pub(crate) const RUN_BUDGET: Duration = Duration::from_secs(30);
 /// How long a run waits for another one of the same repository to finish.
 const LOCK_WAIT: Duration = Duration::from_secs(20);
 /// The event name of `forge share`'s lines in `events.jsonl`.
@@ -153,7 +151,7 @@ pub(crate) fn home_of(paths: &Paths) -> Paths {
     inbox.writable_home(paths).0
 }
 
-/// Publishes and/or fetches (`what`), within [`RUN_BUDGET`]; records the status
+/// Publishes and/or fetches (`what`), within `[share] timeout_secs`; records the status
 /// and, once per new failure or refusal, the event log. `Err` only when nothing
 /// could start (sharing off, no repository, another run holds the lock).
 pub(crate) fn run(paths: &Paths, env: &Env, cfg: &Config, what: What) -> Result<Report, String> {
@@ -162,7 +160,7 @@ pub(crate) fn run(paths: &Paths, env: &Env, cfg: &Config, what: What) -> Result<
     home.ensure_dirs().map_err(|e| e.to_string())?;
     let _lock = store::FileLock::acquire(&store::share::lock_path(&home), LOCK_WAIT)
         .ok_or("another forge share of this repository is still running")?;
-    let until = deadline_after(RUN_BUDGET);
+    let until = deadline_after(Duration::from_secs(cfg.share.timeout_secs));
     let mut status = store::share::read_status(&home);
     let before = status.clone();
     let mut report = Report::default();
@@ -226,14 +224,19 @@ fn prepare(
 /// refusal not said at the last fetch, and what was sent or changed.
 fn record(paths: &Paths, env: &Env, remote: &str, report: &Report, before: &Status) {
     let mut outcomes = Vec::new();
-    if !report.errors.is_empty() {
-        let why = report.errors.join("; ");
-        if before.error.as_ref().is_none_or(|e| e.what != why) {
-            outcomes.push(Outcome::ShareFailed {
-                remote: remote.to_owned(),
-                why,
-            });
-        }
+    // Each failure (the push's, the fetch's) once, until a run succeeds.
+    let said = before.error.as_ref().map_or("", |e| e.what.as_str());
+    let new: Vec<&str> = report
+        .errors
+        .iter()
+        .map(String::as_str)
+        .filter(|e| !said.split("; ").any(|s| s == *e))
+        .collect();
+    if !new.is_empty() {
+        outcomes.push(Outcome::ShareFailed {
+            remote: remote.to_owned(),
+            why: new.join("; "),
+        });
     }
     for r in report
         .refused
@@ -633,4 +636,65 @@ pub(crate) fn start_background(paths: &Paths, cfg: &Config, what: What) {
     {
         store::log_error(paths, "share", &e.to_string());
     }
+}
+
+/// How long `forge doctor` waits for the remote.
+const DOCTOR_BUDGET: Duration = Duration::from_secs(15);
+
+/// What `forge doctor` finds of sharing: `Ok(lines)` when the remote answers and
+/// the refs are sound, `Err(why)` otherwise.
+pub(crate) fn doctor(paths: &Paths, env: &Env, cfg: &Config) -> Result<Vec<String>, String> {
+    let remote = remote_of(cfg)?;
+    let until = deadline_after(DOCTOR_BUDGET);
+    let (git, me) = prepare(paths, env, remote, until)?;
+    let url = git_out(
+        &git,
+        &["remote", "get-url", remote],
+        Input::Null,
+        8192,
+        until,
+    )
+    .map_err(|_| {
+        format!("the repository has no remote named `{remote}` (`git remote -v` lists them)")
+    })?;
+    let refname = format!("{REF_PREFIX}{}", me.id);
+    git_out(
+        &git,
+        &["check-ref-format", &refname],
+        Input::Null,
+        256,
+        until,
+    )
+    .map_err(|_| format!("{refname} is not a valid ref name"))?;
+    let pattern = format!("{REF_PREFIX}*");
+    let listed = git_out(
+        &git,
+        &["ls-remote", "--refs", remote, &pattern],
+        Input::Null,
+        4 * 1024 * 1024,
+        until,
+    )
+    .map_err(|e| format!("{remote} did not answer: {e}"))?;
+    let listed = String::from_utf8_lossy(&listed);
+    let writers = listed.lines().count();
+    let mine = listed.lines().any(|l| l.ends_with(&refname));
+    Ok(vec![
+        format!(
+            "remote {remote}: {}",
+            crate::model::text::sanitize::single_line(String::from_utf8_lossy(&url).trim())
+        ),
+        format!("fetch refspec: {FETCH_REFSPEC}"),
+        format!(
+            "this machine publishes {refname} ({})",
+            if mine {
+                "on the remote"
+            } else {
+                "not sent yet"
+            }
+        ),
+        format!(
+            "{writers} writer ref{} on the remote",
+            if writers == 1 { "" } else { "s" }
+        ),
+    ])
 }

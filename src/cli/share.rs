@@ -55,7 +55,7 @@ pub(crate) fn run(args: &ShareArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = paths?;
     let cfg = crate::config::load_or_default(&paths, env);
     if args.status {
-        print!("{}", status_text(&paths, &cfg));
+        print!("{}", status_text(&paths, env, &cfg));
         return Ok(ExitCode::SUCCESS);
     }
     let report = match share::run(&paths, env, &cfg, what(args)) {
@@ -112,7 +112,7 @@ fn plural(n: usize) -> &'static str {
 }
 
 /// `forge share --status`.
-fn status_text(paths: &crate::store::Paths, cfg: &crate::config::Config) -> String {
+fn status_text(paths: &crate::store::Paths, env: &Env, cfg: &crate::config::Config) -> String {
     use crate::model::text::sanitize::single_line;
     use std::fmt::Write as _;
     let home = share::home_of(paths);
@@ -126,12 +126,13 @@ fn status_text(paths: &crate::store::Paths, cfg: &crate::config::Config) -> Stri
             "sharing: off (set `[share] remote = \"origin\"` in your own config to turn it on)\n",
         ),
     }
-    if !s.writer.is_empty() {
+    let writer = share::writer(env).map(|w| w.id).unwrap_or(s.writer.clone());
+    if !writer.is_empty() {
         let _ = writeln!(
             out,
             "this machine: writer {} (refs/forge/signals/{})",
-            single_line(&s.writer),
-            single_line(&s.writer)
+            single_line(&writer),
+            single_line(&writer)
         );
     }
     let act = |label: &str, a: Option<&crate::store::share::Act>| match a {

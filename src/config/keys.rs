@@ -296,7 +296,7 @@ const fn yours_only(key: &'static str, what: &'static str) -> KeySide {
 /// Every key of the config structs ([`schema`]) with its side: the one typed list of
 /// what acts (a test fails when a key of the config structs has no side here, and
 /// [`take_acting`] takes a key with no side for one that acts).
-pub(crate) const SIDES: [KeySide; 39] = [
+pub(crate) const SIDES: [KeySide; 40] = [
     gates(
         "context.warn",
         "where L1 starts: when your ladder's L1 actions run",
@@ -426,6 +426,10 @@ pub(crate) const SIDES: [KeySide; 39] = [
     yours_only(
         "share.retention_days",
         "how long a resolved Signal is still published",
+    ),
+    yours_only(
+        "share.timeout_secs",
+        "how long a background share run may wait on the remote",
     ),
     yours_only("on_threshold", "commands run at a context threshold"),
     yours_only("on_session_start", "commands run at each SessionStart"),

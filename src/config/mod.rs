@@ -744,6 +744,9 @@ fn check_ranges(c: &Config) -> Result<(), Invalid> {
     let key = "resume.max_bytes";
     let b = c.resume.max_bytes;
     require((1024..=10_240).contains(&b), key, key, "1024 to 10240", b)?;
+    let key = "share.timeout_secs";
+    let t = c.share.timeout_secs;
+    require((1..=600).contains(&t), key, key, "1 to 600", t)?;
     let n = &c.notify;
     let key = "notify.timeout_secs";
     require(

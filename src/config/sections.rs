@@ -331,6 +331,8 @@ pub(crate) struct ShareConfig {
     pub(crate) remote: String,
     /// A resolved Signal older than this many days is no longer published.
     pub(crate) retention_days: u32,
+    /// How long one run (fetch and push together) may take before git is stopped.
+    pub(crate) timeout_secs: u64,
 }
 
 impl Default for ShareConfig {
@@ -338,6 +340,7 @@ impl Default for ShareConfig {
         Self {
             remote: String::new(),
             retention_days: 14,
+            timeout_secs: 30,
         }
     }
 }

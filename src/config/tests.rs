@@ -40,6 +40,10 @@ fn range_messages_name_the_key_the_range_and_the_value() {
         "`notify.pane_capture_lines` must be 0 to 500, found 501"
     );
     assert_eq!(
+        msg(&|c| c.share.timeout_secs = 0).1,
+        "`share.timeout_secs` must be 1 to 600, found 0"
+    );
+    assert_eq!(
         msg(&|c| c.learn.memory_max_lines = 9).1,
         "`learn.memory_max_lines` must be 10 or more, found 9"
     );
