@@ -301,9 +301,13 @@ fn a_signal_on_machine_a_reaches_machine_b_which_resolves_it_and_a_sees_it_resol
     assert_eq!(status["blocked"].as_array().unwrap().len(), 1, "{status:#}");
     // A remote Signal is shown, never resumed.
     let cached = b.root.join(".forge/share/inbox").join(&b.cached()[0]);
-    let id = remote_entry["file_name"].as_str().unwrap().to_owned();
-    let resumed = b.forge().args(["resume", &id]).output().unwrap();
-    assert!(!b.root.join(".forge/pending-resume").exists() || !resumed.status.success());
+    let resumed = b
+        .forge()
+        .args(["resume", cached.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!resumed.status.success());
+    assert!(!b.root.join(".forge/pending-resume").exists());
     assert!(cached.exists());
 
     // bob resolves it on B: a new entry in B's own ref, in the background.

@@ -721,6 +721,20 @@ mod tests {
     }
 
     #[test]
+    fn a_remote_signal_is_never_made_the_pending_resume() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("proj");
+        let cached = root.join(".forge/share/inbox/agent-r0badcafe-T-1-20261121-101502.md");
+        std::fs::create_dir_all(cached.parent().unwrap()).unwrap();
+        std::fs::write(&cached, "x").unwrap();
+        let env = Env::for_test(&t.path().join("home"), &root);
+        let p = Paths::new(&root);
+        let e = write_pending_resume(&p, &env, &cached, ResumeOrigin::Chosen).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::PermissionDenied);
+        assert!(!p.pending_resume().exists());
+    }
+
+    #[test]
     fn pending_resume_global_only_cleared_when_it_points_here() {
         let t = tempfile::tempdir().unwrap();
         let home = t.path().join("home");
