@@ -464,6 +464,9 @@ fn an_unreachable_or_hanging_remote_costs_a_hook_nothing_and_is_said_once() {
         &["remote", "set-url", "origin", "ssh://nowhere.invalid/x.git"],
     );
     a.config("[share]\nremote = \"origin\"\ntimeout_secs = 2\n");
+    // (One background fetch per 30 s: the earlier SessionStart started one.)
+    let stamp = a.root.join(".forge/share/fetch-started");
+    std::fs::remove_file(&stamp).unwrap();
     let started = Instant::now();
     let payload = json!({
         "session_id": "s3", "cwd": a.root, "hook_event_name": "SessionStart",
@@ -478,6 +481,7 @@ fn an_unreachable_or_hanging_remote_costs_a_hook_nothing_and_is_said_once() {
     );
     let hook = started.elapsed();
     assert!(hook < Duration::from_secs(2), "{hook:?}");
+    assert!(stamp.exists(), "the hook started a fetch");
     let started = Instant::now();
     let out = a
         .forge()

@@ -617,11 +617,41 @@ fn take_writer(
     Ok(files.len())
 }
 
+/// How often SessionStart starts a background fetch at most: many sessions starting
+/// at once (a fleet, `forge run`'s relay) start one fetch, not one each.
+pub(crate) const FETCH_EVERY: Duration = Duration::from_secs(30);
+
+/// Whether SessionStart's fetch is due: none started in the last [`FETCH_EVERY`]
+/// (`.forge/share/fetch-started`'s mtime, one `stat`; touched when one is started).
+fn fetch_due(paths: &Paths, env: &Env) -> bool {
+    let home = store::inbox::Inbox::of(paths).home;
+    let stamp = store::share::dir(&home).join("fetch-started");
+    let now = std::time::SystemTime::from(env.now);
+    let recent = std::fs::symlink_metadata(&stamp)
+        .and_then(|m| m.modified())
+        .ok()
+        // A stamp a little in the future is one just made; one far in it (a clock
+        // set back) does not hold the next fetch back for long.
+        .map(|t| match now.duration_since(t) {
+            Ok(age) => age,
+            Err(e) => e.duration(),
+        })
+        .is_some_and(|age| age < FETCH_EVERY);
+    if recent || !store::share::sound(&home) || home.check().is_err() {
+        return false;
+    }
+    let _ = store::safe::create_dir_all(&store::share::dir(&home));
+    store::write_atomic(&stamp, b"").is_ok()
+}
+
 /// Starts `forge share --background` detached when sharing is on (your own
 /// `[share] remote`): a fetch at SessionStart, a publish after a Signal is written
 /// or resolved. Never waited for: no hook and no tick waits on the network.
-pub(crate) fn start_background(paths: &Paths, cfg: &Config, what: What) {
+pub(crate) fn start_background(paths: &Paths, env: &Env, cfg: &Config, what: What) {
     if cfg.share.remote().is_none() {
+        return;
+    }
+    if what == What::Fetch && !fetch_due(paths, env) {
         return;
     }
     let Ok(exe) = std::env::current_exe() else {
@@ -697,4 +727,30 @@ pub(crate) fn doctor(paths: &Paths, env: &Env, cfg: &Config) -> Result<Vec<Strin
             if writers == 1 { "" } else { "s" }
         ),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sessionstart_starts_one_fetch_per_interval() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("p");
+        let paths = Paths::new(&root);
+        paths.ensure_dirs().unwrap();
+        let mut env = Env::for_test(&t.path().join("home"), &root);
+        env.now = crate::env::wall_clock();
+        assert!(fetch_due(&paths, &env), "none started yet");
+        assert!(!fetch_due(&paths, &env), "one just started");
+        env.now += chrono::Duration::seconds(29);
+        assert!(!fetch_due(&paths, &env));
+        env.now += chrono::Duration::seconds(2);
+        assert!(fetch_due(&paths, &env), "the interval passed");
+        // A `.forge/share` that is a link is no place to stamp: nothing is started.
+        let other = Paths::new(t.path().join("q"));
+        other.ensure_dirs().unwrap();
+        std::os::unix::fs::symlink(t.path(), other.forge_dir().join("share")).unwrap();
+        assert!(!fetch_due(&other, &env));
+    }
 }

@@ -321,6 +321,7 @@ pub(crate) fn write_draft(paths: &Paths, draft: &Draft, env: &Env) -> anyhow::Re
     // so (docs/share.md).
     super::share::start_background(
         paths,
+        env,
         &crate::config::load_or_default(paths, env),
         super::share::What::Publish,
     );
