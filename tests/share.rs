@@ -299,6 +299,17 @@ fn a_signal_on_machine_a_reaches_machine_b_which_resolves_it_and_a_sees_it_resol
         json!(a.writer())
     );
     assert_eq!(status["blocked"].as_array().unwrap().len(), 1, "{status:#}");
+    // The dashboard shows it (selected first: blocked), saying where it came from.
+    let frame = b
+        .forge()
+        .args(["tui", "--once", "--width", "160", "--height", "40"])
+        .output()
+        .unwrap();
+    let frame = String::from_utf8_lossy(&frame.stdout);
+    assert!(
+        frame.contains(&format!("⇄ from remote writer {} on machine", a.writer())),
+        "{frame}"
+    );
     // A remote Signal is shown, never resumed.
     let cached = b.root.join(".forge/share/inbox").join(&b.cached()[0]);
     let resumed = b

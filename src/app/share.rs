@@ -198,7 +198,23 @@ pub(crate) fn run(paths: &Paths, env: &Env, cfg: &Config, what: What) -> Result<
     });
     let _ = store::share::write_status(&home, &status);
     record(paths, env, &remote, &report, &before);
+    if report.fetched.is_some_and(|f| f.2 > 0) {
+        warm_count(paths);
+    }
     Ok(report)
+}
+
+/// Counts the blocked Signals again once the merge is older than the status
+/// line's racy window, so the next tick reads the count's first line instead of
+/// parsing every new remote Signal itself (this run is in the background; a
+/// foreground `forge share` waits the two seconds too).
+fn warm_count(paths: &Paths) {
+    if !paths.logs().is_dir() {
+        return;
+    }
+    std::thread::sleep(store::handoffs::SIGNAL_RACY + Duration::from_millis(100));
+    let now = std::time::SystemTime::from(crate::env::wall_clock());
+    let _ = store::handoffs::count_blocked(paths, now);
 }
 
 /// The guarded repository and this machine's writer, when the repository's own

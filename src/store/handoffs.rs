@@ -185,7 +185,7 @@ const SIGNAL_HEAD_CAP: u64 = 16 * 1024;
 /// leaves the folder's change time where the rebuild saw it). Coarse file-system
 /// clocks tick at most every 2 s (FAT); until then each tick rebuilds, which stats
 /// only.
-const SIGNAL_RACY: Duration = Duration::from_secs(2);
+pub(crate) const SIGNAL_RACY: Duration = Duration::from_secs(2);
 
 /// The rebuild reads the whole cache, up to this much (one row is ~80 bytes).
 const SIGNAL_CACHE_CAP: u64 = 64 * 1024 * 1024;

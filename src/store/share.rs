@@ -140,7 +140,9 @@ pub(crate) fn replace_writer(
         )
         .is_ok_and(|b| b == text.as_bytes());
         if !same {
-            super::write_atomic(&path, text.as_bytes())?;
+            // A derived copy (the remote has it): atomic, but not synced, as the
+            // other caches.
+            super::write_state(&path, text.as_bytes())?;
         }
     }
     for name in old.names.keys().filter(|n| !index.names.contains_key(*n)) {
