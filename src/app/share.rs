@@ -657,7 +657,7 @@ fn fetch_due(paths: &Paths, env: &Env) -> bool {
         return false;
     }
     let _ = store::safe::create_dir_all(&store::share::dir(&home));
-    store::write_atomic(&stamp, b"").is_ok()
+    store::write_state(&stamp, b"").is_ok()
 }
 
 /// Starts `forge share --background` detached when sharing is on (your own
