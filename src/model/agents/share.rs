@@ -182,18 +182,21 @@ pub(crate) fn fast_import_stream(
     entries: &[Outgoing],
     unix: i64,
 ) -> Vec<u8> {
+    use crate::model::text::redact::{first_secret, redact};
+    // Nothing unredacted leaves the machine: a name with a secret in it (a task id
+    // an agent made of a token) is left out, the machine and branches redacted.
     let entries: Vec<&Outgoing> = entries
         .iter()
-        .filter(|e| valid_entry_name(&e.name))
+        .filter(|e| valid_entry_name(&e.name) && first_secret(&e.name).is_none())
         .take(MAX_PUBLISH)
         .collect();
     let meta = Meta {
         v: 1,
         writer: writer.to_owned(),
-        machine: clean_field(machine),
+        machine: clean_field(&redact(machine)),
         branches: entries
             .iter()
-            .filter_map(|e| Some((e.name.clone(), clean_field(e.branch.as_deref()?))))
+            .filter_map(|e| Some((e.name.clone(), clean_field(&redact(e.branch.as_deref()?)))))
             .collect(),
     };
     let meta = serde_json::to_string(&meta).unwrap_or_default();
@@ -378,6 +381,11 @@ mod tests {
                 text: "no".into(),
                 branch: None,
             },
+            Outgoing {
+                name: "agent-ghp_ABCDEFGHIJKLMNOPQRSTuvwxyz0123456789-20261121-101502.md".into(),
+                text: "a task id made of a token".into(),
+                branch: None,
+            },
         ];
         let s = fast_import_stream(
             "refs/forge/signals/w-1",
@@ -396,6 +404,7 @@ mod tests {
             !s.contains("agent-../x.md"),
             "an unchecked name is left out"
         );
+        assert!(!s.contains("ghp_"), "a name with a secret is left out");
         // Cut to the cap, on a character boundary.
         let data = s
             .split("inline agent-T-1-20261121-101502.md\ndata ")
