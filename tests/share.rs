@@ -618,3 +618,51 @@ fn a_project_file_cannot_turn_sharing_on() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("sharing is off"));
     assert!(remote_refs(&w.remote).is_empty());
 }
+
+#[test]
+fn a_one_gib_blob_is_refused_by_its_declared_size_never_read() {
+    let w = World::new();
+    let b = w.machine("b", true);
+    b.config("[share]\nremote = \"origin\"\ntimeout_secs = 120\n");
+    // A writer's tree holding one good Signal and a 1 GiB blob (zeros: a few MB in
+    // the pack, streamed into fast-import a MiB at a time).
+    let mut child = Command::new("git")
+        .args(["fast-import", "--quiet", "--force"])
+        .current_dir(&w.remote)
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let good = "## FORGE AGENT HANDOFF\nTask: T-1\n### Signal\n```json\n\
+                {\"from\":\"x\",\"to\":\"bob\",\"task_id\":\"T-1\",\"status\":\"blocked\",\"blocking\":true}\n```\n";
+    write!(
+        input,
+        "commit refs/forge/signals/huge-1\ncommitter e <e@e> 1700000000 +0000\ndata 1\nx\n\
+         M 100644 inline agent-T-1-20261121-101502.md\ndata {}\n{good}\n\
+         M 100644 inline agent-huge-20261121-101502.md\ndata {}\n",
+        good.len(),
+        1u64 << 30
+    )
+    .unwrap();
+    let chunk = vec![0u8; 1 << 20];
+    for _ in 0..1024 {
+        input.write_all(&chunk).unwrap();
+    }
+    input.write_all(b"\n").unwrap();
+    drop(input);
+    assert!(child.wait().unwrap().success());
+    let out = ok_stdout(b.forge().args(["share", "--fetch"]));
+    assert!(
+        out.contains(
+            "huge-1: agent-huge-20261121-101502.md: 1073741824 bytes, more than the 65536 taken"
+        ),
+        "{out}"
+    );
+    assert_eq!(b.cached().len(), 1, "the good one only: {:?}", b.cached());
+    let refused = b
+        .share_outcomes()
+        .into_iter()
+        .filter(|o| o["kind"] == "share_refused")
+        .count();
+    assert_eq!(refused, 1, "{:#?}", b.share_outcomes());
+}
