@@ -14,9 +14,10 @@ use crate::env::Env;
 /// `refs/forge/signals/<writer>` on the remote set by `[share] remote` in your own
 /// config, then fetches every other writer's into `.forge/share/`: the inbox, status
 /// line, SessionStart, dashboard, `forge status` and `forge mcp` show them, marked
-/// remote, never acted on. With sharing on, forge also fetches at each SessionStart
-/// and publishes after each Signal, in the background. Look at what is shared with
-/// `git ls-remote <remote> 'refs/forge/*'` and `git log refs/forge/signals/<writer>`;
+/// remote, never acted on. With sharing on, forge also fetches at SessionStart (at
+/// most once per 30 s) and publishes after each Signal, in the background. Look at
+/// what is shared with `git ls-remote <remote> 'refs/forge/*'` and
+/// `git log refs/forge/signals/<writer>`;
 /// docs/share.md says how to turn it off and delete the refs.
 #[derive(clap::Args, Debug)]
 pub(crate) struct ShareArgs {
