@@ -596,6 +596,101 @@ fn git_command(program: &Path, at: GitAt<'_>) -> Cmd {
     cmd
 }
 
+/// The repository `forge share` runs `git push`, `git fetch` and its plumbing in
+/// (docs/share.md): opened as every repository is ([`open_checked`], the guard), and
+/// each child pointed at exactly that git folder and work tree ([`git_command`]), with
+/// hooks off (`core.hooksPath=/dev/null`: no `pre-push` or `reference-transaction`
+/// hook of the repository's runs), no fsmonitor, and the `ext::` transport refused
+/// whatever the configuration says.
+#[derive(Debug, Clone)]
+pub(crate) struct Guarded {
+    program: PathBuf,
+    git_dir: PathBuf,
+    work_tree: PathBuf,
+}
+
+impl Guarded {
+    /// The repository of `root`, when forge can vouch for it and a `git` binary is on
+    /// `$PATH`; else why not.
+    pub(crate) fn of(root: &Path) -> Result<Self, String> {
+        let repo = open_checked(root)
+            .map_err(|r| r.to_string())?
+            .ok_or_else(|| format!("{} is not in a git repository", root.display()))?;
+        let program = git_program()
+            .ok_or("no git binary was found on $PATH")?
+            .to_path_buf();
+        let git_dir = repo.path().to_path_buf();
+        let work_tree = repo
+            .workdir()
+            .map_or_else(|| git_dir.clone(), Path::to_path_buf);
+        Ok(Self {
+            program,
+            git_dir,
+            work_tree,
+        })
+    }
+
+    /// A `git` child of this repository, hardened as above; the caller adds the
+    /// subcommand and runs it with a deadline.
+    pub(crate) fn cmd(&self) -> Cmd {
+        let mut cmd = git_command(
+            &self.program,
+            GitAt {
+                git_dir: &self.git_dir,
+                work_tree: &self.work_tree,
+            },
+        );
+        cmd.args([
+            "--no-pager",
+            "-c",
+            "core.hooksPath=/dev/null",
+            "-c",
+            "core.fsmonitor=",
+            "-c",
+            "protocol.ext.allow=never",
+        ]);
+        cmd
+    }
+
+    /// The first key of the repository's own configuration (`local` or `worktree`
+    /// scope, includes followed) that would make `git fetch` or `git push` run a
+    /// program the repository names — `remote.*.uploadpack`, `.receivepack`, `.vcs`
+    /// (a remote helper), `core.sshCommand`, `core.gitProxy` — as `git config
+    /// --list --show-scope` (which runs nothing) resolves it. The same keys in your
+    /// `~/.gitconfig` are your choice. `Err` when git did not answer by `until`.
+    pub(crate) fn transport_program(&self, until: Instant) -> Result<Option<String>, String> {
+        let mut cmd = self.cmd();
+        cmd.args(["config", "--list", "--includes", "--show-scope", "-z"]);
+        let out = run_capped(&mut cmd, until, CONFIG_OUTPUT_CAP)
+            .map_err(|_| "`git config --list` did not answer".to_owned())?;
+        Ok(transport_key(&out))
+    }
+}
+
+/// [`Guarded::transport_program`] on `git config --list --show-scope -z` output.
+fn transport_key(out: &[u8]) -> Option<String> {
+    let mut fields = out.split(|b| *b == 0);
+    while let Some(scope) = fields.next() {
+        let entry = fields.next()?;
+        let key = entry
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(entry, |i| entry.get(..i).unwrap_or_default());
+        let key = String::from_utf8_lossy(key).to_ascii_lowercase();
+        let repository = matches!(scope, b"local" | b"worktree");
+        let runs = (key.starts_with("remote.")
+            && (key.ends_with(".uploadpack")
+                || key.ends_with(".receivepack")
+                || key.ends_with(".vcs")))
+            || key == "core.sshcommand"
+            || key == "core.gitproxy";
+        if repository && runs {
+            return Some(key);
+        }
+    }
+    None
+}
+
 /// Runs `cmd` and returns its stdout when it exits 0 before `until` with at most
 /// `cap` bytes, its output ended; its process group is stopped at `until`
 /// (`Err(TimedOut)`, also when git had exited but something it left still held its
@@ -1246,6 +1341,38 @@ pub(crate) mod tests {
             .status
             .success();
         assert!(ok, "git {args:?}");
+    }
+
+    #[test]
+    fn a_repository_config_that_runs_a_transport_program_is_named() {
+        let out = |entries: &[(&str, &str)]| {
+            let mut v = Vec::new();
+            for (scope, entry) in entries {
+                v.extend_from_slice(scope.as_bytes());
+                v.push(0);
+                v.extend_from_slice(entry.as_bytes());
+                v.push(0);
+            }
+            v
+        };
+        assert_eq!(
+            transport_key(&out(&[
+                ("global", "core.sshcommand\nssh -v"),
+                ("local", "remote.origin.url\n/x.git"),
+            ])),
+            None,
+            "your own ssh command is yours"
+        );
+        for key in [
+            "remote.origin.uploadpack\nsh -c evil",
+            "remote.Origin.receivepack\nevil",
+            "remote.origin.vcs\nevil",
+            "core.sshCommand\nevil",
+            "core.gitproxy\nevil",
+        ] {
+            assert!(transport_key(&out(&[("local", key)])).is_some(), "{key}");
+            assert!(transport_key(&out(&[("worktree", key)])).is_some(), "{key}");
+        }
     }
 
     /// The repository of the work tree `d` (a plain `.git` folder), as a `git`

@@ -1899,11 +1899,11 @@ fn config_errors_list_the_valid_keys_only_for_an_unknown_key_of_that_section() {
         ),
         (
             "colour = 1\n",
-            "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [[on_threshold]], [[on_session_start]], [agents.<name>.<section>])".to_owned(),
+            "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [share], [[on_threshold]], [[on_session_start]], [agents.<name>.<section>])".to_owned(),
         ),
         (
             "[agents.builder.colour]\nx = 1\n",
-            "unknown key `agents.builder.colour` (valid sections in [agents.builder]: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [[on_threshold]], [[on_session_start]])".to_owned(),
+            "unknown key `agents.builder.colour` (valid sections in [agents.builder]: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [share], [[on_threshold]], [[on_session_start]])".to_owned(),
         ),
     ] {
         std::fs::write(&user, text).unwrap();

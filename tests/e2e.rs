@@ -3220,3 +3220,158 @@ fn a_session_with_a_plan_a_question_a_background_command_and_a_compaction_hands_
         "the notice is for the person, not the model"
     );
 }
+
+// ----- beyond one machine: Signals through the repository's git remote ----------------------
+
+/// Files (by name) in `dir`, sorted; empty when it is missing.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+#[test]
+fn an_agent_on_machine_a_blocks_through_the_tool_and_machine_bs_session_is_told_with_the_origin() {
+    let Some(mut w) = World::new_unwired(
+        "an_agent_on_machine_a_blocks_through_the_tool_and_machine_bs_session_is_told_with_the_origin",
+    ) else {
+        return;
+    };
+    w.forge_on_path();
+    install_plugin(&w);
+    let init = w.forge(&["init", "--plugin"]);
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    w.commit_all();
+    // The repository's remote: a bare repository both machines clone.
+    let base = w.root.parent().unwrap().to_path_buf();
+    let remote = base.join("remote.git");
+    std::fs::create_dir_all(&remote).unwrap();
+    git_in(&remote, &["init", "-q", "--bare", "-b", "main"]);
+    git_in(
+        &w.root,
+        &["remote", "add", "origin", remote.to_str().unwrap()],
+    );
+    git_in(&w.root, &["push", "-q", "origin", "main"]);
+    // Machine B: its own home (a copy of A's as it is now: the client set up, the
+    // plugin installed, no forge state) and its own clone.
+    let (home_a, root_a) = (w.home.clone(), w.root.clone());
+    let home_b = base.join("home-b");
+    let root_b = base.join("project-b");
+    let cp = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&home_a)
+        .arg(&home_b)
+        .status()
+        .unwrap();
+    assert!(cp.success());
+    git_in(
+        &base,
+        &[
+            "clone",
+            "-q",
+            remote.to_str().unwrap(),
+            root_b.to_str().unwrap(),
+        ],
+    );
+    // Sharing on, in each machine's own config.
+    for home in [&home_a, &home_b] {
+        std::fs::create_dir_all(home.join(".config/forge")).unwrap();
+        std::fs::write(
+            home.join(".config/forge/config.toml"),
+            "[share]\nremote = \"origin\"\ntimeout_secs = 20\n",
+        )
+        .unwrap();
+    }
+    w.home.clone_from(&home_b);
+    w.root.clone_from(&root_b);
+    w.trust_folder(&root_b);
+
+    // Machine A: the builder cannot go on; its Signal is published in the
+    // background once the tool has written it.
+    w.home.clone_from(&home_a);
+    w.root.clone_from(&root_a);
+    script_tool_call(
+        &w,
+        "BLOCK-ACROSS",
+        SIGNAL_TOOL,
+        json!({
+            "from": "builder",
+            "to": "lead",
+            "task": "T-77",
+            "status": "blocked",
+            "questions": ["Which region does the staging cluster run in?"],
+        }),
+        "a blocked Signal of task T-77",
+    );
+    let out = w.print_with(
+        &["--allowedTools", SIGNAL_TOOL, "--"],
+        "please BLOCK-ACROSS",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let writer_a = std::fs::read_to_string(home_a.join(".local/state/forge/share-writer"))
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_default();
+    let refs = || {
+        let out = std::process::Command::new("git")
+            .args(["for-each-ref", "--format=%(refname)", "refs/forge/"])
+            .current_dir(&remote)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    wait_until("machine A's ref on the remote", || {
+        !writer_a.is_empty() && refs().contains(&format!("refs/forge/signals/{writer_a}"))
+    });
+
+    // Machine B: its first session's start fetches in the background...
+    w.home.clone_from(&home_b);
+    w.root.clone_from(&root_b);
+    w.agent = Some("lead".into());
+    let out = w.print("hello from machine B");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cache = root_b.join(".forge/share/inbox");
+    wait_until("machine B's fetch", || !names_in(&cache).is_empty());
+    // ...so its next session is told at its start, the origin named.
+    let before = w.api.messages().len();
+    let out = w.print("hello again from machine B");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = w.api.messages()[before].all_text();
+    assert!(
+        first.contains("SessionStart:startup hook success"),
+        "{first}"
+    );
+    assert!(first.contains("T-77"), "{first}");
+    assert!(
+        first.contains("Which region does the staging cluster run in?"),
+        "{first}"
+    );
+    assert!(
+        first.contains(&format!(
+            "a remote Signal, from remote writer {writer_a} on machine "
+        )),
+        "{first}"
+    );
+    assert!(first.contains("(branch main)"), "{first}");
+}

@@ -16,6 +16,7 @@ pub(crate) mod prune;
 pub(crate) mod relay;
 pub(crate) mod search;
 pub(crate) mod session_handoff;
+pub(crate) mod share;
 pub(crate) mod signal;
 pub(crate) mod snapshot;
 pub(crate) mod user_hooks;

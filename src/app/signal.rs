@@ -300,6 +300,7 @@ pub(crate) fn write_draft(paths: &Paths, draft: &Draft, env: &Env) -> anyhow::Re
     }
     let own = inbox.folders.first();
     let origin = Origin {
+        remote: None,
         worktree: own
             .and_then(|f| f.worktree.as_ref())
             .unwrap_or(&paths.root)
@@ -316,6 +317,14 @@ pub(crate) fn write_draft(paths: &Paths, draft: &Draft, env: &Env) -> anyhow::Re
     let stamp = env.now.format("%Y%m%d-%H%M%S").to_string();
     let path = write(&home, &draft.task, &stamp, &text)
         .with_context(|| format!("writing the handoff into {}", home.handoffs().display()))?;
+    // Shared through the git remote in the background when your own config says
+    // so (docs/share.md).
+    super::share::start_background(
+        paths,
+        env,
+        &crate::config::load_or_default(paths, env),
+        super::share::What::Publish,
+    );
     // The fleet's blocked count follows at once (best effort: the project's next hook
     // call writes it anyway).
     if let Err(e) = super::fleet::refresh_blocked(paths, env) {

@@ -214,6 +214,7 @@ pub(crate) fn run_checks(paths: &Paths, env: &Env) -> Vec<Check> {
         } else {
             refused("own-commands")
         },
+        check_share(paths, env),
         check_redaction(),
     ];
     if let Some(home) = check_home_folder(paths, env) {
@@ -1436,6 +1437,34 @@ fn check_signals(paths: &Paths) -> Check {
             "an agent handoff's Signal is missing or broken, so its status is unknown: fix the fenced JSON under `### Signal` (or rewrite it with `forge signal`)",
         )
         .with(bad)
+    }
+}
+
+/// `[share]`: off, or the remote answers and the refs are sound (docs/share.md).
+fn check_share(paths: &Paths, env: &Env) -> Check {
+    let cfg = crate::config::load_or_default(paths, env);
+    if cfg.share.remote().is_none() {
+        return Check::new(
+            "share",
+            Status::Ok,
+            "off: Signals stay on this machine (`[share] remote = \"origin\"` in your own config shares them through git; docs/share.md)",
+        );
+    }
+    match crate::app::share::doctor(paths, env, &cfg) {
+        Ok(lines) => Check::new(
+            "share",
+            Status::Ok,
+            "on: the remote answers, and this machine's ref and the fetch refspec are sound",
+        )
+        .with(lines),
+        Err(why) => Check::new(
+            "share",
+            Status::Warn,
+            format!(
+                "on, but {}: forge goes on locally; `forge share --status` has the last error",
+                crate::model::text::sanitize::single_line(&why)
+            ),
+        ),
     }
 }
 

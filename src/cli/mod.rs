@@ -18,6 +18,7 @@ pub(crate) mod project;
 pub(crate) mod resume;
 pub(crate) mod run;
 pub(crate) mod sessions;
+pub(crate) mod share;
 pub(crate) mod signal;
 pub(crate) mod status;
 pub mod statusline;
@@ -68,6 +69,7 @@ pub(crate) enum Command {
     Context(context::ContextArgs),
     Sessions(sessions::SessionsArgs),
     Mcp(mcp::McpArgs),
+    Share(share::ShareArgs),
     #[command(hide = true)]
     UserHook(user_hook::UserHookArgs),
     #[command(hide = true)]
@@ -104,6 +106,7 @@ pub fn run(cli: Cli, env: &Env) -> ExitCode {
         Command::Log(args) => report(log::run(&args, env)),
         Command::Sessions(args) => report(sessions::run(&args, env)),
         Command::Mcp(args) => report(mcp::run(&args, env)),
+        Command::Share(args) => report(share::run(&args, env)),
         Command::UserHook(args) => user_hook::run(&args, env),
         Command::Ladder(args) => ladder::run(&args, env),
     }

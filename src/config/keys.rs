@@ -296,7 +296,7 @@ const fn yours_only(key: &'static str, what: &'static str) -> KeySide {
 /// Every key of the config structs ([`schema`]) with its side: the one typed list of
 /// what acts (a test fails when a key of the config structs has no side here, and
 /// [`take_acting`] takes a key with no side for one that acts).
-pub(crate) const SIDES: [KeySide; 37] = [
+pub(crate) const SIDES: [KeySide; 40] = [
     gates(
         "context.warn",
         "where L1 starts: when your ladder's L1 actions run",
@@ -418,6 +418,18 @@ pub(crate) const SIDES: [KeySide; 37] = [
     acts(
         "relay.grace_secs",
         "how long `forge run` waits between SIGINT and SIGTERM",
+    ),
+    yours_only(
+        "share.remote",
+        "the git remote your Signals are pushed to and others' fetched from",
+    ),
+    yours_only(
+        "share.retention_days",
+        "how long a resolved Signal is still published",
+    ),
+    yours_only(
+        "share.timeout_secs",
+        "how long a background share run may wait on the remote",
     ),
     yours_only("on_threshold", "commands run at a context threshold"),
     yours_only("on_session_start", "commands run at each SessionStart"),
@@ -628,6 +640,28 @@ fn unknown_agent_keys(value: &toml::Value) -> Vec<String> {
     out
 }
 
+/// The sections of yours-only keys that a project file may hold but that are left
+/// out of it, trusted or not ([`take_project_ignored`]), rather than refused:
+/// `[share]` sends and fetches, and a repository that ships one is not an error.
+pub(crate) const PROJECT_IGNORED: [&str; 1] = ["share"];
+
+/// Takes the [`PROJECT_IGNORED`] sections out of a project file's table (its agent
+/// tables too); returns whether there were any.
+pub(crate) fn take_project_ignored(table: &mut toml::Table) -> bool {
+    let mut any = false;
+    for s in PROJECT_IGNORED {
+        any |= table.remove(s).is_some();
+    }
+    if let Some(agents) = table.get_mut(AGENTS).and_then(toml::Value::as_table_mut) {
+        for t in agents.iter_mut().filter_map(|(_, v)| v.as_table_mut()) {
+            for s in PROJECT_IGNORED {
+                any |= t.remove(s).is_some();
+            }
+        }
+    }
+    any
+}
+
 /// The first key of `table` (or of one of its agent tables) that runs commands: one
 /// of [`Side::YoursOnly`] (the lists of hooks first, then `notify.command`).
 pub(super) fn commands_in(table: &toml::Table) -> Option<String> {
@@ -637,6 +671,11 @@ pub(super) fn commands_in(table: &toml::Table) -> Option<String> {
             .iter()
             .filter(|k| k.side == Side::YoursOnly)
             .map(|k| k.key)
+            .filter(|k| {
+                !PROJECT_IGNORED
+                    .iter()
+                    .any(|s| k.split_once('.').is_some_and(|(section, _)| section == *s))
+            })
     };
     let in_one = |t: &toml::Table| -> Option<&'static str> {
         let lists = yours_only().filter(|k| !k.contains('.'));
@@ -759,6 +798,7 @@ mod tests {
                 "notify",
                 "ladder",
                 "relay",
+                "share",
                 "on_threshold",
                 "on_session_start"
             ]

@@ -459,8 +459,11 @@ impl Layers {
         } else {
             crate::store::safe::Follow::Yes
         };
-        let parsed = parse_file(&path, follow)?;
-        if project && let Some((_, t)) = &parsed {
+        let mut parsed = parse_file(&path, follow)?;
+        if project && let Some((_, t)) = &mut parsed {
+            // `[share]` is yours only and left out of any project file, trusted or
+            // not (docs/share.md).
+            keys::take_project_ignored(t);
             refuse_commands(env, &path, t)?;
         }
         self.files.push((source.clone(), parsed.is_some()));
@@ -741,6 +744,9 @@ fn check_ranges(c: &Config) -> Result<(), Invalid> {
     let key = "resume.max_bytes";
     let b = c.resume.max_bytes;
     require((1024..=10_240).contains(&b), key, key, "1024 to 10240", b)?;
+    let key = "share.timeout_secs";
+    let t = c.share.timeout_secs;
+    require((1..=600).contains(&t), key, key, "1 to 600", t)?;
     let n = &c.notify;
     let key = "notify.timeout_secs";
     require(

@@ -320,6 +320,38 @@ impl Default for NotifyConfig {
     }
 }
 
+/// Sharing Signals through the repository's git remote (`[share]`, docs/share.md):
+/// off until `remote` is set, and taken only from your own config (it sends and
+/// fetches over the network); a project file's `[share]` is ignored, trusted or not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub(crate) struct ShareConfig {
+    /// The git remote (`origin`) Signals are published to and fetched from. Empty:
+    /// off.
+    pub(crate) remote: String,
+    /// A resolved Signal older than this many days is no longer published.
+    pub(crate) retention_days: u32,
+    /// How long one run (fetch and push together) may take before git is stopped.
+    pub(crate) timeout_secs: u64,
+}
+
+impl Default for ShareConfig {
+    fn default() -> Self {
+        Self {
+            remote: String::new(),
+            retention_days: 14,
+            timeout_secs: 30,
+        }
+    }
+}
+
+impl ShareConfig {
+    /// The remote, when sharing is on.
+    pub(crate) fn remote(&self) -> Option<&str> {
+        Some(self.remote.trim()).filter(|r| !r.is_empty())
+    }
+}
+
 /// A command of the user's that forge runs on a context event (`[[on_threshold]]`,
 /// `[[on_session_start]]`), with one JSON object on stdin.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -369,6 +401,8 @@ pub struct Config {
     pub(crate) ladder: LadderConfig,
     /// `[relay]`.
     pub(crate) relay: RelayConfig,
+    /// `[share]`.
+    pub(crate) share: ShareConfig,
     /// `[[on_threshold]]`: commands run once per crossing of their threshold.
     pub(crate) on_threshold: Vec<UserHook>,
     /// `[[on_session_start]]`: commands whose output is added to SessionStart's text.

@@ -40,6 +40,10 @@ fn range_messages_name_the_key_the_range_and_the_value() {
         "`notify.pane_capture_lines` must be 0 to 500, found 501"
     );
     assert_eq!(
+        msg(&|c| c.share.timeout_secs = 0).1,
+        "`share.timeout_secs` must be 1 to 600, found 0"
+    );
+    assert_eq!(
         msg(&|c| c.learn.memory_max_lines = 9).1,
         "`learn.memory_max_lines` must be 10 or more, found 9"
     );
@@ -809,7 +813,7 @@ fn errors_speak_plainly() {
         ),
         (
             "colour = 1\n",
-            "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [[on_threshold]], [[on_session_start]], [agents.<name>.<section>])",
+            "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [share], [[on_threshold]], [[on_session_start]], [agents.<name>.<section>])",
         ),
     ] {
         let e = error_for(text);
@@ -987,4 +991,36 @@ fn the_handoff_and_resume_budgets_are_read_ranged_and_shown_only() {
     for k in ["handoffs.max_bytes", "resume.max_bytes"] {
         assert_eq!(side_of(k), Some(Side::Shows), "{k}");
     }
+}
+
+#[test]
+fn share_is_taken_from_your_own_config_only_never_from_a_project_file() {
+    let (t, p, env) = setup();
+    assert_eq!(side_of("share.remote"), Some(Side::YoursOnly));
+    assert_eq!(side_of("share.retention_days"), Some(Side::YoursOnly));
+    // A project file's [share] (and an agent table's) is left out, not an error,
+    // whether the file is trusted or not; the rest of it still applies.
+    std::fs::write(
+        p.config(),
+        "[context]\nwarn = 61\n[share]\nremote = \"evil\"\nretention_days = 1\n\
+         [agents.b.share]\nremote = \"evil\"\n",
+    )
+    .unwrap();
+    let l = load(&p, &env).unwrap();
+    assert_eq!(l.config.share, ShareConfig::default());
+    assert_eq!(l.config.share.remote(), None);
+    assert_eq!(l.config.context.warn, 61.0);
+    trust_file(&p, &env);
+    let l = load_as(&p, &env, "b").unwrap();
+    assert_eq!(l.config.share.remote(), None, "trusted: still not");
+    // Your own file turns it on.
+    let user = t.path().join("xdg/forge/config.toml");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, "[share]\nremote = \"origin\"\nretention_days = 30\n").unwrap();
+    let l = load(&p, &env).unwrap();
+    assert_eq!(l.config.share.remote(), Some("origin"));
+    assert_eq!(l.config.share.retention_days, 30);
+    // A bad value is refused with what the key takes.
+    std::fs::write(&user, "[share]\nremote = 3\n").unwrap();
+    assert!(load(&p, &env).is_err());
 }

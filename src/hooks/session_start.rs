@@ -22,6 +22,15 @@ const RESUME_LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(2
 /// Code's budget, and consumes the pending resume exactly once.
 pub(super) fn run(call: &Call, source: Option<&str>) -> Applied {
     let now = call.env.now;
+    // With `[share] remote` in your own config: the other machines' Signals are
+    // fetched in the background (docs/share.md), for the status line now and the
+    // next session's start; this one never waits on the network.
+    crate::app::share::start_background(
+        &call.paths,
+        call.env,
+        &call.config,
+        crate::app::share::What::Fetch,
+    );
     // 1. Gather: the bridges, the last session, the inbox, the flags; git scans
     //    meanwhile.
     let (facts, git) = gather::start(call, source);

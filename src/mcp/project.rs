@@ -632,8 +632,13 @@ fn inbox_item(h: &HandoffEntry) -> Value {
         "to": signal.map(|s| s.to.as_str()),
         "status": h.status_word(),
         "blocked": h.is_blocked(),
-        "worktree": h.origin.as_ref().map(|o| o.worktree.as_str()),
+        "worktree": h.origin.as_ref().map(|o| o.worktree.as_str()).filter(|w| !w.is_empty()),
         "branch": h.origin.as_ref().and_then(|o| o.branch.as_deref()),
+        // Shared from another machine through the git remote (docs/share.md): shown,
+        // never acted on.
+        "remote": h.origin.as_ref().and_then(|o| o.remote.as_ref()).map(|r| json!({
+            "writer": r.writer, "machine": r.machine,
+        })),
         "written_at": h.created.map(crate::model::time::iso),
         "questions": signal.map(|s| s.open_questions.clone()).unwrap_or_default(),
         "findings": section(&text, "Findings"),

@@ -285,6 +285,31 @@ pub(crate) enum Outcome {
         /// Why (not trusted, or changed since you trusted it).
         why: String,
     },
+    /// `forge share` sent or fetched something new through the git remote
+    /// (docs/share.md).
+    Shared {
+        /// The remote.
+        remote: String,
+        /// How many Signals were published (0: nothing new to send).
+        sent: usize,
+        /// How many writers' refs were fetched.
+        writers: usize,
+        /// How many of their Signals changed in the local cache.
+        fetched: usize,
+    },
+    /// `forge share` could not reach the remote, or git refused: forge goes on
+    /// locally (said once until a run succeeds).
+    ShareFailed {
+        /// The remote.
+        remote: String,
+        /// What failed, as git said it.
+        why: String,
+    },
+    /// A fetched ref (or an entry of it) was refused or capped (said once).
+    ShareRefused {
+        /// What and why.
+        why: String,
+    },
     /// Something failed (also in `errors.log`); the hook still exited 0.
     Error {
         /// What was being done.
@@ -320,6 +345,8 @@ impl Outcome {
                 | Self::SignalWritten { .. }
                 | Self::ToolAnswered { .. }
                 | Self::ToolRefused { .. }
+                | Self::ShareFailed { .. }
+                | Self::ShareRefused { .. }
                 | Self::Error { .. }
         )
     }
@@ -389,6 +416,11 @@ impl Outcome {
                 tool: redact(&tool),
                 why: redact(&why),
             },
+            Self::ShareFailed { remote, why } => Self::ShareFailed {
+                remote: redact(&remote),
+                why: redact(&why),
+            },
+            Self::ShareRefused { why } => Self::ShareRefused { why: redact(&why) },
             Self::Error { what, message } => Self::Error {
                 what,
                 message: redact(&message),
@@ -601,6 +633,21 @@ impl Outcome {
                     "they do"
                 }
             ),
+            Self::Shared {
+                remote,
+                sent,
+                writers,
+                fetched,
+            } => format!(
+                "shared through {remote}: sent {sent} Signal{}, fetched {writers} writer{} ({fetched} Signal{} changed)",
+                if *sent == 1 { "" } else { "s" },
+                if *writers == 1 { "" } else { "s" },
+                if *fetched == 1 { "" } else { "s" }
+            ),
+            Self::ShareFailed { remote, why } => {
+                format!("could not share through {remote} (forge goes on locally): {why}")
+            }
+            Self::ShareRefused { why } => format!("refused from the remote: {why}"),
             Self::Error { what, message } => format!("error ({what}): {message}"),
             Self::Unknown => "(an outcome this forge version does not know)".to_owned(),
         }

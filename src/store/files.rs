@@ -241,6 +241,13 @@ pub(crate) fn write_pending_resume(
     origin: ResumeOrigin,
 ) -> io::Result<Markers> {
     let abs = std::fs::canonicalize(target).or_else(|_| std::path::absolute(target))?;
+    if super::share::is_cached(&abs) {
+        // A Signal from another machine is shown, never acted on (docs/share.md).
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "a remote Signal (fetched through the git remote) is shown, never resumed",
+        ));
+    }
     let mut written = Vec::new();
     write_atomic(&paths.pending_resume(), &marker_bytes(&abs, origin))?;
     written.push(paths.pending_resume());
@@ -711,6 +718,20 @@ mod tests {
         clear_threshold_flag(&p);
         assert!(!p.threshold_flag().exists());
         assert!(!claim_threshold(&p, "a", now).unwrap());
+    }
+
+    #[test]
+    fn a_remote_signal_is_never_made_the_pending_resume() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("proj");
+        let cached = root.join(".forge/share/inbox/agent-r0badcafe-T-1-20261121-101502.md");
+        std::fs::create_dir_all(cached.parent().unwrap()).unwrap();
+        std::fs::write(&cached, "x").unwrap();
+        let env = Env::for_test(&t.path().join("home"), &root);
+        let p = Paths::new(&root);
+        let e = write_pending_resume(&p, &env, &cached, ResumeOrigin::Chosen).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::PermissionDenied);
+        assert!(!p.pending_resume().exists());
     }
 
     #[test]

@@ -7,9 +7,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use chrono::{DateTime, Utc};
 
-use super::Paths;
+use super::{Paths, share};
 use crate::model::handoff::entry::{
-    HandoffEntry, HandoffKind, ThreadKey, link_threads, newest_first, sort_newest_first,
+    HandoffEntry, HandoffKind, Origin, Remote, ThreadKey, link_threads, newest_first,
+    sort_newest_first,
 };
 use crate::model::handoff::signal::SignalParse;
 
@@ -60,9 +61,53 @@ fn repository_with(
         }
         out.append(&mut entries);
     }
+    // The Signals other machines shared through the git remote (docs/share.md),
+    // each said to be remote.
+    out.append(&mut remote_entries(&inbox.home, &keep));
     sort_newest_first(&mut out);
     link_threads(&mut out);
     out
+}
+
+/// The remote entries of the cache, each said to be remote (writer, machine, the
+/// branch it was written on), `keep` applied as it is read. Nothing when the home
+/// or the cache folder is not sound.
+pub(crate) fn remote_entries(
+    home: &Paths,
+    keep: &impl Fn(HandoffEntry) -> HandoffEntry,
+) -> Vec<HandoffEntry> {
+    let inbox = share::inbox_dir(home);
+    if !share::sound(home) || !super::safe::is_real_dir(&inbox) {
+        return Vec::new();
+    }
+    let mut entries = load_dir(&inbox, Some(HandoffKind::Agent), keep);
+    let mut writers: std::collections::BTreeMap<String, Option<share::WriterIndex>> =
+        std::collections::BTreeMap::new();
+    for e in &mut entries {
+        let tag = e
+            .file_name
+            .strip_prefix("agent-r")
+            .and_then(|r| r.get(..8))
+            .unwrap_or("")
+            .to_owned();
+        let index = writers
+            .entry(tag.clone())
+            .or_insert_with(|| share::read_writer(home, &tag));
+        let (writer, machine, branch) = match index {
+            Some(i) => (
+                i.writer.clone(),
+                i.machine.clone(),
+                i.names.get(&e.file_name).filter(|b| !b.is_empty()).cloned(),
+            ),
+            None => ("?".to_owned(), "?".to_owned(), None),
+        };
+        e.origin = Some(Box::new(Origin {
+            worktree: String::new(),
+            branch,
+            remote: Some(Remote { writer, machine }),
+        }));
+    }
+    entries
 }
 
 /// Lists the handoffs in `dir`, newest first.
@@ -140,7 +185,7 @@ const SIGNAL_HEAD_CAP: u64 = 16 * 1024;
 /// leaves the folder's change time where the rebuild saw it). Coarse file-system
 /// clocks tick at most every 2 s (FAT); until then each tick rebuilds, which stats
 /// only.
-const SIGNAL_RACY: Duration = Duration::from_secs(2);
+pub(crate) const SIGNAL_RACY: Duration = Duration::from_secs(2);
 
 /// The rebuild reads the whole cache, up to this much (one row is ~80 bytes).
 const SIGNAL_CACHE_CAP: u64 = 64 * 1024 * 1024;
@@ -489,6 +534,14 @@ pub(crate) fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
             marks.push((f.paths.handoffs(), false));
         }
     }
+    // The cache of the Signals shared through the git remote (docs/share.md): one
+    // folder more, stamped whether it exists or not, so its first fetch is seen.
+    let remote = share::inbox_dir(&inbox.home);
+    if share::sound(&inbox.home) {
+        folders.push(remote);
+    } else {
+        marks.push((remote, false));
+    }
     marks.extend(inbox.marks.iter().map(|m| (m.path.clone(), m.inode_only)));
     // Stamped before listing: a change while listing shows at the next tick.
     let mut head = Head {
@@ -636,6 +689,65 @@ fn load_owned(path: std::path::PathBuf) -> Option<HandoffEntry> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_writer_is_replaced_whole_and_its_entries_say_they_are_remote() {
+        let t = tempfile::tempdir().unwrap();
+        let home = Paths::new(t.path());
+        home.ensure_dirs().unwrap();
+        let tag = "0badcafe";
+        let signal = "## FORGE AGENT HANDOFF\nTask: T-1\n### Signal\n```json\n\
+                      {\"from\":\"a\",\"to\":\"b\",\"task_id\":\"T-1\",\"status\":\"blocked\",\"blocking\":true}\n```\n";
+        let one = "agent-r0badcafe-T-1-20261121-101502.md".to_owned();
+        let two = "agent-r0badcafe-T-2-20261121-101502.md".to_owned();
+        let index = |names: &[&String]| share::WriterIndex {
+            writer: "box-1".into(),
+            machine: "box".into(),
+            commit: "c1".into(),
+            names: names
+                .iter()
+                .map(|n| ((*n).clone(), "main".to_owned()))
+                .collect(),
+        };
+        share::replace_writer(
+            &home,
+            tag,
+            &index(&[&one, &two]),
+            &[
+                (one.clone(), signal.into()),
+                (two.clone(), signal.replace("T-1", "T-2")),
+            ],
+        )
+        .unwrap();
+        let entries = remote_entries(&home, &|e| e);
+        assert_eq!(entries.len(), 2);
+        let o = entries[0].origin.as_deref().unwrap();
+        assert_eq!(o.remote.as_ref().unwrap().writer, "box-1");
+        assert_eq!(o.branch.as_deref(), Some("main"));
+        assert!(entries[0].is_remote());
+        assert!(
+            entries[0]
+                .place(t.path())
+                .contains("a remote Signal, from remote writer box-1 on machine box (branch main)")
+        );
+        // The next commit has one of them: the other goes.
+        share::replace_writer(&home, tag, &index(&[&one]), &[(one.clone(), signal.into())])
+            .unwrap();
+        assert_eq!(remote_entries(&home, &|e| e).len(), 1);
+        // A forged index never names a file outside the writer's own.
+        let mut forged = index(&[&one]);
+        forged
+            .names
+            .insert("../../handoffs/agent-x.md".into(), String::new());
+        share::replace_writer(&home, tag, &forged, &[("agent-x.md".into(), "x".into())]).unwrap();
+        assert!(!share::inbox_dir(&home).join("agent-x.md").exists());
+        assert_eq!(share::writer_tags(&home), [tag]);
+        assert!(share::is_cached(&share::inbox_dir(&home).join(&one)));
+        assert!(!share::is_cached(&home.handoffs().join(&one)));
+        share::remove_writer(&home, tag).unwrap();
+        assert!(remote_entries(&home, &|e| e).is_empty());
+        assert!(share::writer_tags(&home).is_empty());
+    }
 
     #[test]
     fn one_read_gives_the_entry_load_one_gives_and_the_whole_text() {
@@ -849,9 +961,10 @@ mod tests {
         let text = std::fs::read_to_string(&cache).unwrap();
         assert!(
             text.contains(&format!(
-                "folders {} {}\n",
+                "folders {} {} {}\n",
                 encode_path(&here.handoffs()),
-                encode_path(&there.handoffs())
+                encode_path(&there.handoffs()),
+                encode_path(&share::inbox_dir(&there))
             )),
             "{text}"
         );

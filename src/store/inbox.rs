@@ -66,6 +66,7 @@ impl Folder {
     /// Where an agent handoff found in this folder came from, when it does not say.
     pub(crate) fn origin(&self) -> Option<Origin> {
         Some(Origin {
+            remote: None,
             worktree: self.worktree.as_ref()?.display().to_string(),
             branch: self.branch(),
         })

@@ -27,6 +27,7 @@ pub(crate) mod process;
 pub(crate) mod registry;
 pub(crate) mod safe;
 pub(crate) mod sessions;
+pub(crate) mod share;
 pub(crate) mod transcript;
 pub(crate) mod trust;
 

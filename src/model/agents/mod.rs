@@ -13,4 +13,5 @@ pub(crate) mod fleet;
 pub(crate) mod ladder;
 pub mod notify;
 pub mod relay;
+pub(crate) mod share;
 pub(crate) mod user_hooks;

@@ -308,6 +308,19 @@ pub(crate) struct Origin {
     /// Its branch when the Signal was written (`None`: unknown).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) branch: Option<String>,
+    /// Set when it came through the repository's git remote (docs/share.md): who
+    /// published it, from which machine. Such a Signal is shown, never acted on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) remote: Option<Remote>,
+}
+
+/// The writer and machine a remote Signal came from (cleaned when fetched).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct Remote {
+    /// The writer's id (its ref's last part).
+    pub(crate) writer: String,
+    /// The machine it said it runs on.
+    pub(crate) machine: String,
 }
 
 impl Origin {
@@ -315,6 +328,7 @@ impl Origin {
     pub(crate) fn of_header(h: &AgentHeader) -> Option<Self> {
         let worktree = h.worktree.as_deref()?.trim();
         (!worktree.is_empty()).then(|| Self {
+            remote: None,
             worktree: worktree.to_owned(),
             branch: h
                 .branch
@@ -325,8 +339,20 @@ impl Origin {
         })
     }
 
-    /// `worktree /src/app-b (branch feat/b)`.
+    /// `worktree /src/app-b (branch feat/b)`; a remote one: `remote writer
+    /// box-1a2b3c4d on machine box (branch feat/b)`.
     pub(crate) fn words(&self) -> String {
+        if let Some(r) = &self.remote {
+            let branch = self
+                .branch
+                .as_deref()
+                .map(|b| format!(" (branch {b})"))
+                .unwrap_or_default();
+            return format!(
+                "remote writer {} on machine {}{branch}",
+                r.writer, r.machine
+            );
+        }
         match &self.branch {
             Some(b) => format!("worktree {} (branch {b})", self.worktree),
             None => format!("worktree {}", self.worktree),
@@ -476,7 +502,13 @@ impl HandoffEntry {
         self.signal.as_ref().is_some_and(SignalParse::is_blocked)
     }
 
-    /// Whether a newer Signal of the same task supersedes this one.
+    /// Whether it came through the repository's git remote (docs/share.md): shown,
+    /// never acted on.
+    pub(crate) fn is_remote(&self) -> bool {
+        self.origin.as_deref().is_some_and(|o| o.remote.is_some())
+    }
+
+    /// Whether another Signal of its task supersedes it.
     pub(crate) fn is_superseded(&self) -> bool {
         self.superseded_by.is_some()
     }
@@ -512,6 +544,13 @@ impl HandoffEntry {
     pub(crate) fn place(&self, root: &std::path::Path) -> String {
         use crate::model::text::sanitize::single_line;
         let here = root.join(".forge").join("handoffs");
+        if let Some(o) = self.origin.as_deref().filter(|o| o.remote.is_some()) {
+            return format!(
+                "{} (a remote Signal, from {})",
+                single_line(&self.file_name),
+                single_line(&o.words())
+            );
+        }
         let mut out = match self.path.strip_prefix(&here) {
             Ok(_) => format!(".forge/handoffs/{}", single_line(&self.file_name)),
             Err(_) => single_line(&self.path.display().to_string()).into_owned(),
