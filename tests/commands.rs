@@ -1998,6 +1998,45 @@ fn resume_lists_blocked_first_then_newest_with_details() {
         text.lines()
             .any(|l| l.contains("agent-T-011") && l.contains("malformed"))
     );
+
+    // --json: the same list in the same order, one object each, for scripts.
+    let out = p.forge().args(["resume", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["handoffs"].as_array().unwrap();
+    assert_eq!(
+        rows.len(),
+        text.lines().filter(|l| l.contains(".md")).count()
+    );
+    assert_eq!(rows[0]["file"], "agent-T-012-20261121-101502.md");
+    assert_eq!(rows[0]["n"], 1);
+    assert_eq!(rows[0]["status"], "blocked");
+    let session = &rows[1];
+    assert_eq!(session["id"], "20261121-094500");
+    assert_eq!(session["kind"], "session");
+    assert_eq!(session["status"], "context-threshold");
+    assert_eq!(session["branch"], "feat/pool");
+    assert_eq!(session["pending"], false);
+    assert!(v["pending"].is_null(), "{v}");
+    p.forge().args(["resume", "2"]).assert().success();
+    let out = p.forge().args(["resume", "--json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["handoffs"][1]["pending"], true, "{v}");
+    assert!(
+        v["pending"]
+            .as_str()
+            .unwrap()
+            .ends_with("handoff-20261121-094500.md")
+    );
+    // --json lists: it does not go with choosing, printing or clearing.
+    assert!(
+        !p.forge()
+            .args(["resume", "--json", "--print"])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
 }
 
 #[test]
@@ -2188,6 +2227,10 @@ fn learn_status_reports_flag_folder_and_files() {
     assert!(text.contains("learned-retry.md (2 lines)"), "{text}");
     assert!(text.contains("learned-one.md (1 line)\n"), "{text}");
     assert!(!text.contains("other.md"), "{text}");
+    // `forge learn` alone is `forge learn status`.
+    let bare = p.forge().arg("learn").output().unwrap();
+    assert!(bare.status.success(), "{bare:?}");
+    assert_eq!(stdout_of(&bare), text);
     let out = p
         .forge()
         .args(["learn", "status", "--json"])
