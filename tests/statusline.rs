@@ -236,6 +236,53 @@ fn threshold_fires_one_detached_handoff_per_session() {
     });
 }
 
+/// `--dry-run` (how to try the line by hand): the same line, and no state written —
+/// no bridge, no guard, no handoff, no log line — even at the threshold; the same
+/// payload without it fires, so the test can fail.
+#[test]
+fn a_dry_run_prints_the_line_and_writes_nothing() {
+    let p = TestProject::new();
+    let payload = p.payload("statusline/used-74.json");
+    std::fs::create_dir_all(p.forge_dir().join("logs")).unwrap();
+    // The Signal count's cache (`logs/signal-cache.txt`) is a cache, not state.
+    let listing = |dir: &Path| -> Vec<PathBuf> {
+        let mut all = walk(dir);
+        all.retain(|p| !p.ends_with("signal-cache.txt"));
+        all
+    };
+    let before = listing(&p.forge_dir());
+    for args in [
+        &["statusline", "--dry-run"][..],
+        &["statusline", "--dry-run", "--wrap", "echo X"],
+    ] {
+        let out = common::ok_stdout(p.forge().args(args).write_stdin(payload.clone()));
+        assert!(out.contains("⚠ CTX 74%"), "{out}");
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(listing(&p.forge_dir()), before);
+    assert!(p.session_handoffs().is_empty());
+    assert!(tick(&p, &payload).contains("⚠ CTX 74%"));
+    wait_for("the threshold handoff", || !p.session_handoffs().is_empty());
+    assert!(
+        p.forge_dir()
+            .join(format!("logs/sessions/{S74}.json"))
+            .exists()
+    );
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = e.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        }
+        out.push(path);
+    }
+    out.sort();
+    out
+}
+
 #[test]
 fn below_threshold_never_fires() {
     let p = TestProject::new();

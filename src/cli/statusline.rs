@@ -45,10 +45,15 @@ const FALLBACK: &str = "forge ?%";
 /// their own ([statusline] wrap_position), and still fires the threshold handoff.
 /// `forge init --wrap-statusline` writes it around the statusLine a settings file
 /// has; `forge init --uninstall` gives that back as it was.
+///
+/// To try it by hand, pipe a payload to `forge statusline --dry-run`: it prints the
+/// line and records nothing (no session bridge, no threshold handoff, no ladder
+/// step, no event-log line). Without --dry-run a hand-piped payload at the
+/// threshold writes a real handoff for its session_id, as a client's would.
 #[derive(clap::Args, Debug, Default)]
 #[command(
     verbatim_doc_comment,
-    after_help = "Example ~/.claude/settings.json entries:\n  \"statusLine\": {\"type\": \"command\", \"command\": \"forge statusline\", \"refreshInterval\": 5}\n  \"statusLine\": {\"type\": \"command\", \"command\": \"forge statusline --wrap 'npx -y ccstatusline@latest'\"}"
+    after_help = "Try it safely (prints the line, writes nothing):\n  echo '{\"session_id\":\"try\",\"context_window\":{\"used_percentage\":74}}' | forge statusline --dry-run\nExample ~/.claude/settings.json entries:\n  \"statusLine\": {\"type\": \"command\", \"command\": \"forge statusline\", \"refreshInterval\": 5}\n  \"statusLine\": {\"type\": \"command\", \"command\": \"forge statusline --wrap 'npx -y ccstatusline@latest'\"}"
 )]
 pub(crate) struct StatuslineArgs {
     /// Render without colours (as NO_COLOR does).
@@ -58,11 +63,15 @@ pub(crate) struct StatuslineArgs {
     /// print its output with forge's segments added.
     #[arg(long, value_name = "COMMAND")]
     pub(crate) wrap: Option<String>,
+    /// Print the line only: write no session state, start no handoff, log nothing
+    /// (to try the status line by hand).
+    #[arg(long)]
+    pub(crate) dry_run: bool,
 }
 
 /// Runs `forge statusline` without building clap's command tree (a third of a
 /// millisecond, and this runs every ~300 ms while a session is busy). Its flags are
-/// `--plain` and `--wrap COMMAND` (or `--wrap=COMMAND`); any other command line
+/// `--plain`, `--dry-run` and `--wrap COMMAND` (or `--wrap=COMMAND`); any other command line
 /// returns `None` and goes through clap.
 pub fn fast_path(env: &Env) -> Option<ExitCode> {
     let mut args = std::env::args_os().skip(1);
@@ -74,6 +83,8 @@ pub fn fast_path(env: &Env) -> Option<ExitCode> {
         let a = a.into_string().ok()?;
         if a == "--plain" && !parsed.plain {
             parsed.plain = true;
+        } else if a == "--dry-run" && !parsed.dry_run {
+            parsed.dry_run = true;
         } else if a == "--wrap" && parsed.wrap.is_none() {
             parsed.wrap = Some(args.next()?.into_string().ok()?);
         } else if let Some(cmd) = a.strip_prefix("--wrap=")
@@ -109,7 +120,9 @@ pub(crate) fn run(args: &StatuslineArgs, env: &Env) -> ExitCode {
 pub(crate) fn tick(args: &StatuslineArgs, env: &Env, input: &[u8]) -> String {
     let t = Tick::prepare(args, env, input, false);
     let line = t.render(env, &t.cfg, env.columns);
-    t.record(env);
+    if !args.dry_run {
+        t.record(env);
+    }
     line
 }
 
@@ -127,7 +140,9 @@ pub(crate) fn tick_wrapped(
     use crate::statusline::compose;
     let running = Wrapped::start(env, command, input, stop_on_signals());
     let t = Tick::prepare(args, env, input, true);
-    t.record(env);
+    if !args.dry_run {
+        t.record(env);
+    }
     let other = match running.map(Wrapped::finish) {
         Ok(Ended::Printed(out)) => compose::clean_output(&out),
         _ => Vec::new(),
@@ -179,7 +194,7 @@ impl Tick {
             let (cfg, notice) = config::load_noting(&paths, env);
             // An untrusted project file's acting keys were left out: said once per
             // content of the file, in the event log (`forge log`).
-            if let Some(notice) = notice {
+            if let Some(notice) = notice.filter(|_| !args.dry_run) {
                 let _ = files::append_event(
                     &paths,
                     &crate::model::session::state::EventLine {
