@@ -1326,6 +1326,7 @@ fn help_words(words: &[(&'static str, &'static str)]) -> Vec<Line<'static>> {
 /// scrolls (from line `scroll`, never past its end) when the area is shorter.
 fn help_box(lines: Vec<Line<'static>>, scroll: u16, area: Rect, buf: &mut Buffer) {
     let w = area.width.min(64);
+    let lines = wrap_help(lines, usize::from(w.saturating_sub(2)));
     let h = area.height.min(lines.len() as u16 + 2);
     let r = Rect {
         x: area.x + (area.width - w) / 2,
@@ -1355,6 +1356,46 @@ fn help_box(lines: Vec<Line<'static>>, scroll: u16, area: Rect, buf: &mut Buffer
                 .border_style(Style::new().fg(Color::Cyan)),
         )
         .render(r, buf);
+}
+
+/// The help's lines fitted to `width`: a key's or word's text that is too long goes
+/// on under itself, word by word, so no line of the help is cut.
+fn wrap_help(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        let [label, desc] = line.spans.as_slice() else {
+            out.push(line);
+            continue;
+        };
+        let indent = text::width(&label.content);
+        let room = width.saturating_sub(indent);
+        if text::width(&desc.content) <= room || room < 12 {
+            out.push(line);
+            continue;
+        }
+        let mut rows: Vec<String> = vec![String::new()];
+        for word in desc.content.split(' ') {
+            let cur = rows.last_mut().map_or(0, |r| text::width(r));
+            if cur > 0 && cur + 1 + text::width(word) > room {
+                rows.push(String::new());
+            }
+            if let Some(r) = rows.last_mut() {
+                if !r.is_empty() {
+                    r.push(' ');
+                }
+                r.push_str(word);
+            }
+        }
+        for (i, row) in rows.into_iter().enumerate() {
+            let head = if i == 0 {
+                label.clone()
+            } else {
+                Span::raw(" ".repeat(indent))
+            };
+            out.push(Line::from(vec![head, Span::styled(row, desc.style)]));
+        }
+    }
+    out
 }
 
 fn render_tiny(m: &Model, plan: &layout::Plan, buf: &mut Buffer) {

@@ -1025,3 +1025,38 @@ fn a_relay_handoff_shows_its_chain() {
     assert!(text.contains("bbbb2222 running"), "{text}");
     assert!(text.contains("⛓ forge run: session 2, 1 handoff"), "{text}");
 }
+
+/// A key's text too long for the help box goes on under itself, word by word: no
+/// line of the help is cut (the fleet help's `t` line was, at 70 columns).
+#[test]
+fn help_lines_wrap_under_their_text_instead_of_being_cut() {
+    let lines = vec![
+        Line::from(vec![
+            Span::raw("t      "),
+            Span::raw("go to the session's tmux pane (outside tmux: the command that attaches)"),
+        ]),
+        Line::from(vec![Span::raw("q      "), Span::raw("quit")]),
+    ];
+    let wrapped = wrap_help(lines, 40);
+    let text: Vec<String> = wrapped
+        .iter()
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect();
+    assert_eq!(
+        text,
+        [
+            "t      go to the session's tmux pane",
+            "       (outside tmux: the command that",
+            "       attaches)",
+            "q      quit",
+        ]
+    );
+    assert!(text.iter().all(|l| text::width(l) <= 40));
+    // Every line of the fleet and project help fits a 70-column terminal's box.
+    for mode in [Mode::Fleet, Mode::Normal] {
+        for l in wrap_help(help_keys(mode, |b| b.desc), 62) {
+            let w: usize = l.spans.iter().map(|s| text::width(&s.content)).sum();
+            assert!(w <= 62, "{mode:?}: {l:?}");
+        }
+    }
+}

@@ -43,6 +43,8 @@ pub(crate) struct FleetModel {
     pub(crate) notice: Option<Notice>,
     /// Set by Quit.
     pub(crate) quit: bool,
+    /// The last key was an Esc: another one quits (any other key forgets it).
+    pub(crate) esc_armed: bool,
     /// Where the list runs: inside tmux (on the server of this socket, when known),
     /// where `t` switches the client to a session's pane, or outside.
     pub(crate) tmux: Option<Option<String>>,
@@ -126,6 +128,7 @@ impl FleetModel {
             help_scroll: 0,
             notice: None,
             quit: false,
+            esc_armed: false,
             tmux: None,
         };
         m.load(registry);
@@ -239,6 +242,16 @@ pub(crate) fn update(m: &mut FleetModel, event: FleetEvent) -> Vec<FleetEffect> 
         }
         FleetEvent::Action(a) => {
             m.notice = None;
+            let armed = std::mem::take(&mut m.esc_armed);
+            if a == Action::Back && m.mode == Mode::Fleet && !armed {
+                m.esc_armed = true;
+                m.notice = Some(Notice {
+                    text: super::update::ESC_AGAIN.to_owned(),
+                    error: false,
+                    at: m.now,
+                });
+                return Vec::new();
+            }
             apply(m, a)
         }
     }
@@ -316,7 +329,7 @@ fn apply(m: &mut FleetModel, a: Action) -> Vec<FleetEffect> {
             m.help_scroll = m.help_scroll.saturating_add_signed(i16::from(lines));
         }
         Action::Suspend => return vec![FleetEffect::Suspend],
-        Action::Quit => {
+        Action::Quit | Action::Back => {
             m.quit = true;
             return vec![FleetEffect::Quit];
         }
@@ -461,6 +474,18 @@ mod tests {
         );
         key(&mut m, Key::Esc);
         assert_eq!(m.mode, Mode::Fleet);
+        // Esc left the help; the next one only says how to quit, another key forgets
+        // it, and two in a row quit.
+        assert!(key(&mut m, Key::Esc).is_empty() && !m.quit);
+        assert!(
+            m.notice
+                .as_ref()
+                .is_some_and(|n| n.text.contains("Esc again quits"))
+        );
+        key(&mut m, Key::Char('j'));
+        assert!(key(&mut m, Key::Esc).is_empty() && !m.quit);
+        assert_eq!(key(&mut m, Key::Esc), vec![FleetEffect::Quit]);
+        m.quit = false;
         assert_eq!(key(&mut m, Key::Char('q')), vec![FleetEffect::Quit]);
         assert!(m.quit);
     }

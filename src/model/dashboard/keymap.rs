@@ -227,7 +227,7 @@ pub const KEYMAP: &[Binding] = &[
         &[K::Esc],
         Action::Back,
         "Esc",
-        "clear the filter; with none, quit",
+        "clear the filter; with none, twice quits",
         false,
     ),
     bind(N, &[K::Tab], Action::NextPane, "Tab", "next pane", true),
@@ -516,11 +516,12 @@ pub const KEYMAP: &[Binding] = &[
         &[K::Char('t')],
         Action::GoToPane,
         "t",
-        "go to the session's tmux pane (outside tmux: the command that attaches)",
+        "go to the session's tmux pane (or say how to attach)",
         true,
     ),
     bind(L, &[K::Char('?')], Action::ToggleHelp, "?", "help", true),
-    bind(L, &[K::Char('q'), K::Esc], Action::Quit, "q", "quit", true),
+    bind(L, &[K::Char('q')], Action::Quit, "q", "quit", true),
+    bind(L, &[K::Esc], Action::Back, "Esc", "twice: quit", false),
     bind(
         L,
         &[K::Suspend],
@@ -691,10 +692,11 @@ mod tests {
         );
         assert_eq!(action_for(Mode::Help, inbox, Key::Char('r')), None);
         assert_eq!(n(Key::Suspend), Some(Action::Suspend));
-        // The fleet list: Enter opens a project, q and Esc quit, letters are not text.
+        // The fleet list: Enter opens a project, q quits (Esc twice), letters are not text.
         let f = |key| action_for(Mode::Fleet, None, key);
         assert_eq!(f(Key::Enter), Some(Action::OpenProject));
-        assert_eq!(f(Key::Esc), Some(Action::Quit));
+        assert_eq!(f(Key::Esc), Some(Action::Back));
+        assert_eq!(f(Key::Char('q')), Some(Action::Quit));
         assert_eq!(f(Key::Char('j')), Some(Action::Down));
         assert_eq!(f(Key::Char('r')), None);
     }

@@ -298,6 +298,9 @@ pub(crate) struct Model {
     pub(crate) demo: bool,
     /// Opened from the fleet list (`forge tui --all`): q and Esc go back to it.
     pub(crate) from_fleet: bool,
+    /// The last key was an Esc that had nothing to leave: another Esc quits (any
+    /// other key forgets it). Esc alone only leaves a mode; `q` quits at once.
+    pub(crate) esc_armed: bool,
 }
 
 impl Model {
@@ -336,6 +339,7 @@ impl Model {
             quit: false,
             demo: false,
             from_fleet: false,
+            esc_armed: false,
         };
         m.refresh_rows();
         m

@@ -338,9 +338,21 @@ fn esc_clears_the_filter_first_and_quits_when_there_is_none() {
     assert!(m.filter.blocked_only && m.filter.text.is_empty() && !m.quit);
     press(&mut m, Key::Esc);
     assert!(!m.filter.is_active() && !m.quit);
-    // No filter: Esc quits.
+    // No filter: a first Esc says how to quit; another key forgets it; two quit.
+    assert!(press(&mut m, Key::Esc).is_empty());
+    assert!(!m.quit);
+    assert_eq!(
+        m.notice.as_ref().map(|n| n.text.as_str()),
+        Some("Esc again quits (q quits at once)")
+    );
+    press(&mut m, Key::Char('j'));
+    assert!(press(&mut m, Key::Esc).is_empty() && !m.quit);
     assert_eq!(press(&mut m, Key::Esc), vec![Effect::Quit]);
     assert!(m.quit);
+    // Opened from the fleet list, one Esc goes back to it (it leaves a view).
+    let mut f = model();
+    f.from_fleet = true;
+    assert_eq!(press(&mut f, Key::Esc), vec![Effect::Quit]);
 }
 
 #[test]

@@ -76,6 +76,9 @@ pub(crate) fn update(m: &mut Model, event: Event) -> Vec<Effect> {
     }
 }
 
+/// What a first Esc with nothing to leave says.
+pub(crate) const ESC_AGAIN: &str = "Esc again quits (q quits at once)";
+
 /// A notice for the user.
 fn say(m: &mut Model, text: String) {
     m.notice = Some(Notice {
@@ -242,6 +245,8 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
     if !matches!(a, Action::Scroll(..)) {
         m.notice = None;
     }
+    // Any key but a second Esc forgets the first.
+    let esc_armed = std::mem::take(&mut m.esc_armed);
     if m.activity
         && let Some(fx) = in_activity_view(m, a)
     {
@@ -251,8 +256,14 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
         return fx;
     }
     match a {
-        // Esc: a filter goes first; with none, it quits.
+        // Esc: a filter goes first; with none, a first Esc says how to quit and a
+        // second one quits (opened from the fleet list, Esc goes back to it).
         Action::Back if m.filter.is_active() => clear_filters(m),
+        Action::Back if !esc_armed && !m.from_fleet => {
+            m.esc_armed = true;
+            say(m, ESC_AGAIN.to_owned());
+            Vec::new()
+        }
         Action::Back | Action::Quit => {
             m.quit = true;
             vec![Effect::Quit]
