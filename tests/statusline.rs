@@ -655,3 +655,49 @@ fn the_line_marks_a_threshold_handoff_for_one_tick_then_drops_it() {
     assert!(v["handoff_mark"].is_null(), "{v}");
     assert!(!tick(&p, &payload).contains('✎'));
 }
+
+/// The pace segment from the readings the line keeps in the session's bridge: a
+/// first tick has no pace (no reading old enough), records its reading; with an
+/// earlier reading of the same window 20 minutes back, the rise says when the
+/// window runs out, before its reset.
+#[test]
+fn the_pace_comes_from_the_readings_kept_in_the_bridge() {
+    let p = TestProject::new();
+    p.write(
+        ".forge/config.toml",
+        "[statusline]\nsegments = [\"context\", \"pace\"]\n",
+    );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let reset = now + 3900;
+    let payload = |pct: f64| {
+        serde_json::json!({
+            "session_id": S42, "cwd": p.root,
+            "context_window": {"used_percentage": 30, "context_window_size": 200_000},
+            "rate_limits": {"five_hour": {"used_percentage": pct, "resets_at": reset},
+                            "seven_day": {"used_percentage": 41.2, "resets_at": now + 86_400 * 3}}
+        })
+        .to_string()
+    };
+    let first = tick(&p, &payload(50.0));
+    assert!(
+        first.contains("5h 50% (resets 1h05) · 7d 41% (resets 3d00)"),
+        "{first}"
+    );
+    let bridge = format!(".forge/logs/sessions/{S42}.json");
+    let v: serde_json::Value = serde_json::from_str(&p.read(&bridge)).unwrap();
+    assert_eq!(v["quota_5h"][0]["pct"], 50.0, "{v}");
+    assert_eq!(v["quota_5h"][0]["resets_at"], reset);
+    // Move that reading 20 minutes back: 50 → 62 % in 20 minutes is 0.6 % a
+    // minute; 38 % left takes 64 minutes, before the reset.
+    let mut v = v;
+    v["quota_5h"][0]["at"] = serde_json::json!(now - 1200);
+    p.write(&bridge, &v.to_string());
+    let line = tick(&p, &payload(62.0));
+    assert!(line.contains("5h 62% ↗ out in 1h04"), "{line}");
+    assert!(line.contains("(resets 1h05)"), "{line}");
+    let v: serde_json::Value = serde_json::from_str(&p.read(&bridge)).unwrap();
+    assert_eq!(v["quota_5h"].as_array().unwrap().len(), 2, "{v}");
+}

@@ -318,6 +318,14 @@ pub(crate) fn gather(
         tail,
         waiting_elsewhere: 0,
         handoff_mark: bridge.as_ref().is_some_and(|b| b.handoff_mark.is_some()),
+        quota_5h: bridge
+            .as_ref()
+            .map(|b| b.quota_5h.clone())
+            .unwrap_or_default(),
+        quota_7d: bridge
+            .as_ref()
+            .map(|b| b.quota_7d.clone())
+            .unwrap_or_default(),
     };
     (state, bridge)
 }
@@ -380,6 +388,20 @@ fn apply(
         p.transcript_path.as_ref(),
     );
     set(&mut changed, &mut b.cwd, p.cwd.as_ref());
+    // The rate limits' readings, for the pace (`model::session::pace`).
+    for (window, kept) in [
+        (p.limits.five_hour, &mut b.quota_5h),
+        (p.limits.seven_day, &mut b.quota_7d),
+    ] {
+        if let Some(w) = window {
+            let reading = crate::model::session::pace::QuotaReading {
+                at: now.timestamp(),
+                pct: w.used_pct,
+                resets_at: w.resets_at,
+            };
+            changed |= crate::model::session::pace::push(kept, reading);
+        }
+    }
     if let Some(w) = ctx.window.filter(|w| b.context_window_size != Some(*w)) {
         b.context_window_size = Some(w);
         changed = true;
