@@ -69,8 +69,29 @@ pub struct Env {
     /// `DISABLE_AUTO_COMPACT`, `DISABLE_COMPACT`, `CLAUDE_CODE_AUTO_COMPACT_WINDOW`,
     /// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`, as set.
     pub(crate) compaction_vars: Vec<(String, String)>,
+    /// What the terminal and desktop variables say, for alerts
+    /// (`crate::model::agents::alert::Place`; what is installed is looked up on
+    /// `$PATH` when an alert is sent).
+    pub(crate) terminal: TerminalVars,
     /// The time the command started.
     pub(crate) now: DateTime<Utc>,
+}
+
+/// The variables that say which terminal and desktop forge runs in.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct TerminalVars {
+    /// `$TERM_PROGRAM`.
+    pub(crate) term_program: Option<String>,
+    /// `$TERM`.
+    pub(crate) term: Option<String>,
+    /// `$LC_TERMINAL`.
+    pub(crate) lc_terminal: Option<String>,
+    /// `$KITTY_WINDOW_ID` is set.
+    pub(crate) kitty: bool,
+    /// `$WEZTERM_PANE` or `$GHOSTTY_RESOURCES_DIR` is set.
+    pub(crate) osc_terminal: bool,
+    /// `$DISPLAY` or `$WAYLAND_DISPLAY` is set.
+    pub(crate) desktop: bool,
 }
 
 /// What `forge run` tells a continuation session (and so its hooks) about the chain.
@@ -161,6 +182,15 @@ impl Env {
                 .iter()
                 .filter_map(|k| Some(((*k).to_owned(), var(k)?.into_string().ok()?)))
                 .collect(),
+            terminal: TerminalVars {
+                term_program: var("TERM_PROGRAM").and_then(|v| v.into_string().ok()),
+                term: var("TERM").and_then(|v| v.into_string().ok()),
+                lc_terminal: var("LC_TERMINAL").and_then(|v| v.into_string().ok()),
+                kitty: var("KITTY_WINDOW_ID").is_some(),
+                osc_terminal: var("WEZTERM_PANE").is_some()
+                    || var("GHOSTTY_RESOURCES_DIR").is_some(),
+                desktop: var("DISPLAY").is_some() || var("WAYLAND_DISPLAY").is_some(),
+            },
             now: Utc::now(),
         }
     }
@@ -191,6 +221,7 @@ impl Env {
             claude_pid: None,
             claude_entrypoint: None,
             compaction_vars: Vec::new(),
+            terminal: TerminalVars::default(),
             now: Utc::now(),
         }
     }

@@ -1603,13 +1603,13 @@ fn config_show_lists_the_segments_one_can_add() {
         .iter()
         .position(|l| l.starts_with("statusline.segments = "))
         .unwrap();
-    assert!(lines[at + 1].starts_with("#   available: model, project, git, context, task, signals, learn, cost, duration, limits, lines, elsewhere"));
+    assert!(lines[at + 1].starts_with("#   available: model, project, git, context, task, signals, learn, cost, duration, limits, pace, lines, elsewhere"));
     assert_eq!(
         lines[at + 1],
         format!("#   available: {}", names(&|_| true))
     );
     assert!(
-        lines[at + 2].starts_with("#   not shown now: cost, duration, limits, lines, elsewhere")
+        lines[at + 2].starts_with("#   not shown now: cost, duration, limits, pace, lines, elsewhere")
     );
     assert_eq!(
         lines[at + 2],
@@ -1731,11 +1731,11 @@ fn config_errors_list_the_valid_keys_only_for_an_unknown_key_of_that_section() {
         ),
         (
             "colour = 1\n",
-            "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [[on_threshold]], [[on_session_start]], [agents.<name>.<section>])".to_owned(),
+            "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [alerts], [ladder], [relay], [[on_threshold]], [[on_session_start]], [agents.<name>.<section>])".to_owned(),
         ),
         (
             "[agents.builder.colour]\nx = 1\n",
-            "unknown key `agents.builder.colour` (valid sections in [agents.builder]: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [[on_threshold]], [[on_session_start]])".to_owned(),
+            "unknown key `agents.builder.colour` (valid sections in [agents.builder]: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [alerts], [ladder], [relay], [[on_threshold]], [[on_session_start]])".to_owned(),
         ),
     ] {
         std::fs::write(&user, text).unwrap();

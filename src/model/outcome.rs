@@ -210,6 +210,30 @@ pub(crate) enum Outcome {
         /// The note.
         text: String,
     },
+    /// An alert reached the person (`[alerts]`).
+    AlertSent {
+        /// `permission`, `question`, `turn_done`, `blocked`, `relay_stopped` or
+        /// `test`.
+        reason: String,
+        /// How: `osc9`, `osc777`, `notify-send`, `osascript`, `bell`.
+        via: String,
+        /// What it said.
+        text: String,
+    },
+    /// An alert was not sent: debounced, or the pane is in view.
+    AlertSkipped {
+        /// Its reason.
+        reason: String,
+        /// Why not.
+        why: String,
+    },
+    /// An alert could not be delivered.
+    AlertFailed {
+        /// Its reason.
+        reason: String,
+        /// What went wrong.
+        why: String,
+    },
     /// A wake message went to the `[notify]` command.
     Notified {
         /// `stop`, `idle`, `permission`, `session_end`, `pre_compact` or `session_start`.
@@ -317,6 +341,8 @@ impl Outcome {
                 | Self::WipCommitted { .. }
                 | Self::WipSkipped { .. }
                 | Self::Alerted { .. }
+                | Self::AlertSent { .. }
+                | Self::AlertFailed { .. }
                 | Self::SignalWritten { .. }
                 | Self::ToolAnswered { .. }
                 | Self::ToolRefused { .. }
@@ -531,6 +557,11 @@ impl Outcome {
                 format!("left {path} out of the WIP commit: {why}")
             }
             Self::Alerted { text } => format!("told the model: {text}"),
+            Self::AlertSent { reason, via, text } => {
+                format!("alerted you ({reason}, by {via}): {text}")
+            }
+            Self::AlertSkipped { reason, why } => format!("no {reason} alert: {why}"),
+            Self::AlertFailed { reason, why } => format!("the {reason} alert failed: {why}"),
             Self::Notified { event, mode } => format!(
                 "sent a wake message ({event}) to your [notify] command{}",
                 if mode == "bidirectional" {

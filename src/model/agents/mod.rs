@@ -9,6 +9,7 @@
 //! writing is `crate::app` (see its `notify`, `relay`, `ladder`, `user_hooks`). What
 //! a project's own config may make these do is decided by `setup::trust`.
 
+pub(crate) mod alert;
 pub(crate) mod fleet;
 pub(crate) mod ladder;
 pub mod notify;
