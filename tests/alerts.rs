@@ -432,3 +432,76 @@ fn alerts_test_sends_one_and_doctor_says_how() {
     let o = alert_outcomes(&p);
     assert_eq!(o.len(), 2, "{o:?}");
 }
+
+/// A blocked Signal waits for an answer: one alert per task, naming the agent, what
+/// it waits for, and how to answer; a complete one alerts nobody.
+#[test]
+fn a_blocked_signal_alerts_once_per_task() {
+    let p = TestProject::new();
+    let out = recorder(&p, "notify-send");
+    p.forge().arg("init").assert().success();
+    let signal = |task: &str, status: &str| {
+        p.forge()
+            .args([
+                "signal",
+                "--from",
+                "builder",
+                "--to",
+                "reviewer",
+                "--task",
+                task,
+                "--status",
+                status,
+                "--question",
+                "Which pool size?",
+            ])
+            .env("DISPLAY", ":0")
+            .assert()
+            .success();
+    };
+    signal("T-5", "complete");
+    assert!(calls(&out).is_empty());
+    signal("T-6", "blocked");
+    signal("T-6", "blocked");
+    let got = calls(&out);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(
+        got[0][2],
+        "builder (T-6) is blocked on you (waits for reviewer: Which pool size?) — answer with `forge signal resolve` or r in forge tui"
+    );
+    let o = alert_outcomes(&p);
+    assert_eq!(o[0]["reason"], "blocked");
+    assert_eq!(o[1]["kind"], "alert_skipped", "{o:?}");
+}
+
+/// Doctor in a project forge has not touched yet: no `.forge/` is not "yours, real
+/// folders"; it says the first hook call creates it. Once there, the usual line.
+#[test]
+fn doctor_says_when_there_is_no_forge_folder_yet() {
+    let p = TestProject::new();
+    assert!(!p.root.join(".forge").exists());
+    let out = p.forge().args(["doctor", "--json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = |v: &Value| {
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "state-folders")
+            .cloned()
+            .unwrap()
+    };
+    let c = check(&v);
+    assert!(
+        c["summary"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("no .forge/ yet")
+            || c.to_string().contains("no .forge/ yet"),
+        "{c}"
+    );
+    std::fs::create_dir_all(p.root.join(".forge/logs")).unwrap();
+    let out = p.forge().args(["doctor", "--json"]).output().unwrap();
+    let c = check(&serde_json::from_slice(&out.stdout).unwrap());
+    assert!(c.to_string().contains("are yours, real folders"), "{c}");
+}

@@ -1609,7 +1609,8 @@ fn config_show_lists_the_segments_one_can_add() {
         format!("#   available: {}", names(&|_| true))
     );
     assert!(
-        lines[at + 2].starts_with("#   not shown now: cost, duration, limits, pace, lines, elsewhere")
+        lines[at + 2]
+            .starts_with("#   not shown now: cost, duration, limits, pace, lines, elsewhere")
     );
     assert_eq!(
         lines[at + 2],
