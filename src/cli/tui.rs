@@ -163,11 +163,15 @@ fn run_all(args: &TuiArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let open = |root: &Path| open_project(root, env);
     let switch =
         |pane: &str, socket: Option<&str>| crate::app::fleet::switch_to_pane(env, pane, socket);
+    let answer = |what: &crate::model::dashboard::fleet::PaneSend| {
+        crate::app::fleet::send_to_pane(env, what)
+    };
     Ok(exit_status(tui::fleet::run(
         model,
         env.no_color,
         &open,
         &switch,
+        &answer,
     )?))
 }
 

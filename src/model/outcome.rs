@@ -210,6 +210,31 @@ pub(crate) enum Outcome {
         /// The note.
         text: String,
     },
+    /// The dashboard answered a session's prompt in its tmux pane.
+    PaneAnswered {
+        /// The pane, `%N`.
+        pane: String,
+        /// `approve` or `deny`.
+        answer: String,
+        /// The tmux keys sent.
+        keys: String,
+    },
+    /// The dashboard typed a prompt into a session's tmux pane.
+    PanePrompted {
+        /// The pane.
+        pane: String,
+        /// How long the prompt was (its text is not kept).
+        chars: u64,
+    },
+    /// The dashboard sent nothing: the pane did not show that prompt.
+    PaneRefused {
+        /// The pane.
+        pane: String,
+        /// What was asked.
+        answer: String,
+        /// Why nothing was sent.
+        why: String,
+    },
     /// An alert reached the person (`[alerts]`).
     AlertSent {
         /// `permission`, `question`, `turn_done`, `blocked`, `relay_stopped` or
@@ -561,6 +586,17 @@ impl Outcome {
                 format!("alerted you ({reason}, by {via}): {text}")
             }
             Self::AlertSkipped { reason, why } => format!("no {reason} alert: {why}"),
+            Self::PaneAnswered { pane, answer, keys } => {
+                format!(
+                    "the dashboard {answer}d the permission prompt in tmux pane {pane} (sent {keys})"
+                )
+            }
+            Self::PanePrompted { pane, chars } => {
+                format!("the dashboard sent a prompt of {chars} characters to tmux pane {pane}")
+            }
+            Self::PaneRefused { pane, answer, why } => {
+                format!("the dashboard did not {answer} in tmux pane {pane}: {why}")
+            }
             Self::AlertFailed { reason, why } => format!("the {reason} alert failed: {why}"),
             Self::Notified { event, mode } => format!(
                 "sent a wake message ({event}) to your [notify] command{}",

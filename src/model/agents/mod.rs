@@ -13,5 +13,6 @@ pub(crate) mod alert;
 pub(crate) mod fleet;
 pub(crate) mod ladder;
 pub mod notify;
+pub(crate) mod pane;
 pub mod relay;
 pub(crate) mod user_hooks;

@@ -117,6 +117,14 @@ pub(crate) enum Action {
     /// The fleet list: go to the selected session's tmux pane (inside tmux), or say
     /// the command that attaches to it (outside).
     GoToPane,
+    /// The fleet list: approve the permission prompt the selected session's pane
+    /// shows.
+    Approve,
+    /// The fleet list: deny it.
+    Deny,
+    /// The fleet list: type a prompt for the selected session (Enter sends it to
+    /// its pane).
+    StartPrompt,
 }
 
 /// One key binding: the keys, the mode (and panes) it applies in, the action and its
@@ -518,6 +526,30 @@ pub const KEYMAP: &[Binding] = &[
         "t",
         "go to the session's tmux pane (or say how to attach)",
         true,
+    ),
+    bind(
+        L,
+        &[K::Char('y')],
+        Action::Approve,
+        "y",
+        "approve the permission prompt its pane shows",
+        true,
+    ),
+    bind(
+        L,
+        &[K::Char('n')],
+        Action::Deny,
+        "n",
+        "deny the permission prompt its pane shows",
+        false,
+    ),
+    bind(
+        L,
+        &[K::Char('i')],
+        Action::StartPrompt,
+        "i",
+        "type a prompt for the selected session (Enter sends it to its pane)",
+        false,
     ),
     bind(L, &[K::Char('?')], Action::ToggleHelp, "?", "help", true),
     bind(L, &[K::Char('q')], Action::Quit, "q", "quit", true),

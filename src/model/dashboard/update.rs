@@ -314,7 +314,10 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
         | Action::CopyId
         | Action::OpenConversation
         | Action::OpenProject
-        | Action::GoToPane => Vec::new(),
+        | Action::GoToPane
+        | Action::Approve
+        | Action::Deny
+        | Action::StartPrompt => Vec::new(),
     }
 }
 
