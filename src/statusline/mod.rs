@@ -455,7 +455,8 @@ fn build_segment(
                         parts.push(("?".to_owned(), "90"));
                     }
                 }
-                Some(_) if stale => parts.push((" ?".to_owned(), "90")),
+                // A clean tree last time, and no hook since (an idle session): the
+                // branch is `.git/HEAD`'s, live; a bare `?` would say nothing.
                 _ => {}
             }
             seg(parts)

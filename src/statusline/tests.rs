@@ -237,9 +237,11 @@ fn stale_git_cache_is_marked() {
     s.git_cached_at = Some(now() - chrono::Duration::seconds(600));
     let line = render(&fixture("used-42.json"), &s);
     assert!(line.contains("⎇ main ●3? │"), "{line}");
+    // A tree that was clean, on an idle session's aged cache: no bare `?`.
     s.dirty = Some(0);
     let line = render(&fixture("used-42.json"), &s);
-    assert!(line.contains("⎇ main ? │"), "{line}");
+    assert!(line.contains("⎇ main │"), "{line}");
+    assert!(!line.contains('?'), "{line}");
     s.git_cached_at = Some(now());
     let line = render(&fixture("used-42.json"), &s);
     assert!(line.contains("⎇ main │"), "{line}");

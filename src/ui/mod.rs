@@ -379,7 +379,10 @@ fn render_context(m: &Model, area: Rect, buf: &mut Buffer) {
             ),
             (Some(g), None) if level == Some(Level::L3) => format!("{g:+.1}%/turn{since} · at L3"),
             (Some(g), None) => format!("{g:+.1}%/turn{since} · not growing"),
-            (None, _) if since_drop.is_some() => "dropped: growth after the next reading".into(),
+            (None, _) if since_drop.is_some() => {
+                "context dropped (a compaction or /clear): growth per turn shows from the next reply"
+                    .into()
+            }
             (None, _) => "growth unknown (needs two readings)".into(),
         };
         Paragraph::new(Line::styled(text::fit(&text, usize::from(r.width)), DIM)).render(r, buf);

@@ -553,7 +553,7 @@ fn growth_after_a_compaction_is_measured_from_the_drop() {
     };
     m.snapshot.sessions = vec![with(&[60.0, 70.0, 82.0, 30.0])];
     assert!(
-        trend_row(&m).contains("dropped: growth after the next reading"),
+        trend_row(&m).contains("context dropped (a compaction or /clear): growth per turn shows"),
         "{}",
         trend_row(&m)
     );
