@@ -497,7 +497,7 @@ fn a_click_selects_and_ctrl_z_suspends_in_a_real_terminal() {
     // selects it and focuses the inbox.
     let row = screen
         .lines()
-        .position(|l| l.contains("session    T-011"))
+        .position(|l| l.contains("threshold  T-011"))
         .expect("the T-011 row");
     let (col, row) = (10, row + 1);
     tmux.keys(&["-l", &format!("\x1b[<0;{col};{row}M\x1b[<0;{col};{row}m")]);

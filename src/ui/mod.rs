@@ -761,7 +761,11 @@ fn inbox_row(m: &Model, h: &HandoffEntry, selected: bool, width: u16) -> Line<'s
     let word = h.status_word();
     let status = match (&h.signal, h.kind) {
         (Some(SignalParse::Malformed { .. }), _) => "⚠malformed".to_owned(),
-        (_, HandoffKind::Session) => "session".to_owned(),
+        // The kind column says S already: a session handoff's status is its trigger.
+        (_, HandoffKind::Session) => match word {
+            "context-threshold" => "threshold".to_owned(),
+            w => text::fit(w, 10),
+        },
         _ => word.to_owned(),
     };
     let status_st = match (&h.signal, h.kind) {
@@ -784,11 +788,10 @@ fn inbox_row(m: &Model, h: &HandoffEntry, selected: bool, width: u16) -> Line<'s
             text::column(&single_line(h.task().unwrap_or("-")), TASK_W)
         )),
     ];
-    if wide {
-        let route = match h.kind {
-            HandoffKind::Agent => h.route().unwrap_or_default(),
-            HandoffKind::Session => h.status_word().to_owned(),
-        };
+    // An agent handoff's route; a session handoff has none, and its title gets the
+    // room.
+    if wide && h.kind == HandoffKind::Agent {
+        let route = h.route().unwrap_or_default();
         spans.push(Span::styled(
             format!("{} ", text::column(&single_line(&route), 18)),
             DIM,
