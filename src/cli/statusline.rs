@@ -28,10 +28,12 @@ const FALLBACK: &str = "forge ?%";
 /// Print Claude Code's status line (reads the statusline JSON on stdin)
 ///
 /// Shows the model, project, branch and uncommitted count (from the hooks' git
-/// cache), context use with a bar and level (`⚠ CTX <pct>%` in place of the plain
-/// percentage at or above the handoff threshold), workflow phase/task, blocked agent
+/// cache), context use with a bar and level (L1 from [context] warn, 70% by default;
+/// L2 from critical, 85%; L3 from emergency, 95%; `⚠ CTX <pct>%` in place of the
+/// plain percentage at or above the handoff threshold), workflow phase/task, blocked agent
 /// Signals and the learn flag; optionally (add them to `[statusline] segments`) the
-/// session's cost, duration, lines added/removed, the 5-hour/7-day usage limits, and
+/// session's cost, duration, lines added/removed, the 5-hour/7-day usage limits and
+/// their pace (`pace`: whether the current pace runs out before the reset), and
 /// how many sessions of other projects wait for you (`elsewhere`, from the fleet
 /// registry).
 /// The first time a session reaches the threshold it starts `forge handoff --auto` in

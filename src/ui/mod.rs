@@ -236,6 +236,19 @@ fn header(m: &Model, width: u16) -> Paragraph<'static> {
         let (p, t) = (single_line(p), single_line(t));
         pieces.push((vec![Span::styled(format!("  {p} {t}"), DIM)], false));
     }
+    // What the levels shown below mean, where there is room (the `?` help says it
+    // too).
+    let t = &m.thresholds;
+    pieces.push((
+        vec![Span::styled(
+            format!(
+                "   L1 ≥{:.0}% · L2 ≥{:.0}% · L3 ≥{:.0}% context",
+                t.warn, t.critical, t.emergency
+            ),
+            DIM,
+        )],
+        false,
+    ));
     let mut left = usize::from(width);
     let mut spans = Vec::new();
     for (piece, cuttable) in pieces {

@@ -1061,3 +1061,25 @@ fn help_lines_wrap_under_their_text_instead_of_being_cut() {
         }
     }
 }
+
+/// The levels the panes show (`74% L1`) are explained in the header, with the
+/// project's own thresholds, where there is room; a narrow header drops it first.
+#[test]
+fn the_header_says_what_the_levels_mean() {
+    let (_t, mut m) = demo_model();
+    m.thresholds = Thresholds {
+        warn: 60.0,
+        critical: 80.0,
+        emergency: 90.0,
+    };
+    let wide = buffer_text(draw(&m, 160, 30).backend().buffer());
+    let first = wide.lines().next().unwrap();
+    assert!(
+        first.contains("L1 ≥60% · L2 ≥80% · L3 ≥90% context"),
+        "{first}"
+    );
+    let narrow = buffer_text(draw(&m, 80, 30).backend().buffer());
+    let first = narrow.lines().next().unwrap();
+    assert!(!first.contains("L1 ≥"), "{first}");
+    assert!(first.contains("acme-api"), "{first}");
+}
