@@ -701,3 +701,46 @@ fn the_pace_comes_from_the_readings_kept_in_the_bridge() {
     let v: serde_json::Value = serde_json::from_str(&p.read(&bridge)).unwrap();
     assert_eq!(v["quota_5h"].as_array().unwrap().len(), 2, "{v}");
 }
+
+/// A wrapped status line that fails or runs past its deadline is said in the event
+/// log, with its exit status or the deadline, once per change; printing again
+/// clears the mark, so the next failure is said again.
+#[test]
+fn a_failing_or_slow_wrapped_command_is_logged_with_its_status_or_deadline() {
+    let p = TestProject::new();
+    let payload = p.payload("statusline/used-42.json");
+    std::fs::create_dir_all(p.forge_dir().join("logs")).unwrap();
+    let logged = |p: &TestProject| -> Vec<String> {
+        std::fs::read_to_string(p.forge_dir().join("logs/events.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v["event"] == "statusline")
+            .filter_map(|v| v["outcomes"][0]["message"].as_str().map(str::to_owned))
+            .collect()
+    };
+    for _ in 0..3 {
+        let line = wrapped(&p, "echo half; exit 3", &payload);
+        assert!(line.contains("42%") && !line.contains("half"), "{line}");
+    }
+    assert_eq!(
+        logged(&p),
+        [
+            "your wrapped status line `echo half; exit 3` exited with status 3: forge showed only its own segments"
+        ]
+    );
+    wrapped(&p, "sleep 5", &payload);
+    assert_eq!(logged(&p).len(), 2);
+    assert!(
+        logged(&p)[1].ends_with("`sleep 5` did not finish within its 2 s deadline (its process group was stopped): forge showed only its own segments"),
+        "{:?}",
+        logged(&p)
+    );
+    // It prints again: the mark goes; the same failure later is said again.
+    assert!(wrapped(&p, "echo fine", &payload).starts_with("fine │"));
+    assert!(!p.forge_dir().join("logs/wrap-failed.txt").exists());
+    wrapped(&p, "echo half; exit 3", &payload);
+    assert_eq!(logged(&p).len(), 3);
+    let log = common::ok_stdout(p.forge().arg("log"));
+    assert!(log.contains("exited with status 3"), "{log}");
+}

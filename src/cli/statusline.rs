@@ -145,7 +145,11 @@ pub(crate) fn tick_wrapped(
     if !args.dry_run {
         t.record(env);
     }
-    let other = match running.map(Wrapped::finish) {
+    let ended = running.map(Wrapped::finish);
+    if !args.dry_run && t.trusted {
+        note_wrapped(&t.paths, env, command, &ended, t.payload.session_id.clone());
+    }
+    let other = match ended {
         Ok(Ended::Printed(out)) => compose::clean_output(&out),
         _ => Vec::new(),
     };
@@ -158,6 +162,62 @@ pub(crate) fn tick_wrapped(
         env.columns,
         !(env.no_color || args.plain),
     )
+}
+
+/// Logs a wrapped status line that failed or timed out — its exit status or the
+/// deadline — once per change (`logs/wrap-failed.txt` holds the last one said; the
+/// next tick it prints again clears it), in the event log (`forge log`). Claude
+/// Code blanks a failing status line without a word; forge shows its own segments
+/// and says why the other part is missing.
+fn note_wrapped(
+    paths: &Paths,
+    env: &Env,
+    command: &str,
+    ended: &Result<crate::app::wrapped::Ended, String>,
+    session: Option<String>,
+) {
+    use crate::app::wrapped::{DEADLINE, Ended};
+    let marker = paths.logs().join("wrap-failed.txt");
+    let why = match ended {
+        Ok(Ended::Printed(_) | Ended::Stopped) => None,
+        Ok(Ended::Failed(Some(code))) => Some(format!("exited with status {code}")),
+        Ok(Ended::Failed(None)) => Some("was ended by a signal".to_owned()),
+        Ok(Ended::TimedOut) => Some(format!(
+            "did not finish within its {} s deadline (its process group was stopped)",
+            DEADLINE.as_secs()
+        )),
+        Err(e) => Some(format!("could not start: {e}")),
+    };
+    let Some(why) = why else {
+        if store::safe::is_regular(&marker) {
+            let _ = std::fs::remove_file(&marker);
+        }
+        return;
+    };
+    let line = format!(
+        "your wrapped status line `{}` {why}: forge showed only its own segments",
+        crate::model::text::sanitize::cut_chars(
+            &crate::model::text::sanitize::single_line(command),
+            120
+        )
+    );
+    if store::read_text(&marker).as_deref() == Some(line.as_str()) || !paths.logs().is_dir() {
+        return;
+    }
+    let _ = store::write_atomic(&marker, line.as_bytes());
+    let _ = files::append_event(
+        paths,
+        &crate::model::session::state::EventLine {
+            time: crate::model::time::iso(env.now),
+            event: "statusline".to_owned(),
+            session,
+            facts: serde_json::Map::new(),
+            outcomes: vec![crate::model::outcome::Outcome::Error {
+                what: "statusline --wrap".to_owned(),
+                message: line,
+            }],
+        },
+    );
 }
 
 /// What one tick read: the payload, the project, its config and state.
