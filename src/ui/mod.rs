@@ -398,7 +398,26 @@ fn render_context(m: &Model, area: Rect, buf: &mut Buffer) {
             }
             (None, _) => "growth unknown (needs two readings)".into(),
         };
-        Paragraph::new(Line::styled(text::fit(&text, usize::from(r.width)), DIM)).render(r, buf);
+        // The quota's pace beside the context's trend (subscription accounts): red
+        // when a window runs out before its reset.
+        let mut spans = vec![Span::styled(text, DIM)];
+        if !c.pace.is_empty() {
+            let words: Vec<String> = c.pace.iter().map(|p| p.words(true)).collect();
+            let runs_out = c
+                .pace
+                .iter()
+                .any(crate::model::session::pace::Pace::runs_out);
+            spans.push(Span::styled(" · quota ", DIM));
+            spans.push(Span::styled(
+                words.join(" · "),
+                if runs_out {
+                    Style::new().fg(Color::Red)
+                } else {
+                    DIM
+                },
+            ));
+        }
+        Paragraph::new(Line::from(text::fit_spans(spans, usize::from(r.width)))).render(r, buf);
     }
 }
 

@@ -1083,3 +1083,54 @@ fn the_header_says_what_the_levels_mean() {
     assert!(!first.contains("L1 ≥"), "{first}");
     assert!(first.contains("acme-api"), "{first}");
 }
+
+/// The dashboard shows the quota's pace under the context's trend, from the
+/// gauge session's `rate_limits` readings (red when a window runs out before its
+/// reset); nothing without readings.
+#[test]
+fn the_context_pane_shows_the_quota_pace_with_the_trend() {
+    use crate::model::session::pace::QuotaReading;
+    use crate::model::session::state::{Reading, SessionBridge};
+    let (_t, mut m) = demo_model();
+    let t = m.now.timestamp();
+    let reset = t + 2 * 3600 + 5 * 60;
+    let mut s = SessionBridge {
+        session_id: "3f0c2a9e-x".into(),
+        used_percentage: Some(40.0),
+        readings: vec![
+            Reading {
+                at: String::new(),
+                tokens: None,
+                pct: 38.0,
+            },
+            Reading {
+                at: String::new(),
+                tokens: None,
+                pct: 40.0,
+            },
+        ],
+        ..SessionBridge::default()
+    };
+    m.snapshot.sessions = vec![s.clone()];
+    let text = |m: &Model| rows_text(draw(m, 100, 40).backend().buffer()).join("\n");
+    assert!(!text(&m).contains("quota "), "{}", text(&m));
+    // 50 → 62 % over the last 12 minutes: 1 % a minute, 38 % left, out in 38m.
+    s.quota_5h = vec![
+        QuotaReading {
+            at: t - 720,
+            pct: 50.0,
+            resets_at: Some(reset),
+        },
+        QuotaReading {
+            at: t,
+            pct: 62.0,
+            resets_at: Some(reset),
+        },
+    ];
+    m.snapshot.sessions = vec![s];
+    let shown = text(&m);
+    assert!(
+        shown.contains("+2.0%/turn · L1 in ~15 turns · quota 5h 62% ↗ out in 38m (resets 2h05)"),
+        "{shown}"
+    );
+}

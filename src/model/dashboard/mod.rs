@@ -223,6 +223,8 @@ pub(crate) struct ContextView {
     pub(crate) since_drop: Option<usize>,
     /// The next level and the turns until it.
     pub(crate) next: Option<(Level, u64)>,
+    /// The account's quota pace, from the session's `rate_limits` readings.
+    pub(crate) pace: Vec<crate::model::session::pace::Pace>,
 }
 
 /// Everything the dashboard shows.
@@ -410,6 +412,17 @@ impl Model {
             next: pct
                 .zip(growth)
                 .and_then(|(p, g)| trend::turns_to_next(p, g, &self.thresholds)),
+            pace: {
+                use crate::model::session::pace::{Window, from_kept};
+                let now = self.now.timestamp();
+                [
+                    from_kept(Window::FiveHour, &s.quota_5h, now),
+                    from_kept(Window::SevenDay, &s.quota_7d, now),
+                ]
+                .into_iter()
+                .flatten()
+                .collect()
+            },
         })
     }
 

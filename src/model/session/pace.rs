@@ -143,6 +143,28 @@ pub(crate) fn pace(window: Window, kept: &[QuotaReading], current: QuotaReading)
     }
 }
 
+/// The pace as of a session's last kept reading (the dashboard's view: it has the
+/// bridge, not the status line's input), with the reset measured from `now`
+/// (unix seconds). `None` without readings.
+pub(crate) fn from_kept(window: Window, kept: &[QuotaReading], now: i64) -> Option<Pace> {
+    let (last, before) = kept.split_last()?;
+    let mut p = pace(window, before, *last);
+    p.resets_in = last.resets_at.map(|t| t - now).filter(|s| *s > 0);
+    // A window whose reset has passed is over: its use is no longer the account's.
+    if last.resets_at.is_some() && p.resets_in.is_none() {
+        return None;
+    }
+    if let Heading::OutIn(secs) = p.heading {
+        let left = secs - (now - last.at);
+        p.heading = if left > 0 {
+            Heading::OutIn(left)
+        } else {
+            Heading::Out
+        };
+    }
+    Some(p)
+}
+
 /// `1h10`, `45m`, `3d04`: a span the pace words use (at least a minute).
 pub(crate) fn short_span(secs: i64) -> String {
     let m = (secs.max(0) + 59) / 60;
@@ -274,6 +296,18 @@ mod tests {
             push(&mut kept, r(T + 100 + i, f64::from(i as u8)));
         }
         assert_eq!(kept.len(), MAX_QUOTA_READINGS);
+    }
+
+    #[test]
+    fn the_dashboard_reads_the_pace_from_the_kept_readings() {
+        let kept = [r(T - 720, 50.0), r(T - 300, 57.0), r(T, 62.0)];
+        // Five minutes after the last reading: five minutes less to go.
+        let p = from_kept(Window::FiveHour, &kept, T + 300).unwrap();
+        assert_eq!(p.heading, Heading::OutIn(33 * 60));
+        assert_eq!(p.resets_in, Some(RESET - T - 300));
+        assert_eq!(from_kept(Window::FiveHour, &[], T), None);
+        // After the reset: that window is over.
+        assert_eq!(from_kept(Window::FiveHour, &kept, RESET + 1), None);
     }
 
     #[test]
