@@ -3219,3 +3219,56 @@ fn a_permission_prompt_alerts_once_and_the_dashboard_approves_it() {
     assert_eq!(sent["outcomes"][0]["kind"], "pane_prompted", "{sent}");
     assert_eq!(sent["outcomes"][0]["chars"], 18);
 }
+
+/// Claude Code runs its hooks without a controlling terminal: forge writes the
+/// terminal's notification escape to the client's own terminal (its stdout's tty),
+/// here a tmux pane, wrapped for tmux's passthrough — what the pane's program wrote,
+/// read with `pipe-pane` — once for the prompt's two hook events.
+#[test]
+fn a_permission_prompt_alert_reaches_the_clients_terminal_through_tmux() {
+    let Some(mut w) =
+        World::new("a_permission_prompt_alert_reaches_the_clients_terminal_through_tmux")
+    else {
+        return;
+    };
+    let config = w.home.join(".config/forge/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, "[alerts]\nvia = \"osc9\"\n").unwrap();
+    w.api.on(
+        "MAKE-FILE",
+        Reply::tool(
+            "Bash",
+            json!({"command": "echo hi > made.txt", "description": "Make a file"}),
+        ),
+    );
+    w.start_with(&["--permission-mode", "default"], true);
+    let sid = w.session_of("SessionStart:startup");
+    let piped = w.home.parent().unwrap().join("pane-output");
+    w.tmux_run(&[
+        "pipe-pane",
+        "-o",
+        "-t",
+        "e2e",
+        &format!("cat >> {}", sh_quote(&piped.display().to_string())),
+    ])
+    .unwrap();
+    w.type_line("please MAKE-FILE");
+    w.wait_screen("the permission prompt", |s| {
+        s.contains("Do you want to proceed?")
+    });
+    w.wait_events("Notification:permission_prompt", 1);
+    let out = String::from_utf8_lossy(&std::fs::read(&piped).unwrap_or_default()).into_owned();
+    let want = format!(
+        "\x1bPtmux;\x1b\x1b]9;forge · project: e2e ({}) asks permission for Bash",
+        &sid[..8]
+    );
+    assert_eq!(out.matches(&want).count(), 1, "{out:?}");
+    let sent: Vec<Value> = w
+        .events()
+        .iter()
+        .flat_map(|e| e["outcomes"].as_array().cloned().unwrap_or_default())
+        .filter(|o| o["kind"] == "alert_sent")
+        .collect();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0]["via"], "osc9");
+}

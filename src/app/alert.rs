@@ -1,8 +1,9 @@
 //! Delivering an alert to the person (`[alerts]`, docs/alerts.md): the debounce
 //! (one per session and reason within `[alerts] debounce`, in `logs/alerts.json`),
 //! the pane in view (tmux: never for the pane the person is looking at), and the
-//! delivery — an escape written to the controlling terminal (`/dev/tty`; through
-//! tmux's passthrough inside tmux), or `notify-send` / `osascript` run through
+//! delivery — an escape written to the session's terminal (the controlling one, else
+//! the client's own tty: hooks have no controlling terminal; through tmux's
+//! passthrough inside tmux), or `notify-send` / `osascript` run through
 //! `proc` with a deadline. Nothing here blocks a hook for long: every child has
 //! [`CHILD_DEADLINE`], tmux [`crate::tmux::WAIT`].
 
@@ -73,7 +74,7 @@ pub(crate) fn deliver(env: &Env, via: AlertVia, alert: &Alert) -> Result<AlertVi
         }
         AlertVia::Auto | AlertVia::Osc9 | AlertVia::Osc777 | AlertVia::Bell => {
             let bytes = terminal_bytes(how, alert, env.tmux).unwrap_or_default();
-            write_tty(bytes.as_bytes())?;
+            write_tty(env, bytes.as_bytes())?;
         }
     }
     Ok(how)
@@ -104,18 +105,57 @@ fn run(mut cmd: Cmd, name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Writes `bytes` to the controlling terminal, never blocking (a terminal that
-/// does not take them at once loses them).
-#[allow(clippy::disallowed_methods)] // `/dev/tty` is the person's terminal, not a file under `.forge/`: opened write-only, non-blocking, never as a controlling terminal.
-fn write_tty(bytes: &[u8]) -> Result<(), String> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut tty = std::fs::OpenOptions::new()
+/// Writes `bytes` to the session's terminal, never blocking (a terminal that does
+/// not take them at once loses them): the controlling terminal when there is one,
+/// else the terminal the client itself writes to — Claude Code runs its hooks
+/// without a controlling terminal (seen with 2.1.330: `/dev/tty` is ENXIO), so the
+/// tty of `$CLAUDE_PID`'s stdout, stderr or stdin (a `/dev/pts/N` or `/dev/ttyN`,
+/// the pane's inside tmux).
+fn write_tty(env: &Env, bytes: &[u8]) -> Result<(), String> {
+    let mut tried = Vec::new();
+    let mut candidates = vec![std::path::PathBuf::from("/dev/tty")];
+    if let Some(pid) = env.claude_pid {
+        for fd in [1, 2, 0] {
+            if let Ok(target) = std::fs::read_link(format!("/proc/{pid}/fd/{fd}"))
+                && is_terminal_path(&target)
+            {
+                candidates.push(target);
+            }
+        }
+    }
+    for path in candidates {
+        match open_tty(&path) {
+            Ok(mut tty) => {
+                return tty
+                    .write_all(bytes)
+                    .map_err(|e| format!("the terminal did not take it: {e}"));
+            }
+            Err(e) => tried.push(format!("{}: {e}", path.display())),
+        }
+    }
+    Err(format!("no terminal to write to ({})", tried.join("; ")))
+}
+
+/// A terminal device's path: `/dev/pts/N` or `/dev/ttyN` (never another file a
+/// process has open).
+fn is_terminal_path(p: &std::path::Path) -> bool {
+    let s = p.to_string_lossy();
+    s.starts_with("/dev/pts/") || (s.starts_with("/dev/tty") && s != "/dev/tty")
+}
+
+/// Opens a terminal device write-only, non-blocking, never as a controlling
+/// terminal; anything but a character device is refused.
+#[allow(clippy::disallowed_methods)] // a terminal device, not a file under `.forge/`: opened write-only, non-blocking, never as a controlling terminal, checked to be a character device.
+fn open_tty(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let f = std::fs::OpenOptions::new()
         .write(true)
         .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open("/dev/tty")
-        .map_err(|e| format!("no terminal to write to (/dev/tty: {e})"))?;
-    tty.write_all(bytes)
-        .map_err(|e| format!("the terminal did not take it: {e}"))
+        .open(path)?;
+    if !f.metadata()?.file_type().is_char_device() {
+        return Err(std::io::Error::other("not a terminal"));
+    }
+    Ok(f)
 }
 
 /// Whether the session's tmux pane is the one the person looks at (`None`: it
@@ -173,11 +213,13 @@ pub(crate) fn send(
         .get(&key)
         .and_then(|t| crate::model::time::parse_iso(t));
     if debounced(last, env.now, cfg.debounce.get()) {
-        return skipped(format!(
-            "one was sent {} ago (debounce {})",
-            crate::model::time::age(env.now, last),
-            cfg.debounce
-        ));
+        let age = crate::model::time::age(env.now, last);
+        let when = if age == "now" {
+            "just now".to_owned()
+        } else {
+            format!("{age} ago")
+        };
+        return skipped(format!("one was sent {when} (debounce {})", cfg.debounce));
     }
     if let Some(id) = pane.id.as_deref()
         && pane_in_view(env, id, pane.socket.as_deref()) == Some(true)
