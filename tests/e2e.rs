@@ -3272,3 +3272,73 @@ fn a_permission_prompt_alert_reaches_the_clients_terminal_through_tmux() {
     assert_eq!(sent.len(), 1, "{sent:?}");
     assert_eq!(sent[0]["via"], "osc9");
 }
+
+/// The project dashboard's sessions pane answers the same prompt: Tab to it, `p`
+/// reads the client's pane, sees its permission prompt, approves it; the client runs
+/// the tool.
+#[test]
+fn the_project_dashboard_approves_a_permission_prompt_from_its_sessions_pane() {
+    let Some(mut w) =
+        World::new("the_project_dashboard_approves_a_permission_prompt_from_its_sessions_pane")
+    else {
+        return;
+    };
+    w.api.on(
+        "MAKE-FILE",
+        Reply::tool(
+            "Bash",
+            json!({"command": "echo hi > made.txt", "description": "Make a file"}),
+        ),
+    );
+    w.start_with(&["--permission-mode", "default"], true);
+    w.type_line("please MAKE-FILE");
+    w.wait_screen("the permission prompt", |s| {
+        s.contains("Do you want to proceed?")
+    });
+    let forge = env!("CARGO_BIN_EXE_forge");
+    let dash = format!(
+        "cd {} && env HOME={} XDG_CONFIG_HOME={} PATH=/usr/bin:/bin {} tui",
+        sh_quote(&w.root.display().to_string()),
+        sh_quote(&w.home.display().to_string()),
+        sh_quote(&w.home.join(".config").display().to_string()),
+        sh_quote(forge),
+    );
+    w.tmux_run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "dash",
+        "-x",
+        "140",
+        "-y",
+        "40",
+        &dash,
+    ])
+    .unwrap();
+    poll(harness::WAIT, || {
+        let s = w.tmux_run(&["capture-pane", "-p", "-t", "dash"]).ok()?;
+        s.contains("Needs attention 1").then_some(())
+    })
+    .expect("the dashboard lists the session waiting for permission");
+    w.tmux_run(&["send-keys", "-t", "dash", "Tab", "Tab"])
+        .unwrap();
+    poll(harness::WAIT, || {
+        let s = w.tmux_run(&["capture-pane", "-p", "-t", "dash"]).ok()?;
+        s.contains("▸ Needs attention").then_some(())
+    })
+    .expect("the sessions pane focused");
+    w.tmux_run(&["send-keys", "-t", "dash", "p"]).unwrap();
+    let said = poll(harness::WAIT, || {
+        let s = w.tmux_run(&["capture-pane", "-p", "-t", "dash"]).ok()?;
+        (s.contains("approved the permission prompt") || s.contains("nothing sent")).then_some(s)
+    })
+    .expect("the dashboard says what it sent");
+    assert!(
+        said.contains("(sent Enter)"),
+        "{said}\nthe client's pane: {}",
+        w.screen()
+    );
+    wait_until("the client runs the approved tool", || {
+        w.root.join("made.txt").is_file()
+    });
+}

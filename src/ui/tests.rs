@@ -345,7 +345,7 @@ fn help_is_drawn_from_the_keymap() {
     for word in ["Words", "L0–L3", "not final", "bridge", "threshold"] {
         assert!(text.contains(word), "help lacks {word:?}:\n{text}");
     }
-    assert!(text.contains("help 47/47"), "{text}");
+    assert!(text.contains("help 49/49"), "{text}");
 }
 
 #[test]

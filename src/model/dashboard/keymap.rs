@@ -324,6 +324,28 @@ pub const KEYMAP: &[Binding] = &[
             true,
         ),
     ),
+    bind_in(
+        SESSIONS,
+        bind(
+            N,
+            &[K::Char('p')],
+            Action::Approve,
+            "p",
+            "sessions: approve its tmux pane's permission prompt",
+            true,
+        ),
+    ),
+    bind_in(
+        SESSIONS,
+        bind(
+            N,
+            &[K::Char('n')],
+            Action::Deny,
+            "n",
+            "sessions: deny its tmux pane's permission prompt",
+            false,
+        ),
+    ),
     bind(
         N,
         &[K::Char('s')],

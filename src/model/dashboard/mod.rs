@@ -127,6 +127,8 @@ pub(crate) enum Event {
     EditorClosed(Result<(), String>),
     /// Text was sent to the terminal's clipboard (or why not).
     Copied(Result<String, String>),
+    /// A session's pane was answered (what was sent), or why not.
+    PaneAnswered(Result<String, String>),
     /// A blocked Signal was resolved: the task, and the new Signal's path or why not.
     SignalResolved {
         /// The task.
@@ -181,6 +183,9 @@ pub(crate) enum Effect {
     /// Search the handoffs' text for this needle (lowercase); the answer comes back
     /// as [`Event::BodyHits`].
     SearchBodies(String),
+    /// Answer the permission prompt a session's tmux pane shows (once the pane is
+    /// read and shows it).
+    AnswerPane(crate::model::dashboard::fleet::AnswerRequest),
     /// Write the Signal that resolves the blocked Signal in `blocked`.
     ResolveSignal {
         /// The blocked Signal's file.

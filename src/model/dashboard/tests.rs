@@ -842,3 +842,49 @@ fn the_sessions_cursor_stays_within_a_list_that_shrank() {
     );
     assert_eq!(m.selected_session().unwrap().session_id, "input-new");
 }
+
+/// p and n in the sessions pane answer the selected session's permission prompt in
+/// its tmux pane (the loop reads the pane before sending); a session out of tmux,
+/// or one not waiting for a permission, is said, and nothing is asked.
+#[test]
+fn p_and_n_answer_a_sessions_permission_prompt_in_its_pane() {
+    use crate::model::agents::pane::Answer;
+    use crate::model::dashboard::fleet::AnswerRequest;
+    let mut m = with_sessions();
+    for s in &mut m.snapshot.sessions {
+        if s.session_id == "perm-1" {
+            s.tmux_pane = Some("%4".into());
+            s.tmux_socket = Some("/tmp/tmux-1/default".into());
+        }
+    }
+    // Elsewhere than the sessions pane, p does nothing.
+    assert!(press(&mut m, Key::Char('p')).is_empty());
+    while m.focus != Pane::Sessions {
+        press(&mut m, Key::Tab);
+    }
+    assert_eq!(m.selected_session().unwrap().session_id, "perm-1");
+    let want = |answer| {
+        vec![Effect::AnswerPane(AnswerRequest {
+            root: m.snapshot.root.clone(),
+            session: "perm-1".into(),
+            pane: "%4".into(),
+            socket: Some("/tmp/tmux-1/default".into()),
+            answer,
+        })]
+    };
+    let (approve, deny) = (want(Answer::Approve), want(Answer::Deny));
+    assert_eq!(press(&mut m, Key::Char('p')), approve);
+    assert_eq!(press(&mut m, Key::Char('n')), deny);
+    update(
+        &mut m,
+        Event::PaneAnswered(Ok(
+            "approved the permission prompt of %4 (sent Enter)".into()
+        )),
+    );
+    assert!(m.notice.as_ref().unwrap().text.starts_with("approved"));
+    // The next row waits for input, not a permission; and runs outside tmux.
+    press(&mut m, Key::Down);
+    assert!(press(&mut m, Key::Char('p')).is_empty());
+    let n = m.notice.as_ref().unwrap();
+    assert!(n.error && n.text.contains("does not run in tmux"), "{n:?}");
+}
