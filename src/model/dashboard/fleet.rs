@@ -390,7 +390,7 @@ pub(crate) fn update(m: &mut FleetModel, event: FleetEvent) -> Vec<FleetEffect> 
             if a == Action::Back && m.mode == Mode::Fleet && !armed {
                 m.esc_armed = true;
                 m.notice = Some(Notice {
-                    text: super::update::ESC_AGAIN.to_owned(),
+                    text: super::ESC_AGAIN.to_owned(),
                     error: false,
                     at: m.now,
                 });

@@ -78,6 +78,10 @@ pub(crate) enum Mode {
     Fleet,
 }
 
+/// What a first Esc with nothing to leave says (the project dashboard and the
+/// fleet list).
+pub(crate) const ESC_AGAIN: &str = "Esc again quits (q quits at once)";
+
 /// How long a notice stays when no key is pressed.
 pub(crate) const NOTICE_TTL: chrono::Duration = chrono::Duration::seconds(10);
 

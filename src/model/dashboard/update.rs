@@ -83,9 +83,6 @@ pub(crate) fn update(m: &mut Model, event: Event) -> Vec<Effect> {
     }
 }
 
-/// What a first Esc with nothing to leave says.
-pub(crate) const ESC_AGAIN: &str = "Esc again quits (q quits at once)";
-
 /// A notice for the user.
 fn say(m: &mut Model, text: String) {
     m.notice = Some(Notice {
@@ -268,7 +265,7 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
         Action::Back if m.filter.is_active() => clear_filters(m),
         Action::Back if !esc_armed && !m.from_fleet => {
             m.esc_armed = true;
-            say(m, ESC_AGAIN.to_owned());
+            say(m, super::ESC_AGAIN.to_owned());
             Vec::new()
         }
         Action::Back | Action::Quit => {
