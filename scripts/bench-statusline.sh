@@ -223,6 +223,38 @@ mv "$WORK/handoffs-fixtures" .forge/handoffs
 echo
 echo "sample line: $(sed 's/\x1b\[[0-9;]*m//g' "$WORK/line.txt")"
 
+# What the quota pace costs a tick: the `pace` segment on (with `limits`), the
+# payload with and without `rate_limits`, after untimed ticks that leave two
+# readings in the bridge (the steady state: a reading is kept only when the use
+# changes), forge and the floor interleaved.
+echo
+echo "| [statusline] segments + pace | payload | forge statusline median (min) | floor median | forge / floor |"
+echo "|---|---|---|---|---|"
+printf '[statusline]\nsegments = ["model", "project", "git", "context", "task", "signals", "learn", "limits", "pace"]\n' > .forge/config.toml
+for kind in with without; do
+  if [ "$kind" = with ]; then
+    python3 -c "
+import json, sys
+p = json.load(open(sys.argv[1]))
+p['rate_limits']['five_hour']['used_percentage'] = 61.0
+print(json.dumps(p))" "$WORK/p.json" > "$WORK/p-first.json"
+    "$FORGE" statusline < "$WORK/p-first.json" > /dev/null
+    cp "$WORK/p.json" "$WORK/p-pace.json"
+  else
+    python3 -c "
+import json, sys
+p = json.load(open(sys.argv[1]))
+p.pop('rate_limits', None)
+print(json.dumps(p))" "$WORK/p.json" > "$WORK/p-pace.json"
+  fi
+  "$FORGE" statusline < "$WORK/p-pace.json" > "$WORK/line.txt"
+  { read -r f_med f_min _; read -r fl_med _ _; } < <(
+    "$WORK/timer" "$RUNS" "$WORK/p-pace.json" "$FORGE" statusline ::: "$WORK/floor")
+  echo "| on | $kind rate_limits | ${f_med} ms (${f_min}) | ${fl_med} ms | $(python3 -c "print('%.2f' % ($f_med / $fl_med))")× |"
+  [ "$kind" = with ] && echo "sample line: $(sed 's/\x1b\[[0-9;]*m//g' "$WORK/line.txt")" >&2
+done
+rm -f .forge/config.toml
+
 # What the trust check costs a tick: a project config with keys that wait for
 # `forge trust` (an acting and a gating one), forge and BASE interleaved.
 if [ -n "$BASE_BIN" ]; then

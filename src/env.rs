@@ -73,8 +73,29 @@ pub struct Env {
     /// this binary (npm/ccforge/bin/forge.js sets it), so `forge` on PATH being that
     /// script counts as this forge.
     pub(crate) launcher: Option<PathBuf>,
+    /// What the terminal and desktop variables say, for alerts
+    /// (`crate::model::agents::alert::Place`; what is installed is looked up on
+    /// `$PATH` when an alert is sent).
+    pub(crate) terminal: TerminalVars,
     /// The time the command started.
     pub(crate) now: DateTime<Utc>,
+}
+
+/// The variables that say which terminal and desktop forge runs in.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct TerminalVars {
+    /// `$TERM_PROGRAM`.
+    pub(crate) term_program: Option<String>,
+    /// `$TERM`.
+    pub(crate) term: Option<String>,
+    /// `$LC_TERMINAL`.
+    pub(crate) lc_terminal: Option<String>,
+    /// `$KITTY_WINDOW_ID` is set.
+    pub(crate) kitty: bool,
+    /// `$WEZTERM_PANE` or `$GHOSTTY_RESOURCES_DIR` is set.
+    pub(crate) osc_terminal: bool,
+    /// `$DISPLAY` or `$WAYLAND_DISPLAY` is set.
+    pub(crate) desktop: bool,
 }
 
 /// What `forge run` tells a continuation session (and so its hooks) about the chain.
@@ -166,6 +187,15 @@ impl Env {
                 .filter_map(|k| Some(((*k).to_owned(), var(k)?.into_string().ok()?)))
                 .collect(),
             launcher: absolute(var("FORGE_LAUNCHER")),
+            terminal: TerminalVars {
+                term_program: var("TERM_PROGRAM").and_then(|v| v.into_string().ok()),
+                term: var("TERM").and_then(|v| v.into_string().ok()),
+                lc_terminal: var("LC_TERMINAL").and_then(|v| v.into_string().ok()),
+                kitty: var("KITTY_WINDOW_ID").is_some(),
+                osc_terminal: var("WEZTERM_PANE").is_some()
+                    || var("GHOSTTY_RESOURCES_DIR").is_some(),
+                desktop: var("DISPLAY").is_some() || var("WAYLAND_DISPLAY").is_some(),
+            },
             now: Utc::now(),
         }
     }
@@ -197,6 +227,7 @@ impl Env {
             claude_entrypoint: None,
             compaction_vars: Vec::new(),
             launcher: None,
+            terminal: TerminalVars::default(),
             now: Utc::now(),
         }
     }

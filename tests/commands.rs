@@ -1771,13 +1771,14 @@ fn config_show_lists_the_segments_one_can_add() {
         .iter()
         .position(|l| l.starts_with("statusline.segments = "))
         .unwrap();
-    assert!(lines[at + 1].starts_with("#   available: model, project, git, context, task, signals, learn, cost, duration, limits, lines, elsewhere"));
+    assert!(lines[at + 1].starts_with("#   available: model, project, git, context, task, signals, learn, cost, duration, limits, pace, lines, elsewhere"));
     assert_eq!(
         lines[at + 1],
         format!("#   available: {}", names(&|_| true))
     );
     assert!(
-        lines[at + 2].starts_with("#   not shown now: cost, duration, limits, lines, elsewhere")
+        lines[at + 2]
+            .starts_with("#   not shown now: cost, duration, limits, pace, lines, elsewhere")
     );
     assert_eq!(
         lines[at + 2],
@@ -1899,11 +1900,11 @@ fn config_errors_list_the_valid_keys_only_for_an_unknown_key_of_that_section() {
         ),
         (
             "colour = 1\n",
-            "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [share], [[on_threshold]], [[on_session_start]], [agents.<name>.<section>])".to_owned(),
+            "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [alerts], [ladder], [relay], [share], [[on_threshold]], [[on_session_start]], [agents.<name>.<section>])".to_owned(),
         ),
         (
             "[agents.builder.colour]\nx = 1\n",
-            "unknown key `agents.builder.colour` (valid sections in [agents.builder]: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [share], [[on_threshold]], [[on_session_start]])".to_owned(),
+            "unknown key `agents.builder.colour` (valid sections in [agents.builder]: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [alerts], [ladder], [relay], [share], [[on_threshold]], [[on_session_start]])".to_owned(),
         ),
     ] {
         std::fs::write(&user, text).unwrap();
@@ -2166,6 +2167,45 @@ fn resume_lists_blocked_first_then_newest_with_details() {
         text.lines()
             .any(|l| l.contains("agent-T-011") && l.contains("malformed"))
     );
+
+    // --json: the same list in the same order, one object each, for scripts.
+    let out = p.forge().args(["resume", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["handoffs"].as_array().unwrap();
+    assert_eq!(
+        rows.len(),
+        text.lines().filter(|l| l.contains(".md")).count()
+    );
+    assert_eq!(rows[0]["file"], "agent-T-012-20261121-101502.md");
+    assert_eq!(rows[0]["n"], 1);
+    assert_eq!(rows[0]["status"], "blocked");
+    let session = &rows[1];
+    assert_eq!(session["id"], "20261121-094500");
+    assert_eq!(session["kind"], "session");
+    assert_eq!(session["status"], "context-threshold");
+    assert_eq!(session["branch"], "feat/pool");
+    assert_eq!(session["pending"], false);
+    assert!(v["pending"].is_null(), "{v}");
+    p.forge().args(["resume", "2"]).assert().success();
+    let out = p.forge().args(["resume", "--json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["handoffs"][1]["pending"], true, "{v}");
+    assert!(
+        v["pending"]
+            .as_str()
+            .unwrap()
+            .ends_with("handoff-20261121-094500.md")
+    );
+    // --json lists: it does not go with choosing, printing or clearing.
+    assert!(
+        !p.forge()
+            .args(["resume", "--json", "--print"])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
 }
 
 #[test]
@@ -2356,6 +2396,10 @@ fn learn_status_reports_flag_folder_and_files() {
     assert!(text.contains("learned-retry.md (2 lines)"), "{text}");
     assert!(text.contains("learned-one.md (1 line)\n"), "{text}");
     assert!(!text.contains("other.md"), "{text}");
+    // `forge learn` alone is `forge learn status`.
+    let bare = p.forge().arg("learn").output().unwrap();
+    assert!(bare.status.success(), "{bare:?}");
+    assert_eq!(stdout_of(&bare), text);
     let out = p
         .forge()
         .args(["learn", "status", "--json"])

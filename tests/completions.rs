@@ -340,7 +340,7 @@ fn the_manual_has_files_environment_and_every_dashboard_key() {
     // `forge man tui` carries them as its own section.
     let tui = common::ok_stdout(p.forge().args(["man", "tui"]));
     assert!(tui.contains(".SH KEYS"), "{tui}");
-    assert!(tui.contains("\\fBq, Esc\\fR"), "{tui}");
+    assert!(tui.contains("\\fBEsc\\fR\ntwice: quit"), "{tui}");
 }
 
 #[test]

@@ -3375,3 +3375,287 @@ fn an_agent_on_machine_a_blocks_through_the_tool_and_machine_bs_session_is_told_
     );
     assert!(first.contains("(branch main)"), "{first}");
 }
+
+// ----- alerts and answering from the dashboard -------------------------------------------------
+
+/// A permission prompt of the real client in tmux: forge's alert reaches a stand-in
+/// `notify-send` exactly once (PermissionRequest, then the client's
+/// `permission_prompt` Notification for the same prompt), naming the session; the
+/// fleet dashboard's `y` reads the pane, sees the prompt, approves it, and the
+/// client runs the tool. The send is an outcome in the project's event log.
+#[test]
+fn a_permission_prompt_alerts_once_and_the_dashboard_approves_it() {
+    let Some(mut w) = World::new("a_permission_prompt_alerts_once_and_the_dashboard_approves_it")
+    else {
+        return;
+    };
+    let bin = w.home.parent().unwrap().join("stand-ins");
+    std::fs::create_dir_all(&bin).unwrap();
+    let heard = w.home.parent().unwrap().join("notify-send.calls");
+    let notifier = bin.join("notify-send");
+    std::fs::write(
+        &notifier,
+        format!(
+            "#!/bin/sh\nprintf '%s|' \"$@\" >> {}\necho >> {}\n",
+            sh_quote(&heard.display().to_string()),
+            sh_quote(&heard.display().to_string())
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&notifier, std::fs::Permissions::from_mode(0o755)).unwrap();
+    w.path_first(&bin);
+    let config = w.home.join(".config/forge/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, "[alerts]\nvia = \"notify-send\"\n").unwrap();
+    w.api.on(
+        "MAKE-FILE",
+        Reply::tool(
+            "Bash",
+            json!({"command": "echo hi > made.txt", "description": "Make a file"}),
+        ),
+    );
+    w.start_with(&["--permission-mode", "default"], true);
+    let sid = w.session_of("SessionStart:startup");
+    w.type_line("please MAKE-FILE");
+    let dialog = w.wait_screen("the permission prompt", |s| {
+        s.contains("Do you want to proceed?")
+    });
+    // The client's Notification for the same prompt comes ~6 s later: still one.
+    w.wait_events("Notification:permission_prompt", 1);
+    let calls = std::fs::read_to_string(&heard).unwrap_or_default();
+    assert_eq!(calls.lines().count(), 1, "{calls}\n{dialog}");
+    assert!(
+        // The agent is the tmux session's name (`e2e`), then the session's short id.
+        calls.contains(&format!("e2e ({}) asks permission for Bash", &sid[..8])),
+        "{calls}"
+    );
+    assert!(calls.contains("answer it in its pane (tmux %"), "{calls}");
+
+    // The fleet dashboard, on the same tmux server: the session waits; y approves.
+    let forge = env!("CARGO_BIN_EXE_forge");
+    let dash = format!(
+        "cd {} && env HOME={} XDG_CONFIG_HOME={} PATH={} {} tui --all",
+        sh_quote(&w.root.display().to_string()),
+        sh_quote(&w.home.display().to_string()),
+        sh_quote(&w.home.join(".config").display().to_string()),
+        sh_quote(&format!("{}:/usr/bin:/bin", bin.display())),
+        sh_quote(forge),
+    );
+    w.tmux_run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "dash",
+        "-x",
+        "140",
+        "-y",
+        "30",
+        &dash,
+    ])
+    .unwrap();
+    let listed = poll(harness::WAIT, || {
+        let s = w.tmux_run(&["capture-pane", "-p", "-t", "dash"]).ok()?;
+        s.contains("permission").then_some(s)
+    })
+    .expect("the fleet list shows the session waiting for permission");
+    assert!(listed.contains("y approve"), "{listed}");
+    w.tmux_run(&["send-keys", "-t", "dash", "y"]).unwrap();
+    let said = poll(harness::WAIT, || {
+        let s = w.tmux_run(&["capture-pane", "-p", "-t", "dash"]).ok()?;
+        s.contains("approved the permission prompt").then_some(s)
+    })
+    .unwrap_or_else(|| {
+        panic!(
+            "the dashboard said nothing: {:?}\nthe client's pane: {}",
+            w.tmux_run(&["capture-pane", "-p", "-t", "dash"]),
+            w.screen()
+        )
+    });
+    assert!(said.contains("(sent Enter)"), "{said}");
+    wait_until("the client runs the approved tool", || {
+        w.root.join("made.txt").is_file()
+    });
+    let answered = w
+        .events()
+        .into_iter()
+        .find(|e| e["event"] == "forge tui")
+        .expect("the send in the event log");
+    assert_eq!(answered["session"], sid.as_str());
+    assert_eq!(
+        answered["outcomes"][0]["kind"], "pane_answered",
+        "{answered}"
+    );
+    assert_eq!(answered["outcomes"][0]["answer"], "approve");
+    // Still one alert.
+    let calls = std::fs::read_to_string(&heard).unwrap_or_default();
+    assert_eq!(calls.lines().count(), 1, "{calls}");
+
+    // The turn is over: i types the next prompt into the pane, which shows the
+    // client's empty prompt; the client takes it as the person's.
+    w.wait_events("Stop", 1);
+    let prompts = w.count_events("UserPromptSubmit");
+    poll(harness::WAIT, || {
+        let s = w.tmux_run(&["capture-pane", "-p", "-t", "dash"]).ok()?;
+        s.contains("input").then_some(())
+    })
+    .expect("the fleet list shows the session waiting for input");
+    w.tmux_run(&["send-keys", "-t", "dash", "i"]).unwrap();
+    w.tmux_run(&["send-keys", "-t", "dash", "-l", "from the dashboard"])
+        .unwrap();
+    w.tmux_run(&["send-keys", "-t", "dash", "Enter"]).unwrap();
+    let said = poll(harness::WAIT, || {
+        let s = w.tmux_run(&["capture-pane", "-p", "-t", "dash"]).ok()?;
+        (s.contains("sent the prompt") || s.contains("nothing sent")).then_some(s)
+    })
+    .expect("the dashboard says what it sent");
+    assert!(
+        said.contains("sent the prompt to %"),
+        "{said}\nthe client's pane: {}",
+        w.screen()
+    );
+    w.wait_events("UserPromptSubmit", prompts + 1);
+    let sent = w
+        .events()
+        .into_iter()
+        .filter(|e| e["event"] == "forge tui")
+        .nth(1)
+        .expect("the prompt in the event log");
+    assert_eq!(sent["outcomes"][0]["kind"], "pane_prompted", "{sent}");
+    assert_eq!(sent["outcomes"][0]["chars"], 18);
+}
+
+/// Claude Code runs its hooks without a controlling terminal: forge writes the
+/// terminal's notification escape to the client's own terminal (its stdout's tty),
+/// here a tmux pane, wrapped for tmux's passthrough — what the pane's program wrote,
+/// read with `pipe-pane` — once for the prompt's two hook events.
+#[test]
+fn a_permission_prompt_alert_reaches_the_clients_terminal_through_tmux() {
+    let Some(mut w) =
+        World::new("a_permission_prompt_alert_reaches_the_clients_terminal_through_tmux")
+    else {
+        return;
+    };
+    let config = w.home.join(".config/forge/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, "[alerts]\nvia = \"osc9\"\n").unwrap();
+    w.api.on(
+        "MAKE-FILE",
+        Reply::tool(
+            "Bash",
+            json!({"command": "echo hi > made.txt", "description": "Make a file"}),
+        ),
+    );
+    w.start_with(&["--permission-mode", "default"], true);
+    let sid = w.session_of("SessionStart:startup");
+    let piped = w.home.parent().unwrap().join("pane-output");
+    w.tmux_run(&[
+        "pipe-pane",
+        "-o",
+        "-t",
+        "e2e",
+        &format!("cat >> {}", sh_quote(&piped.display().to_string())),
+    ])
+    .unwrap();
+    w.type_line("please MAKE-FILE");
+    w.wait_screen("the permission prompt", |s| {
+        s.contains("Do you want to proceed?")
+    });
+    w.wait_events("Notification:permission_prompt", 1);
+    let out = String::from_utf8_lossy(&std::fs::read(&piped).unwrap_or_default()).into_owned();
+    let want = format!(
+        "\x1bPtmux;\x1b\x1b]9;forge · project: e2e ({}) asks permission for Bash",
+        &sid[..8]
+    );
+    assert_eq!(out.matches(&want).count(), 1, "{out:?}");
+    let sent: Vec<Value> = w
+        .events()
+        .iter()
+        .flat_map(|e| e["outcomes"].as_array().cloned().unwrap_or_default())
+        .filter(|o| o["kind"] == "alert_sent")
+        .collect();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0]["via"], "osc9");
+}
+
+/// The project dashboard's sessions pane answers the same prompt: Tab to it, `p`
+/// reads the client's pane, sees its permission prompt, approves it; the client runs
+/// the tool.
+#[test]
+fn the_project_dashboard_approves_a_permission_prompt_from_its_sessions_pane() {
+    let Some(mut w) =
+        World::new("the_project_dashboard_approves_a_permission_prompt_from_its_sessions_pane")
+    else {
+        return;
+    };
+    w.api.on(
+        "MAKE-FILE",
+        Reply::tool(
+            "Bash",
+            json!({"command": "echo hi > made.txt", "description": "Make a file"}),
+        ),
+    );
+    w.start_with(&["--permission-mode", "default"], true);
+    w.type_line("please MAKE-FILE");
+    w.wait_screen("the permission prompt", |s| {
+        s.contains("Do you want to proceed?")
+    });
+    let forge = env!("CARGO_BIN_EXE_forge");
+    let dash = format!(
+        "cd {} && env HOME={} XDG_CONFIG_HOME={} PATH=/usr/bin:/bin {} tui",
+        sh_quote(&w.root.display().to_string()),
+        sh_quote(&w.home.display().to_string()),
+        sh_quote(&w.home.join(".config").display().to_string()),
+        sh_quote(forge),
+    );
+    w.tmux_run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "dash",
+        "-x",
+        "140",
+        "-y",
+        "40",
+        &dash,
+    ])
+    .unwrap();
+    poll(harness::WAIT, || {
+        let s = w.tmux_run(&["capture-pane", "-p", "-t", "dash"]).ok()?;
+        s.contains("Needs attention 1").then_some(())
+    })
+    .expect("the dashboard lists the session waiting for permission");
+    w.tmux_run(&["send-keys", "-t", "dash", "Tab", "Tab"])
+        .unwrap();
+    poll(harness::WAIT, || {
+        let s = w.tmux_run(&["capture-pane", "-p", "-t", "dash"]).ok()?;
+        s.contains("▸ Needs attention").then_some(())
+    })
+    .expect("the sessions pane focused");
+    // A key that reaches the dialog while the client still draws it can be lost (as
+    // the other e2e tests press again): p until the dialog goes. Each p reads the
+    // pane first, so none is sent once the prompt has gone.
+    let mut said = String::new();
+    let gone = poll(harness::WAIT, || {
+        if !w.screen().contains("Do you want to proceed?") {
+            return Some(());
+        }
+        w.tmux_run(&["send-keys", "-t", "dash", "p"]).unwrap();
+        std::thread::sleep(Duration::from_secs(1));
+        said = w
+            .tmux_run(&["capture-pane", "-p", "-t", "dash"])
+            .unwrap_or_default();
+        None
+    });
+    assert!(
+        gone.is_some(),
+        "the prompt stayed: {said}\nthe client's pane: {}",
+        w.screen()
+    );
+    assert!(
+        said.contains("approved the permission prompt") && said.contains("(sent Enter)"),
+        "{said}"
+    );
+    wait_until("the client runs the approved tool", || {
+        w.root.join("made.txt").is_file()
+    });
+}

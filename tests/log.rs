@@ -135,6 +135,7 @@ fn log_says_what_each_call_did_in_words_or_json() {
     assert_eq!(future.status.code(), Some(0));
     assert!(future.stdout.is_empty());
     assert!(text(&future.stderr).contains("no events match"));
+    last_n(&p, &only_b, &file);
     let bad = log(&p, &["--since", "yesterday"]);
     assert_eq!(bad.status.code(), Some(1));
     assert!(
@@ -142,6 +143,25 @@ fn log_says_what_each_call_did_in_words_or_json() {
         "{}",
         text(&bad.stderr)
     );
+}
+
+/// -n N: the last N calls (B's two), composed with the other filters; -n 0 none.
+fn last_n(p: &TestProject, only_b: &str, file: &str) {
+    let parsed = |s: &str| -> Vec<Value> {
+        s.lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let last2 = text(&log(p, &["-n", "2"]).stdout);
+    assert_eq!(last2, only_b, "{last2}");
+    let last_a = text(&log(p, &["-n", "1", "--session", "3f0c"]).stdout);
+    assert!(
+        last_a.contains("Stop") && !last_a.contains("UserPromptSubmit"),
+        "{last_a}"
+    );
+    let last_json = text(&log(p, &["--lines", "1", "--json"]).stdout);
+    assert_eq!(parsed(&last_json), parsed(file)[parsed(file).len() - 1..]);
+    assert!(log(p, &["-n", "0"]).stdout.is_empty());
 }
 
 #[test]

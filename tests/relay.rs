@@ -371,11 +371,28 @@ fn forge_status_lists_a_chain_with_its_sessions_and_handoffs() {
 #[test]
 fn json_passes_the_stream_through_and_the_exit_status_is_the_last_sessions() {
     let f = Fake::new();
+    // A stand-in notify-send on PATH hears that the relay stopped (`[alerts]`).
+    let heard = f.p.dir.path().join("notify-send.calls");
+    std::fs::write(
+        f.p.bin_dir().join("notify-send"),
+        format!("#!/bin/sh\nprintf '%s|' \"$@\" >> '{}'\n", heard.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        f.p.bin_dir().join("notify-send"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
     let out = f.run(
         &["--json", "--", "claude", "-p", "small task"],
-        &[("FAKE_STEPS", "2"), ("FAKE_EXIT", "3")],
+        &[("FAKE_STEPS", "2"), ("FAKE_EXIT", "3"), ("DISPLAY", ":0")],
     );
     assert_eq!(out.status.code(), Some(3));
+    let said = std::fs::read_to_string(&heard).unwrap_or_default();
+    assert!(
+        said.contains("session fake-ses its relay stopped: exit status 3 after 1 session — see `forge log --chain`"),
+        "{said}"
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<Value> = stdout
         .lines()

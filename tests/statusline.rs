@@ -236,6 +236,53 @@ fn threshold_fires_one_detached_handoff_per_session() {
     });
 }
 
+/// `--dry-run` (how to try the line by hand): the same line, and no state written —
+/// no bridge, no guard, no handoff, no log line — even at the threshold; the same
+/// payload without it fires, so the test can fail.
+#[test]
+fn a_dry_run_prints_the_line_and_writes_nothing() {
+    let p = TestProject::new();
+    let payload = p.payload("statusline/used-74.json");
+    std::fs::create_dir_all(p.forge_dir().join("logs")).unwrap();
+    // The Signal count's cache (`logs/signal-cache.txt`) is a cache, not state.
+    let listing = |dir: &Path| -> Vec<PathBuf> {
+        let mut all = walk(dir);
+        all.retain(|p| !p.ends_with("signal-cache.txt"));
+        all
+    };
+    let before = listing(&p.forge_dir());
+    for args in [
+        &["statusline", "--dry-run"][..],
+        &["statusline", "--dry-run", "--wrap", "echo X"],
+    ] {
+        let out = common::ok_stdout(p.forge().args(args).write_stdin(payload.clone()));
+        assert!(out.contains("⚠ CTX 74%"), "{out}");
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(listing(&p.forge_dir()), before);
+    assert!(p.session_handoffs().is_empty());
+    assert!(tick(&p, &payload).contains("⚠ CTX 74%"));
+    wait_for("the threshold handoff", || !p.session_handoffs().is_empty());
+    assert!(
+        p.forge_dir()
+            .join(format!("logs/sessions/{S74}.json"))
+            .exists()
+    );
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = e.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        }
+        out.push(path);
+    }
+    out.sort();
+    out
+}
+
 #[test]
 fn below_threshold_never_fires() {
     let p = TestProject::new();
@@ -607,4 +654,93 @@ fn the_line_marks_a_threshold_handoff_for_one_tick_then_drops_it() {
         serde_json::from_str(&p.read(&format!(".forge/logs/sessions/{S74}.json"))).unwrap();
     assert!(v["handoff_mark"].is_null(), "{v}");
     assert!(!tick(&p, &payload).contains('✎'));
+}
+
+/// The pace segment from the readings the line keeps in the session's bridge: a
+/// first tick has no pace (no reading old enough), records its reading; with an
+/// earlier reading of the same window 20 minutes back, the rise says when the
+/// window runs out, before its reset.
+#[test]
+fn the_pace_comes_from_the_readings_kept_in_the_bridge() {
+    let p = TestProject::new();
+    p.write(
+        ".forge/config.toml",
+        "[statusline]\nsegments = [\"context\", \"pace\"]\n",
+    );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let reset = now + 3900;
+    let payload = |pct: f64| {
+        serde_json::json!({
+            "session_id": S42, "cwd": p.root,
+            "context_window": {"used_percentage": 30, "context_window_size": 200_000},
+            "rate_limits": {"five_hour": {"used_percentage": pct, "resets_at": reset},
+                            "seven_day": {"used_percentage": 41.2, "resets_at": now + 86_400 * 3}}
+        })
+        .to_string()
+    };
+    let first = tick(&p, &payload(50.0));
+    assert!(
+        first.contains("5h 50% (resets 1h05) · 7d 41% (resets 3d00)"),
+        "{first}"
+    );
+    let bridge = format!(".forge/logs/sessions/{S42}.json");
+    let v: serde_json::Value = serde_json::from_str(&p.read(&bridge)).unwrap();
+    assert_eq!(v["quota_5h"][0]["pct"], 50.0, "{v}");
+    assert_eq!(v["quota_5h"][0]["resets_at"], reset);
+    // Move that reading 20 minutes back: 50 → 62 % in 20 minutes is 0.6 % a
+    // minute; 38 % left takes 64 minutes, before the reset.
+    let mut v = v;
+    v["quota_5h"][0]["at"] = serde_json::json!(now - 1200);
+    p.write(&bridge, &v.to_string());
+    let line = tick(&p, &payload(62.0));
+    assert!(line.contains("5h 62% ↗ out in 1h04"), "{line}");
+    assert!(line.contains("(resets 1h05)"), "{line}");
+    let v: serde_json::Value = serde_json::from_str(&p.read(&bridge)).unwrap();
+    assert_eq!(v["quota_5h"].as_array().unwrap().len(), 2, "{v}");
+}
+
+/// A wrapped status line that fails or runs past its deadline is said in the event
+/// log, with its exit status or the deadline, once per change; printing again
+/// clears the mark, so the next failure is said again.
+#[test]
+fn a_failing_or_slow_wrapped_command_is_logged_with_its_status_or_deadline() {
+    let p = TestProject::new();
+    let payload = p.payload("statusline/used-42.json");
+    std::fs::create_dir_all(p.forge_dir().join("logs")).unwrap();
+    let logged = |p: &TestProject| -> Vec<String> {
+        std::fs::read_to_string(p.forge_dir().join("logs/events.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v["event"] == "statusline")
+            .filter_map(|v| v["outcomes"][0]["message"].as_str().map(str::to_owned))
+            .collect()
+    };
+    for _ in 0..3 {
+        let line = wrapped(&p, "echo half; exit 3", &payload);
+        assert!(line.contains("42%") && !line.contains("half"), "{line}");
+    }
+    assert_eq!(
+        logged(&p),
+        [
+            "your wrapped status line `echo half; exit 3` exited with status 3: forge showed only its own segments"
+        ]
+    );
+    wrapped(&p, "sleep 5", &payload);
+    assert_eq!(logged(&p).len(), 2);
+    assert!(
+        logged(&p)[1].ends_with("`sleep 5` did not finish within its 2 s deadline (its process group was stopped): forge showed only its own segments"),
+        "{:?}",
+        logged(&p)
+    );
+    // It prints again: the mark goes; the same failure later is said again.
+    assert!(wrapped(&p, "echo fine", &payload).starts_with("fine │"));
+    assert!(!p.forge_dir().join("logs/wrap-failed.txt").exists());
+    wrapped(&p, "echo half; exit 3", &payload);
+    assert_eq!(logged(&p).len(), 3);
+    let log = common::ok_stdout(p.forge().arg("log"));
+    assert!(log.contains("exited with status 3"), "{log}");
 }

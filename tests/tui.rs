@@ -268,7 +268,12 @@ fn esc_clears_the_filter_first_then_quits_in_a_real_terminal() {
     assert!(!screen.contains("Esc clear filter"), "{screen}");
     std::thread::sleep(Duration::from_millis(300));
     assert!(!exit_file.exists(), "Esc with a filter quit");
-    // Esc again, with no filter: it quits, with status 0.
+    // Esc again, with no filter: it says how to quit and stays; a third quits,
+    // with status 0.
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("Esc again quits (q quits at once)");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!exit_file.exists(), "one Esc with nothing to leave quit");
     tmux.keys(&["Escape"]);
     assert_eq!(wait_file(&exit_file).trim(), "EXIT=0");
 }
@@ -492,7 +497,7 @@ fn a_click_selects_and_ctrl_z_suspends_in_a_real_terminal() {
     // selects it and focuses the inbox.
     let row = screen
         .lines()
-        .position(|l| l.contains("session    T-011"))
+        .position(|l| l.contains("threshold  T-011"))
         .expect("the T-011 row");
     let (col, row) = (10, row + 1);
     tmux.keys(&["-l", &format!("\x1b[<0;{col};{row}M\x1b[<0;{col};{row}m")]);

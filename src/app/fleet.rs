@@ -75,6 +75,127 @@ pub(crate) fn switch_to_pane(
     Ok(name)
 }
 
+/// Sends what the fleet list asks to a session's pane ([`answer_pane`],
+/// [`prompt_pane`]).
+pub(crate) fn send_to_pane(
+    env: &Env,
+    what: &crate::model::dashboard::fleet::PaneSend,
+) -> Result<String, String> {
+    use crate::model::dashboard::fleet::PaneSend;
+    match what {
+        PaneSend::Answer(req) => answer_pane(env, req),
+        PaneSend::Prompt(req) => prompt_pane(env, req),
+    }
+}
+
+/// Types a prompt into a session's pane: reads the pane first and types only when
+/// it shows the client's empty input prompt
+/// ([`crate::model::agents::pane::waits_for_a_prompt`]); the session's project
+/// logs what was sent, or why not.
+pub(crate) fn prompt_pane(
+    env: &Env,
+    req: &crate::model::dashboard::fleet::PromptRequest,
+) -> Result<String, String> {
+    use crate::model::outcome::Outcome;
+    let socket = req.socket.as_deref();
+    let single = |t: &str| crate::model::text::sanitize::single_line(t.trim()).into_owned();
+    let text = single(&req.text);
+    let ask = |args: &[&str]| {
+        crate::tmux::ask(env, socket, args, Duration::from_secs(1)).map_err(|why| single(&why))
+    };
+    let result = ask(&["capture-pane", "-p", "-t", &req.pane])
+        .and_then(|screen| crate::model::agents::pane::waits_for_a_prompt(&screen))
+        .and_then(|()| ask(&["send-keys", "-t", &req.pane, "-l", &text]))
+        .and_then(|_| ask(&["send-keys", "-t", &req.pane, "Enter"]));
+    let outcome = match &result {
+        Ok(_) => Outcome::PanePrompted {
+            pane: req.pane.clone(),
+            chars: text.chars().count() as u64,
+        },
+        Err(why) => Outcome::PaneRefused {
+            pane: req.pane.clone(),
+            answer: "prompt".to_owned(),
+            why: why.clone(),
+        },
+    };
+    log_pane_outcome(&req.root, &req.session, outcome);
+    result.map(|_| {
+        format!(
+            "sent the prompt to {} ({} characters)",
+            req.pane,
+            text.chars().count()
+        )
+    })
+}
+
+fn log_pane_outcome(
+    root: &std::path::Path,
+    session: &str,
+    outcome: crate::model::outcome::Outcome,
+) {
+    let paths = Paths::new(root.to_path_buf());
+    if paths.check().is_ok() && paths.logs().is_dir() {
+        let _ = crate::store::files::append_event(
+            &paths,
+            &crate::model::session::state::EventLine {
+                time: crate::model::time::iso(crate::env::wall_clock()),
+                event: "forge tui".to_owned(),
+                session: Some(session.to_owned()),
+                facts: serde_json::Map::new(),
+                outcomes: vec![outcome],
+            },
+        );
+    }
+}
+
+/// Answers the permission prompt of a session's tmux pane from the fleet list:
+/// reads the pane first (`capture-pane`) and sends the key only when it shows the
+/// prompt ([`crate::model::agents::pane::permission_keys`]). The session's project
+/// logs what was sent, or why not, as an outcome. `Ok` says what was sent.
+pub(crate) fn answer_pane(
+    env: &Env,
+    req: &crate::model::dashboard::fleet::AnswerRequest,
+) -> Result<String, String> {
+    use crate::model::outcome::Outcome;
+    let socket = req.socket.as_deref();
+    let single = |t: &str| crate::model::text::sanitize::single_line(t.trim()).into_owned();
+    let result = crate::tmux::ask(
+        env,
+        socket,
+        &["capture-pane", "-p", "-t", &req.pane],
+        Duration::from_secs(1),
+    )
+    .map_err(|why| single(&why))
+    .and_then(|screen| crate::model::agents::pane::permission_keys(&screen, req.answer))
+    .and_then(|keys| {
+        let mut args = vec!["send-keys", "-t", req.pane.as_str()];
+        args.extend_from_slice(keys);
+        crate::tmux::ask(env, socket, &args, Duration::from_secs(1))
+            .map(|_| keys.join(" "))
+            .map_err(|why| single(&why))
+    });
+    let outcome = match &result {
+        Ok(keys) => Outcome::PaneAnswered {
+            pane: req.pane.clone(),
+            answer: req.answer.name().to_owned(),
+            keys: keys.clone(),
+        },
+        Err(why) => Outcome::PaneRefused {
+            pane: req.pane.clone(),
+            answer: req.answer.name().to_owned(),
+            why: why.clone(),
+        },
+    };
+    log_pane_outcome(&req.root, &req.session, outcome);
+    result.map(|keys| {
+        format!(
+            "{}d the permission prompt of {} (sent {keys})",
+            req.answer.name(),
+            req.pane
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,7 @@
 //! that `forge handoff` and PreCompact's safety net write. Nothing below this layer
 //! imports it.
 
+pub(crate) mod alert;
 pub(crate) mod fleet;
 pub mod ladder;
 pub(crate) mod learn;

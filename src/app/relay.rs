@@ -758,16 +758,45 @@ impl Relay<'_> {
         chain.exit_code = Some(code);
         self.write_chain(chain, out);
         let first = chain.sessions.first().and_then(|s| s.session_id.clone());
+        let mut outcomes = vec![Outcome::ChainEnded {
+            chain: chain.id.clone(),
+            sessions: chain.sessions.len() as u64,
+            handoffs: u64::from(handoffs),
+            exit: Some(code),
+        }];
+        // A chain that stopped short of its task: the person hears of it.
+        if code != 0 {
+            let who = crate::model::agents::alert::Who {
+                project: self
+                    .paths
+                    .root
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                agent: self.env.forge_agent.clone(),
+                session: first.clone(),
+                pane: None,
+            };
+            let detail = format!(
+                "exit status {code} after {} session{}",
+                chain.sessions.len(),
+                if chain.sessions.len() == 1 { "" } else { "s" }
+            );
+            outcomes.extend(super::alert::send(
+                self.paths,
+                self.env,
+                &self.cfg.alerts,
+                crate::model::agents::alert::AlertReason::RelayStopped,
+                &who,
+                &super::alert::Pane::default(),
+                Some(&detail),
+            ));
+        }
         record(
             self.paths,
             first.as_deref(),
             serde_json::Map::new(),
-            vec![Outcome::ChainEnded {
-                chain: chain.id.clone(),
-                sessions: chain.sessions.len() as u64,
-                handoffs: u64::from(handoffs),
-                exit: Some(code),
-            }],
+            outcomes,
         );
         if chain.id.is_empty() {
             out.note("no session started, so no chain was recorded");

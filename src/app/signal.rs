@@ -330,7 +330,54 @@ pub(crate) fn write_draft(paths: &Paths, draft: &Draft, env: &Env) -> anyhow::Re
     if let Err(e) = super::fleet::refresh_blocked(paths, env) {
         store::log_error(paths, "fleet registry", &e.to_string());
     }
+    if draft.status == SignalStatus::Blocked {
+        alert_blocked(paths, env, draft);
+    }
     Ok(path)
+}
+
+/// A blocked Signal waits for an answer: the person hears of it (`[alerts] on`'s
+/// `blocked`, docs/alerts.md), and the event log records how that went.
+fn alert_blocked(paths: &Paths, env: &Env, draft: &Draft) {
+    let cfg = crate::config::load_or_default(paths, env).alerts;
+    let who = crate::model::agents::alert::Who {
+        project: paths
+            .root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        agent: Some(draft.from.clone()),
+        // One alert per task (its debounce key; shown beside the agent).
+        session: Some(draft.task.clone()),
+        pane: None,
+    };
+    let detail = match draft.questions.first() {
+        Some(q) => format!("waits for {}: {q}", draft.to),
+        None => format!("waits for {}", draft.to),
+    };
+    let Some(outcome) = super::alert::send(
+        paths,
+        env,
+        &cfg,
+        crate::model::agents::alert::AlertReason::Blocked,
+        &who,
+        &super::alert::Pane::default(),
+        Some(&detail),
+    ) else {
+        return;
+    };
+    if paths.logs().is_dir() {
+        let _ = store::files::append_event(
+            paths,
+            &crate::model::session::state::EventLine {
+                time: crate::model::time::iso(env.now),
+                event: "signal".to_owned(),
+                session: None,
+                facts: serde_json::Map::new(),
+                outcomes: vec![outcome],
+            },
+        );
+    }
 }
 
 /// Who answers when `--from` is not given: `$USER`, else "user".

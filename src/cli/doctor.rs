@@ -216,6 +216,7 @@ pub(crate) fn run_checks(paths: &Paths, env: &Env) -> Vec<Check> {
         },
         check_share(paths, env),
         check_redaction(),
+        check_alerts(paths, env),
     ];
     if let Some(home) = check_home_folder(paths, env) {
         checks.insert(0, home);
@@ -669,8 +670,31 @@ fn settings_files(paths: &Paths, env: &Env) -> Vec<SettingsFile> {
         .collect()
 }
 
+/// Which alerts are on and how they are delivered here (`[alerts]`, your own
+/// config only).
+fn check_alerts(paths: &Paths, env: &Env) -> Check {
+    let cfg = crate::config::load_or_default(paths, env).alerts;
+    let how = crate::app::alert::resolved(env, cfg.via);
+    let text = super::alerts::describe(&cfg, how);
+    let mut lines = text.lines();
+    let on = lines.next().unwrap_or_default().to_owned();
+    let via = lines.nth(1).unwrap_or_default().to_owned();
+    Check::new(
+        "alerts",
+        Status::Ok,
+        format!("{on}; {via} (`forge alerts test` sends one)"),
+    )
+}
+
 /// The StrictModes check of `.forge/` and its folders ([`Paths::check`]).
 fn check_state_folders(paths: &Paths) -> Check {
+    if std::fs::symlink_metadata(paths.forge_dir()).is_err() {
+        return Check::new(
+            "state-folders",
+            Status::Ok,
+            "no .forge/ yet: the first hook call creates it (with folders only you can write)",
+        );
+    }
     match paths.check() {
         Ok(()) => Check::new(
             "state-folders",

@@ -28,15 +28,16 @@ use crate::store::{self, Paths};
     verbatim_doc_comment,
     after_help = concat!(
         "Examples:\n",
+        "  forge learn             # the same as `forge learn status`\n",
         "  forge learn status\n",
         "  forge learn done        # learning is done: clear the reminder\n",
         "  forge learn archive     # when MEMORY.md is over [learn] memory_max_lines (180)"
     )
 )]
 pub(crate) struct LearnArgs {
-    /// What to do.
+    /// What to do (default: status).
     #[command(subcommand)]
-    pub(crate) action: LearnAction,
+    pub(crate) action: Option<LearnAction>,
     /// Project folder (default: the current folder's project). A folder inside a
     /// project means that project (nearest .forge/ above, else the git root), as when
     /// run from there.
@@ -87,8 +88,12 @@ pub(crate) fn run(args: &LearnArgs, env: &Env) -> anyhow::Result<ExitCode> {
         .config
         .learn
         .memory_max_lines;
-    match args.action {
-        LearnAction::Status { json } => status(&paths, env, &dir, json, limit),
+    match args
+        .action
+        .as_ref()
+        .unwrap_or(&LearnAction::Status { json: false })
+    {
+        &LearnAction::Status { json } => status(&paths, env, &dir, json, limit),
         LearnAction::Done => done(&paths, env),
         LearnAction::Archive => archive(&dir, env, limit),
     }

@@ -30,6 +30,7 @@ const NAP: Duration = Duration::from_millis(50);
 /// session (its first 8 characters), the event, and what happened. It reads
 /// .forge/logs/events.jsonl and the rotated events.jsonl.1, oldest first.
 ///
+/// -n N keeps the last N calls that match (like tail -n).
 /// --session takes a session id or the start of one (like git's short hashes);
 /// --since takes 30s, 10m, 1h, 2d, 1w or a date and time (2026-11-21T10:00, local
 /// time unless it has an offset). --json prints the matching lines as they are in
@@ -38,7 +39,7 @@ const NAP: Duration = Duration::from_millis(50);
 #[derive(clap::Args, Debug)]
 #[command(
     verbatim_doc_comment,
-    after_help = "Examples:\n  forge log\n  forge log --since 1h --session 3f0c\n  forge log -f\n  forge log --json | jq 'select(.outcomes)'"
+    after_help = "Examples:\n  forge log\n  forge log -n 20\n  forge log --since 1h --session 3f0c\n  forge log -f\n  forge log --json | jq 'select(.outcomes)'"
 )]
 pub(crate) struct LogArgs {
     /// Keep printing new lines as they are written (Ctrl-C stops).
@@ -58,6 +59,10 @@ pub(crate) struct LogArgs {
     /// Only lines since then: 30s, 10m, 1h, 2d, 1w, or a date and time.
     #[arg(long, value_name = "WHEN")]
     pub(crate) since: Option<String>,
+    /// Only the last N matching hook calls (each is one line of the log; with
+    /// --follow, the last N, then every new one).
+    #[arg(short = 'n', long = "lines", value_name = "N")]
+    pub(crate) lines: Option<usize>,
     /// Print the lines as JSON (one object a line) instead of words.
     #[arg(long)]
     pub(crate) json: bool,
@@ -148,7 +153,10 @@ pub(crate) fn run(args: &LogArgs, env: &Env) -> anyhow::Result<ExitCode> {
         since,
     };
     let mut printed = 0usize;
-    for (value, line) in lines.iter().filter(|(_, l)| select.admits(l)) {
+    let admitted: Vec<&(Value, EventLine)> =
+        lines.iter().filter(|(_, l)| select.admits(l)).collect();
+    let skip = args.lines.map_or(0, |n| admitted.len().saturating_sub(n));
+    for (value, line) in admitted.into_iter().skip(skip) {
         if super::try_print_out(&render(value, line, args.json)).is_err() {
             return Ok(ExitCode::SUCCESS);
         }

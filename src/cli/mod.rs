@@ -2,6 +2,7 @@
 //! comment is the `--help`) and a `run` function; [`project`] is the lookup of the
 //! project they share (no command imports another one for it).
 
+pub(crate) mod alerts;
 pub mod completions;
 pub(crate) mod config;
 pub(crate) mod context;
@@ -80,6 +81,7 @@ pub(crate) enum Command {
     Config(config::ConfigArgs),
     Trust(trust::TrustArgs),
     Learn(learn::LearnArgs),
+    Alerts(alerts::AlertsArgs),
     Completions(completions::CompletionsArgs),
     Man(man::ManArgs),
 }
@@ -96,6 +98,7 @@ pub fn run(cli: Cli, env: &Env) -> ExitCode {
         Command::Signal(args) => report(signal::run(&args, env)),
         Command::Resume(args) => report(resume::run(&args, env)),
         Command::Learn(args) => report(learn::run(&args, env)),
+        Command::Alerts(args) => report(alerts::run(&args, env)),
         Command::Completions(args) => report(completions::run(&args, env)),
         Command::Man(args) => report(man::run(&args, env)),
         Command::Tui(args) => report(tui::run(&args, env)),

@@ -33,6 +33,7 @@ use crate::store::{self, Paths, files, handoffs};
     after_help = concat!(
         "Examples:\n",
         "  forge resume                 # list\n",
+        "  forge resume --json | jq -r '.handoffs[0].id'\n",
         "  forge resume 20261121-094500 # the next session resumes from that handoff\n",
         "  forge resume 2               # ... from #2 in the list\n",
         "  forge resume --latest        # ... from the newest session handoff\n",
@@ -58,6 +59,10 @@ pub(crate) struct ResumeArgs {
     /// Remove the pending-resume markers (after printing, with --print).
     #[arg(long)]
     pub(crate) clear: bool,
+    /// Print the list as JSON (in the list's order, with each handoff's number, ID,
+    /// file, kind, status, branch and title, and which one is pending).
+    #[arg(long, conflicts_with_all = ["selection", "latest", "print", "clear"])]
+    pub(crate) json: bool,
     /// Project folder (default: the current folder's project). A folder inside a
     /// project means that project (nearest .forge/ above, else the git root), as when
     /// run from there.
@@ -69,6 +74,10 @@ pub(crate) struct ResumeArgs {
 pub(crate) fn run(args: &ResumeArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
     let list = handoffs::list(&paths);
+    if args.json {
+        super::print_json_shown(&list_json(&list, pending(&paths, env).as_deref(), env.now))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let chosen = if args.latest {
         Some(latest_session(&list)?.path.clone())
     } else if let Some(sel) = &args.selection {
@@ -237,6 +246,38 @@ fn is_handoff_name(path: &Path) -> bool {
     path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
         n.len() > 3 && n.ends_with(".md") && (n.starts_with("handoff-") || n.starts_with("agent-"))
     })
+}
+
+/// The list of [`render_list`] as JSON: the same rows in the same order.
+fn list_json(
+    list: &[HandoffEntry],
+    pending: Option<&Path>,
+    now: DateTime<Utc>,
+) -> serde_json::Value {
+    let order = crate::model::handoff::entry::inbox_order(list);
+    let rows: Vec<serde_json::Value> = order
+        .iter()
+        .map(|i| &list[*i])
+        .enumerate()
+        .map(|(i, h)| {
+            serde_json::json!({
+                "n": i + 1,
+                "id": crate::model::handoff::entry::stamp_id(&h.file_name),
+                "file": h.file_name,
+                "path": h.path,
+                "kind": h.kind.as_str(),
+                "created": h.created,
+                "age": crate::model::time::age(now, h.created),
+                "status": h.status_word(),
+                "branch": h.branch(),
+                "task": h.task(),
+                "route": h.route(),
+                "title": h.display_title(),
+                "pending": pending.is_some_and(|p| store::same_file(p, &h.path)),
+            })
+        })
+        .collect();
+    serde_json::json!({ "handoffs": rows, "pending": pending })
 }
 
 /// The numbered list in the one inbox order (blocked first, then newest), with

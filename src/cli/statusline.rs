@@ -28,10 +28,12 @@ const FALLBACK: &str = "forge ?%";
 /// Print Claude Code's status line (reads the statusline JSON on stdin)
 ///
 /// Shows the model, project, branch and uncommitted count (from the hooks' git
-/// cache), context use with a bar and level (`⚠ CTX <pct>%` in place of the plain
-/// percentage at or above the handoff threshold), workflow phase/task, blocked agent
+/// cache), context use with a bar and level (L1 from [context] warn, 70% by default;
+/// L2 from critical, 85%; L3 from emergency, 95%; `⚠ CTX <pct>%` in place of the
+/// plain percentage at or above the handoff threshold), workflow phase/task, blocked agent
 /// Signals and the learn flag; optionally (add them to `[statusline] segments`) the
-/// session's cost, duration, lines added/removed, the 5-hour/7-day usage limits, and
+/// session's cost, duration, lines added/removed, the 5-hour/7-day usage limits and
+/// their pace (`pace`: whether the current pace runs out before the reset), and
 /// how many sessions of other projects wait for you (`elsewhere`, from the fleet
 /// registry).
 /// The first time a session reaches the threshold it starts `forge handoff --auto` in
@@ -45,10 +47,15 @@ const FALLBACK: &str = "forge ?%";
 /// their own ([statusline] wrap_position), and still fires the threshold handoff.
 /// `forge init --wrap-statusline` writes it around the statusLine a settings file
 /// has; `forge init --uninstall` gives that back as it was.
+///
+/// To try it by hand, pipe a payload to `forge statusline --dry-run`: it prints the
+/// line and records nothing (no session bridge, no threshold handoff, no ladder
+/// step, no event-log line). Without --dry-run a hand-piped payload at the
+/// threshold writes a real handoff for its session_id, as a client's would.
 #[derive(clap::Args, Debug, Default)]
 #[command(
     verbatim_doc_comment,
-    after_help = "Example ~/.claude/settings.json entries:\n  \"statusLine\": {\"type\": \"command\", \"command\": \"forge statusline\", \"refreshInterval\": 5}\n  \"statusLine\": {\"type\": \"command\", \"command\": \"forge statusline --wrap 'npx -y ccstatusline@latest'\"}"
+    after_help = "Try it safely (prints the line, writes nothing):\n  echo '{\"session_id\":\"try\",\"context_window\":{\"used_percentage\":74}}' | forge statusline --dry-run\nExample ~/.claude/settings.json entries:\n  \"statusLine\": {\"type\": \"command\", \"command\": \"forge statusline\", \"refreshInterval\": 5}\n  \"statusLine\": {\"type\": \"command\", \"command\": \"forge statusline --wrap 'npx -y ccstatusline@latest'\"}"
 )]
 pub(crate) struct StatuslineArgs {
     /// Render without colours (as NO_COLOR does).
@@ -58,11 +65,15 @@ pub(crate) struct StatuslineArgs {
     /// print its output with forge's segments added.
     #[arg(long, value_name = "COMMAND")]
     pub(crate) wrap: Option<String>,
+    /// Print the line only: write no session state, start no handoff, log nothing
+    /// (to try the status line by hand).
+    #[arg(long)]
+    pub(crate) dry_run: bool,
 }
 
 /// Runs `forge statusline` without building clap's command tree (a third of a
 /// millisecond, and this runs every ~300 ms while a session is busy). Its flags are
-/// `--plain` and `--wrap COMMAND` (or `--wrap=COMMAND`); any other command line
+/// `--plain`, `--dry-run` and `--wrap COMMAND` (or `--wrap=COMMAND`); any other command line
 /// returns `None` and goes through clap.
 pub fn fast_path(env: &Env) -> Option<ExitCode> {
     let mut args = std::env::args_os().skip(1);
@@ -74,6 +85,8 @@ pub fn fast_path(env: &Env) -> Option<ExitCode> {
         let a = a.into_string().ok()?;
         if a == "--plain" && !parsed.plain {
             parsed.plain = true;
+        } else if a == "--dry-run" && !parsed.dry_run {
+            parsed.dry_run = true;
         } else if a == "--wrap" && parsed.wrap.is_none() {
             parsed.wrap = Some(args.next()?.into_string().ok()?);
         } else if let Some(cmd) = a.strip_prefix("--wrap=")
@@ -109,7 +122,9 @@ pub(crate) fn run(args: &StatuslineArgs, env: &Env) -> ExitCode {
 pub(crate) fn tick(args: &StatuslineArgs, env: &Env, input: &[u8]) -> String {
     let t = Tick::prepare(args, env, input, false);
     let line = t.render(env, &t.cfg, env.columns);
-    t.record(env);
+    if !args.dry_run {
+        t.record(env);
+    }
     line
 }
 
@@ -127,8 +142,14 @@ pub(crate) fn tick_wrapped(
     use crate::statusline::compose;
     let running = Wrapped::start(env, command, input, stop_on_signals());
     let t = Tick::prepare(args, env, input, true);
-    t.record(env);
-    let other = match running.map(Wrapped::finish) {
+    if !args.dry_run {
+        t.record(env);
+    }
+    let ended = running.map(Wrapped::finish);
+    if !args.dry_run && t.trusted {
+        note_wrapped(&t.paths, env, command, &ended, t.payload.session_id.clone());
+    }
+    let other = match ended {
         Ok(Ended::Printed(out)) => compose::clean_output(&out),
         _ => Vec::new(),
     };
@@ -141,6 +162,62 @@ pub(crate) fn tick_wrapped(
         env.columns,
         !(env.no_color || args.plain),
     )
+}
+
+/// Logs a wrapped status line that failed or timed out — its exit status or the
+/// deadline — once per change (`logs/wrap-failed.txt` holds the last one said; the
+/// next tick it prints again clears it), in the event log (`forge log`). Claude
+/// Code blanks a failing status line without a word; forge shows its own segments
+/// and says why the other part is missing.
+fn note_wrapped(
+    paths: &Paths,
+    env: &Env,
+    command: &str,
+    ended: &Result<crate::app::wrapped::Ended, String>,
+    session: Option<String>,
+) {
+    use crate::app::wrapped::{DEADLINE, Ended};
+    let marker = paths.logs().join("wrap-failed.txt");
+    let why = match ended {
+        Ok(Ended::Printed(_) | Ended::Stopped) => None,
+        Ok(Ended::Failed(Some(code))) => Some(format!("exited with status {code}")),
+        Ok(Ended::Failed(None)) => Some("was ended by a signal".to_owned()),
+        Ok(Ended::TimedOut) => Some(format!(
+            "did not finish within its {} s deadline (its process group was stopped)",
+            DEADLINE.as_secs()
+        )),
+        Err(e) => Some(format!("could not start: {e}")),
+    };
+    let Some(why) = why else {
+        if store::safe::is_regular(&marker) {
+            let _ = std::fs::remove_file(&marker);
+        }
+        return;
+    };
+    let line = format!(
+        "your wrapped status line `{}` {why}: forge showed only its own segments",
+        crate::model::text::sanitize::cut_chars(
+            &crate::model::text::sanitize::single_line(command),
+            120
+        )
+    );
+    if store::read_text(&marker).as_deref() == Some(line.as_str()) || !paths.logs().is_dir() {
+        return;
+    }
+    let _ = store::write_atomic(&marker, line.as_bytes());
+    let _ = files::append_event(
+        paths,
+        &crate::model::session::state::EventLine {
+            time: crate::model::time::iso(env.now),
+            event: "statusline".to_owned(),
+            session,
+            facts: serde_json::Map::new(),
+            outcomes: vec![crate::model::outcome::Outcome::Error {
+                what: "statusline --wrap".to_owned(),
+                message: line,
+            }],
+        },
+    );
 }
 
 /// What one tick read: the payload, the project, its config and state.
@@ -179,7 +256,7 @@ impl Tick {
             let (cfg, notice) = config::load_noting(&paths, env);
             // An untrusted project file's acting keys were left out: said once per
             // content of the file, in the event log (`forge log`).
-            if let Some(notice) = notice {
+            if let Some(notice) = notice.filter(|_| !args.dry_run) {
                 let _ = files::append_event(
                     &paths,
                     &crate::model::session::state::EventLine {
@@ -303,6 +380,14 @@ pub(crate) fn gather(
         tail,
         waiting_elsewhere: 0,
         handoff_mark: bridge.as_ref().is_some_and(|b| b.handoff_mark.is_some()),
+        quota_5h: bridge
+            .as_ref()
+            .map(|b| b.quota_5h.clone())
+            .unwrap_or_default(),
+        quota_7d: bridge
+            .as_ref()
+            .map(|b| b.quota_7d.clone())
+            .unwrap_or_default(),
     };
     (state, bridge)
 }
@@ -365,6 +450,20 @@ fn apply(
         p.transcript_path.as_ref(),
     );
     set(&mut changed, &mut b.cwd, p.cwd.as_ref());
+    // The rate limits' readings, for the pace (`model::session::pace`).
+    for (window, kept) in [
+        (p.limits.five_hour, &mut b.quota_5h),
+        (p.limits.seven_day, &mut b.quota_7d),
+    ] {
+        if let Some(w) = window {
+            let reading = crate::model::session::pace::QuotaReading {
+                at: now.timestamp(),
+                pct: w.used_pct,
+                resets_at: w.resets_at,
+            };
+            changed |= crate::model::session::pace::push(kept, reading);
+        }
+    }
     if let Some(w) = ctx.window.filter(|w| b.context_window_size != Some(*w)) {
         b.context_window_size = Some(w);
         changed = true;

@@ -19,12 +19,16 @@ use crate::tui::{self, Session, demo};
 ///
 /// It updates when files under .forge/ change, and within about a second of a git
 /// checkout, commit or `git add` (other edits within a few seconds). Press ? for
-/// the keys, q to quit.
+/// the keys, q to quit (Esc twice quits too).
 /// In a project forge is not set up in yet, it says what to run instead.
+///
+/// L0–L3 are the context levels: L1 from [context] warn (70% by default), L2 from
+/// critical (85%), L3 from emergency (95%); the header says the project's values.
 ///
 /// With --all it opens on the fleet: every registered project's live sessions, most
 /// urgent first (from $XDG_STATE_HOME/forge/projects.json, which the hooks keep);
-/// Enter opens that project's dashboard, q or Esc there comes back.
+/// Enter opens that project's dashboard, q or Esc there comes back; y and n answer
+/// the permission prompt a session's tmux pane shows, i types its next prompt.
 #[derive(clap::Args, Debug)]
 #[command(
     after_help = "Examples:\n  forge tui                      # this project, live\n  \
@@ -163,11 +167,15 @@ fn run_all(args: &TuiArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let open = |root: &Path| open_project(root, env);
     let switch =
         |pane: &str, socket: Option<&str>| crate::app::fleet::switch_to_pane(env, pane, socket);
+    let answer = |what: &crate::model::dashboard::fleet::PaneSend| {
+        crate::app::fleet::send_to_pane(env, what)
+    };
     Ok(exit_status(tui::fleet::run(
         model,
         env.no_color,
         &open,
         &switch,
+        &answer,
     )?))
 }
 

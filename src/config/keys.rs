@@ -296,7 +296,7 @@ const fn yours_only(key: &'static str, what: &'static str) -> KeySide {
 /// Every key of the config structs ([`schema`]) with its side: the one typed list of
 /// what acts (a test fails when a key of the config structs has no side here, and
 /// [`take_acting`] takes a key with no side for one that acts).
-pub(crate) const SIDES: [KeySide; 40] = [
+pub(crate) const SIDES: [KeySide; 43] = [
     gates(
         "context.warn",
         "where L1 starts: when your ladder's L1 actions run",
@@ -377,6 +377,18 @@ pub(crate) const SIDES: [KeySide; 40] = [
         "how many handoffs auto_prune (and a plain `forge handoff prune`) keeps",
     ),
     yours_only("notify.command", "the command that gets wake messages"),
+    yours_only(
+        "alerts.on",
+        "which moments send you a notification (a project could make your desktop pop up)",
+    ),
+    yours_only(
+        "alerts.via",
+        "how alerts reach you: your terminal, notify-send, osascript or the bell",
+    ),
+    yours_only(
+        "alerts.debounce",
+        "how often a session may alert you for one reason",
+    ),
     acts(
         "notify.stdin",
         "whether your [notify] command gets the message on stdin or as its last argument",
@@ -796,6 +808,7 @@ mod tests {
                 "attention",
                 "handoffs",
                 "notify",
+                "alerts",
                 "ladder",
                 "relay",
                 "share",

@@ -603,7 +603,12 @@ fn refuse_commands(env: &Env, path: &Path, table: &toml::Table) -> Result<(), Co
     Err(ConfigError::Invalid {
         path: path.to_path_buf(),
         message: format!(
-            "`{key}` runs commands, so forge takes it only from your own config ({}), never from a project's .forge/config.toml, which a repository can ship: move it there",
+            "`{key}` {}, so forge takes it only from your own config ({}), never from a project's .forge/config.toml, which a repository can ship: move it there",
+            if key.contains("alerts.") {
+                "decides what reaches your terminal and desktop"
+            } else {
+                "runs commands"
+            },
             user_path(env).map_or_else(
                 || "~/.config/forge/config.toml".to_owned(),
                 |p| p.display().to_string()

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::agents::alert::{AlertReason, AlertVia};
 use crate::model::agents::ladder::LadderAction;
 use crate::model::agents::notify::{NotifyEvent, NotifyMode};
 use crate::model::segment::{DEFAULT_SEGMENTS, DEFAULT_WRAP_SEGMENTS, Segment, WrapPosition};
@@ -345,6 +346,30 @@ impl Default for ShareConfig {
     }
 }
 
+/// Alerts to the person (`[alerts]`, docs/alerts.md): taken only from the user's
+/// own config (they write to the terminal and run programs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub(crate) struct AlertsConfig {
+    /// Which reasons alert: `permission`, `question`, `turn_done`, `blocked`,
+    /// `relay_stopped`. Empty: no alerts.
+    pub(crate) on: Vec<AlertReason>,
+    /// How: `auto`, `osc9`, `osc777`, `notify-send`, `osascript`, `bell`.
+    pub(crate) via: AlertVia,
+    /// One alert per session and reason within this span.
+    pub(crate) debounce: Span,
+}
+
+impl Default for AlertsConfig {
+    fn default() -> Self {
+        Self {
+            on: crate::model::agents::alert::DEFAULT_ON.to_vec(),
+            via: AlertVia::Auto,
+            debounce: Span::default_of("2m"),
+        }
+    }
+}
+
 impl ShareConfig {
     /// The remote, when sharing is on.
     pub(crate) fn remote(&self) -> Option<&str> {
@@ -397,6 +422,8 @@ pub struct Config {
     pub(crate) handoffs: HandoffsConfig,
     /// `[notify]`.
     pub(crate) notify: NotifyConfig,
+    /// `[alerts]`.
+    pub(crate) alerts: AlertsConfig,
     /// `[ladder]`.
     pub(crate) ladder: LadderConfig,
     /// `[relay]`.

@@ -813,7 +813,7 @@ fn errors_speak_plainly() {
         ),
         (
             "colour = 1\n",
-            "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [ladder], [relay], [share], [[on_threshold]], [[on_session_start]], [agents.<name>.<section>])",
+            "unknown key `colour` (valid sections: [context], [statusline], [git], [hooks], [learn], [resume], [attention], [handoffs], [notify], [alerts], [ladder], [relay], [share], [[on_threshold]], [[on_session_start]], [agents.<name>.<section>])",
         ),
     ] {
         let e = error_for(text);

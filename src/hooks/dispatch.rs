@@ -20,7 +20,7 @@ use super::apply::{Applied, apply};
 use super::call::Call;
 use super::event::HookEvent;
 use super::wire::WireHookInput;
-use super::{fleet, gather, notify, session_start};
+use super::{alert, fleet, gather, notify, session_start};
 use crate::env::Env;
 use crate::model::hook::{attention, compaction, tool, turn};
 use crate::model::outcome::Outcome;
@@ -192,6 +192,9 @@ fn run_guarded(call: &Call, event: &HookEvent) -> String {
         } else {
             done.stdout
         };
+        if done.completed {
+            alert::after(call, event, done.bridge.as_ref());
+        }
         if fleet::registers(call, event) {
             fleet::register(call, done.bridge.as_ref(), done.git.as_ref());
         }

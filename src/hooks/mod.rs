@@ -21,6 +21,7 @@
     clippy::indexing_slicing
 )]
 
+mod alert;
 mod apply;
 mod call;
 pub(crate) mod dispatch;

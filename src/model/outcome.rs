@@ -210,6 +210,55 @@ pub(crate) enum Outcome {
         /// The note.
         text: String,
     },
+    /// The dashboard answered a session's prompt in its tmux pane.
+    PaneAnswered {
+        /// The pane, `%N`.
+        pane: String,
+        /// `approve` or `deny`.
+        answer: String,
+        /// The tmux keys sent.
+        keys: String,
+    },
+    /// The dashboard typed a prompt into a session's tmux pane.
+    PanePrompted {
+        /// The pane.
+        pane: String,
+        /// How long the prompt was (its text is not kept).
+        chars: u64,
+    },
+    /// The dashboard sent nothing: the pane did not show that prompt.
+    PaneRefused {
+        /// The pane.
+        pane: String,
+        /// What was asked.
+        answer: String,
+        /// Why nothing was sent.
+        why: String,
+    },
+    /// An alert reached the person (`[alerts]`).
+    AlertSent {
+        /// `permission`, `question`, `turn_done`, `blocked`, `relay_stopped` or
+        /// `test`.
+        reason: String,
+        /// How: `osc9`, `osc777`, `notify-send`, `osascript`, `bell`.
+        via: String,
+        /// What it said.
+        text: String,
+    },
+    /// An alert was not sent: debounced, or the pane is in view.
+    AlertSkipped {
+        /// Its reason.
+        reason: String,
+        /// Why not.
+        why: String,
+    },
+    /// An alert could not be delivered.
+    AlertFailed {
+        /// Its reason.
+        reason: String,
+        /// What went wrong.
+        why: String,
+    },
     /// A wake message went to the `[notify]` command.
     Notified {
         /// `stop`, `idle`, `permission`, `session_end`, `pre_compact` or `session_start`.
@@ -342,6 +391,8 @@ impl Outcome {
                 | Self::WipCommitted { .. }
                 | Self::WipSkipped { .. }
                 | Self::Alerted { .. }
+                | Self::AlertSent { .. }
+                | Self::AlertFailed { .. }
                 | Self::SignalWritten { .. }
                 | Self::ToolAnswered { .. }
                 | Self::ToolRefused { .. }
@@ -563,6 +614,22 @@ impl Outcome {
                 format!("left {path} out of the WIP commit: {why}")
             }
             Self::Alerted { text } => format!("told the model: {text}"),
+            Self::AlertSent { reason, via, text } => {
+                format!("alerted you ({reason}, by {via}): {text}")
+            }
+            Self::AlertSkipped { reason, why } => format!("no {reason} alert: {why}"),
+            Self::PaneAnswered { pane, answer, keys } => {
+                format!(
+                    "the dashboard {answer}d the permission prompt in tmux pane {pane} (sent {keys})"
+                )
+            }
+            Self::PanePrompted { pane, chars } => {
+                format!("the dashboard sent a prompt of {chars} characters to tmux pane {pane}")
+            }
+            Self::PaneRefused { pane, answer, why } => {
+                format!("the dashboard did not {answer} in tmux pane {pane}: {why}")
+            }
+            Self::AlertFailed { reason, why } => format!("the {reason} alert failed: {why}"),
             Self::Notified { event, mode } => format!(
                 "sent a wake message ({event}) to your [notify] command{}",
                 if mode == "bidirectional" {

@@ -34,6 +34,10 @@ named! {
         Duration = "duration",
         /// The account's rate limits (payload, optional).
         Limits = "limits",
+        /// The rate limits' pace: used %, whether the pace runs out before the
+        /// reset, the time to the reset (payload and the session's readings,
+        /// optional).
+        Pace = "pace",
         /// Lines added and removed (payload, optional).
         Lines = "lines",
         /// Live sessions of other projects waiting for a person (fleet, optional).
@@ -76,14 +80,16 @@ impl Segment {
             // Self::Segment => spec(default place, wrap place, drop rank),
             Self::Model => spec(Some(0), None, Some(8)),
             Self::Project => spec(Some(1), None, Some(7)),
-            Self::Git => spec(Some(2), None, Some(10)),
+            Self::Git => spec(Some(2), None, Some(11)),
             Self::Context => spec(Some(3), Some(0), None),
             Self::Task => spec(Some(4), Some(1), Some(6)),
-            Self::Signals => spec(Some(5), Some(2), Some(11)),
+            Self::Signals => spec(Some(5), Some(2), Some(12)),
             Self::Learn => spec(Some(6), Some(3), Some(3)),
             Self::Cost => spec(None, None, Some(4)),
             Self::Duration => spec(None, None, Some(1)),
             Self::Limits => spec(None, None, Some(9)),
+            // What runs out and stops work: after the plain limits.
+            Self::Pace => spec(None, None, Some(10)),
             Self::Lines => spec(None, None, Some(2)),
             Self::Elsewhere => spec(None, None, Some(5)),
             // The context figure in other units: the first to go.
@@ -193,6 +199,7 @@ mod tests {
                 "project",
                 "model",
                 "limits",
+                "pace",
                 "git",
                 "signals"
             ]

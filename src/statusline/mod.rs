@@ -312,6 +312,11 @@ pub struct SessionState {
     /// A threshold handoff was written and no tick has marked it yet: this one shows
     /// `✎ handoff` beside the context figure (and the tick's record clears it).
     pub handoff_mark: bool,
+    /// The session's earlier readings of the 5-hour window (its bridge's
+    /// `quota_5h`), for the `pace` segment.
+    pub quota_5h: Vec<crate::model::session::pace::QuotaReading>,
+    /// The same for the 7-day window.
+    pub quota_7d: Vec<crate::model::session::pace::QuotaReading>,
 }
 
 /// The terminal the line is for.
@@ -450,7 +455,8 @@ fn build_segment(
                         parts.push(("?".to_owned(), "90"));
                     }
                 }
-                Some(_) if stale => parts.push((" ?".to_owned(), "90")),
+                // A clean tree last time, and no hook since (an idle session): the
+                // branch is `.git/HEAD`'s, live; a bare `?` would say nothing.
                 _ => {}
             }
             seg(parts)
@@ -496,6 +502,7 @@ fn build_segment(
             seg(parts)
         }
         Segment::Limits => limits_segment(&p.limits, now, true),
+        Segment::Pace => pace_segment(p, s, now, PaceForm::Full),
         Segment::Tokens => {
             // `~` as the figure has it after a compaction: an estimate.
             let approx = if ctx.compacted { "~" } else { "" };
@@ -578,6 +585,78 @@ fn limits_segment(l: &RateLimits, now: DateTime<Utc>, with_resets: bool) -> Opti
     }
     (!parts.is_empty()).then_some(Shown {
         key: Segment::Limits,
+        parts,
+    })
+}
+
+/// The pace of each window the payload carries (`p.limits`), from the session's
+/// readings before this tick (`state.quota_*`).
+pub(crate) fn paces(
+    p: &Payload,
+    state: &SessionState,
+    now: DateTime<Utc>,
+) -> Vec<crate::model::session::pace::Pace> {
+    use crate::model::session::pace::{QuotaReading, Window, pace};
+    [
+        (Window::FiveHour, p.limits.five_hour, &state.quota_5h),
+        (Window::SevenDay, p.limits.seven_day, &state.quota_7d),
+    ]
+    .into_iter()
+    .filter_map(|(window, current, kept)| {
+        let w = current?;
+        let current = QuotaReading {
+            at: now.timestamp(),
+            pct: w.used_pct,
+            resets_at: w.resets_at,
+        };
+        Some(pace(window, kept, current))
+    })
+    .collect()
+}
+
+/// How much of the pace a line has room for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PaceForm {
+    /// Each window with its reset.
+    Full,
+    /// Each window, no reset.
+    NoResets,
+    /// One window, no reset: the first that runs out, else the 5-hour one.
+    One,
+}
+
+/// `5h 62% ↗ out in 1h10 (resets 2h05) · 7d 41% →`: each window's use, where its
+/// pace takes it ([`crate::model::session::pace`]) and the time to its reset, as
+/// much as `form` says. A window headed out is red, one at 70 % or more yellow.
+/// `None` without `rate_limits`.
+fn pace_segment(
+    p: &Payload,
+    state: &SessionState,
+    now: DateTime<Utc>,
+    form: PaceForm,
+) -> Option<Shown> {
+    let mut parts: Vec<Part> = Vec::new();
+    let mut all = paces(p, state, now);
+    if form == PaceForm::One {
+        let first = all.iter().position(|p| p.runs_out()).unwrap_or(0);
+        all = all.into_iter().skip(first).take(1).collect();
+    }
+    let with_resets = form == PaceForm::Full;
+    for pace in all {
+        if !parts.is_empty() {
+            parts.push((" · ".to_owned(), "90"));
+        }
+        let color = if pace.runs_out() {
+            "1;31"
+        } else if pace.used_pct >= 70.0 {
+            "33"
+        } else {
+            ""
+        };
+        parts.push((pace.words(with_resets), color));
+    }
+    (!parts.is_empty()).then_some(Shown {
+        key: Segment::Pace,
         parts,
     })
 }
@@ -689,11 +768,27 @@ pub fn render_statusline(
                 {
                     *s = short;
                 }
+                if s.key == Segment::Pace
+                    && let Some(short) = pace_segment(payload, state, now, PaceForm::NoResets)
+                {
+                    *s = short;
+                }
             }
         }
         for key in DROP_ORDER {
             if line_width(&segs) <= max || shorten_task(&mut segs, max) {
                 break;
+            }
+            // The pace keeps its most pressing window before it goes.
+            if key == Segment::Pace
+                && let Some(pos) = segs.iter().position(|s| s.key == Segment::Pace)
+                && let Some(one) = pace_segment(payload, state, now, PaceForm::One)
+                && one.width() < segs[pos].width()
+            {
+                segs[pos] = one;
+                if line_width(&segs) <= max {
+                    break;
+                }
             }
             if segs.len() > 1 {
                 segs.retain(|s| s.key != key);

@@ -27,6 +27,8 @@ fn state() -> SessionState {
         tail: None,
         waiting_elsewhere: 0,
         handoff_mark: false,
+        quota_5h: Vec::new(),
+        quota_7d: Vec::new(),
     }
 }
 
@@ -235,9 +237,11 @@ fn stale_git_cache_is_marked() {
     s.git_cached_at = Some(now() - chrono::Duration::seconds(600));
     let line = render(&fixture("used-42.json"), &s);
     assert!(line.contains("⎇ main ●3? │"), "{line}");
+    // A tree that was clean, on an idle session's aged cache: no bare `?`.
     s.dirty = Some(0);
     let line = render(&fixture("used-42.json"), &s);
-    assert!(line.contains("⎇ main ? │"), "{line}");
+    assert!(line.contains("⎇ main │"), "{line}");
+    assert!(!line.contains('?'), "{line}");
     s.git_cached_at = Some(now());
     let line = render(&fixture("used-42.json"), &s);
     assert!(line.contains("⎇ main │"), "{line}");
@@ -810,4 +814,87 @@ fn elsewhere_counts_sessions_waiting_in_other_projects_and_is_off_by_default() {
         !line.contains("elsewhere") && line.contains("build T-012"),
         "{line}"
     );
+}
+
+/// The session's readings before [`before_5h_reset`]: the 5-hour window rose from
+/// 56 % to the fixture's 68 % in the last 20 minutes (0.6 % a minute: 32 % left is
+/// 53 minutes, before its reset in 1h05); the 7-day window has not moved in an hour.
+fn pace_state() -> SessionState {
+    use crate::model::session::pace::QuotaReading;
+    let t = before_5h_reset().timestamp();
+    let mut s = state();
+    s.quota_5h = vec![
+        QuotaReading {
+            at: t - 1200,
+            pct: 56.0,
+            resets_at: Some(1_795_239_600),
+        },
+        QuotaReading {
+            at: t - 300,
+            pct: 65.0,
+            resets_at: Some(1_795_239_600),
+        },
+    ];
+    s.quota_7d = vec![QuotaReading {
+        at: t - 3600,
+        pct: 52.3,
+        resets_at: Some(1_795_683_600),
+    }];
+    s
+}
+
+#[test]
+fn pace_says_when_the_current_pace_runs_out_before_the_reset() {
+    let cfg = with_segments(&["context", "pace"]);
+    let p = fixture("used-74.json");
+    let at = before_5h_reset();
+    let line = render_statusline(&p, &pace_state(), &cfg, &PLAIN, at);
+    assert_eq!(
+        line,
+        "███████░░░ ⚠ CTX 74% L1 │ 5h 68% ↗ out in 54m (resets 1h05) · 7d 52% → (resets 5d04)"
+    );
+    // No readings yet (the session's first tick): the use and the reset only.
+    let line = render_statusline(&p, &state(), &cfg, &PLAIN, at);
+    assert_eq!(
+        line,
+        "███████░░░ ⚠ CTX 74% L1 │ 5h 68% (resets 1h05) · 7d 52% (resets 5d04)"
+    );
+    // Headed out is red.
+    let term = Term {
+        color: true,
+        width: None,
+    };
+    let coloured = render_statusline(&p, &pace_state(), &cfg, &term, at);
+    assert!(
+        coloured.contains("\x1b[1;31m5h 68% ↗ out in 54m"),
+        "{coloured:?}"
+    );
+    // No rate_limits (an API-key account): no segment.
+    let mut no_limits = fixture("used-74.json");
+    no_limits.limits = RateLimits::default();
+    let none = render_statusline(&no_limits, &pace_state(), &cfg, &PLAIN, at);
+    assert!(!none.contains("5h") && !none.contains("7d"), "{none}");
+}
+
+/// The line with the pace at 80 and 120 columns: at 80 the resets go first, then
+/// the line's other segments by their drop order.
+#[test]
+fn pace_fits_80_and_120_columns() {
+    let mut cfg = Config::default();
+    cfg.statusline.segments.push(Segment::Pace);
+    let p = fixture("used-74.json");
+    let at = before_5h_reset();
+    for width in [80u16, 120] {
+        let term = Term {
+            color: false,
+            width: Some(width),
+        };
+        let line = render_statusline(&p, &pace_state(), &cfg, &term, at);
+        assert!(text_width(&line) <= usize::from(width), "{line}");
+        insta::assert_snapshot!(format!("pace_{width}_columns"), line);
+    }
+}
+
+fn text_width(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
 }

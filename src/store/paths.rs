@@ -117,6 +117,11 @@ impl Paths {
     pub(crate) fn errors_log(&self) -> PathBuf {
         self.logs().join("errors.log")
     }
+    /// `logs/alerts.json`: when each session last alerted the person for each
+    /// reason (the alerts' debounce).
+    pub(crate) fn alerts_sent(&self) -> PathBuf {
+        self.logs().join("alerts.json")
+    }
     /// `logs/git-cache.json`: git facts refreshed by hooks, read by the statusline.
     pub(crate) fn git_cache(&self) -> PathBuf {
         self.logs().join("git-cache.json")

@@ -16,7 +16,7 @@ use chrono::{DateTime, Utc};
 use crossterm::event::{self as ct, KeyEventKind};
 
 use super::{App, Flow, LoopEvent, Screen, Session, forward, key_of, suspend_self};
-use crate::model::dashboard::fleet::{FleetEffect, FleetEvent, FleetModel, update};
+use crate::model::dashboard::fleet::{FleetEffect, FleetEvent, FleetModel, PaneSend, update};
 use crate::model::dashboard::{Model, action_for};
 use crate::store::registry;
 use crate::ui::fleet::{FleetView, Plan, plan};
@@ -30,6 +30,10 @@ pub(crate) type Opener<'a> = dyn Fn(&Path) -> Result<(Model, Session), String> +
 /// its `session:window.pane`, or why not.
 pub(crate) type Switcher<'a> = dyn Fn(&str, Option<&str>) -> Result<String, String> + 'a;
 
+/// Answers a session's prompt in its pane: what was sent, or why not.
+pub(crate) type Answerer<'a> =
+    dyn Fn(&crate::model::dashboard::fleet::PaneSend) -> Result<String, String> + 'a;
+
 /// Reads the registry for the list: its contents, or why they cannot be read.
 pub(crate) fn read(file: &Path) -> Result<crate::model::agents::fleet::Registry, String> {
     registry::read_for_views(file).map_err(|e| e.to_string())
@@ -42,9 +46,11 @@ pub(crate) fn run(
     no_color: bool,
     open: &Opener<'_>,
     switch: &Switcher<'_>,
+    answer: &Answerer<'_>,
 ) -> anyhow::Result<Option<i32>> {
     Screen::run(|screen| {
         let mut app = FleetApp::open(model, no_color, open, switch, &screen.tx)?;
+        app.answer = Some(answer);
         screen.run_app(&mut app)
     })
 }
@@ -56,6 +62,8 @@ pub(crate) struct FleetApp<'a> {
     no_color: bool,
     open: &'a Opener<'a>,
     switch: &'a Switcher<'a>,
+    /// How a session's prompt is answered (none: the list says it cannot).
+    answer: Option<&'a Answerer<'a>>,
     watcher: Watcher,
     /// A batch of this round touched the registry: read it again.
     reread: bool,
@@ -84,10 +92,20 @@ impl<'a> FleetApp<'a> {
             no_color,
             open,
             switch,
+            answer: None,
             watcher,
             reread: false,
             effects: Vec::new(),
         })
+    }
+
+    /// Sends to a session's pane and says how it went.
+    fn send(&mut self, what: PaneSend) {
+        let result = match self.answer {
+            Some(answer) => answer(&what),
+            None => Err("answering is not wired here".to_owned()),
+        };
+        update(&mut self.model, FleetEvent::Answered(result));
     }
 
     /// The model (for tests).
@@ -216,6 +234,8 @@ impl App for FleetApp<'_> {
                     let result = (self.switch)(&pane, socket.as_deref());
                     update(&mut self.model, FleetEvent::Switched(result));
                 }
+                FleetEffect::Answer(req) => self.send(PaneSend::Answer(req)),
+                FleetEffect::Prompt(req) => self.send(PaneSend::Prompt(req)),
                 FleetEffect::Open(root) => {
                     if let Some(sig) = self.open_project(screen, &root) {
                         return Ok(Flow::Signal(sig));

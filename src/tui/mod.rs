@@ -288,6 +288,10 @@ pub(crate) fn run_effects(model: &mut Model, s: &Session, effects: Vec<Effect>) 
                 .map_err(|e| e.to_string());
                 dashboard::update(model, Event::ResumeWritten { target, result })
             }
+            Effect::AnswerPane(req) => {
+                let result = crate::app::fleet::answer_pane(&s.env, &req);
+                dashboard::update(model, Event::PaneAnswered(result))
+            }
             Effect::ResolveSignal { blocked, answer } => {
                 let task = model
                     .snapshot

@@ -267,7 +267,8 @@ impl App for ProjectApp<'_> {
                 }
                 Effect::LoadPreview(_)
                 | Effect::WritePendingResume(_)
-                | Effect::ResolveSignal { .. } => {}
+                | Effect::ResolveSignal { .. }
+                | Effect::AnswerPane(_) => {}
             }
         }
         if search_now && let Some(needle) = model.filter.needle() {

@@ -393,6 +393,22 @@ fn detail(m: &FleetModel, width: u16) -> Paragraph<'static> {
 }
 
 fn footer(m: &FleetModel, width: u16) -> Paragraph<'static> {
+    if m.mode == Mode::Answer {
+        // The prompt being typed (`i`), its end kept in view.
+        let head = " prompt: ";
+        let tail = "▏  ⏎ send  Esc cancel";
+        let room = usize::from(width).saturating_sub(text::width(head) + text::width(tail));
+        let typed = single_line(&m.prompt).into_owned();
+        let shown: String = {
+            let chars: Vec<char> = typed.chars().collect();
+            chars[chars.len().saturating_sub(room)..].iter().collect()
+        };
+        return Paragraph::new(Line::from(vec![
+            Span::styled(head, Style::new().fg(Color::Cyan)),
+            Span::raw(shown),
+            Span::styled(tail, DIM),
+        ]));
+    }
     if let Some(n) = &m.notice {
         return notice_line(n, width);
     }

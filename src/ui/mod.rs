@@ -236,6 +236,19 @@ fn header(m: &Model, width: u16) -> Paragraph<'static> {
         let (p, t) = (single_line(p), single_line(t));
         pieces.push((vec![Span::styled(format!("  {p} {t}"), DIM)], false));
     }
+    // What the levels shown below mean, where there is room (the `?` help says it
+    // too).
+    let t = &m.thresholds;
+    pieces.push((
+        vec![Span::styled(
+            format!(
+                "   L1 ≥{:.0}% · L2 ≥{:.0}% · L3 ≥{:.0}% context",
+                t.warn, t.critical, t.emergency
+            ),
+            DIM,
+        )],
+        false,
+    ));
     let mut left = usize::from(width);
     let mut spans = Vec::new();
     for (piece, cuttable) in pieces {
@@ -379,10 +392,32 @@ fn render_context(m: &Model, area: Rect, buf: &mut Buffer) {
             ),
             (Some(g), None) if level == Some(Level::L3) => format!("{g:+.1}%/turn{since} · at L3"),
             (Some(g), None) => format!("{g:+.1}%/turn{since} · not growing"),
-            (None, _) if since_drop.is_some() => "dropped: growth after the next reading".into(),
+            (None, _) if since_drop.is_some() => {
+                "context dropped (a compaction or /clear): growth per turn shows from the next reply"
+                    .into()
+            }
             (None, _) => "growth unknown (needs two readings)".into(),
         };
-        Paragraph::new(Line::styled(text::fit(&text, usize::from(r.width)), DIM)).render(r, buf);
+        // The quota's pace beside the context's trend (subscription accounts): red
+        // when a window runs out before its reset.
+        let mut spans = vec![Span::styled(text, DIM)];
+        if !c.pace.is_empty() {
+            let words: Vec<String> = c.pace.iter().map(|p| p.words(true)).collect();
+            let runs_out = c
+                .pace
+                .iter()
+                .any(crate::model::session::pace::Pace::runs_out);
+            spans.push(Span::styled(" · quota ", DIM));
+            spans.push(Span::styled(
+                words.join(" · "),
+                if runs_out {
+                    Style::new().fg(Color::Red)
+                } else {
+                    DIM
+                },
+            ));
+        }
+        Paragraph::new(Line::from(text::fit_spans(spans, usize::from(r.width)))).render(r, buf);
     }
 }
 
@@ -758,7 +793,11 @@ fn inbox_row(m: &Model, h: &HandoffEntry, selected: bool, width: u16) -> Line<'s
     let word = h.status_word();
     let status = match (&h.signal, h.kind) {
         (Some(SignalParse::Malformed { .. }), _) => "⚠malformed".to_owned(),
-        (_, HandoffKind::Session) => "session".to_owned(),
+        // The kind column says S already: a session handoff's status is its trigger.
+        (_, HandoffKind::Session) => match word {
+            "context-threshold" => "threshold".to_owned(),
+            w => text::fit(w, 10),
+        },
         _ => word.to_owned(),
     };
     let status_st = match (&h.signal, h.kind) {
@@ -781,11 +820,10 @@ fn inbox_row(m: &Model, h: &HandoffEntry, selected: bool, width: u16) -> Line<'s
             text::column(&single_line(h.task().unwrap_or("-")), TASK_W)
         )),
     ];
-    if wide {
-        let route = match h.kind {
-            HandoffKind::Agent => h.route().unwrap_or_default(),
-            HandoffKind::Session => h.status_word().to_owned(),
-        };
+    // An agent handoff's route; a session handoff has none, and its title gets the
+    // room.
+    if wide && h.kind == HandoffKind::Agent {
+        let route = h.route().unwrap_or_default();
         spans.push(Span::styled(
             format!("{} ", text::column(&single_line(&route), 18)),
             DIM,
@@ -1326,6 +1364,7 @@ fn help_words(words: &[(&'static str, &'static str)]) -> Vec<Line<'static>> {
 /// scrolls (from line `scroll`, never past its end) when the area is shorter.
 fn help_box(lines: Vec<Line<'static>>, scroll: u16, area: Rect, buf: &mut Buffer) {
     let w = area.width.min(64);
+    let lines = wrap_help(lines, usize::from(w.saturating_sub(2)));
     let h = area.height.min(lines.len() as u16 + 2);
     let r = Rect {
         x: area.x + (area.width - w) / 2,
@@ -1355,6 +1394,46 @@ fn help_box(lines: Vec<Line<'static>>, scroll: u16, area: Rect, buf: &mut Buffer
                 .border_style(Style::new().fg(Color::Cyan)),
         )
         .render(r, buf);
+}
+
+/// The help's lines fitted to `width`: a key's or word's text that is too long goes
+/// on under itself, word by word, so no line of the help is cut.
+fn wrap_help(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        let [label, desc] = line.spans.as_slice() else {
+            out.push(line);
+            continue;
+        };
+        let indent = text::width(&label.content);
+        let room = width.saturating_sub(indent);
+        if text::width(&desc.content) <= room || room < 12 {
+            out.push(line);
+            continue;
+        }
+        let mut rows: Vec<String> = vec![String::new()];
+        for word in desc.content.split(' ') {
+            let cur = rows.last_mut().map_or(0, |r| text::width(r));
+            if cur > 0 && cur + 1 + text::width(word) > room {
+                rows.push(String::new());
+            }
+            if let Some(r) = rows.last_mut() {
+                if !r.is_empty() {
+                    r.push(' ');
+                }
+                r.push_str(word);
+            }
+        }
+        for (i, row) in rows.into_iter().enumerate() {
+            let head = if i == 0 {
+                label.clone()
+            } else {
+                Span::raw(" ".repeat(indent))
+            };
+            out.push(Line::from(vec![head, Span::styled(row, desc.style)]));
+        }
+    }
+    out
 }
 
 fn render_tiny(m: &Model, plan: &layout::Plan, buf: &mut Buffer) {

@@ -186,6 +186,14 @@ impl TestProject {
             .env_remove("LINES")
             .env_remove("EDITOR")
             .env_remove("VISUAL")
+            // Where alerts would go: a test chooses its own (tests/alerts.rs).
+            .env_remove("TERM_PROGRAM")
+            .env_remove("LC_TERMINAL")
+            .env_remove("KITTY_WINDOW_ID")
+            .env_remove("WEZTERM_PANE")
+            .env_remove("GHOSTTY_RESOURCES_DIR")
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
             .env("NO_COLOR", "1");
         cmd
     }

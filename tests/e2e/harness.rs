@@ -424,6 +424,16 @@ impl World {
         c
     }
 
+    /// `PATH` from now on: `dir` first (stand-in programs the hooks find), then the
+    /// `PATH` set so far.
+    pub fn path_first(&mut self, dir: &Path) {
+        let rest = self
+            .path
+            .take()
+            .unwrap_or_else(|| std::env::var("PATH").unwrap_or_default());
+        self.path = Some(format!("{}:{rest}", dir.display()));
+    }
+
     /// `PATH` from now on: a relative entry (`.`, the folder the client and its
     /// hooks run in) first, then the `PATH` set so far.
     pub fn relative_path_entry_first(&mut self) {

@@ -9,9 +9,11 @@
 //! writing is `crate::app` (see its `notify`, `relay`, `ladder`, `user_hooks`). What
 //! a project's own config may make these do is decided by `setup::trust`.
 
+pub(crate) mod alert;
 pub(crate) mod fleet;
 pub(crate) mod ladder;
 pub mod notify;
+pub(crate) mod pane;
 pub mod relay;
 pub(crate) mod share;
 pub(crate) mod user_hooks;

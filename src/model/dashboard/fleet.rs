@@ -43,6 +43,10 @@ pub(crate) struct FleetModel {
     pub(crate) notice: Option<Notice>,
     /// Set by Quit.
     pub(crate) quit: bool,
+    /// The last key was an Esc: another one quits (any other key forgets it).
+    pub(crate) esc_armed: bool,
+    /// The prompt being typed for the selected session (`i`, [`Mode::Answer`]).
+    pub(crate) prompt: String,
     /// Where the list runs: inside tmux (on the server of this socket, when known),
     /// where `t` switches the client to a session's pane, or outside.
     pub(crate) tmux: Option<Option<String>>,
@@ -85,6 +89,8 @@ pub(crate) enum FleetEvent {
     /// The tmux client switched to a session's pane (its `session:window.pane`), or
     /// why not.
     Switched(Result<String, String>),
+    /// A session's prompt was answered (what was sent), or why not.
+    Answered(Result<String, String>),
 }
 
 /// I/O for the loop.
@@ -104,6 +110,133 @@ pub(crate) enum FleetEffect {
         /// The server's socket.
         socket: Option<String>,
     },
+    /// Answer the permission prompt of a session's pane, once its screen shows it.
+    Answer(AnswerRequest),
+    /// Type a prompt into a session's pane, once its screen shows an empty prompt.
+    Prompt(PromptRequest),
+}
+
+/// The selected session's pane and project, or why it cannot be answered from here
+/// (`permission`: it must be waiting for a permission).
+fn answer_target(
+    m: &FleetModel,
+    permission: bool,
+) -> Result<(PathBuf, String, String, Option<String>), &'static str> {
+    let row = m.selected_row().ok_or("no session is selected")?;
+    let s = row.session.ok_or("this project has no live session")?;
+    let (pane, socket) = s
+        .tmux_target()
+        .ok_or("this session does not run in tmux: answer it where it runs")?;
+    let waits = s.attention == Some(crate::model::session::state::Attention::WaitingPermission);
+    if permission && !waits {
+        return Err("this session is not waiting for a permission");
+    }
+    if !permission && waits {
+        return Err("this session waits for a permission: y approves, n denies");
+    }
+    Ok((
+        PathBuf::from(&row.project.root),
+        s.id.clone(),
+        pane.to_owned(),
+        socket.map(str::to_owned),
+    ))
+}
+
+/// y, n, i and the prompt's Enter: the effect that answers the selected session's
+/// pane, or a notice saying why not.
+fn answer(m: &mut FleetModel, a: Action) -> Vec<FleetEffect> {
+    use crate::model::agents::pane::Answer;
+    let say = |m: &mut FleetModel, why: &str| {
+        m.notice = Some(Notice {
+            text: why.to_owned(),
+            error: true,
+            at: m.now,
+        });
+        Vec::new()
+    };
+    match a {
+        Action::StartPrompt => match answer_target(m, false) {
+            Ok(_) => {
+                m.mode = Mode::Answer;
+                m.prompt.clear();
+                Vec::new()
+            }
+            Err(why) => say(m, why),
+        },
+        Action::AnswerAccept => {
+            let text = std::mem::take(&mut m.prompt);
+            m.mode = Mode::Fleet;
+            if text.trim().is_empty() {
+                return say(m, "an empty prompt: nothing was sent");
+            }
+            match answer_target(m, false) {
+                Ok((root, session, pane, socket)) => vec![FleetEffect::Prompt(PromptRequest {
+                    root,
+                    session,
+                    pane,
+                    socket,
+                    text,
+                })],
+                Err(why) => say(m, why),
+            }
+        }
+        _ => {
+            let answer = if a == Action::Approve {
+                Answer::Approve
+            } else {
+                Answer::Deny
+            };
+            match answer_target(m, true) {
+                Ok((root, session, pane, socket)) => vec![FleetEffect::Answer(AnswerRequest {
+                    root,
+                    session,
+                    pane,
+                    socket,
+                    answer,
+                })],
+                Err(why) => say(m, why),
+            }
+        }
+    }
+}
+
+/// What the list sends to a session's pane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PaneSend {
+    /// An answer to its permission prompt.
+    Answer(AnswerRequest),
+    /// A prompt.
+    Prompt(PromptRequest),
+}
+
+/// A prompt to type into a session's pane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PromptRequest {
+    /// Its project's root (where the outcome is logged).
+    pub(crate) root: PathBuf,
+    /// The session.
+    pub(crate) session: String,
+    /// Its pane, `%N`.
+    pub(crate) pane: String,
+    /// Its server's socket.
+    pub(crate) socket: Option<String>,
+    /// What to type (one line; Enter follows).
+    pub(crate) text: String,
+}
+
+/// A session's prompt to answer from the list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AnswerRequest {
+    /// Its project's root (where the outcome is logged).
+    pub(crate) root: PathBuf,
+    /// The session.
+    pub(crate) session: String,
+    /// Its pane, `%N`.
+    pub(crate) pane: String,
+    /// Its server's socket.
+    pub(crate) socket: Option<String>,
+    /// What to answer.
+    pub(crate) answer: crate::model::agents::pane::Answer,
 }
 
 impl FleetModel {
@@ -126,6 +259,8 @@ impl FleetModel {
             help_scroll: 0,
             notice: None,
             quit: false,
+            esc_armed: false,
+            prompt: String::new(),
             tmux: None,
         };
         m.load(registry);
@@ -225,6 +360,18 @@ pub(crate) fn update(m: &mut FleetModel, event: FleetEvent) -> Vec<FleetEffect> 
             m.list_rows = rows.max(1);
             Vec::new()
         }
+        FleetEvent::Answered(result) => {
+            let (text, error) = match result {
+                Ok(what) => (what, false),
+                Err(why) => (format!("nothing sent: {why}"), true),
+            };
+            m.notice = Some(Notice {
+                text,
+                error,
+                at: m.now,
+            });
+            Vec::new()
+        }
         FleetEvent::Switched(result) => {
             let (text, error) = match result {
                 Ok(name) => (format!("switched to {name}"), false),
@@ -239,6 +386,16 @@ pub(crate) fn update(m: &mut FleetModel, event: FleetEvent) -> Vec<FleetEffect> 
         }
         FleetEvent::Action(a) => {
             m.notice = None;
+            let armed = std::mem::take(&mut m.esc_armed);
+            if a == Action::Back && m.mode == Mode::Fleet && !armed {
+                m.esc_armed = true;
+                m.notice = Some(Notice {
+                    text: super::ESC_AGAIN.to_owned(),
+                    error: false,
+                    at: m.now,
+                });
+                return Vec::new();
+            }
             apply(m, a)
         }
     }
@@ -304,6 +461,17 @@ fn apply(m: &mut FleetModel, a: Action) -> Vec<FleetEffect> {
                 ),
             }
         }
+        Action::Approve | Action::Deny | Action::StartPrompt | Action::AnswerAccept => {
+            return answer(m, a);
+        }
+        Action::AnswerChar(c) => m.prompt.push(c),
+        Action::AnswerBackspace => {
+            m.prompt.pop();
+        }
+        Action::AnswerCancel => {
+            m.mode = Mode::Fleet;
+            m.prompt.clear();
+        }
         Action::ToggleHelp => {
             m.mode = if m.mode == Mode::Help {
                 Mode::Fleet
@@ -316,7 +484,7 @@ fn apply(m: &mut FleetModel, a: Action) -> Vec<FleetEffect> {
             m.help_scroll = m.help_scroll.saturating_add_signed(i16::from(lines));
         }
         Action::Suspend => return vec![FleetEffect::Suspend],
-        Action::Quit => {
+        Action::Quit | Action::Back => {
             m.quit = true;
             return vec![FleetEffect::Quit];
         }
@@ -425,6 +593,97 @@ mod tests {
         assert_eq!(attach_command("%1", None), "tmux attach -t %1");
     }
 
+    /// y and n answer the permission prompt of the selected session's pane, i types
+    /// a prompt for one waiting for input; each only for a session in tmux in that
+    /// state, with a notice saying why not.
+    #[test]
+    fn y_n_and_i_answer_the_selected_session_in_its_pane() {
+        use crate::model::agents::pane::Answer;
+        let mut reg = registry(&[("/p/web", "w1", Attention::WaitingPermission, 2)]);
+        reg.projects[0].sessions[0].tmux_pane = Some("%7".into());
+        let mut m = FleetModel::new(Ok(reg.clone()), PathBuf::from("/r"), now());
+        let want = |answer| {
+            vec![FleetEffect::Answer(AnswerRequest {
+                root: PathBuf::from("/p/web"),
+                session: "w1".into(),
+                pane: "%7".into(),
+                socket: None,
+                answer,
+            })]
+        };
+        assert_eq!(key(&mut m, Key::Char('y')), want(Answer::Approve));
+        assert_eq!(key(&mut m, Key::Char('n')), want(Answer::Deny));
+        update(
+            &mut m,
+            FleetEvent::Answered(Err(
+                "its pane does not show a permission prompt: nothing was sent".into(),
+            )),
+        );
+        assert!(
+            m.notice
+                .as_ref()
+                .unwrap()
+                .text
+                .starts_with("nothing sent: its pane does not show")
+        );
+        // A permission waits: i says so and types nothing.
+        assert!(key(&mut m, Key::Char('i')).is_empty());
+        assert_eq!(m.mode, Mode::Fleet);
+        assert!(
+            m.notice
+                .as_ref()
+                .unwrap()
+                .text
+                .contains("y approves, n denies")
+        );
+        // Waiting for input: i opens the prompt; letters (y and n too) are text.
+        reg.projects[0].sessions[0].attention = Some(Attention::WaitingInput);
+        let mut m = FleetModel::new(Ok(reg.clone()), PathBuf::from("/r"), now());
+        assert!(key(&mut m, Key::Char('y')).is_empty());
+        assert!(
+            m.notice
+                .as_ref()
+                .unwrap()
+                .text
+                .contains("not waiting for a permission")
+        );
+        key(&mut m, Key::Char('i'));
+        assert_eq!(m.mode, Mode::Answer);
+        for c in "run yn".chars() {
+            key(&mut m, Key::Char(c));
+        }
+        key(&mut m, Key::Backspace);
+        assert_eq!(
+            key(&mut m, Key::Enter),
+            vec![FleetEffect::Prompt(PromptRequest {
+                root: PathBuf::from("/p/web"),
+                session: "w1".into(),
+                pane: "%7".into(),
+                socket: None,
+                text: "run y".into(),
+            })]
+        );
+        assert_eq!(m.mode, Mode::Fleet);
+        // Esc cancels; an empty prompt sends nothing.
+        key(&mut m, Key::Char('i'));
+        key(&mut m, Key::Char('x'));
+        assert!(key(&mut m, Key::Esc).is_empty());
+        assert_eq!(m.mode, Mode::Fleet);
+        key(&mut m, Key::Char('i'));
+        assert!(key(&mut m, Key::Enter).is_empty());
+        // Not in tmux: nothing can be sent.
+        reg.projects[0].sessions[0].tmux_pane = None;
+        let mut m = FleetModel::new(Ok(reg), PathBuf::from("/r"), now());
+        assert!(key(&mut m, Key::Char('i')).is_empty());
+        assert!(
+            m.notice
+                .as_ref()
+                .unwrap()
+                .text
+                .contains("does not run in tmux")
+        );
+    }
+
     #[test]
     fn keys_move_open_and_quit_and_the_cursor_stays_on_its_row() {
         let reg = registry(&[
@@ -461,6 +720,18 @@ mod tests {
         );
         key(&mut m, Key::Esc);
         assert_eq!(m.mode, Mode::Fleet);
+        // Esc left the help; the next one only says how to quit, another key forgets
+        // it, and two in a row quit.
+        assert!(key(&mut m, Key::Esc).is_empty() && !m.quit);
+        assert!(
+            m.notice
+                .as_ref()
+                .is_some_and(|n| n.text.contains("Esc again quits"))
+        );
+        key(&mut m, Key::Char('j'));
+        assert!(key(&mut m, Key::Esc).is_empty() && !m.quit);
+        assert_eq!(key(&mut m, Key::Esc), vec![FleetEffect::Quit]);
+        m.quit = false;
         assert_eq!(key(&mut m, Key::Char('q')), vec![FleetEffect::Quit]);
         assert!(m.quit);
     }

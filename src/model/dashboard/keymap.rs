@@ -117,6 +117,14 @@ pub(crate) enum Action {
     /// The fleet list: go to the selected session's tmux pane (inside tmux), or say
     /// the command that attaches to it (outside).
     GoToPane,
+    /// The fleet list: approve the permission prompt the selected session's pane
+    /// shows.
+    Approve,
+    /// The fleet list: deny it.
+    Deny,
+    /// The fleet list: type a prompt for the selected session (Enter sends it to
+    /// its pane).
+    StartPrompt,
 }
 
 /// One key binding: the keys, the mode (and panes) it applies in, the action and its
@@ -227,7 +235,7 @@ pub const KEYMAP: &[Binding] = &[
         &[K::Esc],
         Action::Back,
         "Esc",
-        "clear the filter; with none, quit",
+        "clear the filter; with none, twice quits",
         false,
     ),
     bind(N, &[K::Tab], Action::NextPane, "Tab", "next pane", true),
@@ -314,6 +322,28 @@ pub const KEYMAP: &[Binding] = &[
             "y",
             "sessions: copy the session id",
             true,
+        ),
+    ),
+    bind_in(
+        SESSIONS,
+        bind(
+            N,
+            &[K::Char('p')],
+            Action::Approve,
+            "p",
+            "sessions: approve its tmux pane's permission prompt",
+            true,
+        ),
+    ),
+    bind_in(
+        SESSIONS,
+        bind(
+            N,
+            &[K::Char('n')],
+            Action::Deny,
+            "n",
+            "sessions: deny its tmux pane's permission prompt",
+            false,
         ),
     ),
     bind(
@@ -516,11 +546,36 @@ pub const KEYMAP: &[Binding] = &[
         &[K::Char('t')],
         Action::GoToPane,
         "t",
-        "go to the session's tmux pane (outside tmux: the command that attaches)",
+        "go to the session's tmux pane (or say how to attach)",
         true,
     ),
+    bind(
+        L,
+        &[K::Char('y')],
+        Action::Approve,
+        "y",
+        "approve the permission prompt its pane shows",
+        true,
+    ),
+    bind(
+        L,
+        &[K::Char('n')],
+        Action::Deny,
+        "n",
+        "deny the permission prompt its pane shows",
+        false,
+    ),
+    bind(
+        L,
+        &[K::Char('i')],
+        Action::StartPrompt,
+        "i",
+        "type a prompt for the selected session (Enter sends it to its pane)",
+        false,
+    ),
     bind(L, &[K::Char('?')], Action::ToggleHelp, "?", "help", true),
-    bind(L, &[K::Char('q'), K::Esc], Action::Quit, "q", "quit", true),
+    bind(L, &[K::Char('q')], Action::Quit, "q", "quit", true),
+    bind(L, &[K::Esc], Action::Back, "Esc", "twice: quit", false),
     bind(
         L,
         &[K::Suspend],
@@ -691,10 +746,11 @@ mod tests {
         );
         assert_eq!(action_for(Mode::Help, inbox, Key::Char('r')), None);
         assert_eq!(n(Key::Suspend), Some(Action::Suspend));
-        // The fleet list: Enter opens a project, q and Esc quit, letters are not text.
+        // The fleet list: Enter opens a project, q quits (Esc twice), letters are not text.
         let f = |key| action_for(Mode::Fleet, None, key);
         assert_eq!(f(Key::Enter), Some(Action::OpenProject));
-        assert_eq!(f(Key::Esc), Some(Action::Quit));
+        assert_eq!(f(Key::Esc), Some(Action::Back));
+        assert_eq!(f(Key::Char('q')), Some(Action::Quit));
         assert_eq!(f(Key::Char('j')), Some(Action::Down));
         assert_eq!(f(Key::Char('r')), None);
     }

@@ -78,6 +78,10 @@ pub(crate) enum Mode {
     Fleet,
 }
 
+/// What a first Esc with nothing to leave says (the project dashboard and the
+/// fleet list).
+pub(crate) const ESC_AGAIN: &str = "Esc again quits (q quits at once)";
+
 /// How long a notice stays when no key is pressed.
 pub(crate) const NOTICE_TTL: chrono::Duration = chrono::Duration::seconds(10);
 
@@ -127,6 +131,8 @@ pub(crate) enum Event {
     EditorClosed(Result<(), String>),
     /// Text was sent to the terminal's clipboard (or why not).
     Copied(Result<String, String>),
+    /// A session's pane was answered (what was sent), or why not.
+    PaneAnswered(Result<String, String>),
     /// A blocked Signal was resolved: the task, and the new Signal's path or why not.
     SignalResolved {
         /// The task.
@@ -181,6 +187,9 @@ pub(crate) enum Effect {
     /// Search the handoffs' text for this needle (lowercase); the answer comes back
     /// as [`Event::BodyHits`].
     SearchBodies(String),
+    /// Answer the permission prompt a session's tmux pane shows (once the pane is
+    /// read and shows it).
+    AnswerPane(crate::model::dashboard::fleet::AnswerRequest),
     /// Write the Signal that resolves the blocked Signal in `blocked`.
     ResolveSignal {
         /// The blocked Signal's file.
@@ -223,6 +232,8 @@ pub(crate) struct ContextView {
     pub(crate) since_drop: Option<usize>,
     /// The next level and the turns until it.
     pub(crate) next: Option<(Level, u64)>,
+    /// The account's quota pace, from the session's `rate_limits` readings.
+    pub(crate) pace: Vec<crate::model::session::pace::Pace>,
 }
 
 /// Everything the dashboard shows.
@@ -298,6 +309,9 @@ pub(crate) struct Model {
     pub(crate) demo: bool,
     /// Opened from the fleet list (`forge tui --all`): q and Esc go back to it.
     pub(crate) from_fleet: bool,
+    /// The last key was an Esc that had nothing to leave: another Esc quits (any
+    /// other key forgets it). Esc alone only leaves a mode; `q` quits at once.
+    pub(crate) esc_armed: bool,
 }
 
 impl Model {
@@ -336,6 +350,7 @@ impl Model {
             quit: false,
             demo: false,
             from_fleet: false,
+            esc_armed: false,
         };
         m.refresh_rows();
         m
@@ -406,6 +421,17 @@ impl Model {
             next: pct
                 .zip(growth)
                 .and_then(|(p, g)| trend::turns_to_next(p, g, &self.thresholds)),
+            pace: {
+                use crate::model::session::pace::{Window, from_kept};
+                let now = self.now.timestamp();
+                [
+                    from_kept(Window::FiveHour, &s.quota_5h, now),
+                    from_kept(Window::SevenDay, &s.quota_7d, now),
+                ]
+                .into_iter()
+                .flatten()
+                .collect()
+            },
         })
     }
 

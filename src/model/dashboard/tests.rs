@@ -338,9 +338,21 @@ fn esc_clears_the_filter_first_and_quits_when_there_is_none() {
     assert!(m.filter.blocked_only && m.filter.text.is_empty() && !m.quit);
     press(&mut m, Key::Esc);
     assert!(!m.filter.is_active() && !m.quit);
-    // No filter: Esc quits.
+    // No filter: a first Esc says how to quit; another key forgets it; two quit.
+    assert!(press(&mut m, Key::Esc).is_empty());
+    assert!(!m.quit);
+    assert_eq!(
+        m.notice.as_ref().map(|n| n.text.as_str()),
+        Some("Esc again quits (q quits at once)")
+    );
+    press(&mut m, Key::Char('j'));
+    assert!(press(&mut m, Key::Esc).is_empty() && !m.quit);
     assert_eq!(press(&mut m, Key::Esc), vec![Effect::Quit]);
     assert!(m.quit);
+    // Opened from the fleet list, one Esc goes back to it (it leaves a view).
+    let mut f = model();
+    f.from_fleet = true;
+    assert_eq!(press(&mut f, Key::Esc), vec![Effect::Quit]);
 }
 
 #[test]
@@ -829,4 +841,50 @@ fn the_sessions_cursor_stays_within_a_list_that_shrank() {
         Event::Action(Action::Click(Pane::Sessions, Some(1))),
     );
     assert_eq!(m.selected_session().unwrap().session_id, "input-new");
+}
+
+/// p and n in the sessions pane answer the selected session's permission prompt in
+/// its tmux pane (the loop reads the pane before sending); a session out of tmux,
+/// or one not waiting for a permission, is said, and nothing is asked.
+#[test]
+fn p_and_n_answer_a_sessions_permission_prompt_in_its_pane() {
+    use crate::model::agents::pane::Answer;
+    use crate::model::dashboard::fleet::AnswerRequest;
+    let mut m = with_sessions();
+    for s in &mut m.snapshot.sessions {
+        if s.session_id == "perm-1" {
+            s.tmux_pane = Some("%4".into());
+            s.tmux_socket = Some("/tmp/tmux-1/default".into());
+        }
+    }
+    // Elsewhere than the sessions pane, p does nothing.
+    assert!(press(&mut m, Key::Char('p')).is_empty());
+    while m.focus != Pane::Sessions {
+        press(&mut m, Key::Tab);
+    }
+    assert_eq!(m.selected_session().unwrap().session_id, "perm-1");
+    let want = |answer| {
+        vec![Effect::AnswerPane(AnswerRequest {
+            root: m.snapshot.root.clone(),
+            session: "perm-1".into(),
+            pane: "%4".into(),
+            socket: Some("/tmp/tmux-1/default".into()),
+            answer,
+        })]
+    };
+    let (approve, deny) = (want(Answer::Approve), want(Answer::Deny));
+    assert_eq!(press(&mut m, Key::Char('p')), approve);
+    assert_eq!(press(&mut m, Key::Char('n')), deny);
+    update(
+        &mut m,
+        Event::PaneAnswered(Ok(
+            "approved the permission prompt of %4 (sent Enter)".into()
+        )),
+    );
+    assert!(m.notice.as_ref().unwrap().text.starts_with("approved"));
+    // The next row waits for input, not a permission; and runs outside tmux.
+    press(&mut m, Key::Down);
+    assert!(press(&mut m, Key::Char('p')).is_empty());
+    let n = m.notice.as_ref().unwrap();
+    assert!(n.error && n.text.contains("does not run in tmux"), "{n:?}");
 }

@@ -34,6 +34,13 @@ pub(crate) fn update(m: &mut Model, event: Event) -> Vec<Effect> {
             }
             Vec::new()
         }
+        Event::PaneAnswered(result) => {
+            match result {
+                Ok(what) => say(m, what),
+                Err(why) => warn(m, format!("nothing sent: {why}")),
+            }
+            Vec::new()
+        }
         Event::Copied(result) => {
             match result {
                 Ok(text) => say(
@@ -242,6 +249,8 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
     if !matches!(a, Action::Scroll(..)) {
         m.notice = None;
     }
+    // Any key but a second Esc forgets the first.
+    let esc_armed = std::mem::take(&mut m.esc_armed);
     if m.activity
         && let Some(fx) = in_activity_view(m, a)
     {
@@ -251,8 +260,14 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
         return fx;
     }
     match a {
-        // Esc: a filter goes first; with none, it quits.
+        // Esc: a filter goes first; with none, a first Esc says how to quit and a
+        // second one quits (opened from the fleet list, Esc goes back to it).
         Action::Back if m.filter.is_active() => clear_filters(m),
+        Action::Back if !esc_armed && !m.from_fleet => {
+            m.esc_armed = true;
+            say(m, super::ESC_AGAIN.to_owned());
+            Vec::new()
+        }
         Action::Back | Action::Quit => {
             m.quit = true;
             vec![Effect::Quit]
@@ -303,7 +318,10 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
         | Action::CopyId
         | Action::OpenConversation
         | Action::OpenProject
-        | Action::GoToPane => Vec::new(),
+        | Action::GoToPane
+        | Action::Approve
+        | Action::Deny
+        | Action::StartPrompt => Vec::new(),
     }
 }
 
@@ -342,6 +360,7 @@ fn pane_own_keys(m: &mut Model, a: Action) -> Option<Vec<Effect>> {
             dismiss_session(m);
             Some(Vec::new())
         }
+        Action::Approve | Action::Deny if sessions => Some(answer_session(m, a)),
         // Never control characters into a clipboard (a paste could run them), and
         // quoted for a shell: a file name a repository ships (`…$(curl …|sh)….md`)
         // pasted into a terminal runs nothing.
@@ -358,6 +377,40 @@ fn pane_own_keys(m: &mut Model, a: Action) -> Option<Vec<Effect>> {
                 .collect(),
         ),
         _ => None,
+    }
+}
+
+/// p and n in the sessions pane: answer the selected session's permission prompt
+/// in its tmux pane (the loop reads the pane first), or say why not.
+fn answer_session(m: &mut Model, a: Action) -> Vec<Effect> {
+    use crate::model::agents::pane::Answer;
+    use crate::model::session::state::Attention;
+    let Some(s) = m.selected_session() else {
+        return Vec::new();
+    };
+    let req = match (&s.tmux_pane, s.attention) {
+        (None, _) => Err("this session does not run in tmux: answer it where it runs"),
+        (Some(_), a) if a != Some(Attention::WaitingPermission) => {
+            Err("this session is not waiting for a permission")
+        }
+        (Some(pane), _) => Ok(crate::model::dashboard::fleet::AnswerRequest {
+            root: m.snapshot.root.clone(),
+            session: s.session_id.clone(),
+            pane: pane.clone(),
+            socket: s.tmux_socket.clone(),
+            answer: if a == Action::Approve {
+                Answer::Approve
+            } else {
+                Answer::Deny
+            },
+        }),
+    };
+    match req {
+        Ok(r) => vec![Effect::AnswerPane(r)],
+        Err(why) => {
+            warn(m, why.to_owned());
+            Vec::new()
+        }
     }
 }
 

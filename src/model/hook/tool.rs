@@ -108,6 +108,12 @@ pub(crate) fn pre_tool_use(
                 tool: tool.unwrap_or("?").to_owned(),
                 reason,
             });
+            // A call held back runs nothing and edits nothing: it takes no baseline
+            // and marks no edit (the retry does, when it runs). Otherwise a commit
+            // another shell makes before the session ends would count as the
+            // session's, and set the learn flag.
+            edit.baseline = Baseline::Keep;
+            edit.files_edited = false;
             plan.bridge = (f.session.id.is_some() && !edit.is_empty()).then_some(edit);
             return plan;
         }
@@ -218,10 +224,14 @@ mod tests {
         let plan = pre_tool_use(&f, &payload("Bash"), now());
         assert!(plan.stdout.contains("\"permissionDecision\":\"deny\""));
         assert!(plan.stdout.contains("Re-read src/lib.rs first"));
-        // Held back: not busy, but the turn's baseline is still taken.
-        let edit = plan.bridge.unwrap();
-        assert_eq!(edit.touch, None);
-        assert_eq!(edit.baseline, Baseline::First("fp".into()));
+        // Held back: not busy, and it ran nothing: no baseline (the retry takes it),
+        // so a commit in another shell before the session ends is not the session's.
+        assert_eq!(plan.bridge, None);
+        let mut edit_call = f.clone();
+        edit_call.edits_project = true;
+        let plan = pre_tool_use(&edit_call, &payload("Edit"), now());
+        assert!(plan.stdout.contains("\"permissionDecision\":\"deny\""));
+        assert_eq!(plan.bridge, None, "a held-back edit edited nothing");
 
         let mut f = facts(Some(Attention::Busy));
         f.marker_armed = true;

@@ -17,6 +17,7 @@ pub(crate) mod conversation;
 pub(crate) mod dirty;
 pub(crate) mod learn;
 pub(crate) mod level;
+pub mod pace;
 pub(crate) mod record;
 pub(crate) mod session_id;
 pub mod state;

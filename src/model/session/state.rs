@@ -327,6 +327,14 @@ pub(crate) struct SessionBridge {
     /// reading that differs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) compacted_from: Option<Reading>,
+    /// The status line's readings of `rate_limits.five_hour` in its current window
+    /// (oldest first; a new window drops the old one's), for the quota pace
+    /// ([`crate::model::session::pace`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) quota_5h: Vec<crate::model::session::pace::QuotaReading>,
+    /// The same for `rate_limits.seven_day`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) quota_7d: Vec<crate::model::session::pace::QuotaReading>,
     /// Last update of this file (ISO 8601 UTC).
     pub(crate) updated_at: Option<String>,
 }
