@@ -278,10 +278,13 @@ fn never_for_the_pane_the_person_is_looking_at() {
     );
 }
 
-/// OSC 9 to the controlling terminal: the hook runs on a pty (script(1)), whose
-/// typescript holds every byte written to it.
+/// OSC 9 to the client's terminal: the hook runs on a pty (script(1)), whose
+/// typescript holds every byte written to it, as the client's own process
+/// (`CLAUDE_PID`, whose stderr is the pty). The same hook without `CLAUDE_PID` has
+/// only a controlling terminal — a person's or a test runner's, never the client's
+/// (the real client gives hooks none) — and writes nothing to it.
 #[test]
-fn osc_9_goes_to_the_controlling_terminal() {
+fn osc_9_goes_to_the_clients_terminal_and_never_to_a_hooks_controlling_one() {
     if std::process::Command::new("script")
         .arg("-V")
         .output()
@@ -302,41 +305,55 @@ fn osc_9_goes_to_the_controlling_terminal() {
             .to_string(),
     )
     .unwrap();
-    let typescript = p.dir.path().join("typescript");
     let bin = assert_cmd::cargo::cargo_bin("forge");
-    let out = std::process::Command::new("script")
-        .args(["-qec"])
-        .arg(format!(
-            "{} hook PermissionRequest < {} > /dev/null",
-            bin.display(),
-            payload.display()
-        ))
-        .arg(&typescript)
-        .current_dir(&p.root)
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .env("HOME", &p.home)
-        .env("XDG_CONFIG_HOME", &p.xdg)
-        .env("XDG_STATE_HOME", p.state())
-        .env("TERM_PROGRAM", "iTerm.app")
-        .env("TERM", "xterm-256color")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let written = std::fs::read(&typescript).unwrap();
-    let text = String::from_utf8_lossy(&written);
+    let on_a_pty = |client: bool, typescript: &Path| {
+        let pid = if client { "CLAUDE_PID=$$ " } else { "" };
+        let out = std::process::Command::new("script")
+            .args(["-qec"])
+            .arg(format!(
+                "{pid}exec {} hook PermissionRequest < {} > /dev/null",
+                bin.display(),
+                payload.display()
+            ))
+            .arg(typescript)
+            .current_dir(&p.root)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", &p.home)
+            .env("XDG_CONFIG_HOME", &p.xdg)
+            .env("XDG_STATE_HOME", p.state())
+            .env("TERM_PROGRAM", "iTerm.app")
+            .env("TERM", "xterm-256color")
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&std::fs::read(typescript).unwrap()).into_owned()
+    };
+    // Without CLAUDE_PID: no terminal of the client's, nothing on the pty.
+    let text = on_a_pty(false, &p.dir.path().join("typescript-none"));
+    assert!(!text.contains("\x1b]9;"), "{text:?}");
+    let o = alert_outcomes(&p);
+    assert_eq!(o[0]["kind"], "alert_failed", "{o:?}");
+    assert!(
+        o[0]["why"].as_str().unwrap().contains("no terminal"),
+        "{o:?}"
+    );
+    // A new prompt forgets the debounce, as the client's next tool call would.
+    hook(&p, "PreToolUse", json!({"tool_name": "Read"}), &[]);
+    let text = on_a_pty(true, &p.dir.path().join("typescript"));
     let project = p.root.file_name().unwrap().to_string_lossy().into_owned();
     let want = format!(
         "\x1b]9;forge · {project}: session 3f0c2a9e asks permission for Bash — answer it in its pane or from forge tui\x07"
     );
     assert!(text.contains(&want), "{text:?}");
     let o = alert_outcomes(&p);
-    assert_eq!(o[0]["via"], "osc9", "{o:?}");
+    assert_eq!(o.last().unwrap()["via"], "osc9", "{o:?}");
 }
 
 /// Inside tmux the escape goes through tmux's passthrough (`\ePtmux;…\e\\`, ESC
-/// doubled): what the pane's program wrote, read with `pipe-pane`. foot's OSC 777
+/// doubled): what the pane's program wrote, read with `pipe-pane`; the pane's shell
+/// stands for the client (`CLAUDE_PID`). foot's OSC 777
 /// (`TERM=foot` is the terminal outside; here `[alerts] via = "osc777"`).
 #[test]
 fn osc_777_goes_through_tmux_passthrough() {
@@ -361,7 +378,7 @@ fn osc_777_goes_through_tmux_passthrough() {
     let go = p.dir.path().join("go");
     let bin = assert_cmd::cargo::cargo_bin("forge");
     let command = format!(
-        "cd {root} && while [ ! -e {go} ]; do sleep 0.05; done; env HOME={home} XDG_CONFIG_HOME={xdg} \
+        "cd {root} && while [ ! -e {go} ]; do sleep 0.05; done; env CLAUDE_PID=$$ HOME={home} XDG_CONFIG_HOME={xdg} \
          XDG_STATE_HOME={state} NO_COLOR=1 {bin} hook PermissionRequest < {payload} > /dev/null; sleep 30",
         root = p.root.display(),
         go = go.display(),

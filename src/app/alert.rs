@@ -49,8 +49,27 @@ pub(crate) fn resolved(env: &Env, via: AlertVia) -> AlertVia {
     delivery(via, &place(env))
 }
 
+/// Which terminal a terminal alert (OSC 9/777, the bell) may be written to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Reach {
+    /// Only the terminal the client writes to (`$CLAUDE_PID`'s): a hook's. The real
+    /// client gives hooks no controlling terminal, so a hook that has one was started
+    /// by something else — a person by hand, a test runner — and an alert meant for
+    /// the client's screen must not ring there.
+    Client,
+    /// The controlling terminal first, then the client's: a command the person (or
+    /// an agent's tool call) ran, such as `forge alerts test` or `forge signal`.
+    #[default]
+    Controlling,
+}
+
 /// Sends `alert` by `via` (resolved); `Ok` with how it went, `Err` why not.
-pub(crate) fn deliver(env: &Env, via: AlertVia, alert: &Alert) -> Result<AlertVia, String> {
+pub(crate) fn deliver(
+    env: &Env,
+    via: AlertVia,
+    alert: &Alert,
+    reach: Reach,
+) -> Result<AlertVia, String> {
     let how = resolved(env, via);
     match how {
         AlertVia::NotifySend => {
@@ -74,7 +93,7 @@ pub(crate) fn deliver(env: &Env, via: AlertVia, alert: &Alert) -> Result<AlertVi
         }
         AlertVia::Auto | AlertVia::Osc9 | AlertVia::Osc777 | AlertVia::Bell => {
             let bytes = terminal_bytes(how, alert, env.tmux).unwrap_or_default();
-            write_tty(env, bytes.as_bytes())?;
+            write_tty(env, bytes.as_bytes(), reach)?;
         }
     }
     Ok(how)
@@ -111,9 +130,12 @@ fn run(mut cmd: Cmd, name: &str) -> Result<(), String> {
 /// without a controlling terminal (seen with 2.1.330: `/dev/tty` is ENXIO), so the
 /// tty of `$CLAUDE_PID`'s stdout, stderr or stdin (a `/dev/pts/N` or `/dev/ttyN`,
 /// the pane's inside tmux).
-fn write_tty(env: &Env, bytes: &[u8]) -> Result<(), String> {
+fn write_tty(env: &Env, bytes: &[u8], reach: Reach) -> Result<(), String> {
     let mut tried = Vec::new();
-    let mut candidates = vec![std::path::PathBuf::from("/dev/tty")];
+    let mut candidates = Vec::new();
+    if reach == Reach::Controlling {
+        candidates.push(std::path::PathBuf::from("/dev/tty"));
+    }
     if let Some(pid) = env.claude_pid {
         for fd in [1, 2, 0] {
             if let Ok(target) = std::fs::read_link(format!("/proc/{pid}/fd/{fd}"))
@@ -184,6 +206,8 @@ pub(crate) struct Pane {
     pub(crate) id: Option<String>,
     /// Its server's socket.
     pub(crate) socket: Option<String>,
+    /// Which terminal a terminal alert may go to.
+    pub(crate) reach: Reach,
 }
 
 /// Alerts the person for `reason` unless debounced, in view or off: the outcome
@@ -227,7 +251,7 @@ pub(crate) fn send(
         return skipped(format!("its tmux pane {id} is the one you are looking at"));
     }
     let alert = compose(reason, who, detail);
-    let outcome = match deliver(env, cfg.via, &alert) {
+    let outcome = match deliver(env, cfg.via, &alert, pane.reach) {
         Ok(via) => Outcome::AlertSent {
             reason: reason.name().to_owned(),
             via: via.name().to_owned(),

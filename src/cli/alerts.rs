@@ -67,7 +67,12 @@ pub(crate) fn run(args: &AlertsArgs, env: &Env) -> anyhow::Result<ExitCode> {
                 title: format!("forge · {project}"),
                 body: "a test alert from `forge alerts test` — nothing to do".to_owned(),
             };
-            let outcome = match crate::app::alert::deliver(env, cfg.via, &alert) {
+            let outcome = match crate::app::alert::deliver(
+                env,
+                cfg.via,
+                &alert,
+                crate::app::alert::Reach::Controlling,
+            ) {
                 Ok(via) => Outcome::AlertSent {
                     reason: "test".to_owned(),
                     via: via.name().to_owned(),

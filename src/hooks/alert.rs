@@ -7,7 +7,7 @@
 
 use super::call::Call;
 use super::event::HookEvent;
-use crate::app::alert::{Pane, forget, send};
+use crate::app::alert::{Pane, Reach, forget, send};
 use crate::model::agents::alert::{Who, reason_of};
 use crate::model::session::state::SessionBridge;
 
@@ -52,6 +52,8 @@ pub(super) fn after(call: &Call, event: &HookEvent, bridge: Option<&SessionBridg
     let pane = Pane {
         id: who.pane.clone(),
         socket: bridge.and_then(|b| b.tmux_socket.clone()).or(env_socket),
+        // A hook writes a terminal alert to the client's terminal only.
+        reach: Reach::Client,
     };
     let detail = match event {
         HookEvent::Notification { .. } => wire.message.as_deref(),
