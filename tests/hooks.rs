@@ -577,6 +577,69 @@ fn the_learn_flag_is_set_by_what_the_session_changed_not_by_another_terminal() {
     );
 }
 
+/// A command the person refuses at the client's permission prompt never ran: when
+/// another terminal commits while that session's turn ends (Stop, or SessionEnd as
+/// it exits), the change is not the session's and sets no learn flag. A turn with
+/// one refused and one run command still counts. The refusal is the record the
+/// client writes (from a real 2.1.38 transcript, `tests/fixtures/real-transcripts/short.jsonl`).
+#[test]
+fn a_command_the_person_refused_is_no_change_of_the_sessions() {
+    let p = TestProject::new();
+    let flag = p.forge_dir().join("logs/learn-pending");
+    hook(
+        &p,
+        "SessionStart",
+        p.payload("hooks/SessionStart-startup.json"),
+    );
+    let bash = |id: &str| with(&pre_tool(&p, "Bash"), json!({"tool_use_id": id}));
+    let refused = |id: &str| {
+        json!({"type":"user","message":{"role":"user","content":[{"type":"tool_result",
+            "content":"The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.",
+            "is_error":true,"tool_use_id":id}]},"toolUseResult":"User rejected tool use"})
+    };
+    let ran = |id: &str| {
+        json!({"type":"user","message":{"role":"user","content":[{"tool_use_id":id,"type":"tool_result",
+            "content":"done","is_error":false}]},"toolUseResult":{"stdout":"done","stderr":"","interrupted":false}})
+    };
+    let commit_elsewhere = |name: &str| {
+        p.write(name, "theirs\n");
+        common::git(&p.root, &["add", "-A"]);
+        common::git(&p.root, &["commit", "-qm", "from another terminal"]);
+    };
+    // The session asks to run a command; the person refuses it; another terminal
+    // commits; the session exits.
+    hook(&p, "PreToolUse", bash("toolu_01refused"));
+    write_transcript(
+        &p,
+        &[
+            tool_call("Bash", json!({"command": "make"})),
+            refused("toolu_01refused"),
+        ],
+    );
+    commit_elsewhere("theirs.txt");
+    hook(&p, "SessionEnd", p.payload("hooks/SessionEnd.json"));
+    assert!(
+        !flag.exists(),
+        "a refused command's turn took another terminal's commit"
+    );
+    // The same at Stop.
+    hook(&p, "PreToolUse", bash("toolu_02refused"));
+    write_transcript(&p, &[refused("toolu_02refused")]);
+    commit_elsewhere("theirs2.txt");
+    hook(&p, "Stop", p.payload("hooks/Stop.json"));
+    assert!(
+        !flag.exists(),
+        "a refused command's turn took another terminal's commit"
+    );
+    // One refused, one that ran: the change counts as the session's.
+    hook(&p, "PreToolUse", bash("toolu_03refused"));
+    hook(&p, "PreToolUse", bash("toolu_04ran"));
+    write_transcript(&p, &[refused("toolu_03refused"), ran("toolu_04ran")]);
+    commit_elsewhere("theirs3.txt");
+    hook(&p, "Stop", p.payload("hooks/Stop.json"));
+    assert!(flag.exists(), "a command that ran did not count");
+}
+
 #[test]
 fn without_a_status_line_reading_the_context_comes_from_the_transcript() {
     // Print mode (`claude -p`) never runs the status line (docs/client-reference.md §9.1 #11).

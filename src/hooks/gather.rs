@@ -65,7 +65,10 @@ pub(super) fn turn(call: &Call, stop: Option<bool>) -> TurnFacts {
         _ => None,
     };
     let git = finish_git(call, pending);
+    let commands_refused =
+        !learn.set && commands_refused(call, session.bridge.as_ref(), git.cache.as_ref());
     TurnFacts {
+        commands_refused,
         session,
         settings: call.settings.clone(),
         git: git.cache,
@@ -302,6 +305,26 @@ fn take_compaction_marker(call: &Call) -> Option<Vec<String>> {
 fn rereading(call: &Call) -> bool {
     call.session_id()
         .is_some_and(|sid| call.paths.reread_started(sid).exists())
+}
+
+/// Whether the person refused every command of the turn at the client's prompt,
+/// looked for in the transcript only when it decides something: the tree changed
+/// since the turn's command baseline and that change would otherwise be the
+/// session's (no edit of its own, the calls' ids known).
+fn commands_refused(call: &Call, bridge: Option<&SessionBridge>, git: Option<&GitCache>) -> bool {
+    let Some(b) = bridge else {
+        return false;
+    };
+    let changed = b
+        .command_baseline
+        .as_deref()
+        .zip(git)
+        .is_some_and(|(base, git)| git.fingerprint() != base);
+    if !changed || b.files_edited || b.command_calls.is_empty() {
+        return false;
+    }
+    transcript_path(call, bridge)
+        .is_some_and(|p| store::transcript::every_command_refused(Path::new(&p), &b.command_calls))
 }
 
 /// The learn flag, and whether a `learned-*.md` is newer than it.

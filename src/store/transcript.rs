@@ -61,6 +61,20 @@ fn read_tail(file: &mut File, len: u64, max: u64) -> io::Result<(String, bool)> 
     Ok((text, cut))
 }
 
+/// Whether the end of the transcript at `path` (its last [`TAIL_MAX`] bytes) shows
+/// every one of the command calls `ids` refused by the person
+/// ([`crate::model::session::learn::every_command_refused`]). A file that cannot be
+/// read shows nothing.
+pub(crate) fn every_command_refused(path: &Path, ids: &[String]) -> bool {
+    let Ok((mut file, meta)) = safe::open_read_meta(path, Follow::Yes) else {
+        return false;
+    };
+    let Ok((text, _)) = read_tail(&mut file, meta.len(), TAIL_MAX) else {
+        return false;
+    };
+    crate::model::session::learn::every_command_refused(text.lines(), ids)
+}
+
 /// The current context size from the end of the transcript at `path`. A missing or
 /// empty file gives [`TailScan::Nothing`].
 pub(crate) fn tail_context(path: &Path) -> TailScan {

@@ -28,6 +28,9 @@ pub(crate) struct BridgeEdit {
     pub(crate) files_edited: bool,
     /// The turn's command baseline.
     pub(crate) baseline: Baseline,
+    /// A command (Bash) call's id, kept with the baseline (see
+    /// [`SessionBridge::command_calls`]).
+    pub(crate) command_call: Option<String>,
     /// The threshold handoff is re-armed: `threshold_crossed_at` goes.
     pub(crate) threshold_rearmed: bool,
     /// A handoff was written now (ISO 8601 UTC).
@@ -148,6 +151,19 @@ impl BridgeEdit {
             && b.command_baseline.is_none()
         {
             b.command_baseline = Some(fp.clone());
+            b.command_calls.clear();
+            changed = true;
+        }
+        if let Some(id) = &self.command_call
+            && b.command_baseline.is_some()
+            && !b.command_calls.contains(id)
+        {
+            if b.command_calls.len() < crate::model::session::state::COMMAND_CALLS_MAX {
+                b.command_calls.push(id.clone());
+            } else {
+                // Too many to follow: the turn counts as having run a command.
+                b.command_calls.clear();
+            }
             changed = true;
         }
         if self.threshold_rearmed {
@@ -166,6 +182,7 @@ impl BridgeEdit {
         }
         if self.baseline == Baseline::Clear {
             b.command_baseline = None;
+            b.command_calls.clear();
         }
         if b.dirty_at_start.is_none() && self.dirty_at_start.is_some() {
             b.dirty_at_start = self.dirty_at_start;

@@ -80,6 +80,10 @@ pub(crate) fn pre_tool_use(
     let mut edit = BridgeEdit {
         files_edited: f.edits_project,
         baseline: f.baseline.clone().map_or(Baseline::Keep, Baseline::First),
+        command_call: payload
+            .tool_use_id
+            .clone()
+            .filter(|_| payload.tool_name.as_deref() == Some(COMMAND_TOOL)),
         ..BridgeEdit::default()
     };
     let tool = payload.tool_name.as_deref();
@@ -113,6 +117,7 @@ pub(crate) fn pre_tool_use(
             // another shell makes before the session ends would count as the
             // session's, and set the learn flag.
             edit.baseline = Baseline::Keep;
+            edit.command_call = None;
             edit.files_edited = false;
             plan.bridge = (f.session.id.is_some() && !edit.is_empty()).then_some(edit);
             return plan;

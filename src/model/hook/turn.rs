@@ -33,6 +33,10 @@ pub(crate) struct TurnFacts {
     pub(crate) transcript: Option<TailScan>,
     /// The learn flag.
     pub(crate) learn: LearnFlag,
+    /// The person refused every command of the turn at the client's prompt (read
+    /// from the transcript only when the tree changed since the turn's baseline):
+    /// none ran, so that change is not the session's.
+    pub(crate) commands_refused: bool,
     /// Stop: the files to re-read, when this call took the session's re-read marker
     /// (see [`stop_takes_marker`]).
     pub(crate) reread: Option<Vec<String>>,
@@ -214,7 +218,9 @@ fn end_of_turn(
             });
             edit.rebase_learning = Some(f.git.clone());
         }
-    } else if let Some(why) = crate::model::session::learn::changed_files_why(bridge, git) {
+    } else if !f.commands_refused
+        && let Some(why) = crate::model::session::learn::changed_files_why(bridge, git)
+    {
         plan.then(Effect::SetLearnFlag {
             why: format!("{why}: the next session is reminded to run /forge-learn"),
         });

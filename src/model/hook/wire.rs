@@ -34,6 +34,9 @@ pub(crate) struct WireHookInput {
     pub(crate) message: Option<String>,
     /// Tool events' `tool_name`.
     pub(crate) tool_name: Option<String>,
+    /// Tool events' `tool_use_id`: the call's id, which its result in the
+    /// transcript names.
+    pub(crate) tool_use_id: Option<String>,
     /// The file a tool works on: `tool_input.file_path` (or `notebook_path`). Only
     /// its name is kept, never the input's content.
     pub(crate) tool_file: Option<String>,
@@ -64,6 +67,7 @@ impl WireHookInput {
     pub(crate) fn from_value(v: &Value) -> Self {
         Self {
             session_id: text(v, "session_id"),
+            tool_use_id: text(v, "tool_use_id").filter(|id| id.len() <= 128),
             transcript_path: text(v, "transcript_path"),
             cwd: text(v, "cwd"),
             hook_event_name: text(v, "hook_event_name"),

@@ -53,6 +53,58 @@ pub(crate) fn rebase(b: &mut SessionBridge, git: Option<&GitCache>) -> bool {
     changed
 }
 
+/// What the client writes as the result of a tool call the person refused at its
+/// permission prompt (the record's `toolUseResult`; seen in real 2.1.38 transcripts).
+const REFUSED_RESULT: &str = "User rejected tool use";
+/// The start of that result's text, as the model reads it.
+const REFUSED_TEXT: &str = "The user doesn't want to proceed with this tool use";
+
+/// Whether the transcript `lines` show every one of the command calls `ids` refused
+/// by the person (none of them ran, so a change of the work tree in the turn is not
+/// the session's). `false` when `ids` is empty or any call's result is missing or
+/// is not a refusal: then the turn counts as having run a command.
+pub(crate) fn every_command_refused<'a>(
+    lines: impl Iterator<Item = &'a str>,
+    ids: &[String],
+) -> bool {
+    if ids.is_empty() {
+        return false;
+    }
+    let mut refused = vec![false; ids.len()];
+    for line in lines {
+        if !line.contains("tool_result") || !ids.iter().any(|id| line.contains(id.as_str())) {
+            continue;
+        }
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let Some(content) = v.pointer("/message/content").and_then(|c| c.as_array()) else {
+            continue;
+        };
+        let record_refused =
+            v.get("toolUseResult").and_then(|r| r.as_str()) == Some(REFUSED_RESULT);
+        for block in content {
+            let Some(id) = block.get("tool_use_id").and_then(|i| i.as_str()) else {
+                continue;
+            };
+            let Some(at) = ids.iter().position(|x| x == id) else {
+                continue;
+            };
+            let text = match block.get("content") {
+                Some(serde_json::Value::String(t)) => t.as_str(),
+                Some(serde_json::Value::Array(parts)) => parts
+                    .first()
+                    .and_then(|p| p.get("text"))
+                    .and_then(|t| t.as_str())
+                    .unwrap_or(""),
+                _ => "",
+            };
+            refused[at] = record_refused || text.starts_with(REFUSED_TEXT);
+        }
+    }
+    refused.iter().all(|r| *r)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,5 +169,43 @@ mod tests {
         // Nothing to compare: nothing is claimed.
         assert_eq!(changed_files_why(None, Some(&start)), None);
         assert_eq!(changed_files_why(Some(&ran), None), None);
+    }
+
+    #[test]
+    fn a_turn_whose_every_command_the_person_refused_ran_none() {
+        // A refusal as the client writes it (a real 2.1.38 transcript's record).
+        let refused = |id: &str| {
+            format!(
+                r#"{{"type":"user","message":{{"role":"user","content":[{{"type":"tool_result","content":"The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.","is_error":true,"tool_use_id":"{id}"}}]}},"toolUseResult":"User rejected tool use"}}"#
+            )
+        };
+        let ran = |id: &str| {
+            format!(
+                r#"{{"type":"user","message":{{"role":"user","content":[{{"tool_use_id":"{id}","type":"tool_result","content":"ok","is_error":false}}]}},"toolUseResult":{{"stdout":"ok","stderr":"","interrupted":false}}}}"#
+            )
+        };
+        let ids = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let one = [refused("toolu_a")].join("\n");
+        assert!(every_command_refused(one.lines(), &ids(&["toolu_a"])));
+        // One refused, one ran: a command ran.
+        let both = [refused("toolu_a"), ran("toolu_b")].join("\n");
+        assert!(!every_command_refused(
+            both.lines(),
+            &ids(&["toolu_a", "toolu_b"])
+        ));
+        // A call whose result is not in the lines read: it may have run.
+        assert!(!every_command_refused(
+            one.lines(),
+            &ids(&["toolu_a", "toolu_c"])
+        ));
+        // No calls known: nothing to say.
+        assert!(!every_command_refused(one.lines(), &[]));
+        // Garbage lines are passed over.
+        let noisy = [
+            "not json tool_result toolu_a".to_owned(),
+            refused("toolu_a"),
+        ]
+        .join("\n");
+        assert!(every_command_refused(noisy.lines(), &ids(&["toolu_a"])));
     }
 }

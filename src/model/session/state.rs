@@ -237,6 +237,10 @@ pub(crate) fn resume_decision(
     }
 }
 
+/// At most this many of a turn's command ids are kept ([`SessionBridge::command_calls`]);
+/// past it the newest is not recorded, and the turn counts as having run a command.
+pub(crate) const COMMAND_CALLS_MAX: usize = 32;
+
 /// `logs/sessions/<session_id>.json`: what the statusline and hooks know of a session.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -283,6 +287,12 @@ pub(crate) struct SessionBridge {
     /// ([`crate::model::session::learn`]). `None`: no command ran in this turn.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) command_baseline: Option<String>,
+    /// The ids (`tool_use_id`) of this turn's commands (Bash calls) since the
+    /// baseline, at most [`COMMAND_CALLS_MAX`]: when the person refused every one at
+    /// the client's prompt, none ran, and a change of the tree is not the session's.
+    /// Cleared with the baseline.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) command_calls: Vec<String>,
     /// The session ran a file-editing tool (Edit, Write, MultiEdit, NotebookEdit) on
     /// a file of the project since its baseline.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
