@@ -3579,7 +3579,9 @@ fn a_permission_prompt_alert_reaches_the_clients_terminal_through_tmux() {
 
 /// The project dashboard's sessions pane answers the same prompt: Tab to it, `p`
 /// reads the client's pane, sees its permission prompt, approves it; the client runs
-/// the tool.
+/// the tool. Then `i` types the next prompt once the turn is over (the client
+/// submits it), and `t` switches a tmux client attached to the dashboard to the
+/// session's pane — as the fleet list's y, i and t do.
 #[test]
 fn the_project_dashboard_approves_a_permission_prompt_from_its_sessions_pane() {
     let Some(mut w) =
@@ -3658,4 +3660,100 @@ fn the_project_dashboard_approves_a_permission_prompt_from_its_sessions_pane() {
     wait_until("the client runs the approved tool", || {
         w.root.join("made.txt").is_file()
     });
+    let sid = w.session_of("SessionStart:startup");
+    let logged = |kind: &str| {
+        w.events()
+            .into_iter()
+            .filter(|e| e["event"] == "forge tui")
+            .flat_map(|e| e["outcomes"].as_array().cloned().unwrap_or_default())
+            .filter(|o| o["kind"] == kind)
+            .count()
+    };
+    assert!(logged("pane_answered") >= 1);
+
+    // The turn is over: i in the sessions pane types the next prompt into the
+    // client's pane (read first: it shows the empty prompt); the client takes it as
+    // the person's.
+    w.wait_events("Stop", 1);
+    let prompts = w.count_events("UserPromptSubmit");
+    poll(harness::WAIT, || {
+        let s = w.tmux_run(&["capture-pane", "-p", "-t", "dash"]).ok()?;
+        (s.contains("input") && !s.contains("permission")).then_some(())
+    })
+    .expect("the sessions pane shows the session waiting for input");
+    w.tmux_run(&["send-keys", "-t", "dash", "i"]).unwrap();
+    poll(harness::WAIT, || {
+        let s = w.tmux_run(&["capture-pane", "-p", "-t", "dash"]).ok()?;
+        s.contains(&format!("prompt {}:", &sid[..8])).then_some(())
+    })
+    .expect("the footer takes the prompt");
+    w.tmux_run(&[
+        "send-keys",
+        "-t",
+        "dash",
+        "-l",
+        "from the project dashboard",
+    ])
+    .unwrap();
+    w.tmux_run(&["send-keys", "-t", "dash", "Enter"]).unwrap();
+    let said = poll(harness::WAIT, || {
+        let s = w.tmux_run(&["capture-pane", "-p", "-t", "dash"]).ok()?;
+        (s.contains("sent the prompt") || s.contains("nothing sent")).then_some(s)
+    })
+    .expect("the dashboard says what it sent");
+    assert!(
+        said.contains("sent the prompt to %") && said.contains("(26 characters)"),
+        "{said}\nthe client's pane: {}",
+        w.screen()
+    );
+    w.wait_events("UserPromptSubmit", prompts + 1);
+    let sent = w
+        .events()
+        .into_iter()
+        .filter(|e| e["event"] == "forge tui")
+        .find(|e| e["outcomes"][0]["kind"] == "pane_prompted")
+        .expect("the prompt in the event log");
+    assert_eq!(sent["session"], sid.as_str(), "{sent}");
+    assert_eq!(sent["outcomes"][0]["chars"], 26, "{sent}");
+    assert_eq!(logged("pane_refused"), 0);
+
+    // t goes to the session's pane: a tmux client attached to the dashboard's
+    // session (nested in a third session) is switched to the client's.
+    let socket = w
+        .tmux_run(&["display-message", "-p", "#{socket_path}"])
+        .unwrap();
+    let viewer = format!(
+        "env -u TMUX tmux -S {} attach -t dash",
+        sh_quote(socket.trim())
+    );
+    w.tmux_run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "viewer",
+        "-x",
+        "140",
+        "-y",
+        "40",
+        &viewer,
+    ])
+    .unwrap();
+    let on = |w: &World| {
+        w.tmux_run(&["list-clients", "-F", "#{client_session}"])
+            .unwrap_or_default()
+    };
+    poll(harness::WAIT, || on(&w).contains("dash").then_some(()))
+        .expect("a client attached to the dashboard's session");
+    w.tmux_run(&["send-keys", "-t", "dash", "t"]).unwrap();
+    let said = poll(harness::WAIT, || {
+        let s = w.tmux_run(&["capture-pane", "-p", "-t", "dash"]).ok()?;
+        (s.contains("switched to") || s.contains("could not go there")).then_some(s)
+    })
+    .expect("the dashboard says where it went");
+    assert!(said.contains("switched to e2e:"), "{said}");
+    assert_eq!(
+        on(&w).trim(),
+        "e2e",
+        "the client is on the client's session now"
+    );
 }

@@ -28,7 +28,9 @@ use crate::tui::{self, Session, demo};
 /// With --all it opens on the fleet: every registered project's live sessions, most
 /// urgent first (from $XDG_STATE_HOME/forge/projects.json, which the hooks keep);
 /// Enter opens that project's dashboard, q or Esc there comes back; y and n answer
-/// the permission prompt a session's tmux pane shows, i types its next prompt.
+/// the permission prompt a session's tmux pane shows, i types its next prompt, t goes
+/// to its pane. A project's dashboard has the same in its sessions pane (p approves
+/// there, as y copies the session id).
 #[derive(clap::Args, Debug)]
 #[command(
     after_help = "Examples:\n  forge tui                      # this project, live\n  \

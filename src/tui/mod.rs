@@ -257,6 +257,13 @@ pub(crate) fn initial_model(paths: &Paths, env: &Env, git: GitSource) -> Model {
     let mut m = Model::new(snap, config.context.thresholds(), env.now);
     m.stale_after = config.attention.stale_after();
     m.untrusted_keys = untrusted_keys;
+    // Inside tmux, `t` in the sessions pane switches this client to a session's
+    // pane (on this server); outside, it says how to attach.
+    m.tmux = env.tmux.then(|| {
+        env.tmux_socket
+            .as_ref()
+            .and_then(|p| p.to_str().map(str::to_owned))
+    });
     m
 }
 
@@ -291,6 +298,14 @@ pub(crate) fn run_effects(model: &mut Model, s: &Session, effects: Vec<Effect>) 
             Effect::AnswerPane(req) => {
                 let result = crate::app::fleet::answer_pane(&s.env, &req);
                 dashboard::update(model, Event::PaneAnswered(result))
+            }
+            Effect::PromptPane(req) => {
+                let result = crate::app::fleet::prompt_pane(&s.env, &req);
+                dashboard::update(model, Event::PaneAnswered(result))
+            }
+            Effect::SwitchToPane { pane, socket } => {
+                let result = crate::app::fleet::switch_to_pane(&s.env, &pane, socket.as_deref());
+                dashboard::update(model, Event::Switched(result))
             }
             Effect::ResolveSignal { blocked, answer } => {
                 let task = model

@@ -268,7 +268,9 @@ impl App for ProjectApp<'_> {
                 Effect::LoadPreview(_)
                 | Effect::WritePendingResume(_)
                 | Effect::ResolveSignal { .. }
-                | Effect::AnswerPane(_) => {}
+                | Effect::AnswerPane(_)
+                | Effect::PromptPane(_)
+                | Effect::SwitchToPane { .. } => {}
             }
         }
         if search_now && let Some(needle) = model.filter.needle() {

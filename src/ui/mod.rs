@@ -1191,6 +1191,26 @@ fn footer(m: &Model, width: u16) -> Paragraph<'static> {
             Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
         ));
     }
+    if m.mode == Mode::Answer
+        && let Some(id) = &m.prompt_for
+    {
+        // The session's next prompt (`i`), its end kept in view, as the fleet
+        // list shows it.
+        let head = format!(
+            " prompt {}: ",
+            single_line(&crate::model::text::sanitize::short_id(id))
+        );
+        let tail = "▏  ⏎ send  Esc cancel";
+        let room = usize::from(width).saturating_sub(unicode_width(&head) + unicode_width(tail));
+        let typed = single_line(&m.answer).into_owned();
+        let chars: Vec<char> = typed.chars().collect();
+        let shown: String = chars[chars.len().saturating_sub(room)..].iter().collect();
+        return Paragraph::new(Line::from(vec![
+            Span::styled(head, Style::new().fg(Color::Cyan)),
+            Span::raw(shown),
+            Span::styled(tail, DIM),
+        ]));
+    }
     if m.mode == Mode::Answer {
         let task = m
             .answer_for
@@ -1269,6 +1289,9 @@ fn hint(b: &Binding) -> [Span<'static>; 2] {
         dashboard::Action::ToggleActivity => "activity",
         dashboard::Action::OpenProject => "open",
         dashboard::Action::GoToPane => "tmux",
+        dashboard::Action::Approve => "approve",
+        dashboard::Action::Deny => "deny",
+        dashboard::Action::StartPrompt => "prompt",
         _ => word,
     };
     [
@@ -1287,13 +1310,22 @@ fn render_help(m: &Model, area: Rect, buf: &mut Buffer) {
         }
     });
     // The keys of a prompt take one line each, so the help fits a side pane.
-    for (mode, name) in [(Mode::Filter, "in /"), (Mode::Answer, "in r")] {
+    for (mode, name) in [
+        (Mode::Filter, "in /"),
+        (Mode::Answer, "in r"),
+        (Mode::Answer, "in i"),
+    ] {
         let mut spans = vec![Span::styled(
             format!("{name:<5}"),
             Style::new().fg(Color::Cyan),
         )];
         for b in bindings(mode) {
-            spans.extend(hint(b));
+            let mut h = hint(b);
+            // After i, Enter sends the prompt to the session's pane.
+            if name == "in i" && b.action == dashboard::Action::AnswerAccept {
+                h[1] = Span::styled(" send ", DIM);
+            }
+            spans.extend(h);
         }
         lines.push(Line::from(spans));
     }

@@ -345,7 +345,7 @@ fn help_is_drawn_from_the_keymap() {
     for word in ["Words", "L0–L3", "not final", "bridge", "threshold"] {
         assert!(text.contains(word), "help lacks {word:?}:\n{text}");
     }
-    assert!(text.contains("help 49/49"), "{text}");
+    assert!(text.contains("help 52/52"), "{text}");
 }
 
 #[test]
@@ -1133,4 +1133,32 @@ fn the_context_pane_shows_the_quota_pace_with_the_trend() {
         shown.contains("+2.0%/turn · L1 in ~15 turns · quota 5h 62% ↗ out in 38m (resets 2h05)"),
         "{shown}"
     );
+}
+
+/// The sessions pane's footer names what p, i and t do there (not the help's
+/// "sessions:" prefix), and after i the footer is the prompt being typed for that
+/// session, with Enter and Esc, as in the fleet list.
+#[test]
+fn the_sessions_footer_offers_answering_and_the_prompt_shows_while_typed() {
+    let (_t, mut m) = demo_model();
+    m.focus = dashboard::Pane::Sessions;
+    let footer = |m: &Model| {
+        let terminal = draw(m, 160, 30);
+        let text = buffer_text(terminal.backend().buffer());
+        text.lines().last().unwrap_or_default().to_owned()
+    };
+    let f = footer(&m);
+    for want in [" p approve ", " i prompt ", " t tmux "] {
+        assert!(f.contains(want), "{want:?} in {f:?}");
+    }
+    assert!(!f.contains("sessions:") && !f.contains(" t kind "), "{f:?}");
+    m.mode = dashboard::Mode::Answer;
+    m.prompt_for = Some("0123456789abcdef".into());
+    m.answer = "run the tests".into();
+    let f = footer(&m);
+    assert!(
+        f.contains(" prompt 01234567: run the tests▏  ⏎ send  Esc cancel"),
+        "{f:?}"
+    );
+    assert!(!f.contains("write"), "{f:?}");
 }

@@ -116,30 +116,94 @@ pub(crate) enum FleetEffect {
     Prompt(PromptRequest),
 }
 
+/// A session's pane (`%N`) and server socket, or why it cannot be answered from a
+/// dashboard: it must run in tmux, and (`permission`) be waiting for a permission,
+/// or (not `permission`: a prompt is typed) not be. `approve` is the key that
+/// approves in that view (`y` in the fleet list, `p` in a project's sessions pane).
+/// The fleet list and the project dashboard both ask this.
+pub(crate) fn pane_target(
+    pane: Option<&str>,
+    socket: Option<&str>,
+    attention: Option<crate::model::session::state::Attention>,
+    permission: bool,
+    approve: char,
+) -> Result<(String, Option<String>), String> {
+    let pane = pane.ok_or("this session does not run in tmux: answer it where it runs")?;
+    let waits = attention == Some(crate::model::session::state::Attention::WaitingPermission);
+    if permission && !waits {
+        return Err("this session is not waiting for a permission".to_owned());
+    }
+    if !permission && waits {
+        return Err(format!(
+            "this session waits for a permission: {approve} approves, n denies"
+        ));
+    }
+    Ok((pane.to_owned(), socket.map(str::to_owned)))
+}
+
+/// What `t` does with a session's pane (`target`: `None` when it does not run in
+/// tmux) from a dashboard running in tmux on the server of `own` (`Some(None)`: its
+/// socket unknown) or outside it (`None`): switch the client there, or a notice
+/// (the text, whether it reports a failure). The fleet list and the project
+/// dashboard both ask this.
+pub(crate) fn jump(
+    target: Option<(String, Option<String>)>,
+    own: Option<&Option<String>>,
+) -> Result<(String, Option<String>), (String, bool)> {
+    match (target, own) {
+        (None, _) => Err((
+            "this session does not run in tmux (its hooks saw no TMUX_PANE)".to_owned(),
+            true,
+        )),
+        // Another server than this client's: switch-client cannot reach it.
+        (Some((pane, socket)), Some(own))
+            if socket.is_some() && own.is_some() && socket != *own =>
+        {
+            Err((
+                format!(
+                    "its pane is on another tmux server: {}",
+                    attach_command(&pane, socket.as_deref())
+                ),
+                false,
+            ))
+        }
+        (Some(target), Some(_)) => Ok(target),
+        (Some((pane, socket)), None) => Err((
+            format!(
+                "outside tmux; to get there run: {}",
+                attach_command(&pane, socket.as_deref())
+            ),
+            false,
+        )),
+    }
+}
+
+/// What the list says once the tmux client switched to a session's pane (its
+/// `session:window.pane`), or why not (a notice's text, whether it is a failure).
+pub(crate) fn switched_words(result: Result<String, String>) -> (String, bool) {
+    match result {
+        Ok(name) => (format!("switched to {name}"), false),
+        Err(why) => (format!("could not go there: {why}"), true),
+    }
+}
+
 /// The selected session's pane and project, or why it cannot be answered from here
 /// (`permission`: it must be waiting for a permission).
 fn answer_target(
     m: &FleetModel,
     permission: bool,
-) -> Result<(PathBuf, String, String, Option<String>), &'static str> {
+) -> Result<(PathBuf, String, String, Option<String>), String> {
     let row = m.selected_row().ok_or("no session is selected")?;
     let s = row.session.ok_or("this project has no live session")?;
-    let (pane, socket) = s
-        .tmux_target()
-        .ok_or("this session does not run in tmux: answer it where it runs")?;
-    let waits = s.attention == Some(crate::model::session::state::Attention::WaitingPermission);
-    if permission && !waits {
-        return Err("this session is not waiting for a permission");
-    }
-    if !permission && waits {
-        return Err("this session waits for a permission: y approves, n denies");
-    }
-    Ok((
-        PathBuf::from(&row.project.root),
-        s.id.clone(),
-        pane.to_owned(),
-        socket.map(str::to_owned),
-    ))
+    let target = s.tmux_target();
+    let (pane, socket) = pane_target(
+        target.map(|t| t.0),
+        target.and_then(|t| t.1),
+        s.attention,
+        permission,
+        'y',
+    )?;
+    Ok((PathBuf::from(&row.project.root), s.id.clone(), pane, socket))
 }
 
 /// y, n, i and the prompt's Enter: the effect that answers the selected session's
@@ -161,7 +225,7 @@ fn answer(m: &mut FleetModel, a: Action) -> Vec<FleetEffect> {
                 m.prompt.clear();
                 Vec::new()
             }
-            Err(why) => say(m, why),
+            Err(why) => say(m, &why),
         },
         Action::AnswerAccept => {
             let text = std::mem::take(&mut m.prompt);
@@ -177,7 +241,7 @@ fn answer(m: &mut FleetModel, a: Action) -> Vec<FleetEffect> {
                     socket,
                     text,
                 })],
-                Err(why) => say(m, why),
+                Err(why) => say(m, &why),
             }
         }
         _ => {
@@ -194,7 +258,7 @@ fn answer(m: &mut FleetModel, a: Action) -> Vec<FleetEffect> {
                     socket,
                     answer,
                 })],
-                Err(why) => say(m, why),
+                Err(why) => say(m, &why),
             }
         }
     }
@@ -373,10 +437,7 @@ pub(crate) fn update(m: &mut FleetModel, event: FleetEvent) -> Vec<FleetEffect> 
             Vec::new()
         }
         FleetEvent::Switched(result) => {
-            let (text, error) = match result {
-                Ok(name) => (format!("switched to {name}"), false),
-                Err(why) => (format!("could not go there: {why}"), true),
-            };
+            let (text, error) = switched_words(result);
             m.notice = Some(Notice {
                 text,
                 error,
@@ -423,42 +484,15 @@ fn apply(m: &mut FleetModel, a: Action) -> Vec<FleetEffect> {
                 .and_then(|r| r.session)
                 .and_then(|s| s.tmux_target())
                 .map(|(p, s)| (p.to_owned(), s.map(str::to_owned)));
-            let say = |m: &mut FleetModel, text: String, error: bool| {
-                m.notice = Some(Notice {
-                    text,
-                    error,
-                    at: m.now,
-                });
-            };
-            match (target, &m.tmux) {
-                (None, _) => say(
-                    m,
-                    "this session does not run in tmux (its hooks saw no TMUX_PANE)".to_owned(),
-                    true,
-                ),
-                (Some((pane, socket)), Some(own)) => {
-                    // Another server than this client's: switch-client cannot reach it.
-                    if socket.is_some() && own.is_some() && socket != *own {
-                        say(
-                            m,
-                            format!(
-                                "its pane is on another tmux server: {}",
-                                attach_command(&pane, socket.as_deref())
-                            ),
-                            false,
-                        );
-                    } else {
-                        return vec![FleetEffect::SwitchToPane { pane, socket }];
-                    }
+            match jump(target, m.tmux.as_ref()) {
+                Ok((pane, socket)) => return vec![FleetEffect::SwitchToPane { pane, socket }],
+                Err((text, error)) => {
+                    m.notice = Some(Notice {
+                        text,
+                        error,
+                        at: m.now,
+                    });
                 }
-                (Some((pane, socket)), None) => say(
-                    m,
-                    format!(
-                        "outside tmux; to get there run: {}",
-                        attach_command(&pane, socket.as_deref())
-                    ),
-                    false,
-                ),
             }
         }
         Action::Approve | Action::Deny | Action::StartPrompt | Action::AnswerAccept => {

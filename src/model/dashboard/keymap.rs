@@ -114,16 +114,16 @@ pub(crate) enum Action {
     Suspend,
     /// The fleet list: open the selected project's dashboard.
     OpenProject,
-    /// The fleet list: go to the selected session's tmux pane (inside tmux), or say
-    /// the command that attaches to it (outside).
+    /// The fleet list and the sessions pane: go to the selected session's tmux pane
+    /// (inside tmux), or say the command that attaches to it (outside).
     GoToPane,
-    /// The fleet list: approve the permission prompt the selected session's pane
-    /// shows.
+    /// The fleet list and the sessions pane: approve the permission prompt the
+    /// selected session's pane shows.
     Approve,
-    /// The fleet list: deny it.
+    /// The fleet list and the sessions pane: deny it.
     Deny,
-    /// The fleet list: type a prompt for the selected session (Enter sends it to
-    /// its pane).
+    /// The fleet list and the sessions pane: type a prompt for the selected session
+    /// (Enter sends it to its pane).
     StartPrompt,
 }
 
@@ -184,6 +184,8 @@ use Mode::{Answer as A, Filter as F, Fleet as L, Help as H, Normal as N};
 const HANDOFFS: &[Pane] = &[Pane::Inbox, Pane::Preview];
 /// The sessions pane.
 const SESSIONS: &[Pane] = &[Pane::Sessions];
+/// Every pane but the sessions pane (where `t` goes to the session's tmux pane).
+const NOT_SESSIONS: &[Pane] = &[Pane::Inbox, Pane::Preview, Pane::Activity];
 
 /// Every key binding. Key handling, the footer and the `?` help all read this table.
 pub const KEYMAP: &[Binding] = &[
@@ -346,6 +348,28 @@ pub const KEYMAP: &[Binding] = &[
             false,
         ),
     ),
+    bind_in(
+        SESSIONS,
+        bind(
+            N,
+            &[K::Char('i')],
+            Action::StartPrompt,
+            "i",
+            "sessions: type its next prompt (Enter sends it)",
+            true,
+        ),
+    ),
+    bind_in(
+        SESSIONS,
+        bind(
+            N,
+            &[K::Char('t')],
+            Action::GoToPane,
+            "t",
+            "sessions: go to its tmux pane (or say how to attach)",
+            true,
+        ),
+    ),
     bind(
         N,
         &[K::Char('s')],
@@ -370,13 +394,16 @@ pub const KEYMAP: &[Binding] = &[
         "blocked only",
         true,
     ),
-    bind(
-        N,
-        &[K::Char('t')],
-        Action::CycleKind,
-        "t",
-        "kind: all/session/agent",
-        true,
+    bind_in(
+        NOT_SESSIONS,
+        bind(
+            N,
+            &[K::Char('t')],
+            Action::CycleKind,
+            "t",
+            "kind: all/session/agent (not in the sessions pane)",
+            true,
+        ),
     ),
     bind(
         N,
@@ -708,6 +735,22 @@ mod tests {
             None
         );
         assert_eq!(n(Key::Char('d')), None);
+        // t: the kind filter, but in the sessions pane the session's tmux pane; i
+        // types a session's prompt there only.
+        assert_eq!(n(Key::Char('t')), Some(Action::CycleKind));
+        assert_eq!(
+            action_for(Mode::Normal, Some(Pane::Activity), Key::Char('t')),
+            Some(Action::CycleKind)
+        );
+        assert_eq!(
+            action_for(Mode::Normal, Some(Pane::Sessions), Key::Char('t')),
+            Some(Action::GoToPane)
+        );
+        assert_eq!(n(Key::Char('i')), None);
+        assert_eq!(
+            action_for(Mode::Normal, Some(Pane::Sessions), Key::Char('i')),
+            Some(Action::StartPrompt)
+        );
         assert_eq!(
             action_for(Mode::Normal, Some(Pane::Sessions), Key::Char('d')),
             Some(Action::Dismiss)

@@ -72,7 +72,8 @@ pub(crate) enum Mode {
     Filter,
     /// The `?` help is open.
     Help,
-    /// Typing the answer to the selected blocked Signal after `r`.
+    /// Typing the answer to the selected blocked Signal after `r`, or a session's
+    /// next prompt after `i`.
     Answer,
     /// The fleet list of `forge tui --all` (its own screen, see [`fleet`]).
     Fleet,
@@ -131,8 +132,11 @@ pub(crate) enum Event {
     EditorClosed(Result<(), String>),
     /// Text was sent to the terminal's clipboard (or why not).
     Copied(Result<String, String>),
-    /// A session's pane was answered (what was sent), or why not.
+    /// A session's pane was answered or sent a prompt (what was sent), or why not.
     PaneAnswered(Result<String, String>),
+    /// The tmux client switched to a session's pane (its `session:window.pane`), or
+    /// why not.
+    Switched(Result<String, String>),
     /// A blocked Signal was resolved: the task, and the new Signal's path or why not.
     SignalResolved {
         /// The task.
@@ -190,6 +194,17 @@ pub(crate) enum Effect {
     /// Answer the permission prompt a session's tmux pane shows (once the pane is
     /// read and shows it).
     AnswerPane(crate::model::dashboard::fleet::AnswerRequest),
+    /// Type a prompt into a session's tmux pane (once the pane is read and shows
+    /// the client's empty prompt).
+    PromptPane(crate::model::dashboard::fleet::PromptRequest),
+    /// Switch this tmux client to `pane` (`tmux switch-client -t`), on the server
+    /// at `socket` (this client's own when `None`).
+    SwitchToPane {
+        /// `%N`.
+        pane: String,
+        /// The server's socket.
+        socket: Option<String>,
+    },
     /// Write the Signal that resolves the blocked Signal in `blocked`.
     ResolveSignal {
         /// The blocked Signal's file.
@@ -259,6 +274,12 @@ pub(crate) struct Model {
     pub(crate) answer: String,
     /// The blocked Signal `answer` is for.
     pub(crate) answer_for: Option<PathBuf>,
+    /// Or the session whose next prompt `answer` is (`i` in the sessions pane;
+    /// Enter types it into its tmux pane).
+    pub(crate) prompt_for: Option<String>,
+    /// Where the dashboard runs: inside tmux (on the server of this socket, when
+    /// known), where `t` switches the client to a session's pane, or outside.
+    pub(crate) tmux: Option<Option<String>>,
     /// Visible handoffs: indices into `snapshot.handoffs`, blocked first, then newest.
     pub(crate) rows: Vec<usize>,
     /// Index into `rows`.
@@ -328,6 +349,8 @@ impl Model {
             filter_before: String::new(),
             answer: String::new(),
             answer_for: None,
+            prompt_for: None,
+            tmux: None,
             rows: Vec::new(),
             selected: 0,
             selected_path: None,

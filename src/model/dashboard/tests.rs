@@ -888,3 +888,195 @@ fn p_and_n_answer_a_sessions_permission_prompt_in_its_pane() {
     let n = m.notice.as_ref().unwrap();
     assert!(n.error && n.text.contains("does not run in tmux"), "{n:?}");
 }
+
+/// The sessions model with perm-1 (waiting for a permission) and input-new
+/// (waiting for input) in tmux pane %4, focus on the sessions pane.
+fn sessions_in_tmux() -> Model {
+    let mut m = with_sessions();
+    for s in &mut m.snapshot.sessions {
+        if s.session_id == "perm-1" || s.session_id == "input-new" {
+            s.tmux_pane = Some("%4".into());
+            s.tmux_socket = Some("/tmp/tmux-1/default".into());
+        }
+    }
+    // Elsewhere than the sessions pane, i does nothing.
+    assert!(press(&mut m, Key::Char('i')).is_empty());
+    assert_eq!(m.mode, Mode::Normal);
+    while m.focus != Pane::Sessions {
+        press(&mut m, Key::Tab);
+    }
+    m
+}
+
+/// i in the sessions pane types the selected session's next prompt, as the fleet
+/// list's i does: Enter asks the loop to type it into its tmux pane (which reads
+/// the pane first), Esc cancels, an empty prompt sends nothing. Letters are text
+/// while typing (q, t and p too).
+#[test]
+fn i_types_a_sessions_next_prompt_into_its_pane() {
+    use crate::model::dashboard::fleet::PromptRequest;
+    let mut m = sessions_in_tmux();
+    press(&mut m, Key::Down);
+    assert_eq!(m.selected_session().unwrap().session_id, "input-new");
+    press(&mut m, Key::Char('i'));
+    assert_eq!(m.mode, Mode::Answer);
+    for c in "run qtpx".chars() {
+        assert!(press(&mut m, Key::Char(c)).is_empty());
+    }
+    press(&mut m, Key::Backspace);
+    assert!(!m.quit);
+    assert_eq!(
+        press(&mut m, Key::Enter),
+        vec![Effect::PromptPane(PromptRequest {
+            root: m.snapshot.root.clone(),
+            session: "input-new".into(),
+            pane: "%4".into(),
+            socket: Some("/tmp/tmux-1/default".into()),
+            text: "run qtp".into(),
+        })]
+    );
+    assert_eq!(m.mode, Mode::Normal);
+    assert!(m.prompt_for.is_none() && m.answer.is_empty());
+    update(
+        &mut m,
+        Event::PaneAnswered(Ok("sent the prompt to %4 (7 characters)".into())),
+    );
+    assert!(
+        m.notice
+            .as_ref()
+            .unwrap()
+            .text
+            .starts_with("sent the prompt")
+    );
+    update(
+        &mut m,
+        Event::PaneAnswered(Err(
+            "its pane does not show the client's empty prompt".into()
+        )),
+    );
+    let n = m.notice.as_ref().unwrap();
+    assert!(
+        n.error && n.text.starts_with("nothing sent: its pane"),
+        "{n:?}"
+    );
+    // Esc cancels: nothing is sent, the dashboard stays.
+    press(&mut m, Key::Char('i'));
+    press(&mut m, Key::Char('x'));
+    assert!(press(&mut m, Key::Esc).is_empty());
+    assert_eq!(m.mode, Mode::Normal);
+    assert!(m.prompt_for.is_none() && !m.quit);
+    // An empty prompt sends nothing, and says so.
+    press(&mut m, Key::Char('i'));
+    assert!(press(&mut m, Key::Enter).is_empty());
+    assert!(m.notice.as_ref().unwrap().text.contains("empty prompt"));
+}
+
+/// i refuses, with a notice and nothing asked of the loop, a session waiting for a
+/// permission (p or n answer it), one that starts waiting for one while the prompt
+/// is typed, and one outside tmux.
+#[test]
+fn i_refuses_a_session_waiting_for_a_permission_or_out_of_tmux() {
+    let mut m = sessions_in_tmux();
+    assert_eq!(m.selected_session().unwrap().session_id, "perm-1");
+    assert!(press(&mut m, Key::Char('i')).is_empty());
+    assert_eq!(m.mode, Mode::Normal);
+    let n = m.notice.as_ref().unwrap();
+    assert!(n.error && n.text.contains("p approves, n denies"), "{n:?}");
+    press(&mut m, Key::Down);
+    press(&mut m, Key::Char('i'));
+    press(&mut m, Key::Char('y'));
+    for s in &mut m.snapshot.sessions {
+        if s.session_id == "input-new" {
+            s.attention = Some(crate::model::session::state::Attention::WaitingPermission);
+        }
+    }
+    assert!(press(&mut m, Key::Enter).is_empty());
+    assert!(
+        m.notice
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("waits for a permission")
+    );
+    // input-old runs outside tmux: said, and nothing typed.
+    while m.selected_session().unwrap().session_id != "input-old" {
+        press(&mut m, Key::Down);
+    }
+    assert!(press(&mut m, Key::Char('i')).is_empty());
+    assert_eq!(m.mode, Mode::Normal);
+    assert!(
+        m.notice
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("does not run in tmux")
+    );
+}
+
+/// t in the sessions pane goes to the selected session's tmux pane, as the fleet
+/// list's t does: inside tmux on its server, the loop switches the client there;
+/// outside tmux (or on another server), the attach command is said; a session out
+/// of tmux is said. In the inbox, t still cycles the kind filter.
+#[test]
+fn t_goes_to_a_sessions_tmux_pane_or_says_how_to_attach() {
+    let mut m = with_sessions();
+    for s in &mut m.snapshot.sessions {
+        if s.session_id == "perm-1" {
+            s.tmux_pane = Some("%4".into());
+            s.tmux_socket = Some("/tmp/tmux-1/default".into());
+        }
+    }
+    press(&mut m, Key::Char('t'));
+    assert_eq!(
+        m.filter.kind,
+        KindFilter::Session,
+        "the inbox's t: the kind"
+    );
+    press(&mut m, Key::Char('c'));
+    while m.focus != Pane::Sessions {
+        press(&mut m, Key::Tab);
+    }
+    assert_eq!(m.selected_session().unwrap().session_id, "perm-1");
+    // Outside tmux: the command that attaches.
+    assert!(press(&mut m, Key::Char('t')).is_empty());
+    let n = m.notice.clone().unwrap();
+    assert!(!n.error);
+    assert_eq!(
+        n.text,
+        "outside tmux; to get there run: tmux -S /tmp/tmux-1/default attach -t %4"
+    );
+    assert_eq!(
+        m.filter.kind,
+        KindFilter::All,
+        "the kind filter is untouched"
+    );
+    // Inside tmux, on that server: the loop switches the client there.
+    m.tmux = Some(Some("/tmp/tmux-1/default".into()));
+    assert_eq!(
+        press(&mut m, Key::Char('t')),
+        vec![Effect::SwitchToPane {
+            pane: "%4".into(),
+            socket: Some("/tmp/tmux-1/default".into()),
+        }]
+    );
+    update(&mut m, Event::Switched(Ok("work:1.0".into())));
+    assert_eq!(m.notice.as_ref().unwrap().text, "switched to work:1.0");
+    update(&mut m, Event::Switched(Err("its pane %4 is gone".into())));
+    let n = m.notice.as_ref().unwrap();
+    assert!(n.error && n.text == "could not go there: its pane %4 is gone");
+    // On another server: switch-client cannot reach it; the command can.
+    m.tmux = Some(Some("/tmp/tmux-1/other".into()));
+    assert!(press(&mut m, Key::Char('t')).is_empty());
+    assert!(
+        m.notice
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("another tmux server")
+    );
+    // A session outside tmux.
+    press(&mut m, Key::Down);
+    assert!(press(&mut m, Key::Char('t')).is_empty());
+    let n = m.notice.as_ref().unwrap();
+    assert!(n.error && n.text.contains("does not run in tmux"), "{n:?}");
+}

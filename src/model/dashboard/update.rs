@@ -41,6 +41,15 @@ pub(crate) fn update(m: &mut Model, event: Event) -> Vec<Effect> {
             }
             Vec::new()
         }
+        Event::Switched(result) => {
+            let (text, error) = super::fleet::switched_words(result);
+            if error {
+                warn(m, text)
+            } else {
+                say(m, text)
+            }
+            Vec::new()
+        }
         Event::Copied(result) => {
             match result {
                 Ok(text) => say(
@@ -313,7 +322,7 @@ fn apply(m: &mut Model, a: Action) -> Vec<Effect> {
         | Action::HelpScroll(_) => view(m, a),
         Action::Suspend => vec![Effect::Suspend],
         // The sessions pane's keys and CopyId were handled by `pane_own_keys`; only
-        // the fleet list binds OpenProject and GoToPane.
+        // the fleet list binds OpenProject.
         Action::Dismiss
         | Action::CopyId
         | Action::OpenConversation
@@ -361,6 +370,11 @@ fn pane_own_keys(m: &mut Model, a: Action) -> Option<Vec<Effect>> {
             Some(Vec::new())
         }
         Action::Approve | Action::Deny if sessions => Some(answer_session(m, a)),
+        Action::StartPrompt if sessions => {
+            start_prompt(m);
+            Some(Vec::new())
+        }
+        Action::GoToPane if sessions => Some(go_to_pane(m)),
         // Never control characters into a clipboard (a paste could run them), and
         // quoted for a shell: a file name a repository ships (`…$(curl …|sh)….md`)
         // pasted into a terminal runs nothing.
@@ -381,34 +395,112 @@ fn pane_own_keys(m: &mut Model, a: Action) -> Option<Vec<Effect>> {
 }
 
 /// p and n in the sessions pane: answer the selected session's permission prompt
-/// in its tmux pane (the loop reads the pane first), or say why not.
+/// in its tmux pane (the loop reads the pane first), or say why not — the fleet
+/// list's rules ([`super::fleet::pane_target`]).
 fn answer_session(m: &mut Model, a: Action) -> Vec<Effect> {
     use crate::model::agents::pane::Answer;
-    use crate::model::session::state::Attention;
     let Some(s) = m.selected_session() else {
         return Vec::new();
     };
-    let req = match (&s.tmux_pane, s.attention) {
-        (None, _) => Err("this session does not run in tmux: answer it where it runs"),
-        (Some(_), a) if a != Some(Attention::WaitingPermission) => {
-            Err("this session is not waiting for a permission")
-        }
-        (Some(pane), _) => Ok(crate::model::dashboard::fleet::AnswerRequest {
-            root: m.snapshot.root.clone(),
-            session: s.session_id.clone(),
-            pane: pane.clone(),
-            socket: s.tmux_socket.clone(),
-            answer: if a == Action::Approve {
-                Answer::Approve
-            } else {
-                Answer::Deny
-            },
-        }),
-    };
+    let req = super::fleet::pane_target(
+        s.tmux_pane.as_deref(),
+        s.tmux_socket.as_deref(),
+        s.attention,
+        true,
+        'p',
+    )
+    .map(|(pane, socket)| super::fleet::AnswerRequest {
+        root: m.snapshot.root.clone(),
+        session: s.session_id.clone(),
+        pane,
+        socket,
+        answer: if a == Action::Approve {
+            Answer::Approve
+        } else {
+            Answer::Deny
+        },
+    });
     match req {
         Ok(r) => vec![Effect::AnswerPane(r)],
         Err(why) => {
-            warn(m, why.to_owned());
+            warn(m, why);
+            Vec::new()
+        }
+    }
+}
+
+/// The session `id`'s pane, when a prompt can be typed there (the fleet list's
+/// rules, [`super::fleet::pane_target`]); else why not.
+fn prompt_target(m: &Model, id: &str) -> Result<(String, Option<String>), String> {
+    let s = m
+        .attention_rows()
+        .into_iter()
+        .find(|s| s.session_id == id)
+        .ok_or("the session is no longer live")?;
+    super::fleet::pane_target(
+        s.tmux_pane.as_deref(),
+        s.tmux_socket.as_deref(),
+        s.attention,
+        false,
+        'p',
+    )
+}
+
+/// i in the sessions pane: type the selected session's next prompt (Answer mode;
+/// Enter sends it), when it runs in tmux and waits for no permission; else why not.
+fn start_prompt(m: &mut Model) {
+    let Some(id) = m.selected_session().map(|s| s.session_id.clone()) else {
+        return;
+    };
+    match prompt_target(m, &id) {
+        Ok(_) => {
+            m.mode = Mode::Answer;
+            m.answer.clear();
+            m.answer_for = None;
+            m.prompt_for = Some(id);
+        }
+        Err(why) => warn(m, why),
+    }
+}
+
+/// Enter after i: the prompt for its session's pane (the loop reads the pane and
+/// types it only when it shows the client's empty prompt), or why nothing is sent.
+fn send_prompt(m: &mut Model, id: &str, text: String) -> Vec<Effect> {
+    if text.trim().is_empty() {
+        warn(m, "an empty prompt: nothing was sent".to_owned());
+        return Vec::new();
+    }
+    match prompt_target(m, id) {
+        Ok((pane, socket)) => vec![Effect::PromptPane(super::fleet::PromptRequest {
+            root: m.snapshot.root.clone(),
+            session: id.to_owned(),
+            pane,
+            socket,
+            text,
+        })],
+        Err(why) => {
+            warn(m, why);
+            Vec::new()
+        }
+    }
+}
+
+/// t in the sessions pane: switch this tmux client to the selected session's pane,
+/// or say the command that attaches to it — as the fleet list does
+/// ([`super::fleet::jump`]).
+fn go_to_pane(m: &mut Model) -> Vec<Effect> {
+    let Some(s) = m.selected_session() else {
+        return Vec::new();
+    };
+    let target = s.tmux_pane.clone().map(|p| (p, s.tmux_socket.clone()));
+    match super::fleet::jump(target, m.tmux.as_ref()) {
+        Ok((pane, socket)) => vec![Effect::SwitchToPane { pane, socket }],
+        Err((text, error)) => {
+            if error {
+                warn(m, text);
+            } else {
+                say(m, text);
+            }
             Vec::new()
         }
     }
@@ -557,10 +649,14 @@ fn answer(m: &mut Model, a: Action) -> Vec<Effect> {
             m.mode = Mode::Normal;
             m.answer.clear();
             m.answer_for = None;
+            m.prompt_for = None;
         }
         Action::AnswerAccept => {
             m.mode = Mode::Normal;
             let answer = std::mem::take(&mut m.answer);
+            if let Some(id) = m.prompt_for.take() {
+                return send_prompt(m, &id, answer);
+            }
             return m
                 .answer_for
                 .take()
@@ -580,6 +676,7 @@ fn start_resolve(m: &mut Model) {
     let refusal = match m.selected_entry() {
         Some(h) if h.is_blocked() => {
             m.answer_for = Some(h.path.clone());
+            m.prompt_for = None;
             m.answer.clear();
             m.mode = Mode::Answer;
             return;
