@@ -648,9 +648,16 @@ fn report_settings(
 fn describe_wiring(report: &mut String, args: &InitArgs, target: &Target, s: &SettingsPlan) {
     let program_text = target.program.text.as_str();
     if !args.plugin {
+        // The guard `settings::guarded` writes: a bare name is looked for in PATH's
+        // absolute folders only; a path is run when it exists.
+        let guard = if program_text.contains('/') {
+            format!("`command -v {program_text}`")
+        } else {
+            format!("a search of PATH's absolute folders for `{program_text}`")
+        };
         let _ = writeln!(
             report,
-            "  forge hooks: `{program_text} hook <Event>` for {}, each behind `command -v {program_text}`",
+            "  forge hooks: `{program_text} hook <Event>` for {}, each behind {guard}",
             settings::FORGE_EVENTS.join(", ")
         );
     }
