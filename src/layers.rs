@@ -15,8 +15,13 @@
 //! - Only `env`, `proc` and the dashboard loop (`tui/`) read the clock
 //!   (`SystemTime::now`, `Utc::now`, `Local::now`, `Instant::now`); the others take
 //!   `Env::now`, a passed-in instant, or go through `env`'s doors.
-//! - No import circle between file modules (a parent and its own child files are
-//!   one unit and may use each other).
+//! - `cli/` names no `store`: a command parses, calls `app`, prints (the project's
+//!   paths come from `app::project`); a command (`cli/<name>.rs`) names no other
+//!   command; `mcp/` names no `cli`.
+//! - No import circle between file modules. A parent and its own child files are
+//!   one unit and may use each other, but a circle that runs through a parent and
+//!   its child and out of their family is one (`cli` → `cli::mcp` →
+//!   `mcp::project` → `cli`).
 //!
 //! Test code is left out: an item under `#[cfg(test)]` (an inline `mod tests { … }`
 //! or a `mod tests;` file) may build fixtures on disk and time itself. Comments and
@@ -458,15 +463,85 @@ fn breaks(module: &[String], code: &str) -> Vec<String> {
     out
 }
 
+/// The breaks of the house's rules for the commands and the MCP server in one file's
+/// code (tests left out): every file of `cli/` names no `store` (a command reaches
+/// the project through `app`), a command (`cli::<name>`, one of `modules`) names no
+/// other command, and `mcp/` names no `cli`.
+fn house_breaks(module: &[String], code: &str, modules: &BTreeSet<ModPath>) -> Vec<String> {
+    let room = module.first().map_or("", String::as_str);
+    let mut out = Vec::new();
+    for path in paths(code) {
+        let Some(abs) = absolute(module, &path) else {
+            continue;
+        };
+        let shown = path.join("::");
+        match (room, abs.first().map(String::as_str)) {
+            ("cli", Some("store")) => out.push(format!("a command names crate::store (`{shown}`)")),
+            ("mcp", Some("cli")) => {
+                out.push(format!("the MCP server names crate::cli (`{shown}`)"))
+            }
+            ("cli", Some("cli")) if module.len() >= 2 && abs.len() >= 2 => {
+                let other = abs[..2].to_vec();
+                if other[1] != module[1] && modules.contains(&other) {
+                    out.push(format!(
+                        "a command names another command, {} (`{shown}`)",
+                        other.join("::")
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The files that still break [`house_breaks`]' rules while issue 34 moves their
+/// work into `app/`: each is taken off as it is cleaned (an entry that no longer
+/// breaks the rule fails the test), and the list goes when it is empty.
+const NOT_YET: &[&str] = &[
+    "cli::alerts",
+    "cli::completions",
+    "cli::config",
+    "cli::context",
+    "cli::doctor",
+    "cli::handoff",
+    "cli::hook",
+    "cli::init",
+    "cli::ladder",
+    "cli::learn",
+    "cli::log",
+    "cli::man",
+    "cli::resume",
+    "cli::sessions",
+    "cli::share",
+    "cli::status",
+    "cli::statusline",
+    "cli::trust",
+    "cli::tui",
+    "cli::user_hook",
+    "mcp::project",
+];
+
 /// The modules each file module names (absolute paths resolved to the file module
-/// that holds them; a module's own parents and children left out).
-fn graph(files: &[(ModPath, String)]) -> BTreeMap<ModPath, BTreeSet<ModPath>> {
+/// that holds them). With `family` false a module's own parents and children are
+/// left out (the graph of [`circles`] between unrelated modules); with it true they
+/// are in, so a circle that runs through a parent and out of its family is seen.
+fn graph(files: &[(ModPath, String)], family: bool) -> BTreeMap<ModPath, BTreeSet<ModPath>> {
     let modules: BTreeSet<&ModPath> = files.iter().map(|(m, _)| m).collect();
     let mut edges: BTreeMap<ModPath, BTreeSet<ModPath>> = BTreeMap::new();
     for (module, code) in files {
         let entry = edges.entry(module.clone()).or_default();
         for path in paths(code) {
-            let Some(abs) = absolute(module, &path) else {
+            // A relative path that starts with a child module (`mcp::run` in
+            // `cli/mod.rs`) names that child.
+            let child = || {
+                let mut abs = module.clone();
+                abs.extend(path.iter().cloned());
+                modules
+                    .contains(&abs[..=module.len()].to_vec())
+                    .then_some(abs)
+            };
+            let Some(abs) = absolute(module, &path).or_else(child) else {
                 continue;
             };
             let Some(target) = (0..=abs.len())
@@ -476,7 +551,9 @@ fn graph(files: &[(ModPath, String)]) -> BTreeMap<ModPath, BTreeSet<ModPath>> {
             else {
                 continue;
             };
-            if module.starts_with(&target) || target.starts_with(module) {
+            if target == *module
+                || (!family && (module.starts_with(&target) || target.starts_with(module)))
+            {
                 continue;
             }
             entry.insert(target);
@@ -543,6 +620,26 @@ fn circles(edges: &BTreeMap<ModPath, BTreeSet<ModPath>>) -> Vec<Vec<ModPath>> {
         }
     }
     s.found
+}
+
+/// The import circles of the crate's files: every circle between modules that are
+/// not parent and child ([`graph`] without family edges), and every circle that runs
+/// through a parent and its child and leaves their family (a parent's `cli` calling
+/// its child `cli::mcp`, which names `mcp::project`, which names `cli` again). A
+/// parent and its own children alone (`mod.rs` naming its files, they naming
+/// `super::`) are one unit, not a circle.
+fn import_circles(files: &[(ModPath, String)]) -> Vec<Vec<ModPath>> {
+    let mut found = circles(&graph(files, false));
+    for set in circles(&graph(files, true)) {
+        let one_family = set
+            .iter()
+            .any(|root| set.iter().all(|m| m.starts_with(root)));
+        let seen = found.iter().any(|f| f == &set);
+        if !one_family && !seen {
+            found.push(set);
+        }
+    }
+    found
 }
 
 /// Every non-test file module under `src/` with its code (comments, strings and
@@ -794,8 +891,117 @@ fn an_import_circle_is_found_and_a_parent_with_its_child_is_not_one() {
             "use super::Model;".to_owned(),
         ),
     ];
-    let found = circles(&graph(&files));
+    let found = import_circles(&files);
     assert_eq!(found, [vec![module("cli::init"), module("cli::status")]]);
+}
+
+#[test]
+fn a_circle_through_a_parent_and_out_of_its_family_is_found() {
+    // The circle issue 34's review found: `cli` runs its child `cli::mcp`, which
+    // names `mcp::project`, which borrowed `cli::count` from `cli` itself.
+    let mut files = vec![
+        (
+            module("cli"),
+            "pub mod mcp; pub mod status;\nfn count() {}\nfn run() { mcp::run(); status::run(); }"
+                .to_owned(),
+        ),
+        (
+            module("cli::mcp"),
+            "fn run() { crate::mcp::project::serve(); }".to_owned(),
+        ),
+        (
+            module("cli::status"),
+            "fn run() { super::count(); }".to_owned(),
+        ),
+        (module("mcp"), "pub mod project;".to_owned()),
+        (
+            module("mcp::project"),
+            "pub fn serve() { crate::cli::count(); }".to_owned(),
+        ),
+    ];
+    assert!(
+        circles(&graph(&files, false)).is_empty(),
+        "without the family's edges the circle is not seen"
+    );
+    let found = import_circles(&files);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains(&module("mcp::project")) && found[0].contains(&module("cli")));
+    // With the MCP server naming the model's count instead, only the family is left:
+    // `cli` and its children naming each other is one unit.
+    files[4].1 = "pub fn serve() { crate::model::text::count(); }".to_owned();
+    files.push((module("model::text"), "pub fn count() {}".to_owned()));
+    assert_eq!(import_circles(&files), Vec::<Vec<ModPath>>::new());
+}
+
+#[test]
+fn a_command_names_no_store_and_no_other_command_and_mcp_no_cli() {
+    let modules: BTreeSet<ModPath> = [
+        "cli",
+        "cli::status",
+        "cli::sessions",
+        "cli::init",
+        "app::status",
+        "mcp::project",
+    ]
+    .into_iter()
+    .map(module)
+    .collect();
+    let sessions = module("cli::sessions");
+    let tripping = [
+        "use crate::store::Paths;",
+        "use crate::{app, store::{self, files}};",
+        "fn f() { crate::store::log_error(p, e); }",
+        "use super::status::render_text;",
+        "fn f() { crate::cli::init::run(a, env); }",
+        "use super::super::store::files;",
+    ];
+    for code in tripping {
+        let code = without_tests(&code_only(code)).0;
+        assert!(
+            !house_breaks(&sessions, &code, &modules).is_empty(),
+            "not caught: {code}"
+        );
+    }
+    let fine = [
+        "use crate::app::status::Report;",
+        "use super::print_out;",
+        "fn f() { super::count(1, \"a\", \"b\"); }",
+        "use super::sessions::Row;",
+        "// crate::store::files does it\nfn f() {}",
+        "#[cfg(test)]\nmod tests { use crate::store::Paths; }",
+    ];
+    for code in fine {
+        let code = without_tests(&code_only(code)).0;
+        assert_eq!(
+            house_breaks(&sessions, &code, &modules),
+            Vec::<String>::new(),
+            "{code}"
+        );
+    }
+    // The dispatcher (cli/mod.rs) runs every command; it names no store either.
+    assert!(
+        house_breaks(
+            &module("cli"),
+            "fn f() { status::run(); init::run(); }",
+            &modules
+        )
+        .is_empty()
+    );
+    assert!(!house_breaks(&module("cli"), "use crate::store::Paths;", &modules).is_empty());
+    // The MCP server names no command.
+    let mcp = module("mcp::project");
+    assert!(
+        !house_breaks(
+            &mcp,
+            "fn f() { crate::cli::status::project_json(); }",
+            &modules
+        )
+        .is_empty()
+    );
+    assert!(!house_breaks(&mcp, "fn f() { crate::cli::count(1, a, b); }", &modules).is_empty());
+    assert!(house_breaks(&mcp, "fn f() { crate::app::status::report(); }", &modules).is_empty());
+    // Other rooms may name the store.
+    assert!(house_breaks(&module("app::status"), "use crate::store::Paths;", &modules).is_empty());
 }
 
 #[test]
@@ -810,11 +1016,15 @@ fn the_rooms_keep_their_rules() {
     // The walk saw the crate (a walk of nothing would pass).
     assert!(in_room("model") >= 30, "{}", in_room("model"));
     assert!(in_room("store") >= 10 && in_room("ui") >= 5);
+    let modules: BTreeSet<ModPath> = files.iter().map(|(m, _)| m.clone()).collect();
     let found: Vec<String> = files
         .iter()
         .flat_map(|(m, code)| {
-            breaks(m, code)
-                .into_iter()
+            let mut all = breaks(m, code);
+            if !NOT_YET.contains(&m.join("::").as_str()) {
+                all.extend(house_breaks(m, code, &modules));
+            }
+            all.into_iter()
                 .map(move |b| format!("src/{}: {b}", m.join("/")))
         })
         .collect();
@@ -828,15 +1038,16 @@ fn the_rooms_keep_their_rules() {
 #[test]
 fn no_import_circle_between_modules() {
     let files = crate_files();
-    let edges = graph(&files);
+    let edges = graph(&files, false);
     // The graph is real: a known edge is in it.
     assert!(
-        edges[&module("cli::status")].contains(&module("cli::project")),
+        edges[&module("cli::hook")].contains(&module("hooks")),
         "{:?}",
-        edges.get(&module("cli::status"))
+        edges.get(&module("cli::hook"))
     );
-    let found: Vec<String> = circles(&edges)
+    let found: Vec<String> = import_circles(&files)
         .iter()
+        .filter(|c| !c.iter().any(|m| NOT_YET.contains(&m.join("::").as_str())))
         .map(|c| {
             c.iter()
                 .map(|m| m.join("::"))
@@ -845,4 +1056,20 @@ fn no_import_circle_between_modules() {
         })
         .collect();
     assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
+}
+
+#[test]
+fn every_file_not_yet_moved_still_breaks_the_house_rules() {
+    let files = crate_files();
+    let modules: BTreeSet<ModPath> = files.iter().map(|(m, _)| m.clone()).collect();
+    for name in NOT_YET {
+        let (m, code) = files
+            .iter()
+            .find(|(m, _)| m.join("::") == *name)
+            .unwrap_or_else(|| panic!("{name} in NOT_YET is no file of the crate"));
+        assert!(
+            !house_breaks(m, code, &modules).is_empty(),
+            "{name} keeps the house rules now: take it off NOT_YET in src/layers.rs"
+        );
+    }
 }

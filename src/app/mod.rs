@@ -13,6 +13,7 @@ pub mod ladder;
 pub(crate) mod learn;
 pub(crate) mod notify;
 pub(crate) mod plugin;
+pub(crate) mod project;
 pub(crate) mod prune;
 pub(crate) mod relay;
 pub(crate) mod search;

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::anyhow;
 
-use super::project::project_paths;
+use crate::app::project::project_paths;
 use crate::env::Env;
 use crate::model::agents::alert::{Alert, AlertReason, AlertVia};
 use crate::model::outcome::Outcome;

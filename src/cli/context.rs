@@ -54,7 +54,7 @@ pub(crate) struct ContextArgs {
 
 /// Runs `forge context`.
 pub(crate) fn run(args: &ContextArgs, env: &Env) -> anyhow::Result<ExitCode> {
-    let paths = super::project::project_paths(args.project.as_ref(), env)?;
+    let paths = crate::app::project::project_paths(args.project.as_ref(), env)?;
     let cfg = config::load_or_default(&paths, env);
     let bridge = match &args.session {
         Some(given) => {

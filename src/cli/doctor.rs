@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::project::locate_project;
+use crate::app::project::locate_project;
 use crate::env::Env;
 use crate::model::handoff::entry::HandoffKind;
 use crate::model::handoff::entry::split_front_matter;
@@ -654,12 +654,12 @@ fn check_redaction() -> Check {
 
 /// The settings files Claude Code reads for this project, highest precedence first:
 /// `.claude/settings.local.json`, `.claude/settings.json`, the user's settings
-/// ([`super::project::claude_settings_files`]: the project's never through a link).
+/// ([`crate::app::project::claude_settings_files`]: the project's never through a link).
 fn settings_files(paths: &Paths, env: &Env) -> Vec<SettingsFile> {
-    super::project::claude_settings_files(paths, env)
+    crate::app::project::claude_settings_files(paths, env)
         .into_iter()
         .filter_map(|(path, follow)| {
-            let text = super::project::read_settings(&path, follow)?;
+            let text = crate::app::project::read_settings(&path, follow)?;
             let value = if text.trim().is_empty() {
                 Ok(Value::Null)
             } else {

@@ -107,7 +107,7 @@ pub(crate) struct PruneArgs {
 }
 
 fn prune(args: &PruneArgs, project: Option<&PathBuf>, env: &Env) -> anyhow::Result<ExitCode> {
-    let paths = super::project::project_paths(project, env)?;
+    let paths = crate::app::project::project_paths(project, env)?;
     let cfg = config::load(&paths, env)
         .map_err(|e| {
             anyhow::anyhow!("{e}\nFix the file, or check it with `forge config validate`.")
@@ -203,7 +203,7 @@ pub(crate) fn run(args: &HandoffArgs, env: &Env) -> ExitCode {
         // `handoff` writes none.
         let hooks = args
             .claim_threshold
-            .then(|| super::project::project_for_writing(args.project.as_ref(), env).ok())
+            .then(|| crate::app::project::project_for_writing(args.project.as_ref(), env).ok())
             .flatten()
             .map(|paths| {
                 let cfg = config::load_or_default(&paths, env);
@@ -261,7 +261,7 @@ pub(crate) fn run(args: &HandoffArgs, env: &Env) -> ExitCode {
             Err(_) => Some("panic (ignored)".to_owned()),
         };
         if let Some(problem) = problem
-            && let Ok(paths) = super::project::project_paths(args.project.as_ref(), env)
+            && let Ok(paths) = crate::app::project::project_paths(args.project.as_ref(), env)
             && paths.forge_dir().is_dir()
         {
             store::log_error(&paths, "handoff --auto", &problem);
@@ -307,7 +307,7 @@ const WRITING_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 /// and the lock is had within [`WRITING_WAIT`] (else the handoff is written without
 /// it: two at once only means two files).
 fn writing_lock(args: &HandoffArgs, env: &Env) -> Option<store::FileLock> {
-    let paths = super::project::project_paths(args.project.as_ref(), env).ok()?;
+    let paths = crate::app::project::project_paths(args.project.as_ref(), env).ok()?;
     paths
         .logs()
         .is_dir()
@@ -318,7 +318,7 @@ fn writing_lock(args: &HandoffArgs, env: &Env) -> Option<store::FileLock> {
 /// Claims the session's threshold crossing: true for the one process that wins it.
 fn claim(args: &HandoffArgs, env: &Env) -> bool {
     let (Ok(paths), Some(sid)) = (
-        super::project::project_for_writing(args.project.as_ref(), env),
+        crate::app::project::project_for_writing(args.project.as_ref(), env),
         args.session.as_deref(),
     ) else {
         return false;
@@ -341,7 +341,7 @@ fn write(args: &HandoffArgs, env: &Env) -> anyhow::Result<session_handoff::Writt
             args.trigger
         );
     };
-    let paths = super::project::project_for_writing(args.project.as_ref(), env)?;
+    let paths = crate::app::project::project_for_writing(args.project.as_ref(), env)?;
     let cfg = config::load_or_default(&paths, env);
     // A unique start of a known session's id names it (as every --session does); a
     // session forge has no bridge for is looked for by its whole id below.

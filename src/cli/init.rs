@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context, anyhow};
 use serde_json::Value;
 
-use super::project::project_paths;
+use crate::app::project::project_paths;
 use crate::env::Env;
 use crate::model::setup::settings::{self, Emptied, Expand, InstallOptions, Outcome, Removal};
 use crate::model::setup::{diff, json_edit};
@@ -979,11 +979,12 @@ fn plugin_notes(
     // The project's own files are never read through a link (a project install
     // checked them before anything was read); the user's may be a dotfiles manager's.
     let mut values: Vec<(PathBuf, Option<Value>)> = Vec::new();
-    for (f, follow) in super::project::claude_settings_files(paths, env) {
+    for (f, follow) in crate::app::project::claude_settings_files(paths, env) {
         let v = if f == path {
             Some(o.settings.clone())
         } else {
-            super::project::read_settings(&f, follow).and_then(|t| serde_json::from_str(&t).ok())
+            crate::app::project::read_settings(&f, follow)
+                .and_then(|t| serde_json::from_str(&t).ok())
         };
         values.push((f, v));
     }
@@ -1045,7 +1046,7 @@ fn users_own_statusline_note(out: &mut String, o: &Outcome, env: &Env) {
     }
     let theirs = store::safe::read_to_string_whole(
         &user,
-        super::project::SETTINGS_CAP,
+        crate::app::project::SETTINGS_CAP,
         store::safe::Follow::Yes,
     )
     .ok()
@@ -1498,7 +1499,7 @@ fn backup_texts(file: &Path, project: Option<&Paths>) -> Vec<String> {
         .filter_map(|n| {
             crate::store::safe::read_to_string_whole(
                 &dir.join(n),
-                super::project::SETTINGS_CAP,
+                crate::app::project::SETTINGS_CAP,
                 crate::store::safe::Follow::No,
             )
             .ok()
@@ -1547,7 +1548,8 @@ fn project_paths_touched(
 }
 
 fn read_optional(path: &Path, follow: store::safe::Follow) -> anyhow::Result<Option<String>> {
-    match crate::store::safe::read_to_string_whole(path, super::project::SETTINGS_CAP, follow) {
+    match crate::store::safe::read_to_string_whole(path, crate::app::project::SETTINGS_CAP, follow)
+    {
         Ok(t) => Ok(Some(t)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),

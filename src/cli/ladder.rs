@@ -32,7 +32,7 @@ pub(crate) fn run(args: &LadderArgs, env: &Env) -> ExitCode {
     let Some(level) = Level::parse(&args.level).filter(|l| *l != Level::L0) else {
         return ExitCode::SUCCESS;
     };
-    let Ok(paths) = super::project::project_for_writing(Some(&args.project), env) else {
+    let Ok(paths) = crate::app::project::project_for_writing(Some(&args.project), env) else {
         return ExitCode::SUCCESS;
     };
     // Exactly one run per crossing, however many ticks started one.

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, anyhow, bail};
 use serde_json::json;
 
-use super::project::project_paths;
+use crate::app::project::project_paths;
 use crate::env::Env;
 use crate::model::setup::memory;
 use crate::store::{self, Paths};

@@ -10,7 +10,7 @@ use anyhow::{Context, anyhow};
 use chrono::{DateTime, Local, Utc};
 use serde_json::Value;
 
-use super::project::project_paths;
+use crate::app::project::project_paths;
 use crate::env::Env;
 use crate::model::activity::{self, format_row};
 use crate::model::session::state::EventLine;

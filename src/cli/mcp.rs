@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::project::locate_project;
+use crate::app::project::locate_project;
 use crate::env::Env;
 use crate::mcp::{self, project::Project};
 

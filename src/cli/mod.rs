@@ -15,7 +15,6 @@ pub(crate) mod learn;
 pub(crate) mod log;
 pub mod man;
 pub(crate) mod mcp;
-pub(crate) mod project;
 pub(crate) mod resume;
 pub(crate) mod run;
 pub(crate) mod sessions;
@@ -171,10 +170,7 @@ pub(crate) fn read_stdin_capped(cap: u64) -> Vec<u8> {
     buf
 }
 
-/// `n` with the singular or plural noun: `count(1, "line", "lines")` is "1 line".
-pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
+pub(crate) use crate::model::text::count;
 
 /// Prints text to stdout through the one sanitiser ([`crate::model::text::sanitize::clean`]):
 /// whatever a file, a payload or a branch name put in it, no escape sequence, control
@@ -249,13 +245,6 @@ pub(crate) fn write_raw(out: &mut impl std::io::Write, text: &str) {
 mod tests {
     use super::*;
     use clap::CommandFactory;
-
-    #[test]
-    fn counts_agree_with_their_number() {
-        assert_eq!(count(1, "line", "lines"), "1 line");
-        assert_eq!(count(2, "line", "lines"), "2 lines");
-        assert_eq!(count(0, "line", "lines"), "0 lines");
-    }
 
     #[test]
     fn verify_cli() {

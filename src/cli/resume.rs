@@ -9,7 +9,7 @@ use anyhow::{Context, anyhow, bail};
 use chrono::{DateTime, Utc};
 use clap_complete::engine::ArgValueCompleter;
 
-use super::project::project_paths;
+use crate::app::project::project_paths;
 use crate::env::Env;
 use crate::model::handoff::entry::Drift;
 use crate::model::handoff::entry::{HandoffEntry, HandoffKind};

@@ -83,7 +83,7 @@ pub(crate) fn run(args: &RunArgs, env: &Env) -> anyhow::Result<ExitCode> {
             p.to_string_lossy()
         )
     })?;
-    let paths = super::project::project_for_writing(None, env)?;
+    let paths = crate::app::project::project_for_writing(None, env)?;
     // The task goes to claude as one argument, and each continuation adds the
     // handoff: refuse a task that cannot fit before anything starts (or is written).
     let sample = paths.handoffs().join("handoff-20260101-000000-99.md");

@@ -44,7 +44,7 @@ pub(crate) struct SessionsArgs {
 
 /// Runs `forge sessions`.
 pub(crate) fn run(args: &SessionsArgs, env: &Env) -> anyhow::Result<ExitCode> {
-    let paths = super::project::project_paths(args.project.as_ref(), env)?;
+    let paths = crate::app::project::project_paths(args.project.as_ref(), env)?;
     let cfg = crate::config::load_or_default(&paths, env);
     let stale_after = cfg.attention.stale_after();
     let thresholds = cfg.context.thresholds();

@@ -43,7 +43,7 @@ pub(crate) struct ShareArgs {
 
 /// Runs `forge share`.
 pub(crate) fn run(args: &ShareArgs, env: &Env) -> anyhow::Result<ExitCode> {
-    let paths = super::project::project_for_writing(args.project.as_ref(), env);
+    let paths = crate::app::project::project_for_writing(args.project.as_ref(), env);
     if args.background {
         // Nothing to say to anyone: what happened is in the status file and, once,
         // in the event log.

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 
-use super::project::project_for_writing;
+use crate::app::project::project_for_writing;
 use crate::app::signal::{Draft, default_resolver, resolve_task, write_draft};
 use crate::env::Env;
 use crate::model::handoff::signal::SignalStatus;

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use anyhow::bail;
 use serde_json::{Value, json};
 
-use super::project::project_paths;
+use crate::app::project::project_paths;
 use crate::app::snapshot::{GitSource, load};
 use crate::env::Env;
 use crate::model::agents::fleet::{Registry, SessionRow as FleetSession, tilde};
@@ -56,9 +56,9 @@ pub(crate) fn run(args: &StatusArgs, env: &Env) -> anyhow::Result<ExitCode> {
         return run_all(args.json, env);
     }
     let paths = project_paths(args.project.as_ref(), env)?;
-    let set_up = super::project::is_set_up(&paths, env);
+    let set_up = crate::app::project::is_set_up(&paths, env);
     if !set_up && !args.json {
-        bail!("{}", super::project::not_set_up_message(&paths));
+        bail!("{}", crate::app::project::not_set_up_message(&paths));
     }
     if args.json {
         super::print_json_shown(&project_json(&paths, env, set_up, |e| {
@@ -135,7 +135,7 @@ pub(crate) fn project_json(
         if !set_up {
             obj.insert(
                 "hint".into(),
-                json!(super::project::not_set_up_message(paths)),
+                json!(crate::app::project::not_set_up_message(paths)),
             );
         }
     }

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, anyhow};
 use serde_json::json;
 
-use super::project::project_paths;
+use crate::app::project::project_paths;
 use crate::config::{self, Side};
 use crate::env::Env;
 use crate::model::setup::trust::{Record, Trust, VERSION, content_hash};

@@ -117,9 +117,9 @@ pub(crate) fn run(args: &TuiArgs, env: &Env) -> anyhow::Result<ExitCode> {
         _demo_dir = Some(dir);
         (Paths::new(root), GitSource::Cache)
     } else {
-        let paths = super::project::project_paths(args.project.as_ref(), &env)?;
-        if !super::project::is_set_up(&paths, &env) {
-            bail!("{}", super::project::not_set_up_message(&paths));
+        let paths = crate::app::project::project_paths(args.project.as_ref(), &env)?;
+        if !crate::app::project::is_set_up(&paths, &env) {
+            bail!("{}", crate::app::project::not_set_up_message(&paths));
         }
         (paths, GitSource::Live)
     };
@@ -192,10 +192,10 @@ fn open_project(root: &Path, env: &Env) -> Result<(Model, Session), String> {
     }
     let mut env = env.clone();
     env.now = crate::env::wall_clock();
-    let paths = super::project::project_paths(Some(&root.to_path_buf()), &env)
+    let paths = crate::app::project::project_paths(Some(&root.to_path_buf()), &env)
         .map_err(|e| format!("{e:#}"))?;
-    if !super::project::is_set_up(&paths, &env) {
-        return Err(super::project::not_set_up_message(&paths));
+    if !crate::app::project::is_set_up(&paths, &env) {
+        return Err(crate::app::project::not_set_up_message(&paths));
     }
     let model = tui::initial_model(&paths, &env, GitSource::Live);
     let session = Session {

@@ -26,7 +26,7 @@ pub(crate) struct UserHookArgs {
 /// Runs `forge user-hook`: always exits 0 (nobody reads it); what happened is in
 /// `events.jsonl`.
 pub(crate) fn run(args: &UserHookArgs, env: &Env) -> ExitCode {
-    let Ok(paths) = super::project::project_for_writing(Some(&args.project), env) else {
+    let Ok(paths) = crate::app::project::project_for_writing(Some(&args.project), env) else {
         return ExitCode::SUCCESS;
     };
     // Exactly one run per crossing, however many ticks started one.

@@ -191,7 +191,7 @@ impl Project {
             let _ = write!(
                 text,
                 " with {}. It shows as blocked (dashboard, status line, every new session) until a later Signal of {} or the resolve tool supersedes it.",
-                crate::cli::count(draft.questions.len(), "open question", "open questions"),
+                crate::model::text::count(draft.questions.len(), "open question", "open questions"),
                 draft.task
             );
         } else {
@@ -259,7 +259,7 @@ impl Project {
         );
         let mut text = format!(
             "{} for {whom}{}",
-            crate::cli::count(items.len(), "Signal", "Signals"),
+            crate::model::text::count(items.len(), "Signal", "Signals"),
             if blocked > 0 {
                 format!(", {blocked} blocked")
             } else {
@@ -288,7 +288,7 @@ impl Project {
         }
         let summary = format!(
             "{} for {}{}",
-            crate::cli::count(items.len(), "Signal", "Signals"),
+            crate::model::text::count(items.len(), "Signal", "Signals"),
             agent.as_deref().unwrap_or("anyone"),
             if blocked > 0 {
                 format!(" ({blocked} blocked)")
@@ -418,7 +418,7 @@ impl Project {
 
     fn status(&self, env: &Env) -> Result<(ToolResult, Outcome), String> {
         self.readable()?;
-        let set_up = crate::cli::project::is_set_up(&self.paths, env);
+        let set_up = crate::app::project::is_set_up(&self.paths, env);
         let mut warning = None;
         let mut v = crate::cli::status::project_json(&self.paths, env, set_up, |e| {
             warning = Some(format!("{e:#}"));
@@ -442,7 +442,7 @@ impl Project {
                 tool: "status".into(),
                 summary: format!(
                     "{}, {blocked} blocked",
-                    crate::cli::count(handoffs, "handoff", "handoffs")
+                    crate::model::text::count(handoffs, "handoff", "handoffs")
                 ),
             },
         ))

@@ -14,3 +14,20 @@ pub mod redact;
 pub mod sanitize;
 pub mod scan;
 pub(crate) mod secrets;
+
+/// `n` with the singular or plural noun: `count(1, "line", "lines")` is "1 line".
+pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count;
+
+    #[test]
+    fn counts_agree_with_their_number() {
+        assert_eq!(count(1, "line", "lines"), "1 line");
+        assert_eq!(count(2, "line", "lines"), "2 lines");
+        assert_eq!(count(0, "line", "lines"), "0 lines");
+    }
+}

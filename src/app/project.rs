@@ -4,8 +4,9 @@
 //! project. Also whether forge is set up there, which `forge status` and `forge tui`
 //! ask before they show anything.
 //!
-//! Not a command: the shared toolkit of the files beside it (after jj's
-//! `cli_util`), so that no command imports another one for it.
+//! The commands' one door to a project (after jj's `cli_util`): a command asks here
+//! for its [`Paths`] and hands them to the rest of `app`, so no command names
+//! `store` or imports another command for it (`src/layers.rs` checks both).
 
 use std::path::PathBuf;
 
@@ -14,7 +15,10 @@ use serde_json::Value;
 
 use crate::env::Env;
 use crate::model::setup::settings;
-use crate::store::{Paths, resolve_root};
+use crate::store::resolve_root;
+
+/// The project's paths under `.forge/`, as the commands hold them.
+pub(crate) use crate::store::Paths;
 
 /// Resolves `--project DIR` (which must exist) or finds the project from the cwd,
 /// and refuses a project whose `.forge/` fails the StrictModes check
