@@ -478,7 +478,7 @@ fn house_breaks(module: &[String], code: &str, modules: &BTreeSet<ModPath>) -> V
         match (room, abs.first().map(String::as_str)) {
             ("cli", Some("store")) => out.push(format!("a command names crate::store (`{shown}`)")),
             ("mcp", Some("cli")) => {
-                out.push(format!("the MCP server names crate::cli (`{shown}`)"))
+                out.push(format!("the MCP server names crate::cli (`{shown}`)"));
             }
             ("cli", Some("cli")) if module.len() >= 2 && abs.len() >= 2 => {
                 let other = abs[..2].to_vec();

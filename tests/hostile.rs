@@ -221,7 +221,7 @@ fn a_state_folder_that_is_not_the_users_own_is_refused() {
     type Spoil = fn(&TestProject);
     let mut cases: Vec<(&str, Spoil)> = vec![
         ("writable by others", |p: &TestProject| {
-            chmod(&p.forge_dir(), 0o777)
+            chmod(&p.forge_dir(), 0o777);
         }),
         ("a link", |p: &TestProject| {
             let real = p.dir.path().join("elsewhere");
@@ -235,7 +235,7 @@ fn a_state_folder_that_is_not_the_users_own_is_refused() {
             std::os::unix::fs::symlink(&real, p.forge_dir().join("logs")).unwrap();
         }),
         ("handoffs/ writable by others", |p: &TestProject| {
-            chmod(&p.forge_dir().join("handoffs"), 0o777)
+            chmod(&p.forge_dir().join("handoffs"), 0o777);
         }),
     ];
     if is_root() {

@@ -44,9 +44,9 @@ pub(crate) fn update(m: &mut Model, event: Event) -> Vec<Effect> {
         Event::Switched(result) => {
             let (text, error) = super::fleet::switched_words(result);
             if error {
-                warn(m, text)
+                warn(m, text);
             } else {
-                say(m, text)
+                say(m, text);
             }
             Vec::new()
         }

@@ -377,7 +377,7 @@ mod tests {
         let p = parse_signal(BROKEN);
         match &p {
             SignalParse::Malformed { reason } => {
-                assert!(reason.contains("does not parse"), "{reason}")
+                assert!(reason.contains("does not parse"), "{reason}");
             }
             SignalParse::Valid(_) => panic!("truncated Signal accepted"),
         }
@@ -415,7 +415,7 @@ mod tests {
         for (json, want) in cases {
             match parse_signal(&wrap(json)) {
                 SignalParse::Malformed { reason } => {
-                    assert!(reason.contains(want), "{json}: {reason}")
+                    assert!(reason.contains(want), "{json}: {reason}");
                 }
                 SignalParse::Valid(s) => panic!("{json} accepted as {s:?}"),
             }

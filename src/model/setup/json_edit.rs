@@ -1031,7 +1031,7 @@ mod tests {
     fn new_entries_follow_the_file_style() {
         // Four spaces.
         let out = edit("{\n    \"a\": 1\n}\n", |v| {
-            v["b"] = json!({"c": [1, {"d": true}]})
+            v["b"] = json!({"c": [1, {"d": true}]});
         });
         assert_eq!(
             out,
