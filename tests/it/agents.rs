@@ -1,5 +1,5 @@
 //! Per-agent settings (issue "10 of 11", item 3): `[agents.<name>]` tables, the
-//! agent named by `$FORGE_AGENT` (the tmux session's name is tested in tests/tui.rs).
+//! agent named by `$FORGE_AGENT` (the tmux session's name is tested in tests/it/tui.rs).
 
 #![allow(clippy::unwrap_used)]
 

@@ -6,7 +6,7 @@
 //! each shows about the client: docs/client-reference.md §9). They run one at a time
 //! (a lock in the harness). Without tmux, npm or the client they print `SKIPPED …`
 //! and pass, except on CI (`CI` set), where that is a failure. Run them alone with
-//! `cargo test --test e2e`.
+//! `cargo test --test it e2e::`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![allow(
@@ -1753,7 +1753,7 @@ fn record_print(w: &World, prompt: &str, extra: &[&str], cut: impl Fn(&str) -> b
 /// Records what `tests/fixtures/stream-json/README.md` lists: the pinned client's
 /// stream-json output and the transcript lines it wrote, for replies with thinking,
 /// text and tool calls, and for the ways a session can end mid-reply. Run it with
-/// `FORGE_RECORD_FIXTURES=1 cargo test --test e2e record_stream_json_fixtures --
+/// `FORGE_RECORD_FIXTURES=1 cargo test --test it e2e::record_stream_json_fixtures --
 /// --ignored` after changing the pinned client; the stream reader's unit tests
 /// (`model::agents::relay`) and the handoff's (`model::session::transcript`) read these files.
 #[test]
@@ -2783,7 +2783,7 @@ fn a_clone_of_a_wired_project_without_forge_says_one_line_and_no_hook_fails() {
 #[test]
 fn forge_installed_from_the_npm_files_wires_a_project_and_the_client_runs_its_hooks() {
     let name = "forge_installed_from_the_npm_files_wires_a_project_and_the_client_runs_its_hooks";
-    // The release files (built on demand under CI; tests/release/dist.rs).
+    // The release files (built on demand under CI; tests/it/common/dist.rs).
     let Some(dist) = dist::dist_or_skip(name) else {
         return;
     };

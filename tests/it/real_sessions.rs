@@ -2,7 +2,7 @@
 //! the four real Claude Code sessions of `tests/fixtures/real-transcripts/` (MIT,
 //! see its LICENSE) and the pinned client's own recording
 //! (`tests/fixtures/transcripts/recorded-plan-question-background-compact.jsonl`,
-//! recorded by `tests/e2e.rs::a_session_with_a_plan_a_question_a_background_command_and_a_compaction_hands_off`).
+//! recorded by `tests/it/e2e.rs::a_session_with_a_plan_a_question_a_background_command_and_a_compaction_hands_off`).
 //!
 //! Each transcript's labels — its task in the person's words, the client's pending
 //! work and next step, the plan, the person's decisions, the files edited since the

@@ -2,7 +2,7 @@
 //! checksums, the binaries in them (run from an empty folder; the aarch64 one under
 //! `qemu-aarch64`), the `cargo binstall` metadata's URLs, and the npm packages
 //! installed from their `npm pack` files with no registry. When `dist/` is missing or
-//! stale the tests build it on demand or skip, by the rule of tests/release/dist.rs
+//! stale the tests build it on demand or skip, by the rule of tests/it/common/dist.rs
 //! (under `CI=1` they never skip).
 
 #![cfg(all(target_os = "linux", target_arch = "x86_64"))]
@@ -125,7 +125,7 @@ fn check_elf(bin: &Path, machine: &str) {
         .max()
         .unwrap();
     assert!(newest <= (2, 17), "needs glibc {newest:?}");
-    // The C code's hardening (tests/hardening.rs checks the same in `cargo build`'s).
+    // The C code's hardening (tests/it/hardening.rs checks the same in `cargo build`'s).
     let symbols = text(&run(Command::new("readelf")
         .arg("--dyn-syms")
         .arg("-W")

@@ -1,5 +1,5 @@
 //! The release tarballs and npm packages scripts/release.sh makes, for the tests
-//! that unpack and install them (tests/release.rs, and tests/e2e.rs's npm install).
+//! that unpack and install them (tests/it/release.rs, and tests/it/e2e.rs's npm install).
 //!
 //! The rule: the tests use `dist/` when it holds this version's files, newer than
 //! every source file (`src/`, `Cargo.toml`, `Cargo.lock`, `npm/`, the script). When

@@ -187,7 +187,7 @@ impl TestProject {
             .env_remove("LINES")
             .env_remove("EDITOR")
             .env_remove("VISUAL")
-            // Where alerts would go: a test chooses its own (tests/alerts.rs).
+            // Where alerts would go: a test chooses its own (tests/it/alerts.rs).
             .env_remove("TERM_PROGRAM")
             .env_remove("LC_TERMINAL")
             .env_remove("KITTY_WINDOW_ID")

@@ -1,7 +1,7 @@
 //! A tmux server of a test's own (unique socket), to run a command in a real
 //! terminal: start it in a pane, read the screen, send keys, ask tmux about the
 //! pane's terminal modes. The dashboard tests use [`Tmux::start`]; the end-to-end
-//! harness (`tests/e2e/harness.rs`) names its own socket and session, passes `-u`,
+//! harness (`tests/it/e2e/harness.rs`) names its own socket and session, passes `-u`,
 //! and has the pane's process waited for when the server goes ([`Tmux::reap_pane`]).
 
 use std::path::{Path, PathBuf};
