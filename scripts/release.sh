@@ -8,8 +8,8 @@
 #
 # Why glibc 2.17 and not musl: the C code built into forge (libgit2, zlib) keeps the
 # hardening of `cargo build` (.cargo/config.toml: stack protector and
-# _FORTIFY_SOURCE, which musl does not implement), and tests/hardening.rs checks the
-# same symbols in the release binary (tests/release.rs).
+# _FORTIFY_SOURCE, which musl does not implement), and tests/it/hardening.rs checks the
+# same symbols in the release binary (tests/it/release.rs).
 #
 # Needs: rustup targets x86_64-unknown-linux-gnu and aarch64-unknown-linux-gnu,
 # cargo-zigbuild (`cargo install cargo-zigbuild --locked`) and zig (`pip install
@@ -87,7 +87,7 @@ fi
 
 # ----- npm: the launcher and one package per platform ----------------------------------
 # The launcher's package.json carries the version and its optionalDependencies'
-# versions: set both to Cargo.toml's (tests/release.rs checks they are in step).
+# versions: set both to Cargo.toml's (tests/it/release.rs checks they are in step).
 node - "$version" "$root/npm/ccforge/package.json" <<'EOF'
 const fs = require("fs");
 const [version, file] = process.argv.slice(2);
@@ -95,7 +95,7 @@ const pkg = JSON.parse(fs.readFileSync(file, "utf8"));
 pkg.version = version;
 for (const dep of Object.keys(pkg.optionalDependencies || {})) pkg.optionalDependencies[dep] = version;
 // Written only when it changes: an unchanged file keeps its time, so the tarballs
-// built above stay newer than every source (tests/release/dist.rs).
+// built above stay newer than every source (tests/it/common/dist.rs).
 const text = JSON.stringify(pkg, null, 2) + "\n";
 if (fs.readFileSync(file, "utf8") !== text) fs.writeFileSync(file, text);
 EOF

@@ -57,7 +57,7 @@ impl Project {
     }
 
     /// The call's outcomes, its alerts left out (they depend on the machine's
-    /// terminal and desktop; `tests/alerts.rs` tests them).
+    /// terminal and desktop; `tests/it/alerts.rs` tests them).
     fn outcomes(&self, event: &str, extra: Value) -> Vec<Outcome> {
         let mut all = self.hook(event, extra).1;
         all.retain(|o| {
