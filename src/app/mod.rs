@@ -21,5 +21,6 @@ pub(crate) mod session_handoff;
 pub(crate) mod share;
 pub(crate) mod signal;
 pub(crate) mod snapshot;
+pub(crate) mod status;
 pub(crate) mod user_hooks;
 pub(crate) mod wrapped;

@@ -8,11 +8,11 @@ use std::process::ExitCode;
 use anyhow::{Context, anyhow};
 use serde_json::json;
 
+use crate::app::project::Paths;
 use crate::app::project::project_paths;
 use crate::config::{self, Loaded, Source};
 use crate::env::Env;
 use crate::model::segment::Segment;
-use crate::store::Paths;
 
 /// Show, check or locate forge's configuration
 ///

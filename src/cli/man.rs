@@ -8,9 +8,9 @@ use clap::{ArgAction, Command, CommandFactory};
 use clap_complete::engine::ArgValueCandidates;
 use clap_mangen::roff::{Roff, bold, roman};
 
+use crate::app::project::Paths;
 use crate::env::Env;
 use crate::model::dashboard::{self, Key, Mode};
-use crate::store::Paths;
 
 /// Print forge's manual page (roff) to stdout
 ///

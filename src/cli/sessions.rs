@@ -6,12 +6,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use chrono::{DateTime, Utc};
-use serde_json::{Value, json};
 
-use crate::app::snapshot::{GitSource, load_state};
+use crate::app::status::{Row, Sessions};
 use crate::env::Env;
 use crate::model::session::level::Thresholds;
-use crate::model::session::state::{Attention, SessionBridge};
 use crate::model::snapshot::Snapshot;
 use crate::model::snapshot::last_heard;
 use crate::model::text::sanitize::single_line;
@@ -45,69 +43,20 @@ pub(crate) struct SessionsArgs {
 /// Runs `forge sessions`.
 pub(crate) fn run(args: &SessionsArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = crate::app::project::project_paths(args.project.as_ref(), env)?;
-    let cfg = crate::config::load_or_default(&paths, env);
-    let stale_after = cfg.attention.stale_after();
-    let thresholds = cfg.context.thresholds();
-    let snap = load_state(&paths, env.now, GitSource::Cache);
-    let rows = rows(&snap, args.live, stale_after);
+    let report = Sessions::load(&paths, env);
+    let rows = report.rows(args.live);
     if args.json {
-        let list: Vec<Value> = rows
-            .iter()
-            .map(|r| {
-                let mut v = super::status::session_context_json(&snap, r.bridge, &thresholds);
-                v["state"] = json!(r.state);
-                v["live"] = json!(r.live);
-                v["current"] = json!(r.current);
-                v
-            })
-            .collect();
-        super::print_json_shown(&Value::Array(list))?;
+        super::print_json_shown(&report.to_json(&rows))?;
     } else {
-        super::print_shown(&render(&snap, &rows, &thresholds, env.now, args.live));
+        super::print_shown(&render(
+            &report.snapshot,
+            &rows,
+            &report.thresholds,
+            env.now,
+            args.live,
+        ));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// One listed session.
-struct Row<'a> {
-    bridge: &'a SessionBridge,
-    /// `permission`, `input`, `busy`, `ended` or `silent`.
-    state: &'static str,
-    live: bool,
-    current: bool,
-}
-
-fn rows(snap: &Snapshot, live_only: bool, stale_after: chrono::Duration) -> Vec<Row<'_>> {
-    let now = snap.taken_at;
-    let current = snap
-        .current_session(now, stale_after)
-        .map(|s| s.session_id.as_str());
-    let mut list: Vec<&SessionBridge> = snap.sessions.iter().collect();
-    list.sort_by(|a, b| {
-        last_heard(b)
-            .cmp(&last_heard(a))
-            .then_with(|| b.updated_at.cmp(&a.updated_at))
-            .then_with(|| a.session_id.cmp(&b.session_id))
-    });
-    list.into_iter()
-        .map(|b| {
-            let live = crate::model::snapshot::is_live(b, now, stale_after);
-            let state = match b.attention {
-                Some(Attention::Ended) => "ended",
-                _ if !live => "silent",
-                Some(Attention::WaitingPermission) => "permission",
-                Some(Attention::WaitingInput) => "input",
-                Some(Attention::Busy) | None => "busy",
-            };
-            Row {
-                bridge: b,
-                state,
-                live: !matches!(state, "ended" | "silent"),
-                current: current == Some(b.session_id.as_str()),
-            }
-        })
-        .filter(|r| r.live || !live_only)
-        .collect()
 }
 
 fn render(

@@ -7,10 +7,9 @@ use std::process::ExitCode;
 use chrono::{DateTime, Utc};
 
 use anyhow::bail;
-use serde_json::{Value, json};
 
 use crate::app::project::project_paths;
-use crate::app::snapshot::{GitSource, load};
+use crate::app::status::{Report, fleet_json, read_registry};
 use crate::env::Env;
 use crate::model::agents::fleet::{Registry, SessionRow as FleetSession, tilde};
 use crate::model::handoff::entry::Drift;
@@ -18,8 +17,7 @@ use crate::model::session::state::{Attention, SessionBridge};
 use crate::model::snapshot::Snapshot;
 use crate::model::text::redact::redact;
 use crate::model::text::sanitize::single_line;
-use crate::model::time::{age, iso};
-use crate::store::{Paths, registry};
+use crate::model::time::age;
 
 /// Show the project's forge state: last session, flags, sessions, handoffs, Signals.
 ///
@@ -60,100 +58,30 @@ pub(crate) fn run(args: &StatusArgs, env: &Env) -> anyhow::Result<ExitCode> {
     if !set_up && !args.json {
         bail!("{}", crate::app::project::not_set_up_message(&paths));
     }
+    let report = Report::load(&paths, env, set_up, |e| {
+        super::print_err(&format!(
+            "forge: warning: {e} (using the built-in defaults; see `forge config validate`)\n"
+        ));
+    });
     if args.json {
-        super::print_json_shown(&project_json(&paths, env, set_up, |e| {
-            super::print_err(&format!(
-                "forge: warning: {e} (using the built-in defaults; see `forge config validate`)\n"
-            ));
-        }))?;
+        super::print_json_shown(&report.to_json())?;
     } else {
-        let snap = load(&paths, env.now, GitSource::Live);
-        let (cfg, untrusted) = config_or_default(&paths, env, |e| {
-            super::print_err(&format!(
-                "forge: warning: {e} (using the built-in defaults; see `forge config validate`)\n"
-            ));
-        });
-        if let Some(line) = untrusted {
+        if let Some(line) = &report.untrusted {
             super::print_out(&format!("{line}\n"));
         }
         super::print_shown(&render_text(
-            &snap,
-            cfg.attention.stale_after(),
-            &cfg.context.thresholds(),
+            &report.snapshot,
+            report.stale_after,
+            &report.thresholds,
             crate::model::time::Zone::Local,
         ));
-        super::print_shown(&render_chains(&crate::store::chains::list(&paths)));
+        super::print_shown(&render_chains(&report.chains));
     }
     Ok(if set_up {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
-}
-
-/// The project's config, or the built-in defaults when it does not load (`warn` is
-/// told why); with the line saying that the project file waits for trust, while it
-/// does ([`crate::config::Loaded::untrusted_line`]).
-fn config_or_default(
-    paths: &Paths,
-    env: &Env,
-    warn: impl FnOnce(&dyn std::fmt::Display),
-) -> (crate::config::Config, Option<String>) {
-    match crate::config::load(paths, env) {
-        Ok(l) => {
-            let line = l.untrusted_line();
-            (l.config, line)
-        }
-        Err(e) => {
-            warn(&e);
-            (crate::config::Config::default(), None)
-        }
-    }
-}
-
-/// What `forge status --json` prints for one project (the `status` tool of `forge
-/// mcp` answers the same): the snapshot, `set_up`, the `forge run` chains, and a
-/// hint when the project is not set up. `warn` hears about a config that does not
-/// load (the defaults are used).
-pub(crate) fn project_json(
-    paths: &Paths,
-    env: &Env,
-    set_up: bool,
-    warn: impl FnOnce(&dyn std::fmt::Display),
-) -> Value {
-    let snap = load(paths, env.now, GitSource::Live);
-    let (cfg, untrusted) = config_or_default(paths, env, warn);
-    let mut v = to_json(
-        &snap,
-        cfg.attention.stale_after(),
-        &cfg.context.thresholds(),
-    );
-    if let Some(obj) = v.as_object_mut() {
-        obj.insert("set_up".into(), json!(set_up));
-        obj.insert("chains".into(), json!(crate::store::chains::list(paths)));
-        obj.insert("untrusted_config".into(), json!(untrusted));
-        if !set_up {
-            obj.insert(
-                "hint".into(),
-                json!(crate::app::project::not_set_up_message(paths)),
-            );
-        }
-    }
-    v
-}
-
-/// The fleet registry of this environment, read: its path and contents. An error
-/// (no home folder, a registry that is a link or a FIFO, a folder others can write
-/// to) says why.
-pub(crate) fn read_registry(env: &Env) -> anyhow::Result<(PathBuf, Registry)> {
-    let Some(file) = registry::path(env) else {
-        bail!(
-            "cannot find the fleet registry: neither XDG_STATE_HOME nor HOME is an absolute \
-             folder"
-        );
-    };
-    let reg = registry::read_for_views(&file).map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok((file, reg))
 }
 
 /// `forge status --all`: the fleet, from the registry alone.
@@ -165,51 +93,6 @@ fn run_all(json: bool, env: &Env) -> anyhow::Result<ExitCode> {
         super::print_out(&fleet_text(&reg, &file, env.now, env.home.as_deref()));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The fleet as JSON: `rows` in the order of the list (live sessions most urgent
-/// first, then projects with no live session, whose session fields are `null`).
-/// Each row says, as the fleet list shows them, the session's agent and tmux target
-/// (`pane`, the server's `socket`, and the `attach` command that reaches it), and
-/// its work tree (`worktree`, the project root), branch and `repository` (the main
-/// work tree's project it shares its Signals with; its own root otherwise).
-pub(crate) fn fleet_json(reg: &Registry, file: &Path, now: DateTime<Utc>) -> Value {
-    let rows: Vec<Value> = reg
-        .rows(now)
-        .iter()
-        .map(|r| {
-            let s = r.session;
-            let tmux = s.and_then(FleetSession::tmux_target).map(|(pane, socket)| {
-                json!({
-                    "pane": pane,
-                    "socket": socket,
-                    "attach": crate::model::dashboard::fleet::attach_command(pane, socket),
-                })
-            });
-            json!({
-                "project": r.project.name,
-                "root": r.project.root,
-                "worktree": r.project.root,
-                "repository": r.project.repository.as_deref().unwrap_or(&r.project.root),
-                "branch": r.project.branch,
-                "blocked": r.project.blocked,
-                "agent": s.and_then(|s| s.agent.as_deref()),
-                "tmux": tmux,
-                "session_id": s.map(|s| &s.id),
-                "context_pct": s.and_then(|s| s.context_pct),
-                "level": s.and_then(|s| s.level.as_deref()),
-                "attention": s.and_then(|s| s.attention),
-                "last_event": s.and_then(|s| s.last_event.as_deref()),
-                "last_event_at": r.last_heard().map(iso),
-            })
-        })
-        .collect();
-    json!({
-        "registry": file,
-        "taken_at": iso(now),
-        "projects": reg.current(now).count(),
-        "rows": rows,
-    })
 }
 
 /// The fleet as a table for people. Every value from the registry (names, branches,
@@ -291,62 +174,6 @@ pub(crate) fn fleet_text(
     out
 }
 
-/// How many of the recent events `status --json` prints.
-const STATUS_EVENTS: usize = 20;
-
-/// The snapshot as JSON, with the derived lists scripts want (`blocked`, `attention`).
-/// `attention` lists the live sessions, most urgent first (none ended, none silent
-/// for longer than `stale_after`).
-pub(crate) fn to_json(
-    snap: &Snapshot,
-    stale_after: chrono::Duration,
-    thresholds: &crate::model::session::level::Thresholds,
-) -> serde_json::Value {
-    let mut v = serde_json::to_value(snap).unwrap_or_else(|_| json!({}));
-    if let Some(obj) = v.as_object_mut() {
-        // The last 20 events, as before the dashboard kept more (`forge log --json`
-        // has them all).
-        if let Some(Value::Array(events)) = obj.get_mut("recent_events") {
-            let extra = events.len().saturating_sub(STATUS_EVENTS);
-            events.drain(..extra);
-        }
-        obj.insert(
-            "blocked".into(),
-            json!(
-                snap.blocked()
-                    .map(|h| h.file_name.clone())
-                    .collect::<Vec<_>>()
-            ),
-        );
-        // Whether `last_session` is of a session still live (a turn's record, not
-        // an end).
-        obj.insert(
-            "last_session_live".into(),
-            json!(snap.last_session_live(snap.taken_at, stale_after).is_some()),
-        );
-        obj.insert(
-            "current_session".into(),
-            snap.current_session(snap.taken_at, stale_after)
-                .map_or(Value::Null, |s| session_context_json(snap, s, thresholds)),
-        );
-        obj.insert(
-            "attention".into(),
-            json!(
-                snap.attention(snap.taken_at, stale_after)
-                    .iter()
-                    .map(|s| json!({
-                        "session_id": s.session_id,
-                        "attention": s.attention,
-                        "message": s.attention_message,
-                        "last_event_at": s.last_event_at,
-                    }))
-                    .collect::<Vec<_>>()
-            ),
-        );
-    }
-    v
-}
-
 /// A session's context in the words `forge status` and `forge sessions` use: the
 /// one figure ([`SessionBridge::context_pct`]), its level and the compactions forge
 /// recorded, e.g. `74% · L1 · 1 compaction (session 3f0c2a9e)`.
@@ -371,28 +198,6 @@ pub(crate) fn context_words(
         if n == 1 { "" } else { "s" },
         short(&s.session_id)
     )
-}
-
-/// The same figures as JSON (`status --json`'s `current_session`, `forge sessions
-/// --json`).
-pub(crate) fn session_context_json(
-    snap: &Snapshot,
-    s: &SessionBridge,
-    thresholds: &crate::model::session::level::Thresholds,
-) -> Value {
-    let pct = s.context_pct();
-    json!({
-        "session_id": s.session_id,
-        "used_percentage": pct.map(|p| p as u64),
-        "level": pct.map(|p| crate::model::session::level::Level::from_pct(p, thresholds).as_str()),
-        "compactions": snap.compactions_of(&s.session_id),
-        "last_event": s.last_event,
-        "last_event_at": crate::model::snapshot::last_heard(s)
-            .map(crate::model::time::iso),
-        "attention": s.attention,
-        "attention_message": s.attention_message,
-        "transcript_path": s.transcript_path,
-    })
 }
 
 /// Text from a file or a session as a line of `forge status`: redacted while its
@@ -661,6 +466,8 @@ fn short(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::status::to_json;
+    use serde_json::json;
 
     #[test]
     fn the_last_session_reads_as_an_age_and_a_local_time() {
@@ -798,22 +605,5 @@ mod tests {
             "  permission  two lines         main              74% L1    ⚑2       3f0c2a9e  \
              now PermissionRequest   ~/a b"
         );
-    }
-
-    #[test]
-    fn json_keeps_the_last_twenty_events() {
-        let mut snap = Snapshot::empty(PathBuf::from("/p"), chrono::Utc::now());
-        for i in 0..30 {
-            snap.recent_events
-                .push(crate::model::session::state::EventLine {
-                    event: format!("E{i}"),
-                    ..Default::default()
-                });
-        }
-        let v = to_json(&snap, chrono::Duration::minutes(30), &Default::default());
-        let events = v["recent_events"].as_array().unwrap();
-        assert_eq!(events.len(), 20);
-        assert_eq!(events[0]["event"], "E10");
-        assert_eq!(events[19]["event"], "E29");
     }
 }

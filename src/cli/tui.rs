@@ -5,11 +5,11 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 
+use crate::app::project::Paths;
 use crate::app::snapshot::GitSource;
 use crate::env::Env;
 use crate::model::dashboard::Model;
 use crate::model::dashboard::fleet::FleetModel;
-use crate::store::Paths;
 use crate::tui::{self, Session, demo};
 
 /// Show the live dashboard for a side pane next to Claude Code
@@ -146,12 +146,7 @@ pub(crate) fn run(args: &TuiArgs, env: &Env) -> anyhow::Result<ExitCode> {
 
 /// `forge tui --all`: the fleet list, and the dashboards it opens.
 fn run_all(args: &TuiArgs, env: &Env) -> anyhow::Result<ExitCode> {
-    let Some(file) = crate::store::registry::path(env) else {
-        bail!(
-            "cannot find the fleet registry: neither XDG_STATE_HOME nor HOME is an absolute \
-             folder"
-        );
-    };
+    let file = crate::app::status::registry_path(env)?;
     let mut model = FleetModel::new(tui::fleet::read(&file), file, env.now);
     model.home.clone_from(&env.home);
     model.tmux = env.tmux.then(|| {

@@ -420,9 +420,10 @@ impl Project {
         self.readable()?;
         let set_up = crate::app::project::is_set_up(&self.paths, env);
         let mut warning = None;
-        let mut v = crate::cli::status::project_json(&self.paths, env, set_up, |e| {
+        let mut v = crate::app::status::Report::load(&self.paths, env, set_up, |e| {
             warning = Some(format!("{e:#}"));
-        });
+        })
+        .to_json();
         // As `forge status --json` prints it: every string redacted, before the text
         // (JSON, where a line break is an escape) is made of it.
         redact_json(&mut v);
