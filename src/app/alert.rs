@@ -21,6 +21,35 @@ use crate::model::outcome::Outcome;
 use crate::proc::{Cmd, Input, Output};
 use crate::store::Paths;
 
+/// What `forge alerts` prints (and `forge doctor`'s alerts check says).
+pub(crate) fn describe(cfg: &AlertsConfig, how: AlertVia) -> String {
+    let on: Vec<&str> = cfg.on.iter().map(|r| r.name()).collect();
+    let off: Vec<&str> = AlertReason::ALL
+        .iter()
+        .filter(|r| !cfg.on.contains(r))
+        .map(|r| r.name())
+        .collect();
+    let via = if cfg.via == AlertVia::Auto {
+        format!("{} (auto)", how.name())
+    } else {
+        how.name().to_owned()
+    };
+    format!(
+        "Alerts on: {}\nAlerts off: {}\nDelivered by: {via}\nDebounce: one per session and reason within {}\n",
+        if on.is_empty() {
+            "none".to_owned()
+        } else {
+            on.join(", ")
+        },
+        if off.is_empty() {
+            "none".to_owned()
+        } else {
+            off.join(", ")
+        },
+        cfg.debounce
+    )
+}
+
 /// How long `notify-send` or `osascript` may take.
 pub(crate) const CHILD_DEADLINE: Duration = Duration::from_secs(2);
 

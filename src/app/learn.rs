@@ -7,10 +7,26 @@
 //! asked for again.
 
 use std::io;
+use std::path::{Path, PathBuf};
 
 use crate::env::Env;
 use crate::model::session::state::Attention;
 use crate::store::{self, Paths, files, memory};
+
+/// The project's memory folder: `<claude dir>/projects/<name>/memory`.
+pub(crate) fn memory_dir(paths: &Paths, env: &Env) -> Option<PathBuf> {
+    memory::memory_dir(paths, env)
+}
+
+/// The `learned-*.md` files of a memory folder, sorted by name.
+pub(crate) fn learned_files(dir: &Path) -> Vec<PathBuf> {
+    memory::learned_files(dir)
+}
+
+/// Lines in a text file, `None` when it is missing.
+pub(crate) fn line_count(path: &Path) -> Option<usize> {
+    store::read_text_follow(path).map(|t| t.lines().count())
+}
 
 /// Whether a `learned-*.md` of the project's memory folder was written after the
 /// flag was set: the learning the flag asks for happened.

@@ -8,7 +8,7 @@ use anyhow::anyhow;
 
 use crate::app::project::project_paths;
 use crate::env::Env;
-use crate::model::agents::alert::{Alert, AlertReason, AlertVia};
+use crate::model::agents::alert::Alert;
 use crate::model::outcome::Outcome;
 use crate::model::session::state::EventLine;
 
@@ -54,7 +54,7 @@ pub(crate) fn run(args: &AlertsArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let how = crate::app::alert::resolved(env, cfg.via);
     match args.action {
         None => {
-            super::print_out(&describe(&cfg, how));
+            super::print_out(&crate::app::alert::describe(&cfg, how));
             Ok(ExitCode::SUCCESS)
         }
         Some(AlertsAction::Test) => {
@@ -105,33 +105,4 @@ pub(crate) fn run(args: &AlertsArgs, env: &Env) -> anyhow::Result<ExitCode> {
             })
         }
     }
-}
-
-/// What `forge alerts` prints (and `forge doctor`'s alerts check says).
-pub(crate) fn describe(cfg: &crate::config::sections::AlertsConfig, how: AlertVia) -> String {
-    let on: Vec<&str> = cfg.on.iter().map(|r| r.name()).collect();
-    let off: Vec<&str> = AlertReason::ALL
-        .iter()
-        .filter(|r| !cfg.on.contains(r))
-        .map(|r| r.name())
-        .collect();
-    let via = if cfg.via == AlertVia::Auto {
-        format!("{} (auto)", how.name())
-    } else {
-        how.name().to_owned()
-    };
-    format!(
-        "Alerts on: {}\nAlerts off: {}\nDelivered by: {via}\nDebounce: one per session and reason within {}\n",
-        if on.is_empty() {
-            "none".to_owned()
-        } else {
-            on.join(", ")
-        },
-        if off.is_empty() {
-            "none".to_owned()
-        } else {
-            off.join(", ")
-        },
-        cfg.debounce
-    )
 }

@@ -128,7 +128,7 @@ fn show(paths: &Paths, env: &Env, json: bool, agent: Option<&str>) -> anyhow::Re
     for e in &errors {
         super::print_err(&format!("forge: config is invalid: {e}\n"));
     }
-    super::print_err(&format!("{}\n", fix_hint()));
+    super::print_err(&format!("{}\n", config::fix_hint()));
     Ok(ExitCode::from(1))
 }
 
@@ -188,16 +188,7 @@ fn path(paths: &Paths, env: &Env, json: bool) -> anyhow::Result<ExitCode> {
 }
 
 fn load(paths: &Paths, env: &Env) -> anyhow::Result<Loaded> {
-    config::load(paths, env).map_err(|e| anyhow!("config is invalid: {e}\n{}", fix_hint()))
-}
-
-/// What to do about a config error; self-contained (it does not send you to a
-/// command that needs the config to load). The keys a section takes are in the
-/// error itself where a key is unknown, for that section only: a list of every key
-/// here would stand under errors it has nothing to do with (a wrong type, a level
-/// order) and could contradict them.
-pub(crate) fn fix_hint() -> String {
-    "Fix that file; `forge config path` lists the config files.".to_owned()
+    config::load(paths, env).map_err(|e| anyhow!("config is invalid: {e}\n{}", config::fix_hint()))
 }
 
 /// The user and project config paths, in precedence order (lowest first).

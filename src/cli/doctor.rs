@@ -675,7 +675,7 @@ fn settings_files(paths: &Paths, env: &Env) -> Vec<SettingsFile> {
 fn check_alerts(paths: &Paths, env: &Env) -> Check {
     let cfg = crate::config::load_or_default(paths, env).alerts;
     let how = crate::app::alert::resolved(env, cfg.via);
-    let text = super::alerts::describe(&cfg, how);
+    let text = crate::app::alert::describe(&cfg, how);
     let mut lines = text.lines();
     let on = lines.next().unwrap_or_default().to_owned();
     let via = lines.nth(1).unwrap_or_default().to_owned();
@@ -1493,14 +1493,14 @@ fn check_share(paths: &Paths, env: &Env) -> Check {
 }
 
 fn check_learned(paths: &Paths, env: &Env) -> Check {
-    let Some(dir) = super::learn::memory_dir(paths, env) else {
+    let Some(dir) = crate::app::learn::memory_dir(paths, env) else {
         return Check::new(
             "learned-secrets",
             Status::Warn,
             "HOME is not set: cannot find the memory folder",
         );
     };
-    let files = super::learn::learned_files(&dir);
+    let files = crate::app::learn::learned_files(&dir);
     let mut found = Vec::new();
     for f in &files {
         let Some(text) = crate::store::read_text_follow(f) else {
@@ -1540,7 +1540,7 @@ fn check_learned(paths: &Paths, env: &Env) -> Check {
 }
 
 fn check_memory_size(paths: &Paths, env: &Env) -> Check {
-    let Some(dir) = super::learn::memory_dir(paths, env) else {
+    let Some(dir) = crate::app::learn::memory_dir(paths, env) else {
         return Check::new(
             "memory-size",
             Status::Warn,
@@ -1552,7 +1552,7 @@ fn check_memory_size(paths: &Paths, env: &Env) -> Check {
         .config
         .learn
         .memory_max_lines;
-    match super::learn::line_count(&dir.join("MEMORY.md")) {
+    match crate::app::learn::line_count(&dir.join("MEMORY.md")) {
         None => Check::new("memory-size", Status::Ok, "no MEMORY.md yet"),
         Some(n) if n > limit => Check::new(
             "memory-size",
@@ -1595,7 +1595,7 @@ fn check_config(paths: &Paths, env: &Env) -> Check {
             )
         }
         Err(e) => {
-            Check::new("config", Status::Fail, e.to_string()).with(vec![super::config::fix_hint()])
+            Check::new("config", Status::Fail, e.to_string()).with(vec![crate::config::fix_hint()])
         }
     }
 }

@@ -63,25 +63,10 @@ pub(crate) enum LearnAction {
     Archive,
 }
 
-/// The project's memory folder: `<claude dir>/projects/<name>/memory`.
-pub(crate) fn memory_dir(paths: &Paths, env: &Env) -> Option<PathBuf> {
-    store::memory::memory_dir(paths, env)
-}
-
-/// The `learned-*.md` files of a memory folder, sorted by name.
-pub(crate) fn learned_files(dir: &Path) -> Vec<PathBuf> {
-    store::memory::learned_files(dir)
-}
-
-/// Lines in a text file, `None` when it is missing.
-pub(crate) fn line_count(path: &Path) -> Option<usize> {
-    crate::store::read_text_follow(path).map(|t| t.lines().count())
-}
-
 /// Runs `forge learn`.
 pub(crate) fn run(args: &LearnArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
-    let dir = memory_dir(&paths, env)
+    let dir = crate::app::learn::memory_dir(&paths, env)
         .ok_or_else(|| anyhow!("HOME is not set: set HOME or CLAUDE_CONFIG_DIR and try again"))?;
     let limit = crate::config::load(&paths, env)
         .map_err(|e| anyhow!("{e}\nFix the file, or check it with `forge config validate`."))?
@@ -131,15 +116,15 @@ fn status(
     let pending = store::safe::is_regular(&paths.learn_pending())
         && !crate::app::learn::learned_after_flag(paths, env);
     let memory_md = dir.join("MEMORY.md");
-    let lines = line_count(&memory_md);
-    let learned: Vec<(String, usize)> = learned_files(dir)
+    let lines = crate::app::learn::line_count(&memory_md);
+    let learned: Vec<(String, usize)> = crate::app::learn::learned_files(dir)
         .iter()
         .map(|p| {
             (
                 p.file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default(),
-                line_count(p).unwrap_or(0),
+                crate::app::learn::line_count(p).unwrap_or(0),
             )
         })
         .collect();

@@ -33,6 +33,15 @@ pub use sections::*;
 use keys::{THRESHOLD_ONLY, commands_in, split_agents, unknown_keys};
 use words::{humanize_de_error, join_lines};
 
+/// What to do about a config error; self-contained (it does not send you to a
+/// command that needs the config to load). The keys a section takes are in the
+/// error itself where a key is unknown, for that section only: a list of every key
+/// here would stand under errors it has nothing to do with (a wrong type, a level
+/// order) and could contradict them.
+pub(crate) fn fix_hint() -> String {
+    "Fix that file; `forge config path` lists the config files.".to_owned()
+}
+
 /// Where a value came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", content = "path", rename_all = "lowercase")]
