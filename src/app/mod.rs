@@ -20,5 +20,6 @@ pub(crate) mod session_handoff;
 pub(crate) mod share;
 pub(crate) mod signal;
 pub(crate) mod snapshot;
+pub(crate) mod statusline;
 pub(crate) mod user_hooks;
 pub(crate) mod wrapped;
