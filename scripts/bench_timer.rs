@@ -1,7 +1,9 @@
 // timer RUNS INPUT CMD [ARGS] [::: CMD [ARGS]]... : runs the commands round-robin,
 // RUNS times each after 10 untimed rounds, each with INPUT on stdin (a command that
 // starts with `<FILE` gets FILE instead); prints one line per command: median min
-// mean (ms).
+// mean (ms). With BENCH_PREP set, `sh -c "$BENCH_PREP"` runs untimed before each
+// round (to change the state every round measures, e.g. write a new handoff); with
+// BENCH_WARMUP=N, N untimed rounds instead of 10.
 use std::process::{Command, Stdio};
 use std::time::Instant;
 fn main() {
@@ -9,7 +11,13 @@ fn main() {
     let runs: usize = a[1].parse().unwrap();
     let cmds: Vec<&[String]> = a[3..].split(|x| x == ":::").collect();
     let mut t = vec![Vec::with_capacity(runs); cmds.len()];
-    for i in 0..runs + 10 {
+    let prep = std::env::var("BENCH_PREP").ok();
+    let warmup: usize = std::env::var("BENCH_WARMUP").ok().and_then(|w| w.parse().ok()).unwrap_or(10);
+    for i in 0..runs + warmup {
+        if let Some(prep) = &prep {
+            let status = Command::new("sh").arg("-c").arg(prep).status().unwrap();
+            assert!(status.success(), "BENCH_PREP failed");
+        }
         for (c, cmd) in cmds.iter().enumerate() {
             let (file, cmd) = match cmd[0].strip_prefix('<') {
                 Some(f) => (f, &cmd[1..]),
@@ -21,7 +29,7 @@ fn main() {
                 .stdout(Stdio::null()).stderr(Stdio::null()).status().unwrap();
             let e = start.elapsed().as_secs_f64() * 1000.0;
             assert!(status.success(), "{:?} failed", cmd);
-            if i >= 10 { t[c].push(e); }
+            if i >= warmup { t[c].push(e); }
         }
     }
     for v in &mut t {

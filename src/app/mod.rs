@@ -22,5 +22,6 @@ pub(crate) mod share;
 pub(crate) mod signal;
 pub(crate) mod snapshot;
 pub(crate) mod status;
+pub(crate) mod statusline;
 pub(crate) mod user_hooks;
 pub(crate) mod wrapped;

@@ -508,19 +508,156 @@ fn fresh_answer(head: &Head, project: &Path, now_ns: u128) -> Option<usize> {
 /// handoffs are never opened.
 pub(crate) fn count_blocked(paths: &Paths, now: SystemTime) -> usize {
     let now_ns = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let look = look(paths, now_ns);
+    match look.answer {
+        Some(blocked) => blocked,
+        None => rebuild(paths, now_ns, look.cache, look.old_bytes),
+    }
+}
+
+/// What a status-line tick's [`count_for_tick`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TickCount {
+    /// The count to show.
+    pub(crate) blocked: usize,
+    /// The count is the last one built, and the folders changed since: a rebuild
+    /// should be started elsewhere (`forge statusline --recount-signals`).
+    pub(crate) stale: bool,
+}
+
+/// A cache whose whole text is at most this long (about a hundred agent files) is
+/// rebuilt by the tick itself, as [`count_blocked`] does: that costs a few `stat`s.
+/// A larger one is answered with its last count while a detached rebuild runs.
+const TICK_REBUILD_CAP: u64 = 8 * 1024;
+
+/// [`count_blocked`] for a status-line tick, which must not pay for a rebuild of a
+/// large inbox: when the folders changed and the cache holds more than
+/// [`TICK_REBUILD_CAP`] bytes of rows (and is this project's, built in the past),
+/// the answer is the cache's last count, said to be stale. A missing, small or
+/// foreign cache is rebuilt here, so a small inbox's count is right at once.
+pub(crate) fn count_for_tick(paths: &Paths, now: SystemTime) -> TickCount {
+    let now_ns = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let look = look(paths, now_ns);
+    match (look.answer, look.last) {
+        (Some(blocked), _) => TickCount {
+            blocked,
+            stale: false,
+        },
+        (None, Some(blocked)) if look.len > TICK_REBUILD_CAP => TickCount {
+            blocked,
+            stale: true,
+        },
+        (None, _) => TickCount {
+            blocked: rebuild(paths, now_ns, look.cache, look.old_bytes),
+            stale: false,
+        },
+    }
+}
+
+/// Takes the lock a detached rebuild of the count holds while it runs
+/// (`logs/signal-cache.lock`), without waiting: `None` when one runs already (or
+/// the lock cannot be had).
+pub(crate) fn recount_lock(paths: &Paths) -> Option<super::FileLock> {
+    if !super::safe::is_real_dir(&paths.logs()) {
+        return None;
+    }
+    super::FileLock::acquire(&paths.logs().join(SIGNAL_CACHE_LOCK), Duration::ZERO)
+}
+
+/// Whether another process holds [`recount_lock`] (a lock file that cannot be
+/// opened counts as held: no rebuild is started for it).
+pub(crate) fn recount_running(paths: &Paths) -> bool {
+    recount_lock(paths).is_none()
+}
+
+/// How long until the cache, rebuilt now, would answer alone: `None` when it does
+/// already, else the time left until the folders' last change is [`SIGNAL_RACY`]
+/// old (a cache built before that is not trusted, see [`fresh_answer`]).
+pub(crate) fn racy_wait(paths: &Paths, now: SystemTime) -> Option<Duration> {
+    let now_ns = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let text = super::safe::read_capped(
+        &paths.logs().join(SIGNAL_CACHE),
+        SIGNAL_HEAD_CAP,
+        super::safe::Follow::No,
+    )
+    .ok()?;
+    let head = Head::parse(&text)?;
+    if fresh_answer(&head, &paths.handoffs(), now_ns).is_some() {
+        return None;
+    }
+    let trusted_at = Stamps::of(head.stamped())
+        .newest
+        .saturating_add(SIGNAL_RACY.as_nanos());
+    Some(Duration::from_nanos(
+        u64::try_from(trusted_at.saturating_sub(now_ns)).unwrap_or(u64::MAX),
+    ))
+}
+
+/// The lock file of a detached rebuild (see [`recount_lock`]).
+const SIGNAL_CACHE_LOCK: &str = "signal-cache.lock";
+
+/// What a look at the cache's head found.
+struct Look {
+    /// The count, when the cache answers alone.
+    answer: Option<usize>,
+    /// Otherwise (missing, cut, another project's, or the folders changed): the open
+    /// cache and the bytes read of it, for a rebuild.
+    cache: Option<(fs::File, fs::Metadata)>,
+    old_bytes: Vec<u8>,
+    /// Its last count, when it is this project's and was built in the past.
+    last: Option<usize>,
+    /// Its length.
+    len: u64,
+}
+
+/// Reads the cache's head (one open, at most [`SIGNAL_HEAD_CAP`] bytes) and checks it
+/// against the disk.
+fn look(paths: &Paths, now_ns: u128) -> Look {
     let cache_path = paths.logs().join(SIGNAL_CACHE);
     // One open: the head answers, else the rest is read from the same handle.
     let cache = super::safe::open_read_meta(&cache_path, super::safe::Follow::No).ok();
     let mut old_bytes = Vec::new();
+    let mut last = None;
+    let mut len = 0;
     if let Some((file, meta)) = &cache {
+        len = meta.len();
         old_bytes =
             super::safe::read_file_capped(file, meta.len(), SIGNAL_HEAD_CAP).unwrap_or_default();
-        if let Some(blocked) =
-            Head::parse(&old_bytes).and_then(|h| fresh_answer(&h, &paths.handoffs(), now_ns))
-        {
-            return blocked;
+        if let Some(head) = Head::parse(&old_bytes) {
+            let project = paths.handoffs();
+            let answer = fresh_answer(&head, &project, now_ns);
+            if answer.is_some() {
+                return Look {
+                    answer,
+                    cache: None,
+                    old_bytes: Vec::new(),
+                    last: None,
+                    len,
+                };
+            }
+            let ours = head.folders.first().map(PathBuf::as_path) == Some(project.as_path());
+            last = (ours && head.built <= now_ns).then_some(head.blocked);
         }
     }
+    Look {
+        answer: None,
+        cache,
+        old_bytes,
+        last,
+        len,
+    }
+}
+
+/// Lists the inbox's folders, parses the agent files that are new or changed since
+/// the cache (`cache`, of which `old_bytes` were read) was built, and rewrites it;
+/// returns the count.
+fn rebuild(
+    paths: &Paths,
+    now_ns: u128,
+    cache: Option<(fs::File, fs::Metadata)>,
+    mut old_bytes: Vec<u8>,
+) -> usize {
+    let cache_path = paths.logs().join(SIGNAL_CACHE);
     let inbox = super::inbox::Inbox::of(paths);
     // The folders this project reads (its own whatever it holds; another only when
     // sound), and what can change them: a refused folder is a mark, so the cache
@@ -1030,5 +1167,93 @@ mod tests {
             decode_task(&encode_task("a b\n-%é")).as_deref(),
             Some("a b\n-%é")
         );
+    }
+
+    #[test]
+    fn a_tick_shows_a_large_caches_last_count_until_a_recount_and_a_small_one_at_once() {
+        let t = tempfile::tempdir().unwrap();
+        let paths = Paths::new(t.path());
+        std::fs::create_dir_all(paths.handoffs()).unwrap();
+        std::fs::create_dir_all(paths.logs()).unwrap();
+        let fixture = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/handoffs/agent-T-012-20261121-101502.md"),
+        )
+        .unwrap();
+        let put = |task: &str| {
+            std::fs::write(
+                paths
+                    .handoffs()
+                    .join(format!("agent-{task}-20261121-101502.md")),
+                fixture.replace("T-012", task),
+            )
+            .unwrap();
+        };
+        put("T-1");
+        let now = SystemTime::now;
+        let later = || now() + SIGNAL_RACY + Duration::from_secs(1);
+        let fresh = |blocked| TickCount {
+            blocked,
+            stale: false,
+        };
+        // A small cache: the tick rebuilds it, the new Signal counts at once.
+        assert_eq!(count_for_tick(&paths, now()), fresh(1));
+        put("T-2");
+        assert_eq!(count_for_tick(&paths, now()), fresh(2));
+        // A large one (more rows than the tick rebuilds): the last count, stale,
+        // until a recount (count_blocked) rebuilds it.
+        for i in 0..200 {
+            std::fs::write(
+                paths
+                    .handoffs()
+                    .join(format!("agent-Q-{i}-20261121-100000.md")),
+                "no signal\n",
+            )
+            .unwrap();
+        }
+        assert_eq!(count_blocked(&paths, later()), 2);
+        assert!(
+            std::fs::metadata(paths.logs().join(SIGNAL_CACHE))
+                .unwrap()
+                .len()
+                > TICK_REBUILD_CAP
+        );
+        assert_eq!(count_for_tick(&paths, later()), fresh(2));
+        assert_eq!(racy_wait(&paths, later()), None);
+        put("T-3");
+        let stale = TickCount {
+            blocked: 2,
+            stale: true,
+        };
+        // (The cache was built at a `later()`: the ticks look later still.)
+        assert_eq!(count_for_tick(&paths, later()), stale);
+        assert_eq!(
+            count_for_tick(&paths, later()),
+            stale,
+            "no tick rebuilds it"
+        );
+        assert!(racy_wait(&paths, now()).is_some());
+        // The recount: at once the new count (not yet trusted alone), then fresh.
+        assert_eq!(count_blocked(&paths, now()), 3);
+        assert!(racy_wait(&paths, now()).is_some_and(|w| w <= SIGNAL_RACY));
+        assert_eq!(
+            count_for_tick(&paths, now()),
+            TickCount {
+                blocked: 3,
+                stale: true
+            }
+        );
+        assert_eq!(count_blocked(&paths, later()), 3);
+        assert_eq!(racy_wait(&paths, later()), None);
+        assert_eq!(count_for_tick(&paths, later()), fresh(3));
+        // A handoff deleted by hand changes the folder: noticed the same way.
+        std::fs::remove_file(paths.handoffs().join("agent-T-3-20261121-101502.md")).unwrap();
+        assert!(count_for_tick(&paths, later()).stale);
+        assert_eq!(count_blocked(&paths, later()), 2);
+        // One recount at a time.
+        let held = recount_lock(&paths).unwrap();
+        assert!(recount_running(&paths));
+        drop(held);
+        assert!(!recount_running(&paths));
     }
 }
