@@ -512,7 +512,6 @@ const NOT_YET: &[&str] = &[
     "cli::man",
     "cli::resume",
     "cli::share",
-    "cli::statusline",
     "cli::trust",
     "cli::user_hook",
 ];
