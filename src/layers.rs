@@ -505,7 +505,6 @@ const NOT_YET: &[&str] = &[
     "cli::doctor",
     "cli::handoff",
     "cli::hook",
-    "cli::init",
     "cli::ladder",
     "cli::learn",
     "cli::log",

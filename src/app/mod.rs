@@ -18,6 +18,7 @@ pub(crate) mod prune;
 pub(crate) mod relay;
 pub(crate) mod search;
 pub(crate) mod session_handoff;
+pub(crate) mod setup;
 pub(crate) mod share;
 pub(crate) mod signal;
 pub(crate) mod snapshot;

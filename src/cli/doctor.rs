@@ -1307,14 +1307,15 @@ fn check_commands(paths: &Paths, env: &Env, expand: Expand<'_>) -> Check {
     let mut broken = Vec::new();
     let mut fixes: Vec<&str> = Vec::new();
     for (dir, fix) in &places {
-        for (name, template) in super::init::COMMANDS {
+        for (name, template) in crate::model::setup::commands::COMMANDS {
             let file = dir.join(name);
             let Some(text) = crate::store::read_text(&file) else {
                 continue;
             };
             installed += 1;
             // A copy the user changed is theirs: nothing to say about it here.
-            let Some(program) = super::init::rendered_program(&text, template) else {
+            let Some(program) = crate::model::setup::commands::rendered_program(&text, template)
+            else {
                 continue;
             };
             let words = settings::split_words(program);

@@ -9,7 +9,7 @@
 //! The rule of this wing: the caller hands in what it read (a settings text, a
 //! canonical root, a config's bytes) and what it asked the file system (does this
 //! script exist? — a closure); out come the new text and the decision. Writing them
-//! is `cli::init`, `cli::trust`, `app::plugin` and `store`.
+//! is `app::setup`, `cli::trust`, `app::plugin` and `store`.
 //!
 //! `plugin` came later and belongs here for the reason `settings` does: it is how
 //! forge is wired into Claude Code (the plugin's hooks beside the settings' hooks,
@@ -17,10 +17,13 @@
 //! every wing (handoff pruning, notify, the ladder, the relay), and it is given the
 //! way `forge init` is, once per project by its person.
 
+pub(crate) mod commands;
 pub(crate) mod diff;
+pub(crate) mod ignore;
 pub(crate) mod install;
 pub(crate) mod json_edit;
 pub mod memory;
+pub(crate) mod plan;
 pub(crate) mod plugin;
 pub mod settings;
 pub(crate) mod trust;

@@ -424,14 +424,14 @@ mod tests {
                 include_str!("../../../plugin/commands/forge-continue.md"),
             ),
         ] {
-            let template = crate::cli::init::COMMANDS
+            let template = crate::model::setup::commands::COMMANDS
                 .iter()
                 .find(|(n, _)| *n == name)
                 .unwrap()
                 .1;
             assert_eq!(
                 shipped,
-                crate::cli::init::render_command(template, "forge"),
+                crate::model::setup::commands::render_command(template, "forge"),
                 "plugin/commands/{name} is stale"
             );
         }
