@@ -365,6 +365,30 @@ fn signals_task_and_learn_segments_read_state_files() {
 }
 
 #[test]
+fn among_many_handoffs_a_new_signal_reaches_the_status_line() {
+    let p = TestProject::new();
+    // More handoffs than a tick rebuilds the count from (store::handoffs'
+    // TICK_REBUILD_CAP of cache bytes): the first tick has no cache and builds it.
+    for i in 0..300 {
+        p.write(
+            &format!(".forge/handoffs/agent-Q-{i}-20261121-100000.md"),
+            "no signal\n",
+        );
+    }
+    let payload = p.payload("statusline/used-42.json");
+    let line = tick(&p, &payload);
+    assert!(!line.contains("blocked"), "{line}");
+    // A new blocked Signal is counted: by this tick or, when the tick shows the
+    // last count, by the detached recount it starts (forge statusline
+    // --recount-signals), which a later tick reads.
+    std::thread::sleep(Duration::from_millis(2500));
+    p.add_handoff_fixture("agent-T-012-20261121-101502.md");
+    wait_for("a tick counts the new Signal", || {
+        tick(&p, &payload).contains("⚑1 blocked")
+    });
+}
+
+#[test]
 fn control_characters_never_reach_the_terminal() {
     let p = TestProject::new();
     p.write(
