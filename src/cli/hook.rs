@@ -19,10 +19,11 @@ use crate::hooks;
     Try it by hand:\n  echo '{\"session_id\":\"s1\",\"cwd\":\"'\"$PWD\"'\"}' | forge hook Stop"
 )]
 pub(crate) struct HookArgs {
-    /// The hook event (SessionStart, Stop, SessionEnd, PreCompact, PostCompact, PreToolUse,
-    /// Notification, PermissionRequest, UserPromptSubmit; PostToolUse in `forge run`'s
-    /// sessions only); unknown names are logged only.
-    #[arg(add = ArgValueCandidates::new(super::completions::complete_hook_event))]
+    // Its help lists the events of the one event table (model::setup::help).
+    #[arg(
+        help = crate::model::setup::help::hook_event_help(),
+        add = ArgValueCandidates::new(super::completions::complete_hook_event)
+    )]
     pub(crate) event: Option<String>,
     /// Anything else is accepted and ignored, so a newer settings file never breaks a session.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]

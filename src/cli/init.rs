@@ -6,31 +6,20 @@ use std::process::ExitCode;
 
 use crate::app::setup::{self, Options, Target};
 use crate::env::Env;
+use crate::model::setup::help;
+
+/// `forge init`'s one-line help.
+const ABOUT: &str = "Wire Claude Code to forge: hooks, statusline, .forge/ folders and .gitignore";
 
 /// The shipped slash commands (the tests install them by these names).
 pub use crate::model::setup::commands::{COMMANDS, render_command};
 
-/// Wire Claude Code to forge: hooks, statusline, .forge/ folders and .gitignore
-///
-/// Merges into .claude/settings.json (--local: .claude/settings.local.json; --user:
-/// ~/.claude/settings.json) one `forge hook <Event>` entry for each of SessionStart,
-/// Stop, SessionEnd, PreCompact, PreToolUse, Notification, PermissionRequest and
-/// UserPromptSubmit, plus forge's statusLine. They run `forge` when `forge` on PATH
-/// is this binary (so a committed file works for everyone who has forge installed),
-/// else this binary by its absolute path, with a warning when the file is tracked by
-/// git. Only forge's entries change: every other key and hook is kept, and so is the
-/// file's formatting. Hook entries whose script no longer exists are removed and
-/// listed (in the shared .claude/settings.json only those inside the project, unless
-/// --prune-dead). The old file is kept in .forge/backups/ (git-ignored; with --user,
-/// next to it as settings.json.forge-bak-<time>). It also creates .forge/logs and
-/// .forge/handoffs and adds `.forge/` to .gitignore (with --local, nothing goes into
-/// the shared .gitignore: the local settings file goes into the repository's own
-/// .git/info/exclude). Every entry is guarded (`command -v forge … && exec forge
-/// hook <Event> || true`), so a teammate without forge gets no failed hook. Running
-/// it twice changes nothing the second time.
+// The about text: its first line, and its wiring paragraph built from the event
+// table (model::setup::help), so `--help` never lists the events by hand.
 #[derive(clap::Args, Debug)]
 #[command(
-    verbatim_doc_comment,
+    about = ABOUT,
+    long_about = format!("{ABOUT}\n\n{}", help::init_wiring_paragraph()),
     after_help = concat!(
         "Examples:\n",
         "  forge init --dry-run        # show the diff, write nothing\n",

@@ -475,6 +475,10 @@ pub(crate) fn model_arg(extra: &[String]) -> Option<&str> {
     None
 }
 
+/// The hook event a `forge run` session's own settings wire to forge (and no
+/// `forge init` does): after each tool call, so the run can ask the session to stop.
+pub const RELAY_EVENT: &str = "PostToolUse";
+
 /// The `--settings` JSON `forge run` gives each session: the person's own
 /// (`user`, when the command had `--settings`) with one more `PostToolUse` hook,
 /// `hook_command`, which asks the session to stop when forge wants it to.
@@ -489,7 +493,7 @@ pub(crate) fn settings_with_stop_hook(user: Option<Value>, hook_command: &str) -
     if !hooks.is_object() {
         *hooks = Value::Object(serde_json::Map::new());
     }
-    let post = &mut hooks["PostToolUse"];
+    let post = &mut hooks[RELAY_EVENT];
     match post {
         Value::Array(list) => list.push(entry),
         _ => *post = Value::Array(vec![entry]),
