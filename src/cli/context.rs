@@ -41,7 +41,7 @@ pub(crate) struct ContextArgs {
     #[arg(
         long,
         value_name = "ID",
-        add = ArgValueCandidates::new(super::completions::complete_session)
+        add = ArgValueCandidates::new(crate::app::complete::complete_session)
     )]
     pub(crate) session: Option<String>,
     /// Print JSON.

@@ -61,7 +61,7 @@ pub(crate) struct HandoffArgs {
     #[arg(
         long,
         value_name = "ID",
-        add = ArgValueCandidates::new(super::completions::complete_session)
+        add = ArgValueCandidates::new(crate::app::complete::complete_session)
     )]
     pub(crate) session: Option<String>,
     /// The session's transcript file (default: the one its bridge file records).

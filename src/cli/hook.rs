@@ -22,7 +22,7 @@ pub(crate) struct HookArgs {
     /// The hook event (SessionStart, Stop, SessionEnd, PreCompact, PostCompact, PreToolUse,
     /// Notification, PermissionRequest, UserPromptSubmit; PostToolUse in `forge run`'s
     /// sessions only); unknown names are logged only.
-    #[arg(add = ArgValueCandidates::new(super::completions::complete_hook_event))]
+    #[arg(add = ArgValueCandidates::new(crate::app::complete::complete_hook_event))]
     pub(crate) event: Option<String>,
     /// Anything else is accepted and ignored, so a newer settings file never breaks a session.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]

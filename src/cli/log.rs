@@ -49,7 +49,7 @@ pub(crate) struct LogArgs {
     #[arg(
         long,
         value_name = "ID",
-        add = clap_complete::engine::ArgValueCandidates::new(super::completions::complete_session)
+        add = clap_complete::engine::ArgValueCandidates::new(crate::app::complete::complete_session)
     )]
     pub(crate) session: Option<String>,
     /// Only the sessions of this `forge run` chain (its first session id, or a

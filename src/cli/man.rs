@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, anyhow};
 use clap::{ArgAction, Command, CommandFactory};
-use clap_complete::engine::ArgValueCandidates;
+use clap_complete::engine::{ArgValueCandidates, CompletionCandidate};
 use clap_mangen::roff::{Roff, bold, roman};
 
 use crate::app::project::Paths;
@@ -30,9 +30,18 @@ pub(crate) struct ManArgs {
     /// A command whose page to print instead (e.g. `init`).
     #[arg(
         value_name = "COMMAND",
-        add = ArgValueCandidates::new(super::completions::complete_command)
+        add = ArgValueCandidates::new(complete_command)
     )]
     pub(crate) subcommand: Option<String>,
+}
+
+/// `forge man <TAB>`: the commands that have a page.
+pub(crate) fn complete_command() -> Vec<CompletionCandidate> {
+    super::Cli::command()
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set() && c.get_name() != "help")
+        .map(|c| CompletionCandidate::new(c.get_name().to_owned()).help(c.get_about().cloned()))
+        .collect()
 }
 
 /// Runs `forge man`.
@@ -519,5 +528,20 @@ pub fn key_name(key: Key) -> String {
     match debug.split_once("('") {
         Some((head, rest)) => format!("{head}-{}", rest.trim_end_matches("')")),
         None => debug,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_are_listed() {
+        let commands: Vec<String> = complete_command()
+            .iter()
+            .map(|c| c.get_value().to_string_lossy().into_owned())
+            .collect();
+        assert!(commands.contains(&"resume".to_owned()));
+        assert!(!commands.contains(&"help".to_owned()));
     }
 }
