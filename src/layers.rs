@@ -502,7 +502,6 @@ const NOT_YET: &[&str] = &[
     "cli::alerts",
     "cli::context",
     "cli::doctor",
-    "cli::handoff",
     "cli::hook",
     "cli::ladder",
     "cli::learn",
@@ -510,7 +509,6 @@ const NOT_YET: &[&str] = &[
     "cli::resume",
     "cli::share",
     "cli::trust",
-    "cli::user_hook",
 ];
 
 /// The modules each file module names (absolute paths resolved to the file module

@@ -10,6 +10,7 @@
 pub(crate) mod alert;
 pub(crate) mod complete;
 pub(crate) mod fleet;
+pub(crate) mod handoff;
 pub mod ladder;
 pub(crate) mod learn;
 pub(crate) mod notify;
