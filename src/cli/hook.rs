@@ -64,13 +64,7 @@ pub(crate) fn run_event(event: Option<&str>, env: &Env) -> ExitCode {
         Ok(_) => {}
         Err(_) => {
             // Nothing reached stdout; leave a trace where the developer looks.
-            let paths = crate::store::Paths::new(crate::store::resolve_root(
-                env.claude_project_dir.as_deref(),
-                &env.cwd,
-            ));
-            if paths.logs().is_dir() {
-                crate::store::log_error(&paths, "hook", "panic in hook (ignored)");
-            }
+            crate::app::hook::log_panic(env);
         }
     }
     ExitCode::SUCCESS
