@@ -16,6 +16,7 @@ pub(crate) mod hook;
 pub mod ladder;
 pub(crate) mod learn;
 pub(crate) mod log;
+pub(crate) mod manual;
 pub(crate) mod notify;
 pub(crate) mod plugin;
 pub(crate) mod project;
