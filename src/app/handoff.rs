@@ -132,7 +132,7 @@ pub(crate) fn writing_lock(o: &Options<'_>, env: &Env) -> Option<store::FileLock
 }
 
 /// Claims the session's threshold crossing: true for the one process that wins it.
-pub(crate) fn claim(o: &Options<'_>, env: &Env) -> bool {
+fn claim(o: &Options<'_>, env: &Env) -> bool {
     let (Ok(paths), Some(sid)) = (
         super::project::project_for_writing(o.project, env),
         o.session,

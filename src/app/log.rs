@@ -96,7 +96,7 @@ impl Select {
 }
 
 /// A line of the log: as written (for `--json`) and as read.
-pub(crate) fn parse(raw: &str) -> Option<(Value, EventLine)> {
+fn parse(raw: &str) -> Option<(Value, EventLine)> {
     let value: Value = serde_json::from_str(raw).ok()?;
     let line = serde_json::from_value(value.clone()).ok()?;
     Some((value, line))
