@@ -8,9 +8,15 @@
 //! imports it.
 
 pub(crate) mod alert;
+pub(crate) mod complete;
+pub(crate) mod context;
 pub(crate) mod fleet;
+pub(crate) mod handoff;
+pub(crate) mod hook;
 pub mod ladder;
 pub(crate) mod learn;
+pub(crate) mod log;
+pub(crate) mod manual;
 pub(crate) mod notify;
 pub(crate) mod plugin;
 pub(crate) mod project;

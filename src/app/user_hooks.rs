@@ -10,6 +10,7 @@ use crate::config::UserHook;
 use crate::model::agents::user_hooks::command_label;
 use crate::model::outcome::Outcome;
 use crate::proc::{Cmd, Input, Output};
+use crate::store::guard::Crossing;
 
 /// How much of a command's stdout is kept.
 pub(crate) const STDOUT_CAP: usize = 64 * 1024;
@@ -163,6 +164,56 @@ pub(crate) fn at_handoff_threshold(cfg: &crate::config::Config) -> (Vec<usize>, 
         .collect();
     let replace = at.iter().any(|i| cfg.on_threshold[*i].replace_handoff);
     (at, replace)
+}
+
+/// The event name of the user's `[[on_threshold]]` hooks in `events.jsonl`.
+pub(crate) const HOOK_EVENT: &str = "on_threshold";
+
+/// Records what the user's `[[on_threshold]]` hooks did, as a hook call does.
+pub(crate) fn record_hooks(
+    paths: &crate::store::Paths,
+    env: &crate::env::Env,
+    session: &str,
+    outcomes: Vec<Outcome>,
+) {
+    if !paths.logs().is_dir() || outcomes.is_empty() {
+        return;
+    }
+    let _ = crate::store::files::append_event(
+        paths,
+        &crate::model::session::state::EventLine {
+            time: crate::model::time::iso(env.now),
+            event: HOOK_EVENT.to_owned(),
+            session: Some(session.to_owned()),
+            facts: serde_json::Map::new(),
+            outcomes,
+        },
+    );
+}
+
+/// `forge user-hook`: runs the `[[on_threshold]]` hook at `index` for the session's
+/// crossing of its threshold, once per crossing however many ticks started it, and
+/// records what it did.
+pub(crate) fn fire_one(
+    paths: &crate::store::Paths,
+    env: &crate::env::Env,
+    session: &str,
+    index: usize,
+) {
+    // Exactly one run per crossing, however many ticks started one.
+    match paths.guard(session, Crossing::Hook(index)).claim() {
+        Ok(true) => {}
+        Ok(false) => return,
+        Err(e) => {
+            if paths.logs().is_dir() {
+                crate::store::log_error(paths, "on_threshold claim", &e.to_string());
+            }
+            return;
+        }
+    }
+    let cfg = crate::config::load_or_default(paths, env);
+    let outcomes = fire_threshold(paths, env, &cfg, session, &[index], None);
+    record_hooks(paths, env, session, outcomes);
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ pub(crate) struct HookArgs {
     // Its help lists the events of the one event table (model::setup::help).
     #[arg(
         help = crate::model::setup::help::hook_event_help(),
-        add = ArgValueCandidates::new(super::completions::complete_hook_event)
+        add = ArgValueCandidates::new(crate::app::complete::complete_hook_event)
     )]
     pub(crate) event: Option<String>,
     /// Anything else is accepted and ignored, so a newer settings file never breaks a session.
@@ -65,13 +65,7 @@ pub(crate) fn run_event(event: Option<&str>, env: &Env) -> ExitCode {
         Ok(_) => {}
         Err(_) => {
             // Nothing reached stdout; leave a trace where the developer looks.
-            let paths = crate::store::Paths::new(crate::store::resolve_root(
-                env.claude_project_dir.as_deref(),
-                &env.cwd,
-            ));
-            if paths.logs().is_dir() {
-                crate::store::log_error(&paths, "hook", "panic in hook (ignored)");
-            }
+            crate::app::hook::log_panic(env);
         }
     }
     ExitCode::SUCCESS

@@ -7,15 +7,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, anyhow};
-use chrono::{DateTime, Local, Utc};
+use chrono::Local;
 use serde_json::Value;
 
+use crate::app::log;
 use crate::app::project::project_paths;
 use crate::env::Env;
 use crate::model::activity::{self, format_row};
 use crate::model::session::state::EventLine;
 use crate::model::time::{Zone, parse_since};
-use crate::store::{Paths, events, sessions};
 
 /// How often `--follow` looks for new lines.
 const POLL: Duration = Duration::from_millis(250);
@@ -49,7 +49,7 @@ pub(crate) struct LogArgs {
     #[arg(
         long,
         value_name = "ID",
-        add = clap_complete::engine::ArgValueCandidates::new(super::completions::complete_session)
+        add = clap_complete::engine::ArgValueCandidates::new(crate::app::complete::complete_session)
     )]
     pub(crate) session: Option<String>,
     /// Only the sessions of this `forge run` chain (its first session id, or a
@@ -69,40 +69,6 @@ pub(crate) struct LogArgs {
     /// Project folder (default: found from the current folder).
     #[arg(long, value_name = "DIR")]
     pub(crate) project: Option<PathBuf>,
-}
-
-/// Which lines are printed.
-struct Select {
-    session: Option<String>,
-    /// A chain's sessions.
-    chain: Option<Vec<String>>,
-    since: Option<DateTime<Utc>>,
-}
-
-impl Select {
-    fn admits(&self, line: &EventLine) -> bool {
-        if let Some(s) = &self.session
-            && line.session.as_deref() != Some(s.as_str())
-        {
-            return false;
-        }
-        if let Some(ids) = &self.chain
-            && !line.session.as_ref().is_some_and(|s| ids.contains(s))
-        {
-            return false;
-        }
-        match self.since {
-            None => true,
-            Some(since) => crate::model::time::parse_iso(&line.time).is_some_and(|t| t >= since),
-        }
-    }
-}
-
-/// A line of the log: as written (for `--json`) and as read.
-fn parse(raw: &str) -> Option<(Value, EventLine)> {
-    let value: Value = serde_json::from_str(raw).ok()?;
-    let line = serde_json::from_value(value.clone()).ok()?;
-    Some((value, line))
 }
 
 /// The text `--json` or the words print for `line`.
@@ -131,30 +97,18 @@ pub(crate) fn run(args: &LogArgs, env: &Env) -> anyhow::Result<ExitCode> {
         Some(s) => Some(parse_since(s, env.now, &Local).map_err(|e| anyhow!("--since: {e}"))?),
         None => None,
     };
-    let (raw, mut follower) = events::read_and_follow(&paths);
-    let lines: Vec<(Value, EventLine)> = raw.iter().filter_map(|l| parse(l)).collect();
-    let session = match &args.session {
-        Some(prefix) => {
-            let seen: Vec<String> = lines
-                .iter()
-                .filter_map(|(_, l)| l.session.clone())
-                .collect();
-            Some(sessions::resolve(&paths, prefix, &seen).context("--session")?)
-        }
-        None => None,
-    };
-    let chain = match &args.chain {
-        Some(prefix) => Some(chain_sessions(&paths, prefix)?),
-        None => None,
-    };
-    let select = Select {
-        session,
-        chain,
+    let mut log = log::open(
+        &paths,
+        args.session.as_deref(),
+        args.chain.as_deref(),
         since,
-    };
+    )?;
     let mut printed = 0usize;
-    let admitted: Vec<&(Value, EventLine)> =
-        lines.iter().filter(|(_, l)| select.admits(l)).collect();
+    let admitted: Vec<&(Value, EventLine)> = log
+        .lines
+        .iter()
+        .filter(|(_, l)| log.select.admits(l))
+        .collect();
     let skip = args.lines.map_or(0, |n| admitted.len().saturating_sub(n));
     for (value, line) in admitted.into_iter().skip(skip) {
         if super::try_print_out(&render(value, line, args.json)).is_err() {
@@ -164,54 +118,16 @@ pub(crate) fn run(args: &LogArgs, env: &Env) -> anyhow::Result<ExitCode> {
     }
     if !args.follow {
         if printed == 0 {
-            super::print_err(&nothing_message(&paths, lines.is_empty()));
+            super::print_err(&log::nothing_message(&paths, log.lines.is_empty()));
         }
         return Ok(ExitCode::SUCCESS);
     }
-    follow(&mut follower, &select, args.json)
-}
-
-/// The session ids of the chain named by `prefix` (a whole first-session id or a
-/// unique start of one).
-fn chain_sessions(paths: &Paths, prefix: &str) -> anyhow::Result<Vec<String>> {
-    let all = crate::store::chains::list(paths);
-    let found: Vec<_> = all.iter().filter(|c| c.id.starts_with(prefix)).collect();
-    match found.as_slice() {
-        [c] => Ok(c
-            .sessions
-            .iter()
-            .filter_map(|s| s.session_id.clone())
-            .collect()),
-        [] => Err(anyhow!(
-            "--chain {prefix:?}: no chain starts with that (forge status lists them)"
-        )),
-        _ => Err(anyhow!(
-            "--chain {prefix:?}: {} chains start with that; give more of the id",
-            found.len()
-        )),
-    }
-}
-
-/// What to say when nothing was printed.
-fn nothing_message(paths: &Paths, empty: bool) -> String {
-    if empty {
-        format!(
-            "forge: no events yet in {} (forge's hooks write them: `forge init` wires them, \
-             `forge doctor` checks)\n",
-            paths.events().display()
-        )
-    } else {
-        "forge: no events match (try a longer --since, or no --session)\n".to_owned()
-    }
+    follow(&mut log, args.json)
 }
 
 /// Prints new lines as they come until Ctrl-C (or SIGTERM, SIGHUP), or until
 /// stdout goes away (`forge log -f | head`): both end it with status 0.
-fn follow(
-    follower: &mut events::Follower,
-    select: &Select,
-    json: bool,
-) -> anyhow::Result<ExitCode> {
+fn follow(log: &mut log::Log, json: bool) -> anyhow::Result<ExitCode> {
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [
         signal_hook::consts::SIGINT,
@@ -229,11 +145,8 @@ fn follow(
             std::thread::sleep(NAP);
             slept += NAP;
         }
-        for raw in follower.poll() {
-            let Some((value, line)) = parse(&raw) else {
-                continue;
-            };
-            if select.admits(&line) && super::try_print_out(&render(&value, &line, json)).is_err() {
+        for (value, line) in log.poll() {
+            if super::try_print_out(&render(&value, &line, json)).is_err() {
                 return Ok(ExitCode::SUCCESS);
             }
         }

@@ -47,7 +47,7 @@ pub(crate) struct ResumeArgs {
     #[arg(
         value_name = "ID|N|PATH",
         conflicts_with = "latest",
-        add = ArgValueCompleter::new(super::completions::complete_handoff)
+        add = ArgValueCompleter::new(crate::app::complete::complete_handoff)
     )]
     pub(crate) selection: Option<String>,
     /// Choose the newest session handoff.

@@ -6,8 +6,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::env::Env;
-use crate::store;
-use crate::store::guard::Crossing;
 
 /// Run one [[on_threshold]] hook for a crossing (started by the status line)
 #[derive(clap::Args, Debug)]
@@ -29,29 +27,6 @@ pub(crate) fn run(args: &UserHookArgs, env: &Env) -> ExitCode {
     let Ok(paths) = crate::app::project::project_for_writing(Some(&args.project), env) else {
         return ExitCode::SUCCESS;
     };
-    // Exactly one run per crossing, however many ticks started one.
-    match paths
-        .guard(&args.session, Crossing::Hook(args.index))
-        .claim()
-    {
-        Ok(true) => {}
-        Ok(false) => return ExitCode::SUCCESS,
-        Err(e) => {
-            if paths.logs().is_dir() {
-                store::log_error(&paths, "on_threshold claim", &e.to_string());
-            }
-            return ExitCode::SUCCESS;
-        }
-    }
-    let cfg = crate::config::load_or_default(&paths, env);
-    let outcomes = crate::app::user_hooks::fire_threshold(
-        &paths,
-        env,
-        &cfg,
-        &args.session,
-        &[args.index],
-        None,
-    );
-    super::handoff::record_hooks(&paths, env, &args.session, outcomes);
+    crate::app::user_hooks::fire_one(&paths, env, &args.session, args.index);
     ExitCode::SUCCESS
 }
