@@ -507,7 +507,6 @@ const NOT_YET: &[&str] = &[
     "cli::log",
     "cli::man",
     "cli::resume",
-    "cli::trust",
     "cli::user_hook",
 ];
 

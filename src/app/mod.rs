@@ -24,5 +24,6 @@ pub(crate) mod signal;
 pub(crate) mod snapshot;
 pub(crate) mod status;
 pub(crate) mod statusline;
+pub(crate) mod trust;
 pub(crate) mod user_hooks;
 pub(crate) mod wrapped;
