@@ -16,6 +16,7 @@ pub(crate) mod plugin;
 pub(crate) mod project;
 pub(crate) mod prune;
 pub(crate) mod relay;
+pub(crate) mod resume;
 pub(crate) mod search;
 pub(crate) mod session_handoff;
 pub(crate) mod setup;
