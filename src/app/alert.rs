@@ -50,6 +50,45 @@ pub(crate) fn describe(cfg: &AlertsConfig, how: AlertVia) -> String {
     )
 }
 
+/// `forge alerts test`: one alert sent now, the way a session's would go (no
+/// debounce, no pane check), and logged in `events.jsonl` when the project has its
+/// logs folder; the outcome says how it went.
+pub(crate) fn send_test(paths: &Paths, env: &Env, via: AlertVia) -> Outcome {
+    let project = paths
+        .root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let alert = Alert {
+        title: format!("forge · {project}"),
+        body: "a test alert from `forge alerts test` — nothing to do".to_owned(),
+    };
+    let outcome = match deliver(env, via, &alert, Reach::Controlling) {
+        Ok(via) => Outcome::AlertSent {
+            reason: "test".to_owned(),
+            via: via.name().to_owned(),
+            text: alert.body.clone(),
+        },
+        Err(why) => Outcome::AlertFailed {
+            reason: "test".to_owned(),
+            why,
+        },
+    };
+    if paths.logs().is_dir() {
+        let _ = crate::store::files::append_event(
+            paths,
+            &crate::model::session::state::EventLine {
+                time: crate::model::time::iso(env.now),
+                event: "alerts".to_owned(),
+                session: None,
+                facts: serde_json::Map::new(),
+                outcomes: vec![outcome.clone()],
+            },
+        );
+    }
+    outcome
+}
+
 /// How long `notify-send` or `osascript` may take.
 pub(crate) const CHILD_DEADLINE: Duration = Duration::from_secs(2);
 

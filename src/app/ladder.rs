@@ -12,6 +12,8 @@ use crate::model::agents::ladder::{
 use crate::model::handoff::handoff_doc::Trigger;
 use crate::model::outcome::Outcome;
 use crate::model::session::level::Level;
+use crate::model::session::state::EventLine;
+use crate::store::guard::Crossing;
 use crate::store::{self, Paths, files};
 
 /// Carries out `level`'s actions for `session_id` at `pct`; returns what happened.
@@ -78,6 +80,45 @@ pub(crate) fn climb(
         }
     }
     out
+}
+
+/// The event name of the ladder's lines in `events.jsonl`.
+pub(crate) const EVENT: &str = "ladder";
+
+/// `forge ladder`: `level`'s actions for `session`, exactly once per crossing
+/// however many ticks started one (the crossing's guard is claimed first); what
+/// happened goes to `events.jsonl`.
+pub(crate) fn run_crossing(paths: &Paths, env: &Env, session: &str, level: Level) {
+    match paths.guard(session, Crossing::Level(level)).claim() {
+        Ok(true) => {}
+        Ok(false) => return,
+        Err(e) => {
+            if paths.logs().is_dir() {
+                store::log_error(paths, "ladder claim", &e.to_string());
+            }
+            return;
+        }
+    }
+    let cfg = crate::config::load_or_default(paths, env);
+    let pct = files::read_bridge(paths, session)
+        .as_ref()
+        .and_then(crate::model::session::state::SessionBridge::context_pct)
+        .unwrap_or(0.0);
+    let outcomes = climb(paths, env, &cfg, session, level, pct);
+    if paths.logs().is_dir() && !outcomes.is_empty() {
+        let mut facts = serde_json::Map::new();
+        facts.insert("level".into(), level.as_str().into());
+        let _ = files::append_event(
+            paths,
+            &EventLine {
+                time: crate::model::time::iso(env.now),
+                event: EVENT.to_owned(),
+                session: Some(session.to_owned()),
+                facts,
+                outcomes,
+            },
+        );
+    }
 }
 
 fn left_out(files: Vec<(String, String)>) -> impl Iterator<Item = Outcome> {

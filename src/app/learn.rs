@@ -66,3 +66,108 @@ pub(crate) fn done(paths: &Paths, env: &Env) -> io::Result<Done> {
     }
     Ok(Done { cleared, sessions })
 }
+
+/// What `forge learn status` shows.
+#[derive(Debug)]
+pub(crate) struct Status {
+    /// Whether learning is pending: the flag is set and no `learned-*.md` is newer.
+    pub(crate) pending: bool,
+    /// Whether the memory folder exists.
+    pub(crate) dir_exists: bool,
+    /// MEMORY.md's lines, `None` when there is none.
+    pub(crate) lines: Option<usize>,
+    /// Each `learned-*.md`: its name and lines.
+    pub(crate) learned: Vec<(String, usize)>,
+}
+
+/// The learn flag and the memory folder `dir`, read for `forge learn status`.
+pub(crate) fn status(paths: &Paths, env: &Env, dir: &Path) -> Status {
+    // A learned-*.md newer than the flag means the learning happened: the next hook
+    // removes the flag.
+    let pending =
+        store::safe::is_regular(&paths.learn_pending()) && !learned_after_flag(paths, env);
+    let learned = learned_files(dir)
+        .iter()
+        .map(|p| {
+            (
+                p.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                line_count(p).unwrap_or(0),
+            )
+        })
+        .collect();
+    Status {
+        pending,
+        dir_exists: dir.is_dir(),
+        lines: line_count(&dir.join("MEMORY.md")),
+        learned,
+    }
+}
+
+/// The largest memory or archive file `forge learn archive` reads (it refuses,
+/// rather than cuts, a larger one).
+const WHOLE_MAX: u64 = 64 * 1024 * 1024;
+
+/// What `forge learn archive` did.
+#[derive(Debug)]
+pub(crate) enum Archived {
+    /// There is no MEMORY.md.
+    NoMemory,
+    /// MEMORY.md is within the limit: it has this many lines.
+    Within(usize),
+    /// The oldest `moved` lines went to `archive`; MEMORY.md keeps `kept`.
+    Moved {
+        /// Lines moved.
+        moved: usize,
+        /// The archive file.
+        archive: PathBuf,
+        /// MEMORY.md's lines now.
+        kept: usize,
+    },
+}
+
+/// Keeps MEMORY.md of the memory folder `dir` within `limit` lines, the older ones
+/// moved to `archive-YYYY-MM-DD.md` (see [`crate::model::setup::memory::plan_archive`]).
+pub(crate) fn archive(dir: &Path, env: &Env, limit: usize) -> anyhow::Result<Archived> {
+    use anyhow::{Context, bail};
+    let memory_md = dir.join("MEMORY.md");
+    let read = |p: &Path| store::safe::read_to_string_whole(p, WHOLE_MAX, store::safe::Follow::Yes);
+    let text = match read(&memory_md) {
+        Ok(t) => t,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Archived::NoMemory),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", memory_md.display())),
+    };
+    let name = format!("archive-{}.md", env.now.format("%Y-%m-%d"));
+    let archive_path = dir.join(&name);
+    let existing = match read(&archive_path) {
+        Ok(t) => Some(t),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e).with_context(|| format!("reading {}", archive_path.display())),
+    };
+    let stamp = crate::model::time::iso(env.now);
+    let Some(plan) =
+        crate::model::setup::memory::plan_archive(&text, existing.as_deref(), &name, &stamp, limit)
+    else {
+        return Ok(Archived::Within(text.lines().count()));
+    };
+    // The archive first, and checked, so MEMORY.md is only shortened once its content
+    // is safely elsewhere.
+    store::write_atomic(&archive_path, plan.archive.as_bytes())
+        .with_context(|| format!("writing {}", archive_path.display()))?;
+    let written =
+        read(&archive_path).with_context(|| format!("reading back {}", archive_path.display()))?;
+    if written != plan.archive {
+        bail!(
+            "{} does not hold MEMORY.md's content after writing; MEMORY.md was left as it is",
+            archive_path.display()
+        );
+    }
+    store::write_atomic(&memory_md, plan.memory.as_bytes())
+        .with_context(|| format!("writing {}", memory_md.display()))?;
+    Ok(Archived::Moved {
+        moved: plan.moved_lines,
+        archive: archive_path,
+        kept: plan.memory.lines().count(),
+    })
+}

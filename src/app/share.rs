@@ -745,6 +745,65 @@ pub(crate) fn doctor(paths: &Paths, env: &Env, cfg: &Config) -> Result<Vec<Strin
     ])
 }
 
+/// `s` for a count other than one: `1 Signal`, `2 Signals`.
+pub(crate) fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// What `forge share --status` prints: whether sharing is on, this machine's writer,
+/// what was last sent and fetched, and the last error.
+pub(crate) fn status_text(paths: &Paths, env: &Env, cfg: &Config) -> String {
+    use crate::model::text::sanitize::single_line;
+    use std::fmt::Write as _;
+    let home = home_of(paths);
+    let s = store::share::read_status(&home);
+    let mut out = String::new();
+    match cfg.share.remote() {
+        Some(r) => {
+            let _ = writeln!(out, "sharing: on, through {}", single_line(r));
+        }
+        None => out.push_str(
+            "sharing: off (set `[share] remote = \"origin\"` in your own config to turn it on)\n",
+        ),
+    }
+    let writer = writer(env).map(|w| w.id).unwrap_or(s.writer.clone());
+    if !writer.is_empty() {
+        let _ = writeln!(
+            out,
+            "this machine: writer {} (refs/forge/signals/{})",
+            single_line(&writer),
+            single_line(&writer)
+        );
+    }
+    let act = |label: &str, a: Option<&Act>| match a {
+        Some(a) => format!(
+            "{label}: {} Signal{} at {} ({})\n",
+            a.entries,
+            plural(a.entries),
+            single_line(&a.at),
+            single_line(&a.what)
+        ),
+        None => format!("{label}: never\n"),
+    };
+    out.push_str(&act("last sent", s.sent.as_ref()));
+    out.push_str(&act("last fetched", s.fetched.as_ref()));
+    match &s.error {
+        Some(e) => {
+            let _ = writeln!(
+                out,
+                "last error: at {}: {}",
+                single_line(&e.at),
+                single_line(&e.what)
+            );
+        }
+        None => out.push_str("last error: none\n"),
+    }
+    for r in &s.refused {
+        let _ = writeln!(out, "refused at the last fetch: {}", single_line(r));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

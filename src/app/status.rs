@@ -1,8 +1,8 @@
 //! The one status report: what `forge status` (text, `--json`, `--all`), `forge
 //! sessions` and the MCP server's `status` tool show, gathered once from the
 //! snapshot, the config and the `forge run` chains, and — for the fleet — the
-//! registry. The faces render it: the commands as text (`cli/status.rs`,
-//! `cli/sessions.rs`), and every face the same JSON from here, so `forge status
+//! registry. The faces render it: the commands as text (`ui/report.rs`,
+//! `ui/lists.rs`), and every face the same JSON from here, so `forge status
 //! --json` and the `status` tool cannot drift apart.
 
 use std::path::{Path, PathBuf};

@@ -8,9 +8,7 @@ use anyhow::anyhow;
 
 use crate::app::project::project_paths;
 use crate::env::Env;
-use crate::model::agents::alert::Alert;
 use crate::model::outcome::Outcome;
-use crate::model::session::state::EventLine;
 
 /// Show how alerts reach you, or send a test one
 ///
@@ -58,45 +56,9 @@ pub(crate) fn run(args: &AlertsArgs, env: &Env) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(AlertsAction::Test) => {
-            let project = paths
-                .root
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let alert = Alert {
-                title: format!("forge · {project}"),
-                body: "a test alert from `forge alerts test` — nothing to do".to_owned(),
-            };
-            let outcome = match crate::app::alert::deliver(
-                env,
-                cfg.via,
-                &alert,
-                crate::app::alert::Reach::Controlling,
-            ) {
-                Ok(via) => Outcome::AlertSent {
-                    reason: "test".to_owned(),
-                    via: via.name().to_owned(),
-                    text: alert.body.clone(),
-                },
-                Err(why) => Outcome::AlertFailed {
-                    reason: "test".to_owned(),
-                    why,
-                },
-            };
+            let outcome = crate::app::alert::send_test(&paths, env, cfg.via);
             let ok = matches!(outcome, Outcome::AlertSent { .. });
             let text = outcome.describe();
-            if paths.logs().is_dir() {
-                let _ = crate::store::files::append_event(
-                    &paths,
-                    &EventLine {
-                        time: crate::model::time::iso(env.now),
-                        event: "alerts".to_owned(),
-                        session: None,
-                        facts: serde_json::Map::new(),
-                        outcomes: vec![outcome],
-                    },
-                );
-            }
             super::print_out(&format!("forge: {text}\n"));
             Ok(if ok {
                 ExitCode::SUCCESS

@@ -5,13 +5,12 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, anyhow, bail};
+use anyhow::{Context, anyhow};
 use serde_json::json;
 
-use crate::app::project::project_paths;
+use crate::app::learn::Archived;
+use crate::app::project::{Paths, project_paths};
 use crate::env::Env;
-use crate::model::setup::memory;
-use crate::store::{self, Paths};
 
 /// The learn reminder and the project's Claude Code memory (the /forge-learn output)
 ///
@@ -111,28 +110,17 @@ fn status(
     as_json: bool,
     limit: usize,
 ) -> anyhow::Result<ExitCode> {
-    // A learned-*.md newer than the flag means the learning happened: the next hook
-    // removes the flag.
-    let pending = store::safe::is_regular(&paths.learn_pending())
-        && !crate::app::learn::learned_after_flag(paths, env);
-    let memory_md = dir.join("MEMORY.md");
-    let lines = crate::app::learn::line_count(&memory_md);
-    let learned: Vec<(String, usize)> = crate::app::learn::learned_files(dir)
-        .iter()
-        .map(|p| {
-            (
-                p.file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                crate::app::learn::line_count(p).unwrap_or(0),
-            )
-        })
-        .collect();
+    let crate::app::learn::Status {
+        pending,
+        dir_exists,
+        lines,
+        learned,
+    } = crate::app::learn::status(paths, env, dir);
     if as_json {
         let v = json!({
             "learn_pending": pending,
             "memory_dir": dir,
-            "memory_dir_exists": dir.is_dir(),
+            "memory_dir_exists": dir_exists,
             "memory_md_lines": lines,
             "memory_md_limit": limit,
             "learned": learned.iter().map(|(n, l)| json!({"file": n, "lines": l})).collect::<Vec<_>>(),
@@ -154,11 +142,7 @@ fn status(
         out,
         "Memory folder: {}{}",
         dir.display(),
-        if dir.is_dir() {
-            ""
-        } else {
-            " (not created yet)"
-        }
+        if dir_exists { "" } else { " (not created yet)" }
     );
     match lines {
         Some(n) if n > limit => {
@@ -185,58 +169,24 @@ fn status(
     Ok(ExitCode::SUCCESS)
 }
 
-/// The largest memory or archive file `forge learn archive` reads (it refuses,
-/// rather than cuts, a larger one).
-const WHOLE_MAX: u64 = 64 * 1024 * 1024;
-
 fn archive(dir: &Path, env: &Env, limit: usize) -> anyhow::Result<ExitCode> {
-    let memory_md = dir.join("MEMORY.md");
-    let read = |p: &Path| store::safe::read_to_string_whole(p, WHOLE_MAX, store::safe::Follow::Yes);
-    let text = match read(&memory_md) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            super::print_out(&format!(
-                "No MEMORY.md in {}: nothing to archive.\n",
-                dir.display()
-            ));
-            return Ok(ExitCode::SUCCESS);
-        }
-        Err(e) => return Err(e).with_context(|| format!("reading {}", memory_md.display())),
-    };
-    let name = format!("archive-{}.md", env.now.format("%Y-%m-%d"));
-    let archive_path = dir.join(&name);
-    let existing = match read(&archive_path) {
-        Ok(t) => Some(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e).with_context(|| format!("reading {}", archive_path.display())),
-    };
-    let stamp = crate::model::time::iso(env.now);
-    let Some(plan) = memory::plan_archive(&text, existing.as_deref(), &name, &stamp, limit) else {
-        super::print_out(&format!(
+    let text = match crate::app::learn::archive(dir, env, limit)? {
+        Archived::NoMemory => format!("No MEMORY.md in {}: nothing to archive.\n", dir.display()),
+        Archived::Within(lines) => format!(
             "MEMORY.md has {} (limit {limit}): nothing to archive.\n",
-            super::count(text.lines().count(), "line", "lines")
-        ));
-        return Ok(ExitCode::SUCCESS);
+            super::count(lines, "line", "lines")
+        ),
+        Archived::Moved {
+            moved,
+            archive,
+            kept,
+        } => format!(
+            "Moved the oldest {} of MEMORY.md to {}\nMEMORY.md keeps the newest, and points at the archive ({}).\n",
+            super::count(moved, "line", "lines"),
+            archive.display(),
+            super::count(kept, "line", "lines")
+        ),
     };
-    // The archive first, and checked, so MEMORY.md is only shortened once its content
-    // is safely elsewhere.
-    store::write_atomic(&archive_path, plan.archive.as_bytes())
-        .with_context(|| format!("writing {}", archive_path.display()))?;
-    let written =
-        read(&archive_path).with_context(|| format!("reading back {}", archive_path.display()))?;
-    if written != plan.archive {
-        bail!(
-            "{} does not hold MEMORY.md's content after writing; MEMORY.md was left as it is",
-            archive_path.display()
-        );
-    }
-    store::write_atomic(&memory_md, plan.memory.as_bytes())
-        .with_context(|| format!("writing {}", memory_md.display()))?;
-    super::print_out(&format!(
-        "Moved the oldest {} of MEMORY.md to {}\nMEMORY.md keeps the newest, and points at the archive ({}).\n",
-        super::count(plan.moved_lines, "line", "lines"),
-        archive_path.display(),
-        super::count(plan.memory.lines().count(), "line", "lines")
-    ));
+    super::print_out(&text);
     Ok(ExitCode::SUCCESS)
 }

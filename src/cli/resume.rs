@@ -1,20 +1,15 @@
 //! `forge resume`: list the handoff inbox, choose the handoff the next session loads,
 //! or print it (with drift notes) for `claude "$(forge resume --print)"`.
 
-use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, anyhow, bail};
-use chrono::{DateTime, Utc};
+use anyhow::{anyhow, bail};
 use clap_complete::engine::ArgValueCompleter;
 
 use crate::app::project::project_paths;
+use crate::app::resume::{self as app, pending};
 use crate::env::Env;
-use crate::model::handoff::entry::Drift;
-use crate::model::handoff::entry::{HandoffEntry, HandoffKind};
-use crate::model::session::state::ResumeOrigin;
-use crate::store::{self, Paths, files, handoffs};
 
 /// List handoffs, choose the one the next session resumes from, or print it
 ///
@@ -73,15 +68,19 @@ pub(crate) struct ResumeArgs {
 /// Runs `forge resume`.
 pub(crate) fn run(args: &ResumeArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
-    let list = handoffs::list(&paths);
+    let list = app::list(&paths);
     if args.json {
-        super::print_json_shown(&list_json(&list, pending(&paths, env).as_deref(), env.now))?;
+        super::print_json_shown(&app::list_json(
+            &list,
+            pending(&paths, env).as_deref(),
+            env.now,
+        ))?;
         return Ok(ExitCode::SUCCESS);
     }
     let chosen = if args.latest {
-        Some(latest_session(&list)?.path.clone())
+        Some(app::latest_session(&list)?.path.clone())
     } else if let Some(sel) = &args.selection {
-        Some(select(sel, &list, &paths, env)?)
+        Some(app::select(sel, &list, &paths, env)?)
     } else {
         None
     };
@@ -93,8 +92,7 @@ pub(crate) fn run(args: &ResumeArgs, env: &Env) -> anyhow::Result<ExitCode> {
             );
         }
         if !args.clear {
-            let markers = files::write_pending_resume(&paths, env, target, ResumeOrigin::Chosen)
-                .context("writing the pending-resume marker .forge/pending-resume")?;
+            let markers = app::choose(&paths, env, target)?;
             say(
                 args.print,
                 &format!(
@@ -122,11 +120,11 @@ pub(crate) fn run(args: &ResumeArgs, env: &Env) -> anyhow::Result<ExitCode> {
                 )
             })?,
         };
-        super::print_shown(&print_text(&target, &paths, env.now)?);
+        super::print_shown(&app::print_text(&target, &paths, env.now)?);
     }
 
     if args.clear {
-        let removed = files::clear_pending_resume(&paths, env);
+        let removed = app::clear(&paths, env);
         let msg = if removed.is_empty() {
             "Nothing was pending.\n".to_owned()
         } else {
@@ -136,246 +134,14 @@ pub(crate) fn run(args: &ResumeArgs, env: &Env) -> anyhow::Result<ExitCode> {
     }
 
     if chosen.is_none() && !args.print && !args.clear {
-        super::print_shown(&render_list(
+        let pending = pending(&paths, env);
+        super::print_shown(&crate::ui::lists::render_list(
             &list,
-            pending(&paths, env).as_deref(),
+            |h| app::is_pending(pending.as_deref(), h),
             env.now,
         ));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The pending resume of this project: its own marker, else the global one, each
-/// only when it names a handoff in this project's `.forge/handoffs/` (the rule
-/// SessionStart uses, so `--print` never prints what a session would not load).
-fn pending(paths: &Paths, env: &Env) -> Option<PathBuf> {
-    files::pending_resume(paths, env).map(|(_, target)| target)
-}
-
-fn latest_session(list: &[HandoffEntry]) -> anyhow::Result<&HandoffEntry> {
-    if list.is_empty() {
-        bail!("no handoffs in .forge/handoffs yet: write one with `forge handoff`");
-    }
-    list.iter()
-        .find(|h| h.kind == HandoffKind::Session)
-        .ok_or_else(|| {
-            anyhow!(
-                "no session handoff yet (only agent handoffs): write one with `forge handoff`, or pick an agent handoff by number"
-            )
-        })
-}
-
-fn select(sel: &str, list: &[HandoffEntry], paths: &Paths, env: &Env) -> anyhow::Result<PathBuf> {
-    let canonical =
-        |h: &HandoffEntry| std::fs::canonicalize(&h.path).unwrap_or_else(|_| h.path.clone());
-    // An ID: the stamp of a file name, `YYYYMMDD-HHMMSS[-N]` or a unique start of it
-    // (eight digits and a dash at least, so a list number is never taken for one).
-    let looks_like_id = sel.len() >= 9
-        && sel.as_bytes().get(8) == Some(&b'-')
-        && sel.chars().all(|c| c.is_ascii_digit() || c == '-');
-    if looks_like_id {
-        return match crate::model::handoff::entry::by_stamp_id(list, sel).as_slice() {
-            [one] => Ok(canonical(one)),
-            [] => Err(anyhow!(
-                "no handoff has the ID {sel}: run `forge resume` to list them with their IDs"
-            )),
-            many => Err(anyhow!(
-                "{sel} names {} handoffs: {}; give the file name instead",
-                many.len(),
-                many.iter()
-                    .map(|h| crate::model::text::sanitize::single_line(&h.file_name))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-        };
-    }
-    if !sel.is_empty() && sel.chars().all(|c| c.is_ascii_digit()) {
-        if list.is_empty() {
-            bail!("no handoffs in .forge/handoffs yet: write one with `forge handoff`");
-        }
-        let n: usize = sel.parse().unwrap_or(0);
-        let order = crate::model::handoff::entry::inbox_order(list);
-        return n
-            .checked_sub(1)
-            .and_then(|i| order.get(i))
-            .and_then(|i| list.get(*i))
-            .map(|h| std::fs::canonicalize(&h.path).unwrap_or_else(|_| h.path.clone()))
-            .ok_or_else(|| {
-                anyhow!(
-                    "there is no handoff #{sel}: the list has 1 to {} (run `forge resume` to see it)",
-                    list.len()
-                )
-            });
-    }
-    let given = Path::new(sel);
-    if !is_handoff_name(given) {
-        bail!(
-            "{sel} is not a handoff file: forge resumes from .forge/handoffs/handoff-*.md (session) or agent-*.md (agent) files; give a number from `forge resume`, or such a file"
-        );
-    }
-    let candidates = [env.cwd.join(given), paths.handoffs().join(given)];
-    let found = candidates
-        .iter()
-        .find(|p| std::fs::symlink_metadata(p).is_ok())
-        .ok_or_else(|| {
-            anyhow!(
-                "no such handoff file: {sel} (give a path, a file name in .forge/handoffs, or a number from `forge resume`)"
-            )
-        })?;
-    // SessionStart only loads a regular file in this project's .forge/handoffs/:
-    // choosing anything else would leave nothing pending.
-    let inside = found
-        .parent()
-        .and_then(|d| std::fs::canonicalize(d).ok())
-        .zip(std::fs::canonicalize(paths.handoffs()).ok())
-        .is_some_and(|(d, h)| d == h);
-    if !inside {
-        bail!(
-            "{sel} is not in this project's {}: a session only resumes from a handoff there; copy it there first",
-            paths.handoffs().display()
-        );
-    }
-    let target = files::resume_target(paths, &std::path::absolute(found)?).ok_or_else(|| {
-        anyhow!("{sel} is not a regular file (a link or a special file): forge only resumes from regular handoff files")
-    })?;
-    std::fs::canonicalize(&target).with_context(|| format!("resolving {}", target.display()))
-}
-
-/// Whether a file name is a handoff's: `handoff-*.md` or `agent-*.md`.
-fn is_handoff_name(path: &Path) -> bool {
-    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-        n.len() > 3 && n.ends_with(".md") && (n.starts_with("handoff-") || n.starts_with("agent-"))
-    })
-}
-
-/// The list of [`render_list`] as JSON: the same rows in the same order.
-fn list_json(
-    list: &[HandoffEntry],
-    pending: Option<&Path>,
-    now: DateTime<Utc>,
-) -> serde_json::Value {
-    let order = crate::model::handoff::entry::inbox_order(list);
-    let rows: Vec<serde_json::Value> = order
-        .iter()
-        .map(|i| &list[*i])
-        .enumerate()
-        .map(|(i, h)| {
-            serde_json::json!({
-                "n": i + 1,
-                "id": crate::model::handoff::entry::stamp_id(&h.file_name),
-                "file": h.file_name,
-                "path": h.path,
-                "kind": h.kind.as_str(),
-                "created": h.created,
-                "age": crate::model::time::age(now, h.created),
-                "status": h.status_word(),
-                "branch": h.branch(),
-                "task": h.task(),
-                "route": h.route(),
-                "title": h.display_title(),
-                "pending": pending.is_some_and(|p| store::same_file(p, &h.path)),
-            })
-        })
-        .collect();
-    serde_json::json!({ "handoffs": rows, "pending": pending })
-}
-
-/// The numbered list in the one inbox order (blocked first, then newest), with
-/// each handoff's stable ID; `→` marks the pending one.
-pub(crate) fn render_list(
-    list: &[HandoffEntry],
-    pending: Option<&Path>,
-    now: DateTime<Utc>,
-) -> String {
-    if list.is_empty() {
-        return "No handoffs in .forge/handoffs yet. Write one with `forge handoff` (or `forge signal` for agents).\n".into();
-    }
-    let mut out = String::new();
-    let name_w = list
-        .iter()
-        .map(|h| h.file_name.len())
-        .max()
-        .unwrap_or(4)
-        .max(4);
-    let id_w = list
-        .iter()
-        .filter_map(|h| crate::model::handoff::entry::stamp_id(&h.file_name))
-        .map(str::len)
-        .max()
-        .unwrap_or(2)
-        .max(2);
-    let _ = writeln!(
-        out,
-        "    #  {:<id_w$}  {:<name_w$}  {:<7}  {:>4}  {:<17}  {:<12}  TITLE",
-        "ID", "FILE", "KIND", "AGE", "TRIGGER/STATUS", "BRANCH"
-    );
-    let order = crate::model::handoff::entry::inbox_order(list);
-    for (i, h) in order.iter().map(|i| &list[*i]).enumerate() {
-        let mark = if pending.is_some_and(|p| store::same_file(p, &h.path)) {
-            "→"
-        } else {
-            " "
-        };
-        // Values from the files stay on their row (`print_out` removes the rest).
-        let one = crate::model::text::sanitize::single_line;
-        let branch = one(h.branch().unwrap_or("-"));
-        let title = match h.kind {
-            HandoffKind::Agent => {
-                let route = h.route().unwrap_or_default();
-                format!("{} {}", h.task().unwrap_or("?"), route)
-            }
-            HandoffKind::Session => h.display_title().unwrap_or_default().to_owned(),
-        };
-        let title = one(&title);
-        let _ = writeln!(
-            out,
-            "{mark} {:>3}  {:<id_w$}  {:<name_w$}  {:<7}  {:>4}  {:<17}  {:<12}  {title}",
-            i + 1,
-            one(crate::model::handoff::entry::stamp_id(&h.file_name).unwrap_or("-")),
-            one(&h.file_name),
-            h.kind.as_str(),
-            crate::model::time::age(now, h.created),
-            h.status_word(),
-            branch,
-        );
-    }
-    out.push_str(
-        "\nChoose one with `forge resume ID` (or its number N, or --latest); print it with --print.\n",
-    );
-    out
-}
-
-/// The handoff text preceded by drift notes against the current git state.
-pub(crate) fn print_text(
-    target: &Path,
-    paths: &Paths,
-    now: DateTime<Utc>,
-) -> anyhow::Result<String> {
-    let entry = handoffs::load_one(target).ok_or_else(|| {
-        anyhow!(
-            "the handoff {} no longer exists or is not a handoff file: choose another with `forge resume`, or `forge resume --clear`",
-            target.display()
-        )
-    })?;
-    let text =
-        store::read_text(target).ok_or_else(|| anyhow!("cannot read {}", target.display()))?;
-    let git = crate::git::facts_within(&paths.root, crate::git::GIT_DEADLINE);
-    let drift = Drift::of(
-        &entry,
-        git.as_ref().map(|g| g.branch.as_str()),
-        git.as_ref().map(|g| g.uncommitted),
-        now,
-    );
-    let mut out = format!("Resuming from handoff {}\n", target.display());
-    for note in drift.notes() {
-        let _ = writeln!(out, "Drift: {note}");
-    }
-    out.push('\n');
-    out.push_str(&text);
-    if !out.ends_with('\n') {
-        out.push('\n');
-    }
-    Ok(out)
 }
 
 /// A message for the person: on stdout, or on stderr with `--print` (then stdout
@@ -394,35 +160,4 @@ fn join_paths(paths: &[PathBuf]) -> String {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use chrono::TimeZone;
-
-    #[test]
-    fn the_age_column_reads_as_everywhere_else() {
-        let now = Utc.with_ymd_and_hms(2026, 11, 21, 10, 30, 0).unwrap();
-        // The stamp in the name is the creation time (UTC).
-        let entry = |name: &str| {
-            HandoffEntry::parse(
-                PathBuf::from(format!("/p/.forge/handoffs/{name}")),
-                "---\nkind: session-handoff\n---\n# T\n",
-                None,
-            )
-            .unwrap()
-        };
-        let list = [
-            entry("handoff-20261121-102930.md"), // 30 s: "now", not "0m"
-            entry("handoff-20261120-043000.md"), // 30 h: "1d", as the dashboard says
-        ];
-        let text = render_list(&list, None, now);
-        let age_of = |name: &str| {
-            let line = text.lines().find(|l| l.contains(name)).unwrap();
-            line.split_whitespace().nth(4).unwrap().to_owned()
-        };
-        assert_eq!(age_of("handoff-20261121-102930.md"), "now", "{text}");
-        assert_eq!(age_of("handoff-20261120-043000.md"), "1d", "{text}");
-    }
 }

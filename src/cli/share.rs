@@ -56,7 +56,7 @@ pub(crate) fn run(args: &ShareArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = paths?;
     let cfg = crate::config::load_or_default(&paths, env);
     if args.status {
-        print!("{}", status_text(&paths, env, &cfg));
+        print!("{}", share::status_text(&paths, env, &cfg));
         return Ok(ExitCode::SUCCESS);
     }
     let report = match share::run(&paths, env, &cfg, what(args)) {
@@ -67,7 +67,7 @@ pub(crate) fn run(args: &ShareArgs, env: &Env) -> anyhow::Result<ExitCode> {
     match &report.sent {
         Some((commit, n)) => println!(
             "sent {n} Signal{} to {remote} ({})",
-            plural(*n),
+            share::plural(*n),
             crate::model::text::sanitize::short_id(commit)
         ),
         None if what(args) != What::Fetch && report.errors.is_empty() => {
@@ -78,8 +78,8 @@ pub(crate) fn run(args: &ShareArgs, env: &Env) -> anyhow::Result<ExitCode> {
     if let Some((writers, entries, changed)) = report.fetched {
         println!(
             "fetched {writers} other writer{} from {remote}: {entries} Signal{} in the cache, {changed} changed",
-            plural(writers),
-            plural(entries)
+            share::plural(writers),
+            share::plural(entries)
         );
     }
     for r in &report.refused {
@@ -106,61 +106,4 @@ fn what(args: &ShareArgs) -> What {
     } else {
         What::Both
     }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
-}
-
-/// `forge share --status`.
-fn status_text(paths: &crate::store::Paths, env: &Env, cfg: &crate::config::Config) -> String {
-    use crate::model::text::sanitize::single_line;
-    use std::fmt::Write as _;
-    let home = share::home_of(paths);
-    let s = crate::store::share::read_status(&home);
-    let mut out = String::new();
-    match cfg.share.remote() {
-        Some(r) => {
-            let _ = writeln!(out, "sharing: on, through {}", single_line(r));
-        }
-        None => out.push_str(
-            "sharing: off (set `[share] remote = \"origin\"` in your own config to turn it on)\n",
-        ),
-    }
-    let writer = share::writer(env).map(|w| w.id).unwrap_or(s.writer.clone());
-    if !writer.is_empty() {
-        let _ = writeln!(
-            out,
-            "this machine: writer {} (refs/forge/signals/{})",
-            single_line(&writer),
-            single_line(&writer)
-        );
-    }
-    let act = |label: &str, a: Option<&crate::store::share::Act>| match a {
-        Some(a) => format!(
-            "{label}: {} Signal{} at {} ({})\n",
-            a.entries,
-            plural(a.entries),
-            single_line(&a.at),
-            single_line(&a.what)
-        ),
-        None => format!("{label}: never\n"),
-    };
-    out.push_str(&act("last sent", s.sent.as_ref()));
-    out.push_str(&act("last fetched", s.fetched.as_ref()));
-    match &s.error {
-        Some(e) => {
-            let _ = writeln!(
-                out,
-                "last error: at {}: {}",
-                single_line(&e.at),
-                single_line(&e.what)
-            );
-        }
-        None => out.push_str("last error: none\n"),
-    }
-    for r in &s.refused {
-        let _ = writeln!(out, "refused at the last fetch: {}", single_line(r));
-    }
-    out
 }

@@ -5,14 +5,12 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, anyhow};
-use serde_json::json;
+use anyhow::anyhow;
 
 use crate::app::project::project_paths;
-use crate::config::{self, Side};
+use crate::app::trust::{self as app, describe};
 use crate::env::Env;
-use crate::model::setup::trust::{Record, Trust, VERSION, content_hash};
-use crate::store::{self, Paths};
+use crate::model::setup::trust::Trust;
 
 /// Trust this project's .forge/config.toml, so its keys that make forge act apply
 ///
@@ -66,70 +64,6 @@ pub(crate) struct TrustArgs {
     pub(crate) yes: bool,
 }
 
-/// What the project file holds, as `forge trust` reads it once.
-struct FileFacts {
-    text: Option<String>,
-    sha256: Option<String>,
-    acting: Vec<(String, toml::Value)>,
-}
-
-/// Reads the project file once (never through a link; at most 1 MiB) and lists its
-/// acting keys.
-fn read_file(paths: &Paths) -> anyhow::Result<FileFacts> {
-    let path = paths.config();
-    let text =
-        match store::safe::read_to_string_whole(&path, config::CONFIG_MAX, store::safe::Follow::No)
-        {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(FileFacts {
-                    text: None,
-                    sha256: None,
-                    acting: Vec::new(),
-                });
-            }
-            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
-        };
-    let mut table: toml::Table =
-        toml::from_str(&text).map_err(|e| anyhow!("{}: not valid TOML: {e}", path.display()))?;
-    let mut acting = config::take_acting(&mut table);
-    acting.extend(config::gating(&table));
-    acting.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(FileFacts {
-        sha256: Some(content_hash(text.as_bytes())),
-        text: Some(text),
-        acting,
-    })
-}
-
-/// The most characters of one value shown: a value longer than that (a list of a
-/// thousand branches) is cut, so every key still fits on the screen.
-const VALUE_SHOWN: usize = 72;
-
-/// One acting key, its value (on one line, cut at [`VALUE_SHOWN`] characters with how
-/// long it is in all) and what it makes forge do: two lines.
-fn describe(key: &str, value: &toml::Value) -> String {
-    // `agents.builder.ladder.L1` is `ladder.L1` for one agent.
-    let base = match key.strip_prefix("agents.") {
-        Some(rest) => rest.split_once('.').map_or(rest, |(_, k)| k),
-        None => key,
-    };
-    let what = config::key_side(base)
-        .filter(|k| matches!(k.side, Side::Acts | Side::Gates))
-        .map_or("", |k| k.what);
-    let text = value.to_string();
-    let one = crate::model::text::sanitize::single_line(&text);
-    let shown = match one.chars().count() {
-        n if n > VALUE_SHOWN => format!(
-            "{} ({n} characters)",
-            crate::model::text::sanitize::cut_chars(&one, VALUE_SHOWN)
-        ),
-        _ => one.into_owned(),
-    };
-    let key = crate::model::text::sanitize::cut_chars(key, 120);
-    format!("  {key} = {shown}\n      {what}\n")
-}
-
 /// How `forge trust` got its yes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Consent {
@@ -162,15 +96,9 @@ fn ask(question: &str) -> Consent {
 pub(crate) fn run(args: &TrustArgs, env: &Env) -> anyhow::Result<ExitCode> {
     let paths = project_paths(args.project.as_ref(), env)?;
     let file = paths.config();
-    let root = crate::git::trust_key(&paths.root)
-        .ok_or_else(|| anyhow!("the project path {} is not UTF-8", paths.root.display()))?;
-    if store::trust::dir(env).is_none() {
-        return Err(anyhow!(
-            "no state folder to keep trust in: set HOME (or XDG_STATE_HOME) to an absolute path"
-        ));
-    }
+    let root = app::key(&paths, env)?;
     if args.revoke {
-        let had = store::trust::revoke(env, &root).context("revoking")?;
+        let had = app::revoke(env, &root)?;
         super::print_out(&if had {
             format!(
                 "Revoked: forge ignores the acting keys of {} again.\n",
@@ -181,22 +109,25 @@ pub(crate) fn run(args: &TrustArgs, env: &Env) -> anyhow::Result<ExitCode> {
         });
         return Ok(ExitCode::SUCCESS);
     }
-    let facts = read_file(&paths)?;
-    let record = store::trust::read(env, &root);
-    let trust = match (&facts.text, &facts.sha256) {
-        (None, _) | (_, None) => Trust::Absent,
-        (Some(_), Some(_)) if facts.acting.is_empty() => Trust::Inert,
-        (Some(_), Some(sha)) => Trust::judge(sha, record.as_ref()),
-    };
+    let (facts, trust) = app::look(&paths, env, &root)?;
     if args.status {
-        // Whether `forge trust` would take it: every value checked as if trusted.
-        let refused = match (&trust, &facts.sha256) {
-            (Trust::Untrusted { .. }, Some(sha)) => config::load_trusting(&paths, env, sha)
-                .err()
-                .map(|e| e.to_string()),
-            _ => None,
-        };
-        return status(args, &paths, &facts, &trust, refused.as_deref());
+        let refused = app::refused(&paths, env, &facts, &trust);
+        if args.json {
+            super::print_json(&app::status_json(
+                &paths,
+                &facts,
+                &trust,
+                refused.as_deref(),
+            ))?;
+        } else {
+            super::print_out(&app::status_text(
+                &paths,
+                &facts,
+                &trust,
+                refused.as_deref(),
+            ));
+        }
+        return Ok(ExitCode::SUCCESS);
     }
     let Some(sha) = &facts.sha256 else {
         return Err(anyhow!(
@@ -211,17 +142,7 @@ pub(crate) fn run(args: &TrustArgs, env: &Env) -> anyhow::Result<ExitCode> {
         ));
         return Ok(ExitCode::SUCCESS);
     }
-    // Every value is checked as if trusted, before it is: a file that would break
-    // the hooks once trusted is not trusted.
-    let loaded = config::load_trusting(&paths, env, sha).map_err(|e| {
-        anyhow!("not trusted, the file has an error: {e}\nFix it, then run `forge trust` again.")
-    })?;
-    if !matches!(&loaded.trust, Trust::Trusted { sha256, .. } if sha256 == sha) {
-        return Err(anyhow!(
-            "{} changed while forge read it: run `forge trust` again",
-            file.display()
-        ));
-    }
+    app::check(&paths, env, sha)?;
     let mut out = format!(
         "{} (sha256 {}) makes forge act:\n",
         file.display(),
@@ -269,17 +190,7 @@ fn confirm_and_record(
             ));
         }
     }
-    let written = store::trust::write(
-        env,
-        &Record {
-            version: VERSION,
-            project: root,
-            config: file.to_owned(),
-            sha256: sha.to_owned(),
-            trusted_at: crate::model::time::iso(env.now),
-        },
-    )
-    .context("keeping the trust record")?;
+    let written = app::record(env, root, file, sha)?;
     super::print_out(&format!(
         "Trusted: forge applies these keys from now on, in every worktree of this repository while the file is the same (recorded in {}).\n\
          Any edit of the file revokes this; `forge trust --revoke` revokes it now.\n",
@@ -290,88 +201,4 @@ fn confirm_and_record(
 
 fn short(sha: &str) -> &str {
     sha.get(..12).unwrap_or(sha)
-}
-
-/// `forge trust --status`.
-fn status(
-    args: &TrustArgs,
-    paths: &Paths,
-    facts: &FileFacts,
-    trust: &Trust,
-    refused: Option<&str>,
-) -> anyhow::Result<ExitCode> {
-    let file = paths.config();
-    if args.json {
-        let acting: Vec<_> = facts
-            .acting
-            .iter()
-            .map(|(k, v)| {
-                json!({
-                    "key": k,
-                    "value": serde_json::to_value(v).unwrap_or(serde_json::Value::Null),
-                    "applies": trust.applies(),
-                })
-            })
-            .collect();
-        super::print_json(&json!({
-            "project": paths.root,
-            "config": file,
-            "exists": facts.text.is_some(),
-            "sha256": facts.sha256,
-            "trust": trust,
-            "acting": acting,
-            "trustable": refused.is_none(),
-            "error": refused,
-        }))?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let mut out = String::new();
-    match trust {
-        Trust::Absent => {
-            let _ = writeln!(out, "{} does not exist: nothing to trust.", file.display());
-        }
-        Trust::Inert => {
-            let _ = writeln!(
-                out,
-                "Nothing in {} makes forge act: all of it applies.",
-                file.display()
-            );
-        }
-        Trust::Trusted { trusted_at, .. } => {
-            let _ = writeln!(
-                out,
-                "{} is trusted (since {trusted_at}): its acting keys apply:",
-                file.display()
-            );
-        }
-        Trust::Untrusted { .. } => {
-            let _ = writeln!(
-                out,
-                "{}: its acting keys are ignored, because {}:",
-                file.display(),
-                trust.why_ignored()
-            );
-        }
-    }
-    for (key, value) in &facts.acting {
-        out.push_str(&describe(key, value));
-    }
-    match (trust, refused) {
-        (Trust::Untrusted { .. }, Some(error)) => {
-            let _ = writeln!(
-                out,
-                "`forge trust` would not trust it as it is, because the file has an error: {error}\n\
-                 Fix it first; until then its acting keys stay ignored."
-            );
-        }
-        (Trust::Untrusted { .. }, None) => {
-            let _ = writeln!(
-                out,
-                "Run `forge trust` to trust this content, if it does only what you want."
-            );
-        }
-        _ => {}
-    }
-    super::print_out(&out);
-    Ok(ExitCode::SUCCESS)
 }

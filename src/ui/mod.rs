@@ -3,11 +3,16 @@
 //! Time comes from `Model::now`, never from the clock, so frames are reproducible.
 //!
 //! Widgets render into any area, including `Rect::ZERO` and 1×1, without panicking.
+//!
+//! The commands' text reports are here too, as pure as the widgets: `forge status`'s
+//! ([`report`]) and the lists of `forge resume` and `forge sessions` ([`lists`]).
 
 pub(crate) mod activity;
 pub(crate) mod fleet;
 pub(crate) mod layout;
+pub(crate) mod lists;
 pub(crate) mod markdown;
+pub(crate) mod report;
 pub(crate) mod text;
 
 use std::fmt::Write as _;

@@ -9,7 +9,7 @@
 //! The rule of this wing: the caller hands in what it read (a settings text, a
 //! canonical root, a config's bytes) and what it asked the file system (does this
 //! script exist? — a closure); out come the new text and the decision. Writing them
-//! is `app::setup`, `cli::trust`, `app::plugin` and `store`.
+//! is `app::setup`, `app::trust`, `app::plugin` and `store`.
 //!
 //! `plugin` came later and belongs here for the reason `settings` does: it is how
 //! forge is wired into Claude Code (the plugin's hooks beside the settings' hooks,
