@@ -502,7 +502,6 @@ const NOT_YET: &[&str] = &[
     "cli::alerts",
     "cli::completions",
     "cli::context",
-    "cli::doctor",
     "cli::handoff",
     "cli::hook",
     "cli::ladder",

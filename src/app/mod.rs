@@ -8,6 +8,7 @@
 //! imports it.
 
 pub(crate) mod alert;
+pub(crate) mod doctor;
 pub(crate) mod fleet;
 pub mod ladder;
 pub(crate) mod learn;

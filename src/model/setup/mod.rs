@@ -19,6 +19,7 @@
 
 pub(crate) mod commands;
 pub(crate) mod diff;
+pub(crate) mod doctor;
 pub(crate) mod ignore;
 pub(crate) mod install;
 pub(crate) mod json_edit;
