@@ -10,6 +10,7 @@
 pub(crate) mod alert;
 pub(crate) mod complete;
 pub(crate) mod context;
+pub(crate) mod doctor;
 pub(crate) mod fleet;
 pub(crate) mod handoff;
 pub(crate) mod hook;

@@ -3,8 +3,10 @@
 //! ([`settings`]), as edits that keep the rest of the file byte for byte
 //! ([`json_edit`]) with a diff to show first ([`diff`]); Claude Code's per-project
 //! memory folder ([`memory`]); how forge installed as a Claude Code plugin shows in
-//! Claude Code's files and which hook commands the plugin carries ([`plugin`]); and
-//! the trust a person gives a project's own `.forge/config.toml` ([`trust`]).
+//! Claude Code's files and which hook commands the plugin carries ([`plugin`]);
+//! the trust a person gives a project's own `.forge/config.toml` ([`trust`]); and
+//! what `forge doctor` decides of a `model:` value and a `sh -c` command's program
+//! ([`doctor`]; its checks on disk are `app::doctor`).
 //!
 //! The rule of this wing: the caller hands in what it read (a settings text, a
 //! canonical root, a config's bytes) and what it asked the file system (does this
@@ -19,6 +21,7 @@
 
 pub(crate) mod commands;
 pub(crate) mod diff;
+pub(crate) mod doctor;
 pub mod help;
 pub(crate) mod ignore;
 pub(crate) mod install;
