@@ -495,12 +495,6 @@ fn house_breaks(module: &[String], code: &str, modules: &BTreeSet<ModPath>) -> V
     out
 }
 
-/// The files that still break [`house_breaks`]' rules while issue 34 moves their
-/// work into `app/`: each is taken off as it is cleaned (an entry that no longer
-/// breaks the rule fails the test), and the list goes when it is empty.
-const NOT_YET: &[&str] = &[
-];
-
 /// The modules each file module names (absolute paths resolved to the file module
 /// that holds them). With `family` false a module's own parents and children are
 /// left out (the graph of [`circles`] between unrelated modules); with it true they
@@ -1000,9 +994,7 @@ fn the_rooms_keep_their_rules() {
         .iter()
         .flat_map(|(m, code)| {
             let mut all = breaks(m, code);
-            if !NOT_YET.contains(&m.join("::").as_str()) {
-                all.extend(house_breaks(m, code, &modules));
-            }
+            all.extend(house_breaks(m, code, &modules));
             all.into_iter()
                 .map(move |b| format!("src/{}: {b}", m.join("/")))
         })
@@ -1026,7 +1018,6 @@ fn no_import_circle_between_modules() {
     );
     let found: Vec<String> = import_circles(&files)
         .iter()
-        .filter(|c| !c.iter().any(|m| NOT_YET.contains(&m.join("::").as_str())))
         .map(|c| {
             c.iter()
                 .map(|m| m.join("::"))
@@ -1035,20 +1026,4 @@ fn no_import_circle_between_modules() {
         })
         .collect();
     assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
-}
-
-#[test]
-fn every_file_not_yet_moved_still_breaks_the_house_rules() {
-    let files = crate_files();
-    let modules: BTreeSet<ModPath> = files.iter().map(|(m, _)| m.clone()).collect();
-    for name in NOT_YET {
-        let (m, code) = files
-            .iter()
-            .find(|(m, _)| m.join("::") == *name)
-            .unwrap_or_else(|| panic!("{name} in NOT_YET is no file of the crate"));
-        assert!(
-            !house_breaks(m, code, &modules).is_empty(),
-            "{name} keeps the house rules now: take it off NOT_YET in src/layers.rs"
-        );
-    }
 }
