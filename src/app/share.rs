@@ -76,6 +76,23 @@ fn machine() -> String {
         .unwrap_or_else(|| "machine".to_owned())
 }
 
+/// The file of your state folder that keeps this machine's writer id.
+const WRITER_FILE: &str = "share-writer";
+
+/// The writer id kept in `file`, when it holds a valid one.
+fn read_writer(file: &std::path::Path) -> Option<String> {
+    store::safe::read_capped(file, 256, store::safe::Follow::No)
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).trim().to_owned())
+        .filter(|id| rules::valid_writer(id))
+}
+
+/// This machine's writer id if one was made, without making one (`--status` only
+/// reads).
+fn kept_writer(env: &Env) -> Option<String> {
+    read_writer(&env.user_state_dir()?.join(WRITER_FILE))
+}
+
 /// This machine's writer, made once and kept in your state folder
 /// (`~/.local/state/forge/share-writer`): the host name and eight random hex digits,
 /// so two homes on one machine are two writers.
@@ -84,13 +101,8 @@ pub(crate) fn writer(env: &Env) -> Result<Writer, String> {
     let dir = env
         .user_state_dir()
         .ok_or("no home folder to keep this machine's writer id in")?;
-    let file = dir.join("share-writer");
-    let read = || {
-        store::safe::read_capped(&file, 256, store::safe::Follow::No)
-            .ok()
-            .map(|b| String::from_utf8_lossy(&b).trim().to_owned())
-            .filter(|id| rules::valid_writer(id))
-    };
+    let file = dir.join(WRITER_FILE);
+    let read = || read_writer(&file);
     if let Some(id) = read() {
         return Ok(Writer { id, machine });
     }
@@ -766,8 +778,10 @@ pub(crate) fn status_text(paths: &Paths, env: &Env, cfg: &Config) -> String {
             "sharing: off (set `[share] remote = \"origin\"` in your own config to turn it on)\n",
         ),
     }
-    let writer = writer(env).map(|w| w.id).unwrap_or(s.writer.clone());
-    if !writer.is_empty() {
+    let writer = kept_writer(env).unwrap_or(s.writer.clone());
+    if writer.is_empty() {
+        out.push_str("this machine: no writer id yet (the first `forge share` makes one)\n");
+    } else {
         let _ = writeln!(
             out,
             "this machine: writer {} (refs/forge/signals/{})",

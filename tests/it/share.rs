@@ -666,3 +666,21 @@ fn a_one_gib_blob_is_refused_by_its_declared_size_never_read() {
         .count();
     assert_eq!(refused, 1, "{:#?}", b.share_outcomes());
 }
+
+#[test]
+fn share_status_only_reads_it_makes_no_writer_id() {
+    let w = World::new();
+    let a = w.machine("a", true);
+    let kept = a.home.join("state/forge/share-writer");
+    let text = ok_stdout(a.forge().args(["share", "--status"]));
+    assert!(
+        text.contains("this machine: no writer id yet (the first `forge share` makes one)"),
+        "{text}"
+    );
+    assert!(!kept.exists(), "--status made {}", kept.display());
+    // The first run makes it, and --status names it from then on.
+    a.signal("alice", "bob", "T-1", "q?");
+    a.forge().args(["share"]).assert().success();
+    let id = std::fs::read_to_string(&kept).unwrap();
+    assert_eq!(a.writer(), id.trim());
+}
