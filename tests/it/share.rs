@@ -181,14 +181,19 @@ impl Machine {
         serde_json::from_slice(&out.stdout).unwrap()
     }
 
-    /// This machine's writer id, as `forge share --status` names it.
+    /// This machine's writer id, as `forge share --status` names it once a share
+    /// (the one a Signal starts in the background, or a `forge share`) has made it:
+    /// `--status` itself makes none.
     fn writer(&self) -> String {
-        let text = ok_stdout(self.forge().args(["share", "--status"]));
-        text.lines()
-            .find_map(|l| l.strip_prefix("this machine: writer "))
-            .and_then(|l| l.split(' ').next())
-            .unwrap_or_else(|| panic!("{text}"))
-            .to_owned()
+        let named = || {
+            let text = ok_stdout(self.forge().args(["share", "--status"]));
+            text.lines()
+                .find_map(|l| l.strip_prefix("this machine: writer "))
+                .and_then(|l| l.split(' ').next())
+                .map(str::to_owned)
+        };
+        wait_until("a writer id", || named().is_some());
+        named().unwrap()
     }
 
     /// The `share` lines of the event log, as outcomes.
