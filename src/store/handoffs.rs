@@ -175,9 +175,14 @@ const SIGNAL_CACHE: &str = "signal-cache.txt";
 /// ~80 bytes; a long task id takes more, and a row cut short is only parsed again).
 const SIGNAL_ROW_CAP: u64 = 512;
 
-/// How many bytes of the cache a tick reads: its three first lines (a repository of
-/// many work trees with long paths may need more: then every tick rebuilds, which is
-/// slower and still right).
+/// How many bytes of the cache a tick reads first: its three first lines take a few
+/// hundred bytes for a checkout with a few work trees, and a tick reads no more than
+/// it needs (a larger read is a larger buffer and more bytes checked as UTF-8).
+const SIGNAL_HEAD_READ: u64 = 4 * 1024;
+
+/// How many bytes of the cache's head a tick reads at most, when the three lines do
+/// not fit in [`SIGNAL_HEAD_READ`] (many work trees with long paths; more still and
+/// every tick rebuilds, which is slower and still right).
 const SIGNAL_HEAD_CAP: u64 = 16 * 1024;
 
 /// How much older than the cache the folders' last change must be for the cache to
@@ -498,7 +503,7 @@ fn fresh_answer(head: &Head, project: &Path, now_ns: u128) -> Option<usize> {
 /// grow with the number of handoffs, and barely with the number of work trees: when
 /// the folders and marks the cache names are as it was built from (and older than
 /// the build by [`SIGNAL_RACY`]), the answer is the cache's first line — one read of
-/// at most [`SIGNAL_HEAD_CAP`] bytes and one `stat` per folder and mark (three for a
+/// [`SIGNAL_HEAD_READ`] bytes and one `stat` per folder and mark (three for a
 /// checkout without linked work trees). Otherwise (a file was added, removed or
 /// renamed in a folder, which is how every writer of forge's writes a handoff; a
 /// work tree was added, moved or removed) it finds the folders again
@@ -530,11 +535,20 @@ pub(crate) struct TickCount {
 /// A larger one is answered with its last count while a detached rebuild runs.
 const TICK_REBUILD_CAP: u64 = 8 * 1024;
 
+/// A project handoffs folder whose own size (`st_size`: on ext4 and XFS its
+/// entries' bytes, about a hundred names a block; on tmpfs 20 bytes a name; on btrfs
+/// twice their length) is larger than this holds a few hundred files or more: a
+/// tick that finds no count of this project's to show does not list it, it shows
+/// none and leaves the first count to a detached rebuild.
+const TICK_LIST_CAP: u64 = 8 * 1024;
+
 /// [`count_blocked`] for a status-line tick, which must not pay for a rebuild of a
 /// large inbox: when the folders changed and the cache holds more than
 /// [`TICK_REBUILD_CAP`] bytes of rows (and is this project's, built in the past),
-/// the answer is the cache's last count, said to be stale. A missing, small or
-/// foreign cache is rebuilt here, so a small inbox's count is right at once.
+/// the answer is the cache's last count, said to be stale. With no such count (no
+/// cache, another project's or one stamped in the future) the size of the
+/// project's handoffs folder decides: above [`TICK_LIST_CAP`] the count is 0, said
+/// to be stale, else the tick rebuilds, so a small inbox's count is right at once.
 pub(crate) fn count_for_tick(paths: &Paths, now: SystemTime) -> TickCount {
     let now_ns = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let look = look(paths, now_ns);
@@ -547,11 +561,23 @@ pub(crate) fn count_for_tick(paths: &Paths, now: SystemTime) -> TickCount {
             blocked,
             stale: true,
         },
+        (None, None) if !look.long_head && large_folder(paths) => TickCount {
+            blocked: 0,
+            stale: true,
+        },
         (None, _) => TickCount {
             blocked: rebuild(paths, now_ns, look.cache, look.old_bytes),
             stale: false,
         },
     }
+}
+
+/// Whether the project's handoffs folder (not followed when a link) is larger than
+/// [`TICK_LIST_CAP`] and a recount can write the cache (`.forge/logs` is a real
+/// folder; else each tick counts, as no count would ever be written): two `lstat`s.
+fn large_folder(paths: &Paths) -> bool {
+    fs::symlink_metadata(paths.handoffs()).is_ok_and(|m| m.is_dir() && m.len() > TICK_LIST_CAP)
+        && super::safe::is_real_dir(&paths.logs())
 }
 
 /// Takes the lock a detached rebuild of the count holds while it runs
@@ -608,10 +634,13 @@ struct Look {
     last: Option<usize>,
     /// Its length.
     len: u64,
+    /// Its head is longer than [`SIGNAL_HEAD_CAP`]: no rebuild makes it readable, so
+    /// a tick rebuilds (slower, and still right).
+    long_head: bool,
 }
 
-/// Reads the cache's head (one open, at most [`SIGNAL_HEAD_CAP`] bytes) and checks it
-/// against the disk.
+/// Reads the cache's head (one open, [`SIGNAL_HEAD_READ`] bytes, at most
+/// [`SIGNAL_HEAD_CAP`] for a long head) and checks it against the disk.
 fn look(paths: &Paths, now_ns: u128) -> Look {
     let cache_path = paths.logs().join(SIGNAL_CACHE);
     // One open: the head answers, else the rest is read from the same handle.
@@ -619,11 +648,21 @@ fn look(paths: &Paths, now_ns: u128) -> Look {
     let mut old_bytes = Vec::new();
     let mut last = None;
     let mut len = 0;
+    let mut long_head = false;
     if let Some((file, meta)) = &cache {
         len = meta.len();
-        old_bytes =
-            super::safe::read_file_capped(file, meta.len(), SIGNAL_HEAD_CAP).unwrap_or_default();
-        if let Some(head) = Head::parse(&old_bytes) {
+        old_bytes = super::safe::read_file_capped(file, len, SIGNAL_HEAD_READ).unwrap_or_default();
+        let mut head = Head::parse(&old_bytes);
+        if head.is_none() && old_bytes.len() as u64 == SIGNAL_HEAD_READ {
+            // A long head: the rest of it, from the same handle.
+            match super::safe::read_file_capped(file, len, SIGNAL_HEAD_CAP - SIGNAL_HEAD_READ) {
+                Ok(more) => old_bytes.extend_from_slice(&more),
+                Err(_) => old_bytes.clear(),
+            }
+            head = Head::parse(&old_bytes);
+            long_head = head.is_none() && old_bytes.len() as u64 == SIGNAL_HEAD_CAP;
+        }
+        if let Some(head) = head {
             let project = paths.handoffs();
             let answer = fresh_answer(&head, &project, now_ns);
             if answer.is_some() {
@@ -633,6 +672,7 @@ fn look(paths: &Paths, now_ns: u128) -> Look {
                     old_bytes: Vec::new(),
                     last: None,
                     len,
+                    long_head: false,
                 };
             }
             let ours = head.folders.first().map(PathBuf::as_path) == Some(project.as_path());
@@ -645,6 +685,7 @@ fn look(paths: &Paths, now_ns: u128) -> Look {
         old_bytes,
         last,
         len,
+        long_head,
     }
 }
 
@@ -693,7 +734,8 @@ fn rebuild(
     // The rest of the cache, at most what rows for these files can take: a cache
     // shipped with millions of rows is not read into memory.
     if let Some((file, meta)) = &cache
-        && old_bytes.len() as u64 == SIGNAL_HEAD_CAP
+        && !old_bytes.is_empty()
+        && (old_bytes.len() as u64) < meta.len()
     {
         let cap = (files.len() as u64 + 1)
             .saturating_mul(SIGNAL_ROW_CAP)
@@ -1255,5 +1297,126 @@ mod tests {
         assert!(recount_running(&paths));
         drop(held);
         assert!(!recount_running(&paths));
+    }
+
+    #[test]
+    fn a_tick_in_a_large_folder_with_no_count_of_its_own_does_not_list_it() {
+        let t = tempfile::tempdir().unwrap();
+        let paths = Paths::new(t.path());
+        std::fs::create_dir_all(paths.handoffs()).unwrap();
+        std::fs::create_dir_all(paths.logs()).unwrap();
+        let fixture = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/handoffs/agent-T-012-20261121-101502.md"),
+        )
+        .unwrap();
+        std::fs::write(
+            paths.handoffs().join("agent-T-012-20261121-101502.md"),
+            &fixture,
+        )
+        .unwrap();
+        let cache = paths.logs().join(SIGNAL_CACHE);
+        let later = || SystemTime::now() + SIGNAL_RACY + Duration::from_secs(1);
+        // A small folder with no cache: the tick counts at once.
+        assert_eq!(
+            count_for_tick(&paths, SystemTime::now()),
+            TickCount {
+                blocked: 1,
+                stale: false
+            }
+        );
+        std::fs::remove_file(&cache).unwrap();
+        // A large one (more than TICK_LIST_CAP of names, on any file system): none
+        // shown and a recount asked for; the tick wrote no cache, so listed nothing.
+        for i in 0..800 {
+            std::fs::write(
+                paths
+                    .handoffs()
+                    .join(format!("session-20261121-10{i:04}-abcdef.md")),
+                "",
+            )
+            .unwrap();
+        }
+        assert!(large_folder(&paths));
+        let unknown = TickCount {
+            blocked: 0,
+            stale: true,
+        };
+        assert_eq!(count_for_tick(&paths, later()), unknown);
+        assert!(!cache.exists(), "the tick rebuilt the count");
+        // The recount builds it; ticks read it from then on.
+        assert_eq!(count_blocked(&paths, later()), 1);
+        assert_eq!(
+            count_for_tick(&paths, later()),
+            TickCount {
+                blocked: 1,
+                stale: false
+            }
+        );
+        // Another project's cache (a copied .forge/) or one stamped in the future
+        // is no count of this project's: the same, and it is left for the recount.
+        let text = std::fs::read_to_string(&cache).unwrap();
+        let head = Head::parse(text.as_bytes()).unwrap();
+        for forged in [
+            Head {
+                folders: vec![PathBuf::from("/elsewhere/.forge/handoffs")],
+                ..head.clone()
+            },
+            Head {
+                built: u128::MAX / 2,
+                digest: 0,
+                ..head.clone()
+            },
+        ] {
+            let forged = forged.text();
+            std::fs::write(&cache, &forged).unwrap();
+            assert_eq!(count_for_tick(&paths, later()), unknown);
+            assert_eq!(std::fs::read_to_string(&cache).unwrap(), forged);
+        }
+        // A link where the folder is: not followed, so not large; nor is a folder
+        // whose count could not be written.
+        let elsewhere = tempfile::tempdir().unwrap();
+        let other = Paths::new(elsewhere.path());
+        std::fs::create_dir_all(other.logs()).unwrap();
+        std::os::unix::fs::symlink(paths.handoffs(), other.handoffs()).unwrap();
+        assert!(!large_folder(&other));
+        std::fs::remove_dir_all(paths.logs()).unwrap();
+        assert!(!large_folder(&paths));
+    }
+
+    #[test]
+    fn a_head_longer_than_the_first_read_still_answers_alone() {
+        let t = tempfile::tempdir().unwrap();
+        let paths = Paths::new(t.path());
+        std::fs::create_dir_all(paths.handoffs()).unwrap();
+        std::fs::create_dir_all(paths.logs()).unwrap();
+        let later = || SystemTime::now() + SIGNAL_RACY + Duration::from_secs(1);
+        assert_eq!(count_blocked(&paths, later()), 0);
+        let cache = paths.logs().join(SIGNAL_CACHE);
+        let text = std::fs::read_to_string(&cache).unwrap();
+        let mut head = Head::parse(text.as_bytes()).unwrap();
+        // Marks for 60 work trees that are gone (a path that is missing stamps as
+        // such): a head of about 6 KiB, longer than SIGNAL_HEAD_READ.
+        for i in 0..60 {
+            head.marks.push((
+                t.path().join(format!(
+                    "{}/worktree-{i}/.git",
+                    "a-long-folder-name".repeat(4)
+                )),
+                false,
+            ));
+        }
+        head.digest = Stamps::of(head.stamped()).digest;
+        let long = head.text();
+        assert!((SIGNAL_HEAD_READ..SIGNAL_HEAD_CAP).contains(&(long.len() as u64)));
+        std::fs::write(&cache, &long).unwrap();
+        assert_eq!(
+            count_for_tick(&paths, later()),
+            TickCount {
+                blocked: 0,
+                stale: false
+            }
+        );
+        assert_eq!(std::fs::read_to_string(&cache).unwrap(), long, "rebuilt");
     }
 }
