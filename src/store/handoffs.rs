@@ -1211,8 +1211,9 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_tick_shows_a_large_caches_last_count_until_a_recount_and_a_small_one_at_once() {
+    /// A project with `.forge/handoffs` and `.forge/logs`, and the text of a blocked
+    /// Signal (task T-012).
+    fn project_with_blocked_fixture() -> (tempfile::TempDir, Paths, String) {
         let t = tempfile::tempdir().unwrap();
         let paths = Paths::new(t.path());
         std::fs::create_dir_all(paths.handoffs()).unwrap();
@@ -1222,6 +1223,12 @@ mod tests {
                 .join("tests/fixtures/handoffs/agent-T-012-20261121-101502.md"),
         )
         .unwrap();
+        (t, paths, fixture)
+    }
+
+    #[test]
+    fn a_tick_shows_a_large_caches_last_count_until_a_recount_and_a_small_one_at_once() {
+        let (_t, paths, fixture) = project_with_blocked_fixture();
         let put = |task: &str| {
             std::fs::write(
                 paths
@@ -1301,15 +1308,7 @@ mod tests {
 
     #[test]
     fn a_tick_in_a_large_folder_with_no_count_of_its_own_does_not_list_it() {
-        let t = tempfile::tempdir().unwrap();
-        let paths = Paths::new(t.path());
-        std::fs::create_dir_all(paths.handoffs()).unwrap();
-        std::fs::create_dir_all(paths.logs()).unwrap();
-        let fixture = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/fixtures/handoffs/agent-T-012-20261121-101502.md"),
-        )
-        .unwrap();
+        let (_t, paths, fixture) = project_with_blocked_fixture();
         std::fs::write(
             paths.handoffs().join("agent-T-012-20261121-101502.md"),
             &fixture,
