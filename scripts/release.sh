@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
-# Builds forge's Linux release: for x86_64 and aarch64, a stripped binary linked
-# against glibc 2.17 (so it runs on every glibc distribution since 2014: RHEL/CentOS 7,
-# Debian 8, Ubuntu 14.04 and later), packed as dist/forge-VERSION-TARGET.tar.gz with a
-# .sha256 beside it, then the npm packages (npm/ccforge, the launcher, and one package
-# per platform) packed with `npm pack` into dist/npm/. docs/install.md says how to
-# install from them.
+# Builds forge's Linux release: for x86_64 and aarch64, a stripped, statically linked
+# binary (glibc's static libc, static-pie: it needs no shared library, so it runs on
+# every Linux since 3.2 whatever its glibc), packed as dist/forge-VERSION-TARGET.tar.gz
+# with a .sha256 beside it, then the npm packages (npm/ccforge, the launcher, and one
+# package per platform) packed with `npm pack` into dist/npm/. docs/install.md says
+# how to install from them.
 #
-# Why glibc 2.17 and not musl: the C code built into forge (libgit2, zlib) keeps the
-# hardening of `cargo build` (.cargo/config.toml: stack protector and
-# _FORTIFY_SOURCE, which musl does not implement), and tests/it/hardening.rs checks the
-# same symbols in the release binary (tests/it/release.rs).
+# Why static: a status-line tick is a process start, and a dynamically linked forge
+# spends about a third of it in the dynamic loader (mapping libc and libgcc_s,
+# binding ~190 imports at start): 1.4-1.7x its floor, where the static binary is
+# 0.90-0.96x (docs/speed.md, issue 34). Why glibc and not musl: the
+# C code built into forge (libgit2, zlib) keeps the hardening of `cargo build`
+# (.cargo/config.toml: stack protector and _FORTIFY_SOURCE, which musl does not
+# implement); the script checks the C archives it linked for both, and
+# tests/it/release.rs checks them again.
 #
 # Needs: rustup targets x86_64-unknown-linux-gnu and aarch64-unknown-linux-gnu,
-# cargo-zigbuild (`cargo install cargo-zigbuild --locked`) and zig (`pip install
-# ziglang`), npm. Reproducible: the same commit gives the same bytes (paths remapped,
-# SOURCE_DATE_EPOCH from the commit, sorted tar with fixed owners and mtimes, gzip
-# without a name or time).
+# glibc's static libraries (Debian: libc6-dev for x86_64; gcc-aarch64-linux-gnu and
+# libc6-dev-arm64-cross for aarch64), binutils, npm. Built on Linux x86_64.
+# Reproducible: the same commit on the same toolchain gives the same bytes (paths
+# remapped, SOURCE_DATE_EPOCH from the commit, sorted tar with fixed owners and mtimes,
+# gzip without a name or time).
 #
 # Usage: scripts/release.sh [TARGET…]   (default: both Linux targets)
 #        FORGE_DIST=dir changes the output folder (default dist/), FORGE_BUILD_DIR the
@@ -27,18 +32,26 @@ root=$PWD
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n1)
 [ -n "$version" ] || { echo "release: no version in Cargo.toml" >&2; exit 1; }
 dist=${FORGE_DIST:-$root/dist}
-# The glibc the binaries are linked against (zigbuild's target suffix).
-glibc=2.17
 
 if [ "$#" -gt 0 ]; then targets=("$@"); else
   targets=(x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu)
 fi
 
 need() { command -v "$1" >/dev/null 2>&1 || { echo "release: $1 is missing: $2" >&2; exit 1; }; }
-need cargo-zigbuild "cargo install cargo-zigbuild --locked"
-if ! command -v zig >/dev/null 2>&1 && ! python3 -c 'import ziglang' 2>/dev/null; then
-  echo "release: zig is missing: pip install ziglang" >&2; exit 1
-fi
+need nm "apt-get install binutils"
+# Each target's C compiler and glibc's static libc (`cc` compiles libgit2 and zlib;
+# the same compiler links).
+for t in "${targets[@]}"; do
+  case $t in
+    x86_64-unknown-linux-gnu)
+      need cc "apt-get install gcc"
+      [ -e /usr/lib/x86_64-linux-gnu/libc.a ] || { echo "release: no static glibc for $t: apt-get install libc6-dev" >&2; exit 1; } ;;
+    aarch64-unknown-linux-gnu)
+      need aarch64-linux-gnu-gcc "apt-get install gcc-aarch64-linux-gnu"
+      [ -e /usr/aarch64-linux-gnu/lib/libc.a ] || { echo "release: no static glibc for $t: apt-get install libc6-dev-arm64-cross" >&2; exit 1; } ;;
+    *) echo "release: no static build for $t" >&2; exit 1 ;;
+  esac
+done
 need npm "install Node.js"
 installed=$(rustup target list --installed)
 for t in "${targets[@]}"; do
@@ -50,7 +63,15 @@ SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || 
 export SOURCE_DATE_EPOCH
 cargo_home=${CARGO_HOME:-$HOME/.cargo}
 rustc_sysroot=$(rustc --print sysroot)
-export RUSTFLAGS="--remap-path-prefix=$root=/forge --remap-path-prefix=$cargo_home=/cargo --remap-path-prefix=$rustc_sysroot=/rustc ${FORGE_RELEASE_RUSTFLAGS:-}"
+# crt-static: glibc's static libc, a static-pie binary. With --target, RUSTFLAGS
+# reach forge and its dependencies only, not the build scripts and proc macros
+# (which cannot be static).
+export RUSTFLAGS="-C target-feature=+crt-static --remap-path-prefix=$root=/forge --remap-path-prefix=$cargo_home=/cargo --remap-path-prefix=$rustc_sysroot=/rustc ${FORGE_RELEASE_RUSTFLAGS:-}"
+# aarch64 is cross-compiled and linked by Debian's aarch64 GCC, through a wrapper
+# that makes it a static PIE as x86_64's is (scripts/aarch64-static-pie-cc says why).
+export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=$root/scripts/aarch64-static-pie-cc
+export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
+export AR_aarch64_unknown_linux_gnu=aarch64-linux-gnu-ar
 # The hardening of .cargo/config.toml (an environment CFLAGS replaces it), with the
 # build paths the C code's __FILE__ would carry mapped away.
 export CFLAGS="-fstack-protector-strong -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2 -ffile-prefix-map=$root=/forge -ffile-prefix-map=$cargo_home=/cargo"
@@ -58,12 +79,43 @@ export CFLAGS="-fstack-protector-strong -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2 -f
 # target/release (FORGE_BUILD_DIR changes it: a second, clean build to compare bytes).
 build=${FORGE_BUILD_DIR:-$root/target/dist-build}
 
+# The binary needs no shared library (no program interpreter, no NEEDED entry) and
+# is position-independent (a static PIE: ASLR for all of its code).
+check_static() {
+  local elf
+  elf=$(readelf -hldW "$1")
+  if grep -q -e INTERP -e NEEDED <<<"$elf"; then
+    echo "release: $2: $1 is not static (readelf -d names shared libraries)" >&2; exit 1
+  fi
+  grep -q "DYN (Position-Independent Executable" <<<"$elf" ||
+    { echo "release: $2: $1 is not a static PIE" >&2; exit 1; }
+}
+# The C archives linked into it (libgit2's, zlib's) were compiled with the stack
+# protector and _FORTIFY_SOURCE: they import __stack_chk_fail and fortified functions.
+# A static binary keeps no symbols to show it, so the archives are read.
+check_hardened() {
+  local found=0 a syms
+  for a in "$1"/libgit2-sys-*/out/build/libgit2.a "$1"/libz-sys-*/out/lib/libz.a; do
+    [ -e "$a" ] || continue
+    found=$((found + 1))
+    # Read whole first: `grep -q` stopping early would fail nm's write (pipefail).
+    syms=$(nm "$a" 2>/dev/null) || { echo "release: $2: nm $a failed" >&2; exit 1; }
+    grep -q ' U __stack_chk_fail$' <<<"$syms" ||
+      { echo "release: $2: $a has no stack protector (is CFLAGS replaced?)" >&2; exit 1; }
+    [ "$(grep -v __stack_chk <<<"$syms" | grep -c ' U __[a-z]*_chk$')" -gt 0 ] ||
+      { echo "release: $2: $a has no _FORTIFY_SOURCE (is CFLAGS replaced?)" >&2; exit 1; }
+  done
+  [ "$found" -ge 2 ] || { echo "release: $2: libgit2's and zlib's archives not found in $1" >&2; exit 1; }
+}
+
 mkdir -p "$dist"
 for t in "${targets[@]}"; do
-  echo "release: building $t (glibc $glibc)" >&2
+  echo "release: building $t (static)" >&2
   started=$(date +%s)
-  cargo zigbuild --quiet --locked --release --target "$t.$glibc" --target-dir "$build" --bin forge
+  cargo build --quiet --locked --release --target "$t" --target-dir "$build" --bin forge
   echo "release: $t built in $(( $(date +%s) - started )) s" >&2
+  check_static "$build/$t/release/forge" "$t"
+  check_hardened "$build/$t/release/build" "$t"
   name=forge-$version-$t
   stage=$(mktemp -d)
   mkdir "$stage/$name"
@@ -118,7 +170,7 @@ for t in "${targets[@]}"; do
 {
   "name": "$pkg",
   "version": "$version",
-  "description": "forge's binary for $os $cpu (glibc $glibc or later); installed by the ccforge package",
+  "description": "forge's binary for $os $cpu (static, for glibc systems); installed by the ccforge package",
   "license": "MIT",
   "repository": "github:ccforge/forge",
   "os": ["$os"],

@@ -3,10 +3,10 @@
 //!
 //! The rule: the tests use `dist/` when it holds this version's files, newer than
 //! every source file (`src/`, `Cargo.toml`, `Cargo.lock`, `npm/`, the script). When
-//! they are missing or stale, the script is run (a build on demand: about 7.5 minutes
+//! they are missing or stale, the script is run (a build on demand: about 6 minutes
 //! for both targets on this machine) under `CI=1` or with `FORGE_RELEASE_BUILD=1`;
 //! otherwise the test says it skipped and why. Under `CI=1` a script that cannot run
-//! (no cargo-zigbuild, zig, or rustup target) fails the test.
+//! (no rustup target, cross compiler or static glibc) fails the test.
 
 #![allow(dead_code)]
 
