@@ -14,11 +14,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${1:-30}"
 
-cargo build --release --quiet
+# The release's static binary (scripts/build-static.sh; LINK=dynamic: cargo build's).
+FORGE_BUILT=$(scripts/build-static.sh)
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 # forge as installed (a copy, as `cargo install` makes): see bench-statusline.sh.
-install -Dm755 target/release/forge "$WORK/bin/forge"
+install -Dm755 "$FORGE_BUILT" "$WORK/bin/forge"
 FORGE="$WORK/bin/forge"
 export HOME="$WORK/home" XDG_CONFIG_HOME="$WORK/xdg"
 unset CLAUDE_PROJECT_DIR CLAUDE_CONFIG_DIR

@@ -10,7 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-20}
-cargo build --release --quiet
+# The release's static binary (scripts/build-static.sh; LINK=dynamic: cargo build's).
+FORGE_BUILT=$(scripts/build-static.sh)
 if [ -n "${BENCH_DIR:-}" ]; then
   WORK="$BENCH_DIR"; mkdir -p "$WORK"
 else
@@ -18,7 +19,7 @@ else
   trap 'rm -rf "$WORK"' EXIT
 fi
 # forge as installed (a copy, as `cargo install` makes): see bench-statusline.sh.
-install -Dm755 target/release/forge "$WORK/bin/forge"
+install -Dm755 "$FORGE_BUILT" "$WORK/bin/forge"
 BIN=$WORK/bin/forge
 export HOME=$WORK/home XDG_CONFIG_HOME=$WORK/xdg
 unset CLAUDE_PROJECT_DIR CLAUDE_CONFIG_DIR

@@ -9,15 +9,15 @@
 # Target (issues 20 and 28): median <= 1.2x the baseline's on each.
 # Usage: BASE=/path/to/old/forge scripts/bench-handoff.sh [RUNS]   (default 20)
 #        BENCH_DIR=path keeps the generated transcript there for repeated runs;
-#        NEW=/path/to/forge compares that binary instead of a fresh release build.
+#        NEW=/path/to/forge compares that binary instead of a fresh release build
+#        (static, as the release ships it: scripts/build-static.sh; LINK=dynamic for
+#        `cargo build --release`'s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-20}
 : "${BASE:?set BASE to the forge binary to compare with (e.g. a build of main)}"
-if [ -z "${NEW:-}" ]; then
-  cargo build --release --quiet
-  NEW=target/release/forge
-fi
+# The release's static binary (scripts/build-static.sh; LINK=dynamic: cargo build's).
+[ -n "${NEW:-}" ] || NEW=$(scripts/build-static.sh)
 if [ -n "${BENCH_DIR:-}" ]; then
   WORK="$BENCH_DIR"; mkdir -p "$WORK"
 else

@@ -40,10 +40,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-60}
-cargo build --release --quiet
+# The release's static binary (scripts/build-static.sh; LINK=dynamic: cargo build's).
+NEW=$(scripts/build-static.sh)
 WORK=$(mktemp -d)
 # forge as installed (a copy, as `cargo install` makes): see bench-statusline.sh.
-install -Dm755 target/release/forge "$WORK/bin/forge"
+install -Dm755 "$NEW" "$WORK/bin/forge"
 BIN=$WORK/bin/forge
 BASE_BIN=""
 if [ -n "${BASE:-}" ]; then install -Dm755 "$BASE" "$WORK/base/forge"; BASE_BIN=$WORK/base/forge; fi

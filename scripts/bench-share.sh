@@ -29,12 +29,13 @@ RUNS="${1:-100}"
 WRITERS="${WRITERS:-100}"
 PER="${PER:-1000}"
 
-cargo build --release --quiet
+# The release's static binary (scripts/build-static.sh; LINK=dynamic: cargo build's).
+FORGE_BUILT=$(scripts/build-static.sh)
 FIXTURES="$PWD/tests/fixtures"
 WORK="$(mktemp -d)"
 trap 'cd /; rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/bin"
-install -m755 target/release/forge "$WORK/bin/forge"
+install -m755 "$FORGE_BUILT" "$WORK/bin/forge"
 FORGE="$WORK/bin/forge"
 cat > "$WORK/floor.rs" <<'EOF'
 use std::io::Read;

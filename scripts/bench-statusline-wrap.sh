@@ -23,13 +23,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${1:-300}"
-cargo build --release --quiet
+# The release's static binary (scripts/build-static.sh; LINK=dynamic: cargo build's).
+FORGE_BUILT=$(scripts/build-static.sh)
 FIXTURES="$PWD/tests/fixtures"
 WORK="$(mktemp -d)"
 trap 'cd /; rm -rf "$WORK"' EXIT
 # forge as installed: a copy, as `cargo install` makes (see bench-statusline.sh).
 mkdir -p "$WORK/bin"
-install -m755 target/release/forge "$WORK/bin/forge"
+install -m755 "$FORGE_BUILT" "$WORK/bin/forge"
 FORGE="$WORK/bin/forge"
 BASE_BIN=""
 if [ -n "${BASE:-}" ]; then install -Dm755 "$BASE" "$WORK/base/forge"; BASE_BIN="$WORK/base/forge"; fi

@@ -23,9 +23,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${1:-300}"
 
-# FORGE_BIN=path times that binary instead of building target/release/forge;
+# FORGE_BIN=path times that binary instead of the release's static build
+# (scripts/build-static.sh; LINK=dynamic: `cargo build --release`'s);
 # HANDOFFS_ONLY=1 runs only the handoff-count and first-tick tables.
-[ -n "${FORGE_BIN:-}" ] || cargo build --release --quiet
+[ -n "${FORGE_BIN:-}" ] || FORGE_BIN=$(scripts/build-static.sh)
 FIXTURES="$PWD/tests/fixtures"
 # BENCH_DIR=path keeps the generated repo and transcripts there for repeated runs.
 if [ -n "${BENCH_DIR:-}" ]; then
@@ -40,7 +41,7 @@ fi
 # page faults a tick (143 against 133 measured) than an installed copy or a binary
 # read back from disk. The floor is installed the same way.
 mkdir -p "$WORK/bin"
-install -m755 "${FORGE_BIN:-target/release/forge}" "$WORK/bin/forge"
+install -m755 "$FORGE_BIN" "$WORK/bin/forge"
 FORGE="$WORK/bin/forge"
 BASE_BIN=""
 if [ -n "${BASE:-}" ]; then install -Dm755 "$BASE" "$WORK/base/forge"; BASE_BIN="$WORK/base/forge"; fi

@@ -17,10 +17,11 @@ cd "$(dirname "$0")/.."
 
 RUNS=${RUNS:-20}
 HANDOFFS=${HANDOFFS:-20000}
-cargo build --release -q
+# The release's static binary (scripts/build-static.sh; LINK=dynamic: cargo build's).
+FORGE_BUILT=$(scripts/build-static.sh)
 T=$(mktemp -d)
 # forge as installed (a copy, as `cargo install` makes): see bench-statusline.sh.
-install -Dm755 target/release/forge "$T/bin/forge"
+install -Dm755 "$FORGE_BUILT" "$T/bin/forge"
 BIN="$T/bin/forge"
 SOCK="forge-bench-$$"
 cleanup() {
