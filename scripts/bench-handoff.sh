@@ -7,6 +7,8 @@
 # that hold secrets to redact, so the redaction of what the handoff copies is part
 # of what is measured.
 # Target (issues 20 and 28): median <= 1.2x the baseline's on each.
+# BASE is timed as given: a dynamic build of an older commit differs from the static
+# forge in its linking too (scripts/build-static.sh at that commit compares code alone).
 # Usage: BASE=/path/to/old/forge scripts/bench-handoff.sh [RUNS]   (default 20)
 #        BENCH_DIR=path keeps the generated transcript there for repeated runs;
 #        NEW=/path/to/forge compares that binary instead of a fresh release build

@@ -36,6 +36,8 @@
 # build's binary, a row more runs that build's `forge hook Stop` interleaved with the
 # rest on the same repositories (its Stop and SessionStart), and forge's rows say this
 # build / that one.
+# BASE is timed as given: a dynamic build of an older commit differs from the static
+# forge in its linking too (scripts/build-static.sh at that commit compares code alone).
 # Usage: [BASE=/path/to/old/forge] scripts/bench-hooks.sh [RUNS]   (default 60 runs per command)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -17,6 +17,8 @@
 # table times the tick of a project whose .forge/config.toml has keys waiting for
 # `forge trust` (what the trust check costs), forge and BASE.
 #
+# BASE is timed as given: a dynamic build of an older commit differs from the static
+# forge in its linking too (scripts/build-static.sh at that commit compares code alone).
 # Usage: [BASE=/path/to/old/forge] scripts/bench-statusline.sh [RUNS]   (default 300 runs per cell)
 #        (also FORGE_BIN, HANDOFFS_ONLY, HANDOFF_COUNTS, FIRST_TICK_COUNTS, FIRST_TICK_RUNS, BENCH_DIR)
 set -euo pipefail

@@ -122,36 +122,31 @@ fn check_elf(bin: &Path, machine: &str, target: &str) {
 
 /// The C code's hardening (tests/it/hardening.rs checks the same in `cargo build`'s
 /// binary): a static, stripped binary keeps no symbols that show it, so the archives
-/// of libgit2 and zlib in the release's build folder (scripts/release.sh's
-/// `FORGE_BUILD_DIR`, default target/dist-build) are read: each imports
-/// `__stack_chk_fail` and a fortified function.
+/// of libgit2 and zlib in the release's build folder (`dist::build_dir`) are read,
+/// the newest of each (the one the last build linked; older builds' stay beside it):
+/// each imports `__stack_chk_fail` and a fortified function.
 fn check_c_archives(target: &str) {
-    let build = std::env::var_os("FORGE_BUILD_DIR")
-        .map_or_else(|| root().join("target/dist-build"), PathBuf::from)
-        .join(target)
-        .join("release/build");
-    let mut archives = Vec::new();
-    for e in std::fs::read_dir(&build)
+    let build = dist::build_dir(target).join("build");
+    let entries: Vec<PathBuf> = std::fs::read_dir(&build)
         .unwrap_or_else(|e| panic!("{}: {e} (run scripts/release.sh)", build.display()))
         .flatten()
-    {
-        let name = e.file_name().to_string_lossy().into_owned();
-        for (prefix, file) in [
-            ("libgit2-sys-", "out/build/libgit2.a"),
-            ("libz-sys-", "out/lib/libz.a"),
-        ] {
-            let a = e.path().join(file);
-            if name.starts_with(prefix) && a.exists() {
-                archives.push(a);
-            }
-        }
-    }
-    assert!(
-        archives.len() >= 2,
-        "no libgit2 and zlib archives in {}",
-        build.display()
-    );
-    for a in archives {
+        .map(|e| e.path())
+        .collect();
+    for (prefix, file) in [
+        ("libgit2-sys-", "out/build/libgit2.a"),
+        ("libz-sys-", "out/lib/libz.a"),
+    ] {
+        let a = entries
+            .iter()
+            .filter(|d| {
+                d.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+            })
+            .map(|d| d.join(file))
+            .filter_map(|a| Some((std::fs::metadata(&a).ok()?.modified().ok()?, a)))
+            .max()
+            .map(|(_, a)| a)
+            .unwrap_or_else(|| panic!("no {file} under {}{prefix}*", build.display()));
         let symbols = text(&run(Command::new("nm").arg(&a)));
         let imported: Vec<&str> = symbols
             .lines()

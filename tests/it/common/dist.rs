@@ -64,6 +64,7 @@ fn sources_time() -> SystemTime {
         "scripts/release.sh",
         "build.rs",
         "LICENSE",
+        "scripts/aarch64-static-pie-cc",
     ] {
         if let Ok(m) = std::fs::metadata(root.join(f)).and_then(|m| m.modified()) {
             t = t.max(m);
@@ -83,7 +84,7 @@ fn stale(dist: &Path) -> Vec<String> {
         })
         .collect();
     wanted.extend(npm_files().iter().map(|f| dist.join("npm").join(f)));
-    wanted
+    let mut stale: Vec<String> = wanted
         .into_iter()
         .filter(|p| {
             std::fs::metadata(p)
@@ -91,7 +92,27 @@ fn stale(dist: &Path) -> Vec<String> {
                 .map_or(true, |m| m < since)
         })
         .map(|p| p.display().to_string())
-        .collect()
+        .collect();
+    // The build folder the tarballs came from, whose C archives tests/it/release.rs
+    // reads (a static binary keeps no symbols): it must be there (after `cargo clean`
+    // it is not), whatever its age (cargo leaves an up-to-date binary untouched).
+    stale.extend(
+        TARGETS
+            .iter()
+            .map(|t| build_dir(t).join("forge"))
+            .filter(|p| !p.is_file())
+            .map(|p| p.display().to_string()),
+    );
+    stale
+}
+
+/// scripts/release.sh's build folder for `target` (`FORGE_BUILD_DIR`, default
+/// target/dist-build), where cargo put its release build.
+pub fn build_dir(target: &str) -> PathBuf {
+    std::env::var_os("FORGE_BUILD_DIR")
+        .map_or_else(|| root().join("target/dist-build"), PathBuf::from)
+        .join(target)
+        .join("release")
 }
 
 static BUILT: Mutex<Option<Result<PathBuf, String>>> = Mutex::new(None);
