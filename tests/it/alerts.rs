@@ -305,7 +305,7 @@ fn osc_9_goes_to_the_clients_terminal_and_never_to_a_hooks_controlling_one() {
             .to_string(),
     )
     .unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("forge");
+    let bin = crate::common::forge_bin();
     let on_a_pty = |client: bool, typescript: &Path| {
         let pid = if client { "CLAUDE_PID=$$ " } else { "" };
         let out = std::process::Command::new("script")
@@ -376,7 +376,7 @@ fn osc_777_goes_through_tmux_passthrough() {
     .unwrap();
     let piped = p.dir.path().join("piped");
     let go = p.dir.path().join("go");
-    let bin = assert_cmd::cargo::cargo_bin("forge");
+    let bin = crate::common::forge_bin();
     let command = format!(
         "cd {root} && while [ ! -e {go} ]; do sleep 0.05; done; env CLAUDE_PID=$$ HOME={home} XDG_CONFIG_HOME={xdg} \
          XDG_STATE_HOME={state} NO_COLOR=1 {bin} hook PermissionRequest < {payload} > /dev/null; sleep 30",

@@ -41,7 +41,7 @@ fn settings(p: &TestProject) -> Value {
 }
 
 fn forge_exe() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("forge")
+    crate::common::forge_bin()
 }
 
 fn memory_dir(p: &TestProject) -> PathBuf {

@@ -239,7 +239,7 @@ fn complete_in_the_environment_never_hijacks_a_hook_or_the_status_line() {
 #[test]
 fn the_bash_registration_completes_in_a_real_bash() {
     let p = project();
-    let forge = assert_cmd::cargo::cargo_bin("forge");
+    let forge = crate::common::forge_bin();
     // Source the registration as ~/.bashrc would, then call the function bash
     // would call for `forge resume agent-T-01<TAB>` and print what it offers.
     let script = format!(

@@ -3429,14 +3429,14 @@ fn a_permission_prompt_alerts_once_and_the_dashboard_approves_it() {
     assert!(calls.contains("answer it in its pane (tmux %"), "{calls}");
 
     // The fleet dashboard, on the same tmux server: the session waits; y approves.
-    let forge = env!("CARGO_BIN_EXE_forge");
+    let forge = crate::common::forge_bin().display().to_string();
     let dash = format!(
         "cd {} && env HOME={} XDG_CONFIG_HOME={} PATH={} {} tui --all",
         sh_quote(&w.root.display().to_string()),
         sh_quote(&w.home.display().to_string()),
         sh_quote(&w.home.join(".config").display().to_string()),
         sh_quote(&format!("{}:/usr/bin:/bin", bin.display())),
-        sh_quote(forge),
+        sh_quote(&forge),
     );
     w.tmux_run(&[
         "new-session",
@@ -3598,13 +3598,13 @@ fn the_project_dashboard_approves_a_permission_prompt_from_its_sessions_pane() {
     w.wait_screen("the permission prompt", |s| {
         s.contains("Do you want to proceed?")
     });
-    let forge = env!("CARGO_BIN_EXE_forge");
+    let forge = crate::common::forge_bin().display().to_string();
     let dash = format!(
         "cd {} && env HOME={} XDG_CONFIG_HOME={} PATH=/usr/bin:/bin {} tui",
         sh_quote(&w.root.display().to_string()),
         sh_quote(&w.home.display().to_string()),
         sh_quote(&w.home.join(".config").display().to_string()),
-        sh_quote(forge),
+        sh_quote(&forge),
     );
     w.tmux_run(&[
         "new-session",

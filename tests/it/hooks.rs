@@ -214,7 +214,7 @@ fn command_line_never_fails() {
 #[test]
 fn terminal_stdin_is_not_waited_for() {
     let p = TestProject::new();
-    let bin = assert_cmd::cargo::cargo_bin("forge");
+    let bin = crate::common::forge_bin();
     // `script` gives the child a terminal on stdin; we keep our end open and never
     // type, so a hook that read the terminal would hang until the timeout.
     let mut child = Command::new("script")
@@ -850,7 +850,7 @@ fn a_huge_write_after_compaction_is_still_denied_once_and_fully_read() {
     v["tool_input"] = json!({"file_path": "/x", "content": "z".repeat(3 * 1024 * 1024)});
     // Written by hand: assert_cmd ignores errors writing stdin, and a broken pipe is
     // exactly what must not happen when forge stops keeping input at the cap.
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("forge"))
+    let mut child = std::process::Command::new(crate::common::forge_bin())
         .args(["hook", "PreToolUse"])
         .current_dir(&p.root)
         .env("HOME", &p.home)
@@ -1440,7 +1440,7 @@ fn session_start_output_stays_under_ten_thousand_characters() {
 fn fifty_concurrent_hooks_lose_nothing() {
     let p = TestProject::new();
     p.write("dirty.txt", "x");
-    let bin = assert_cmd::cargo::cargo_bin("forge");
+    let bin = crate::common::forge_bin();
     let fixtures = [
         ("Stop", "hooks/Stop.json"),
         ("PreToolUse", "hooks/PreToolUse.json"),

@@ -578,7 +578,7 @@ fn a_marker_round_trips_any_project_path() {
     let home = dir.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
     let forge = || {
-        let mut c = assert_cmd::Command::cargo_bin("forge").unwrap();
+        let mut c = assert_cmd::Command::new(crate::common::forge_bin());
         c.current_dir(&root)
             .env("HOME", &home)
             .env("XDG_CONFIG_HOME", dir.path().join("xdg"))
@@ -608,7 +608,7 @@ fn a_marker_round_trips_any_project_path() {
 fn twenty_sessions_starting_at_once_resume_one_handoff_exactly_once() {
     let p = TestProject::new();
     session_start(&p);
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
+    let bin = crate::common::forge_bin();
     for trial in 0..5 {
         let name = format!("handoff-20991231-00000{trial}.md");
         pending_handoff(&p, &name, &format!("Trial {trial}"));
@@ -727,7 +727,7 @@ fn context_memory_stays_bounded_on_a_huge_file_without_newlines() {
     // Measured: `forge context` on a small file runs in well under 100 MB of
     // address space; reading a 1 GiB "line" needs more than the 400 MB allowed here,
     // so an unbounded line buffer fails to allocate and aborts.
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
+    let bin = crate::common::forge_bin();
     let out = run(assert_cmd::Command::new("sh")
         .arg("-c")
         .arg("ulimit -v 400000 && exec \"$0\" context --json \"$1\"")
@@ -771,7 +771,7 @@ fn an_event_line_is_whole_or_absent_when_the_disk_fills() {
 
     // SIGXFSZ ignored, so the write beyond the limit fails (EFBIG) instead of
     // killing the process, as ENOSPC would.
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
+    let bin = crate::common::forge_bin();
     let out = run(assert_cmd::Command::new("sh")
         .arg("-c")
         .arg(format!(
@@ -901,7 +901,7 @@ fn the_dashboard_restores_the_terminal_and_removes_the_demo_on_sigterm_and_sighu
         std::fs::create_dir_all(&tmp).unwrap();
         let pid_file = p.dir.path().join("pid");
         let done = p.dir.path().join("done");
-        let bin = PathBuf::from(env!("CARGO_BIN_EXE_forge"));
+        let bin = crate::common::forge_bin();
         let command = format!(
             "cd {root} && sh -c 'echo $$ > {pid}; exec env -u CLAUDE_PROJECT_DIR HOME={home} \
              XDG_CONFIG_HOME={xdg} XDG_STATE_HOME= TMPDIR={tmp} NO_COLOR=1 {bin} tui --demo'; \
@@ -1007,7 +1007,7 @@ fn a_session_id_starting_with_a_dash_gets_its_threshold_handoff() {
 
 #[test]
 fn the_binary_is_position_independent() {
-    let bin = std::fs::read(env!("CARGO_BIN_EXE_forge")).unwrap();
+    let bin = std::fs::read(crate::common::forge_bin()).unwrap();
     assert_eq!(&bin[..4], b"\x7fELF");
     // e_type at offset 16 (little-endian): 3 = ET_DYN (PIE), 2 = ET_EXEC (no ASLR
     // for the executable's own code).

@@ -217,11 +217,7 @@ fn row2_shipped_levels_never_decide_when_your_own_steps_run() {
 /// folder, as an installed forge is found.
 fn forge_on_path(p: &TestProject) {
     std::fs::create_dir_all(p.bin_dir()).unwrap();
-    let bin = std::env::var_os("FORGE_TEST_BIN").map_or_else(
-        || env!("CARGO_BIN_EXE_forge").into(),
-        std::path::PathBuf::from,
-    );
-    std::os::unix::fs::symlink(bin, p.bin_dir().join("forge")).unwrap();
+    std::os::unix::fs::symlink(crate::common::forge_bin(), p.bin_dir().join("forge")).unwrap();
 }
 
 /// Row 3, `forge init`'s side: the entries it writes with the bare name `forge` (so

@@ -28,7 +28,7 @@ struct Server {
 
 impl Server {
     fn start(p: &TestProject, envs: &[(&str, &str)]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_forge"))
+        let mut child = Command::new(crate::common::forge_bin())
             .arg("mcp")
             .current_dir(&p.root)
             .env_clear()

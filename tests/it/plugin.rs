@@ -77,7 +77,7 @@ fn install_plugin(p: &TestProject, project_scope: bool) -> PathBuf {
 /// Puts a `forge` on the test's PATH (a link to the binary under test).
 fn forge_on_path(p: &TestProject) {
     std::fs::create_dir_all(p.bin_dir()).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_forge"), p.bin_dir().join("forge")).unwrap();
+    std::os::unix::fs::symlink(crate::common::forge_bin(), p.bin_dir().join("forge")).unwrap();
 }
 
 fn doctor(p: &TestProject) -> (bool, Value) {

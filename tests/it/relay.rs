@@ -429,7 +429,7 @@ fn a_session_claude_code_compacted_is_not_relayed_on_top_of_it() {
 #[test]
 fn ctrl_c_stops_the_chain_and_leaves_a_handoff() {
     let f = Fake::new();
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("forge"));
+    let mut cmd = std::process::Command::new(crate::common::forge_bin());
     let path = format!("{}:/usr/local/bin:/usr/bin:/bin", f.p.bin_dir().display());
     cmd.args(["run", "--", "claude", "-p", "long task"])
         .current_dir(&f.p.root)
@@ -840,7 +840,7 @@ fn ctrl_c_keeps_a_resume_the_person_chose() {
     let f = Fake::new();
     chosen_pending(&f.p);
     let marker = std::fs::read_to_string(f.p.forge_dir().join("pending-resume")).unwrap();
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("forge"));
+    let mut cmd = std::process::Command::new(crate::common::forge_bin());
     let path = format!("{}:/usr/local/bin:/usr/bin:/bin", f.p.bin_dir().display());
     cmd.args(["run", "--", "claude", "-p", "long task"])
         .current_dir(&f.p.root)

@@ -140,7 +140,7 @@ fn threshold_fires_one_detached_handoff_per_session() {
     for _ in 0..3 {
         assert!(tick(&p, &payload).contains("⚠ CTX 74%"));
     }
-    let bin = assert_cmd::cargo::cargo_bin("forge");
+    let bin = crate::common::forge_bin();
     let children: Vec<_> = (0..4)
         .map(|_| {
             let mut c = std::process::Command::new(&bin);

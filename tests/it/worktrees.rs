@@ -102,7 +102,7 @@ impl Repo {
     /// `forge mcp` in `dir` as agent `agent`: calls `tool` with `args` and returns
     /// the result.
     fn mcp(&self, dir: &Path, agent: &str, tool: &str, args: Value) -> Value {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_forge"))
+        let mut child = Command::new(crate::common::forge_bin())
             .arg("mcp")
             .current_dir(dir)
             .env_clear()

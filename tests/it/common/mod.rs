@@ -171,10 +171,7 @@ impl TestProject {
     /// `FORGE_TEST_BIN` names another build to run instead (to show that a test fails
     /// on an older binary).
     pub fn forge(&self) -> Command {
-        let mut cmd = match std::env::var_os("FORGE_TEST_BIN") {
-            Some(bin) => Command::new(bin),
-            None => Command::cargo_bin("forge").unwrap(),
-        };
+        let mut cmd = Command::new(forge_bin());
         let path = format!("{}:/usr/local/bin:/usr/bin:/bin", self.bin_dir().display());
         cmd.current_dir(&self.root)
             .env("PATH", path)
@@ -259,4 +256,12 @@ impl TestProject {
         std::fs::copy(fixtures().join("handoffs").join(name), &dst).unwrap();
         dst
     }
+}
+
+/// The forge binary the tests run: cargo's build, or the one `FORGE_TEST_BIN` names
+/// (another build: an older one, to show that a test fails on it, or the release's
+/// static binary, to run the suite against what ships).
+pub fn forge_bin() -> PathBuf {
+    std::env::var_os("FORGE_TEST_BIN")
+        .map_or_else(|| assert_cmd::cargo::cargo_bin("forge"), PathBuf::from)
 }
