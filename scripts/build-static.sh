@@ -20,11 +20,5 @@ host=$(rustc -vV | sed -n 's/^host: //p')
 RUSTFLAGS="-C target-feature=+crt-static ${RUSTFLAGS:-}" \
   cargo build --release --quiet --locked --target "$host" --bin forge
 bin="$PWD/target/$host/release/forge"
-# What scripts/release.sh checks: no shared library, a static PIE.
-elf=$(readelf -hldW "$bin")
-if grep -q -e INTERP -e NEEDED <<<"$elf" ||
-  ! grep -q "DYN (Position-Independent Executable" <<<"$elf"; then
-  echo "build-static: $bin is not a static PIE (is glibc's libc.a installed? apt-get install libc6-dev)" >&2
-  exit 1
-fi
+scripts/check-static.sh "$bin"
 echo "$bin"

@@ -79,17 +79,6 @@ export CFLAGS="-fstack-protector-strong -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2 -f
 # target/release (FORGE_BUILD_DIR changes it: a second, clean build to compare bytes).
 build=${FORGE_BUILD_DIR:-$root/target/dist-build}
 
-# The binary needs no shared library (no program interpreter, no NEEDED entry) and
-# is position-independent (a static PIE: ASLR for all of its code).
-check_static() {
-  local elf
-  elf=$(readelf -hldW "$1")
-  if grep -q -e INTERP -e NEEDED <<<"$elf"; then
-    echo "release: $2: $1 is not static (readelf -d names shared libraries)" >&2; exit 1
-  fi
-  grep -q "DYN (Position-Independent Executable" <<<"$elf" ||
-    { echo "release: $2: $1 is not a static PIE" >&2; exit 1; }
-}
 # The C archives linked into it (libgit2's, zlib's) were compiled with the stack
 # protector and _FORTIFY_SOURCE: they import __stack_chk_fail and fortified functions.
 # A static binary keeps no symbols to show it, so the archives are read: the newest
@@ -116,7 +105,7 @@ for t in "${targets[@]}"; do
   started=$(date +%s)
   cargo build --quiet --locked --release --target "$t" --target-dir "$build" --bin forge
   echo "release: $t built in $(( $(date +%s) - started )) s" >&2
-  check_static "$build/$t/release/forge" "$t"
+  "$root/scripts/check-static.sh" "$build/$t/release/forge"
   check_hardened "$build/$t/release/build" "$t"
   name=forge-$version-$t
   stage=$(mktemp -d)

@@ -14,10 +14,7 @@ use std::process::Command;
 #[test]
 fn the_bundled_c_code_is_built_with_stack_protector_and_fortify_source() {
     // FORGE_TEST_BIN: another build to check (see tests/common).
-    let bin = std::env::var_os("FORGE_TEST_BIN").map_or_else(
-        || assert_cmd::cargo::cargo_bin("forge"),
-        std::path::PathBuf::from,
-    );
+    let bin = crate::common::forge_bin();
     let out = match Command::new("nm").arg("-D").arg(&bin).output() {
         Ok(out) => out,
         Err(e) if std::env::var_os("CI").is_none() => {
